@@ -1,0 +1,21 @@
+"""physlib — acausal physical-component modeling in Python.
+
+Build a system from components with across/through ports, compile it once, then simulate it::
+
+    from physlib import Model
+    from physlib.components.electrical import VoltageSource, Resistor, Capacitor, Ground
+"""
+from .analysis import OperatingPoint, SimulationResult
+from .assembly import CompiledModel, Model
+from .core import (Component, DomainMismatchError, DuplicateNameError, InitializationError, Input,
+                   MissingReferenceError, Output, Parameter, ParameterError, PhyslibError, Port,
+                   PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
+                   Variable, der, t)
+
+__version__ = "0.1.0"
+
+__all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Component", "Port",
+           "Input", "Output", "Parameter", "Variable", "der", "t", "PhyslibError", "ParameterError",
+           "DuplicateNameError", "PortConnectionError", "DomainMismatchError",
+           "UnconnectedPortError", "MissingReferenceError", "StructuralError",
+           "InitializationError", "SimulationError"]

@@ -1,0 +1,157 @@
+"""Transient simulation of a compiled model with SUNDIALS (IDAS or CVODES) through CasADi.
+
+Time events (steps, pulses) split the run into segments: the solver never integrates across a
+discontinuity, the algebraic variables are re-initialized after each one, and the result holds
+the values just before and just after it at the same time stamp.
+"""
+from __future__ import annotations
+
+import numpy as np
+import casadi as cs
+
+from ..core.errors import PhyslibError, SimulationError
+from .initialization import solve_algebraic
+from .results import SimulationResult
+
+VARIABLE_STEP = ("idas", "cvodes")
+DEFAULT_POINTS = 501
+_CACHE_LIMIT = 64
+
+
+def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: float | None = None,
+             rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
+             x0: dict | None = None, projection: str | None = "energy", noise=None,
+             max_step: float | None = None) -> SimulationResult:
+    """Simulate ``model`` from ``t0`` to ``t_end`` [s].
+
+    solver: ``"idas"`` (default, DAE) or ``"cvodes"`` (models whose equations reduce to an ODE).
+    rtol, atol: solver tolerances. t_eval: output times (default: 501 points plus both sides
+    of every time event). params: parameter values by path, e.g. ``{"R1.R": 2e3}`` (no
+    recompile). x0: initial values of states by path, e.g. ``{"C1.v": 1.0}``.
+    max_step: largest solver step [s]. ``dt``, ``projection`` and ``noise`` belong to the
+    fixed-step solvers and transient noise analysis, which this version does not have yet.
+    """
+    system = model.system
+    _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol)
+    p = model.parameter_vector(params)
+    events = model.time_events(p, t0, t_end)
+    user_grid = t_eval is not None
+    grid = _output_grid(t_eval, t0, t_end)
+    nz = len(system.z_pos)
+    if solver == "cvodes" and nz:
+        raise PhyslibError(
+            f"solver 'cvodes' needs an ODE, but {model.name} keeps {nz} algebraic variables "
+            f"({', '.join(model.algebraic[:5])}); use solver='idas'")
+
+    start = np.asarray(system.start(p, t0)).ravel()
+    x = start[system.state_pos]
+    if x0:
+        x = _apply_x0(model, x, x0)
+    z = start[system.z_pos]
+    describe = lambda i: model.algebraic[i]  # noqa: E731
+    z = solve_algebraic(system, x, z, p, t0, describe)
+
+    times, xs, zs = [], [], []
+
+    def record(tt, xx, zz):
+        times.append(tt), xs.append(xx), zs.append(zz)
+
+    if grid[0] == t0:
+        record(t0, x, z)
+    bounds = [t0] + events + [t_end]
+    for k in range(len(bounds) - 1):
+        a, b = bounds[k], bounds[k + 1]
+        if k > 0:
+            # After a time event: states are continuous, algebraic variables are re-solved.
+            z = solve_algebraic(system, x, z, p, a, describe)
+            if not user_grid or np.any(grid == a):
+                record(a, x, z)
+        inner = grid[(grid > a) & (grid < b)]
+        X, Z = _integrate(system, solver, a, np.append(inner, b), x, z, p, rtol, atol, max_step, model)
+        for i, tt in enumerate(inner):
+            record(tt, X[:, i], Z[:, i])
+        x, z = X[:, -1], Z[:, -1]
+        if b == t_end:
+            if grid[-1] == t_end:
+                record(b, x, z)
+        elif not user_grid:
+            # Just before the event, at the same time stamp: the left limit in time.
+            record(b, x, solve_algebraic(system, x, z, p, np.nextafter(b, -np.inf), describe))
+    return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz), p)
+
+
+def _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol):
+    if solver not in VARIABLE_STEP:
+        if solver in ("euler", "rk4", "trapezoidal", "backward_euler"):
+            raise PhyslibError(f"the fixed-step solver {solver!r} is not available yet; use 'idas' or 'cvodes'")
+        raise PhyslibError(f"unknown solver {solver!r}; choose one of {', '.join(VARIABLE_STEP)}")
+    if dt is not None:
+        raise PhyslibError("dt is the step of the fixed-step solvers; variable-step solvers choose "
+                           "their own steps (use max_step to cap them)")
+    if noise is not None:
+        raise PhyslibError("transient noise analysis (noise=...) is not available yet")
+    if projection not in ("energy", "naive", None):
+        raise PhyslibError(f"projection must be 'energy', 'naive' or None, got {projection!r}")
+    if not t_end > t0:
+        raise PhyslibError(f"t_end ({t_end}) must be greater than t0 ({t0})")
+    if not (rtol > 0 and atol > 0):
+        raise PhyslibError(f"rtol and atol must be positive (got {rtol}, {atol})")
+
+
+def _output_grid(t_eval, t0, t_end) -> np.ndarray:
+    if t_eval is None:
+        return np.linspace(t0, t_end, DEFAULT_POINTS)
+    grid = np.asarray(t_eval, dtype=float).ravel()
+    if grid.size == 0 or np.any(np.diff(grid) <= 0):
+        raise PhyslibError("t_eval must be a non-empty, strictly increasing sequence of times")
+    if grid[0] < t0 or grid[-1] > t_end:
+        raise PhyslibError(f"t_eval must lie within [t0, t_end] = [{t0}, {t_end}]")
+    return grid
+
+
+def _apply_x0(model, x, x0):
+    x = x.copy()
+    state_pos = {int(pos): i for i, pos in enumerate(model.system.state_pos)}
+    for name, value in x0.items():
+        pos, sign = model.variable(name)
+        if pos not in state_pos:
+            raise PhyslibError(
+                f"x0: {name} is not a state of {model.name}; states are {', '.join(model.states[:10])}")
+        x[state_pos[pos]] = sign * float(value)
+    return x
+
+
+def _integrate(system, solver, t_start, out_t, x, z, p, rtol, atol, max_step, model):
+    """States and algebraic variables at ``out_t`` (all > t_start), starting from (x, z)."""
+    nx, nz = len(x), len(z)
+    if nx == 0:
+        Z = np.empty((nz, len(out_t)))
+        describe = lambda i: model.algebraic[i]  # noqa: E731
+        for i, tt in enumerate(out_t):
+            z = solve_algebraic(system, x, z, p, tt, describe)
+            Z[:, i] = z
+        return np.empty((0, len(out_t))), Z
+    key = (solver, t_start, tuple(out_t.tolist()), rtol, atol, max_step)
+    integrator = system.cache.get(key)
+    if integrator is None:
+        options = {"abstol": atol, "reltol": rtol, "max_num_steps": 1_000_000}
+        if max_step is not None:
+            options["max_step_size"] = max_step
+        integrator = cs.integrator("simulate", solver, system.dae_dict(), t_start, out_t.tolist(), options)
+        if len(system.cache) > _CACHE_LIMIT:
+            system.cache.pop(next(k for k in system.cache if isinstance(k, tuple)))
+        system.cache[key] = integrator
+    try:
+        out = integrator(x0=x, z0=z, p=p)
+    except RuntimeError as err:
+        message = str(err).strip().splitlines()[-1] if str(err).strip() else repr(err)
+        raise SimulationError(
+            f"{solver} failed between t = {t_start:g} s and {out_t[-1]:g} s: {message}. "
+            "Check parameters and initial values, or tighten rtol/atol") from None
+    X = np.array(out["xf"]).reshape(nx, len(out_t))
+    Z = np.array(out["zf"]).reshape(nz, len(out_t)) if nz else np.empty((0, len(out_t)))
+    return X, Z
+
+
+def _stack(rows, n):
+    return np.array(rows).reshape(len(rows), n).T if rows else np.empty((n, 0))

@@ -1,0 +1,162 @@
+"""The :class:`CompiledModel`: the reduced DAE as CasADi functions, ready for analysis."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import casadi as cs
+import numpy as np
+
+from ..core.component import Component
+from ..core.errors import ParameterError
+from .flatten import FlatSystem
+
+
+@dataclass
+class DaeSystem:
+    """x' = f(x, z, p, t), 0 = g(x, z, p, t), and the values of all variables, as CasADi functions."""
+
+    dae: cs.Function           # (x, z, p, t) -> (ode, alg)
+    outputs: cs.Function       # (x, z, p, t) -> value of every representative variable
+    start: cs.Function         # (p, t) -> start value of every representative variable
+    energy: cs.Function        # (x, z, p, t) -> stored energy of each energy-storing component
+    dissipation: cs.Function   # (x, z, p, t) -> dissipated power of each dissipative component
+    energy_owner: list[str]
+    dissipation_owner: list[str]
+    state_pos: np.ndarray      # state i -> representative position
+    z_pos: np.ndarray          # algebraic variable i -> representative position
+    rep_ids: np.ndarray        # representative position -> raw variable id
+    var_col: np.ndarray        # raw variable id -> representative position
+    var_sign: np.ndarray       # raw variable value = sign * representative value
+    residual_count: int
+    alias_count: int
+    explicit_count: int
+    cache: dict = field(default_factory=dict)   # integrators and Jacobians built on demand
+
+    def dae_dict(self) -> dict:
+        """The DAE as a dict of SX expressions, the form CasADi's integrators take."""
+        if "dae_dict" not in self.cache:
+            x, z, p, t = (cs.SX.sym(n, self.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+            ode, alg = self.dae(x, z, p, t)
+            self.cache["dae_dict"] = {"x": x, "z": z, "p": p, "t": t, "ode": ode, "alg": alg}
+        return self.cache["dae_dict"]
+
+
+class CompiledModel:
+    """A compiled model: simulate it (and, later, linearize it or analyze its noise).
+
+    Parameters stay symbolic inputs of the compiled functions, so ``simulate(...,
+    params={"R1.R": 2e3})`` reuses them without recompiling.
+    """
+
+    def __init__(self, flat: FlatSystem, system: DaeSystem):
+        self._flat = flat
+        self.system = system
+        self.name = flat.name
+
+    # --- names -------------------------------------------------------------------------------
+
+    @cached_property
+    def _var_index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self._flat.var_names)}
+
+    @cached_property
+    def _param_index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self._flat.param_names)}
+
+    @property
+    def variables(self) -> list[str]:
+        """Every variable path (``"C1.v"``, ``"R1.p.i"``, ``"der(C1.v)"``)."""
+        return list(self._flat.var_names)
+
+    @property
+    def parameters(self) -> dict[str, float]:
+        """Every parameter path with its compiled-in value."""
+        return dict(zip(self._flat.param_names, self._flat.param_values.tolist()))
+
+    @property
+    def states(self) -> list[str]:
+        return [self._flat.var_names[i] for i in self.system.rep_ids[self.system.state_pos]]
+
+    @property
+    def algebraic(self) -> list[str]:
+        return [self._flat.var_names[i] for i in self.system.rep_ids[self.system.z_pos]]
+
+    def variable(self, name: str) -> tuple[int, float]:
+        """(representative position, sign) of a variable path; unknown names get suggestions."""
+        try:
+            i = self._var_index[name]
+        except KeyError:
+            raise KeyError(_unknown("variable", name, self._var_index)) from None
+        return int(self.system.var_col[i]), float(self.system.var_sign[i])
+
+    def unit(self, name: str) -> str:
+        """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""
+        i = self._var_index.get(name)
+        if i is None:
+            raise KeyError(_unknown("variable", name, self._var_index))
+        for group in self._flat.groups:
+            ids = group.var_ids
+            if ids.size and ids.min() <= i <= ids.max():
+                return group.template.local_units[(i - ids.min()) % ids.shape[1]]
+        return "1"
+
+    def parameter_vector(self, params: dict | None) -> np.ndarray:
+        values = self._flat.param_values.copy()
+        for name, value in (params or {}).items():
+            if name not in self._param_index:
+                raise ParameterError(_unknown("parameter", name, self._param_index))
+            values[self._param_index[name]] = value
+            declaration, owner = self._flat.param_checks[self._param_index[name]]
+            values[self._param_index[name]] = declaration.validate(value, owner)
+        return values
+
+    def time_events(self, p: np.ndarray, t0: float, t1: float) -> list[float]:
+        """Times in (t0, t1) where some equation is not smooth in time (e.g. a step)."""
+        events = set()
+        for group in self._flat.groups:
+            comps = group.components
+            if type(comps[0]).time_events is Component.time_events:
+                continue
+            names = group.template.param_names
+            for row, comp in enumerate(comps):
+                values = dict(zip(names, p[group.param_ids[row]].tolist()))
+                events.update(te for te in comp.time_events(values, t0, t1) if t0 < te < t1)
+        return sorted(events)
+
+    # --- analysis ------------------------------------------------------------------------------
+
+    def simulate(self, t_end: float, **options):
+        """Transient simulation from ``t0`` to ``t_end`` [s]; see :func:`physlib.analysis.simulate.simulate`."""
+        from ..analysis.simulate import simulate
+        return simulate(self, t_end, **options)
+
+    def summary(self) -> str:
+        """Equation and variable counts before and after reduction, states and algebraic variables."""
+        s = self.system
+        n_raw = len(self._flat.var_names)
+        lines = [
+            f"model {self.name}: {sum(len(g.paths) for g in self._flat.groups)} components "
+            f"in {len(self._flat.groups)} classes",
+            f"  variables: {n_raw} (incl. derivatives), {s.alias_count} removed as aliases",
+            f"  equations after alias elimination: {s.residual_count}, "
+            f"{s.explicit_count} solved explicitly",
+            f"  states ({len(s.state_pos)}): {_short(self.states)}",
+            f"  algebraic variables ({len(s.z_pos)}): {_short(self.algebraic)}",
+            f"  parameters: {len(self._flat.param_names)}",
+        ]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<CompiledModel {self.name}: {len(self.system.state_pos)} states, {len(self.system.z_pos)} algebraic>"
+
+
+def _short(names, limit=10):
+    return ", ".join(names[:limit]) + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
+
+
+def _unknown(kind: str, name: str, known) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown {kind} {name!r}{hint}"

@@ -1,0 +1,96 @@
+"""Translate SymPy expressions into CasADi SX expressions.
+
+Used once per component class (never on the whole system), so clarity beats speed here.
+"""
+import casadi as cs
+import sympy as sp
+
+from ..core.errors import PhyslibError
+
+_UNARY = {
+    sp.exp: cs.exp, sp.log: cs.log, sp.sin: cs.sin, sp.cos: cs.cos, sp.tan: cs.tan,
+    sp.asin: cs.asin, sp.acos: cs.acos, sp.atan: cs.atan, sp.sinh: cs.sinh, sp.cosh: cs.cosh,
+    sp.tanh: cs.tanh, sp.asinh: cs.asinh, sp.acosh: cs.acosh, sp.atanh: cs.atanh,
+    sp.Abs: cs.fabs, sp.sign: cs.sign, sp.floor: cs.floor, sp.ceiling: cs.ceil,
+}
+
+
+def to_casadi(expr, symbols: dict):
+    """Return the CasADi SX form of ``expr``; ``symbols`` maps SymPy symbols to SX scalars."""
+    memo = {}
+
+    def conv(e):
+        if e in memo:
+            return memo[e]
+        out = _convert(e, conv, symbols)
+        memo[e] = out
+        return out
+
+    return conv(sp.sympify(expr))
+
+
+def _convert(e, conv, symbols):
+    if e.is_Symbol:
+        try:
+            return symbols[e]
+        except KeyError:
+            raise PhyslibError(f"symbol {e} is not a variable, parameter or t here") from None
+    if e.is_Number or e in (sp.pi, sp.E):
+        return cs.SX(float(e))
+    if e is sp.true:
+        return cs.SX(1.0)
+    if e is sp.false:
+        return cs.SX(0.0)
+    if e.is_Add:
+        return _fold(cs.plus, [conv(a) for a in e.args])
+    if e.is_Mul:
+        return _fold(cs.times, [conv(a) for a in e.args])
+    if e.is_Pow:
+        base, exponent = e.args
+        if exponent == sp.Rational(1, 2):
+            return cs.sqrt(conv(base))
+        if exponent.is_Integer and int(exponent) in (-1, 2, 3):
+            b = conv(base)
+            return {-1: lambda: 1 / b, 2: lambda: b * b, 3: lambda: b * b * b}[int(exponent)]()
+        return cs.power(conv(base), conv(exponent))
+    if e.func in _UNARY:
+        return _UNARY[e.func](conv(e.args[0]))
+    if e.func is sp.atan2:
+        return cs.atan2(conv(e.args[0]), conv(e.args[1]))
+    if e.func is sp.Max:
+        return _fold(cs.fmax, [conv(a) for a in e.args])
+    if e.func is sp.Min:
+        return _fold(cs.fmin, [conv(a) for a in e.args])
+    if e.func is sp.Heaviside:
+        x = conv(e.args[0])
+        return cs.if_else(x > 0, 1.0, cs.if_else(x < 0, 0.0, 0.5))
+    if isinstance(e, sp.Piecewise):
+        result = None
+        for value, cond in reversed(e.args):
+            if cond is sp.true:
+                result = conv(value)
+            else:
+                if result is None:
+                    result = cs.SX(float("nan"))
+                result = cs.if_else(conv(cond), conv(value), result)
+        return result
+    if isinstance(e, sp.core.relational.Relational):
+        a, b = conv(e.lhs), conv(e.rhs)
+        ops = {sp.StrictLessThan: cs.lt, sp.LessThan: cs.le, sp.StrictGreaterThan: cs.gt,
+               sp.GreaterThan: cs.ge, sp.Equality: cs.eq, sp.Unequality: cs.ne}
+        return ops[type(e)](a, b)
+    if isinstance(e, sp.And):
+        return _fold(cs.logic_and, [conv(a) for a in e.args])
+    if isinstance(e, sp.Or):
+        return _fold(cs.logic_or, [conv(a) for a in e.args])
+    if isinstance(e, sp.Not):
+        return cs.logic_not(conv(e.args[0]))
+    raise PhyslibError(f"physlib cannot translate {e.func.__name__} in {e} to CasADi; "
+                       "use elementary functions, Min/Max, Abs, sign, Heaviside or Piecewise")
+
+
+def _fold(op, items):
+    out = items[0]
+    for item in items[1:]:
+        out = op(out, item)
+    return out

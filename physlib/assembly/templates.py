@@ -1,0 +1,209 @@
+"""Per-class equation templates: each component class's equations, derived once.
+
+A :class:`ClassTemplate` holds a class's equations as CasADi functions of its *local*
+variables (port variables, internal variables, derivatives), its parameters and time, plus
+the structural facts the assembly needs: which variables each equation contains, which
+equations are plain aliases (``x = ±y``), and, for each equation and each variable it is
+linear in with a coefficient that cannot vanish, the explicit solution for that variable.
+Flattening then instantiates all components of a class with one mapped call.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import casadi as cs
+import sympy as sp
+
+from ..core.component import Component
+from ..core.errors import PhyslibError
+from ..core.symbols import VariableSymbol, derivative_base, t
+from .sympy_to_casadi import to_casadi
+
+
+class EquationError(PhyslibError):
+    """A component class declares equations physlib cannot use."""
+
+
+@dataclass
+class ClassTemplate:
+    class_name: str
+    local_names: list[str]            # port variables, then internal variables, then der(...)
+    param_names: list[str]            # non-structural parameters, in declaration order
+    local_start: list[float]          # initial guess of every local variable
+    local_units: list[str]
+    der_of: dict[int, int]            # local index of der(x) -> local index of x
+    residuals: list[sp.Expr]          # equations in residual form (= 0), non-alias ones
+    aliases: list[tuple[int, int, float]]  # (a, b, sign): local a = sign * local b
+    incidence: list[list[int]]        # per residual: local indices it contains
+    explicit: list[set[int]]          # per residual: locals it can be solved for explicitly
+    risky: list[set[int]]             # per residual: locals it is linear in, with a coefficient
+                                      # that may vanish (Rs·i with Rs >= 0): matched only if needed
+    initial: dict[int, sp.Expr]       # state local index -> initial value expression in params
+    energy: sp.Expr | None
+    dissipation: tuple[sp.Expr, sp.Expr] | None
+    symbols: dict = field(repr=False, default_factory=dict)  # name -> sympy symbol
+
+    @cached_property
+    def _sx(self):
+        v = cs.SX.sym("v", len(self.local_names))
+        p = cs.SX.sym("p", len(self.param_names))
+        time = cs.SX.sym("t")
+        table = {self.symbols[n]: v[i] for i, n in enumerate(self.local_names)}
+        table.update({sp.Symbol(n, real=True): p[i] for i, n in enumerate(self.param_names)})
+        table[t] = time
+        return v, p, time, table
+
+    def _function(self, name, exprs):
+        v, p, time, table = self._sx
+        out = [to_casadi(e, table) for e in exprs]
+        return cs.Function(f"{self.class_name}_{name}", [v, p, time], [cs.vertcat(*out)] if out else [cs.SX(0, 1)])
+
+    @cached_property
+    def residual_function(self) -> cs.Function:
+        """(locals, params, t) -> residuals."""
+        return self._function("res", self.residuals)
+
+    def solution_function(self, equation: int, local: int) -> cs.Function:
+        """(locals, params, t) -> the value of ``local`` that satisfies ``equation``."""
+        key = (equation, local)
+        cache = self.__dict__.setdefault("_solutions", {})
+        if key not in cache:
+            sym = self.symbols[self.local_names[local]]
+            expr = self.residuals[equation]
+            coeff = sp.diff(expr, sym)
+            cache[key] = self._function(f"sol{equation}_{local}", [-expr.subs(sym, 0) / coeff])
+        return cache[key]
+
+    @cached_property
+    def start_function(self) -> cs.Function:
+        """params -> initial guesses of all locals (states at their initial values)."""
+        exprs = [self.initial.get(i, sp.Float(s)) for i, s in enumerate(self.local_start)]
+        return self._function("start", exprs)
+
+    @cached_property
+    def energy_function(self) -> cs.Function | None:
+        return None if self.energy is None else self._function("energy", [self.energy])
+
+    @cached_property
+    def dissipation_function(self) -> cs.Function | None:
+        """(locals, params, t) -> (effort, flow); their product is the dissipated power."""
+        return None if self.dissipation is None else self._function("dissipation", list(self.dissipation))
+
+
+_cache: dict[tuple, ClassTemplate] = {}
+
+
+def template_for(component: Component) -> ClassTemplate:
+    """The template of ``component``'s class (and structure), derived on first use."""
+    key = (type(component), component.structure_key())
+    if key not in _cache:
+        _cache[key] = _derive(component)
+    return _cache[key]
+
+
+def _derive(comp: Component) -> ClassTemplate:
+    cls = type(comp)
+    label = f"{cls.__name__} {comp.name!r}" if comp.name else cls.__name__
+    comp._deriving = True
+    try:
+        raw = [_residual(e, label) for e in comp.equations()]
+        initial = comp.initial()
+        energy = comp.energy()
+        dissipation = comp.dissipation()
+    finally:
+        comp._deriving = False
+
+    # Locals: port variables, declared variables, then derivatives as they appear.
+    names, start, units = [], [], []
+    for port in cls._ports.values():
+        d = port.domain
+        if d.is_signal:
+            names.append(port.name), start.append(0.0), units.append(port.unit)
+        else:
+            names += port.variable_names()
+            start += [d.across_start, 0.0]
+            units += [d.across_unit, d.through_unit]
+    for name, var in cls._variables.items():
+        names.append(name)
+        start.append(var.start)
+        units.append(var.unit)
+    params = [n for n, p in cls._parameters.items() if not p.structural]
+    known_params = {sp.Symbol(n, real=True) for n in params}
+    nonzero_params = {sp.Symbol(n, real=True) for n, p in cls._parameters.items()
+                      if not p.structural and (p.positive or p.nonzero)}
+
+    used = set().union(*(e.free_symbols for e in raw)) if raw else set()
+    ders = sorted((s for s in used if isinstance(s, VariableSymbol) and derivative_base(s.name)),
+                  key=lambda s: s.name)
+    for d in ders:
+        base = derivative_base(d.name)
+        if base not in names:
+            raise EquationError(f"{label}: der({base}) of something that is not a variable of the class")
+        names.append(d.name)
+        start.append(0.0)
+        units.append(f"{units[names.index(base)]}/s")
+    symbols = {n: VariableSymbol(n, real=True) for n in names}
+    index = {n: i for i, n in enumerate(names)}
+    for sym in used:
+        if sym == t or sym in known_params or (isinstance(sym, VariableSymbol) and sym.name in index):
+            continue
+        raise EquationError(
+            f"equations of {label} use {sym}, which is not a declared parameter, variable or port "
+            f"(declared: {', '.join(params + names)})")
+
+    residuals, aliases, incidence, explicit, risky = [], [], [], [], []
+    for expr in raw:
+        alias = _as_alias(expr, index)
+        if alias is not None:
+            aliases.append(alias)
+            continue
+        syms = [s for s in expr.free_symbols if isinstance(s, VariableSymbol)]
+        residuals.append(expr)
+        incidence.append(sorted(index[s.name] for s in syms))
+        kinds = {index[s.name]: _solvability(expr, s, nonzero_params) for s in syms}
+        explicit.append({i for i, k in kinds.items() if k == "explicit"})
+        risky.append({i for i, k in kinds.items() if k == "risky"})
+
+    init = {}
+    for sym, value in initial.items():
+        if not isinstance(sym, VariableSymbol) or sym.name not in index:
+            raise EquationError(f"{label}.initial(): {sym} is not a variable of the class")
+        init[index[sym.name]] = sp.sympify(value)
+    der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
+    return ClassTemplate(cls.__name__, names, params, start, units, der_of, residuals, aliases,
+                         incidence, explicit, risky, init,
+                         None if energy is None else sp.sympify(energy),
+                         None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
+                         symbols)
+
+
+def _residual(eq, label) -> sp.Expr:
+    if isinstance(eq, sp.Equality):
+        return eq.lhs - eq.rhs
+    expr = sp.sympify(eq)
+    if not isinstance(expr, sp.Expr):
+        raise EquationError(f"{label}: equation {eq!r} is neither an Eq nor an expression")
+    return expr
+
+
+def _as_alias(expr, index):
+    """``(a, b, sign)`` when ``expr = 0`` says local a = sign * local b, else None."""
+    terms = expr.as_coefficients_dict()
+    if len(terms) != 2 or not all(isinstance(s, VariableSymbol) for s in terms):
+        return None
+    (x, cx), (y, cy) = terms.items()
+    if not (cx.is_Number and cy.is_Number) or abs(cx) != abs(cy) or x == y:
+        return None
+    return index[x.name], index[y.name], float(-cy / cx)
+
+
+def _solvability(expr, sym, nonzero_params) -> str:
+    """How ``expr = 0`` determines ``sym``: "explicit" (one division, never by zero),
+    "nonlinear" (needs Newton) or "risky" (linear, but the coefficient may vanish)."""
+    coeff = sp.diff(expr, sym)
+    if sym in coeff.free_symbols:
+        return "nonlinear"
+    safe = all(f.is_Number and f != 0 or f in nonzero_params
+               or (f.is_Pow and f.base in nonzero_params) for f in coeff.as_ordered_factors())
+    return "explicit" if safe else "risky"

@@ -1,0 +1,1 @@
+"""The component catalog, one module per domain (electrical, signals, ...)."""

@@ -1,0 +1,226 @@
+"""Electrical components (analog, lumped).
+
+Sign convention: the current of a port is positive *into* the component; a one-port's ``v`` is
+``p.v - n.v`` and its ``i`` flows from ``p`` through the component to ``n``.
+"""
+import sympy as sp
+
+from ..core import Component, Input, Output, Parameter, Port, Variable, der
+from ..core.symbols import t  # noqa: F401  (re-exported for user equations)
+from ..domains import electrical
+
+BOLTZMANN = 1.380649e-23      # J/K
+ELEMENTARY_CHARGE = 1.602176634e-19  # C
+
+
+# --- partial bases ----------------------------------------------------------------------------
+
+class TwoPin(Component):
+    """Two pins ``p``, ``n`` and the voltage between them.
+
+    Variables: v [V] = p.v − n.v.
+    """
+
+    p = Port(electrical, "positive pin")
+    n = Port(electrical, "negative pin")
+    v = Variable("V", "voltage drop p.v - n.v")
+
+    def equations(self):
+        return [sp.Eq(self.v, self.p.v - self.n.v)]
+
+
+class OnePort(TwoPin):
+    """A two-pin whose pin currents balance: the current ``i`` enters ``p`` and leaves ``n``.
+
+    Variables: v [V], i [A] (from p to n through the component).
+    """
+
+    i = Variable("A", "current from p to n")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.p.i + self.n.i, 0), sp.Eq(self.i, self.p.i)]
+
+
+# --- basic ----------------------------------------------------------------------------------
+
+class Ground(Component):
+    """Reference potential: ``p.v = 0``. Every circuit needs one."""
+
+    p = Port(electrical, "ground pin")
+    is_reference = True
+
+    def equations(self):
+        return [sp.Eq(self.p.v, 0)]
+
+
+class Resistor(OnePort):
+    """Ideal linear resistor: v = R·i.
+
+    Parameters: R [Ohm] resistance (> 0).
+    Dissipates v·i.
+    """
+
+    R = Parameter(unit="Ohm", description="resistance", positive=True)
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.v, self.R * self.i)]
+
+    def dissipation(self):
+        return self.v, self.i
+
+
+class Capacitor(OnePort):
+    """Ideal capacitor: i = C·dv/dt.
+
+    Parameters: C [F] capacitance (> 0); v0 [V] initial voltage.
+    States: v. Stores C·v²/2.
+    """
+
+    C = Parameter(unit="F", description="capacitance", positive=True)
+    v0 = Parameter(0.0, unit="V", description="initial voltage")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.i, self.C * der(self.v))]
+
+    def initial(self):
+        return {self.v: self.v0}
+
+    def energy(self):
+        return self.C * self.v**2 / 2
+
+
+class Inductor(OnePort):
+    """Ideal inductor: v = L·di/dt.
+
+    Parameters: L [H] inductance (> 0); i0 [A] initial current.
+    States: i. Stores L·i²/2.
+    """
+
+    L = Parameter(unit="H", description="inductance", positive=True)
+    i0 = Parameter(0.0, unit="A", description="initial current")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.v, self.L * der(self.i))]
+
+    def initial(self):
+        return {self.i: self.i0}
+
+    def energy(self):
+        return self.L * self.i**2 / 2
+
+
+class Diode(OnePort):
+    """Shockley diode with series resistance: i = Is·(exp(vd/(n·Vt)) − 1), v = vd + Rs·i, Vt = k·T/q.
+
+    Parameters: Is [A] saturation current; n [1] emission coefficient; Rs [Ohm] series
+    resistance (>= 0); T [K] junction temperature.
+    Variables: vd [V] junction voltage.
+    Above vd = 40·n·Vt the exponential continues as its tangent, so Newton steps from a poor
+    guess cannot overflow; real diodes never get there.
+    """
+
+    Is = Parameter(1e-14, unit="A", description="saturation current", positive=True)
+    N = Parameter(1.0, unit="1", description="emission coefficient", positive=True)
+    Rs = Parameter(0.0, unit="Ohm", description="series resistance", nonnegative=True)
+    T = Parameter(300.15, unit="K", description="junction temperature", positive=True)
+    vd = Variable("V", "junction voltage")
+
+    EXP_LIMIT = 40.0
+
+    def equations(self):
+        x = self.vd / (self.N * BOLTZMANN * self.T / ELEMENTARY_CHARGE)
+        limit = self.EXP_LIMIT
+        safe_exp = sp.Piecewise((sp.exp(x), x < limit), (sp.exp(limit) * (1 + x - limit), True))
+        return super().equations() + [
+            sp.Eq(self.v, self.vd + self.Rs * self.i),
+            sp.Eq(self.i, self.Is * (safe_exp - 1)),
+        ]
+
+    def dissipation(self):
+        return self.v, self.i
+
+
+# --- ideal ----------------------------------------------------------------------------------
+
+class IdealTransformer(Component):
+    """Ideal transformer: v1 = ratio·v2, i2 = −ratio·i1 (no losses, no storage).
+
+    Parameters: ratio [1] turns ratio n1/n2 (!= 0).
+    Primary side p1/n1, secondary side p2/n2; each side needs its own ground.
+    """
+
+    p1 = Port(electrical, "primary positive pin")
+    n1 = Port(electrical, "primary negative pin")
+    p2 = Port(electrical, "secondary positive pin")
+    n2 = Port(electrical, "secondary negative pin")
+    ratio = Parameter(1.0, unit="1", description="turns ratio n1/n2", nonzero=True)
+
+    def equations(self):
+        v1, v2 = self.p1.v - self.n1.v, self.p2.v - self.n2.v
+        return [sp.Eq(self.p1.i + self.n1.i, 0), sp.Eq(self.p2.i + self.n2.i, 0),
+                sp.Eq(v1, self.ratio * v2), sp.Eq(self.p2.i, -self.ratio * self.p1.i)]
+
+    def port_groups(self):
+        return [("p1", "n1"), ("p2", "n2")]
+
+
+class IdealOpAmp(Component):
+    """Ideal operational amplifier (nullor): in_p.v = in_n.v, no input currents, and the
+    output delivers whatever current the circuit needs (referred to ground)."""
+
+    in_p = Port(electrical, "non-inverting input")
+    in_n = Port(electrical, "inverting input")
+    out = Port(electrical, "output")
+
+    def equations(self):
+        return [sp.Eq(self.in_p.v, self.in_n.v), sp.Eq(self.in_p.i, 0), sp.Eq(self.in_n.i, 0)]
+
+
+# --- sources ----------------------------------------------------------------------------------
+
+class VoltageSource(OnePort):
+    """Ideal voltage source: v = V.
+
+    Inputs: V [V] a number, a waveform (``V=Step(...)``) or a connected signal.
+    """
+
+    V = Input("V", "source voltage")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.v, self.V)]
+
+
+class CurrentSource(OnePort):
+    """Ideal current source: i = I, flowing from p through the source to n.
+
+    Inputs: I [A] a number, a waveform or a connected signal.
+    """
+
+    I = Input("A", "source current")  # noqa: E741
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.i, self.I)]
+
+
+# --- sensors ----------------------------------------------------------------------------------
+
+class VoltageSensor(Component):
+    """Ideal voltmeter: output v = p.v − n.v, no current drawn."""
+
+    p = Port(electrical, "positive pin")
+    n = Port(electrical, "negative pin")
+    v = Output("V", "measured voltage")
+
+    def equations(self):
+        return [sp.Eq(self.p.i, 0), sp.Eq(self.n.i, 0), sp.Eq(self.v, self.p.v - self.n.v)]
+
+
+class CurrentSensor(Component):
+    """Ideal ammeter in series: output i = current from p to n, no voltage drop."""
+
+    p = Port(electrical, "positive pin")
+    n = Port(electrical, "negative pin")
+    i = Output("A", "measured current")
+
+    def equations(self):
+        return [sp.Eq(self.p.v, self.n.v), sp.Eq(self.p.i + self.n.i, 0), sp.Eq(self.i, self.p.i)]

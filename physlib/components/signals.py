@@ -1,0 +1,233 @@
+"""Causal signal blocks: waveforms (usable as source values) and simple operators.
+
+A waveform can be passed as the value of a signal input, ``VoltageSource("src",
+V=Step(height=1.0, t0=1e-3))``, or added to a model under a name and connected like any block.
+Its parameters are then addressed through the input, e.g. ``params={"src.V.height": 2.0}``.
+Every waveform takes the value after a discontinuity at the discontinuity itself and reports
+its discontinuities as time events, so the solver never steps across one.
+"""
+import math
+
+import sympy as sp
+
+from ..core import Component, Input, Output, Parameter, Variable, der
+from ..core.errors import ParameterError
+from ..core.symbols import t
+
+__all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "Table", "Expression",
+           "Gain", "Add", "Integrator"]
+
+
+class Waveform(Component):
+    """A source of a signal y(t): subclasses define :meth:`value` as an expression of ``t``."""
+
+    y = Output(description="waveform value")
+
+    def value(self):
+        raise NotImplementedError
+
+    def equations(self):
+        return [sp.Eq(self.y, self.value())]
+
+
+class Constant(Waveform):
+    """y = k."""
+
+    k = Parameter(1.0, description="constant value")
+
+    def value(self):
+        return self.k
+
+
+class Step(Waveform):
+    """y = offset for t < t0, offset + height from t0 on.
+
+    Parameters: height; offset; t0 [s] step time.
+    """
+
+    height = Parameter(1.0, description="step height")
+    offset = Parameter(0.0, description="value before the step")
+    t0 = Parameter(0.0, unit="s", description="step time")
+
+    def value(self):
+        return sp.Piecewise((self.offset, t < self.t0), (self.offset + self.height, True))
+
+    def time_events(self, values, t_start, t_stop):
+        return [values["t0"]]
+
+
+class Ramp(Waveform):
+    """Linear ramp from offset to offset + height between t0 and t0 + duration.
+
+    Parameters: height; duration [s] (> 0); offset; t0 [s] start time.
+    """
+
+    height = Parameter(1.0, description="ramp height")
+    duration = Parameter(1.0, unit="s", description="ramp duration", positive=True)
+    offset = Parameter(0.0, description="value before the ramp")
+    t0 = Parameter(0.0, unit="s", description="start time")
+
+    def value(self):
+        ramp = sp.Min(sp.Max((t - self.t0) / self.duration, 0), 1)
+        return self.offset + self.height * ramp
+
+    def time_events(self, values, t_start, t_stop):
+        return [values["t0"], values["t0"] + values["duration"]]
+
+
+class Sine(Waveform):
+    """y = offset + amplitude·sin(2π·f·(t − t0) + phase) from t0 on, offset before.
+
+    Parameters: amplitude; f [Hz] (> 0); phase [rad]; offset; t0 [s] start time.
+    """
+
+    amplitude = Parameter(1.0, description="amplitude")
+    f = Parameter(1.0, unit="Hz", description="frequency", positive=True)
+    phase = Parameter(0.0, unit="rad", description="phase at t0")
+    offset = Parameter(0.0, description="offset")
+    t0 = Parameter(0.0, unit="s", description="start time")
+
+    def value(self):
+        wave = self.amplitude * sp.sin(2 * sp.pi * self.f * (t - self.t0) + self.phase)
+        return self.offset + sp.Piecewise((0, t < self.t0), (wave, True))
+
+    def time_events(self, values, t_start, t_stop):
+        return [values["t0"]]
+
+
+class Pulse(Waveform):
+    """Rectangular pulses: offset + amplitude for ``width`` seconds of every ``period``, from t0 on.
+
+    Parameters: amplitude; width [s] (> 0); period [s] (> 0); offset; t0 [s] first rising edge.
+    """
+
+    amplitude = Parameter(1.0, description="pulse amplitude")
+    width = Parameter(unit="s", description="pulse width", positive=True)
+    period = Parameter(unit="s", description="period", positive=True)
+    offset = Parameter(0.0, description="value between pulses")
+    t0 = Parameter(0.0, unit="s", description="time of the first rising edge")
+
+    # Edge times are computed in floating point; a time within this fraction of a period
+    # after an edge counts as after it, so the value at an edge is the value after it.
+    _EDGE_TOLERANCE = 1e-9
+
+    def validate(self):
+        if self.width > self.period:
+            raise ParameterError(f"Pulse {self.name!r}: width ({self.width}) exceeds period ({self.period})")
+
+    def value(self):
+        cycles = sp.floor((t - self.t0) / self.period + self._EDGE_TOLERANCE)
+        in_cycle = t - self.t0 - cycles * self.period
+        on = sp.And(t >= self.t0, in_cycle < self.width * (1 - self._EDGE_TOLERANCE))
+        return self.offset + sp.Piecewise((self.amplitude, on), (0, True))
+
+    def time_events(self, values, t_start, t_stop):
+        t0, period, width = values["t0"], values["period"], values["width"]
+        first = max(0, math.floor((t_start - t0) / period))
+        last = math.ceil((t_stop - t0) / period)
+        if last - first > 100_000:
+            raise ParameterError(f"Pulse {self.name!r}: {last - first} periods in the simulated "
+                                 "interval; use a longer period or a shorter run")
+        edges = []
+        for k in range(first, last + 1):
+            edges += [t0 + k * period, t0 + k * period + width]
+        return edges
+
+
+class Table(Waveform):
+    """Piecewise-linear interpolation in a table of (time, value) points; constant outside it.
+
+    ``Table(points=[(0, 0), (1e-3, 1), (2e-3, 0)])``. The points are part of the model's
+    structure: changing them means compiling again.
+    """
+
+    points = Parameter(description="(time [s], value) pairs, times increasing", structural=True)
+
+    def validate(self):
+        try:
+            pts = tuple((float(a), float(b)) for a, b in self.points)
+        except (TypeError, ValueError):
+            raise ParameterError(f"Table {self.name!r}: points must be (time, value) pairs") from None
+        if len(pts) < 1 or any(b[0] <= a[0] for a, b in zip(pts, pts[1:])) or \
+                not all(math.isfinite(v) for pair in pts for v in pair):
+            raise ParameterError(f"Table {self.name!r}: give finite points with strictly increasing times")
+        self._values["points"] = pts
+
+    def value(self):
+        pts = self.points
+        pieces = [(pts[0][1], t < pts[0][0])]
+        for (t0, y0), (t1, y1) in zip(pts, pts[1:]):
+            pieces.append((y0 + (y1 - y0) * (t - t0) / (t1 - t0), t < t1))
+        pieces.append((pts[-1][1], True))
+        return sp.Piecewise(*pieces)
+
+    def time_events(self, values, t_start, t_stop):
+        return [p[0] for p in self.points]
+
+
+class Expression(Waveform):
+    """Any expression of time ``t`` built from SymPy functions, e.g. a chirp:
+    ``Expression(sympy.sin(2*sympy.pi*100*t**2))`` with ``from physlib.components.signals import t``.
+
+    The expression is part of the model's structure (changing it means compiling again).
+    It should be smooth; discontinuities in it are not reported as time events.
+    """
+
+    expr = Parameter(description="SymPy expression of t", structural=True)
+
+    def __init__(self, expr, name=None):
+        super().__init__(name, expr=expr)
+
+    def validate(self):
+        expr = sp.sympify(self.expr)
+        extra = expr.free_symbols - {t}
+        if extra:
+            raise ParameterError(f"Expression {self.name or ''}: only t may appear, found {sorted(map(str, extra))}")
+        self._values["expr"] = expr
+
+    def structure_key(self):
+        return (sp.srepr(self.expr),)
+
+    def value(self):
+        return self.expr
+
+
+# --- operators ------------------------------------------------------------------------------
+
+class Gain(Component):
+    """y = k·u."""
+
+    u = Input(description="input")
+    y = Output(description="output")
+    k = Parameter(1.0, description="gain")
+
+    def equations(self):
+        return [sp.Eq(self.y, self.k * self.u)]
+
+
+class Add(Component):
+    """y = k1·u1 + k2·u2."""
+
+    u1 = Input(description="first input")
+    u2 = Input(description="second input")
+    y = Output(description="output")
+    k1 = Parameter(1.0, description="gain of u1")
+    k2 = Parameter(1.0, description="gain of u2")
+
+    def equations(self):
+        return [sp.Eq(self.y, self.k1 * self.u1 + self.k2 * self.u2)]
+
+
+class Integrator(Component):
+    """dy/dt = k·u, y(t0) = y0."""
+
+    u = Input(description="input")
+    y = Output(description="integral of k·u")
+    k = Parameter(1.0, description="gain")
+    y0 = Parameter(0.0, description="initial value")
+
+    def equations(self):
+        return [sp.Eq(der(self.y), self.k * self.u)]
+
+    def initial(self):
+        return {self.y: self.y0}

@@ -1,0 +1,340 @@
+"""The :class:`Component` base class and its declarations: ports, parameters, variables.
+
+A component class declares, once, its ports (typed by domain), its parameters (default, unit,
+description, validation), its internal variables, and its equations in SymPy. physlib derives
+the equations once per class (see :mod:`physlib.assembly.templates`) and instantiates them for
+every component cheaply, so a model with 10,000 resistors costs one SymPy derivation.
+
+Inside :meth:`Component.equations` (and the other declaration methods) attribute access yields
+SymPy symbols: ``self.R`` is the resistance symbol, ``self.p.v`` the potential of pin ``p``.
+Outside them ``self.R`` is the numeric value and ``self.v`` the variable's path (``"R1.v"``).
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Callable
+
+import sympy as sp
+
+from ..domains import Domain, signal
+from .errors import ParameterError
+from .symbols import VariableSymbol
+
+_REQUIRED = object()
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_name(name: Any, what: str) -> str:
+    """Validate a component/model/port name: an identifier (dots separate path levels)."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ParameterError(
+            f"{what} name {name!r} is not valid: use letters, digits and '_' "
+            "(not starting with a digit); dots are reserved for paths like 'sub.R1.v'"
+        )
+    return name
+
+
+class Parameter:
+    """A component parameter: ``R = Parameter(unit="Ohm", description="Resistance", positive=True)``.
+
+    Without a default the parameter is required. Values must be finite real numbers; the
+    flags add checks (``positive``: > 0, ``nonnegative``: >= 0, ``nonzero``: != 0), ``check``
+    is a predicate with its own message. A ``structural`` parameter changes the equations'
+    structure (e.g. whether a gear has a support flange); it is a plain Python value inside
+    the equations and part of the class template's cache key.
+    """
+
+    def __init__(self, default: Any = _REQUIRED, unit: str = "1", description: str = "", *,
+                 positive: bool = False, nonnegative: bool = False, nonzero: bool = False,
+                 check: tuple[Callable[[float], bool], str] | None = None, structural: bool = False):
+        self.default = default
+        self.unit = unit
+        self.description = description
+        self.positive = positive
+        self.nonnegative = nonnegative
+        self.nonzero = nonzero
+        self.check = check
+        self.structural = structural
+        self.name = ""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    @property
+    def required(self) -> bool:
+        return self.default is _REQUIRED
+
+    def validate(self, value: Any, component: str) -> Any:
+        where = f"parameter {self.name} of {component}"
+        if self.structural:
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise ParameterError(f"{where} must be a real number [{self.unit}], got {value!r}") from None
+        value = float(value)
+        if not math.isfinite(value):
+            raise ParameterError(f"{where} is {value}; give a finite value in {self.unit}")
+        if self.positive and value <= 0:
+            raise ParameterError(f"{where} must be > 0 {self.unit}, got {value:g}")
+        if self.nonnegative and value < 0:
+            raise ParameterError(f"{where} must be >= 0 {self.unit}, got {value:g}")
+        if self.nonzero and value == 0:
+            raise ParameterError(f"{where} must not be zero")
+        if self.check is not None and not self.check[0](value):
+            raise ParameterError(f"{where} = {value:g}: {self.check[1]}")
+        return value
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        if instance._deriving and not self.structural:
+            return sp.Symbol(self.name, real=True)
+        return instance._values[self.name]
+
+
+class Variable:
+    """An internal variable of a component, with unit, description and start value.
+
+    A variable whose derivative appears in the equations (``der(self.v)``) is a state; its
+    initial value is ``start`` unless :meth:`Component.initial` says otherwise.
+    """
+
+    def __init__(self, unit: str = "1", description: str = "", start: float = 0.0):
+        self.unit = unit
+        self.description = description
+        self.start = start
+        self.name = ""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        if instance._deriving:
+            return VariableSymbol(self.name, real=True)
+        return f"{instance.name}.{self.name}"
+
+
+class Port:
+    """A physical connector of a domain: ``p = Port(electrical, "positive pin")``."""
+
+    causality: str | None = None  # "input"/"output" for signal ports
+
+    def __init__(self, domain: Domain, description: str = ""):
+        self.domain = domain
+        self.description = description
+        self.name = ""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def variable_names(self) -> list[str]:
+        """Local names of the port's variables: ``["p.v", "p.i"]``, or ``["u"]`` for a signal."""
+        if self.domain.is_signal:
+            return [self.name]
+        return [f"{self.name}.{self.domain.across}", f"{self.name}.{self.domain.through}"]
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        if instance._deriving and self.domain.is_signal:
+            return VariableSymbol(self.name, real=True)
+        return PortRef(instance, self)
+
+
+class Input(Port):
+    """A causal signal input (a source's value, a clutch's normal force, a switch command).
+
+    It can be given a number or a waveform as the keyword argument of the same name, or be
+    connected to a signal output.
+    """
+
+    causality = "input"
+
+    def __init__(self, unit: str = "1", description: str = ""):
+        super().__init__(signal, description)
+        self.unit = unit
+
+
+class Output(Port):
+    """A causal signal output (a sensor reading, a waveform's value)."""
+
+    causality = "output"
+
+    def __init__(self, unit: str = "1", description: str = ""):
+        super().__init__(signal, description)
+        self.unit = unit
+
+
+class PortRef:
+    """A port of a particular component (what :meth:`Model.connect` takes).
+
+    Inside equations its across/through attributes are symbols (``self.p.v``); outside, they
+    are variable paths (``"R1.p.v"``).
+    """
+
+    __slots__ = ("owner", "port")
+
+    def __init__(self, owner, port: Port):
+        self.owner = owner
+        self.port = port
+
+    @property
+    def name(self) -> str:
+        return self.port.name
+
+    @property
+    def domain(self) -> Domain:
+        return self.port.domain
+
+    @property
+    def path(self) -> str:
+        return f"{self.owner.name}.{self.port.name}"
+
+    def __getattr__(self, attr):
+        port = object.__getattribute__(self, "port")
+        if attr in (port.domain.across, port.domain.through) and attr is not None:
+            owner = object.__getattribute__(self, "owner")
+            if owner._deriving:
+                return VariableSymbol(f"{port.name}.{attr}", real=True)
+            return f"{owner.name}.{port.name}.{attr}"
+        raise AttributeError(f"port {self.path} ({port.domain.name}) has no attribute {attr!r}")
+
+    def __eq__(self, other):
+        return isinstance(other, PortRef) and other.owner is self.owner and other.port is self.port
+
+    def __hash__(self):
+        return hash((id(self.owner), self.port.name))
+
+    def __repr__(self):
+        return f"<port {self.path} ({self.port.domain.name})>"
+
+
+class Component:
+    """Base class of every physical component.
+
+    Subclasses declare class attributes of type :class:`Port`, :class:`Input`,
+    :class:`Output`, :class:`Parameter` and :class:`Variable`, and override
+    :meth:`equations` (and, where they apply, :meth:`initial`, :meth:`energy`,
+    :meth:`dissipation`, :meth:`time_events`).
+
+    ``Component(name, **values)`` sets parameters and signal-input values by keyword; an
+    unknown keyword is a :class:`ParameterError` listing the valid names.
+    """
+
+    _parameters: dict[str, Parameter] = {}
+    _variables: dict[str, Variable] = {}
+    _ports: dict[str, Port] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        params, variables, ports = {}, {}, {}
+        for klass in reversed(cls.__mro__):
+            for key, value in vars(klass).items():
+                for table, kind in ((params, Parameter), (variables, Variable), (ports, Port)):
+                    if isinstance(value, kind):
+                        for other in (params, variables, ports):
+                            other.pop(key, None)
+                        table[key] = value
+        cls._parameters, cls._variables, cls._ports = params, variables, ports
+
+    def __init__(self, name: str | None = None, **values: Any):
+        self._deriving = False
+        # A waveform given inline as an input value (V=Step(...)) needs no name: it is
+        # named after the input it drives. Model.add insists on a name.
+        self.name = None if name is None else check_name(name, type(self).__name__)
+        self._values: dict[str, Any] = {}
+        self._input_values: dict[str, Any] = {}
+        inputs = {n for n, p in self._ports.items() if p.causality == "input"}
+        for key, value in values.items():
+            if key in self._parameters:
+                self._values[key] = self._parameters[key].validate(value, self.name)
+            elif key in inputs:
+                self._input_values[key] = _input_value(value, self.name, key)
+            else:
+                valid = sorted(set(self._parameters) | inputs)
+                raise ParameterError(
+                    f"{type(self).__name__} {self.name!r} has no parameter {key!r}; "
+                    f"valid names: {', '.join(valid) if valid else '(none)'}"
+                )
+        for key, param in self._parameters.items():
+            if key not in self._values:
+                if param.required:
+                    raise ParameterError(
+                        f"{type(self).__name__} {self.name!r} needs parameter {key} "
+                        f"[{param.unit}] ({param.description})"
+                    )
+                self._values[key] = param.validate(param.default, self.name) if not param.structural \
+                    else param.default
+        self.validate()
+
+    # --- declarations, overridden by subclasses -------------------------------------------
+
+    def equations(self) -> list:
+        """The component's equations, as SymPy ``Eq`` objects or residual expressions (= 0)."""
+        return []
+
+    def initial(self) -> dict:
+        """Initial values of states, ``{self.v: self.v0}``; other states start at their ``start``."""
+        return {}
+
+    def energy(self):
+        """Stored energy [J] as an expression of the states (energy-storing components)."""
+        return None
+
+    def dissipation(self):
+        """The conjugate pair ``(effort, flow)`` whose product is the dissipated power [W]."""
+        return None
+
+    def time_events(self, values: dict[str, float], t0: float, t1: float) -> list[float]:
+        """Times in [t0, t1] where the equations are not smooth in time (given parameter values)."""
+        return []
+
+    def validate(self) -> None:
+        """Checks that involve several parameters; raise :class:`ParameterError`."""
+
+    def structure_key(self) -> tuple:
+        """What, besides the class, decides the structure of the equations."""
+        return tuple(self._values[n] for n, p in self._parameters.items() if p.structural)
+
+    def port_groups(self) -> list[tuple[str, ...]]:
+        """Groups of ports joined inside the component (for the ground check of a network)."""
+        by_domain: dict[str, list[str]] = {}
+        for name, port in self._ports.items():
+            by_domain.setdefault(port.domain.name, []).append(name)
+        return [tuple(names) for names in by_domain.values()]
+
+    is_reference = False
+    """True for components that fix the potential of their network (Ground)."""
+
+    # --- helpers ------------------------------------------------------------------------
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The parameter values of this component, by name."""
+        return dict(self._values)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def _input_value(value: Any, component: str, port: str):
+    """A signal input given by keyword: a finite number or a signal-source component."""
+    if isinstance(value, Component):
+        outputs = [p for p in value._ports.values() if p.causality == "output"]
+        if len(outputs) != 1 or any(p.causality != "output" for p in value._ports.values()):
+            raise ParameterError(
+                f"input {port} of {component}: {value!r} is not a waveform (a component with a "
+                "single output); connect it with Model.connect instead"
+            )
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ParameterError(
+            f"input {port} of {component} must be a finite number or a waveform "
+            f"(physlib.components.signals), got {value!r}"
+        )
+    return float(value)

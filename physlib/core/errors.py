@@ -1,0 +1,45 @@
+"""Exceptions raised by physlib.
+
+Every error a user can cause is a :class:`PhyslibError` subclass whose message names the
+component, port, parameter or variable involved and says what to do about it.
+"""
+
+
+class PhyslibError(Exception):
+    """Base class of all physlib errors."""
+
+
+class ParameterError(PhyslibError, ValueError):
+    """A parameter is unknown, missing, or has a non-physical value."""
+
+
+class DuplicateNameError(PhyslibError, ValueError):
+    """Two components (or subsystems) of one model share a name."""
+
+
+class PortConnectionError(PhyslibError):
+    """A connection is invalid (unknown port, component not in the model, ...)."""
+
+
+class DomainMismatchError(PortConnectionError):
+    """Ports of different physical domains were connected."""
+
+
+class UnconnectedPortError(PortConnectionError):
+    """A port was left unconnected, or a signal input has neither a value nor a source."""
+
+
+class MissingReferenceError(PhyslibError):
+    """A network has no reference (an electrical circuit without Ground)."""
+
+
+class StructuralError(PhyslibError):
+    """The equation system is structurally over- or under-determined."""
+
+
+class InitializationError(PhyslibError):
+    """No consistent initial values could be found."""
+
+
+class SimulationError(PhyslibError):
+    """The solver failed."""

@@ -1,0 +1,37 @@
+"""Symbols used in component equations: time ``t``, variables, and ``der``."""
+import sympy as sp
+
+t = sp.Symbol("t", real=True)
+"""Simulation time [s]; use it in equations and in :class:`~physlib.components.signals.Expression`."""
+
+
+class VariableSymbol(sp.Symbol):
+    """A SymPy symbol that stands for a component variable (not a parameter).
+
+    Kept as its own class so that :func:`der` can tell variables from parameters.
+    """
+
+
+def der(expr):
+    """Time derivative of a variable, or of an expression of variables, parameters and ``t``.
+
+    ``der(v)`` makes ``v`` a state of the component. Parameters are constant in time, so
+    ``der(C*v) == C*der(v)``.
+    """
+    expr = sp.sympify(expr)
+    result = sp.diff(expr, t)
+    for sym in expr.free_symbols:
+        if isinstance(sym, VariableSymbol):
+            result += sp.diff(expr, sym) * derivative_symbol(sym)
+    return result
+
+
+def derivative_symbol(sym: VariableSymbol) -> VariableSymbol:
+    return VariableSymbol(f"der({sym.name})", real=True)
+
+
+def derivative_base(name: str) -> str | None:
+    """``"der(v)" -> "v"``; ``None`` for a name that is not a derivative."""
+    if name.startswith("der(") and name.endswith(")"):
+        return name[4:-1]
+    return None
