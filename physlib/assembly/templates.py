@@ -9,6 +9,7 @@ Flattening then instantiates all components of a class with one mapped call.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -57,7 +58,8 @@ class ClassTemplate:
     def _function(self, name, exprs):
         v, p, time, table = self._sx
         out = [to_casadi(e, table) for e in exprs]
-        return cs.Function(f"{self.class_name}_{name}", [v, p, time], [cs.vertcat(*out)] if out else [cs.SX(0, 1)])
+        label = re.sub(r"_+", "_", f"{self.class_name.strip('_')}_{name}")
+        return cs.Function(label, [v, p, time], [cs.vertcat(*out)] if out else [cs.SX(0, 1)])
 
     @cached_property
     def residual_function(self) -> cs.Function:
