@@ -111,7 +111,7 @@ def flatten(model: Model) -> FlatSystem:
     equalities: list[tuple[int, int, float]] = []
     # An inline source drives its input directly.
     for path, source, input_path in inline:
-        out = next(n for n, p in source._ports.items() if p.causality == "output")
+        out = next(n for n, p in source.ports().items() if p.causality == "output")
         equalities.append((ports[f"{path}.{out}"].ids[0], ports[input_path].ids[0], 1.0))
     inline_inputs = {input_path for _, _, input_path in inline}
 
@@ -166,7 +166,7 @@ def _port_table(order) -> dict[str, _PortInfo]:
     for group, row, path, comp in order:
         tpl = group.template
         index = {n: i for i, n in enumerate(tpl.local_names)}
-        for name, port in type(comp)._ports.items():
+        for name, port in comp.ports().items():
             ids = tuple(int(group.var_ids[row, index[v]]) for v in port.variable_names())
             table[f"{path}.{name}"] = _PortInfo(comp, path, name, port.domain, port.causality, ids)
     return table
@@ -210,7 +210,9 @@ def _check_references(leaves, edges, ports):
             graph.add_edge(a, b)
     for path, comp in leaves:
         for group in comp.port_groups():
-            keys = [f"{path}.{p}" for p in group if type(comp)._ports[p].domain.needs_reference]
+            keys = [f"{path}.{p}" for p in group if comp.ports()[p].domain.needs_reference]
+            if not keys:
+                continue
             graph.add_nodes_from(keys)
             graph.add_edges_from((keys[0], k) for k in keys[1:])
     for nodes in nx.connected_components(graph):

@@ -130,7 +130,7 @@ class Model:
         g = nx.Graph()
         for member in self._members.values():
             ports = member._exposed.values() if isinstance(member, Model) else \
-                [getattr(member, n) for n in member._ports]
+                [getattr(member, n) for n in member.ports()]
             for port in ports:
                 g.add_node(port.path, domain=port.domain.name)
         for ports in self._connections:

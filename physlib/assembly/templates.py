@@ -118,7 +118,7 @@ def _derive(comp: Component) -> ClassTemplate:
 
     # Locals: port variables, declared variables, then derivatives as they appear.
     names, start, units = [], [], []
-    for port in cls._ports.values():
+    for port in comp.ports().values():
         d = port.domain
         if d.is_signal:
             names.append(port.name), start.append(0.0), units.append(port.unit)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import sympy as sp
 
 from ..domains import Domain, signal
-from .errors import ParameterError
+from .errors import ParameterError, PortConnectionError
 from .symbols import VariableSymbol
 
 _REQUIRED = object()
@@ -120,13 +120,18 @@ class Variable:
 
 
 class Port:
-    """A physical connector of a domain: ``p = Port(electrical, "positive pin")``."""
+    """A physical connector of a domain: ``p = Port(electrical, "positive pin")``.
+
+    ``condition`` names a structural boolean parameter; the port exists only when it is true
+    (``support = Port(rotational, "housing", condition="use_support")``).
+    """
 
     causality: str | None = None  # "input"/"output" for signal ports
 
-    def __init__(self, domain: Domain, description: str = ""):
+    def __init__(self, domain: Domain, description: str = "", *, condition: str | None = None):
         self.domain = domain
         self.description = description
+        self.condition = condition
         self.name = ""
 
     def __set_name__(self, owner, name):
@@ -141,6 +146,10 @@ class Port:
     def __get__(self, instance, owner):
         if instance is None:
             return self
+        if self.condition is not None and not instance._values[self.condition]:
+            raise PortConnectionError(
+                f"{type(instance).__name__} {instance.name!r} has no port {self.name!r}: "
+                f"create it with {self.condition}=True")
         if instance._deriving and self.domain.is_signal:
             return VariableSymbol(self.name, real=True)
         return PortRef(instance, self)
@@ -155,8 +164,8 @@ class Input(Port):
 
     causality = "input"
 
-    def __init__(self, unit: str = "1", description: str = ""):
-        super().__init__(signal, description)
+    def __init__(self, unit: str = "1", description: str = "", *, condition: str | None = None):
+        super().__init__(signal, description, condition=condition)
         self.unit = unit
 
 
@@ -165,8 +174,8 @@ class Output(Port):
 
     causality = "output"
 
-    def __init__(self, unit: str = "1", description: str = ""):
-        super().__init__(signal, description)
+    def __init__(self, unit: str = "1", description: str = "", *, condition: str | None = None):
+        super().__init__(signal, description, condition=condition)
         self.unit = unit
 
 
@@ -250,6 +259,9 @@ class Component:
         self._values: dict[str, Any] = {}
         self._input_values: dict[str, Any] = {}
         inputs = {n for n, p in self._ports.items() if p.causality == "input"}
+        for key in values:   # structural parameters first: they decide which ports exist
+            if key in self._parameters and self._parameters[key].structural:
+                self._values[key] = self._parameters[key].validate(values[key], self.name)
         for key, value in values.items():
             if key in self._parameters:
                 self._values[key] = self._parameters[key].validate(value, self.name)
@@ -270,6 +282,10 @@ class Component:
                     )
                 self._values[key] = param.validate(param.default, self.name) if not param.structural \
                     else param.default
+        absent = [k for k in self._input_values if k not in self.ports()]
+        if absent:
+            raise ParameterError(f"{type(self).__name__} {self.name!r} has no input {absent[0]!r} "
+                                 f"with these settings ({self._ports[absent[0]].condition}=False)")
         self.validate()
 
     # --- declarations, overridden by subclasses -------------------------------------------
@@ -301,10 +317,15 @@ class Component:
         """What, besides the class, decides the structure of the equations."""
         return tuple(self._values[n] for n, p in self._parameters.items() if p.structural)
 
+    def ports(self) -> dict[str, Port]:
+        """The ports this component has (conditional ports only when their condition holds)."""
+        return {n: p for n, p in self._ports.items()
+                if p.condition is None or self._values[p.condition]}
+
     def port_groups(self) -> list[tuple[str, ...]]:
         """Groups of ports joined inside the component (for the ground check of a network)."""
         by_domain: dict[str, list[str]] = {}
-        for name, port in self._ports.items():
+        for name, port in self.ports().items():
             by_domain.setdefault(port.domain.name, []).append(name)
         return [tuple(names) for names in by_domain.values()]
 
