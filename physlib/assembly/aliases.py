@@ -25,32 +25,40 @@ class Aliases:
         return np.flatnonzero(self.rep == np.arange(len(self.rep)))
 
 
-def eliminate_aliases(n: int, pairs: np.ndarray, preferred: np.ndarray, names) -> Aliases:
+def eliminate_aliases(n: int, pairs: np.ndarray, states: np.ndarray, ders: np.ndarray, names) -> Aliases:
     """Collapse ``pairs`` (rows a, b, s meaning x_a = s·x_b) over ``n`` variables.
 
-    Each alias set is represented by a ``preferred`` variable (a state) when it has one. A set
-    with two preferred variables means two states are rigidly tied, which needs index reduction.
+    ``states[k]`` has the derivative ``ders[k]``. Each alias set is represented by a state
+    when it has one. States that end up in one set are rigidly tied (inertias on one shaft,
+    capacitors in parallel across the same nodes): the first stays a state, the others become
+    its aliases, and so do their derivatives — the simplest case of index reduction.
     """
+    der_of = dict(zip(states.tolist(), ders.tolist()))
+    pairs = np.asarray(pairs, dtype=float).reshape(-1, 3)
+    while True:
+        rep, sign = _alias_sets(n, pairs, states, names)
+        extra = [(der_of[x], der_of[int(rep[x])], sign[x]) for x in states.tolist()
+                 if rep[x] != x and (der_of[x], der_of[int(rep[x])]) not in _tied(pairs)]
+        if not extra:
+            return Aliases(rep, sign)
+        pairs = np.vstack([pairs, np.array(extra, dtype=float)])
+
+
+def _tied(pairs) -> set:
+    return {(int(a), int(b)) for a, b in pairs[:, :2]}
+
+
+def _alias_sets(n, pairs, preferred, names):
     a = pairs[:, 0].astype(np.int64)
     b = pairs[:, 1].astype(np.int64)
     s = pairs[:, 2]
     graph = sps.coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)).tocsr()
-    _, labels = connected_components(graph, directed=False)
-
-    pref_count = np.bincount(labels[preferred], minlength=labels.max() + 1 if n else 0)
-    tied = np.flatnonzero(pref_count > 1)
-    if len(tied):
-        members = [names[i] for i in preferred if labels[i] == tied[0]]
-        raise StructuralError(
-            f"states {', '.join(members)} are rigidly tied to each other (e.g. capacitors in "
-            "parallel, inertias on a rigid connection); they cannot all keep their own initial "
-            "values. Index reduction for such models is not available yet: merge them into one "
-            "component or put a small resistance/compliance between them")
+    n_sets, labels = connected_components(graph, directed=False)
 
     # Representative per set: a preferred variable, else the lowest id.
     priority = np.arange(n, dtype=np.int64) + n
     priority[preferred] -= n
-    best = np.full(labels.max() + 1 if n else 0, 2 * n, dtype=np.int64)
+    best = np.full(n_sets, 2 * n, dtype=np.int64)
     np.minimum.at(best, labels, priority)
     best = np.where(best >= n, best - n, best)
     rep = best[labels]
@@ -77,4 +85,4 @@ def eliminate_aliases(n: int, pairs: np.ndarray, preferred: np.ndarray, names) -
         raise StructuralError(
             f"{names[a[i]]} and {names[b[i]]} are both equal and opposite through a loop of "
             "connections, which forces them to zero; check the connections around them")
-    return Aliases(rep, sign)
+    return rep, sign

@@ -1,24 +1,28 @@
 """From a flat system to a semi-explicit index-1 DAE as CasADi functions.
 
-Pipeline: alias elimination, matching and block-lower-triangular (BLT) ordering on sparse
-incidence matrices, then emission. Every class's equations are instantiated with one mapped
-CasADi call per class; scalar blocks that are linear in their unknown (with a coefficient that
-cannot vanish) are solved explicitly and substituted away in one pass, so an RC ladder becomes a
-pure ODE; the remaining blocks (algebraic loops, nonlinear equations) stay as algebraic
-equations 0 = g(x, z, p, t) for the DAE solver.
+Pipeline: alias elimination; matching and block-lower-triangular (BLT) ordering on sparse
+incidence matrices, with index reduction where constraints tie states together; emission.
+Every class's equations are instantiated with one mapped CasADi call per class; scalar blocks
+that are linear in their unknown (with a coefficient that cannot vanish) are solved explicitly
+and substituted away in one pass, so an RC ladder becomes a pure ODE; the remaining blocks
+(algebraic loops, nonlinear equations, differentiated constraints) stay as algebraic equations
+0 = g(x, z, p, t) for the DAE solver.
 """
 from __future__ import annotations
 
 import logging
 import time as _time
+from dataclasses import dataclass
 
 import casadi as cs
 import numpy as np
 import scipy.sparse as sps
+from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from .aliases import eliminate_aliases
 from .compiled import CompiledModel, DaeSystem
 from .flatten import FlatSystem, flatten
+from .index_reduction import IndexReduction, NotAnIndexProblem, reduce_index
 from .model import Model
 from .structure import match_and_order
 
@@ -33,17 +37,142 @@ def compile_model(model: Model) -> CompiledModel:
     return CompiledModel(flat, system)
 
 
-def _emit(flat: FlatSystem) -> DaeSystem:
-    n = len(flat.var_names)
-    names = flat.var_names
+@dataclass
+class _Equations:
+    """All equations after alias elimination, as sparse incidence over representative positions."""
 
-    # --- aliases --------------------------------------------------------------------------
+    rows: np.ndarray
+    cols: np.ndarray
+    preferred: np.ndarray      # edge may be used by the matching without risk
+    explicit: np.ndarray       # equation can be solved for this variable by one division
+    blocks: list[tuple[int, int, int]]   # (group, residual, first equation id) per template block
+    n_template: int
+    through: sps.csr_matrix    # connection sums over representative positions
+    n_eq: int
+    derivative_of: list[int] = None   # base equation of each equation added by index reduction
+
+    def incidence(self, mask, n_cols, col_map=None) -> sps.csr_matrix:
+        cols = self.cols[mask] if col_map is None else col_map[self.cols[mask]]
+        keep = cols >= 0
+        m = sps.csr_matrix((np.ones(keep.sum()), (self.rows[mask][keep], cols[keep])),
+                           shape=(self.n_eq, n_cols))
+        m.sum_duplicates()
+        return m
+
+
+def _emit(flat: FlatSystem) -> DaeSystem:
+    names = flat.var_names
+    rep, sign, state_ids, der_ids = _aliases(flat)
+    reps = np.flatnonzero(rep == np.arange(len(names)))
+    col = np.full(len(names), -1, dtype=np.int64)
+    col[reps] = np.arange(len(reps))
+    col = col[rep]                               # raw variable -> representative position
+    pos_names = [names[i] for i in reps]
+
+    eqs = _equations(flat, col, sign, len(reps))
+    describe_eq = _equation_describer(flat, eqs, names)
+    derivative = {int(col[s]): int(col[d]) for s, d in zip(state_ids, der_ids)}
+    reduction = _reduce_index_if_needed(eqs, len(reps), derivative, describe_eq, pos_names)
+    states = [p for p in derivative if p not in set(reduction.dummies)]
+    n_pos = len(reps) + len(reduction.new_vars)
+    for base in reduction.new_vars:
+        pos_names.append(f"der({pos_names[base]})")
+
+    is_state = np.zeros(n_pos, bool)
+    is_state[states] = True
+    unknown = np.full(n_pos, -1, dtype=np.int64)
+    unknown[~is_state] = np.arange((~is_state).sum())
+    unknown_pos = np.flatnonzero(~is_state)
+    all_edges = np.ones(len(eqs.rows), bool)
+    order = match_and_order(eqs.incidence(all_edges, len(unknown_pos), unknown),
+                            eqs.incidence(eqs.preferred, len(unknown_pos), unknown), describe_eq,
+                            lambda u: pos_names[unknown_pos[u]])
+    match = order.match
+    block_size = np.bincount(order.block, minlength=order.n_blocks)
+    explicit_edges = eqs.incidence(eqs.explicit, len(unknown_pos), unknown)
+    is_explicit = (block_size[order.block] == 1) & \
+        (np.asarray(explicit_edges[np.arange(eqs.n_eq), match]).ravel() > 0) if eqs.n_eq \
+        else np.zeros(0, bool)
+
+    # --- symbolic system ----------------------------------------------------------------------
+    R = cs.SX.sym("r", n_pos)
+    P = cs.SX.sym("p", len(flat.param_names))
+    T = cs.SX.sym("t")
+    locals_sx, params_sx, parts = [], [], []
+    for g in flat.groups:
+        tpl, k = g.template, len(g.paths)
+        L = cs.reshape(R[col[g.var_ids].T.flatten(order="F").tolist()], len(tpl.local_names), k) \
+            * cs.DM(sign[g.var_ids].T)
+        npar = len(tpl.param_names)
+        Pm = cs.reshape(P[g.param_ids.T.flatten(order="F").tolist()], npar, k) if npar else cs.DM(0, k)
+        locals_sx.append(L)
+        params_sx.append(Pm)
+        if tpl.residuals:
+            parts.append(cs.vec(tpl.residual_function.map(k)(L, Pm, T).T))
+    parts.append(cs.mtimes(cs.DM(eqs.through), R) if eqs.through.shape[0] else cs.SX(0, 1))
+    parts.append(_derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col, sign))
+    residuals = cs.vertcat(*parts)
+
+    values = _explicit_solutions(flat, eqs, is_explicit, match, unknown_pos, locals_sx, params_sx, T,
+                                 col, sign, R)
+    expl_eqs = np.flatnonzero(is_explicit)
+    eval_order = expl_eqs[np.argsort(order.block[expl_eqs], kind="stable")]
+    v = R[unknown_pos[match[eval_order]].tolist()]
+    vdef = cs.densify(cs.vertcat(*[values[e] for e in eval_order.tolist()])) if len(eval_order) \
+        else cs.SX(0, 1)
+
+    implicit = np.flatnonzero(~is_explicit)
+    implicit = implicit[np.argsort(order.block[implicit], kind="stable")]
+    g_expr = residuals[implicit.tolist()]
+    z_pos = unknown_pos[match[implicit]]
+
+    energy, energy_owner = _per_component(flat, "energy_function", locals_sx, params_sx, T,
+                                          lambda out: out.T)
+    dissipation, dissipation_owner = _per_component(flat, "dissipation_function", locals_sx, params_sx,
+                                                    T, lambda out: (out[0, :] * out[1, :]).T)
+    if len(eval_order):
+        _, (g_expr, all_values, energy, dissipation) = cs.substitute_inplace(
+            [v], [vdef], [g_expr, R, energy, dissipation], False)
+    else:
+        all_values = R
+
+    state_pos = np.array(states, dtype=np.int64)
+    der_pos = np.array([reduction.var_derivative[s] for s in states], dtype=np.int64)
+    x, z = R[state_pos.tolist()], R[z_pos.tolist()]
+    f = all_values[der_pos.tolist()] if len(der_pos) else cs.SX(0, 1)
+
+    start_parts = []
+    for gi, g in enumerate(flat.groups):
+        tpl, k = g.template, len(g.paths)
+        start_parts.append(cs.vec(tpl.start_function.map(k)(
+            cs.DM.zeros(len(tpl.local_names), k), params_sx[gi], T)))
+    # Representatives are their own raw variables (sign +1), so their start is their own;
+    # derivatives created by index reduction start at zero.
+    start = cs.vertcat(cs.vertcat(*start_parts)[reps.tolist()], cs.DM.zeros(len(reduction.new_vars)))
+
+    inputs, in_names = [x, z, P, T], ["x", "z", "p", "t"]
+    return DaeSystem(
+        dae=cs.Function("dae", inputs, [f, g_expr], in_names, ["ode", "alg"]),
+        outputs=cs.Function("outputs", inputs, [all_values], in_names, ["values"]),
+        start=cs.Function("start", [P, T], [start], ["p", "t"], ["start"]),
+        energy=cs.Function("energy", inputs, [energy]),
+        dissipation=cs.Function("dissipation", inputs, [dissipation]),
+        energy_owner=energy_owner, dissipation_owner=dissipation_owner,
+        state_pos=state_pos, z_pos=z_pos, position_names=pos_names, var_col=col, var_sign=sign,
+        residual_count=eqs.n_eq, alias_count=len(names) - len(reps), explicit_count=len(eval_order),
+        differentiated=[describe_eq(e) for e in reduction.new_eqs],
+        dummy_states=[pos_names[d] for d in reduction.dummies],
+    )
+
+
+def _aliases(flat):
+    """Representatives and signs of all variables; states and their derivatives (representatives)."""
     pairs = [flat.equalities]
     states, ders = [], []
     for g in flat.groups:
-        tpl = g.template
+        tpl, k = g.template, len(g.paths)
         for a, b, s in tpl.aliases:
-            pairs.append(np.column_stack([g.var_ids[:, a], g.var_ids[:, b], np.full(len(g.paths), s)]))
+            pairs.append(np.column_stack([g.var_ids[:, a], g.var_ids[:, b], np.full(k, s)]))
         for d, x in tpl.der_of.items():
             states.append(g.var_ids[:, x])
             ders.append(g.var_ids[:, d])
@@ -53,98 +182,125 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         pairs.append(np.column_stack([ts[:, 0], ts[:, 1], -np.ones(len(ts))]))
     state_ids = np.concatenate(states) if states else np.zeros(0, np.int64)
     der_ids = np.concatenate(ders) if ders else np.zeros(0, np.int64)
-    aliases = eliminate_aliases(n, np.concatenate(pairs), state_ids, names)
-    rep, sign = aliases.rep, aliases.sign
-    reps = aliases.representatives
-    pos = np.full(n, -1, dtype=np.int64)
-    pos[reps] = np.arange(len(reps))
-    col = pos[rep]                      # raw variable -> position of its representative
+    aliases = eliminate_aliases(len(flat.var_names), np.concatenate(pairs), state_ids, der_ids,
+                                flat.var_names)
+    # States tied to another state are aliases of it now; only representatives stay states.
+    keep = aliases.rep[state_ids] == state_ids
+    return aliases.rep, aliases.sign, state_ids[keep], der_ids[keep]
 
-    is_state = np.zeros(len(reps), bool)
-    is_state[col[state_ids]] = True
-    unknown = np.full(len(reps), -1, dtype=np.int64)
-    unknown[~is_state] = np.arange((~is_state).sum())
-    unknown_pos = np.flatnonzero(~is_state)
 
-    # --- equations and incidence -----------------------------------------------------------
-    rows, cols, pref, expl = [], [], [], []
-    eq_base = 0
-    eq_info = []            # (group index, residual index) per block of equations
+def _equations(flat, col, sign, n_pos) -> _Equations:
+    rows, cols, pref, expl, blocks = [], [], [], [], []
+    base = 0
     for gi, g in enumerate(flat.groups):
         tpl, k = g.template, len(g.paths)
         for j, locals_ in enumerate(tpl.incidence):
-            eq_rows = eq_base + np.arange(k)
-            local_cols = col[g.var_ids[:, locals_]] if locals_ else np.zeros((k, 0), np.int64)
+            eq_rows = base + np.arange(k)
+            local_cols = col[g.var_ids[:, locals_]]
             for li, l in enumerate(locals_):
                 c = local_cols[:, li]
+                # A variable that appears through two locals (a shorted pin pair) cannot be
+                # solved for from the template's single-variable solution.
                 unique = (local_cols == c[:, None]).sum(axis=1) == 1
-                mask = unknown[c] >= 0
-                rows.append(eq_rows[mask])
-                cols.append(unknown[c[mask]])
-                pref.append(np.full(mask.sum(), l not in tpl.risky[j]))
-                expl.append((l in tpl.explicit[j]) & unique[mask])
-            eq_info.append((gi, j, eq_base))
-            eq_base += k
-    n_template_eqs = eq_base
+                rows.append(eq_rows)
+                cols.append(c)
+                pref.append(np.full(k, l not in tpl.risky[j]))
+                expl.append((l in tpl.explicit[j]) & unique)
+            blocks.append((gi, j, base))
+            base += k
+    n_template = base
     big = [s for s in flat.through_sums if len(s) > 2]
     if big:
         sum_rows = np.concatenate([np.full(len(s), i) for i, s in enumerate(big)])
         sum_vars = np.concatenate(big)
-        through = sps.csr_matrix((sign[sum_vars], (sum_rows, col[sum_vars])), shape=(len(big), len(reps)))
+        through = sps.csr_matrix((sign[sum_vars], (sum_rows, col[sum_vars])), shape=(len(big), n_pos))
         through.eliminate_zeros()
         tc = through.tocoo()
-        mask = unknown[tc.col] >= 0
-        rows.append(n_template_eqs + tc.row[mask])
-        cols.append(unknown[tc.col[mask]])
-        pref.append(np.ones(mask.sum(), bool))
-        expl.append(np.ones(mask.sum(), bool))
+        rows.append(n_template + tc.row)
+        cols.append(tc.col)
+        pref.append(np.ones(len(tc.row), bool))
+        expl.append(np.ones(len(tc.row), bool))
     else:
-        through = sps.csr_matrix((0, len(reps)))
-    n_eq = n_template_eqs + through.shape[0]
-    n_unknown = len(unknown_pos)
-    rows = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-    cols = np.concatenate(cols) if cols else np.zeros(0, np.int64)
-    pref = np.concatenate(pref) if pref else np.zeros(0, bool)
-    expl = np.concatenate(expl) if expl else np.zeros(0, bool)
+        through = sps.csr_matrix((0, n_pos))
+    cat = lambda xs, dtype: np.concatenate(xs) if xs else np.zeros(0, dtype)  # noqa: E731
+    return _Equations(cat(rows, np.int64), cat(cols, np.int64), cat(pref, bool), cat(expl, bool),
+                      blocks, n_template, through, n_template + through.shape[0])
 
-    def incidence(mask):
-        m = sps.csr_matrix((np.ones(mask.sum()), (rows[mask], cols[mask])), shape=(n_eq, n_unknown))
-        m.sum_duplicates()
-        return m
 
-    all_edges = np.ones(len(rows), bool)
-    describe_eq = _equation_describer(flat, eq_info, big, names)
-    order = match_and_order(incidence(all_edges), incidence(pref), describe_eq,
-                            lambda u: names[reps[unknown_pos[u]]])
-    match = order.match
-    block_size = np.bincount(order.block, minlength=order.n_blocks)
-    explicit_edges = incidence(expl)
-    is_explicit = (block_size[order.block] == 1) & \
-        (np.asarray(explicit_edges[np.arange(n_eq), match]).ravel() > 0) if n_eq else np.zeros(0, bool)
+def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos_names) -> IndexReduction:
+    """Run Pantelides' algorithm when the equations cannot all be matched to non-states."""
+    none = IndexReduction(dict(derivative))
+    unknown = np.full(n_pos, -1, dtype=np.int64)
+    non_states = np.array([p for p in range(n_pos) if p not in derivative], dtype=np.int64)
+    unknown[non_states] = np.arange(len(non_states))
+    inc = eqs.incidence(np.ones(len(eqs.rows), bool), len(non_states), unknown)
+    match = maximum_bipartite_matching(inc, perm_type="column") if eqs.n_eq and len(non_states) \
+        else np.full(eqs.n_eq, -1)
+    if np.all(match >= 0) and eqs.n_eq == len(non_states):
+        return none
+    full = eqs.incidence(np.ones(len(eqs.rows), bool), n_pos).tocsr()
+    adjacency = [full.indices[full.indptr[e]:full.indptr[e + 1]].tolist() for e in range(eqs.n_eq)]
+    initial = [int(non_states[m]) if m >= 0 else -1 for m in match]
+    try:
+        reduction = reduce_index(adjacency, n_pos, derivative, set(derivative), initial, describe_eq)
+    except NotAnIndexProblem:
+        return none       # the matching below reports what is over- or under-determined
+    new_rows = [np.full(len(a), eqs.n_eq + i) for i, a in enumerate(reduction.new_adjacency)]
+    if new_rows:
+        new_cols = [np.array(a, dtype=np.int64) for a in reduction.new_adjacency]
+        size = sum(len(r) for r in new_rows)
+        eqs.rows = np.concatenate([eqs.rows] + new_rows)
+        eqs.cols = np.concatenate([eqs.cols] + new_cols)
+        eqs.preferred = np.concatenate([eqs.preferred, np.ones(size, bool)])
+        eqs.explicit = np.concatenate([eqs.explicit, np.zeros(size, bool)])
+        eqs.n_eq += len(new_rows)
+        eqs.derivative_of = list(reduction.new_eqs)
+        t = eqs.through     # room for the new derivative variables
+        eqs.through = sps.csr_matrix((t.data, t.indices, t.indptr),
+                                     shape=(t.shape[0], n_pos + len(reduction.new_vars)))
+    log.info("index reduction: differentiated %d equations; dummy states %s",
+             len(reduction.new_eqs), [pos_names[d] for d in reduction.dummies])
+    return reduction
 
-    # --- symbolic system ----------------------------------------------------------------------
-    R = cs.SX.sym("r", len(reps))
-    P = cs.SX.sym("p", len(flat.param_names))
-    T = cs.SX.sym("t")
-    locals_sx, params_sx, residual_parts = [], [], []
-    for g in flat.groups:
-        tpl, k = g.template, len(g.paths)
-        nl, npar = len(tpl.local_names), len(tpl.param_names)
-        L = cs.reshape(R[col[g.var_ids].T.flatten(order="F").tolist()], nl, k) * \
-            cs.DM(sign[g.var_ids].T)
-        Pm = cs.reshape(P[g.param_ids.T.flatten(order="F").tolist()], npar, k) if npar else cs.DM(0, k)
-        locals_sx.append(L)
-        params_sx.append(Pm)
-        if tpl.residuals:
-            res = tpl.residual_function.map(k)(L, Pm, T)
-            residual_parts.append(cs.vec(res.T))
-    residual_parts.append(cs.mtimes(cs.DM(through), R) if through.shape[0] else cs.SX(0, 1))
-    residuals = cs.vertcat(*residual_parts)
 
-    # Explicit solutions, grouped per (class, equation, local) for one mapped call each.
+def _derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col, sign):
+    """Time derivatives of the equations that index reduction differentiated, in their order."""
+    if not reduction.new_eqs:
+        return cs.SX(0, 1)
+    der = reduction.var_derivative
+    n_pos = R.numel()
+    R0 = cs.vertcat(R, 0)                       # index n_pos reads zero (no derivative)
+    out = [None] * len(reduction.new_eqs)
+    template_parts: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    block_starts = [b for _, _, b in eqs.blocks]
+    for i, e in enumerate(reduction.new_eqs):
+        if e < eqs.n_template:
+            bi = int(np.searchsorted(block_starts, e, side="right")) - 1
+            gi, j, base = eqs.blocks[bi]
+            template_parts.setdefault((gi, j), []).append((i, e - base))
+        else:
+            row = eqs.through[e - eqs.n_template].tocoo()
+            out[i] = sum((float(c) * R[der[int(p)]] for c, p in zip(row.data, row.col)), cs.SX(0))
+    for (gi, j), items in template_parts.items():
+        g = flat.groups[gi]
+        ks = [k for _, k in items]
+        ids = col[g.var_ids[ks]]
+        dot_idx = np.vectorize(lambda p: der.get(int(p), n_pos))(ids) if ids.size else ids
+        Ldot = cs.reshape(R0[dot_idx.T.flatten(order="F").tolist()], ids.shape[1], len(ks)) \
+            * cs.DM(sign[g.var_ids[ks]].T)
+        vals = g.template.derivative_function(j).map(len(ks))(
+            locals_sx[gi][:, ks], Ldot, params_sx[gi][:, ks], T)
+        for (i, _), c in zip(items, range(len(ks))):
+            out[i] = vals[0, c]
+    return cs.vertcat(*out)
+
+
+def _explicit_solutions(flat, eqs, is_explicit, match, unknown_pos, locals_sx, params_sx, T, col,
+                        sign, R) -> dict:
+    """Value of the matched variable of every explicit equation, one mapped call per kind."""
     expl_eqs = np.flatnonzero(is_explicit)
     values = {}
-    for gi, j, base in eq_info:
+    for gi, j, base in eqs.blocks:
         g = flat.groups[gi]
         k = len(g.paths)
         sel = expl_eqs[(expl_eqs >= base) & (expl_eqs < base + k)]
@@ -160,89 +316,49 @@ def _emit(flat: FlatSystem) -> DaeSystem:
             sol = g.template.solution_function(j, l).map(len(ks))(
                 locals_sx[gi][:, ks], params_sx[gi][:, ks], T)
             vals = sol.T * cs.DM(sign[g.var_ids[inst[hit], l]])
-            for e, idx in zip(sel[hit].tolist(), range(len(ks))):
+            for idx, e in enumerate(sel[hit].tolist()):
                 values[e] = vals[idx]
-    through_expl = expl_eqs[expl_eqs >= n_template_eqs]
+    through_expl = expl_eqs[(expl_eqs >= eqs.n_template) & (expl_eqs < eqs.through.shape[0] + eqs.n_template)]
     if len(through_expl):
         # sum_r c_r x_r = 0 solved for the matched x_u: x_u = -sum_{r != u} (c_r / c_u) x_r
-        srows = through[through_expl - n_template_eqs].tocoo()
+        sub = eqs.through[through_expl - eqs.n_template]
+        srows = sub.tocoo()
         target = unknown_pos[match[through_expl]]
-        coeff = np.asarray(through[through_expl - n_template_eqs][np.arange(len(target)), target]).ravel()
+        coeff = np.asarray(sub[np.arange(len(target)), target]).ravel()
         other = srows.col != target[srows.row]
         solve = sps.csr_matrix((-srows.data[other] / coeff[srows.row[other]],
                                 (srows.row[other], srows.col[other])), shape=srows.shape)
         through_vals = cs.mtimes(cs.DM(solve), R)
         for idx, e in enumerate(through_expl.tolist()):
             values[e] = through_vals[idx]
+    return values
 
-    eval_order = expl_eqs[np.argsort(order.block[expl_eqs], kind="stable")]
-    solved_pos = unknown_pos[match[eval_order]]
-    v = R[solved_pos.tolist()]
-    vdef = cs.vertcat(*[values[e] for e in eval_order.tolist()]) if len(eval_order) else cs.SX(0, 1)
 
-    implicit = np.flatnonzero(~is_explicit)
-    implicit = implicit[np.argsort(order.block[implicit], kind="stable")]
-    g_expr = residuals[implicit.tolist()]
-    z_pos = unknown_pos[match[implicit]]
-
-    energy_parts, dissipation_parts, energy_owner, dissipation_owner = [], [], [], []
+def _per_component(flat, attribute, locals_sx, params_sx, T, combine):
+    """A per-component quantity (stored energy, dissipated power) and the components it belongs to."""
+    parts, owners = [], []
     for gi, g in enumerate(flat.groups):
-        tpl, k = g.template, len(g.paths)
-        if tpl.energy_function is not None:
-            energy_parts.append(tpl.energy_function.map(k)(locals_sx[gi], params_sx[gi], T).T)
-            energy_owner.extend(g.paths)
-        if tpl.dissipation_function is not None:
-            ef = tpl.dissipation_function.map(k)(locals_sx[gi], params_sx[gi], T)
-            dissipation_parts.append((ef[0, :] * ef[1, :]).T)
-            dissipation_owner.extend(g.paths)
-    energy = cs.vertcat(*energy_parts) if energy_parts else cs.SX(0, 1)
-    dissipation = cs.vertcat(*dissipation_parts) if dissipation_parts else cs.SX(0, 1)
-
-    if len(eval_order):
-        _, (g_expr, all_values, energy, dissipation) = cs.substitute_inplace(
-            [v], [cs.densify(vdef)], [g_expr, R, energy, dissipation], False)
-    else:
-        all_values = R
-
-    state_pos = col[state_ids]
-    x = R[state_pos.tolist()]
-    z = R[z_pos.tolist()]
-    f = all_values[col[der_ids].tolist()] * cs.DM(sign[der_ids]) if len(der_ids) else cs.SX(0, 1)
-
-    start_parts = []
-    for gi, g in enumerate(flat.groups):
-        tpl, k = g.template, len(g.paths)
-        start_parts.append(cs.vec(tpl.start_function.map(k)(
-            cs.DM.zeros(len(tpl.local_names), k), params_sx[gi], T)))
-    raw_start = cs.vertcat(*start_parts)
-    # Representatives are their own raw variables (sign +1), so their start is their own.
-    start = raw_start[reps.tolist()]
-
-    inputs = [x, z, P, T]
-    return DaeSystem(
-        dae=cs.Function("dae", inputs, [f, g_expr], ["x", "z", "p", "t"], ["ode", "alg"]),
-        outputs=cs.Function("outputs", inputs, [all_values], ["x", "z", "p", "t"], ["values"]),
-        start=cs.Function("start", [P, T], [start], ["p", "t"], ["start"]),
-        energy=cs.Function("energy", inputs, [energy]),
-        dissipation=cs.Function("dissipation", inputs, [dissipation]),
-        energy_owner=energy_owner, dissipation_owner=dissipation_owner,
-        state_pos=state_pos, z_pos=z_pos, rep_ids=reps, var_col=col, var_sign=sign,
-        residual_count=n_eq, alias_count=n - len(reps), explicit_count=len(eval_order),
-    )
+        function = getattr(g.template, attribute)
+        if function is not None:
+            parts.append(combine(function.map(len(g.paths))(locals_sx[gi], params_sx[gi], T)))
+            owners.extend(g.paths)
+    return (cs.vertcat(*parts) if parts else cs.SX(0, 1)), owners
 
 
-def _equation_describer(flat, eq_info, through_sums, names):
+def _equation_describer(flat, eqs: _Equations, names):
     """Human-readable description of equation ``e`` for error messages."""
-    bases = [(base, gi, j) for gi, j, base in eq_info]
-    end = bases[-1][0] + len(flat.groups[bases[-1][1]].paths) if bases else 0
+    starts = [b for _, _, b in eqs.blocks]
 
     def describe(e):
-        if e >= end:
-            members = through_sums[e - end]
-            return "connection: " + " + ".join(names[i] for i in members) + " = 0"
-        base, gi, j = max(b for b in bases if b[0] <= e)
+        if e >= eqs.n_template:
+            row = e - eqs.n_template
+            if row >= eqs.through.shape[0]:
+                return f"d/dt of ({describe(eqs.derivative_of[row - eqs.through.shape[0]])})"
+            big = [s for s in flat.through_sums if len(s) > 2]
+            return "connection: " + " + ".join(names[i] for i in big[row]) + " = 0"
+        bi = int(np.searchsorted(starts, e, side="right")) - 1
+        gi, j, base = eqs.blocks[bi]
         g = flat.groups[gi]
-        path = g.paths[e - base]
-        return f"{g.template.class_name} {path}: {g.template.residuals[j]} = 0"
+        return f"{g.template.class_name} {g.paths[e - base]}: {g.template.residuals[j]} = 0"
 
     return describe

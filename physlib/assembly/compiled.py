@@ -26,12 +26,14 @@ class DaeSystem:
     dissipation_owner: list[str]
     state_pos: np.ndarray      # state i -> representative position
     z_pos: np.ndarray          # algebraic variable i -> representative position
-    rep_ids: np.ndarray        # representative position -> raw variable id
+    position_names: list[str]  # name of each representative position
     var_col: np.ndarray        # raw variable id -> representative position
     var_sign: np.ndarray       # raw variable value = sign * representative value
     residual_count: int
     alias_count: int
     explicit_count: int
+    differentiated: list[str]  # equations differentiated by index reduction
+    dummy_states: list[str]    # variables that would be states but are fixed by constraints
     cache: dict = field(default_factory=dict)   # integrators and Jacobians built on demand
 
     def dae_dict(self) -> dict:
@@ -77,11 +79,11 @@ class CompiledModel:
 
     @property
     def states(self) -> list[str]:
-        return [self._flat.var_names[i] for i in self.system.rep_ids[self.system.state_pos]]
+        return [self.system.position_names[i] for i in self.system.state_pos]
 
     @property
     def algebraic(self) -> list[str]:
-        return [self._flat.var_names[i] for i in self.system.rep_ids[self.system.z_pos]]
+        return [self.system.position_names[i] for i in self.system.z_pos]
 
     def variable(self, name: str) -> tuple[int, float]:
         """(representative position, sign) of a variable path; unknown names get suggestions."""
@@ -143,6 +145,9 @@ class CompiledModel:
             f"  equations after alias elimination: {s.residual_count}, "
             f"{s.explicit_count} solved explicitly",
             f"  states ({len(s.state_pos)}): {_short(self.states)}",
+            *([f"  index reduction: differentiated {len(s.differentiated)} equations; "
+               f"{_short(s.dummy_states)} fixed by constraints instead of being states"]
+              if s.differentiated else []),
             f"  algebraic variables ({len(s.z_pos)}): {_short(self.algebraic)}",
             f"  parameters: {len(self._flat.param_names)}",
         ]

@@ -77,6 +77,23 @@ class ClassTemplate:
             cache[key] = self._function(f"sol{equation}_{local}", [-expr.subs(sym, 0) / coeff])
         return cache[key]
 
+    def derivative_function(self, equation: int) -> cs.Function:
+        """(locals, d/dt of locals, params, t) -> time derivative of residual ``equation``
+        (for index reduction)."""
+        cache = self.__dict__.setdefault("_derivatives", {})
+        if equation not in cache:
+            v, p, time, table = self._sx
+            vdot = cs.SX.sym("vdot", len(self.local_names))
+            expr = self.residuals[equation]
+            total = to_casadi(sp.diff(expr, t), table)
+            for i, name in enumerate(self.local_names):
+                partial = sp.diff(expr, self.symbols[name])
+                if partial != 0:
+                    total = total + to_casadi(partial, table) * vdot[i]
+            cache[equation] = cs.Function(f"{self.class_name.strip('_')}_dres{equation}",
+                                          [v, vdot, p, time], [total])
+        return cache[equation]
+
     @cached_property
     def start_function(self) -> cs.Function:
         """params -> initial guesses of all locals (states at their initial values)."""

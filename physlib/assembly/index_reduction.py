@@ -1,0 +1,173 @@
+"""Structural index reduction: Pantelides' algorithm and dummy-derivative state selection.
+
+When constraints tie states together (a gear between two inertias, capacitors in parallel,
+an inertia driven by a prescribed speed), some equations contain no unknown that they could
+determine. Pantelides' algorithm finds the minimal sets of such equations and differentiates
+them; each differentiated constraint then demotes one of the states it contains to an
+algebraic variable (a "dummy derivative"), so the remaining states are independent and the
+system has index one. Everything here is structural (sparse incidence, augmenting paths); the
+symbolic derivative of an equation is its class template's derivative, formed once per class.
+
+Runs only when the plain matching fails, and only from the equations left unmatched.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..core.errors import StructuralError
+
+
+class NotAnIndexProblem(StructuralError):
+    """The matching fails for a reason differentiation cannot cure."""
+
+
+@dataclass
+class IndexReduction:
+    var_derivative: dict[int, int]                      # variable -> its derivative variable
+    new_vars: list[int] = field(default_factory=list)   # base variable of each new derivative
+    new_eqs: list[int] = field(default_factory=list)    # base equation of each new derivative equation
+    new_adjacency: list[list[int]] = field(default_factory=list)  # variables of each new equation
+    dummies: list[int] = field(default_factory=list)    # states demoted to algebraic variables
+
+
+def reduce_index(adjacency: list[list[int]], n_var: int, derivative: dict[int, int],
+                 states: set[int], match: list[int], describe_eq) -> IndexReduction:
+    """Differentiate structurally singular equation sets and choose dummy states.
+
+    ``adjacency[e]`` lists the variables of equation e; ``derivative`` maps a variable to its
+    derivative variable (states to their der variables); ``match`` is an initial matching
+    (equation -> variable or -1) over variables without derivative. Appends derivative
+    variables (ids from ``n_var`` on) and equations (ids from ``len(adjacency)`` on).
+    """
+    adj = [list(a) for a in adjacency]
+    der = dict(derivative)
+    base_of_eq: dict[int, int] = {}
+    assign: dict[int, int] = {v: e for e, v in enumerate(match) if v >= 0}   # var -> equation
+    eq_var: dict[int, int] = {e: v for e, v in enumerate(match) if v >= 0}   # equation -> var
+    result = IndexReduction(der)
+
+    for start in [e for e, v in enumerate(match) if v < 0]:
+        eq = start
+        while True:
+            found, colored_eqs, colored_vars = _augment(eq, adj, der, assign, eq_var)
+            if found:
+                break
+            if not any(v in der for e in colored_eqs for v in adj[e]):
+                # No state involved: the equations are simply over-determined.
+                raise NotAnIndexProblem()
+            for v in colored_vars:
+                der[v] = n_var
+                result.new_vars.append(v)
+                n_var += 1
+            for e in colored_eqs:
+                if e in base_of_eq:
+                    raise StructuralError(
+                        "index reduction would need second derivatives of "
+                        f"{describe_eq(base_of_eq[e])}; models of index above two (position-level "
+                        "constraints) are not supported yet")
+                d = len(adj)
+                adj.append(sorted(set(adj[e]) | {der[v] for v in adj[e] if v in der}))
+                base_of_eq[d] = e
+                result.new_eqs.append(e)
+                if e == eq:
+                    next_eq = d
+            derived = {base: d for d, base in base_of_eq.items()}
+            for v in colored_vars:
+                d = derived[assign[v]]
+                assign[der[v]], eq_var[d] = d, der[v]
+            eq = next_eq
+
+    result.var_derivative = der
+    result.new_adjacency = adj[len(adjacency):]
+    n_dummies = len(set(base_of_eq.values())) - len(result.new_vars)
+    result.dummies = _choose_dummies(adj, states, n_var, n_dummies)
+    return result
+
+
+def _augment(eq, adj, der, assign, eq_var):
+    """Augmenting path from ``eq`` over variables without derivative (iterative DFS)."""
+    colored_eqs, colored_vars = [eq], []
+    seen_eq, seen_var = {eq}, set()
+    stack = [(eq, iter(adj[eq]))]
+    parent = {}
+    while stack:
+        e, it = stack[-1]
+        advanced = False
+        for v in it:
+            if v in der or v in seen_var:
+                continue
+            seen_var.add(v)
+            colored_vars.append(v)
+            parent[v] = e
+            owner = assign.get(v)
+            if owner is None:
+                # Flip the path back to the start.
+                while True:
+                    e_prev = parent[v]
+                    old = eq_var.get(e_prev)
+                    assign[v], eq_var[e_prev] = e_prev, v
+                    if e_prev == eq:
+                        return True, colored_eqs, colored_vars
+                    v = old
+            if owner not in seen_eq:
+                seen_eq.add(owner)
+                colored_eqs.append(owner)
+                stack.append((owner, iter(adj[owner])))
+                advanced = True
+                break
+        if not advanced:
+            stack.pop()
+    return False, colored_eqs, colored_vars
+
+
+def _choose_dummies(adj, states, n_var, n_dummies):
+    """States to demote so that every equation gets its own unknown (augmenting paths)."""
+    if n_dummies <= 0:
+        return []
+    unknown = set(range(n_var)) - set(states)
+    assign: dict[int, int] = {}     # var -> eq
+    eq_var: dict[int, int] = {}
+    # Unknowns first: a maximum matching of equations to non-state variables.
+    for e in range(len(adj)):
+        _try_match(e, adj, unknown, assign, eq_var)
+    free_eqs = [e for e in range(len(adj)) if e not in eq_var]
+    allowed = unknown | set(states)
+    for e in free_eqs:
+        if not _try_match(e, adj, allowed, assign, eq_var):
+            raise StructuralError("no choice of states makes the constrained system solvable; "
+                                  "check for conflicting constraints")
+    dummies = sorted(v for v in assign if v in states)
+    if len(dummies) != n_dummies:
+        raise StructuralError("index reduction found no consistent set of states; check for "
+                              "conflicting constraints")
+    return dummies
+
+
+def _try_match(e, adj, allowed, assign, eq_var) -> bool:
+    """Augment the matching from equation e, using variables in ``allowed`` (iterative DFS)."""
+    seen = set()
+    stack = [(e, iter(adj[e]))]
+    parent = {}
+    while stack:
+        cur, it = stack[-1]
+        pushed = False
+        for v in it:
+            if v not in allowed or v in seen:
+                continue
+            seen.add(v)
+            parent[v] = cur
+            owner = assign.get(v)
+            if owner is None:
+                while True:
+                    eq = parent[v]
+                    previous = eq_var.get(eq)
+                    assign[v], eq_var[eq] = eq, v
+                    if eq == e:
+                        return True
+                    v = previous
+            stack.append((owner, iter(adj[owner])))
+            pushed = True
+            break
+        if not pushed:
+            stack.pop()
+    return False
