@@ -22,9 +22,9 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 from .aliases import eliminate_aliases
 from .compiled import CompiledModel, DaeSystem
 from .flatten import FlatSystem, flatten
-from .index_reduction import IndexReduction, NotAnIndexProblem, reduce_index
+from .index_reduction import IndexReduction, reduce_index
 from .model import Model
-from .structure import match_and_order
+from .structure import diagnose, match_and_order
 
 log = logging.getLogger(__name__)
 
@@ -230,21 +230,33 @@ def _equations(flat, col, sign, n_pos) -> _Equations:
 def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos_names) -> IndexReduction:
     """Run Pantelides' algorithm when the equations cannot all be matched to non-states."""
     none = IndexReduction(dict(derivative))
+    everything = np.ones(len(eqs.rows), bool)
     unknown = np.full(n_pos, -1, dtype=np.int64)
     non_states = np.array([p for p in range(n_pos) if p not in derivative], dtype=np.int64)
     unknown[non_states] = np.arange(len(non_states))
-    inc = eqs.incidence(np.ones(len(eqs.rows), bool), len(non_states), unknown)
+    inc = eqs.incidence(everything, len(non_states), unknown)
     match = maximum_bipartite_matching(inc, perm_type="column") if eqs.n_eq and len(non_states) \
         else np.full(eqs.n_eq, -1)
     if np.all(match >= 0) and eqs.n_eq == len(non_states):
         return none
+    # Differentiation only helps if the system is nonsingular once each state is identified
+    # with its derivative; otherwise it is genuinely over- or under-determined.
+    merged = unknown.copy()
+    for state in derivative:
+        top = state
+        while top in derivative:
+            top = derivative[top]
+        merged[state] = unknown[top]
+    merged_inc = eqs.incidence(everything, len(non_states), merged)
+    merged_match = maximum_bipartite_matching(merged_inc, perm_type="column") \
+        if eqs.n_eq and len(non_states) else np.full(eqs.n_eq, -1)
+    if eqs.n_eq != len(non_states) or np.any(merged_match < 0):
+        state_of = {int(unknown[d]): pos_names[s] for s, d in derivative.items() if unknown[d] >= 0}
+        diagnose(merged_inc, describe_eq, lambda u: state_of.get(u, pos_names[non_states[u]]))
     full = eqs.incidence(np.ones(len(eqs.rows), bool), n_pos).tocsr()
     adjacency = [full.indices[full.indptr[e]:full.indptr[e + 1]].tolist() for e in range(eqs.n_eq)]
     initial = [int(non_states[m]) if m >= 0 else -1 for m in match]
-    try:
-        reduction = reduce_index(adjacency, n_pos, derivative, set(derivative), initial, describe_eq)
-    except NotAnIndexProblem:
-        return none       # the matching below reports what is over- or under-determined
+    reduction = reduce_index(adjacency, n_pos, derivative, set(derivative), initial, describe_eq)
     new_rows = [np.full(len(a), eqs.n_eq + i) for i, a in enumerate(reduction.new_adjacency)]
     if new_rows:
         new_cols = [np.array(a, dtype=np.int64) for a in reduction.new_adjacency]
@@ -359,6 +371,8 @@ def _equation_describer(flat, eqs: _Equations, names):
         bi = int(np.searchsorted(starts, e, side="right")) - 1
         gi, j, base = eqs.blocks[bi]
         g = flat.groups[gi]
+        if g.template.class_name.startswith("_"):       # internal helper, e.g. a given input value
+            return f"the value given to input {g.paths[e - base]}"
         return f"{g.template.class_name} {g.paths[e - base]}: {g.template.residuals[j]} = 0"
 
     return describe

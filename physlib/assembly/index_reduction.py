@@ -17,10 +17,6 @@ from dataclasses import dataclass, field
 from ..core.errors import StructuralError
 
 
-class NotAnIndexProblem(StructuralError):
-    """The matching fails for a reason differentiation cannot cure."""
-
-
 @dataclass
 class IndexReduction:
     var_derivative: dict[int, int]                      # variable -> its derivative variable
@@ -34,6 +30,8 @@ def reduce_index(adjacency: list[list[int]], n_var: int, derivative: dict[int, i
                  states: set[int], match: list[int], describe_eq) -> IndexReduction:
     """Differentiate structurally singular equation sets and choose dummy states.
 
+    The caller has checked that the system is structurally nonsingular once each state is
+    identified with its derivative, which guarantees that this terminates.
     ``adjacency[e]`` lists the variables of equation e; ``derivative`` maps a variable to its
     derivative variable (states to their der variables); ``match`` is an initial matching
     (equation -> variable or -1) over variables without derivative. Appends derivative
@@ -52,9 +50,6 @@ def reduce_index(adjacency: list[list[int]], n_var: int, derivative: dict[int, i
             found, colored_eqs, colored_vars = _augment(eq, adj, der, assign, eq_var)
             if found:
                 break
-            if not any(v in der for e in colored_eqs for v in adj[e]):
-                # No state involved: the equations are simply over-determined.
-                raise NotAnIndexProblem()
             for v in colored_vars:
                 der[v] = n_var
                 result.new_vars.append(v)

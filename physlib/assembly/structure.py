@@ -30,12 +30,12 @@ def match_and_order(incidence: sps.csr_matrix, preferred: sps.csr_matrix,
     """Match equations to unknowns (trying ``preferred`` edges first) and order the blocks."""
     n_eq, n_var = incidence.shape
     if n_eq != n_var:
-        _diagnose(incidence, describe_eq, describe_var, square=False)
+        diagnose(incidence, describe_eq, describe_var)
     match = maximum_bipartite_matching(preferred, perm_type="column") if n_eq else np.zeros(0, int)
     if np.any(match < 0):
         match = maximum_bipartite_matching(incidence, perm_type="column")
         if np.any(match < 0):
-            _diagnose(incidence, describe_eq, describe_var, square=True)
+            diagnose(incidence, describe_eq, describe_var)
 
     # Equation e depends on equation f when e contains the unknown f is solved for.
     owner = np.empty(n_var, dtype=np.int64)
@@ -62,7 +62,8 @@ def _topological_labels(labels, src, dst, n_blocks):
     return rank[labels]
 
 
-def _diagnose(incidence, describe_eq, describe_var, square: bool):
+def diagnose(incidence, describe_eq, describe_var):
+    """Raise a StructuralError naming the over-determined equations or undetermined unknowns."""
     n_eq, n_var = incidence.shape
     match = maximum_bipartite_matching(incidence, perm_type="column") if n_eq and n_var \
         else np.full(n_eq, -1)

@@ -1,0 +1,268 @@
+"""Rotational mechanics (1-D, velocity-based).
+
+Sign convention (as in the Modelica Standard Library): a flange's torque ``tau`` is positive
+*into* the component; relative quantities are flange_b minus flange_a (``w_rel = flange_b.w −
+flange_a.w``, ``phi_rel`` likewise). Flanges carry speeds, not angles: components that need an
+angle (Inertia.phi, spring deflections, AngleSensor) integrate it as a state of their own.
+"""
+import sympy as sp
+
+from ..core import Component, Input, Output, Parameter, Port, Variable, der
+from ..domains import rotational
+
+__all__ = ["TwoFlange", "Compliant", "Supported", "Fixed", "Inertia", "Spring", "Damper",
+           "SpringDamper", "IdealGear", "IdealPlanetary", "Torque", "Speed", "SpeedSensor",
+           "TorqueSensor", "AngleSensor"]
+
+
+# --- partial bases ----------------------------------------------------------------------------
+
+class TwoFlange(Component):
+    """Two flanges, ``flange_a`` and ``flange_b``."""
+
+    flange_a = Port(rotational, "flange a (left)")
+    flange_b = Port(rotational, "flange b (right)")
+
+
+class Compliant(TwoFlange):
+    """A massless coupling: the torque passes through, flange_b.tau = tau = −flange_a.tau.
+
+    Parameters: phi_rel_start [rad] initial relative angle.
+    Variables: w_rel [rad/s] = flange_b.w − flange_a.w; tau [N.m] transmitted torque.
+    States: phi_rel [rad] relative angle, der(phi_rel) = w_rel.
+    """
+
+    phi_rel_start = Parameter(0.0, unit="rad", description="initial relative angle")
+    phi_rel = Variable("rad", "relative angle flange_b - flange_a")
+    w_rel = Variable("rad/s", "relative speed flange_b.w - flange_a.w")
+    tau = Variable("N.m", "torque transmitted from flange_b to flange_a")
+
+    def equations(self):
+        return [sp.Eq(self.w_rel, self.flange_b.w - self.flange_a.w),
+                sp.Eq(der(self.phi_rel), self.w_rel),
+                sp.Eq(self.flange_b.tau, self.tau),
+                sp.Eq(self.flange_a.tau, -self.tau)]
+
+    def initial(self):
+        return {self.phi_rel: self.phi_rel_start}
+
+
+class Supported(Component):
+    """A component with a housing: the ``support`` flange (``use_support=True``) or, by
+    default, a fixed housing that takes the reaction torque.
+
+    Parameters: use_support (structural) whether the ``support`` flange exists.
+    """
+
+    use_support = Parameter(False, description="give the component a support flange (housing)",
+                            structural=True)
+    support = Port(rotational, "support flange (housing)", condition="use_support")
+
+    def support_w(self):
+        """Speed of the housing [rad/s]: the support flange's, or 0 when it is fixed."""
+        return self.support.w if self.use_support else 0
+
+    def support_reaction(self, tau):
+        """The housing takes the torque ``tau`` (no equation when it is fixed)."""
+        return [sp.Eq(self.support.tau, tau)] if self.use_support else []
+
+
+# --- components -------------------------------------------------------------------------------
+
+class Fixed(Component):
+    """Flange fixed to the ground: flange.w = 0."""
+
+    flange = Port(rotational, "fixed flange")
+
+    def equations(self):
+        return [sp.Eq(self.flange.w, 0)]
+
+
+class Inertia(TwoFlange):
+    """Rigid rotating body: J·dw/dt = flange_a.tau + flange_b.tau, both flanges at speed w.
+
+    Parameters: J [kg.m2] moment of inertia (> 0); phi0 [rad], w0 [rad/s] initial angle and speed.
+    States: phi [rad], w [rad/s]. Stores J·w²/2.
+    """
+
+    J = Parameter(unit="kg.m2", description="moment of inertia", positive=True)
+    phi0 = Parameter(0.0, unit="rad", description="initial angle")
+    w0 = Parameter(0.0, unit="rad/s", description="initial speed")
+    phi = Variable("rad", "absolute angle")
+    w = Variable("rad/s", "absolute speed")
+
+    def equations(self):
+        return [sp.Eq(self.flange_a.w, self.w), sp.Eq(self.flange_b.w, self.w),
+                sp.Eq(der(self.phi), self.w),
+                sp.Eq(self.J * der(self.w), self.flange_a.tau + self.flange_b.tau)]
+
+    def initial(self):
+        return {self.phi: self.phi0, self.w: self.w0}
+
+    def energy(self):
+        return self.J * self.w**2 / 2
+
+
+class Spring(Compliant):
+    """Linear torsion spring: tau = c·(phi_rel − phi_rel0).
+
+    Parameters: c [N.m/rad] stiffness (>= 0); phi_rel0 [rad] unstretched relative angle;
+    phi_rel_start [rad] initial relative angle.
+    States: phi_rel [rad]. Stores c·(phi_rel − phi_rel0)²/2.
+    """
+
+    c = Parameter(unit="N.m/rad", description="torsional stiffness", nonnegative=True)
+    phi_rel0 = Parameter(0.0, unit="rad", description="unstretched relative angle")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.tau, self.c * (self.phi_rel - self.phi_rel0))]
+
+    def energy(self):
+        return self.c * (self.phi_rel - self.phi_rel0)**2 / 2
+
+
+class Damper(Compliant):
+    """Linear torsion damper: tau = d·w_rel.
+
+    Parameters: d [N.m.s/rad] damping (>= 0); phi_rel_start [rad] initial relative angle.
+    States: phi_rel [rad]. Dissipates tau·w_rel.
+    """
+
+    d = Parameter(unit="N.m.s/rad", description="damping constant", nonnegative=True)
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.tau, self.d * self.w_rel)]
+
+    def dissipation(self):
+        return self.tau, self.w_rel
+
+
+class SpringDamper(Compliant):
+    """Torsion spring and damper in parallel: tau = c·(phi_rel − phi_rel0) + d·w_rel.
+
+    Parameters: c [N.m/rad] stiffness (>= 0); d [N.m.s/rad] damping (>= 0);
+    phi_rel0 [rad] unstretched relative angle; phi_rel_start [rad] initial relative angle.
+    States: phi_rel [rad]. Stores c·(phi_rel − phi_rel0)²/2; dissipates d·w_rel².
+    """
+
+    c = Parameter(unit="N.m/rad", description="torsional stiffness", nonnegative=True)
+    d = Parameter(unit="N.m.s/rad", description="damping constant", nonnegative=True)
+    phi_rel0 = Parameter(0.0, unit="rad", description="unstretched relative angle")
+
+    def equations(self):
+        return super().equations() + [
+            sp.Eq(self.tau, self.c * (self.phi_rel - self.phi_rel0) + self.d * self.w_rel)]
+
+    def energy(self):
+        return self.c * (self.phi_rel - self.phi_rel0)**2 / 2
+
+    def dissipation(self):
+        return self.d * self.w_rel, self.w_rel
+
+
+class IdealGear(TwoFlange, Supported):
+    """Ideal gear box: w_a = ratio·w_b (speeds relative to the housing), no losses.
+
+    Parameters: ratio [1] speed ratio w_a/w_b (!= 0); use_support (structural) housing flange.
+    Torques: ratio·flange_a.tau + flange_b.tau = 0; the housing takes the rest.
+    """
+
+    ratio = Parameter(1.0, unit="1", description="transmission ratio flange_a.w/flange_b.w",
+                      nonzero=True)
+
+    def equations(self):
+        w_s = self.support_w()
+        return [sp.Eq(self.flange_a.w - w_s, self.ratio * (self.flange_b.w - w_s)),
+                sp.Eq(self.ratio * self.flange_a.tau + self.flange_b.tau, 0),
+                *self.support_reaction(-self.flange_a.tau - self.flange_b.tau)]
+
+
+class IdealPlanetary(Component):
+    """Ideal planetary gear set (Willis): (1 + ratio)·w_carrier = w_sun + ratio·w_ring, no losses.
+
+    Parameters: ratio [1] ring teeth / sun teeth (> 0).
+    Torques: ring.tau = ratio·sun.tau, carrier.tau = −(1 + ratio)·sun.tau.
+    """
+
+    sun = Port(rotational, "sun wheel")
+    carrier = Port(rotational, "planet carrier")
+    ring = Port(rotational, "ring wheel")
+    ratio = Parameter(unit="1", description="number of ring teeth / number of sun teeth",
+                      positive=True)
+
+    def equations(self):
+        return [sp.Eq((1 + self.ratio) * self.carrier.w, self.sun.w + self.ratio * self.ring.w),
+                sp.Eq(self.ring.tau, self.ratio * self.sun.tau),
+                sp.Eq(self.carrier.tau, -(1 + self.ratio) * self.sun.tau)]
+
+
+# --- sources ----------------------------------------------------------------------------------
+
+class Torque(Supported):
+    """Ideal torque source acting on ``flange``: flange.tau = −tau (tau drives the flange
+    forward); the housing takes the reaction.
+
+    Inputs: tau [N.m] a number, a waveform or a connected signal.
+    Parameters: use_support (structural) housing flange.
+    """
+
+    flange = Port(rotational, "driven flange")
+    tau = Input("N.m", "driving torque")
+
+    def equations(self):
+        return [sp.Eq(self.flange.tau, -self.tau), *self.support_reaction(self.tau)]
+
+
+class Speed(Supported):
+    """Ideal speed source: flange.w = w relative to the housing, whatever torque that takes.
+
+    Inputs: w [rad/s] a number, a waveform or a connected signal.
+    Parameters: use_support (structural) housing flange.
+    """
+
+    flange = Port(rotational, "driven flange")
+    w = Input("rad/s", "prescribed speed")
+
+    def equations(self):
+        return [sp.Eq(self.flange.w - self.support_w(), self.w),
+                *self.support_reaction(-self.flange.tau)]
+
+
+# --- sensors ----------------------------------------------------------------------------------
+
+class SpeedSensor(Component):
+    """Ideal speed sensor: output w = flange.w, no torque drawn."""
+
+    flange = Port(rotational, "measured flange")
+    w = Output("rad/s", "absolute speed")
+
+    def equations(self):
+        return [sp.Eq(self.w, self.flange.w), sp.Eq(self.flange.tau, 0)]
+
+
+class TorqueSensor(TwoFlange):
+    """Ideal torque sensor in series: output tau = flange_a.tau, rigid (equal speeds)."""
+
+    tau = Output("N.m", "torque from flange_a to flange_b")
+
+    def equations(self):
+        return [sp.Eq(self.flange_a.w, self.flange_b.w),
+                sp.Eq(self.flange_a.tau + self.flange_b.tau, 0),
+                sp.Eq(self.tau, self.flange_a.tau)]
+
+
+class AngleSensor(Component):
+    """Ideal angle sensor: output phi, the integral of flange.w from phi0; no torque drawn.
+
+    Parameters: phi0 [rad] angle at the start.
+    """
+
+    flange = Port(rotational, "measured flange")
+    phi = Output("rad", "absolute angle")
+    phi0 = Parameter(0.0, unit="rad", description="initial angle")
+
+    def equations(self):
+        return [sp.Eq(der(self.phi), self.flange.w), sp.Eq(self.flange.tau, 0)]
+
+    def initial(self):
+        return {self.phi: self.phi0}
