@@ -40,21 +40,23 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
         if not np.all(np.isfinite(g)):
             break
         step = _solve(jac, -g, describe)
+        scale = 1.0 + np.abs(z)
+        if np.all(np.abs(step) <= tol * scale):
+            return z + step
         lam = 1.0
         while True:
             trial = z + lam * step
             g_trial, jac_trial = evaluate(trial)
             n_trial = np.linalg.norm(g_trial, np.inf)
-            if np.isfinite(n_trial) and (n_trial <= (1 - 1e-4 * lam) * norm or n_trial <= tol):
+            if np.isfinite(n_trial) and n_trial <= (1 - 1e-4 * lam) * norm:
                 break
             lam *= 0.5
             if lam < 1e-10:
+                # No decrease is possible at rounding level: z is as converged as it gets.
+                if np.all(np.abs(step) <= 1e-8 * scale):
+                    return z
                 raise _failure(z, g, describe, "the line search stalled")
         z, g, jac, norm = trial, g_trial, jac_trial, n_trial
-        if np.all(np.abs(lam * step) <= tol * (1.0 + np.abs(z))) or norm == 0.0:
-            return z
-    if np.all(np.isfinite(g)) and norm <= 1e-9 * (1.0 + np.abs(z).max()):
-        return z
     raise _failure(z, g, describe, f"Newton did not converge in {max_iter} iterations")
 
 

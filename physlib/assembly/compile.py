@@ -25,6 +25,7 @@ from .flatten import FlatSystem, flatten
 from .index_reduction import IndexReduction, reduce_index
 from .model import Model
 from .structure import diagnose, match_and_order
+from .tearing import tear_block
 
 log = logging.getLogger(__name__)
 
@@ -87,12 +88,8 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     order = match_and_order(eqs.incidence(all_edges, len(unknown_pos), unknown),
                             eqs.incidence(eqs.preferred, len(unknown_pos), unknown), describe_eq,
                             lambda u: pos_names[unknown_pos[u]])
-    match = order.match
-    block_size = np.bincount(order.block, minlength=order.n_blocks)
-    explicit_edges = eqs.incidence(eqs.explicit, len(unknown_pos), unknown)
-    is_explicit = (block_size[order.block] == 1) & \
-        (np.asarray(explicit_edges[np.arange(eqs.n_eq), match]).ravel() > 0) if eqs.n_eq \
-        else np.zeros(0, bool)
+    target, explicit_rank, z_unknowns, g_eqs = _tear(order, eqs, unknown, len(unknown_pos))
+    is_explicit = explicit_rank >= 0
 
     # --- symbolic system ----------------------------------------------------------------------
     R = cs.SX.sym("r", n_pos)
@@ -113,18 +110,17 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     parts.append(_derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col, sign))
     residuals = cs.vertcat(*parts)
 
-    values = _explicit_solutions(flat, eqs, is_explicit, match, unknown_pos, locals_sx, params_sx, T,
+    target_pos = np.where(target >= 0, unknown_pos[np.maximum(target, 0)], -1)
+    values = _explicit_solutions(flat, eqs, is_explicit, target_pos, locals_sx, params_sx, T,
                                  col, sign, R)
     expl_eqs = np.flatnonzero(is_explicit)
-    eval_order = expl_eqs[np.argsort(order.block[expl_eqs], kind="stable")]
-    v = R[unknown_pos[match[eval_order]].tolist()]
+    eval_order = expl_eqs[np.lexsort((explicit_rank[expl_eqs], order.block[expl_eqs]))]
+    v = R[target_pos[eval_order].tolist()]
     vdef = cs.densify(cs.vertcat(*[values[e] for e in eval_order.tolist()])) if len(eval_order) \
         else cs.SX(0, 1)
 
-    implicit = np.flatnonzero(~is_explicit)
-    implicit = implicit[np.argsort(order.block[implicit], kind="stable")]
-    g_expr = residuals[implicit.tolist()]
-    z_pos = unknown_pos[match[implicit]]
+    g_expr = residuals[g_eqs.tolist()]
+    z_pos = unknown_pos[z_unknowns]
 
     energy, energy_owner = _per_component(flat, "energy_function", locals_sx, params_sx, T,
                                           lambda out: out.T)
@@ -307,7 +303,7 @@ def _derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col,
     return cs.vertcat(*out)
 
 
-def _explicit_solutions(flat, eqs, is_explicit, match, unknown_pos, locals_sx, params_sx, T, col,
+def _explicit_solutions(flat, eqs, is_explicit, target_pos, locals_sx, params_sx, T, col,
                         sign, R) -> dict:
     """Value of the matched variable of every explicit equation, one mapped call per kind."""
     expl_eqs = np.flatnonzero(is_explicit)
@@ -319,7 +315,7 @@ def _explicit_solutions(flat, eqs, is_explicit, match, unknown_pos, locals_sx, p
         if not len(sel):
             continue
         inst = sel - base
-        target = unknown_pos[match[sel]]
+        target = target_pos[sel]
         for l in sorted(g.template.explicit[j]):
             hit = col[g.var_ids[inst, l]] == target
             if not hit.any():
@@ -335,7 +331,7 @@ def _explicit_solutions(flat, eqs, is_explicit, match, unknown_pos, locals_sx, p
         # sum_r c_r x_r = 0 solved for the matched x_u: x_u = -sum_{r != u} (c_r / c_u) x_r
         sub = eqs.through[through_expl - eqs.n_template]
         srows = sub.tocoo()
-        target = unknown_pos[match[through_expl]]
+        target = target_pos[through_expl]
         coeff = np.asarray(sub[np.arange(len(target)), target]).ravel()
         other = srows.col != target[srows.row]
         solve = sps.csr_matrix((-srows.data[other] / coeff[srows.row[other]],
@@ -344,6 +340,47 @@ def _explicit_solutions(flat, eqs, is_explicit, match, unknown_pos, locals_sx, p
         for idx, e in enumerate(through_expl.tolist()):
             values[e] = through_vals[idx]
     return values
+
+
+def _tear(order, eqs: _Equations, unknown, n_unknown):
+    """Which variable each equation is solved for explicitly, in which order, and what is left.
+
+    Returns ``target`` (equation -> unknown it is solved for, -1 if none), ``rank`` (order of
+    explicit equations within their block, -1 for implicit ones), and the algebraic unknowns
+    and residual equations that remain for the DAE solver, block by block.
+    """
+    match = order.match
+    incidence = eqs.incidence(np.ones(len(eqs.rows), bool), n_unknown, unknown).tocsr()
+    explicit = eqs.incidence(eqs.explicit, n_unknown, unknown).tocsr()
+    sizes = np.bincount(order.block, minlength=order.n_blocks)
+    single = sizes[order.block] == 1
+    n_eq = eqs.n_eq
+    target = np.full(n_eq, -1, dtype=np.int64)
+    rank = np.full(n_eq, -1, dtype=np.int64)
+    if n_eq:
+        ok = single & (np.asarray(explicit[np.arange(n_eq), match]).ravel() > 0)
+        target[ok] = match[ok]
+        rank[ok] = 0
+    z_unknowns, g_eqs = [], []
+    lone = np.flatnonzero(single & (rank < 0))
+    pending = [(int(order.block[e]), [int(e)], None) for e in lone]   # scalar implicit blocks
+    multi = np.flatnonzero(~single)
+    if len(multi):
+        by_block = multi[np.argsort(order.block[multi], kind="stable")]
+        splits = np.flatnonzero(np.diff(order.block[by_block])) + 1
+        for members in np.split(by_block, splits):
+            pending.append((int(order.block[members[0]]), members.tolist(), True))
+    for _, members, is_loop in sorted(pending, key=lambda item: item[0]):
+        if not is_loop:
+            z_unknowns.append(int(match[members[0]]))
+            g_eqs.append(members[0])
+            continue
+        solved, tears, residuals = tear_block(members, match[members].tolist(), incidence, explicit)
+        for r, (e, u) in enumerate(solved):
+            target[e], rank[e] = u, r
+        z_unknowns.extend(tears)
+        g_eqs.extend(residuals)
+    return target, rank, np.array(z_unknowns, dtype=np.int64), np.array(g_eqs, dtype=np.int64)
 
 
 def _per_component(flat, attribute, locals_sx, params_sx, T, combine):
