@@ -88,7 +88,7 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     order = match_and_order(eqs.incidence(all_edges, len(unknown_pos), unknown),
                             eqs.incidence(eqs.preferred, len(unknown_pos), unknown), describe_eq,
                             lambda u: pos_names[unknown_pos[u]])
-    target, explicit_rank, z_unknowns, g_eqs = _tear(order, eqs, unknown, len(unknown_pos))
+    target, explicit_rank, z_unknowns, g_eqs, n_loops = _tear(order, eqs, unknown, len(unknown_pos))
     is_explicit = explicit_rank >= 0
 
     # --- symbolic system ----------------------------------------------------------------------
@@ -155,7 +155,7 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         dissipation=cs.Function("dissipation", inputs, [dissipation]),
         energy_owner=energy_owner, dissipation_owner=dissipation_owner,
         state_pos=state_pos, z_pos=z_pos, position_names=pos_names, var_col=col, var_sign=sign,
-        residual_count=eqs.n_eq, alias_count=len(names) - len(reps), explicit_count=len(eval_order),
+        stats=_stats(flat, eqs, len(eval_order), n_loops),
         differentiated=[describe_eq(e) for e in reduction.new_eqs],
         dummy_states=[pos_names[d] for d in reduction.dummies],
     )
@@ -346,8 +346,9 @@ def _tear(order, eqs: _Equations, unknown, n_unknown):
     """Which variable each equation is solved for explicitly, in which order, and what is left.
 
     Returns ``target`` (equation -> unknown it is solved for, -1 if none), ``rank`` (order of
-    explicit equations within their block, -1 for implicit ones), and the algebraic unknowns
-    and residual equations that remain for the DAE solver, block by block.
+    explicit equations within their block, -1 for implicit ones), the algebraic unknowns
+    and residual equations that remain for the DAE solver, block by block, and the number
+    of blocks that need Newton.
     """
     match = order.match
     incidence = eqs.incidence(np.ones(len(eqs.rows), bool), n_unknown, unknown).tocsr()
@@ -380,7 +381,18 @@ def _tear(order, eqs: _Equations, unknown, n_unknown):
             target[e], rank[e] = u, r
         z_unknowns.extend(tears)
         g_eqs.extend(residuals)
-    return target, rank, np.array(z_unknowns, dtype=np.int64), np.array(g_eqs, dtype=np.int64)
+    return (target, rank, np.array(z_unknowns, dtype=np.int64), np.array(g_eqs, dtype=np.int64),
+            len(pending))
+
+
+def _stats(flat, eqs: _Equations, n_explicit, n_loops) -> dict:
+    """Equation and variable counts before alias elimination (for the summary)."""
+    n_alias = len(flat.equalities) + sum(len(g.paths) * len(g.template.aliases) for g in flat.groups) \
+        + sum(1 for s in flat.through_sums if len(s) == 2)
+    n_through = sum(1 for s in flat.through_sums if len(s) > 2)
+    n_template = sum(len(g.paths) * len(g.template.residuals) for g in flat.groups)
+    return {"variables": len(flat.var_names), "equations": n_alias + n_through + n_template,
+            "alias_equations": n_alias, "explicit": n_explicit, "loops": n_loops}
 
 
 def _per_component(flat, attribute, locals_sx, params_sx, T, combine):

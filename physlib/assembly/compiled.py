@@ -29,9 +29,7 @@ class DaeSystem:
     position_names: list[str]  # name of each representative position
     var_col: np.ndarray        # raw variable id -> representative position
     var_sign: np.ndarray       # raw variable value = sign * representative value
-    residual_count: int
-    alias_count: int
-    explicit_count: int
+    stats: dict                # equation/variable counts of each reduction step
     differentiated: list[str]  # equations differentiated by index reduction
     dummy_states: list[str]    # variables that would be states but are fixed by constraints
     cache: dict = field(default_factory=dict)   # integrators and Jacobians built on demand
@@ -134,22 +132,33 @@ class CompiledModel:
         from ..analysis.simulate import simulate
         return simulate(self, t_end, **options)
 
+    @cached_property
+    def partitions(self) -> list:
+        """Linear and nonlinear portions of the model (see :mod:`physlib.assembly.partition`)."""
+        from .partition import partition
+        return partition(self._flat)
+
     def summary(self) -> str:
-        """Equation and variable counts before and after reduction, states and algebraic variables."""
-        s = self.system
-        n_raw = len(self._flat.var_names)
+        """Equation and variable counts before and after each reduction step, states, algebraic
+        variables and partitions."""
+        s, st = self.system, self.system.stats
         lines = [
             f"model {self.name}: {sum(len(g.paths) for g in self._flat.groups)} components "
             f"in {len(self._flat.groups)} classes",
-            f"  variables: {n_raw} (incl. derivatives), {s.alias_count} removed as aliases",
-            f"  equations after alias elimination: {s.residual_count}, "
-            f"{s.explicit_count} solved explicitly",
-            f"  states ({len(s.state_pos)}): {_short(self.states)}",
-            *([f"  index reduction: differentiated {len(s.differentiated)} equations; "
+            f"  flattened:         {st['equations']} equations, {st['variables']} variables "
+            "(incl. derivatives)",
+            f"  alias elimination: {st['equations'] - st['alias_equations']} equations, "
+            f"{st['variables'] - st['alias_equations']} variables",
+            *([f"  index reduction:   +{len(s.differentiated)} differentiated equations; "
                f"{_short(s.dummy_states)} fixed by constraints instead of being states"]
               if s.differentiated else []),
+            f"  BLT and tearing:   {st['explicit']} equations solved explicitly, "
+            f"{len(s.z_pos)} left for Newton/DAE solver in {st['loops']} algebraic loops",
+            f"  states ({len(s.state_pos)}): {_short(self.states)}",
             f"  algebraic variables ({len(s.z_pos)}): {_short(self.algebraic)}",
             f"  parameters: {len(self._flat.param_names)}",
+            "  partitions: " + "; ".join(
+                f"{'linear' if p.linear else 'nonlinear'} [{_short(p.components, 6)}]" for p in self.partitions),
         ]
         return "\n".join(lines)
 

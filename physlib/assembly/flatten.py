@@ -52,6 +52,7 @@ class FlatSystem:
     through_sums: list[np.ndarray]  # each: ids whose sum is zero
     var_owner: np.ndarray    # global variable id -> index into ``owners`` (component path)
     owners: list[str]
+    nodes: list[list[str]]   # component paths joined at each connection (and input-to-waveform link)
 
 
 @dataclass
@@ -119,9 +120,11 @@ def flatten(model: Model) -> FlatSystem:
     graph.add_edges_from(edges)
     through_sums = []
     connected: set[str] = set()
+    nodes = [[path.rsplit(".", 1)[0], path] for path, _, _ in inline]
     for node_set in nx.connected_components(graph):
         members = [ports[p] for p in sorted(node_set)]
         connected.update(node_set)
+        nodes.append(sorted({m.path for m in members}))
         if members[0].domain.is_signal:
             _signal_set(members, inline_inputs, equalities)
             continue
@@ -134,7 +137,7 @@ def flatten(model: Model) -> FlatSystem:
     return FlatSystem(model.name, list(groups.values()), var_names, param_names,
                       np.array(param_values, dtype=float), param_checks,
                       np.array(equalities, dtype=float).reshape(-1, 3), through_sums,
-                      np.concatenate(var_owner) if var_owner else np.zeros(0, int), owners)
+                      np.concatenate(var_owner) if var_owner else np.zeros(0, int), owners, nodes)
 
 
 def _local_path(path: str, local: str) -> str:

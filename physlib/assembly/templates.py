@@ -41,6 +41,7 @@ class ClassTemplate:
     risky: list[set[int]]             # per residual: locals it is linear in, with a coefficient
                                       # that may vanish (Rs·i with Rs >= 0): matched only if needed
     initial: dict[int, sp.Expr]       # state local index -> initial value expression in params
+    linear: bool                      # every equation affine in the variables
     energy: sp.Expr | None
     dissipation: tuple[sp.Expr, sp.Expr] | None
     symbols: dict = field(repr=False, default_factory=dict)  # name -> sympy symbol
@@ -190,8 +191,10 @@ def _derive(comp: Component) -> ClassTemplate:
             raise EquationError(f"{label}.initial(): {sym} is not a variable of the class")
         init[index[sym.name]] = sp.sympify(value)
     der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
+    linear = all(not any(isinstance(s, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
+                 for expr in residuals for v in expr.free_symbols if isinstance(v, VariableSymbol))
     return ClassTemplate(cls.__name__, names, params, start, units, der_of, residuals, aliases,
-                         incidence, explicit, risky, init,
+                         incidence, explicit, risky, init, linear,
                          None if energy is None else sp.sympify(energy),
                          None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
                          symbols)
