@@ -1,13 +1,16 @@
 """Electrical components (analog, lumped).
 
 Sign convention: the current of a port is positive *into* the component; a one-port's ``v`` is
-``p.v - n.v`` and its ``i`` flows from ``p`` through the component to ``n``.
+``p.v - n.v`` and its ``i`` flows from ``p`` through the component to ``n``. The cross-domain
+parts at the end (EMF, HeatingResistor) follow the rotational and thermal conventions on
+their other ports.
 """
 import sympy as sp
 
 from ..core import Component, Input, Output, Parameter, Port, Variable, der
 from ..core.symbols import t  # noqa: F401  (re-exported for user equations)
-from ..domains import electrical
+from ..domains import electrical, rotational, thermal
+from .rotational import Supported
 
 BOLTZMANN = 1.380649e-23      # J/K
 ELEMENTARY_CHARGE = 1.602176634e-19  # C
@@ -224,3 +227,50 @@ class CurrentSensor(Component):
 
     def equations(self):
         return [sp.Eq(self.p.v, self.n.v), sp.Eq(self.p.i + self.n.i, 0), sp.Eq(self.i, self.p.i)]
+
+
+# --- cross-domain -----------------------------------------------------------------------------
+
+class EMF(OnePort, Supported):
+    """Ideal electromechanical converter (DC machine): v = k·w, flange.tau = −k·i; no losses.
+
+    Parameters: k [N.m/A] transformation coefficient, equal to V.s/rad (!= 0);
+    use_support (structural) housing flange (fixed by default).
+    Variables: w [rad/s] shaft speed relative to the housing.
+    """
+
+    flange = Port(rotational, "shaft")
+    k = Parameter(unit="N.m/A", description="transformation coefficient", nonzero=True)
+    w = Variable("rad/s", "shaft speed relative to the housing")
+
+    def equations(self):
+        return super().equations() + [
+            sp.Eq(self.w, self.flange.w - self.support_w()),
+            sp.Eq(self.v, self.k * self.w),
+            sp.Eq(self.flange.tau, -self.k * self.i),
+            *self.support_reaction(self.k * self.i)]
+
+
+class HeatingResistor(OnePort):
+    """Resistor whose resistance follows its temperature: R = R_ref·(1 + alpha·(T − T_ref)),
+    v = R·i; its loss v·i leaves through ``heat_port`` (heat_port.Q = −v·i).
+
+    Parameters: R_ref [Ohm] resistance at T_ref (> 0); T_ref [K] reference temperature (> 0);
+    alpha [1/K] temperature coefficient.
+    Variables: R [Ohm] actual resistance. Dissipates v·i.
+    """
+
+    heat_port = Port(thermal, "heat port at the resistor temperature")
+    R_ref = Parameter(unit="Ohm", description="resistance at T_ref", positive=True)
+    T_ref = Parameter(300.15, unit="K", description="reference temperature", positive=True)
+    alpha = Parameter(0.0, unit="1/K", description="temperature coefficient of resistance")
+    R = Variable("Ohm", "actual resistance", start=1.0)
+
+    def equations(self):
+        return super().equations() + [
+            sp.Eq(self.R, self.R_ref * (1 + self.alpha * (self.heat_port.T - self.T_ref))),
+            sp.Eq(self.v, self.R * self.i),
+            sp.Eq(self.heat_port.Q, -self.v * self.i)]
+
+    def dissipation(self):
+        return self.v, self.i
