@@ -8,13 +8,13 @@ Build a system from components with across/through ports, compile it once, then 
 from .analysis import OperatingPoint, SimulationResult
 from .assembly import CompiledModel, Model
 from .core import (Component, DomainMismatchError, DuplicateNameError, InitializationError, Input,
-                   MissingReferenceError, Output, Parameter, ParameterError, PhyslibError, Port,
+                   MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
                    Variable, der, t)
 
 __version__ = "0.1.0"
 
-__all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Component", "Port",
+__all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Component", "Mode", "Port",
            "Input", "Output", "Parameter", "Variable", "der", "t", "PhyslibError", "ParameterError",
            "DuplicateNameError", "PortConnectionError", "DomainMismatchError",
            "UnconnectedPortError", "MissingReferenceError", "StructuralError",

@@ -100,7 +100,7 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         tpl, k = g.template, len(g.paths)
         L = cs.reshape(R[col[g.var_ids].T.flatten(order="F").tolist()], len(tpl.local_names), k) \
             * cs.DM(sign[g.var_ids].T)
-        npar = len(tpl.param_names)
+        npar = tpl.n_inputs
         Pm = cs.reshape(P[g.param_ids.T.flatten(order="F").tolist()], npar, k) if npar else cs.DM(0, k)
         locals_sx.append(L)
         params_sx.append(Pm)
@@ -126,9 +126,17 @@ def _emit(flat: FlatSystem) -> DaeSystem:
                                           lambda out: out.T)
     dissipation, dissipation_owner = _per_component(flat, "dissipation_function", locals_sx, params_sx,
                                                     T, lambda out: (out[0, :] * out[1, :]).T)
+    guards, guard_owner = _rows(flat, "guard_function", locals_sx, params_sx, T,
+                                lambda tpl: range(len(tpl.guards)))
+    n_c = lambda tpl: len(tpl.constraints)  # noqa: E731
+    constraint_expr, constraint_owner = _rows(flat, "constraint_function", locals_sx, params_sx, T,
+                                              lambda tpl: range(n_c(tpl)))
+    constraint_active, _ = _rows(flat, "constraint_function", locals_sx, params_sx, T,
+                                 lambda tpl: range(n_c(tpl), 2 * n_c(tpl)))
     if len(eval_order):
-        _, (g_expr, all_values, energy, dissipation) = cs.substitute_inplace(
-            [v], [vdef], [g_expr, R, energy, dissipation], False)
+        _, (g_expr, all_values, energy, dissipation, guards, constraint_expr, constraint_active) = \
+            cs.substitute_inplace([v], [vdef], [g_expr, R, energy, dissipation, guards, constraint_expr,
+                                                constraint_active], False)
     else:
         all_values = R
 
@@ -154,6 +162,9 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         energy=cs.Function("energy", inputs, [energy]),
         dissipation=cs.Function("dissipation", inputs, [dissipation]),
         energy_owner=energy_owner, dissipation_owner=dissipation_owner,
+        guards=cs.Function("guards", inputs, [guards]), guard_owner=guard_owner,
+        constraints=cs.Function("constraints", inputs, [constraint_expr, constraint_active]),
+        constraint_owner=constraint_owner,
         state_pos=state_pos, z_pos=z_pos, position_names=pos_names, var_col=col, var_sign=sign,
         stats=_stats(flat, eqs, len(eval_order), n_loops),
         differentiated=[describe_eq(e) for e in reduction.new_eqs],
@@ -393,6 +404,21 @@ def _stats(flat, eqs: _Equations, n_explicit, n_loops) -> dict:
     n_template = sum(len(g.paths) * len(g.template.residuals) for g in flat.groups)
     return {"variables": len(flat.var_names), "equations": n_alias + n_through + n_template,
             "alias_equations": n_alias, "explicit": n_explicit, "loops": n_loops}
+
+
+def _rows(flat, attribute, locals_sx, params_sx, T, rows):
+    """Selected rows of a per-instance vector function (guards, constraints) of every instance,
+    instance by instance, with their owners as (group, instance, row index) triples."""
+    parts, owners = [], []
+    for gi, g in enumerate(flat.groups):
+        function = getattr(g.template, attribute)
+        if function is None:
+            continue
+        k, selected = len(g.paths), list(rows(g.template))
+        out = function.map(k)(locals_sx[gi], params_sx[gi], T)
+        parts.append(cs.vec(out[selected, :]))
+        owners.extend((gi, inst, j - selected[0]) for inst in range(k) for j in selected)
+    return (cs.vertcat(*parts) if parts else cs.SX(0, 1)), owners
 
 
 def _per_component(flat, attribute, locals_sx, params_sx, T, combine):

@@ -8,7 +8,7 @@ from functools import cached_property
 import casadi as cs
 import numpy as np
 
-from ..core.component import Component
+from ..core.component import Component, Mode
 from ..core.errors import ParameterError
 from .flatten import FlatSystem
 
@@ -24,6 +24,10 @@ class DaeSystem:
     dissipation: cs.Function   # (x, z, p, t) -> dissipated power of each dissipative component
     energy_owner: list[str]
     dissipation_owner: list[str]
+    guards: cs.Function        # (x, z, p, t) -> zero-crossing functions of hybrid components
+    guard_owner: list[tuple]   # (group, instance, guard index) per guard
+    constraints: cs.Function   # (x, z, p, t) -> (mode constraint expressions, active flags)
+    constraint_owner: list[tuple]
     state_pos: np.ndarray      # state i -> representative position
     z_pos: np.ndarray          # algebraic variable i -> representative position
     position_names: list[str]  # name of each representative position
@@ -109,6 +113,8 @@ class CompiledModel:
                 raise ParameterError(_unknown("parameter", name, self._param_index))
             values[self._param_index[name]] = value
             declaration, owner = self._flat.param_checks[self._param_index[name]]
+            if isinstance(declaration, Mode):
+                raise ParameterError(f"{name} is a mode of {owner}; modes change only at events")
             values[self._param_index[name]] = declaration.validate(value, owner)
         return values
 

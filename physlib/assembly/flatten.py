@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from ..core.component import Component, Output, Parameter, PortRef
+from ..core.component import Component, Mode, Output, Parameter
 from ..core.errors import (MissingReferenceError, PortConnectionError, UnconnectedPortError)
 from ..core.symbols import derivative_base
 from .model import ExposedPort, Model
@@ -47,7 +47,7 @@ class FlatSystem:
     var_names: list[str]
     param_names: list[str]
     param_values: np.ndarray
-    param_checks: list[tuple[Parameter, str]]  # declaration and component path, per parameter
+    param_checks: list[tuple[Parameter | Mode, str]]  # declaration and component path, per entry
     equalities: np.ndarray   # (k, 3): a, b, sign  -> x_a = sign * x_b
     through_sums: list[np.ndarray]  # each: ids whose sum is zero
     var_owner: np.ndarray    # global variable id -> index into ``owners`` (component path)
@@ -94,7 +94,7 @@ def flatten(model: Model) -> FlatSystem:
     var_owner: list[np.ndarray] = []
     for group in groups.values():
         tpl = group.template
-        n, nl, nparam = len(group.paths), len(tpl.local_names), len(tpl.param_names)
+        n, nl, nparam = len(group.paths), len(tpl.local_names), tpl.n_inputs
         group.var_ids = len(var_names) + np.arange(n * nl).reshape(n, nl)
         var_names.extend(_local_path(p, name) for p in group.paths for name in tpl.local_names)
         var_owner.append(np.repeat(np.arange(len(owners), len(owners) + n), nl))
@@ -107,6 +107,10 @@ def flatten(model: Model) -> FlatSystem:
                 param_names.extend(f"{path}.{name}" for name in tpl.param_names)
             param_values.extend(float(comp._values[name]) for name in tpl.param_names)
             param_checks.extend((type(comp)._parameters[name], path) for name in tpl.param_names)
+            # Modes ride along in the parameter vector: changing them never recompiles.
+            param_names.extend(f"{path}.{name}" for name in tpl.mode_names)
+            param_values.extend(float(start) for start in tpl.mode_starts)
+            param_checks.extend((type(comp)._modes[name], path) for name in tpl.mode_names)
 
     ports = _port_table(order)
     equalities: list[tuple[int, int, float]] = []

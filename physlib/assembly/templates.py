@@ -18,7 +18,7 @@ import sympy as sp
 
 from ..core.component import Component
 from ..core.errors import PhyslibError
-from ..core.symbols import VariableSymbol, derivative_base, t
+from ..core.symbols import ModeSymbol, VariableSymbol, derivative_base, t
 from .sympy_to_casadi import to_casadi
 
 
@@ -31,6 +31,8 @@ class ClassTemplate:
     class_name: str
     local_names: list[str]            # port variables, then internal variables, then der(...)
     param_names: list[str]            # non-structural parameters, in declaration order
+    mode_names: list[str]             # discrete modes; the functions' p input is params + modes
+    mode_starts: list[int]
     local_start: list[float]          # initial guess of every local variable
     local_units: list[str]
     der_of: dict[int, int]            # local index of der(x) -> local index of x
@@ -41,7 +43,9 @@ class ClassTemplate:
     risky: list[set[int]]             # per residual: locals it is linear in, with a coefficient
                                       # that may vanish (Rs·i with Rs >= 0): matched only if needed
     initial: dict[int, sp.Expr]       # state local index -> initial value expression in params
-    linear: bool                      # every equation affine in the variables
+    linear: bool                      # every equation affine in the variables, no modes
+    guards: list[sp.Expr]
+    constraints: list[tuple]          # (mode condition, expression that is zero while it holds)
     energy: sp.Expr | None
     dissipation: tuple[sp.Expr, sp.Expr] | None
     symbols: dict = field(repr=False, default_factory=dict)  # name -> sympy symbol
@@ -49,10 +53,12 @@ class ClassTemplate:
     @cached_property
     def _sx(self):
         v = cs.SX.sym("v", len(self.local_names))
-        p = cs.SX.sym("p", len(self.param_names))
+        p = cs.SX.sym("p", self.n_inputs)
         time = cs.SX.sym("t")
         table = {self.symbols[n]: v[i] for i, n in enumerate(self.local_names)}
         table.update({sp.Symbol(n, real=True): p[i] for i, n in enumerate(self.param_names)})
+        table.update({ModeSymbol(n, integer=True): p[len(self.param_names) + i]
+                      for i, n in enumerate(self.mode_names)})
         table[t] = time
         return v, p, time, table
 
@@ -61,6 +67,25 @@ class ClassTemplate:
         out = [to_casadi(e, table) for e in exprs]
         label = re.sub(r"_+", "_", f"{self.class_name.strip('_')}_{name}")
         return cs.Function(label, [v, p, time], [cs.vertcat(*out)] if out else [cs.SX(0, 1)])
+
+    @property
+    def n_inputs(self) -> int:
+        """Length of the p input of the class functions: parameters, then modes."""
+        return len(self.param_names) + len(self.mode_names)
+
+    @cached_property
+    def guard_function(self) -> cs.Function | None:
+        """(locals, params + modes, t) -> zero-crossing functions."""
+        return self._function("guards", self.guards) if self.guards else None
+
+    @cached_property
+    def constraint_function(self) -> cs.Function | None:
+        """(locals, params + modes, t) -> (mode constraint expressions, 1 where active)."""
+        if not self.constraints:
+            return None
+        exprs = [e for _, e in self.constraints] + \
+            [sp.Piecewise((1, cond), (0, True)) for cond, _ in self.constraints]
+        return self._function("constraints", exprs)
 
     @cached_property
     def residual_function(self) -> cs.Function:
@@ -131,6 +156,8 @@ def _derive(comp: Component) -> ClassTemplate:
         initial = comp.initial()
         energy = comp.energy()
         dissipation = comp.dissipation()
+        guards = [sp.sympify(g) for g in comp.guards()]
+        constraints = [(cond, sp.sympify(e)) for cond, e in comp.constraints()]
     finally:
         comp._deriving = False
 
@@ -149,11 +176,12 @@ def _derive(comp: Component) -> ClassTemplate:
         start.append(var.start)
         units.append(var.unit)
     params = [n for n, p in cls._parameters.items() if not p.structural]
-    known_params = {sp.Symbol(n, real=True) for n in params}
+    known_params = {sp.Symbol(n, real=True) for n in params} | \
+        {ModeSymbol(n, integer=True) for n in cls._modes}
     nonzero_params = {sp.Symbol(n, real=True) for n, p in cls._parameters.items()
                       if not p.structural and (p.positive or p.nonzero)}
 
-    used = set().union(*(e.free_symbols for e in raw)) if raw else set()
+    used = set().union(*(e.free_symbols for e in raw + guards + [e for _, e in constraints]))
     ders = sorted((s for s in used if isinstance(s, VariableSymbol) and derivative_base(s.name)),
                   key=lambda s: s.name)
     for d in ders:
@@ -191,10 +219,11 @@ def _derive(comp: Component) -> ClassTemplate:
             raise EquationError(f"{label}.initial(): {sym} is not a variable of the class")
         init[index[sym.name]] = sp.sympify(value)
     der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
-    linear = all(not any(isinstance(s, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
+    linear = not cls._modes and all(not any(isinstance(s, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
                  for expr in residuals for v in expr.free_symbols if isinstance(v, VariableSymbol))
-    return ClassTemplate(cls.__name__, names, params, start, units, der_of, residuals, aliases,
-                         incidence, explicit, risky, init, linear,
+    return ClassTemplate(cls.__name__, names, params, list(cls._modes),
+                         [m.start for m in cls._modes.values()], start, units, der_of, residuals, aliases,
+                         incidence, explicit, risky, init, linear, guards, constraints,
                          None if energy is None else sp.sympify(energy),
                          None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
                          symbols)

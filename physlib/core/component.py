@@ -19,7 +19,7 @@ import sympy as sp
 
 from ..domains import Domain, signal
 from .errors import ParameterError, PortConnectionError
-from .symbols import VariableSymbol
+from .symbols import ModeSymbol, VariableSymbol
 
 _REQUIRED = object()
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -116,6 +116,35 @@ class Variable:
             return self
         if instance._deriving:
             return VariableSymbol(self.name, real=True)
+        return f"{instance.name}.{self.name}"
+
+
+class Mode:
+    """A discrete variable of a hybrid component (a clutch's stick/slip state, a switch's
+    position), with named integer codes: ``mode = Mode({"stuck": 0, "free": 2}, start="free")``.
+
+    The solver integrates with all modes frozen; inside equations a mode is a symbol, usually
+    used in ``Piecewise((expr_stuck, Eq(self.mode, 0)), ...)``. Modes change only at events,
+    through :meth:`Component.transition`; the result reports them like variables
+    (``res["clutch1.mode"]``).
+    """
+
+    def __init__(self, codes: dict[str, int], start: str | int, description: str = ""):
+        self.codes = dict(codes)
+        self.start = codes[start] if isinstance(start, str) else int(start)
+        if self.start not in self.codes.values():
+            raise ValueError(f"start {start!r} is not one of the codes {self.codes}")
+        self.description = description
+        self.name = ""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        if instance._deriving:
+            return ModeSymbol(self.name, integer=True)
         return f"{instance.name}.{self.name}"
 
 
@@ -237,19 +266,21 @@ class Component:
 
     _parameters: dict[str, Parameter] = {}
     _variables: dict[str, Variable] = {}
+    _modes: dict[str, Mode] = {}
     _ports: dict[str, Port] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        params, variables, ports = {}, {}, {}
+        params, variables, ports, modes = {}, {}, {}, {}
+        tables = ((params, Parameter), (variables, Variable), (ports, Port), (modes, Mode))
         for klass in reversed(cls.__mro__):
             for key, value in vars(klass).items():
-                for table, kind in ((params, Parameter), (variables, Variable), (ports, Port)):
+                for table, kind in tables:
                     if isinstance(value, kind):
-                        for other in (params, variables, ports):
+                        for other, _ in tables:
                             other.pop(key, None)
                         table[key] = value
-        cls._parameters, cls._variables, cls._ports = params, variables, ports
+        cls._parameters, cls._variables, cls._ports, cls._modes = params, variables, ports, modes
 
     def __init__(self, name: str | None = None, **values: Any):
         self._deriving = False
@@ -305,6 +336,22 @@ class Component:
     def dissipation(self):
         """The conjugate pair ``(effort, flow)`` whose product is the dissipated power [W]."""
         return None
+
+    def guards(self) -> list:
+        """Zero-crossing functions (hybrid components): an event occurs when one changes sign."""
+        return []
+
+    def transition(self, values: dict[str, float], fired: list[bool]) -> dict[str, int]:
+        """New mode codes at an event, from this component's current values (variables,
+        parameters and modes by local name) and which of its guards just crossed zero.
+        Called repeatedly until no mode changes (event iteration)."""
+        return {}
+
+    def constraints(self) -> list:
+        """State constraints of modes: ``[(mode_condition, expr), ...]`` where ``expr = 0`` must
+        hold while ``mode_condition`` is true (a stuck clutch: ``(Eq(self.mode, 0), w_rel)``).
+        When an event makes one active, the states are projected onto it (ALGORITHMS §1)."""
+        return []
 
     def time_events(self, values: dict[str, float], t0: float, t1: float) -> list[float]:
         """Times in [t0, t1] where the equations are not smooth in time (given parameter values)."""

@@ -12,6 +12,10 @@ class VariableSymbol(sp.Symbol):
     """
 
 
+class ModeSymbol(sp.Symbol):
+    """A SymPy symbol for a component's discrete mode (constant between events)."""
+
+
 def der(expr):
     """Time derivative of a variable, or of an expression of variables, parameters and ``t``.
 
