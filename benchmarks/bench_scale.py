@@ -1,0 +1,476 @@
+"""Scaling benchmark: how physlib's model construction, compile and simulation grow with model size,
+and how its simulation compares with the same equations written by hand in CasADi.
+
+Models (all values SI):
+
+* ``rc_ladder`` -- N stages driven by a 1 V step (``VoltageSource(V=Step(height=1.0))``); stage k is
+  a Resistor ``R{k}`` (1 kOhm) from node k-1 to node k and a Capacitor ``C{k}`` (1 mF) from node k to
+  ground, so every stage has a time constant R*C = 1 s. Horizon t_end = 10 s for every N: the first
+  ~10 nodes have visibly responded (C1.v is about 0.82 V, C10.v about 0.04 V with N = 10), deeper
+  nodes stay near 0 V. N in {10, 100, 1000, 10000}. The ladder compiles to a pure ODE
+  (N states, the capacitor voltages).
+* ``chain`` -- N inertia-spring-damper units driven by a 1 N.m torque step (``Torque(tau=Step())``)
+  on the first inertia; unit k is an ``Inertia`` ``J{k}`` (J = 1 kg.m2) and a ``SpringDamper``
+  ``SD{k}`` (c = 1 N.m/rad, d = 0.5 N.m.s/rad) from J{k} to J{k+1}; the last spring-damper ends at a
+  ``Fixed`` flange. The torque travels about one unit per second, so with t_end = 10 s the ten-unit
+  chain has fully responded and longer chains have a moving front. N in {10, 100, 1000}. Also a
+  pure ODE: 3N states (J{k}.phi, J{k}.w, SD{k}.phi_rel).
+
+Measured for each N (wall clock, ``time.perf_counter``):
+
+* ``build``   constructing the Model (``m.add`` / ``m.connect``).
+* ``compile`` ``m.compile()``. Each process first compiles a one-stage model of the same classes,
+  so the one-time SymPy derivation of each class's template is not in these numbers; that cold cost
+  is printed in each part's header. ``growth`` = compile(N) / compile(previous N).
+* ``sim1``    first ``sim.simulate(t_end, solver="cvodes", rtol, atol, t_eval)``: includes building
+  the CasADi integrator, which the compiled model then caches.
+* ``sim``     the same call again (cached integrator, same parameters): the steady cost of a run.
+  Timed alternately with ``hand_sim`` so that both see the same machine load.
+* ``resim``   ``simulate`` with one parameter changed through ``params=`` (``R1.R`` = 2 kOhm,
+  ``J1.J`` = 2 kg.m2), no recompile. ``speedup`` = (compile + sim1) / resim.
+* ``idas``    warm ``simulate`` with the default solver ``"idas"`` (for reference).
+* ``hand_build`` / ``hand_sim``: the same ODE written directly in CasADi SX (vectorized, parameters
+  as the integrator's ``p``), ``casadi.integrator(..., "cvodes", ...)`` with the same tolerances,
+  options (``max_num_steps``) and output grid as physlib uses; build = SX expressions + integrator
+  creation, sim = one integrator call including conversion of the output to NumPy.
+  ``sim/hand`` = sim / hand_sim.
+* ``peak`` / ``dpeak``: peak resident memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``,
+  process-wide, so each (model, N) runs in a fresh subprocess) taken after all physlib steps
+  including reading the results, before the hand-written model is built; ``dpeak`` is the growth
+  over the same process after imports and the template warm-up. With ``--in-process`` (the default
+  of ``--quick``) all cases share one process and the memory columns are only indicative.
+* ``maxdiff`` correctness: max over states of |x_physlib - x_hand| / max(1, |x_hand|) at t_end
+  (the capacitor voltages are below 1 V, so there it is the absolute difference), over both
+  physlib solvers (cvodes and idas) against the hand-written cvodes run. Must be < 1e-5.
+
+Every timing except ``sim1`` (and the cold template compile) is the best of several runs: 7
+simulations for N <= 1000 and 5 above; 5 builds and compiles of the same model for N <= 1000 and 3
+above (compiling a model again does the whole work again; nothing is cached on the Model). The
+``sim`` and ``hand_sim`` numbers both include copying the CasADi output matrix into NumPy
+(``np.array(DM)``), which at N >= 1000 costs about as much as the integration itself.
+Tolerances rtol = 1e-6, atol = 1e-8; output grid: 101 points on [0, t_end].
+
+Targets (issue "[scale]"): compile of the 1000-stage RC ladder <= 0.5 s and of the 10,000-stage one
+<= 5 s; compile growth <= 12x per 10x more stages (every consecutive pair of N, both models);
+simulate <= 1.2x hand-written (checked at N >= 1000, where integration dominates fixed overheads of a
+few tenths of a millisecond); re-simulate speedup >= 50x at N = 1000; peak memory (absolute
+``peak``) of the 10,000-stage ladder <= 2 GB; maxdiff < 1e-5 everywhere. They are printed as
+PASS/FAIL after the tables; the script exits 0 whatever they say (it exits 1 only if a case
+crashed). Run from the repository root:
+
+    python benchmarks/bench_scale.py            # full run (N up to 10000; under a minute)
+    python benchmarks/bench_scale.py --quick    # N <= 100, a few seconds (run by the test suite)
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import casadi as cs
+import numpy as np
+
+T_END = 10.0          # s, for every model and N
+N_POINTS = 101        # output grid: np.linspace(0, T_END, N_POINTS)
+RTOL, ATOL = 1e-6, 1e-8
+MAX_NUM_STEPS = 1_000_000     # what physlib passes to the SUNDIALS integrators
+DIFF_LIMIT = 1e-5
+
+RC_R, RC_C, RC_V = 1e3, 1e-3, 1.0           # Ohm, F, V
+CHAIN_J, CHAIN_C, CHAIN_D, CHAIN_TAU = 1.0, 1.0, 0.5, 1.0   # kg.m2, N.m/rad, N.m.s/rad, N.m
+
+FULL_SIZES = {"rc_ladder": [10, 100, 1000, 10000], "chain": [10, 100, 1000]}
+QUICK_SIZES = {"rc_ladder": [10, 100], "chain": [10, 100]}
+
+
+# --- the models -------------------------------------------------------------------------------
+
+def build_rc_ladder(n: int):
+    """The N-stage RC ladder as a physlib Model."""
+    from physlib import Model
+    from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+    from physlib.components.signals import Step
+
+    m = Model(f"rc_ladder_{n}")
+    src = m.add(VoltageSource("src", V=Step(height=RC_V, t0=0.0)))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.n, gnd.p)
+    node = src.p
+    for k in range(1, n + 1):
+        r = m.add(Resistor(f"R{k}", R=RC_R))
+        c = m.add(Capacitor(f"C{k}", C=RC_C, v0=0.0))
+        m.connect(node, r.p)
+        m.connect(r.n, c.p)
+        m.connect(c.n, gnd.p)
+        node = r.n
+    return m
+
+
+def hand_rc_ladder(n: int):
+    """The same ladder as an explicit ODE in CasADi SX:
+    C_k v_k' = i_k - i_{k+1}, i_k = (v_{k-1} - v_k) / R_k, v_0 = 1 V, i_{N+1} = 0."""
+    v = cs.SX.sym("v", n)
+    R = cs.SX.sym("R", n)
+    C = cs.SX.sym("C", n)
+    t = cs.SX.sym("t")
+    upstream = cs.vertcat(RC_V, v[:-1]) if n > 1 else cs.SX(RC_V)    # the step is 1 V for t >= 0
+    i = (upstream - v) / R
+    downstream = cs.vertcat(i[1:], 0) if n > 1 else cs.SX(0)
+    dae = {"x": v, "p": cs.vertcat(R, C), "t": t, "ode": (i - downstream) / C}
+    x0 = np.zeros(n)
+    p = np.concatenate([np.full(n, RC_R), np.full(n, RC_C)])
+    names = [f"C{k}.v" for k in range(1, n + 1)]
+    return dae, x0, p, names
+
+
+def build_chain(n: int):
+    """N inertia + spring-damper units driven by a torque step, ending at a fixed flange."""
+    from physlib import Model
+    from physlib.components.rotational import Fixed, Inertia, SpringDamper, Torque
+    from physlib.components.signals import Step
+
+    m = Model(f"chain_{n}")
+    drive = m.add(Torque("drive", tau=Step(height=CHAIN_TAU, t0=0.0)))
+    flange = drive.flange
+    for k in range(1, n + 1):
+        inertia = m.add(Inertia(f"J{k}", J=CHAIN_J))
+        coupling = m.add(SpringDamper(f"SD{k}", c=CHAIN_C, d=CHAIN_D))
+        m.connect(flange, inertia.flange_a)
+        m.connect(inertia.flange_b, coupling.flange_a)
+        flange = coupling.flange_b
+    m.connect(flange, m.add(Fixed("fixed")).flange)
+    return m
+
+
+def hand_chain(n: int):
+    """The same chain as an explicit ODE: phi_k' = w_k, phi_rel_k' = w_{k+1} - w_k (w_{N+1} = 0),
+    J_k w_k' = u_k + tau_k with tau_k = c_k phi_rel_k + d_k (w_{k+1} - w_k), u_1 = torque,
+    u_k = -tau_{k-1}."""
+    phi, w, phi_rel = cs.SX.sym("phi", n), cs.SX.sym("w", n), cs.SX.sym("phi_rel", n)
+    J, c, d = cs.SX.sym("J", n), cs.SX.sym("c", n), cs.SX.sym("d", n)
+    t = cs.SX.sym("t")
+    w_next = cs.vertcat(w[1:], 0) if n > 1 else cs.SX(0)
+    w_rel = w_next - w
+    tau = c * phi_rel + d * w_rel
+    drive = cs.vertcat(CHAIN_TAU, -tau[:-1]) if n > 1 else cs.SX(CHAIN_TAU)
+    dae = {"x": cs.vertcat(phi, w, phi_rel), "p": cs.vertcat(J, c, d), "t": t,
+           "ode": cs.vertcat(w, (drive + tau) / J, w_rel)}
+    x0 = np.zeros(3 * n)
+    p = np.concatenate([np.full(n, CHAIN_J), np.full(n, CHAIN_C), np.full(n, CHAIN_D)])
+    ks = range(1, n + 1)
+    names = [f"J{k}.phi" for k in ks] + [f"J{k}.w" for k in ks] + [f"SD{k}.phi_rel" for k in ks]
+    return dae, x0, p, names
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    title: str
+    build: Callable[[int], object]
+    hand: Callable[[int], tuple]
+    new_params: dict            # the re-simulation's parameter change
+
+
+PARTS = {
+    "rc_ladder": Part(
+        "rc_ladder",
+        f"RC ladder: N x (R = {RC_R:g} Ohm, C = {RC_C:g} F), 1 V step",
+        build_rc_ladder, hand_rc_ladder, {"R1.R": 2 * RC_R}),
+    "chain": Part(
+        "chain",
+        f"rotational chain: N x (Inertia J = {CHAIN_J:g} kg.m2, SpringDamper c = {CHAIN_C:g} N.m/rad, "
+        f"d = {CHAIN_D:g} N.m.s/rad), {CHAIN_TAU:g} N.m torque step, fixed end",
+        build_chain, hand_chain, {"J1.J": 2 * CHAIN_J}),
+}
+
+
+def rotational_available() -> bool:
+    try:
+        from physlib.components.rotational import Fixed, Inertia, SpringDamper, Torque  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# --- measurement ------------------------------------------------------------------------------
+
+def _peak_mb() -> float:
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / 2**20 if sys.platform == "darwin" else rss / 2**10     # bytes on macOS, KiB on Linux
+
+
+def _timed(fn, repeat: int = 1):
+    """(best wall time over ``repeat`` calls, result of the last call)."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        result = None         # let the previous result go before making the next one
+        started = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def _timed_pair(first, second, repeat: int):
+    """Like :func:`_timed` for two functions called alternately."""
+    times, results = [float("inf"), float("inf")], [None, None]
+    for _ in range(repeat):
+        for i, fn in enumerate((first, second)):
+            results[i] = None
+            started = time.perf_counter()
+            results[i] = fn()
+            times[i] = min(times[i], time.perf_counter() - started)
+    return (times[0], results[0]), (times[1], results[1])
+
+
+_warm: dict[str, float] = {}
+
+
+def warm_up(part: Part) -> float:
+    """Compile a one-stage model once per process so that the classes' templates are derived;
+    returns the time of that cold compile."""
+    if part.name not in _warm:
+        _warm[part.name], _ = _timed(lambda: part.build(1).compile())
+    return _warm[part.name]
+
+
+def run_case(part: Part, n: int) -> dict:
+    """All measurements of one model size, in the current process."""
+    repeat = 7 if n <= 1000 else 5                           # runs of the cheap, repeatable steps
+    rebuild = 5 if n <= 1000 else 3                          # builds and compiles
+    grid = np.linspace(0.0, T_END, N_POINTS)
+    opts = dict(rtol=RTOL, atol=ATOL, t_eval=grid)
+    row = {"part": part.name, "n": n, "template_s": warm_up(part)}
+    gc.collect()      # once per case: a full collection costs ~50 ms with SymPy loaded
+    base_mb = _peak_mb()
+
+    row["build_s"], model = _timed(lambda: part.build(n), rebuild)
+    row["compile_s"], sim = _timed(model.compile, rebuild)
+    row["states"] = len(sim.states)
+    row["algebraic"] = len(sim.algebraic)
+
+    def simulate(**options):
+        return sim.simulate(T_END, solver="cvodes", **opts, **options)
+
+    row["sim1_s"], _ = _timed(simulate)
+    row["resim_s"], _ = _timed(lambda: simulate(params=part.new_params), repeat)
+    row["idas1_s"], _ = _timed(lambda: sim.simulate(T_END, solver="idas", **opts))
+    row["idas_s"], res_idas = _timed(lambda: sim.simulate(T_END, solver="idas", **opts), repeat)
+    res_cvodes = simulate()
+
+    _, x0, p, names = part.hand(n)
+    final = {label: np.array([res[name][-1] for name in names])
+             for label, res in (("cvodes", res_cvodes), ("idas", res_idas))}
+    row["peak_mb"] = _peak_mb()
+    row["dpeak_mb"] = row["peak_mb"] - base_mb
+    del res_cvodes, res_idas
+
+    def hand_build():
+        d, _, _, _ = part.hand(n)
+        options = {"abstol": ATOL, "reltol": RTOL, "max_num_steps": MAX_NUM_STEPS}
+        return cs.integrator("hand", "cvodes", d, 0.0, grid[1:].tolist(), options)
+
+    def hand_simulate():
+        return np.array(integrator(x0=x0, p=p)["xf"]).reshape(len(x0), len(grid) - 1)
+
+    row["hand_build_s"], integrator = _timed(hand_build, rebuild)
+    # Alternate the two so that both see the same machine load.
+    (row["sim_s"], _), (row["hand_sim_s"], xf) = _timed_pair(simulate, hand_simulate, repeat)
+    hand_final = xf[:, -1]
+    scale = np.maximum(1.0, np.abs(hand_final))
+    row["diff_cvodes"] = float(np.max(np.abs(final["cvodes"] - hand_final) / scale))
+    row["diff_idas"] = float(np.max(np.abs(final["idas"] - hand_final) / scale))
+    row["maxdiff"] = max(row["diff_cvodes"], row["diff_idas"])
+    return row
+
+
+def run_isolated(part: Part, n: int) -> dict:
+    """run_case in a fresh Python process, so that ru_maxrss is this case's own peak."""
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", part.name, str(n)],
+                          capture_output=True, text=True)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"part": part.name, "n": n, "error": f"worker exited {proc.returncode}: {tail}"}
+    return json.loads(lines[-1])
+
+
+# --- report -----------------------------------------------------------------------------------
+
+COLUMNS = [  # header, width, row -> text
+    ("part", 9, lambda r: r["part"]),
+    ("N", 6, lambda r: str(r["n"])),
+    ("states", 6, lambda r: str(r["states"])),
+    ("build_ms", 8, lambda r: _ms(r["build_s"])),
+    ("compile_ms", 10, lambda r: _ms(r["compile_s"])),
+    ("growth", 6, lambda r: f"{r['growth']:.1f}x" if r.get("growth") else "-"),
+    ("sim1_ms", 8, lambda r: _ms(r["sim1_s"])),
+    ("sim_ms", 8, lambda r: _ms(r["sim_s"])),
+    ("resim_ms", 8, lambda r: _ms(r["resim_s"])),
+    ("speedup", 7, lambda r: f"{r['speedup']:.0f}x"),
+    ("idas_ms", 8, lambda r: _ms(r["idas_s"])),
+    ("hand_build_ms", 13, lambda r: _ms(r["hand_build_s"])),
+    ("hand_sim_ms", 11, lambda r: _ms(r["hand_sim_s"])),
+    ("sim/hand", 8, lambda r: f"{r['ratio']:.2f}x"),
+    ("peak_MB", 7, lambda r: f"{r['peak_mb']:.0f}"),
+    ("dpeak_MB", 8, lambda r: f"{r['dpeak_mb']:.0f}"),
+    ("maxdiff", 8, lambda r: f"{r['maxdiff']:.1e}"),
+]
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.2f}" if ms < 10 else f"{ms:.1f}" if ms < 100 else f"{ms:.0f}"
+
+
+def add_ratios(rows: list[dict]) -> None:
+    previous = None
+    for row in rows:
+        if "error" in row:
+            continue
+        row["speedup"] = (row["compile_s"] + row["sim1_s"]) / row["resim_s"]
+        row["ratio"] = row["sim_s"] / row["hand_sim_s"]
+        if previous is not None:
+            row["growth"] = row["compile_s"] / previous["compile_s"]
+            row["growth_n"] = row["n"] / previous["n"]
+        previous = row
+
+
+def print_table(part: Part, rows: list[dict]) -> None:
+    print(f"\n== {part.title}; t_end = {T_END:g} s, {N_POINTS} output points, "
+          f"rtol = {RTOL:g}, atol = {ATOL:g}, physlib solver cvodes")
+    ok = [r for r in rows if "error" not in r]
+    if ok:
+        print(f"   one-time template derivation (cold compile of a 1-stage model): "
+              f"{ok[0]['template_s'] * 1e3:.0f} ms")
+    print("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w, _) in enumerate(COLUMNS)))
+    for row in rows:
+        if "error" in row:
+            print(f"{row['part']:<9}  {row['n']:>6}  ERROR {row['error']}")
+            continue
+        print("  ".join(fmt(row).rjust(w) if i else fmt(row).ljust(w)
+                        for i, (_, w, fmt) in enumerate(COLUMNS)))
+
+
+def check_targets(results: dict[str, list[dict]]) -> list[str]:
+    """One line per target: [PASS], [FAIL] or [n/a ] (size not run)."""
+    rows = {(r["part"], r["n"]): r for rs in results.values() for r in rs if "error" not in r}
+    lines = []
+
+    def add(passed, text):
+        lines.append(f"[{'n/a ' if passed is None else 'PASS' if passed else 'FAIL'}] {text}")
+
+    for n, limit in ((1000, 0.5), (10000, 5.0)):
+        r = rows.get(("rc_ladder", n))
+        add(None if r is None else r["compile_s"] <= limit,
+            f"compile of the {n}-stage RC ladder <= {limit:g} s"
+            + (f": {r['compile_s']:.3f} s" if r else ": not run"))
+    ordered = [r for rs in results.values() for r in rs if "error" not in r]
+    for r in ordered:
+        part, n = r["part"], r["n"]
+        if r.get("growth"):
+            limit = 1.2 * r["growth_n"]
+            add(r["growth"] <= limit, f"{part} compile growth N = {n // int(r['growth_n'])} -> {n}: "
+                f"{r['growth']:.1f}x <= {limit:.0f}x")
+    big = [r for r in ordered if r["n"] >= 1000]
+    for r in big:
+        part, n = r["part"], r["n"]
+        add(r["ratio"] <= 1.2,
+            f"{part} N = {n}: simulate / hand-written CasADi = {r['ratio']:.2f}x <= 1.2x")
+    if not big:
+        add(None, "simulate <= 1.2x hand-written CasADi (checked at N >= 1000): not run")
+    for part in results:
+        r = rows.get((part, 1000))
+        add(None if r is None else r["speedup"] >= 50,
+            f"{part} N = 1000: (compile + first simulate) / re-simulate >= 50x"
+            + (f": {r['speedup']:.0f}x" if r else ": not run"))
+    r = rows.get(("rc_ladder", 10000))
+    add(None if r is None else r["peak_mb"] <= 2048,
+        "peak memory of the 10000-stage RC ladder <= 2 GB"
+        + (f": {r['peak_mb']:.0f} MB (ru_maxrss)" if r else ": not run"))
+    worst = max((r["maxdiff"] for r in rows.values()), default=None)
+    add(None if worst is None else worst < DIFF_LIMIT,
+        f"physlib final states agree with the hand-written model (max rel. diff < {DIFF_LIMIT:g})"
+        + (f": worst {worst:.1e}" if worst is not None else ""))
+    return lines
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return (f"machine: {os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()}; "
+            f"Python {platform.python_version()}, CasADi {cs.__version__}, NumPy {np.__version__}")
+
+
+# --- entry point ------------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="N <= 100 only, a few seconds (test suite)")
+    parser.add_argument("--rc-sizes", type=int, nargs="+", help="override the RC ladder sizes")
+    parser.add_argument("--chain-sizes", type=int, nargs="+", help="override the chain sizes")
+    parser.add_argument("--in-process", action="store_true",
+                        help="run every case in this process (faster; memory columns only indicative)")
+    parser.add_argument("--json", metavar="PATH", help="also write the raw measurements to PATH")
+    parser.add_argument("--worker", nargs=2, metavar=("PART", "N"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.worker:
+        print(json.dumps(run_case(PARTS[args.worker[0]], int(args.worker[1]))))
+        return 0
+
+    sizes = dict(QUICK_SIZES if args.quick else FULL_SIZES)
+    if args.rc_sizes:
+        sizes["rc_ladder"] = args.rc_sizes
+    if args.chain_sizes:
+        sizes["chain"] = args.chain_sizes
+    in_process = args.in_process or args.quick
+    print(f"bench_scale ({'quick' if args.quick else 'full'}; "
+          f"{'in-process' if in_process else 'one fresh process per case'})")
+    print(machine())
+
+    results: dict[str, list[dict]] = {}
+    for name, ns in sizes.items():
+        part = PARTS[name]
+        if name == "chain" and not rotational_available():
+            print(f"\n== {part.title}\n"
+                  "chain      skipped: physlib.components.rotational is not available")
+            continue
+        rows = []
+        for n in sorted(ns):
+            if in_process:
+                try:
+                    rows.append(run_case(part, n))
+                except Exception as err:     # report, keep going, exit 1 at the end
+                    rows.append({"part": name, "n": n, "error": f"{type(err).__name__}: {err}"})
+            else:
+                rows.append(run_isolated(part, n))
+        add_ratios(rows)
+        results[name] = rows
+        print_table(part, rows)
+
+    print("\ntargets (informative; they do not change the exit code)")
+    for line in check_targets(results):
+        print("  " + line)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    crashed = [r for rs in results.values() for r in rs if "error" in r]
+    print(f"\nbench_scale: done ({len(crashed)} case(s) failed to run)")
+    return 1 if crashed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
