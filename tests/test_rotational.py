@@ -257,3 +257,14 @@ def test_network_with_nothing_fixing_its_speed_names_the_components():
     with pytest.raises(PhyslibError) as err:
         m.compile()
     assert "torque" in str(err.value) and "damper" in str(err.value)
+
+
+def test_unconnected_flange_is_a_free_end():
+    # A torque on a lone inertia with its other flange left open: w = tau·t/J.
+    m = Model("free")
+    drive = m.add(Torque("drive", tau=2.0))
+    body = m.add(Inertia("J1", J=0.5))
+    m.connect(drive.flange, body.flange_a)
+    res = m.compile().simulate(1.0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(res["J1.w"], 4.0 * res.t, atol=1e-9)
+    assert np.all(res["J1.flange_b.tau"] == 0.0)

@@ -124,8 +124,8 @@ def _emit(flat: FlatSystem) -> DaeSystem:
 
     energy, energy_owner = _per_component(flat, "energy_function", locals_sx, params_sx, T,
                                           lambda out: out.T)
-    dissipation, dissipation_owner = _per_component(flat, "dissipation_function", locals_sx, params_sx,
-                                                    T, lambda out: (out[0, :] * out[1, :]).T)
+    dissipation, dissipation_owner = _per_component(flat, "power_dissipation_function", locals_sx,
+                                                    params_sx, T, lambda out: (out[0, :] * out[1, :]).T)
     guards, guard_owner = _rows(flat, "guard_function", locals_sx, params_sx, T,
                                 lambda tpl: range(len(tpl.guards)))
     n_c = lambda tpl: len(tpl.constraints)  # noqa: E731
@@ -216,7 +216,7 @@ def _equations(flat, col, sign, n_pos) -> _Equations:
             blocks.append((gi, j, base))
             base += k
     n_template = base
-    big = [s for s in flat.through_sums if len(s) > 2]
+    big = [s for s in flat.through_sums if len(s) != 2]
     if big:
         sum_rows = np.concatenate([np.full(len(s), i) for i, s in enumerate(big)])
         sum_vars = np.concatenate(big)
@@ -400,7 +400,7 @@ def _stats(flat, eqs: _Equations, n_explicit, n_loops) -> dict:
     """Equation and variable counts before alias elimination (for the summary)."""
     n_alias = len(flat.equalities) + sum(len(g.paths) * len(g.template.aliases) for g in flat.groups) \
         + sum(1 for s in flat.through_sums if len(s) == 2)
-    n_through = sum(1 for s in flat.through_sums if len(s) > 2)
+    n_through = sum(1 for s in flat.through_sums if len(s) != 2)
     n_template = sum(len(g.paths) * len(g.template.residuals) for g in flat.groups)
     return {"variables": len(flat.var_names), "equations": n_alias + n_through + n_template,
             "alias_equations": n_alias, "explicit": n_explicit, "loops": n_loops}
@@ -441,7 +441,7 @@ def _equation_describer(flat, eqs: _Equations, names):
             row = e - eqs.n_template
             if row >= eqs.through.shape[0]:
                 return f"d/dt of ({describe(eqs.derivative_of[row - eqs.through.shape[0]])})"
-            big = [s for s in flat.through_sums if len(s) > 2]
+            big = [s for s in flat.through_sums if len(s) != 2]
             return "connection: " + " + ".join(names[i] for i in big[row]) + " = 0"
         bi = int(np.searchsorted(starts, e, side="right")) - 1
         gi, j, base = eqs.blocks[bi]

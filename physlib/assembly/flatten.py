@@ -136,6 +136,7 @@ def flatten(model: Model) -> FlatSystem:
         equalities.extend((first.ids[0], m.ids[0], 1.0) for m in members[1:])
         through_sums.append(np.array([m.ids[1] for m in members]))
 
+    through_sums += _free_ends(ports, connected)
     _check_unconnected(ports, connected, inline_inputs)
     _check_references(leaves, edges, ports)
     return FlatSystem(model.name, list(groups.values()), var_names, param_names,
@@ -195,9 +196,15 @@ def _signal_set(members, inline_inputs, equalities):
     equalities.extend((m.ids[0], source.ids[0], 1.0) for m in members if m is not source)
 
 
+def _free_ends(ports, connected):
+    """Unconnected mechanical flanges are free ends: their through variable is zero."""
+    return [np.array([info.ids[1]]) for key, info in ports.items()
+            if key not in connected and info.domain.free_end]
+
+
 def _check_unconnected(ports, connected, inline_inputs):
     for key, info in ports.items():
-        if key in connected or key in inline_inputs or info.causality == "output":
+        if key in connected or key in inline_inputs or info.causality == "output" or info.domain.free_end:
             continue
         comp = type(info.component).__name__
         if info.causality == "input":

@@ -62,8 +62,8 @@ def _convert(e, conv, symbols):
     if e.func is sp.Min:
         return _fold(cs.fmin, [conv(a) for a in e.args])
     if e.func is sp.Heaviside:
-        x = conv(e.args[0])
-        return cs.if_else(x > 0, 1.0, cs.if_else(x < 0, 0.0, 0.5))
+        # Right-continuous, like the waveforms: a step in time takes its new value at the step.
+        return cs.if_else(conv(e.args[0]) >= 0, 1.0, 0.0)
     if isinstance(e, sp.Piecewise):
         result = None
         for value, cond in reversed(e.args):

@@ -46,6 +46,7 @@ class ClassTemplate:
     linear: bool                      # every equation affine in the variables, no modes
     guards: list[sp.Expr]
     constraints: list[tuple]          # (mode condition, expression that is zero while it holds)
+    dissipates_power: bool            # effort × flow of the dissipation pair is a power [W]
     energy: sp.Expr | None
     dissipation: tuple[sp.Expr, sp.Expr] | None
     symbols: dict = field(repr=False, default_factory=dict)  # name -> sympy symbol
@@ -129,6 +130,11 @@ class ClassTemplate:
     @cached_property
     def energy_function(self) -> cs.Function | None:
         return None if self.energy is None else self._function("energy", [self.energy])
+
+    @property
+    def power_dissipation_function(self) -> cs.Function | None:
+        """The dissipation pair of components whose effort × flow is a power (not heat conduction)."""
+        return self.dissipation_function if self.dissipates_power else None
 
     @cached_property
     def dissipation_function(self) -> cs.Function | None:
@@ -224,6 +230,7 @@ def _derive(comp: Component) -> ClassTemplate:
     return ClassTemplate(cls.__name__, names, params, list(cls._modes),
                          [m.start for m in cls._modes.values()], start, units, der_of, residuals, aliases,
                          incidence, explicit, risky, init, linear, guards, constraints,
+                         cls.dissipates_power,
                          None if energy is None else sp.sympify(energy),
                          None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
                          symbols)

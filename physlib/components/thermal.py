@@ -98,6 +98,8 @@ class ThermalConductor(TwoPort):
     Dissipation pair (dT, Q) (see the module notes).
     """
 
+    dissipates_power = False   # conduction moves heat; (dT, Q) is its noise pair
+
     G = Parameter(unit="W/K", description="thermal conductance", positive=True)
 
     def equations(self):
@@ -114,6 +116,8 @@ class Convection(TwoPort):
     Dissipation pair (dT, Q) (see the module notes).
     """
 
+    dissipates_power = False   # conduction moves heat; (dT, Q) is its noise pair
+
     Gc = Parameter(unit="W/K", description="convective thermal conductance h*A", positive=True)
 
     def equations(self):
@@ -129,6 +133,8 @@ class BodyRadiation(TwoPort):
     Parameters: Gr [m2] net radiation conductance, emissivity × area × view factor (> 0).
     Dissipation pair (dT, Q) (see the module notes).
     """
+
+    dissipates_power = False   # conduction moves heat; (dT, Q) is its noise pair
 
     Gr = Parameter(unit="m2", description="net radiation conductance", positive=True)
 

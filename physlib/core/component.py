@@ -379,6 +379,10 @@ class Component:
     is_reference = False
     """True for components that fix the potential of their network (Ground)."""
 
+    dissipates_power = True
+    """False where the dissipation pair's product is not a power: heat conduction moves heat
+    (effort K, flow W) without losing energy, yet it is the thermal noise source."""
+
     # --- helpers ------------------------------------------------------------------------
 
     @property

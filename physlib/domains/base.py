@@ -9,6 +9,8 @@ class Domain:
     ``through`` is ``None`` for the causal signal domain, whose ports carry one value.
     ``across_start`` is the initial guess of unknown potentials (a temperature guess of 0 K
     would make Newton start far from any physical solution).
+    ``free_end``: an unconnected port of this domain is a free end (zero force or torque), as
+    in the Modelica Standard Library; in other domains an unconnected port is an error.
     ``needs_reference`` marks domains whose potentials are only defined relative to a
     reference component (an electrical circuit needs a Ground).
     """
@@ -20,6 +22,7 @@ class Domain:
     through_unit: str | None = None
     needs_reference: bool = False
     across_start: float = 0.0  # initial guess for across variables that are not states
+    free_end: bool = False     # an unconnected port carries no through variable (a free shaft end)
 
     @property
     def is_signal(self) -> bool:
