@@ -13,7 +13,9 @@ class SimulationResult:
     """The trajectory of every variable of a compiled model.
 
     ``res.t`` are the output times [s] (an event time appears twice: just before and just
-    after it); ``res["C1.v"]`` is a variable's trajectory; ``res.events`` lists the events.
+    after it); ``res["C1.v"]`` is a variable's trajectory, ``res["clutch1.mode"]`` a mode's;
+    ``res.events`` lists the mode changes (time, component, modes before and after).
+    ``p`` holds the parameter vector, one column per output time when modes change.
     """
 
     def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=None):
@@ -34,7 +36,13 @@ class SimulationResult:
             return np.empty((function.size1_out(0), 0))
         return np.array(function.map(n)(self.x, self.z, self.p, self.t[None, :])).reshape(-1, n)
 
+    def _p_at(self, i: int) -> np.ndarray:
+        return self.p[:, i] if self.p.ndim == 2 else self.p
+
     def __getitem__(self, name: str) -> np.ndarray:
+        mode = self.model.mode_slot(name)
+        if mode is not None:
+            return self.p[mode] if self.p.ndim == 2 else np.full(len(self.t), self.p[mode])
         pos, sign = self.model.variable(name)
         return sign * self._values[pos]
 
@@ -59,7 +67,7 @@ class SimulationResult:
         j = min(i + 1, len(self.t) - 1)
         x = (1 - w) * self.x[:, i] + w * self.x[:, j]
         z = (1 - w) * self.z[:, i] + w * self.z[:, j]
-        return OperatingPoint(self.model, t, x, z, self.p)
+        return OperatingPoint(self.model, t, x, z, self._p_at(j if w > 0.5 else i))
 
     def stored_energy(self, component: str | None = None) -> np.ndarray:
         """Energy [J] stored in one component, or in all together, along the trajectory."""

@@ -10,10 +10,12 @@ import numpy as np
 import casadi as cs
 
 from ..core.errors import PhyslibError, SimulationError
+from .events import has_modes, simulate_hybrid
 from .initialization import solve_algebraic
 from .results import SimulationResult
 
 VARIABLE_STEP = ("idas", "cvodes")
+FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")  # fixed_step.py
 DEFAULT_POINTS = 501
 _CACHE_LIMIT = 64
 
@@ -21,16 +23,38 @@ _CACHE_LIMIT = 64
 def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: float | None = None,
              rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
              x0: dict | None = None, projection: str | None = "energy", noise=None,
-             max_step: float | None = None) -> SimulationResult:
+             max_step: float | None = None, event_tol: float = 1e-10,
+             max_events: int = 100, invariants=None) -> SimulationResult:
     """Simulate ``model`` from ``t0`` to ``t_end`` [s].
 
     solver: ``"idas"`` (default, DAE) or ``"cvodes"`` (models whose equations reduce to an ODE).
     rtol, atol: solver tolerances. t_eval: output times (default: 501 points plus both sides
     of every time event). params: parameter values by path, e.g. ``{"R1.R": 2e3}`` (no
     recompile). x0: initial values of states by path, e.g. ``{"C1.v": 1.0}``.
-    max_step: largest solver step [s]. ``dt``, ``projection`` and ``noise`` belong to the
-    fixed-step solvers and transient noise analysis, which this version does not have yet.
+    max_step: largest solver step [s]; for models with modes also the guard sampling interval
+    (default (t_end − t0)/1000). event_tol: time tolerance of event location [s]. max_events:
+    more events than this within a microsecond is an event storm (an error). projection: how
+    states are made consistent when an event activates a mode constraint: "energy" (ALGORITHMS
+    §1), "naive" (keep the first state, for comparison) or None.
+    Fixed step: ``solver`` ``"euler"``, ``"rk4"``, ``"trapezoidal"`` or ``"backward_euler"`` with
+    the step ``dt`` [s] (required); output at every step unless ``t_eval`` is given (see
+    :mod:`physlib.analysis.fixed_step`). invariants: SymPy expressions whose symbols are paths
+    of states (``sympy.Symbol("lv.x")``), parameters or ``t``; their values at ``t0`` are kept
+    by invariant projection after every step. Fixed-step solvers only: a variable-step solver
+    cannot be corrected between its internal steps, so ``invariants`` with ``"idas"`` or
+    ``"cvodes"`` is an error.
     """
+    # --- fixed-step solvers: physlib.analysis.fixed_step -------------------------------------
+    if solver in FIXED_STEP:
+        from .fixed_step import simulate_fixed
+        return simulate_fixed(model, t_end, t0=t0, solver=solver, dt=dt, rtol=rtol, atol=atol,
+                              t_eval=t_eval, params=params, x0=x0, projection=projection,
+                              noise=noise, max_step=max_step, invariants=invariants)
+    if invariants is not None:
+        raise PhyslibError(
+            f"invariants are kept by projection after each step of a fixed-step solver; {solver!r} "
+            f"does not support them: use one of {', '.join(FIXED_STEP)} with a step dt")
+    # --- variable-step solvers ---------------------------------------------------------------
     system = model.system
     _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol)
     p = model.parameter_vector(params)
@@ -50,6 +74,18 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     z = start[system.z_pos]
     describe = lambda i: model.algebraic[i]  # noqa: E731
     z = solve_algebraic(system, x, z, p, t0, describe)
+
+    if has_modes(model):
+        times, xs, zs, ps = [], [], [], []
+
+        def record_hybrid(tt, xx, zz, pp):
+            times.append(tt), xs.append(xx), zs.append(zz), ps.append(pp.copy())
+
+        events = simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, solver=solver, rtol=rtol,
+                                 atol=atol, max_step=max_step, event_tol=event_tol,
+                                 max_events=max_events, projection=projection, record=record_hybrid)
+        return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz),
+                                _stack(ps, len(p)), events)
 
     times, xs, zs = [], [], []
 
@@ -82,9 +118,7 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
 
 def _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol):
     if solver not in VARIABLE_STEP:
-        if solver in ("euler", "rk4", "trapezoidal", "backward_euler"):
-            raise PhyslibError(f"the fixed-step solver {solver!r} is not available yet; use 'idas' or 'cvodes'")
-        raise PhyslibError(f"unknown solver {solver!r}; choose one of {', '.join(VARIABLE_STEP)}")
+        raise PhyslibError(f"unknown solver {solver!r}; choose one of {', '.join(VARIABLE_STEP + FIXED_STEP)}")
     if dt is not None:
         raise PhyslibError("dt is the step of the fixed-step solvers; variable-step solvers choose "
                            "their own steps (use max_step to cap them)")
@@ -135,6 +169,10 @@ def _integrate(system, solver, t_start, out_t, x, z, p, rtol, atol, max_step, mo
     integrator = system.cache.get(key)
     if integrator is None:
         options = {"abstol": atol, "reltol": rtol, "max_num_steps": 1_000_000}
+        if solver == "idas":
+            # Algebraic variables carry no initial rates, so keep them out of the local error
+            # test; their accuracy follows from the states they are solved from.
+            options["suppress_algebraic"] = True
         if max_step is not None:
             options["max_step_size"] = max_step
         integrator = cs.integrator("simulate", solver, system.dae_dict(), t_start, out_t.tolist(), options)

@@ -76,8 +76,9 @@ class CompiledModel:
 
     @property
     def parameters(self) -> dict[str, float]:
-        """Every parameter path with its compiled-in value."""
-        return dict(zip(self._flat.param_names, self._flat.param_values.tolist()))
+        """Every parameter path with its compiled-in value (modes excluded)."""
+        return {n: v for (n, v), (decl, _) in zip(zip(self._flat.param_names, self._flat.param_values.tolist()),
+                                                  self._flat.param_checks) if not isinstance(decl, Mode)}
 
     @property
     def states(self) -> list[str]:
@@ -94,6 +95,13 @@ class CompiledModel:
         except KeyError:
             raise KeyError(_unknown("variable", name, self._var_index)) from None
         return int(self.system.var_col[i]), float(self.system.var_sign[i])
+
+    def mode_slot(self, name: str) -> int | None:
+        """Position of a mode (``"clutch1.mode"``) in the parameter vector, or None."""
+        i = self._param_index.get(name)
+        if i is not None and isinstance(self._flat.param_checks[i][0], Mode):
+            return i
+        return None
 
     def unit(self, name: str) -> str:
         """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""

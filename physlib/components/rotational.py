@@ -7,12 +7,12 @@ angle (Inertia.phi, spring deflections, AngleSensor) integrate it as a state of 
 """
 import sympy as sp
 
-from ..core import Component, Input, Output, Parameter, Port, Variable, der
+from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
 from ..domains import rotational
 
 __all__ = ["TwoFlange", "Compliant", "Supported", "Fixed", "Inertia", "Spring", "Damper",
            "SpringDamper", "IdealGear", "IdealPlanetary", "Torque", "Speed", "SpeedSensor",
-           "TorqueSensor", "AngleSensor"]
+           "TorqueSensor", "AngleSensor", "Clutch"]
 
 
 # --- partial bases ----------------------------------------------------------------------------
@@ -266,3 +266,70 @@ class AngleSensor(Component):
 
     def initial(self):
         return {self.phi: self.phi0}
+
+
+# --- friction with stick-slip -----------------------------------------------------------------
+
+class Clutch(Compliant):
+    """Dry-friction clutch between two flanges, with stick-slip (as the Modelica library's).
+
+    The normal force is fn = fn_max·f_normalized. Sliding, it transmits ±mu·cgeo·fn against the
+    relative motion; stuck, the flanges turn together (relative acceleration zero) as long as
+    the torque needed stays within peak·mu·cgeo·fn; with fn <= 0 it is free (no torque).
+
+    Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
+    cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force.
+    Inputs: f_normalized [1] normalized normal force.
+    Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
+    """
+
+    FREE, STUCK, FORWARD, BACKWARD = 2, 0, 1, -1
+
+    mu = Parameter(0.5, unit="1", description="kinetic friction coefficient", nonnegative=True)
+    peak = Parameter(1.0, unit="1", description="static/kinetic friction ratio",
+                     check=(lambda v: v >= 1.0, "must be >= 1"))
+    cgeo = Parameter(1.0, unit="m", description="geometry constant: torque per normal force",
+                     positive=True)
+    fn_max = Parameter(unit="N", description="maximum normal force", nonnegative=True)
+    f_normalized = Input("1", "normalized normal force (0..1)")
+    mode = Mode({"backward": -1, "stuck": 0, "forward": 1, "free": 2}, start="free",
+                description="friction state")
+
+    def equations(self):
+        slide = self.mu * self.cgeo * self.fn_max * self.f_normalized
+        a_rel = der(self.flange_b.w) - der(self.flange_a.w)
+        friction = sp.Piecewise((a_rel, sp.Eq(self.mode, self.STUCK)),
+                                (self.tau - slide, sp.Eq(self.mode, self.FORWARD)),
+                                (self.tau + slide, sp.Eq(self.mode, self.BACKWARD)),
+                                (self.tau, True))
+        return super().equations() + [friction]
+
+    def guards(self):
+        sliding = sp.Or(sp.Eq(self.mode, self.FORWARD), sp.Eq(self.mode, self.BACKWARD))
+        static_limit = self.peak * self.mu * self.cgeo * self.fn_max * self.f_normalized
+        return [sp.Piecewise((self.w_rel, sliding), (1, True)),                   # sticks
+                sp.Piecewise((static_limit - sp.Abs(self.tau), sp.Eq(self.mode, self.STUCK)),
+                             (1, True)),                                          # breaks away
+                self.f_normalized]                                                # engages/frees
+
+    def transition(self, v, fired):
+        fn = v["fn_max"] * v["f_normalized"]
+        mode, pre = v["mode"], v["pre(mode)"]
+        if fn <= 0:
+            return {"mode": self.FREE}
+        if mode == self.FREE:
+            w = v["w_rel"]
+            return {"mode": self.FORWARD if w > 0 else self.BACKWARD if w < 0 else self.STUCK}
+        if mode in (self.FORWARD, self.BACKWARD):
+            return {"mode": self.STUCK} if fired[0] and pre == mode else {}
+        # Stuck: break away in the direction of the torque when it exceeds the static limit
+        # (a fired break guard counts even if the located root lies a hair before the limit).
+        tau, limit = v["tau"], v["peak"] * v["mu"] * v["cgeo"] * fn
+        if abs(tau) > limit or fired[1]:
+            direction = self.FORWARD if tau > 0 else self.BACKWARD
+            if direction != pre:          # not straight back into the slip it just ended
+                return {"mode": direction}
+        return {}
+
+    def constraints(self):
+        return [(sp.Eq(self.mode, self.STUCK), self.w_rel)]

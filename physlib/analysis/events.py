@@ -1,0 +1,270 @@
+"""Hybrid simulation: modes, state events and event iteration (ALGORITHMS.md §4).
+
+While the solver integrates, every mode is frozen. Guards (zero-crossing functions declared
+by components) are sampled at least every ``max_step``; when one changes sign, the crossing is
+located by bisection to ``event_tol`` seconds, the solver stops there, and the modes are
+updated by event iteration: each hybrid component's :meth:`transition` is evaluated on the
+current solution, modes change, newly active mode constraints are enforced by projecting the
+state (energy-minimizing by default, ALGORITHMS.md §1), the algebraic variables are solved
+again, and this repeats until no mode changes. Then the solver restarts (cold start). A guard
+that is zero right after an event is masked until it leaves zero (anti-chattering).
+
+Integration uses one CasADi integrator per model on normalized time τ ∈ [0, 1] with the
+interval start and length as extra parameters, so locating an event never builds a solver.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as cs
+import numpy as np
+
+from ..core.errors import PhyslibError, SimulationError
+from .initialization import solve_algebraic
+from .projection import energy_matrix, energy_projection, naive_projection
+
+
+@dataclass
+class Event:
+    """A mode change: time [s], component path, modes before and after, and its cause."""
+
+    t: float
+    component: str
+    before: dict
+    after: dict
+    cause: str      # "state" (a guard crossed zero), "time" (a scheduled time) or "initial"
+
+    def __repr__(self):
+        return f"<Event t={self.t:.10g} {self.component}: {self.before} -> {self.after} ({self.cause})>"
+
+
+class HybridStepper:
+    """Integrates a compiled model with modes from event to event."""
+
+    def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection):
+        self.model = model
+        self.system = model.system
+        self.p = p.copy()
+        self.solver = solver
+        self.rtol, self.atol = rtol, atol
+        self.event_tol = event_tol
+        self.max_events = max_events
+        self.projection = projection
+        self.events: list[Event] = []
+        self._hybrid = _hybrid_instances(model)
+        self._integrator = _scaled_integrator(self.system, solver, rtol, atol)
+        self._describe = lambda i: model.algebraic[i]  # noqa: E731
+
+    # --- numerics -----------------------------------------------------------------------------
+
+    def solve_z(self, x, z, t):
+        return solve_algebraic(self.system, x, z, self.p, t, self._describe)
+
+    def integrate(self, x, z, ta, tb):
+        if tb <= ta:
+            return x, z
+        try:
+            out = self._integrator(x0=x, z0=z, p=np.concatenate([self.p, [ta, tb - ta]]))
+        except RuntimeError as err:
+            message = str(err).strip().splitlines()[-1] if str(err).strip() else repr(err)
+            raise SimulationError(f"{self.solver} failed between t = {ta:.10g} s and {tb:.10g} s: "
+                                  f"{message}") from None
+        return np.array(out["xf"]).ravel(), np.array(out["zf"]).ravel()
+
+    def guards(self, x, z, t):
+        return np.array(self.system.guards(x, z, self.p, t)).ravel()
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def locate(self, x, z, ta, tb, g_a, mask):
+        """Earliest crossing in (ta, tb]: returns (t, x, z, fired) just past it."""
+        lo, hi = ta, tb
+        x_hi, z_hi = self.integrate(x, z, ta, tb)
+        g_hi = self.guards(x_hi, z_hi, tb)
+        while hi - lo > self.event_tol:
+            mid = 0.5 * (lo + hi)
+            x_m, z_m = self.integrate(x, z, ta, mid)
+            g_m = self.guards(x_m, z_m, mid)
+            if np.any(_crossed(g_a, g_m, mask)):
+                hi, x_hi, z_hi, g_hi = mid, x_m, z_m, g_m
+            else:
+                lo = mid
+        return hi, x_hi, z_hi, _crossed(g_a, g_hi, mask)
+
+    def iterate_modes(self, t, x, z, fired, cause):
+        """Event iteration at time t: update modes until they settle; returns (x, z)."""
+        pre = self.p.copy()
+        for _ in range(20 + 2 * len(self._hybrid)):
+            values = np.asarray(self.system.outputs(x, z, self.p, t)).ravel()
+            changes = []
+            for inst in self._hybrid:
+                new = inst.transition(values, self.p, pre, fired)
+                if new:
+                    changes.append((inst, new))
+            if not changes:
+                return x, z
+            before_p = self.p.copy()
+            for inst, new in changes:
+                before = inst.modes(self.p)
+                for name, code in new.items():
+                    self.p[inst.mode_slot[name]] = code
+                self._record(Event(t, inst.path, before, inst.modes(self.p), cause))
+            x = self._project(x, z, t, before_p)
+            z = self.solve_z(x, z, t)
+        names = ", ".join(sorted({inst.path for inst, _ in changes}))
+        raise PhyslibError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
+                           "cycles; check the transition logic of these components")
+
+    def _project(self, x, z, t, before_p):
+        """Enforce the mode constraints active now (ALGORITHMS §1) if the state violates them."""
+        if self.projection is None or not len(x):
+            return x
+        h, active = (np.asarray(a).ravel() for a in self.system.constraints(x, z, self.p, t))
+        rows = np.flatnonzero(active > 0.5)
+        if not len(rows) or np.all(np.abs(h[rows]) <= self.atol):
+            return x
+        C, d = self._linearized_constraints(x, z, t, rows, h)
+        if self.projection == "naive":
+            return naive_projection(x, C, d)
+        M = energy_matrix(self.system, x, z, self.p, t)
+        return energy_projection(x, M, C, d)
+
+    def _linearized_constraints(self, x, z, t, rows, h):
+        if "constraint_jac" not in self.system.cache:
+            xs, zs, ps, ts = (cs.SX.sym(n, self.system.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+            expr, _ = self.system.constraints(xs, zs, ps, ts)
+            self.system.cache["constraint_jac"] = cs.Function("cjac", [xs, zs, ps, ts], [cs.jacobian(expr, xs)])
+        J = np.array(self.system.cache["constraint_jac"](x, z, self.p, t))[rows]
+        return J, J @ x - h[rows]
+
+    def _record(self, event: Event):
+        self.events.append(event)
+        window = [e for e in self.events[-(self.max_events + 1):]]
+        if len(window) > self.max_events and window[-1].t - window[0].t <= 1e-6 * max(1.0, abs(event.t)):
+            counts = {}
+            for e in window:
+                counts[e.component] = counts.get(e.component, 0) + 1
+            worst = max(counts, key=counts.get)
+            raise PhyslibError(
+                f"event storm: more than {self.max_events} events within "
+                f"{window[-1].t - window[0].t:.3g} s around t = {event.t:.10g} s, most of them in "
+                f"{worst}; the model chatters (raise max_events if this is intended)")
+
+
+def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol, atol, max_step,
+                    event_tol, max_events, projection, record):
+    """Run from t0 to t_end with state and time events; calls ``record(t, x, z, p)``."""
+    stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
+                            max_events=max_events, projection=projection)
+    step = max_step if max_step is not None else (t_end - t0) / 1000.0
+    x, z = stepper.iterate_modes(t0, x, z, _no_guards(stepper), "initial")
+    if grid[0] == t0:
+        record(t0, x, z, stepper.p)
+    time_events = set(model.time_events(stepper.p, t0, t_end))
+    stops = np.unique(np.concatenate([grid[grid > t0], list(time_events), [t_end]]))
+    t = t0
+    g = stepper.guards(x, z, t)
+    mask = np.abs(g) <= 10 * atol
+    for stop in stops:
+        while t < stop:
+            t_next = min(stop, t + step)
+            x1, z1 = stepper.integrate(x, z, t, t_next)
+            g1 = stepper.guards(x1, z1, t_next)
+            crossed = _crossed(g, g1, mask)
+            if np.any(crossed):
+                te, xe, ze, fired = stepper.locate(x, z, t, t_next, g, mask)
+                if not user_grid:
+                    record(te, xe, ze, stepper.p)
+                x, z = stepper.iterate_modes(te, xe, ze, fired, "state")
+                if not user_grid:
+                    record(te, x, z, stepper.p)
+                t = te
+                g = stepper.guards(x, z, t)
+                mask = np.abs(g) <= 10 * atol
+                continue
+            t, x, z = t_next, x1, z1
+            mask &= np.abs(g1) <= 10 * atol         # a masked guard is released once it leaves zero
+            g = g1
+        if stop in time_events and stop < t_end:
+            if not user_grid:
+                record(t, x, stepper.solve_z(x, z, np.nextafter(t, -np.inf)), stepper.p)
+            z = stepper.solve_z(x, z, t)
+            x, z = stepper.iterate_modes(t, x, z, _no_guards(stepper), "time")
+            g = stepper.guards(x, z, t)
+            mask = np.abs(g) <= 10 * atol
+            if not user_grid or np.any(grid == t):
+                record(t, x, z, stepper.p)
+        elif np.any(grid == stop):
+            record(t, x, z, stepper.p)
+    return stepper.events
+
+
+def _crossed(g_a, g_b, mask):
+    """Guards that changed sign (or reached zero from a nonzero value) between two samples."""
+    return ~mask & (((g_a > 0) & (g_b <= 0)) | ((g_a < 0) & (g_b >= 0)))
+
+
+def _no_guards(stepper):
+    return np.zeros(len(stepper.system.guard_owner), bool)
+
+
+class _HybridInstance:
+    """One component with modes: reads its values and asks it for its next modes."""
+
+    def __init__(self, model, group, row, guard_rows):
+        self.component = group.components[row]
+        self.path = group.paths[row]
+        tpl = group.template
+        self.local_pos = model.system.var_col[group.var_ids[row]]
+        self.local_sign = model.system.var_sign[group.var_ids[row]]
+        self.local_names = tpl.local_names
+        self.param_slots = dict(zip(tpl.param_names, group.param_ids[row][:len(tpl.param_names)].tolist()))
+        self.mode_slot = dict(zip(tpl.mode_names, group.param_ids[row][len(tpl.param_names):].tolist()))
+        self.guard_rows = guard_rows
+
+    def modes(self, p) -> dict:
+        return {name: int(p[slot]) for name, slot in self.mode_slot.items()}
+
+    def transition(self, values, p, pre, fired):
+        local = dict(zip(self.local_names, (self.local_sign * values[self.local_pos]).tolist()))
+        local.update({name: float(p[slot]) for name, slot in self.param_slots.items()})
+        local.update({name: int(p[slot]) for name, slot in self.mode_slot.items()})
+        local.update({f"pre({name})": int(pre[slot]) for name, slot in self.mode_slot.items()})
+        new = self.component.transition(local, [bool(fired[r]) for r in self.guard_rows])
+        return {name: int(code) for name, code in (new or {}).items()
+                if int(code) != int(p[self.mode_slot[name]])}
+
+
+def _hybrid_instances(model):
+    system = model.system
+    rows: dict[tuple[int, int], list[int]] = {}
+    for r, (gi, inst, _) in enumerate(system.guard_owner):
+        rows.setdefault((gi, inst), []).append(r)
+    out = []
+    for gi, group in enumerate(model._flat.groups):
+        if group.template.mode_names:
+            for row in range(len(group.paths)):
+                out.append(_HybridInstance(model, group, row, rows.get((gi, row), [])))
+    return out
+
+
+def has_modes(model) -> bool:
+    return any(g.template.mode_names for g in model._flat.groups)
+
+
+def _scaled_integrator(system, solver, rtol, atol):
+    """One integrator over τ ∈ [0, 1] for any interval [ta, ta + h] (ta, h appended to p)."""
+    key = ("scaled", solver, rtol, atol)
+    if key not in system.cache:
+        dae = system.dae_dict()
+        ta, h, tau = cs.SX.sym("ta"), cs.SX.sym("h"), cs.SX.sym("tau")
+        time = ta + h * tau
+        ode = h * cs.substitute(dae["ode"], dae["t"], time)
+        alg = cs.substitute(dae["alg"], dae["t"], time)
+        problem = {"x": dae["x"], "z": dae["z"], "p": cs.vertcat(dae["p"], ta, h), "t": tau,
+                   "ode": ode, "alg": alg}
+        options = {"abstol": atol, "reltol": rtol, "max_num_steps": 1_000_000}
+        if solver == "idas":
+            options["suppress_algebraic"] = True   # as in simulate._integrate
+        system.cache[key] = cs.integrator("hybrid", solver, problem, 0.0, [1.0], options)
+    return system.cache[key]

@@ -1,0 +1,88 @@
+"""Stick-slip clutches against the Modelica Standard Library's CoupledClutches reference."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference import assert_in_tube, load_msl
+
+# shared/reference/README.md: the reference's events (time events at 0.4 and 0.9 s).
+REFERENCE_EVENTS = [
+    (0.4, "clutch2"), (0.7096214638, "clutch2"), (0.7916582843, "clutch1"),
+    (0.8311085061, "clutch1"), (0.9, "clutch3"), (0.9068491375, "clutch1"),
+    (1.0002958599, "clutch1"), (1.1439696304, "clutch3"), (1.25, "clutch1"),
+]
+
+
+def coupled_clutches():
+    path = Path(__file__).resolve().parents[1] / "examples" / "coupled_clutches.py"
+    spec = importlib.util.spec_from_file_location("coupled_clutches", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build()
+
+
+@pytest.fixture(scope="module")
+def run():
+    ref = load_msl("CoupledClutches")
+    sim = coupled_clutches().compile()
+    dense = sim.simulate(1.5, rtol=1e-8, atol=1e-10)
+    sampled = sim.simulate(1.5, rtol=1e-8, atol=1e-10, t_eval=np.unique(ref["time"]))
+    return ref, dense, sampled
+
+
+def test_events_occur_in_reference_order_within_1e_5_s(run):
+    _, res, _ = run
+    events = [(e.t, e.component) for e in res.events if e.cause != "initial"]
+    assert [c for _, c in events] == [c for _, c in REFERENCE_EVENTS]
+    # The reference itself carries ~4e-6 s of integration error (ALGORITHMS §4).
+    for (t, _), (t_ref, comp) in zip(events, REFERENCE_EVENTS):
+        assert abs(t - t_ref) < 1e-5, (comp, t, t_ref)
+    time_events = [e.t for e in res.events if e.cause == "time"]
+    assert time_events == [0.4, 0.9]
+
+
+def test_trajectories_stay_in_the_msl_tube(run):
+    ref, _, res = run
+    t_ref = ref["time"]
+    for name in ("J1.w", "J1.phi", "clutch1.w_rel", "clutch1.phi_rel", "clutch2.w_rel",
+                 "clutch2.phi_rel", "clutch3.w_rel", "clutch3.phi_rel"):
+        assert_in_tube(name, t_ref, ref[name], np.interp(t_ref, res.t, res[name]))
+    # End values given in the reference README.
+    assert res["J1.phi"][-1] == pytest.approx(7.486092184, rel=2e-3)
+    assert res["J1.w"][-1] == pytest.approx(3.247034565, rel=2e-3)
+
+
+def test_modes_equal_the_reference_between_events(run):
+    ref, _, res = run
+    t_ref = ref["time"]
+    near_event = np.zeros(len(t_ref), bool)
+    for t_event, _ in REFERENCE_EVENTS:
+        near_event |= np.abs(t_ref - t_event) < 2e-3
+    for k in (1, 2, 3):
+        ours = np.interp(t_ref, res.t, res[f"clutch{k}.mode"])
+        np.testing.assert_array_equal(ours[~near_event], ref[f"clutch{k}.mode"][~near_event])
+
+
+def test_events_record_values_just_before_and_after(run):
+    _, res, _ = run
+    t_lock = next(e.t for e in res.events if e.component == "clutch2" and e.after == {"mode": 0})
+    at = np.flatnonzero(res.t == t_lock)
+    assert len(at) == 2
+    before, after = at
+    assert res["clutch2.mode"][before] == -1 and res["clutch2.mode"][after] == 0
+    assert abs(res["clutch2.w_rel"][after]) < 1e-9        # locked: slip speed zero
+
+
+def test_unconnected_normal_force_is_named():
+    from physlib import Model, UnconnectedPortError
+    from physlib.components.rotational import Clutch, Inertia
+
+    m = Model("m")
+    a, b = m.add(Inertia("A", J=1.0)), m.add(Inertia("B", J=1.0))
+    c = m.add(Clutch("c1", fn_max=10.0))
+    m.connect(a.flange_b, c.flange_a)
+    m.connect(c.flange_b, b.flange_a)
+    with pytest.raises(UnconnectedPortError, match=r"c1\.f_normalized"):
+        m.compile()
