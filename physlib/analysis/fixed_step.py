@@ -1,0 +1,444 @@
+"""Fixed-step integration of the compiled DAE x' = f(x, z, p, t), 0 = g(x, z, p, t).
+
+Solvers (step ``dt``, order p of the global error):
+
+- ``"euler"`` (explicit, p = 1) and ``"rk4"`` (classical Runge–Kutta, explicit, p = 4): the
+  algebraic variables z are found by Newton (:func:`~physlib.analysis.initialization.solve_algebraic`)
+  at every stage, so every stage derivative is evaluated on the constraint manifold.
+- ``"backward_euler"`` (p = 1) and ``"trapezoidal"`` (p = 2), implicit: one Newton iteration on the
+  step equations for the new states and algebraic variables together,
+
+      x1 − x0 − h·(θ·f(x1, z1, t1) + (1 − θ)·f(x0, z0, t0)) = 0,   g(x1, z1, t1) = 0
+
+  (θ = 1 backward Euler, θ = ½ trapezoidal), with the exact Jacobian from CasADi.
+
+The step grid is ``t0, t0 + dt, t0 + 2·dt, …`` with a shorter last step ending at ``t_end``.
+Time events of the model (a source's step) split the step they fall in, so no step
+integrates across a discontinuity: the stages at the end of such a step see the left limit
+of the inputs, and the algebraic variables are re-solved after it.
+
+Output: without ``t_eval``, every step end (and, at a time event or where the ``step_end``
+hook changed the state, the values just before and just after it at the same time stamp). With
+``t_eval``, exactly those times: a time on the step grid (within 1e-9·dt) gets the step's value;
+a time inside a step gets the cubic Hermite interpolant of the states through both step ends
+and their derivatives (local error O(dt⁴), the order of rk4) with z solved at the
+interpolated states (and, with invariants, projected onto them). The step grid does not depend
+on ``t_eval``.
+
+Invariants (ALGORITHMS.md §2): SymPy expressions of states (``sympy.Symbol("lv.x")``),
+parameters (``"lv.a"``) and time (``"t"``) whose values at ``t0`` are kept by invariant
+projection after every step — M-weighted by the energy matrix when that is positive definite
+at the current state, Euclidean otherwise (states that store no energy) — and z re-solved.
+
+The ``step_end(t, x, z)`` hook runs at every step end after the invariant projection and may
+return new ``(x, z)`` or ``(x, z, p)`` (p: parameters, e.g. modes changed by an event) or ``None``
+for no change; z is then re-solved from the returned guess.
+"""
+from __future__ import annotations
+
+import difflib
+
+import casadi as cs
+import numpy as np
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
+import sympy as sp
+
+from ..core.errors import PhyslibError, SimulationError
+from .initialization import solve_algebraic
+from .projection import energy_matrix, invariant_projection
+
+FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")
+ORDER = {"euler": 1, "rk4": 4, "trapezoidal": 2, "backward_euler": 1}
+_GRID_TOL = 1e-9          # relative to dt: times closer than this to a grid point are on it
+
+
+# --- public entry points ------------------------------------------------------------------------
+
+def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4", dt: float | None = None,
+                   rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
+                   x0: dict | None = None, projection: str | None = "energy", noise=None,
+                   max_step: float | None = None, invariants=None):
+    """:func:`physlib.analysis.simulate.simulate` for the fixed-step solvers.
+
+    ``dt`` [s] is required. ``rtol``/``atol`` do not apply (the implicit solvers' Newton
+    iterations converge to rounding level); ``max_step`` is an error (the step is ``dt``).
+    """
+    from .results import SimulationResult
+    from .simulate import _apply_x0, _output_grid, _stack
+
+    if solver not in FIXED_STEP:
+        raise PhyslibError(f"{solver!r} is not a fixed-step solver; choose one of {', '.join(FIXED_STEP)}")
+    if dt is None:
+        raise PhyslibError(f"solver {solver!r} is a fixed-step solver: give its step, e.g. dt=1e-4 [s]")
+    if isinstance(dt, bool) or not isinstance(dt, (int, float, np.floating)) or not np.isfinite(dt) or dt <= 0:
+        raise PhyslibError(f"dt must be a positive, finite step in seconds, got {dt!r}")
+    if max_step is not None:
+        raise PhyslibError(f"max_step caps the steps of the variable-step solvers; solver {solver!r} "
+                           f"takes the fixed step dt = {dt:g} s")
+    if noise is not None:
+        raise PhyslibError("transient noise analysis (noise=...) is not available yet")
+    if projection not in ("energy", "naive", None):
+        raise PhyslibError(f"projection must be 'energy', 'naive' or None, got {projection!r}")
+    if not t_end > t0:
+        raise PhyslibError(f"t_end ({t_end}) must be greater than t0 ({t0})")
+
+    hybrid = [path for g in model._flat.groups if g.template.mode_names for path in g.paths]
+    if hybrid:
+        # Guards checked at step ends and energy projection belong to the event code
+        # (physlib.analysis.events), which will drive integrate_fixed through its step_end hook.
+        raise PhyslibError(
+            f"fixed-step simulation of models with modes ({', '.join(hybrid[:5])}) is not available "
+            "yet: use solver='idas' or 'cvodes'")
+    system = model.system
+    p = model.parameter_vector(params)
+    start = np.asarray(system.start(p, t0)).ravel()
+    x = start[system.state_pos]
+    if x0:
+        x = _apply_x0(model, x, x0)
+    z = solve_algebraic(system, x, start[system.z_pos], p, t0, lambda i: model.algebraic[i])
+    grid = None if t_eval is None else _output_grid(t_eval, t0, t_end)
+    times, X, Z, p = integrate_fixed(model, solver, t0, t_end, float(dt), x, z, p, t_eval=grid,
+                                     invariants=invariants, return_p=True)
+    return SimulationResult(model, times, _stack(list(X.T), len(x)), _stack(list(Z.T), len(z)), p)
+
+
+def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z, p, t_eval=None,
+                    step_end=None, invariants=None, *, return_p: bool = False):
+    """Integrate from consistent ``(x, z)`` at ``t0`` to ``t_end`` with the fixed step ``dt``.
+
+    Returns ``(times, X, Z)`` with X (nx, k) and Z (nz, k) the states and algebraic variables
+    at ``times`` (k,) — see the module docstring for which times; with ``return_p=True`` also the
+    parameter vector at the end (the ``step_end`` hook may change it). ``invariants`` is a list
+    of SymPy expressions or an :class:`Invariants`. Raises :class:`SimulationError` when a step
+    fails (Newton does not converge, the solution is no longer finite).
+    """
+    if solver not in FIXED_STEP:
+        raise PhyslibError(f"unknown fixed-step solver {solver!r}; choose one of {', '.join(FIXED_STEP)}")
+    system = model.system
+    names = list(model.states) + list(model.algebraic)
+    x = np.array(x, dtype=float).ravel()
+    z = np.array(z, dtype=float).ravel()
+    p = np.array(p, dtype=float).ravel()
+    nx, nz = x.size, z.size
+    describe = lambda i: model.algebraic[i]  # noqa: E731
+    stepper = _Stepper(system, solver, names, describe)
+    if invariants is not None and not isinstance(invariants, Invariants):
+        invariants = Invariants(model, invariants)
+    if invariants is not None and invariants.size == 0:
+        invariants = None
+    target = invariants.values(x, p, t0) if invariants is not None else None
+
+    events = model.time_events(p, t0, t_end)
+    points, is_event = _step_points(t0, t_end, dt, events)
+    user_grid = t_eval is not None
+    if user_grid:
+        t_eval = np.asarray(t_eval, dtype=float).ravel()
+        if t_eval.size and (t_eval[0] < t0 - _GRID_TOL * dt or t_eval[-1] > t_end + _GRID_TOL * dt):
+            raise PhyslibError(f"t_eval must lie within [t0, t_end] = [{t0}, {t_end}]")
+
+    times, xs, zs = [], [], []
+
+    def record(tt, xx, zz):
+        times.append(float(tt)), xs.append(np.array(xx)), zs.append(np.array(zz))
+
+    k_eval = 0                              # next t_eval point to place
+    tol = _GRID_TOL * dt
+    if user_grid:
+        while k_eval < t_eval.size and t_eval[k_eval] <= t0 + tol:
+            record(t_eval[k_eval], x, z)
+            k_eval += 1
+    else:
+        record(t0, x, z)
+
+    for k in range(len(points) - 1):
+        a, b = points[k], points[k + 1]
+        # At a time event the stages at the end of the step see the input's left limit.
+        b_eval = np.nextafter(b, -np.inf) if is_event[k + 1] else b
+        xa, za = x, z
+        x, z = stepper.step(xa, za, p, a, b, b_eval)
+        if invariants is not None:
+            x = invariants.project(x, target, p, b_eval, system, z)
+            z = solve_algebraic(system, x, z, p, b_eval, describe) if nz else z
+        if user_grid:                       # interpolated points strictly inside the step
+            inner = []
+            while k_eval < t_eval.size and t_eval[k_eval] < b - tol:
+                inner.append(t_eval[k_eval])
+                k_eval += 1
+            if inner:
+                for tt, xi, zi in stepper.interpolate(xa, za, a, x, z, b, b_eval, p, inner):
+                    if invariants is not None:      # the interpolant keeps them only to O(dt⁴)
+                        xi = invariants.project(xi, target, p, tt, system, zi)
+                        zi = solve_algebraic(system, xi, zi, p, tt, describe) if nz else zi
+                    record(tt, xi, zi)
+        if is_event[k + 1]:
+            if not user_grid:
+                record(b, x, z)             # left limit
+            z = solve_algebraic(system, x, z, p, b, describe) if nz else z
+        if step_end is not None:
+            x_before, z_before = x, z
+            x, z, p = _apply_hook(step_end, b, x, z, p, system, describe)
+            changed = not (np.array_equal(x, x_before) and np.array_equal(z, z_before))
+            if changed and not user_grid and not is_event[k + 1]:
+                record(b, x_before, z_before)
+        if user_grid:
+            while k_eval < t_eval.size and t_eval[k_eval] <= b + tol:
+                record(t_eval[k_eval], x, z)
+                k_eval += 1
+        else:
+            record(b, x, z)
+    X = np.array(xs).reshape(len(xs), nx).T
+    Z = np.array(zs).reshape(len(zs), nz).T
+    out = (np.array(times), X, Z)
+    return out + (p,) if return_p else out
+
+
+# --- invariants ---------------------------------------------------------------------------------
+
+class Invariants:
+    """Invariant functions g(x, p, t) of a compiled model, from SymPy expressions.
+
+    Symbols are matched by name: a variable path that is a state (or an alias of one, with its
+    sign), a parameter path, or ``t``. Unknown names, and variables that are not states, are a
+    :class:`PhyslibError` naming them.
+    """
+
+    def __init__(self, model, expressions):
+        if isinstance(expressions, sp.Basic) or isinstance(expressions, str):
+            expressions = [expressions]
+        exprs = [sp.sympify(e) for e in expressions]
+        system = model.system
+        nx, np_ = len(system.state_pos), system.dae.size1_in(2)
+        xs, ps, ts = cs.SX.sym("x", nx), cs.SX.sym("p", np_), cs.SX.sym("t")
+        state_of = {int(pos): i for i, pos in enumerate(system.state_pos)}
+        param_index = {name: i for i, name in enumerate(model.parameters)}
+        symbols, unknown, not_states = {}, [], []
+        for sym in sorted(set().union(*(e.free_symbols for e in exprs)) if exprs else [], key=str):
+            name = sym.name
+            if name == "t":
+                symbols[sym] = ts
+            elif name in param_index:
+                symbols[sym] = ps[param_index[name]]
+            elif name in model.variables:
+                pos, sign = model.variable(name)
+                if pos in state_of:
+                    symbols[sym] = sign * xs[state_of[pos]]
+                else:
+                    not_states.append(name)
+            else:
+                unknown.append(name)
+        if unknown or not_states:
+            parts = []
+            if unknown:
+                hints = [f"{n} (did you mean {', '.join(c)}?)" if (c := difflib.get_close_matches(
+                    n, list(model.variables) + list(param_index), n=2)) else n for n in unknown]
+                parts.append("unknown names " + ", ".join(hints))
+            if not_states:
+                parts.append("variables that are not states " + ", ".join(not_states)
+                             + f" (states: {', '.join(model.states[:10])})")
+            raise PhyslibError("invariants: " + "; ".join(parts)
+                               + ". Invariants are expressions of state paths, parameter paths and t")
+        from ..assembly.sympy_to_casadi import to_casadi
+        g = cs.vertcat(*[to_casadi(e, symbols) for e in exprs]) if exprs else cs.SX(0, 1)
+        self.size = len(exprs)
+        self.expressions = exprs
+        self._fun = cs.Function("invariants", [xs, ps, ts], [g, cs.jacobian(g, xs)])
+
+    def values(self, x, p, t) -> np.ndarray:
+        return np.asarray(self._fun(x, p, t)[0]).ravel()
+
+    def project(self, x, target, p, t, system=None, z=None) -> np.ndarray:
+        """x moved back onto ``g(x) = target`` (M-weighted when the energy matrix is definite)."""
+        M = None
+        if system is not None and x.size and system.energy.size1_out(0):
+            M = energy_matrix(system, x, z, p, t)
+            try:
+                np.linalg.cholesky(M)
+            except np.linalg.LinAlgError:
+                M = None
+
+        def residual(xx):
+            return target - self.values(xx, p, t)
+
+        def jacobian(xx):
+            return np.array(cs.DM(self._fun(xx, p, t)[1]))
+
+        return invariant_projection(x, residual, jacobian, M)
+
+
+# --- steps --------------------------------------------------------------------------------------
+
+class _Stepper:
+    def __init__(self, system, solver, names, describe):
+        self.system = system
+        self.solver = solver
+        self.names = names
+        self.describe = describe
+        self.nx = len(system.state_pos)
+        self.nz = len(system.z_pos)
+
+    # f and z at a stage
+    def f(self, x, z, p, t):
+        return np.asarray(self.system.dae(x, z, p, t)[0]).ravel()
+
+    def consistent(self, x, z_guess, p, t):
+        if not self.nz:
+            return z_guess
+        return solve_algebraic(self.system, x, z_guess, p, t, self.describe)
+
+    def step(self, xa, za, p, a, b, b_eval):
+        h = b - a
+        if self.solver == "euler":
+            x = xa + h * self.f(xa, za, p, a)
+            self._check_finite(x, a, h)
+            return x, self.consistent(x, za, p, b_eval)
+        if self.solver == "rk4":
+            tm = a + h / 2
+            k1 = self.f(xa, za, p, a)
+            x2 = xa + h / 2 * k1
+            z2 = self.consistent(x2, za, p, tm)
+            k2 = self.f(x2, z2, p, tm)
+            x3 = xa + h / 2 * k2
+            z3 = self.consistent(x3, z2, p, tm)
+            k3 = self.f(x3, z3, p, tm)
+            x4 = xa + h * k3
+            z4 = self.consistent(x4, z3, p, b_eval)
+            k4 = self.f(x4, z4, p, b_eval)
+            x = xa + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            self._check_finite(x, a, h)
+            return x, self.consistent(x, z4, p, b_eval)
+        theta = 1.0 if self.solver == "backward_euler" else 0.5
+        return self._implicit(xa, za, p, a, h, b_eval, theta)
+
+    def _implicit(self, xa, za, p, a, h, t1, theta, max_iter=50):
+        fun = self._implicit_function()
+        fa = self.f(xa, za, p, a)
+        w = np.concatenate([xa + h * fa, za])      # explicit Euler predictor
+        args = (xa, fa, p, t1, h, theta)
+
+        def evaluate(ww):
+            F, J = fun(ww, *args)
+            return np.asarray(F).ravel(), J
+
+        F, J = evaluate(w)
+        norm = np.linalg.norm(F, np.inf)
+        for _ in range(max_iter):
+            if not np.all(np.isfinite(F)):
+                break
+            step = self._solve(J, -F, a, h)
+            scale = 1.0 + np.abs(w)
+            if np.all(np.abs(step) <= 1e-12 * scale):
+                w = w + step
+                return w[:self.nx], w[self.nx:]
+            lam = 1.0
+            while True:
+                trial = w + lam * step
+                F_trial, J_trial = evaluate(trial)
+                n_trial = np.linalg.norm(F_trial, np.inf)
+                if np.isfinite(n_trial) and n_trial <= (1 - 1e-4 * lam) * norm:
+                    break
+                lam *= 0.5
+                if lam < 1e-10:
+                    if np.all(np.abs(step) <= 1e-8 * scale):    # rounding level: converged
+                        return w[:self.nx], w[self.nx:]
+                    raise self._failure(a, h, F, "the Newton line search stalled")
+            w, F, J, norm = trial, F_trial, J_trial, n_trial
+        raise self._failure(a, h, F, f"Newton did not converge in {max_iter} iterations")
+
+    def _implicit_function(self):
+        key = "fixed_step_implicit"
+        fun = self.system.cache.get(key)
+        if fun is None:
+            dae = self.system.dae
+            nx, nz, np_ = self.nx, self.nz, dae.size1_in(2)
+            w, x0, f0 = cs.SX.sym("w", nx + nz), cs.SX.sym("x0", nx), cs.SX.sym("f0", nx)
+            p, t1, h, theta = cs.SX.sym("p", np_), cs.SX.sym("t1"), cs.SX.sym("h"), cs.SX.sym("theta")
+            x1, z1 = w[:nx], w[nx:]
+            f1, g1 = dae(x1, z1, p, t1)
+            F = cs.vertcat(x1 - x0 - h * (theta * f1 + (1 - theta) * f0), g1)
+            fun = cs.Function("implicit_step", [w, x0, f0, p, t1, h, theta], [F, cs.jacobian(F, w)])
+            self.system.cache[key] = fun
+        return fun
+
+    def _solve(self, jac, rhs, a, h):
+        n = jac.size1()
+        if n <= 200:
+            try:
+                step = np.linalg.solve(np.array(cs.DM(jac)), rhs)
+            except np.linalg.LinAlgError:
+                step = np.full(n, np.nan)
+        else:
+            step = spla.spsolve(sps.csc_matrix(cs.DM(jac).sparse()), rhs)
+        if not np.all(np.isfinite(step)):
+            raise SimulationError(
+                f"{self.solver}: the step equations are singular at t = {a:g} s (dt = {h:g} s); "
+                "the algebraic equations may have lost index 1 (ideal elements in a loop or cut-set)")
+        return step
+
+    def interpolate(self, xa, za, a, xb, zb, b, b_eval, p, times):
+        """Cubic Hermite interpolation of the states inside [a, b]; z solved at each point."""
+        h = b - a
+        fa, fb = self.f(xa, za, p, a), self.f(xb, zb, p, b_eval)
+        z = za
+        for tt in times:
+            s = (tt - a) / h
+            h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
+            h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
+            x = h00 * xa + h10 * h * fa + h01 * xb + h11 * h * fb
+            z = self.consistent(x, z, p, tt)
+            yield tt, x, z
+
+    def _check_finite(self, x, a, h):
+        if not np.all(np.isfinite(x)):
+            bad = [self.names[i] for i in np.flatnonzero(~np.isfinite(x))[:5]]
+            raise SimulationError(
+                f"{self.solver} diverged in the step from t = {a:g} s (dt = {h:g} s): "
+                f"{', '.join(bad)} became infinite or NaN. The explicit solver is unstable at this "
+                "step: reduce dt or use solver='backward_euler' or 'trapezoidal'")
+
+    def _failure(self, a, h, F, reason):
+        F = np.nan_to_num(np.asarray(F, dtype=float), nan=np.inf)
+        worst = [self.names[i] for i in np.argsort(-np.abs(F))[:3] if F[i] != 0]
+        return SimulationError(
+            f"{self.solver} failed in the step from t = {a:g} s (dt = {h:g} s): {reason}; largest "
+            f"residuals in the equations for {', '.join(worst) or '?'}. Reduce dt or check the model")
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+def _step_points(t0, t_end, dt, events):
+    """Step ends t0 + k·dt (last one t_end), with time events inserted; and which are events."""
+    n = int(np.ceil((t_end - t0) / dt - _GRID_TOL))
+    points = t0 + dt * np.arange(n + 1)
+    points[-1] = t_end
+    is_event = np.zeros(points.size, dtype=bool)
+    extra = []
+    for te in events:
+        k = int(np.argmin(np.abs(points - te)))
+        if abs(points[k] - te) <= _GRID_TOL * dt:
+            points[k] = te
+            is_event[k] = 0 < k < points.size - 1
+        else:
+            extra.append(te)
+    if extra:
+        points = np.concatenate([points, extra])
+        is_event = np.concatenate([is_event, np.ones(len(extra), dtype=bool)])
+        order = np.argsort(points, kind="stable")
+        points, is_event = points[order], is_event[order]
+    return points.tolist(), is_event.tolist()
+
+
+def _apply_hook(step_end, t, x, z, p, system, describe):
+    out = step_end(t, x, z)
+    if out is None:
+        return x, z, p
+    if len(out) == 3:
+        x_new, z_new, p_new = out
+        p = np.array(p_new, dtype=float).ravel()
+    else:
+        x_new, z_new = out
+    x_new = np.array(x_new, dtype=float).ravel()
+    z_new = np.array(z_new, dtype=float).ravel()
+    if z_new.size:
+        z_new = solve_algebraic(system, x_new, z_new, p, t, describe)
+    return x_new, z_new, p
