@@ -63,9 +63,11 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
 
     ``dt`` [s] is required. ``rtol``/``atol`` do not apply (the implicit solvers' Newton
     iterations converge to rounding level); ``max_step`` is an error (the step is ``dt``).
+    ``projection`` is checked but applies only at events, which fixed-step runs do not handle
+    yet: models with modes are refused.
     """
     from .results import SimulationResult
-    from .simulate import _apply_x0, _output_grid, _stack
+    from .simulate import _apply_x0, _output_grid
 
     if solver not in FIXED_STEP:
         raise PhyslibError(f"{solver!r} is not a fixed-step solver; choose one of {', '.join(FIXED_STEP)}")
@@ -100,7 +102,7 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
     grid = None if t_eval is None else _output_grid(t_eval, t0, t_end)
     times, X, Z, p = integrate_fixed(model, solver, t0, t_end, float(dt), x, z, p, t_eval=grid,
                                      invariants=invariants, return_p=True)
-    return SimulationResult(model, times, _stack(list(X.T), len(x)), _stack(list(Z.T), len(z)), p)
+    return SimulationResult(model, times, X, Z, p)
 
 
 def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z, p, t_eval=None,

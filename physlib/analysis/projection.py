@@ -20,7 +20,7 @@ conservation law), the minimum-norm correction ``x ← x + M⁻¹Jᵀ (J M⁻¹ 
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 import casadi as cs
 import numpy as np
