@@ -51,6 +51,7 @@ class HybridStepper:
         self.max_events = max_events
         self.projection = projection
         self.events: list[Event] = []
+        self.zero_band = 10 * atol         # guard values this small count as zero
         self._hybrid = _hybrid_instances(model)
         self._integrator = _scaled_integrator(self.system, solver, rtol, atol)
         self._describe = lambda i: model.algebraic[i]  # noqa: E731
@@ -73,6 +74,23 @@ class HybridStepper:
 
     def guards(self, x, z, t):
         return np.array(self.system.guards(x, z, self.p, t)).ravel()
+
+    def reference_signs(self, x, z, t):
+        """Guard values to compare the next sample with, and the guards masked for now.
+
+        A guard that is zero at an event (a clutch that just broke away starts at w_rel = 0, a
+        bouncing ball at zero height) takes the sign it has a moment later, so the next
+        crossing is caught even if it comes within one sampling interval; a guard still zero
+        then is masked until it leaves zero (anti-chattering)."""
+        g = self.guards(x, z, t)
+        near = np.abs(g) <= self.zero_band
+        if np.any(near):
+            x_d, z_d = self.integrate(x, z, t, t + 100 * self.event_tol)
+            g_d = self.guards(x_d, z_d, t + 100 * self.event_tol)
+            leaving = np.abs(g_d) > np.abs(g)
+            g = np.where(near & leaving, g_d, g)
+            near &= ~leaving
+        return g, near
 
     # --- events ---------------------------------------------------------------------------------
 
@@ -116,26 +134,31 @@ class HybridStepper:
                            "cycles; check the transition logic of these components")
 
     def _project(self, x, z, t, before_p):
-        """Enforce the mode constraints active now (ALGORITHMS §1) if the state violates them."""
+        """Make the state consistent with the mode constraints now active (ALGORITHMS §1).
+
+        A constraint that has just become active is enforced as ``expr⁺ = −e·expr⁻`` (e = 0:
+        a lock or plastic contact); constraints already active with e = 0 are kept as well, so
+        that one lock does not undo another."""
         if self.projection is None or not len(x):
             return x
-        h, active = (np.asarray(a).ravel() for a in self.system.constraints(x, z, self.p, t))
-        rows = np.flatnonzero(active > 0.5)
-        if not len(rows) or np.all(np.abs(h[rows]) <= self.atol):
+        h, active, e = (np.asarray(a).ravel() for a in self.system.constraints(x, z, self.p, t))
+        was_active = np.asarray(self.system.constraints(x, z, before_p, t)[1]).ravel() > 0.5
+        rows = np.flatnonzero((active > 0.5) & (~was_active | (e == 0)))
+        target = -e[rows] * h[rows]
+        if not len(rows) or np.all(np.abs(h[rows] - target) <= self.atol):
             return x
-        C, d = self._linearized_constraints(x, z, t, rows, h)
+        J = self._constraint_jacobian(x, z, t)[rows]
+        d = J @ x - h[rows] + target
         if self.projection == "naive":
-            return naive_projection(x, C, d)
-        M = energy_matrix(self.system, x, z, self.p, t)
-        return energy_projection(x, M, C, d)
+            return naive_projection(x, J, d)
+        return energy_projection(x, energy_matrix(self.system, x, z, self.p, t), J, d)
 
-    def _linearized_constraints(self, x, z, t, rows, h):
+    def _constraint_jacobian(self, x, z, t):
         if "constraint_jac" not in self.system.cache:
             xs, zs, ps, ts = (cs.SX.sym(n, self.system.dae.size1_in(i)) for i, n in enumerate("xzpt"))
-            expr, _ = self.system.constraints(xs, zs, ps, ts)
+            expr = self.system.constraints(xs, zs, ps, ts)[0]
             self.system.cache["constraint_jac"] = cs.Function("cjac", [xs, zs, ps, ts], [cs.jacobian(expr, xs)])
-        J = np.array(self.system.cache["constraint_jac"](x, z, self.p, t))[rows]
-        return J, J @ x - h[rows]
+        return np.array(self.system.cache["constraint_jac"](x, z, self.p, t))
 
     def _record(self, event: Event):
         self.events.append(event)
@@ -163,8 +186,7 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
     time_events = set(model.time_events(stepper.p, t0, t_end))
     stops = np.unique(np.concatenate([grid[grid > t0], list(time_events), [t_end]]))
     t = t0
-    g = stepper.guards(x, z, t)
-    mask = np.abs(g) <= 10 * atol
+    g, mask = stepper.reference_signs(x, z, t)
     for stop in stops:
         while t < stop:
             t_next = min(stop, t + step)
@@ -179,19 +201,17 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
                 if not user_grid:
                     record(te, x, z, stepper.p)
                 t = te
-                g = stepper.guards(x, z, t)
-                mask = np.abs(g) <= 10 * atol
+                g, mask = stepper.reference_signs(x, z, t)
                 continue
             t, x, z = t_next, x1, z1
-            mask &= np.abs(g1) <= 10 * atol         # a masked guard is released once it leaves zero
+            mask &= np.abs(g1) <= stepper.zero_band   # a masked guard is released once it leaves zero
             g = g1
         if stop in time_events and stop < t_end:
             if not user_grid:
                 record(t, x, stepper.solve_z(x, z, np.nextafter(t, -np.inf)), stepper.p)
             z = stepper.solve_z(x, z, t)
             x, z = stepper.iterate_modes(t, x, z, _no_guards(stepper), "time")
-            g = stepper.guards(x, z, t)
-            mask = np.abs(g) <= 10 * atol
+            g, mask = stepper.reference_signs(x, z, t)
             if not user_grid or np.any(grid == t):
                 record(t, x, z, stepper.p)
         elif np.any(grid == stop):

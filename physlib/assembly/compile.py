@@ -133,6 +133,8 @@ def _emit(flat: FlatSystem) -> DaeSystem:
                                               lambda tpl: range(n_c(tpl)))
     constraint_active, _ = _rows(flat, "constraint_function", locals_sx, params_sx, T,
                                  lambda tpl: range(n_c(tpl), 2 * n_c(tpl)))
+    restitution, _ = _rows(flat, "constraint_function", locals_sx, params_sx, T,
+                           lambda tpl: range(2 * n_c(tpl), 3 * n_c(tpl)))
     if len(eval_order):
         _, (g_expr, all_values, energy, dissipation, guards, constraint_expr, constraint_active) = \
             cs.substitute_inplace([v], [vdef], [g_expr, R, energy, dissipation, guards, constraint_expr,
@@ -163,7 +165,7 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         dissipation=cs.Function("dissipation", inputs, [dissipation]),
         energy_owner=energy_owner, dissipation_owner=dissipation_owner,
         guards=cs.Function("guards", inputs, [guards]), guard_owner=guard_owner,
-        constraints=cs.Function("constraints", inputs, [constraint_expr, constraint_active]),
+        constraints=cs.Function("constraints", inputs, [constraint_expr, constraint_active, restitution]),
         constraint_owner=constraint_owner,
         state_pos=state_pos, z_pos=z_pos, position_names=pos_names, var_col=col, var_sign=sign,
         stats=_stats(flat, eqs, len(eval_order), n_loops),

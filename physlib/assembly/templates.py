@@ -45,7 +45,7 @@ class ClassTemplate:
     initial: dict[int, sp.Expr]       # state local index -> initial value expression in params
     linear: bool                      # every equation affine in the variables, no modes
     guards: list[sp.Expr]
-    constraints: list[tuple]          # (mode condition, expression that is zero while it holds)
+    constraints: list[tuple]          # (mode condition, expression, restitution) per mode constraint
     dissipates_power: bool            # effort × flow of the dissipation pair is a power [W]
     energy: sp.Expr | None
     dissipation: tuple[sp.Expr, sp.Expr] | None
@@ -81,11 +81,13 @@ class ClassTemplate:
 
     @cached_property
     def constraint_function(self) -> cs.Function | None:
-        """(locals, params + modes, t) -> (mode constraint expressions, 1 where active)."""
+        """(locals, params + modes, t) -> (mode constraint expressions, 1 where active,
+        restitution coefficients)."""
         if not self.constraints:
             return None
-        exprs = [e for _, e in self.constraints] + \
-            [sp.Piecewise((1, cond), (0, True)) for cond, _ in self.constraints]
+        exprs = [e for _, e, _ in self.constraints] + \
+            [sp.Piecewise((1, cond), (0, True)) for cond, _, _ in self.constraints] + \
+            [r for _, _, r in self.constraints]
         return self._function("constraints", exprs)
 
     @cached_property
@@ -163,7 +165,8 @@ def _derive(comp: Component) -> ClassTemplate:
         energy = comp.energy()
         dissipation = comp.dissipation()
         guards = [sp.sympify(g) for g in comp.guards()]
-        constraints = [(cond, sp.sympify(e)) for cond, e in comp.constraints()]
+        constraints = [(c[0], sp.sympify(c[1]), sp.sympify(c[2] if len(c) > 2 else 0))
+                       for c in comp.constraints()]
     finally:
         comp._deriving = False
 
@@ -187,7 +190,7 @@ def _derive(comp: Component) -> ClassTemplate:
     nonzero_params = {sp.Symbol(n, real=True) for n, p in cls._parameters.items()
                       if not p.structural and (p.positive or p.nonzero)}
 
-    used = set().union(*(e.free_symbols for e in raw + guards + [e for _, e in constraints]))
+    used = set().union(*(e.free_symbols for e in raw + guards + [c[1] for c in constraints]))
     ders = sorted((s for s in used if isinstance(s, VariableSymbol) and derivative_base(s.name)),
                   key=lambda s: s.name)
     for d in ders:

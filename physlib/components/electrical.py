@@ -7,7 +7,7 @@ their other ports.
 """
 import sympy as sp
 
-from ..core import Component, Input, Output, Parameter, Port, Variable, der
+from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
 from ..core.symbols import t  # noqa: F401  (re-exported for user equations)
 from ..domains import electrical, rotational, thermal
 from .rotational import Supported
@@ -271,6 +271,64 @@ class HeatingResistor(OnePort):
             sp.Eq(self.R, self.R_ref * (1 + self.alpha * (self.heat_port.T - self.T_ref))),
             sp.Eq(self.v, self.R * self.i),
             sp.Eq(self.heat_port.Q, -self.v * self.i)]
+
+    def dissipation(self):
+        return self.v, self.i
+
+
+# --- switching ------------------------------------------------------------------------------
+
+class Switch(OnePort):
+    """Switch closed while its control signal exceeds 0.5: v = Ron·i closed, i = Goff·v open.
+
+    Parameters: Ron [Ohm] closed resistance (>= 0; 0 is ideal); Goff [S] open conductance (>= 0).
+    Inputs: control [1] closes the switch above 0.5.
+    Modes: closed = 1 closed, 0 open.
+    """
+
+    Ron = Parameter(0.0, unit="Ohm", description="closed resistance", nonnegative=True)
+    Goff = Parameter(0.0, unit="S", description="open conductance", nonnegative=True)
+    control = Input("1", "closes the switch above 0.5")
+    closed = Mode({"open": 0, "closed": 1}, start="open", description="switch position")
+
+    def equations(self):
+        law = sp.Piecewise((self.v - self.Ron * self.i, sp.Eq(self.closed, 1)),
+                           (self.i - self.Goff * self.v, True))
+        return super().equations() + [law]
+
+    def guards(self):
+        return [self.control - 0.5]
+
+    def transition(self, v, fired):
+        return {"closed": int(v["control"] > 0.5)}
+
+
+class IdealDiode(OnePort):
+    """Ideal diode: conducting (v = Ron·i) while current flows forward, blocking (i = Goff·v)
+    while the voltage is negative.
+
+    Parameters: Ron [Ohm] forward resistance (>= 0); Goff [S] blocking conductance (>= 0).
+    Modes: on = 1 conducting, 0 blocking.
+    """
+
+    Ron = Parameter(0.0, unit="Ohm", description="forward resistance", nonnegative=True)
+    Goff = Parameter(0.0, unit="S", description="blocking conductance", nonnegative=True)
+    on = Mode({"blocking": 0, "conducting": 1}, start="blocking", description="diode state")
+
+    def equations(self):
+        law = sp.Piecewise((self.v - self.Ron * self.i, sp.Eq(self.on, 1)),
+                           (self.i - self.Goff * self.v, True))
+        return super().equations() + [law]
+
+    def guards(self):
+        return [sp.Piecewise((self.i, sp.Eq(self.on, 1)), (-self.v, True))]
+
+    def transition(self, v, fired):
+        if v["on"] and v["i"] < 0:
+            return {"on": 0}
+        if not v["on"] and v["v"] > 0:
+            return {"on": 1}
+        return {}
 
     def dissipation(self):
         return self.v, self.i

@@ -7,10 +7,10 @@ need a position (Mass.s, spring deflections, PositionSensor) integrate it as a s
 """
 import sympy as sp
 
-from ..core import Component, Input, Output, Parameter, Port, Variable, der
+from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
 from ..domains import rotational, translational
 
-__all__ = ["TwoFlange", "Compliant", "Supported", "Fixed", "Mass", "Spring", "Damper",
+__all__ = ["HardStop", "TwoFlange", "Compliant", "Supported", "Fixed", "Mass", "Spring", "Damper",
            "SpringDamper", "Force", "Velocity", "IdealRackPinion", "SpeedSensor", "ForceSensor",
            "PositionSensor"]
 
@@ -246,3 +246,52 @@ class PositionSensor(Component):
 
     def initial(self):
         return {self.s: self.s0}
+
+
+class HardStop(Compliant):
+    """Rigid contact between two flanges (two masses, or a mass and a Fixed wall) closing when
+    the gap s_rel = s_b − s_a reaches zero, with Newton's restitution law.
+
+    At impact the relative velocity jumps to −e times its value (e = 0: the bodies stay
+    together); in contact the relative acceleration is zero while the contact pushes; the
+    bodies separate when it would have to pull. Impacts slower than v_rest end in resting
+    contact, so a bouncing body settles instead of bouncing forever.
+
+    Parameters: e [1] coefficient of restitution (0..1); v_rest [m/s] slowest bounce;
+    s_rel_start [m] initial gap (> 0 means apart).
+    Modes: contact = 0 apart, 1 in contact, 2 impact (momentary, during an event).
+    """
+
+    APART, CONTACT, IMPACT = 0, 1, 2
+
+    e = Parameter(0.0, unit="1", description="coefficient of restitution",
+                  check=(lambda v: 0.0 <= v <= 1.0, "must lie in [0, 1]"))
+    v_rest = Parameter(1e-6, unit="m/s", description="impacts slower than this end in contact",
+                       nonnegative=True)
+    contact = Mode({"apart": 0, "contact": 1, "impact": 2}, start="apart", description="contact state")
+
+    def equations(self):
+        a_rel = der(self.flange_b.v) - der(self.flange_a.v)
+        law = sp.Piecewise((a_rel, sp.Eq(self.contact, self.CONTACT)), (self.f, True))
+        return super().equations() + [law]
+
+    def guards(self):
+        # Apart: the gap closing; in contact: the contact force turning to a pull (f > 0).
+        return [sp.Piecewise((self.s_rel, sp.Eq(self.contact, self.APART)), (-self.f, True))]
+
+    def transition(self, v, fired):
+        mode, pre = v["contact"], v["pre(contact)"]
+        if mode == self.APART:
+            if (fired[0] or v["s_rel"] <= 0) and v["v_rel"] < 0:
+                return {"contact": self.IMPACT if v["e"] > 0 and -v["v_rel"] * v["e"] > v["v_rest"]
+                        else self.CONTACT}
+            return {}
+        if mode == self.IMPACT:
+            return {"contact": self.APART}
+        if v["f"] > 0 and pre == self.CONTACT:       # pulling: let go
+            return {"contact": self.APART}
+        return {}
+
+    def constraints(self):
+        return [(sp.Eq(self.contact, self.IMPACT), self.v_rel, self.e),
+                (sp.Eq(self.contact, self.CONTACT), self.v_rel, 0)]

@@ -350,7 +350,9 @@ class Component:
     def constraints(self) -> list:
         """State constraints of modes: ``[(mode_condition, expr), ...]`` where ``expr = 0`` must
         hold while ``mode_condition`` is true (a stuck clutch: ``(Eq(self.mode, 0), w_rel)``).
-        When an event makes one active, the states are projected onto it (ALGORITHMS §1)."""
+        When an event makes one active, the states are projected onto it (ALGORITHMS §1).
+        A third entry, a restitution coefficient e, makes it an impact law instead: on becoming
+        active, ``expr`` jumps to −e times its value before the event."""
         return []
 
     def time_events(self, values: dict[str, float], t0: float, t1: float) -> list[float]:
