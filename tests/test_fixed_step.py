@@ -263,16 +263,3 @@ def test_unknown_invariant_symbols_are_named():
     bad = H + sp.Symbol("lv.z") + sp.Symbol("der(lv.x)")
     with pytest.raises(PhyslibError, match=r"lv\.z.*der\(lv\.x\)"):
         lotka_volterra().simulate(1.0, solver="rk4", dt=0.1, invariants=[bad])
-
-
-def test_models_with_modes_are_refused_until_fixed_step_events_exist():
-    # Integrating a clutch with its modes frozen would silently ignore every event.
-    from physlib.components.rotational import Clutch, Inertia
-    m = Model("clutch")
-    j1 = m.add(Inertia("J1", J=1.0))
-    clutch = m.add(Clutch("clutch", fn_max=10.0, f_normalized=1.0))
-    j2 = m.add(Inertia("J2", J=1.0))
-    m.connect(j1.flange_b, clutch.flange_a)
-    m.connect(clutch.flange_b, j2.flange_a)
-    with pytest.raises(PhyslibError, match="clutch"):
-        m.compile().simulate(0.1, solver="rk4", dt=1e-3)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.errors import PhyslibError, SimulationError
 from .initialization import solve_algebraic
-from .projection import energy_matrix, energy_projection, naive_projection
+from .projection import energy_matrix, energy_projection, naive_projection, state_chain
 
 
 @dataclass
@@ -154,11 +154,17 @@ class HybridStepper:
         return energy_projection(x, energy_matrix(self.system, x, z, self.p, t), J, d)
 
     def _constraint_jacobian(self, x, z, t):
+        """d(constraint)/dx, following the algebraic variables (dummy states after index
+        reduction, say) through 0 = g(x, z)."""
         if "constraint_jac" not in self.system.cache:
             xs, zs, ps, ts = (cs.SX.sym(n, self.system.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+            w = cs.vertcat(xs, zs)
             expr = self.system.constraints(xs, zs, ps, ts)[0]
-            self.system.cache["constraint_jac"] = cs.Function("cjac", [xs, zs, ps, ts], [cs.jacobian(expr, xs)])
-        return np.array(self.system.cache["constraint_jac"](x, z, self.p, t))
+            alg = self.system.dae(xs, zs, ps, ts)[1]
+            self.system.cache["constraint_jac"] = cs.Function(
+                "cjac", [xs, zs, ps, ts], [cs.jacobian(expr, w), cs.jacobian(alg, w)])
+        h_w, g_w = (np.array(cs.DM(m)) for m in self.system.cache["constraint_jac"](x, z, self.p, t))
+        return h_w @ state_chain(g_w, len(x))
 
     def _record(self, event: Event):
         self.events.append(event)

@@ -45,6 +45,7 @@ import scipy.sparse.linalg as spla
 import sympy as sp
 
 from ..core.errors import PhyslibError, SimulationError
+from .events import has_modes
 from .initialization import solve_algebraic
 from .projection import energy_matrix, invariant_projection
 
@@ -58,13 +59,14 @@ _GRID_TOL = 1e-9          # relative to dt: times closer than this to a grid poi
 def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4", dt: float | None = None,
                    rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
                    x0: dict | None = None, projection: str | None = "energy", noise=None,
-                   max_step: float | None = None, invariants=None):
+                   max_step: float | None = None, invariants=None, max_events: int = 100):
     """:func:`physlib.analysis.simulate.simulate` for the fixed-step solvers.
 
     ``dt`` [s] is required. ``rtol``/``atol`` do not apply (the implicit solvers' Newton
     iterations converge to rounding level); ``max_step`` is an error (the step is ``dt``).
-    ``projection`` is checked but applies only at events, which fixed-step runs do not handle
-    yet: models with modes are refused.
+    Models with modes have their guards checked at step ends; an event found there is handled
+    at the step end, where ``projection`` makes the overshot state consistent with the new
+    modes' constraints (ALGORITHMS §1).
     """
     from .results import SimulationResult
     from .simulate import _apply_x0, _output_grid
@@ -85,13 +87,6 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
     if not t_end > t0:
         raise PhyslibError(f"t_end ({t_end}) must be greater than t0 ({t0})")
 
-    hybrid = [path for g in model._flat.groups if g.template.mode_names for path in g.paths]
-    if hybrid:
-        # Guards checked at step ends and energy projection belong to the event code
-        # (physlib.analysis.events), which will drive integrate_fixed through its step_end hook.
-        raise PhyslibError(
-            f"fixed-step simulation of models with modes ({', '.join(hybrid[:5])}) is not available "
-            "yet: use solver='idas' or 'cvodes'")
     system = model.system
     p = model.parameter_vector(params)
     start = np.asarray(system.start(p, t0)).ravel()
@@ -100,9 +95,13 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
         x = _apply_x0(model, x, x0)
     z = solve_algebraic(system, x, start[system.z_pos], p, t0, lambda i: model.algebraic[i])
     grid = None if t_eval is None else _output_grid(t_eval, t0, t_end)
-    times, X, Z, p = integrate_fixed(model, solver, t0, t_end, float(dt), x, z, p, t_eval=grid,
-                                     invariants=invariants, return_p=True)
-    return SimulationResult(model, times, X, Z, p)
+    hook, events = None, []
+    if has_modes(model):
+        hook, events, (x, z, p) = step_end_events(model, p, t0, t_end, x, z, projection=projection,
+                                                  atol=atol, max_events=max_events)
+    times, X, Z, P = integrate_fixed(model, solver, t0, t_end, float(dt), x, z, p, t_eval=grid,
+                                     step_end=hook, invariants=invariants, return_p=True)
+    return SimulationResult(model, times, X, Z, P, events)
 
 
 def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z, p, t_eval=None,
@@ -111,7 +110,7 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
 
     Returns ``(times, X, Z)`` with X (nx, k) and Z (nz, k) the states and algebraic variables
     at ``times`` (k,) — see the module docstring for which times; with ``return_p=True`` also the
-    parameter vector at the end (the ``step_end`` hook may change it). ``invariants`` is a list
+    parameter vectors P (np, k) in force at those times (the ``step_end`` hook may change modes). ``invariants`` is a list
     of SymPy expressions or an :class:`Invariants`. Raises :class:`SimulationError` when a step
     fails (Newton does not converge, the solution is no longer finite).
     """
@@ -139,10 +138,11 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
         if t_eval.size and (t_eval[0] < t0 - _GRID_TOL * dt or t_eval[-1] > t_end + _GRID_TOL * dt):
             raise PhyslibError(f"t_eval must lie within [t0, t_end] = [{t0}, {t_end}]")
 
-    times, xs, zs = [], [], []
+    times, xs, zs, ps = [], [], [], []
 
-    def record(tt, xx, zz):
+    def record(tt, xx, zz, pp=None):
         times.append(float(tt)), xs.append(np.array(xx)), zs.append(np.array(zz))
+        ps.append(np.array(p if pp is None else pp))
 
     k_eval = 0                              # next t_eval point to place
     tol = _GRID_TOL * dt
@@ -178,11 +178,12 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
                 record(b, x, z)             # left limit
             z = solve_algebraic(system, x, z, p, b, describe) if nz else z
         if step_end is not None:
-            x_before, z_before = x, z
+            x_before, z_before, p_before = x, z, p
             x, z, p = _apply_hook(step_end, b, x, z, p, system, describe)
-            changed = not (np.array_equal(x, x_before) and np.array_equal(z, z_before))
+            changed = not (np.array_equal(x, x_before) and np.array_equal(z, z_before)
+                           and np.array_equal(p, p_before))
             if changed and not user_grid and not is_event[k + 1]:
-                record(b, x_before, z_before)
+                record(b, x_before, z_before, p_before)
         if user_grid:
             while k_eval < t_eval.size and t_eval[k_eval] <= b + tol:
                 record(t_eval[k_eval], x, z)
@@ -192,7 +193,7 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
     X = np.array(xs).reshape(len(xs), nx).T
     Z = np.array(zs).reshape(len(zs), nz).T
     out = (np.array(times), X, Z)
-    return out + (p,) if return_p else out
+    return out + (np.array(ps).T.reshape(p.size, len(ps)),) if return_p else out
 
 
 # --- invariants ---------------------------------------------------------------------------------
@@ -428,6 +429,30 @@ def _step_points(t0, t_end, dt, events):
         order = np.argsort(points, kind="stable")
         points, is_event = points[order], is_event[order]
     return points.tolist(), is_event.tolist()
+
+
+def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
+    """A ``step_end`` hook that checks guards at step ends and handles events there. Returns the
+    hook, the list it fills with events, and the initial (x, z, p) with consistent modes."""
+    from .events import HybridStepper, _crossed, _no_guards
+
+    stepper = HybridStepper(model, p, solver="idas", rtol=1e-8, atol=atol, event_tol=1e-10,
+                            max_events=max_events, projection=projection)
+    x, z = stepper.iterate_modes(t0, x, z, _no_guards(stepper), "initial")
+    time_events = set(model.time_events(stepper.p, t0, t_end))
+    state = dict(zip(("g", "mask"), stepper.reference_signs(x, z, t0)))
+
+    def hook(t, x, z):
+        g = stepper.guards(x, z, t)
+        fired = _crossed(state["g"], g, state["mask"])
+        if np.any(fired) or t in time_events:
+            x, z = stepper.iterate_modes(t, x, z, fired, "state" if np.any(fired) else "time")
+            state["g"], state["mask"] = stepper.reference_signs(x, z, t)
+        else:
+            state["g"], state["mask"] = g, state["mask"] & (np.abs(g) <= stepper.zero_band)
+        return x, z, stepper.p.copy()
+
+    return hook, stepper.events, (x, z, stepper.p.copy())
 
 
 def _apply_hook(step_end, t, x, z, p, system, describe):

@@ -29,7 +29,8 @@ import scipy.sparse.linalg as spla
 
 from ..core.errors import PhyslibError
 
-__all__ = ["energy_projection", "naive_projection", "invariant_projection", "energy_matrix"]
+__all__ = ["energy_projection", "naive_projection", "invariant_projection", "energy_matrix",
+           "state_chain"]
 
 
 # --- projection onto constraints at an event -------------------------------------------------
@@ -171,14 +172,16 @@ def _correction(R, J, M):
 # --- the energy matrix of a compiled model ---------------------------------------------------
 
 def energy_matrix(system, x, z, p, t, *, sparse: bool = False):
-    """``M = ∂²E/∂x²``: the Hessian of the total stored energy with respect to the states.
+    """``M = d²E/dx²``: the Hessian of the total stored energy with respect to the states.
 
     system: a compiled model's :class:`~physlib.assembly.compiled.DaeSystem` (``model.system``);
     a :class:`~physlib.assembly.compiled.CompiledModel` is accepted too. E is the sum of the
-    ``system.energy`` outputs; algebraic variables are held at ``z`` (energy is declared in terms
-    of states, so they normally do not enter). The CasADi Hessian is built once and cached in
-    ``system.cache``. Returns a dense (n, n) array, or a scipy CSC matrix with ``sparse=True``.
-    States that store no energy (positions without springs, integrator states) give zero rows.
+    ``system.energy`` outputs. Algebraic variables follow the states through 0 = g(x, z):
+    with Z = dz/dx = −g_z⁻¹ g_x, M = [I; Z]ᵀ H [I; Z], H the Hessian of E in (x, z). This
+    matters after index reduction, where a dummy state (the second inertia on a gear, say) is
+    algebraic but still stores energy. The CasADi functions are built once and cached.
+    Returns a dense (n, n) array, or a scipy CSC matrix with ``sparse=True``. States that store
+    no energy (positions without springs, integrator states) give zero rows.
     """
     system = getattr(system, "system", system)
     fun = system.cache.get("energy_hessian")
@@ -186,13 +189,25 @@ def energy_matrix(system, x, z, p, t, *, sparse: bool = False):
         energy = system.energy
         xs, zs, ps, ts = (cs.SX.sym(name, energy.size1_in(i)) for i, name in enumerate("xzpt"))
         total = cs.sum1(energy(xs, zs, ps, ts)) if energy.size1_out(0) else cs.SX(0)
-        hess = cs.hessian(total, xs)[0] if xs.numel() else cs.SX(0, 0)
-        fun = cs.Function("energy_hessian", [xs, zs, ps, ts], [hess])
+        w = cs.vertcat(xs, zs)
+        hess = cs.hessian(total, w)[0] if w.numel() else cs.SX(0, 0)
+        alg = system.dae(xs, zs, ps, ts)[1]
+        g_w = cs.jacobian(alg, w) if zs.numel() else cs.SX(0, w.numel())
+        fun = cs.Function("energy_hessian", [xs, zs, ps, ts], [hess, g_w])
         system.cache["energy_hessian"] = fun
-    out = fun(x, z, p, t)
-    if sparse:
-        return sps.csc_matrix(out.sparse())
-    return np.array(cs.DM(out))
+    hess, g_w = (np.array(cs.DM(m)) for m in fun(x, z, p, t))
+    nx = np.asarray(x).size
+    chain = state_chain(g_w, nx)
+    hess = (chain.T @ hess @ chain).reshape(nx, nx)
+    return sps.csc_matrix(hess) if sparse else hess
+
+
+def state_chain(g_w, nx: int) -> np.ndarray:
+    """d(x, z)/dx = [I; −g_z⁻¹ g_x]: how the algebraic variables follow the states through
+    0 = g(x, z), given g's Jacobian ``g_w`` with respect to w = (x, z)."""
+    if g_w.shape[1] == nx:
+        return np.eye(nx)
+    return np.vstack([np.eye(nx), -np.linalg.solve(g_w[:, nx:], g_w[:, :nx])])
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -49,7 +49,8 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
         from .fixed_step import simulate_fixed
         return simulate_fixed(model, t_end, t0=t0, solver=solver, dt=dt, rtol=rtol, atol=atol,
                               t_eval=t_eval, params=params, x0=x0, projection=projection,
-                              noise=noise, max_step=max_step, invariants=invariants)
+                              noise=noise, max_step=max_step, invariants=invariants,
+                              max_events=max_events)
     if invariants is not None:
         raise PhyslibError(
             f"invariants are kept by projection after each step of a fixed-step solver; {solver!r} "

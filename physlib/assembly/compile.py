@@ -50,6 +50,7 @@ class _Equations:
     n_template: int
     through: sps.csr_matrix    # connection sums over representative positions
     n_eq: int
+    linear: np.ndarray         # equation is affine in its variables (no modes)
     derivative_of: list[int] = None   # base equation of each equation added by index reduction
 
     def incidence(self, mask, n_cols, col_map=None) -> sps.csr_matrix:
@@ -199,11 +200,12 @@ def _aliases(flat):
 
 
 def _equations(flat, col, sign, n_pos) -> _Equations:
-    rows, cols, pref, expl, blocks = [], [], [], [], []
+    rows, cols, pref, expl, blocks, linear = [], [], [], [], [], []
     base = 0
     for gi, g in enumerate(flat.groups):
         tpl, k = g.template, len(g.paths)
         for j, locals_ in enumerate(tpl.incidence):
+            linear.append(np.full(k, tpl.residual_linear[j]))
             eq_rows = base + np.arange(k)
             local_cols = col[g.var_ids[:, locals_]]
             for li, l in enumerate(locals_):
@@ -232,8 +234,9 @@ def _equations(flat, col, sign, n_pos) -> _Equations:
     else:
         through = sps.csr_matrix((0, n_pos))
     cat = lambda xs, dtype: np.concatenate(xs) if xs else np.zeros(0, dtype)  # noqa: E731
+    linear.append(np.ones(through.shape[0], bool))
     return _Equations(cat(rows, np.int64), cat(cols, np.int64), cat(pref, bool), cat(expl, bool),
-                      blocks, n_template, through, n_template + through.shape[0])
+                      blocks, n_template, through, n_template + through.shape[0], cat(linear, bool))
 
 
 def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos_names) -> IndexReduction:
@@ -275,6 +278,7 @@ def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos
         eqs.preferred = np.concatenate([eqs.preferred, np.ones(size, bool)])
         eqs.explicit = np.concatenate([eqs.explicit, np.zeros(size, bool)])
         eqs.n_eq += len(new_rows)
+        eqs.linear = np.concatenate([eqs.linear, np.zeros(len(new_rows), bool)])
         eqs.derivative_of = list(reduction.new_eqs)
         t = eqs.through     # room for the new derivative variables
         eqs.through = sps.csr_matrix((t.data, t.indices, t.indptr),
@@ -385,9 +389,11 @@ def _tear(order, eqs: _Equations, unknown, n_unknown):
         for members in np.split(by_block, splits):
             pending.append((int(order.block[members[0]]), members.tolist(), True))
     for _, members, is_loop in sorted(pending, key=lambda item: item[0]):
-        if not is_loop:
-            z_unknowns.append(int(match[members[0]]))
-            g_eqs.append(members[0])
+        if not is_loop or np.all(eqs.linear[members]):
+            # Linear loops are solved whole (sparse LU with pivoting): tearing them would trade
+            # a well-conditioned system for long explicit chains that can cancel badly.
+            z_unknowns.extend(int(match[e]) for e in members)
+            g_eqs.extend(members)
             continue
         solved, tears, residuals = tear_block(members, match[members].tolist(), incidence, explicit)
         for r, (e, u) in enumerate(solved):

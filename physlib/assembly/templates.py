@@ -44,6 +44,7 @@ class ClassTemplate:
                                       # that may vanish (Rs·i with Rs >= 0): matched only if needed
     initial: dict[int, sp.Expr]       # state local index -> initial value expression in params
     linear: bool                      # every equation affine in the variables, no modes
+    residual_linear: list[bool]       # per residual: affine in the variables, no modes
     guards: list[sp.Expr]
     constraints: list[tuple]          # (mode condition, expression, restitution) per mode constraint
     dissipates_power: bool            # effort × flow of the dissipation pair is a power [W]
@@ -228,11 +229,14 @@ def _derive(comp: Component) -> ClassTemplate:
             raise EquationError(f"{label}.initial(): {sym} is not a variable of the class")
         init[index[sym.name]] = sp.sympify(value)
     der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
-    linear = not cls._modes and all(not any(isinstance(s, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
-                 for expr in residuals for v in expr.free_symbols if isinstance(v, VariableSymbol))
+    residual_linear = [not any(isinstance(s, (VariableSymbol, ModeSymbol)) for v in expr.free_symbols
+                               if isinstance(v, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
+                       and not any(isinstance(s, ModeSymbol) for s in expr.free_symbols)
+                       for expr in residuals]
+    linear = not cls._modes and all(residual_linear)
     return ClassTemplate(cls.__name__, names, params, list(cls._modes),
                          [m.start for m in cls._modes.values()], start, units, der_of, residuals, aliases,
-                         incidence, explicit, risky, init, linear, guards, constraints,
+                         incidence, explicit, risky, init, linear, residual_linear, guards, constraints,
                          cls.dissipates_power,
                          None if energy is None else sp.sympify(energy),
                          None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
