@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import casadi as cs
 import numpy as np
 
-from ..core.errors import PhyslibError, SimulationError
+from ..core.errors import InitializationError, PhyslibError, SimulationError
 from .initialization import solve_algebraic
 from .projection import energy_matrix, energy_projection, naive_projection, state_chain
 
@@ -53,7 +53,8 @@ class HybridStepper:
         self.events: list[Event] = []
         self.zero_band = 10 * atol         # guard values this small count as zero
         self._hybrid = _hybrid_instances(model)
-        self._integrator = _scaled_integrator(self.system, solver, rtol, atol)
+        self._integrator = _scaled_integrator(self.system, solver, rtol, atol) \
+            if len(self.system.state_pos) else None
         self._describe = lambda i: model.algebraic[i]  # noqa: E731
 
     # --- numerics -----------------------------------------------------------------------------
@@ -64,6 +65,8 @@ class HybridStepper:
     def integrate(self, x, z, ta, tb):
         if tb <= ta:
             return x, z
+        if self._integrator is None:            # no states: the algebraic solution at tb
+            return x, self.solve_z(x, z, tb)
         try:
             out = self._integrator(x0=x, z0=z, p=np.concatenate([self.p, [ta, tb - ta]]))
         except RuntimeError as err:
@@ -75,7 +78,32 @@ class HybridStepper:
     def guards(self, x, z, t):
         return np.array(self.system.guards(x, z, self.p, t)).ravel()
 
+    def handle_state_event(self, te, xe, ze, g_before, mask, record):
+        """Event iteration at a located crossing, and again while a guard that fired crosses
+        straight back once the modes have changed (chattering: caught by the event-storm check).
+        Leaves the state in ``self.x``/``self.z``; returns the new reference signs and mask."""
+        fired = _crossed(g_before, self.guards(xe, ze, te), mask)
+        while True:
+            if record:
+                record(te, xe, ze, self.p)
+            count = len(self.events)
+            x, z = self.iterate_modes(te, xe, ze, fired, "state")
+            if record:
+                record(te, x, z, self.p)
+            g, mask_new, probe = self._probe(x, z, te)
+            back = fired & (np.sign(probe[2]) == np.sign(g_before)) & (probe[2] != 0)
+            if len(self.events) == count or not np.any(back):
+                self.x, self.z = x, z
+                return g, mask_new
+            # The guard went back across at once: a new crossing, inside the probe interval.
+            g_before = np.where(back, -np.sign(probe[2]), g_before)
+            te, (xe, ze), fired = probe[0], probe[1], back
+
     def reference_signs(self, x, z, t):
+        g, mask, _ = self._probe(x, z, t)
+        return g, mask
+
+    def _probe(self, x, z, t):
         """Guard values to compare the next sample with, and the guards masked for now.
 
         A guard that is zero at an event (a clutch that just broke away starts at w_rel = 0, a
@@ -83,14 +111,13 @@ class HybridStepper:
         crossing is caught even if it comes within one sampling interval; a guard still zero
         then is masked until it leaves zero (anti-chattering)."""
         g = self.guards(x, z, t)
+        t_d = t + 100 * self.event_tol
+        x_d, z_d = self.integrate(x, z, t, t_d)
+        g_d = self.guards(x_d, z_d, t_d)
         near = np.abs(g) <= self.zero_band
-        if np.any(near):
-            x_d, z_d = self.integrate(x, z, t, t + 100 * self.event_tol)
-            g_d = self.guards(x_d, z_d, t + 100 * self.event_tol)
-            leaving = np.abs(g_d) > np.abs(g)
-            g = np.where(near & leaving, g_d, g)
-            near &= ~leaving
-        return g, near
+        leaving = np.abs(g_d) > np.abs(g)
+        g = np.where(near & leaving, g_d, g)
+        return g, near & ~leaving, (t_d, (x_d, z_d), g_d)
 
     # --- events ---------------------------------------------------------------------------------
 
@@ -128,7 +155,13 @@ class HybridStepper:
                     self.p[inst.mode_slot[name]] = code
                 self._record(Event(t, inst.path, before, inst.modes(self.p), cause))
             x = self._project(x, z, t, before_p)
-            z = self.solve_z(x, z, t)
+            try:
+                z = self.solve_z(x, z, t)
+            except InitializationError as err:
+                names = ", ".join(f"{inst.path} -> {inst.modes(self.p)}" for inst, _ in changes)
+                raise PhyslibError(
+                    f"at t = {t:.10g} s the modes {names} leave the equations without a solution "
+                    f"(conflicting ideal elements?): {err}") from None
         names = ", ".join(sorted({inst.path for inst, _ in changes}))
         raise PhyslibError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
                            "cycles; check the transition logic of these components")
@@ -200,14 +233,9 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
             g1 = stepper.guards(x1, z1, t_next)
             crossed = _crossed(g, g1, mask)
             if np.any(crossed):
-                te, xe, ze, fired = stepper.locate(x, z, t, t_next, g, mask)
-                if not user_grid:
-                    record(te, xe, ze, stepper.p)
-                x, z = stepper.iterate_modes(te, xe, ze, fired, "state")
-                if not user_grid:
-                    record(te, x, z, stepper.p)
-                t = te
-                g, mask = stepper.reference_signs(x, z, t)
+                t, x, z = stepper.locate(x, z, t, t_next, g, mask)[:3]
+                g, mask = stepper.handle_state_event(t, x, z, g, mask, record if not user_grid else None)
+                x, z = stepper.x, stepper.z
                 continue
             t, x, z = t_next, x1, z1
             mask &= np.abs(g1) <= stepper.zero_band   # a masked guard is released once it leaves zero

@@ -100,7 +100,8 @@ class SimulationResult:
             fig, axes = ax.figure, [ax] * len(names)
         for axis, name in zip(axes, names):
             axis.plot(self.t, self[name], label=name)
-            axis.set_ylabel(f"{name} [{self.model.unit(name)}]")
+            unit = "mode" if self.model.mode_slot(name) is not None else self.model.unit(name)
+            axis.set_ylabel(f"{name} [{unit}]")
             axis.grid(True, alpha=0.3)
             axis.legend(loc="best")
         axes[-1].set_xlabel("time [s]")

@@ -300,6 +300,8 @@ class Switch(OnePort):
         return [self.control - 0.5]
 
     def transition(self, v, fired):
+        if fired[0]:        # the control just crossed 0.5 (it may sit exactly on it now)
+            return {"closed": 1 - v["pre(closed)"]}
         return {"closed": int(v["control"] > 0.5)}
 
 

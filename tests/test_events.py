@@ -1,0 +1,184 @@
+"""Hybrid events: locks at fixed steps, collisions, switches, bouncing ball, chains, bad input."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from physlib import Component, Mode, Model, PhyslibError, Variable, der
+from physlib.components.electrical import Ground, Resistor, Switch, VoltageSource
+from physlib.components.rotational import Clutch, Inertia
+from physlib.components.signals import Step
+from physlib.components.translational import HardStop, Mass
+
+from reference import REFERENCE
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def example(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def two_inertias():
+    m = Model("lock")
+    j1, j2 = m.add(Inertia("J1", J=1.0, w0=10.0)), m.add(Inertia("J2", J=3.0))
+    clutch = m.add(Clutch("clutch", mu=0.5, peak=1.1, fn_max=1e4, f_normalized=Step(t0=0.0105)))
+    m.connect(j1.flange_b, clutch.flange_a)
+    m.connect(clutch.flange_b, j2.flange_a)
+    return m
+
+
+def rows_at_lock(res):
+    t_lock = next(e.t for e in res.events if e.after == {"mode": Clutch.STUCK})
+    before, after = np.flatnonzero(res.t == t_lock)[:2]
+    return before, after
+
+
+def test_fixed_step_lock_with_energy_projection_conserves_momentum():
+    # rk4 at dt = 10 ms finds the lock only at the end of the step, with the slip overshot.
+    res = two_inertias().compile().simulate(0.05, solver="rk4", dt=0.01, projection="energy")
+    before, after = rows_at_lock(res)
+    momentum = res["J1.w"] + 3.0 * res["J2.w"]
+    assert abs(momentum[after] - momentum[before]) <= 1e-12 * abs(momentum[before])
+    assert res["J1.w"][after] == pytest.approx((1.0 * 10.0 + 3.0 * 0.0) / 4.0, rel=1e-12)
+    assert res["J2.w"][after] == pytest.approx(2.5, rel=1e-12)
+    assert np.allclose(res["J1.w"][after:], 2.5, rtol=1e-12)        # and they stay locked
+
+
+def test_fixed_step_lock_with_naive_projection_makes_momentum():
+    res = two_inertias().compile().simulate(0.05, solver="rk4", dt=0.01, projection="naive")
+    before, after = rows_at_lock(res)
+    momentum = res["J1.w"] + 3.0 * res["J2.w"]
+    assert abs(momentum[after] - momentum[before]) > 1.0          # the prior-art error
+
+
+def test_planetary_lock_conserves_momentum_about_the_axis():
+    module = example("planetary_clutch")
+    sim = module.build().compile()
+    energy = sim.simulate(0.05, solver="rk4", dt=0.01, projection="energy")
+    naive = sim.simulate(0.05, solver="rk4", dt=0.01, projection="naive")
+    L0, L1, E0, E1 = module.lock_jump(energy)
+    assert abs(L1 - L0) <= 1e-12 * abs(L0) and E1 < E0
+    L0n, L1n, _, _ = module.lock_jump(naive)
+    assert abs(L1n - L0n) > 1e-3 * abs(L0n)
+
+
+def collision(e):
+    """m1 = m2 = 1 kg; m1 at 1 m/s towards m2 at rest, 0.1 m apart."""
+    m = Model("collision")
+    m1, m2 = m.add(Mass("m1", m=1.0, v0=1.0)), m.add(Mass("m2", m=1.0, s0=0.1))
+    stop = m.add(HardStop("stop", e=e, s_rel_start=0.1))
+    m.connect(m1.flange_b, stop.flange_a)
+    m.connect(stop.flange_b, m2.flange_a)
+    return m.compile().simulate(0.3, rtol=1e-10, atol=1e-12)
+
+
+def test_plastic_collision_shares_the_momentum():
+    res = collision(0.0)
+    assert len([e for e in res.events if e.after == {"contact": HardStop.CONTACT}]) == 1
+    np.testing.assert_allclose([res["m1.v"][-1], res["m2.v"][-1]], [0.5, 0.5], rtol=1e-12)
+
+
+def test_elastic_collision_follows_newtons_restitution_law():
+    res = collision(0.6)
+    v1, v2 = res["m1.v"][-1], res["m2.v"][-1]
+    # v2⁺ − v1⁺ = −e·(v2 − v1) with v1 = 1, v2 = 0; momentum 1 kg·m/s conserved.
+    assert v2 - v1 == pytest.approx(0.6, rel=1e-12)
+    assert abs(v1 + v2 - 1.0) <= 1e-12
+    assert res.events[-1].t == pytest.approx(0.1, abs=1e-9)      # gap 0.1 m closed at 1 m/s
+
+
+def test_switch_matches_ngspice():
+    import csv  # noqa: F401  (reference values quoted from shared/reference/README.md)
+    if not (REFERENCE / "spice" / "switch").exists():
+        pytest.skip("ngspice reference not found")
+    res = example("switch_rc").build().compile().simulate(
+        3e-3, t_eval=[0.0, 2e-3, 3e-3], rtol=1e-10, atol=1e-13)
+    assert res["C1.v"][1] == pytest.approx(3.160603, rel=1e-4)
+    assert res["C1.v"][2] == pytest.approx(4.323323, rel=1e-4)
+    assert res["L2.i"][1] == pytest.approx(0.3160471, rel=1e-4)
+
+
+def test_switch_event_is_located_at_the_threshold_crossing():
+    res = example("switch_rc").build().compile().simulate(2e-3)
+    closing = [e for e in res.events if e.after == {"closed": 1}]
+    assert {e.component for e in closing} == {"S1", "S2"}
+    assert all(abs(e.t - 1e-3) < 1e-9 and e.cause == "state" for e in closing)
+
+
+def test_bouncing_ball_impacts_and_rest():
+    res = example("bouncing_ball").build().compile().simulate(30.0, rtol=1e-10, atol=1e-12)
+    impacts = [e.t for e in res.events if e.after == {"contact": HardStop.IMPACT}]
+    # t1 = √(2h/g); t2 = t1 + 2·e·√(2gh)/g.
+    assert impacts[0] == pytest.approx(1.4278431, abs=1e-7)
+    assert abs(impacts[0] - np.sqrt(2 * 10.0 / 9.81)) < 1e-8
+    assert abs(impacts[1] - (np.sqrt(2 * 10.0 / 9.81) * (1 + 2 * 0.9))) < 1e-8
+    assert all(t < 27.14 for t in impacts)               # accumulation point ≈ 27.13 s
+    assert res.t[-1] == 30.0
+    assert res["floor_contact.contact"][-1] == HardStop.CONTACT
+    assert abs(res["ball.s"][-1]) < 1e-9 and abs(res["ball.v"][-1]) < 1e-9
+
+
+def test_energy_lost_at_each_lock_is_the_plastic_collision_loss():
+    # J1 = 1 at 10 rad/s, J2 = 2 at rest, J3 = 3 at −5 rad/s; clutches lock at 10.5 and 30.5 ms.
+    m = Model("chain")
+    js = [m.add(Inertia(f"J{k}", J=float(k), w0=w)) for k, w in ((1, 10.0), (2, 0.0), (3, -5.0))]
+    for k, t_on in ((1, 0.0105), (2, 0.0305)):
+        c = m.add(Clutch(f"c{k}", mu=0.5, peak=1.1, fn_max=1e4, f_normalized=Step(t0=t_on)))
+        m.connect(js[k - 1].flange_b, c.flange_a)
+        m.connect(c.flange_b, js[k].flange_a)
+    res = m.compile().simulate(0.06, solver="rk4", dt=0.01)
+    locks = [e for e in res.events if e.after == {"mode": Clutch.STUCK}]
+    assert [e.component for e in locks] == ["c1", "c2"]
+    groups = {"c1": ([1], [2]), "c2": ([1, 2], [3])}
+    for event in locks:
+        before, after = np.flatnonzero(res.t == event.t)[:2]
+        left, right = groups[event.component]
+        ja, jb = sum(left), sum(right)
+        wa = sum(k * res[f"J{k}.w"][before] for k in left) / ja       # group speeds before
+        wb = sum(k * res[f"J{k}.w"][before] for k in right) / jb
+        plastic_loss = 0.5 * ja * jb / (ja + jb) * (wa - wb) ** 2
+        lost = res.stored_energy()[before] - res.stored_energy()[after]
+        assert lost == pytest.approx(plastic_loss, rel=1e-9)
+
+
+def test_conflicting_ideal_switches_are_reported_with_time():
+    m = Model("conflict")
+    v1, v2 = m.add(VoltageSource("V1", V=1.0)), m.add(VoltageSource("V2", V=2.0))
+    s1 = m.add(Switch("S1", control=Step(t0=1e-3)))
+    s2 = m.add(Switch("S2", control=Step(t0=2e-3)))
+    r, gnd = m.add(Resistor("R1", R=10.0)), m.add(Ground("gnd"))
+    m.connect(v1.p, s1.p)
+    m.connect(v2.p, s2.p)
+    m.connect(s1.n, s2.n, r.p)
+    m.connect(v1.n, v2.n, r.n, gnd.p)
+    with pytest.raises(PhyslibError, match=r"t = 0\.002 s.*S2"):
+        m.compile().simulate(3e-3)
+
+
+class Relay(Component):
+    """x' = +1 below 1, −1 above: a sliding mode that an event-driven solver chatters on."""
+
+    x = Variable("1", "state")
+    above = Mode({"below": 0, "above": 1}, start="below")
+
+    def equations(self):
+        import sympy as sp
+        return [sp.Eq(der(self.x), sp.Piecewise((-1, sp.Eq(self.above, 1)), (1, True)))]
+
+    def guards(self):
+        return [self.x - 1]
+
+    def transition(self, v, fired):
+        return {"above": int(v["x"] >= 1)} if fired[0] else {}
+
+
+def test_event_storm_names_component_and_time():
+    m = Model("storm")
+    m.add(Relay("relay"))
+    with pytest.raises(PhyslibError, match=r"event storm.*t = 1\.0.*relay"):
+        m.compile().simulate(2.0, max_events=20)
