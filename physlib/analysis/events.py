@@ -215,7 +215,8 @@ class HybridStepper:
 
 def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol, atol, max_step,
                     event_tol, max_events, projection, record):
-    """Run from t0 to t_end with state and time events; calls ``record(t, x, z, p)``."""
+    """Run from t0 to t_end with state and time events; calls ``record(t, x, z, p[, t_value])``
+    (t_value: the time at which outputs are evaluated, the left limit just before a time event)."""
     stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                             max_events=max_events, projection=projection)
     step = max_step if max_step is not None else (t_end - t0) / 1000.0
@@ -242,7 +243,8 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
             g = g1
         if stop in time_events and stop < t_end:
             if not user_grid:
-                record(t, x, stepper.solve_z(x, z, np.nextafter(t, -np.inf)), stepper.p)
+                left = np.nextafter(t, -np.inf)
+                record(t, x, stepper.solve_z(x, z, left), stepper.p, left)
             z = stepper.solve_z(x, z, t)
             x, z = stepper.iterate_modes(t, x, z, _no_guards(stepper), "time")
             g, mask = stepper.reference_signs(x, z, t)

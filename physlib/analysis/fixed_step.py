@@ -99,9 +99,9 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
     if has_modes(model):
         hook, events, (x, z, p) = step_end_events(model, p, t0, t_end, x, z, projection=projection,
                                                   atol=atol, max_events=max_events)
-    times, X, Z, P = integrate_fixed(model, solver, t0, t_end, float(dt), x, z, p, t_eval=grid,
-                                     step_end=hook, invariants=invariants, return_p=True)
-    return SimulationResult(model, times, X, Z, P, events)
+    times, X, Z, P, t_values = integrate_fixed(model, solver, t0, t_end, float(dt), x, z, p, t_eval=grid,
+                                               step_end=hook, invariants=invariants, return_p=True)
+    return SimulationResult(model, times, X, Z, P, events, t_values=t_values)
 
 
 def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z, p, t_eval=None,
@@ -110,7 +110,8 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
 
     Returns ``(times, X, Z)`` with X (nx, k) and Z (nz, k) the states and algebraic variables
     at ``times`` (k,) — see the module docstring for which times; with ``return_p=True`` also the
-    parameter vectors P (np, k) in force at those times (the ``step_end`` hook may change modes). ``invariants`` is a list
+    parameter vectors P (np, k) in force at those times (the ``step_end`` hook may change modes)
+    and the times at which to evaluate outputs (the left limit for a row just before a time event). ``invariants`` is a list
     of SymPy expressions or an :class:`Invariants`. Raises :class:`SimulationError` when a step
     fails (Newton does not converge, the solution is no longer finite).
     """
@@ -138,11 +139,12 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
         if t_eval.size and (t_eval[0] < t0 - _GRID_TOL * dt or t_eval[-1] > t_end + _GRID_TOL * dt):
             raise PhyslibError(f"t_eval must lie within [t0, t_end] = [{t0}, {t_end}]")
 
-    times, xs, zs, ps = [], [], [], []
+    times, xs, zs, ps, t_values = [], [], [], [], []
 
-    def record(tt, xx, zz, pp=None):
+    def record(tt, xx, zz, pp=None, t_value=None):
         times.append(float(tt)), xs.append(np.array(xx)), zs.append(np.array(zz))
         ps.append(np.array(p if pp is None else pp))
+        t_values.append(float(tt if t_value is None else t_value))
 
     k_eval = 0                              # next t_eval point to place
     tol = _GRID_TOL * dt
@@ -175,7 +177,7 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
                     record(tt, xi, zi)
         if is_event[k + 1]:
             if not user_grid:
-                record(b, x, z)             # left limit
+                record(b, x, z, t_value=b_eval)     # left limit
             z = solve_algebraic(system, x, z, p, b, describe) if nz else z
         if step_end is not None:
             x_before, z_before, p_before = x, z, p
@@ -193,7 +195,7 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
     X = np.array(xs).reshape(len(xs), nx).T
     Z = np.array(zs).reshape(len(zs), nz).T
     out = (np.array(times), X, Z)
-    return out + (np.array(ps).T.reshape(p.size, len(ps)),) if return_p else out
+    return out + (np.array(ps).T.reshape(p.size, len(ps)), np.array(t_values)) if return_p else out
 
 
 # --- invariants ---------------------------------------------------------------------------------

@@ -18,9 +18,13 @@ class SimulationResult:
     ``p`` holds the parameter vector, one column per output time when modes change.
     """
 
-    def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=None):
+    def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=None,
+                 t_values: np.ndarray | None = None):
         self.model = model
         self.t = t
+        # Time at which each row's outputs are evaluated: the left limit for the row just before
+        # a time event (its stamp is the event time, but a step source has not switched yet).
+        self._t_values = t if t_values is None else t_values
         self.x = x
         self.z = z
         self.p = p
@@ -34,7 +38,7 @@ class SimulationResult:
         n = len(self.t)
         if n == 0:
             return np.empty((function.size1_out(0), 0))
-        return np.array(function.map(n)(self.x, self.z, self.p, self.t[None, :])).reshape(-1, n)
+        return np.array(function.map(n)(self.x, self.z, self.p, self._t_values[None, :])).reshape(-1, n)
 
     def _p_at(self, i: int) -> np.ndarray:
         return self.p[:, i] if self.p.ndim == 2 else self.p

@@ -77,21 +77,25 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     z = solve_algebraic(system, x, z, p, t0, describe)
 
     if has_modes(model):
-        times, xs, zs, ps = [], [], [], []
+        times, xs, zs, ps, t_values = [], [], [], [], []
 
-        def record_hybrid(tt, xx, zz, pp):
+        def record_hybrid(tt, xx, zz, pp, t_value=None):
             times.append(tt), xs.append(xx), zs.append(zz), ps.append(pp.copy())
+            t_values.append(tt if t_value is None else t_value)
 
         events = simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, solver=solver, rtol=rtol,
                                  atol=atol, max_step=max_step, event_tol=event_tol,
                                  max_events=max_events, projection=projection, record=record_hybrid)
         return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz),
-                                _stack(ps, len(p)), events)
+                                _stack(ps, len(p)), events, t_values=np.array(t_values))
 
-    times, xs, zs = [], [], []
+    times, xs, zs, t_values = [], [], [], []
 
-    def record(tt, xx, zz):
+    def record(tt, xx, zz, t_value=None):
+        # t_value: when to evaluate time-dependent outputs; just before a time event it is the
+        # left limit, although the row carries the event's time stamp.
         times.append(tt), xs.append(xx), zs.append(zz)
+        t_values.append(tt if t_value is None else t_value)
 
     if grid[0] == t0:
         record(t0, x, z)
@@ -113,8 +117,10 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
                 record(b, x, z)
         elif not user_grid:
             # Just before the event, at the same time stamp: the left limit in time.
-            record(b, x, solve_algebraic(system, x, z, p, np.nextafter(b, -np.inf), describe))
-    return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz), p)
+            left = np.nextafter(b, -np.inf)
+            record(b, x, solve_algebraic(system, x, z, p, left, describe), left)
+    return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz), p,
+                            t_values=np.array(t_values))
 
 
 def _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol):

@@ -1,0 +1,51 @@
+"""SimulationResult: values around time events, interpolation, CSV, plots."""
+import csv
+
+import numpy as np
+import pytest
+
+from physlib import Model
+from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+from physlib.components.signals import Step
+
+
+def stepped_rc():
+    m = Model("rc")
+    src = m.add(VoltageSource("src", V=Step(height=1.0, t0=1.234e-3)))
+    r, c, gnd = m.add(Resistor("R1", R=1e3)), m.add(Capacitor("C1", C=1e-6)), m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    return m.compile()
+
+
+@pytest.mark.parametrize("solver, options", [("idas", {}), ("rk4", {"dt": 1e-4})])
+def test_rows_just_before_and_after_a_time_event(solver, options):
+    res = stepped_rc().simulate(3e-3, solver=solver, **options)
+    before, after = np.flatnonzero(res.t == 1.234e-3)
+    # The source has not switched in the row before the step and has in the row after it.
+    assert res["src.V"][before] == 0.0 and res["R1.i"][before] == 0.0
+    assert res["src.V"][after] == 1.0 and res["R1.i"][after] == pytest.approx(1e-3)
+
+
+def test_at_interpolates_and_csv_round_trips(tmp_path):
+    res = stepped_rc().simulate(3e-3, rtol=1e-10, atol=1e-12)
+    op = res.at(2.5e-3)
+    assert op["C1.v"] == pytest.approx(1 - np.exp(-(2.5e-3 - 1.234e-3) / 1e-3), abs=1e-4)
+    path = tmp_path / "rc.csv"
+    res.to_csv(path, names=["C1.v", "R1.i"])
+    with open(path) as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["time", "C1.v", "R1.i"] and len(rows) == len(res.t) + 1
+    assert float(rows[-1][1]) == res["C1.v"][-1]
+
+
+def test_plot_returns_a_figure_with_units():
+    fig = stepped_rc().simulate(3e-3).plot("C1.v", "R1.i")
+    assert [ax.get_ylabel() for ax in fig.axes] == ["C1.v [V]", "R1.i [A]"]
+
+
+def test_unknown_name_suggests_close_ones():
+    res = stepped_rc().simulate(1e-3)
+    with pytest.raises(KeyError, match="C1.v"):
+        res["C1.V"]
