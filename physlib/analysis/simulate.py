@@ -193,8 +193,8 @@ def _integrate(system, solver, t_start, out_t, x, z, p, rtol, atol, max_step, mo
         raise SimulationError(
             f"{solver} failed between t = {t_start:g} s and {out_t[-1]:g} s: {message}. "
             "Check parameters and initial values, or tighten rtol/atol") from None
-    X = np.array(out["xf"]).reshape(nx, len(out_t))
-    Z = np.array(out["zf"]).reshape(nz, len(out_t)) if nz else np.empty((0, len(out_t)))
+    X = out["xf"].full().reshape(nx, len(out_t))
+    Z = out["zf"].full().reshape(nz, len(out_t)) if nz else np.empty((0, len(out_t)))
     return X, Z
 
 

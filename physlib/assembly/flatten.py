@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
+import scipy.sparse as sps
+from scipy.sparse.csgraph import connected_components
 
 from ..core.component import Component, Mode, Output, Parameter
 from ..core.errors import (MissingReferenceError, PortConnectionError, UnconnectedPortError)
@@ -218,22 +220,26 @@ def _check_unconnected(ports, connected, inline_inputs):
 
 def _check_references(leaves, edges, ports):
     """Each network of a domain that needs a reference (electrical) must contain one."""
-    graph = nx.Graph()
-    for a, b in edges:
-        if ports[a].domain.needs_reference:
-            graph.add_edge(a, b)
+    keys = [k for k, info in ports.items() if info.domain.needs_reference]
+    if not keys:
+        return
+    index = {k: i for i, k in enumerate(keys)}
+    pairs = [(index[a], index[b]) for a, b in edges if a in index]
     for path, comp in leaves:
         for group in comp.port_groups():
-            keys = [f"{path}.{p}" for p in group if comp.ports()[p].domain.needs_reference]
-            if not keys:
-                continue
-            graph.add_nodes_from(keys)
-            graph.add_edges_from((keys[0], k) for k in keys[1:])
-    for nodes in nx.connected_components(graph):
-        comps = {ports[n].path: ports[n].component for n in nodes}
-        if not any(c.is_reference for c in comps.values()):
-            domain = ports[next(iter(nodes))].domain.name
-            names = ", ".join(sorted(comps)[:8]) + (", ..." if len(comps) > 8 else "")
-            raise MissingReferenceError(
-                f"the {domain} network of {names} has no reference: add a Ground and connect "
-                "it to one of its nodes (potentials are only defined relative to ground)")
+            members = [index[f"{path}.{p}"] for p in group if f"{path}.{p}" in index]
+            pairs.extend((members[0], m) for m in members[1:])
+    rows, cols = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, int),) * 2
+    graph = sps.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(keys), len(keys)))
+    n_networks, label = connected_components(graph, directed=False)
+    grounded = np.zeros(n_networks, bool)
+    np.logical_or.at(grounded, label, [ports[k].component.is_reference for k in keys])
+    if grounded.all():
+        return
+    floating = np.flatnonzero(~grounded)[0]
+    comps = sorted({ports[keys[i]].path for i in np.flatnonzero(label == floating)})
+    domain = ports[keys[int(np.flatnonzero(label == floating)[0])]].domain.name
+    names = ", ".join(comps[:8]) + (", ..." if len(comps) > 8 else "")
+    raise MissingReferenceError(
+        f"the {domain} network of {names} has no reference: add a Ground and connect "
+        "it to one of its nodes (potentials are only defined relative to ground)")
