@@ -46,7 +46,7 @@ import sympy as sp
 
 from ..core.errors import PhyslibError, SimulationError
 from .events import has_modes
-from .initialization import solve_algebraic
+from .initialization import damped_newton, solve_algebraic
 from .projection import energy_matrix, invariant_projection
 
 FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")
@@ -69,7 +69,7 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
     modes' constraints (ALGORITHMS §1).
     """
     from .results import SimulationResult
-    from .simulate import _apply_x0, _output_grid
+    from .simulate import _apply_x0, _output_grid, check_common_options
 
     if solver not in FIXED_STEP:
         raise PhyslibError(f"{solver!r} is not a fixed-step solver; choose one of {', '.join(FIXED_STEP)}")
@@ -80,13 +80,7 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
     if max_step is not None:
         raise PhyslibError(f"max_step caps the steps of the variable-step solvers; solver {solver!r} "
                            f"takes the fixed step dt = {dt:g} s")
-    if noise is not None:
-        raise PhyslibError("transient noise analysis (noise=...) is not available yet")
-    if projection not in ("energy", "naive", None):
-        raise PhyslibError(f"projection must be 'energy', 'naive' or None, got {projection!r}")
-    if not t_end > t0:
-        raise PhyslibError(f"t_end ({t_end}) must be greater than t0 ({t0})")
-
+    check_common_options(noise, projection, t0, t_end)
     system = model.system
     p = model.parameter_vector(params)
     start = np.asarray(system.start(p, t0)).ravel()
@@ -325,30 +319,9 @@ class _Stepper:
             F, J = fun(ww, *args)
             return np.asarray(F).ravel(), J
 
-        F, J = evaluate(w)
-        norm = np.linalg.norm(F, np.inf)
-        for _ in range(max_iter):
-            if not np.all(np.isfinite(F)):
-                break
-            step = self._solve(J, -F, a, h)
-            scale = 1.0 + np.abs(w)
-            if np.all(np.abs(step) <= 1e-12 * scale):
-                w = w + step
-                return w[:self.nx], w[self.nx:]
-            lam = 1.0
-            while True:
-                trial = w + lam * step
-                F_trial, J_trial = evaluate(trial)
-                n_trial = np.linalg.norm(F_trial, np.inf)
-                if np.isfinite(n_trial) and n_trial <= (1 - 1e-4 * lam) * norm:
-                    break
-                lam *= 0.5
-                if lam < 1e-10:
-                    if np.all(np.abs(step) <= 1e-8 * scale):    # rounding level: converged
-                        return w[:self.nx], w[self.nx:]
-                    raise self._failure(a, h, F, "the Newton line search stalled")
-            w, F, J, norm = trial, F_trial, J_trial, n_trial
-        raise self._failure(a, h, F, f"Newton did not converge in {max_iter} iterations")
+        w = damped_newton(evaluate, lambda J, rhs: self._solve(J, rhs, a, h), w, tol=1e-12,
+                          max_iter=max_iter, fail=lambda ww, F, why: self._failure(a, h, F, why))
+        return w[:self.nx], w[self.nx:]
 
     def _implicit_function(self):
         key = "fixed_step_implicit"

@@ -34,30 +34,42 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
         g, jac = fun(x, zz, p, t)
         return np.asarray(g).ravel(), jac
 
-    g, jac = evaluate(z)
-    norm = np.linalg.norm(g, np.inf)
+    return damped_newton(evaluate, lambda jac, rhs: _solve(jac, rhs, describe), z, tol=tol,
+                         max_iter=max_iter, fail=lambda zz, g, why: _failure(zz, g, describe, why))
+
+
+def damped_newton(evaluate, solve, w, *, tol, max_iter, fail):
+    """Newton's method with a backtracking line search on the residual's max-norm.
+
+    ``evaluate(w) -> (F, J)``; ``solve(J, rhs) -> step``; ``fail(w, F, reason)`` builds the
+    exception raised when it does not converge. Converged when a full step is below ``tol``
+    relative to ``1 + |w|``, or when no decrease is possible any more and the step is at
+    rounding level.
+    """
+    F, J = evaluate(w)
+    norm = np.linalg.norm(F, np.inf)
     for _ in range(max_iter):
-        if not np.all(np.isfinite(g)):
+        if not np.all(np.isfinite(F)):
             break
-        step = _solve(jac, -g, describe)
-        scale = 1.0 + np.abs(z)
+        step = solve(J, -F)
+        scale = 1.0 + np.abs(w)
         if np.all(np.abs(step) <= tol * scale):
-            return z + step
+            return w + step
         lam = 1.0
         while True:
-            trial = z + lam * step
-            g_trial, jac_trial = evaluate(trial)
-            n_trial = np.linalg.norm(g_trial, np.inf)
+            trial = w + lam * step
+            F_trial, J_trial = evaluate(trial)
+            n_trial = np.linalg.norm(F_trial, np.inf)
             if np.isfinite(n_trial) and n_trial <= (1 - 1e-4 * lam) * norm:
                 break
             lam *= 0.5
             if lam < 1e-10:
-                # No decrease is possible at rounding level: z is as converged as it gets.
                 if np.all(np.abs(step) <= 1e-8 * scale):
-                    return z
-                raise _failure(z, g, describe, "the line search stalled")
-        z, g, jac, norm = trial, g_trial, jac_trial, n_trial
-    raise _failure(z, g, describe, f"Newton did not converge in {max_iter} iterations")
+                    return w
+                raise fail(w, F, "the line search stalled")
+        w, F, J, norm = trial, F_trial, J_trial, n_trial
+    raise fail(w, F, f"Newton did not converge in {max_iter} iterations")
+
 
 
 def _solve(jac, rhs, describe):

@@ -129,14 +129,19 @@ def _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol):
     if dt is not None:
         raise PhyslibError("dt is the step of the fixed-step solvers; variable-step solvers choose "
                            "their own steps (use max_step to cap them)")
+    check_common_options(noise, projection, t0, t_end)
+    if not (rtol > 0 and atol > 0):
+        raise PhyslibError(f"rtol and atol must be positive (got {rtol}, {atol})")
+
+
+def check_common_options(noise, projection, t0, t_end):
+    """Checks shared by the variable- and fixed-step paths."""
     if noise is not None:
         raise PhyslibError("transient noise analysis (noise=...) is not available yet")
     if projection not in ("energy", "naive", None):
         raise PhyslibError(f"projection must be 'energy', 'naive' or None, got {projection!r}")
     if not t_end > t0:
         raise PhyslibError(f"t_end ({t_end}) must be greater than t0 ({t0})")
-    if not (rtol > 0 and atol > 0):
-        raise PhyslibError(f"rtol and atol must be positive (got {rtol}, {atol})")
 
 
 def _output_grid(t_eval, t0, t_end) -> np.ndarray:

@@ -111,15 +111,18 @@ class Variable:
     def __set_name__(self, owner, name):
         self.name = name
 
+    def symbol(self):
+        return VariableSymbol(self.name, real=True)
+
     def __get__(self, instance, owner):
         if instance is None:
             return self
         if instance._deriving:
-            return VariableSymbol(self.name, real=True)
+            return self.symbol()
         return f"{instance.name}.{self.name}"
 
 
-class Mode:
+class Mode(Variable):
     """A discrete variable of a hybrid component (a clutch's stick/slip state, a switch's
     position), with named integer codes: ``mode = Mode({"stuck": 0, "free": 2}, start="free")``.
 
@@ -130,22 +133,14 @@ class Mode:
     """
 
     def __init__(self, codes: dict[str, int], start: str | int, description: str = ""):
+        code = codes[start] if isinstance(start, str) else int(start)
+        if code not in codes.values():
+            raise ValueError(f"start {start!r} is not one of the codes {codes}")
+        super().__init__("1", description, code)
         self.codes = dict(codes)
-        self.start = codes[start] if isinstance(start, str) else int(start)
-        if self.start not in self.codes.values():
-            raise ValueError(f"start {start!r} is not one of the codes {self.codes}")
-        self.description = description
-        self.name = ""
 
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def __get__(self, instance, owner):
-        if instance is None:
-            return self
-        if instance._deriving:
-            return ModeSymbol(self.name, integer=True)
-        return f"{instance.name}.{self.name}"
+    def symbol(self):
+        return ModeSymbol(self.name, integer=True)
 
 
 class Port:
@@ -272,6 +267,7 @@ class Component:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         params, variables, ports, modes = {}, {}, {}, {}
+        # Mode subclasses Variable: it comes last so that a mode ends up among the modes only.
         tables = ((params, Parameter), (variables, Variable), (ports, Port), (modes, Mode))
         for klass in reversed(cls.__mro__):
             for key, value in vars(klass).items():
