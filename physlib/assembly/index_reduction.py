@@ -47,7 +47,7 @@ def reduce_index(adjacency: list[list[int]], n_var: int, derivative: dict[int, i
     for start in [e for e, v in enumerate(match) if v < 0]:
         eq = start
         while True:
-            found, colored_eqs, colored_vars = _augment(eq, adj, der, assign, eq_var)
+            found, colored_eqs, colored_vars = _augment(eq, adj, lambda v: v not in der, assign, eq_var)
             if found:
                 break
             for v in colored_vars:
@@ -79,8 +79,10 @@ def reduce_index(adjacency: list[list[int]], n_var: int, derivative: dict[int, i
     return result
 
 
-def _augment(eq, adj, der, assign, eq_var):
-    """Augmenting path from ``eq`` over variables without derivative (iterative DFS)."""
+def _augment(eq, adj, allowed, assign, eq_var):
+    """Augmenting path from equation ``eq`` over variables for which ``allowed(v)`` holds
+    (iterative DFS); updates the matching ``assign`` (var -> eq) / ``eq_var`` (eq -> var) when
+    one is found. Returns (found, equations visited, variables visited)."""
     colored_eqs, colored_vars = [eq], []
     seen_eq, seen_var = {eq}, set()
     stack = [(eq, iter(adj[eq]))]
@@ -89,15 +91,14 @@ def _augment(eq, adj, der, assign, eq_var):
         e, it = stack[-1]
         advanced = False
         for v in it:
-            if v in der or v in seen_var:
+            if v in seen_var or not allowed(v):
                 continue
             seen_var.add(v)
             colored_vars.append(v)
             parent[v] = e
             owner = assign.get(v)
             if owner is None:
-                # Flip the path back to the start.
-                while True:
+                while True:            # flip the path back to the start
                     e_prev = parent[v]
                     old = eq_var.get(e_prev)
                     assign[v], eq_var[e_prev] = e_prev, v
@@ -124,11 +125,11 @@ def _choose_dummies(adj, states, n_var, n_dummies):
     eq_var: dict[int, int] = {}
     # Unknowns first: a maximum matching of equations to non-state variables.
     for e in range(len(adj)):
-        _try_match(e, adj, unknown, assign, eq_var)
+        _augment(e, adj, unknown.__contains__, assign, eq_var)
     free_eqs = [e for e in range(len(adj)) if e not in eq_var]
     allowed = unknown | set(states)
     for e in free_eqs:
-        if not _try_match(e, adj, allowed, assign, eq_var):
+        if not _augment(e, adj, allowed.__contains__, assign, eq_var)[0]:
             raise StructuralError("no choice of states makes the constrained system solvable; "
                                   "check for conflicting constraints")
     dummies = sorted(v for v in assign if v in states)
@@ -136,33 +137,3 @@ def _choose_dummies(adj, states, n_var, n_dummies):
         raise StructuralError("index reduction found no consistent set of states; check for "
                               "conflicting constraints")
     return dummies
-
-
-def _try_match(e, adj, allowed, assign, eq_var) -> bool:
-    """Augment the matching from equation e, using variables in ``allowed`` (iterative DFS)."""
-    seen = set()
-    stack = [(e, iter(adj[e]))]
-    parent = {}
-    while stack:
-        cur, it = stack[-1]
-        pushed = False
-        for v in it:
-            if v not in allowed or v in seen:
-                continue
-            seen.add(v)
-            parent[v] = cur
-            owner = assign.get(v)
-            if owner is None:
-                while True:
-                    eq = parent[v]
-                    previous = eq_var.get(eq)
-                    assign[v], eq_var[eq] = eq, v
-                    if eq == e:
-                        return True
-                    v = previous
-            stack.append((owner, iter(adj[owner])))
-            pushed = True
-            break
-        if not pushed:
-            stack.pop()
-    return False
