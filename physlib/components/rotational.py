@@ -12,7 +12,7 @@ from ..domains import rotational
 
 __all__ = ["TwoFlange", "Compliant", "Supported", "Fixed", "Inertia", "Spring", "Damper",
            "SpringDamper", "IdealGear", "IdealPlanetary", "Torque", "Speed", "SpeedSensor",
-           "TorqueSensor", "AngleSensor", "Clutch"]
+           "TorqueSensor", "AngleSensor", "StickSlip", "Clutch", "Brake"]
 
 
 # --- partial bases ----------------------------------------------------------------------------
@@ -270,12 +270,17 @@ class AngleSensor(Component):
 
 # --- friction with stick-slip -----------------------------------------------------------------
 
-class Clutch(Compliant):
-    """Dry-friction clutch between two flanges, with stick-slip (as the Modelica library's).
+class StickSlip(Component):
+    """Dry friction with stick-slip (ALGORITHMS.md §4, the Modelica Standard Library's model),
+    shared by :class:`Clutch` and :class:`Brake`.
 
-    The normal force is fn = fn_max·f_normalized. Sliding, it transmits ±mu·cgeo·fn against the
-    relative motion; stuck, the flanges turn together (relative acceleration zero) as long as
-    the torque needed stays within peak·mu·cgeo·fn; with fn <= 0 it is free (no torque).
+    The normal force is fn = fn_max·f_normalized. Sliding, the friction torque is ±mu·cgeo·fn
+    against the sliding speed; stuck, the relative acceleration is zero as long as the torque
+    needed stays within peak·mu·cgeo·fn; with fn <= 0 the friction is free (no torque).
+
+    A subclass supplies the variables ``w_rel`` (sliding speed) and ``tau`` (friction torque,
+    positive when it opposes a positive ``w_rel``), and :meth:`relative_acceleration`, the time
+    derivative of ``w_rel``; it adds :meth:`friction_law` to its equations.
 
     Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
     cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force.
@@ -295,14 +300,17 @@ class Clutch(Compliant):
     mode = Mode({"backward": -1, "stuck": 0, "forward": 1, "free": 2}, start="free",
                 description="friction state")
 
-    def equations(self):
+    def relative_acceleration(self):
+        """d(w_rel)/dt, in terms of the ports' ``der(...)``."""
+        raise NotImplementedError
+
+    def friction_law(self):
+        """The friction torque of each mode (one equation)."""
         slide = self.mu * self.cgeo * self.fn_max * self.f_normalized
-        a_rel = der(self.flange_b.w) - der(self.flange_a.w)
-        friction = sp.Piecewise((a_rel, sp.Eq(self.mode, self.STUCK)),
-                                (self.tau - slide, sp.Eq(self.mode, self.FORWARD)),
-                                (self.tau + slide, sp.Eq(self.mode, self.BACKWARD)),
-                                (self.tau, True))
-        return super().equations() + [friction]
+        return sp.Piecewise((self.relative_acceleration(), sp.Eq(self.mode, self.STUCK)),
+                            (self.tau - slide, sp.Eq(self.mode, self.FORWARD)),
+                            (self.tau + slide, sp.Eq(self.mode, self.BACKWARD)),
+                            (self.tau, True))
 
     def guards(self):
         sliding = sp.Or(sp.Eq(self.mode, self.FORWARD), sp.Eq(self.mode, self.BACKWARD))
@@ -333,3 +341,59 @@ class Clutch(Compliant):
 
     def constraints(self):
         return [(sp.Eq(self.mode, self.STUCK), self.w_rel)]
+
+
+class Clutch(Compliant, StickSlip):
+    """Dry-friction clutch between two flanges, with stick-slip (as the Modelica library's).
+
+    The friction model is :class:`StickSlip`'s with sliding speed w_rel = flange_b.w −
+    flange_a.w and transmitted torque tau = flange_b.tau = −flange_a.tau: sliding, ±mu·cgeo·fn
+    against the relative motion; stuck, the flanges turn together (relative acceleration zero)
+    as long as the torque needed stays within peak·mu·cgeo·fn; with fn <= 0 it is free.
+
+    Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
+    cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force;
+    phi_rel_start [rad] initial relative angle.
+    Inputs: f_normalized [1] normalized normal force (fn = fn_max·f_normalized).
+    Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
+    """
+
+    def relative_acceleration(self):
+        return der(self.flange_b.w) - der(self.flange_a.w)
+
+    def equations(self):
+        return super().equations() + [self.friction_law()]
+
+
+class Brake(TwoFlange, Supported, StickSlip):
+    """Dry-friction brake between a shaft and its housing, with stick-slip (as the Modelica
+    library's Brake; the same friction model and mode codes as :class:`Clutch`).
+
+    The shaft runs through the brake: flange_a and flange_b turn together at the shaft speed,
+    and w_rel = flange_a.w − housing speed. The housing is fixed unless ``use_support=True``
+    gives it a ``support`` flange, which takes the reaction torque. The friction torque
+    tau = flange_a.tau + flange_b.tau (the torque the shaft loses into the brake) is
+    ±mu·cgeo·fn sliding; stuck, the shaft holds still relative to the housing as long as the
+    torque needed stays within peak·mu·cgeo·fn; with fn <= 0 the brake is free.
+
+    Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
+    cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force;
+    use_support (structural) housing flange.
+    Inputs: f_normalized [1] normalized normal force.
+    Variables: w_rel [rad/s] shaft speed relative to the housing; tau [N.m] friction torque.
+    Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
+    """
+
+    w_rel = Variable("rad/s", "shaft speed relative to the housing")
+    tau = Variable("N.m", "friction torque, flange_a.tau + flange_b.tau")
+
+    def relative_acceleration(self):
+        return der(self.flange_a.w - self.support_w())
+
+    def equations(self):
+        return [sp.Eq(self.flange_b.w, self.flange_a.w),
+                sp.Eq(self.w_rel, self.flange_a.w - self.support_w()),
+                sp.Eq(self.tau, self.flange_a.tau + self.flange_b.tau),
+                *self.support_reaction(-self.tau),
+                self.friction_law()]
+
