@@ -12,7 +12,8 @@ from ..domains import rotational
 
 __all__ = ["TwoFlange", "Compliant", "Supported", "Fixed", "Inertia", "Spring", "Damper",
            "SpringDamper", "IdealGear", "IdealPlanetary", "Torque", "Speed", "SpeedSensor",
-           "TorqueSensor", "AngleSensor", "StickSlip", "Clutch", "Brake"]
+           "TorqueSensor", "AngleSensor", "StickSlip", "Clutch", "Brake",
+           "OneWayClutch"]
 
 
 # --- partial bases ----------------------------------------------------------------------------
@@ -397,3 +398,51 @@ class Brake(TwoFlange, Supported, StickSlip):
                 *self.support_reaction(-self.tau),
                 self.friction_law()]
 
+
+class OneWayClutch(Compliant):
+    """Freewheel (overrunning clutch, as in a bicycle hub): flange_b may turn faster than
+    flange_a but never slower, w_rel = flange_b.w − flange_a.w >= 0.
+
+    Free (overrunning), it transmits no torque. When w_rel reaches zero from above it locks:
+    the flanges turn together (relative acceleration zero), the lock being enforced on the
+    state as the constraint w_rel = 0 (a plastic impact if w_rel was negative). Locked, it
+    drives flange_b forward: the torque it transmits, tau = flange_b.tau = −flange_a.tau, is
+    <= 0 (flange_b.tau is positive *into* the clutch, so flange_b receives −tau >= 0). It
+    unlocks when the locking torque would change sign (tau rising through zero).
+
+    Parameters: phi_rel_start [rad] initial relative angle.
+    Variables: w_rel [rad/s]; tau [N.m] as in :class:`Compliant`.
+    Modes: mode = 0 free, 1 locked.
+    """
+
+    FREE, LOCKED = 0, 1
+    REL_TOL = 1e-9
+    """w_rel below −REL_TOL·(|flange_a.w| + |flange_b.w|) is a real overrun the wrong way (it
+    locks whatever the acceleration); closer to zero it is rounding of a speed that is zero."""
+
+    mode = Mode({"free": 0, "locked": 1}, start="free", description="freewheel state")
+
+    def equations(self):
+        a_rel = der(self.flange_b.w) - der(self.flange_a.w)
+        law = sp.Piecewise((a_rel, sp.Eq(self.mode, self.LOCKED)), (self.tau, True))
+        return super().equations() + [law]
+
+    def guards(self):
+        return [sp.Piecewise((self.w_rel, sp.Eq(self.mode, self.FREE)), (1, True)),  # locks
+                sp.Piecewise((-self.tau, sp.Eq(self.mode, self.LOCKED)), (1, True))]  # unlocks
+
+    def transition(self, v, fired):
+        mode, pre, w_rel = v["mode"], v["pre(mode)"], v["w_rel"]
+        if mode == self.LOCKED:
+            return {"mode": self.FREE} if v["tau"] > 0 else {}
+        # Free: lock when the flanges turn the wrong way, or when they turn together and
+        # flange_b falls behind (a free clutch that has just unlocked in this event does not
+        # lock again on rounding: it unlocked because flange_b pulls ahead).
+        tol = self.REL_TOL * (abs(v["flange_a.w"]) + abs(v["flange_b.w"]))
+        a_rel = v["der(flange_b.w)"] - v["der(flange_a.w)"]
+        if w_rel < -tol or (w_rel <= tol and a_rel < 0 and pre == self.FREE):
+            return {"mode": self.LOCKED}
+        return {}
+
+    def constraints(self):
+        return [(sp.Eq(self.mode, self.LOCKED), self.w_rel)]
