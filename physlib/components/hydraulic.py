@@ -7,12 +7,12 @@ zero of pressure except FluidCapacitance's stored energy, which counts from p = 
 """
 import sympy as sp
 
-from ..core import Component, Input, Output, Parameter, Port, Variable, der
+from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
 from ..domains import hydraulic, rotational, translational
 
 __all__ = ["TwoPort", "FixedPressure", "PressureSource", "FlowSource", "LaminarResistance",
-           "Orifice", "FluidCapacitance", "Inertance", "Pump", "Cylinder", "PressureSensor",
-           "FlowSensor"]
+           "Orifice", "FluidCapacitance", "Inertance", "CheckValve", "Pump", "Cylinder",
+           "PressureSensor", "FlowSensor"]
 
 
 # --- partial base -----------------------------------------------------------------------------
@@ -164,6 +164,51 @@ class Inertance(TwoPort):
 
     def energy(self):
         return self.rho * self.L / self.A * self.q**2 / 2
+
+
+class CheckValve(TwoPort):
+    """Ideal check (non-return) valve, the hydraulic ideal diode: it lets the liquid flow from
+    port_a to port_b only.
+
+    Open: dp = p_crack + R_open·q; closed: q = G_closed·dp. A closed valve opens when dp rises
+    above the cracking pressure p_crack; an open one closes when its flow would reverse
+    (q < 0, i.e. dp falls below p_crack).
+
+    Parameters: R_open [Pa.s/m3] open resistance (>= 0; 0 is ideal); G_closed [m3/(s.Pa)]
+    closed leakage conductance (>= 0); p_crack [Pa] cracking pressure (>= 0).
+    Modes: open = 1 open, 0 closed. Dissipates dp·q.
+    """
+
+    CLOSED, OPEN = 0, 1
+
+    R_open = Parameter(0.0, unit="Pa.s/m3", description="open resistance", nonnegative=True)
+    G_closed = Parameter(0.0, unit="m3/(s.Pa)", description="closed leakage conductance",
+                         nonnegative=True)
+    p_crack = Parameter(0.0, unit="Pa", description="cracking pressure", nonnegative=True)
+    open = Mode({"closed": 0, "open": 1}, start="closed", description="valve state")
+
+    def equations(self):
+        open_law = self.dp - self.p_crack - self.R_open * self.q
+        law = sp.Piecewise((open_law, sp.Eq(self.open, self.OPEN)),
+                           (self.q - self.G_closed * self.dp, True))
+        return super().equations() + [law]
+
+    def guards(self):
+        return [sp.Piecewise((self.q, sp.Eq(self.open, self.OPEN)), (self.dp - self.p_crack, True))]
+
+    def transition(self, v, fired):
+        # A guard that fired counts even when the located point sits exactly on zero, but only
+        # in the mode the event started in (so that a valve never flips back and forth).
+        if v["open"] == self.OPEN:
+            if v["q"] < 0 or (fired[0] and v["pre(open)"] == self.OPEN and v["q"] <= 0):
+                return {"open": self.CLOSED}
+        elif v["dp"] > v["p_crack"] or (fired[0] and v["pre(open)"] == self.CLOSED
+                                         and v["dp"] >= v["p_crack"]):
+            return {"open": self.OPEN}
+        return {}
+
+    def dissipation(self):
+        return self.dp, self.q
 
 
 # --- machines -----------------------------------------------------------------------------------
