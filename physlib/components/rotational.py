@@ -408,7 +408,9 @@ class OneWayClutch(Compliant):
     state as the constraint w_rel = 0 (a plastic impact if w_rel was negative). Locked, it
     drives flange_b forward: the torque it transmits, tau = flange_b.tau = −flange_a.tau, is
     <= 0 (flange_b.tau is positive *into* the clutch, so flange_b receives −tau >= 0). It
-    unlocks when the locking torque would change sign (tau rising through zero).
+    unlocks when the locking torque would change sign (tau rising through zero). At w_rel = 0
+    it locks if flange_b is falling behind (relative acceleration < 0) and stays free
+    otherwise, so a freewheel started at rest with no torque acting starts free.
 
     Parameters: phi_rel_start [rad] initial relative angle.
     Variables: w_rel [rad/s]; tau [N.m] as in :class:`Compliant`.
