@@ -51,7 +51,8 @@ class HybridStepper:
         self.max_events = max_events
         self.projection = projection
         self.events: list[Event] = []
-        self.zero_band = 10 * atol         # guard values this small count as zero
+        self.zero_band = 10 * atol         # guard values this small count as zero after an event
+        self.noise = 1e-6 * self.zero_band # a probe moving a guard less than this is rounding
         self._hybrid = _hybrid_instances(model)
         self._integrator = _scaled_integrator(self.system, solver, rtol, atol) \
             if len(self.system.state_pos) else None
@@ -78,32 +79,45 @@ class HybridStepper:
     def guards(self, x, z, t):
         return np.array(self.system.guards(x, z, self.p, t)).ravel()
 
-    def handle_state_event(self, te, xe, ze, g_before, mask, record):
-        """Event iteration at a located crossing, and again while a guard that fired crosses
-        straight back once the modes have changed (chattering: caught by the event-storm check).
-        Leaves the state in ``self.x``/``self.z``; returns the new reference signs and mask."""
-        fired = _crossed(g_before, self.guards(xe, ze, te), mask)
+    def handle_event(self, t, x, z, fired, cause, record=None, g_before=None):
+        """Event iteration at time t, then settling. Returns (t, x, z, reference guard values,
+        mask) to integrate on from; t moves on if settling found another event.
+
+        ``fired``: guards that crossed zero (none at a time event or the start), ``g_before``
+        their values before the crossing. ``record(t, x, z, p)`` receives the rows just before
+        and after each state event.
+
+        Settling: a guard that is zero after the event may leave zero on the side that calls for
+        another mode (a rectifier whose source starts at exactly 0 V), or cross straight back
+        (chattering, which the event-storm check then stops). So the transitions are asked
+        again a moment later (100·event_tol); if a mode changes there, that is a new event."""
+        if record:
+            record(t, x, z, self.p)
+        x, z = self.iterate_modes(t, x, z, fired, cause)
+        if record:
+            record(t, x, z, self.p)
+        return self.settle(t, x, z, fired, record, g_before)
+
+    def settle(self, t, x, z, fired, record=None, g_before=None):
+        """The settling part of :meth:`handle_event`, after the event iteration at t."""
+        g_before = np.zeros(len(fired)) if g_before is None else g_before
         while True:
+            near = np.abs(self.guards(x, z, t)) <= self.zero_band
+            g, mask, (t_d, (x_d, z_d), g_d) = self.probe(x, z, t)
+            if not np.any(near):
+                return t, x, z, g, mask
+            back = fired & near & (np.sign(g_d) == np.sign(g_before)) & (g_d != 0)
+            count, p_old = len(self.events), self.p.copy()
+            x_new, z_new = self.iterate_modes(t_d, x_d, z_d, back, "state")
+            if len(self.events) == count:
+                return t, x, z, g, mask
             if record:
-                record(te, xe, ze, self.p)
-            count = len(self.events)
-            x, z = self.iterate_modes(te, xe, ze, fired, "state")
-            if record:
-                record(te, x, z, self.p)
-            g, mask_new, probe = self._probe(x, z, te)
-            back = fired & (np.sign(probe[2]) == np.sign(g_before)) & (probe[2] != 0)
-            if len(self.events) == count or not np.any(back):
-                self.x, self.z = x, z
-                return g, mask_new
-            # The guard went back across at once: a new crossing, inside the probe interval.
-            g_before = np.where(back, -np.sign(probe[2]), g_before)
-            te, (xe, ze), fired = probe[0], probe[1], back
+                record(t_d, x_d, z_d, p_old)
+                record(t_d, x_new, z_new, self.p)
+            g_before = np.where(back, -np.sign(g_d), g_before)
+            t, x, z, fired = t_d, x_new, z_new, back
 
-    def reference_signs(self, x, z, t):
-        g, mask, _ = self._probe(x, z, t)
-        return g, mask
-
-    def _probe(self, x, z, t):
+    def probe(self, x, z, t):
         """Guard values to compare the next sample with, and the guards masked for now.
 
         A guard that is zero at an event (a clutch that just broke away starts at w_rel = 0, a
@@ -115,7 +129,7 @@ class HybridStepper:
         x_d, z_d = self.integrate(x, z, t, t_d)
         g_d = self.guards(x_d, z_d, t_d)
         near = np.abs(g) <= self.zero_band
-        leaving = np.abs(g_d) > np.abs(g)
+        leaving = (np.abs(g_d) > np.abs(g)) & (np.abs(g_d) > self.noise)
         g = np.where(near & leaving, g_d, g)
         return g, near & ~leaving, (t_d, (x_d, z_d), g_d)
 
@@ -223,10 +237,9 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
     x, z = stepper.iterate_modes(t0, x, z, _no_guards(stepper), "initial")
     if grid[0] == t0:
         record(t0, x, z, stepper.p)
+    t, x, z, g, mask = stepper.settle(t0, x, z, _no_guards(stepper), None if user_grid else record)
     time_events = set(model.time_events(stepper.p, t0, t_end))
     stops = np.unique(np.concatenate([grid[grid > t0], list(time_events), [t_end]]))
-    t = t0
-    g, mask = stepper.reference_signs(x, z, t)
     for stop in stops:
         while t < stop:
             t_next = min(stop, t + step)
@@ -234,9 +247,9 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
             g1 = stepper.guards(x1, z1, t_next)
             crossed = _crossed(g, g1, mask)
             if np.any(crossed):
-                t, x, z = stepper.locate(x, z, t, t_next, g, mask)[:3]
-                g, mask = stepper.handle_state_event(t, x, z, g, mask, record if not user_grid else None)
-                x, z = stepper.x, stepper.z
+                te, xe, ze, fired = stepper.locate(x, z, t, t_next, g, mask)
+                t, x, z, g, mask = stepper.handle_event(te, xe, ze, fired, "state",
+                                                        None if user_grid else record, g_before=g)
                 continue
             t, x, z = t_next, x1, z1
             mask &= np.abs(g1) <= stepper.zero_band   # a masked guard is released once it leaves zero
@@ -247,9 +260,9 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
                 record(t, x, stepper.solve_z(x, z, left), stepper.p, left)
             z = stepper.solve_z(x, z, t)
             x, z = stepper.iterate_modes(t, x, z, _no_guards(stepper), "time")
-            g, mask = stepper.reference_signs(x, z, t)
             if not user_grid or np.any(grid == t):
                 record(t, x, z, stepper.p)
+            t, x, z, g, mask = stepper.settle(t, x, z, _no_guards(stepper), None if user_grid else record)
         elif np.any(grid == stop):
             record(t, x, z, stepper.p)
     return stepper.events

@@ -414,15 +414,19 @@ def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
     stepper = HybridStepper(model, p, solver="idas", rtol=1e-8, atol=atol, event_tol=1e-10,
                             max_events=max_events, projection=projection)
     x, z = stepper.iterate_modes(t0, x, z, _no_guards(stepper), "initial")
+    g, mask, _ = stepper.probe(x, z, t0)
     time_events = set(model.time_events(stepper.p, t0, t_end))
-    state = dict(zip(("g", "mask"), stepper.reference_signs(x, z, t0)))
+    state = {"g": g, "mask": mask}
 
     def hook(t, x, z):
         g = stepper.guards(x, z, t)
         fired = _crossed(state["g"], g, state["mask"])
         if np.any(fired) or t in time_events:
+            # Events are handled at the step end; settling must not move the clock of a
+            # fixed-step run, so only the event iteration proper is used here.
             x, z = stepper.iterate_modes(t, x, z, fired, "state" if np.any(fired) else "time")
-            state["g"], state["mask"] = stepper.reference_signs(x, z, t)
+            g_ref, mask, _ = stepper.probe(x, z, t)
+            state["g"], state["mask"] = g_ref, mask
         else:
             state["g"], state["mask"] = g, state["mask"] & (np.abs(g) <= stepper.zero_band)
         return x, z, stepper.p.copy()

@@ -422,6 +422,9 @@ class OneWayClutch(Compliant):
     """w_rel below −REL_TOL·(|flange_a.w| + |flange_b.w|) is a real overrun the wrong way (it
     locks whatever the acceleration); closer to zero it is rounding of a speed that is zero."""
 
+    TAU_TOL = 1e-9
+    """A locking torque above this [N.m] unlocks it even without a located crossing."""
+
     mode = Mode({"free": 0, "locked": 1}, start="free", description="freewheel state")
 
     def equations(self):
@@ -431,12 +434,16 @@ class OneWayClutch(Compliant):
 
     def guards(self):
         return [sp.Piecewise((self.w_rel, sp.Eq(self.mode, self.FREE)), (1, True)),  # locks
-                sp.Piecewise((-self.tau, sp.Eq(self.mode, self.LOCKED)), (1, True))]  # unlocks
+                # unlocks; TAU_TOL keeps a lock with nothing acting on it (tau = 0 up to
+                # rounding) from unlocking on noise
+                sp.Piecewise((self.TAU_TOL - self.tau, sp.Eq(self.mode, self.LOCKED)), (1, True))]
 
     def transition(self, v, fired):
         mode, pre, w_rel = v["mode"], v["pre(mode)"], v["w_rel"]
         if mode == self.LOCKED:
-            return {"mode": self.FREE} if v["tau"] > 0 else {}
+            # Unlock when the torque rose through zero (guard), or is plainly pulling; a torque
+            # of rounding size (a lock with nothing acting on it) keeps it locked.
+            return {"mode": self.FREE} if fired[1] or v["tau"] > self.TAU_TOL else {}
         # Free: lock when the flanges turn the wrong way, or when they turn together and
         # flange_b falls behind (a free clutch that has just unlocked in this event does not
         # lock again on rounding: it unlocked because flange_b pulls ahead).
