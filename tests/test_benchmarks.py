@@ -26,3 +26,35 @@ def test_bench_scale_quick_runs_and_prints_its_table():
     assert re.search(r"^\s+\[PASS\] physlib final states agree with the hand-written model",
                      out, re.MULTILINE), out
     assert "targets" in out and "bench_scale: done (0 case(s) failed to run)" in out
+
+
+EVENTS_BENCH = BENCH.parent / "bench_events.py"
+
+
+def test_bench_events_quick_runs_and_prints_its_tables():
+    proc = subprocess.run([sys.executable, str(EVENTS_BENCH), "--quick"], capture_output=True,
+                          text=True, timeout=300, cwd=EVENTS_BENCH.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+
+    for model, n in (("CoupledClutches", 4), ("chain", 6)):
+        for variant in ("clutches", "idle", "rigid", "springs"):
+            # compile table: model, J, variant, states, alg, then the measured times.
+            assert re.search(rf"^{model}\s+{n}\s+{variant}\s+\d+\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
+                             out, re.MULTILINE), out
+            # simulate table: ..., tol, sim1_ms, sim_ms, then the event counts.
+            assert re.search(rf"^{model}\s+{n}\s+{variant}\s+tight\s+[\d.]+\s+[\d.]+\s+\d+\s", out,
+                             re.MULTILINE), out
+    # Event counts are structural, not timings: 9 for CoupledClutches (7 state, 2 time), 2 per
+    # clutch of the chain, none without clutches engaged.
+    assert re.search(r"^CoupledClutches\s+4\s+clutches\s+tight\s+[\d.]+\s+[\d.]+\s+9\s+7\s+2\s",
+                     out, re.MULTILINE), out
+    assert re.search(r"^chain\s+6\s+clutches\s+tight\s+[\d.]+\s+[\d.]+\s+10\s+5\s+5\s", out,
+                     re.MULTILINE), out
+    assert re.search(r"^chain\s+6\s+idle\s+tight\s+[\d.]+\s+[\d.]+\s+0\s+0\s+0\s", out, re.MULTILINE), out
+    assert "ERROR" not in out
+    assert re.search(r"^\s+\[(PASS|FAIL)\] CoupledClutches compile \+ simulate <= 1 s on this machine",
+                     out, re.MULTILINE), out
+    assert re.search(r"^\s+\[PASS\] CoupledClutches events match the MSL reference", out, re.MULTILINE), out
+    assert re.search(r"^\s+\[PASS\] chain J = 6: 10 events", out, re.MULTILINE), out
+    assert "bench_events: done (0 case(s) failed to run)" in out
