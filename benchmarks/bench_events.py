@@ -80,11 +80,12 @@ import gc
 import importlib.util
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchlib import machine, ms, timed
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "coupled_clutches.py"
@@ -100,7 +101,7 @@ CC_MU, CC_PEAK, CC_FN = 0.5, 1.1, 20.0           # as examples/coupled_clutches.
 FULL_CHAIN = [10, 50]
 QUICK_CHAIN = [6]
 TARGET_S = 1.0                                   # CoupledClutches compile + simulate
-WARM_BUDGET_S, MAX_RUNS = 2.0, 10                # cheap runs are repeated more (see _timed)
+WARM_BUDGET_S, MAX_RUNS = 2.0, 10                # cheap runs are repeated more (see timed)
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 # The MSL reference's events (tests/test_clutches.py, shared/reference/README.md).
@@ -196,19 +197,6 @@ def case_spec(model: str, n: int):
 
 # --- measurement ------------------------------------------------------------------------------
 
-def _timed(fn, repeat: int = 1, budget: float = 0.0):
-    """(best wall time over ``repeat`` calls, result of the last call); more calls, up to
-    MAX_RUNS, while all of them together took less than ``budget`` seconds."""
-    best, result, total, runs = float("inf"), None, 0.0, 0
-    while runs < repeat or (total < budget and runs < MAX_RUNS):
-        result = None
-        started = time.perf_counter()
-        result = fn()
-        elapsed = time.perf_counter() - started
-        best, total, runs = min(best, elapsed), total + elapsed, runs + 1
-    return best, result
-
-
 _import_s: list[float] = []
 
 
@@ -228,10 +216,10 @@ def run_case(model: str, n: int, variant: str, repeat: int, tolerances: list[str
     row = {"model": model, "n": n, "variant": variant, "import_s": import_physlib()}
     build, t_end = case_spec(model, n)
     gc.collect()
-    row["build_s"], m = _timed(lambda: build(variant))
-    row["cold_s"], sim = _timed(m.compile)
-    row["build_s"] = min(row["build_s"], _timed(lambda: build(variant), 4)[0])
-    row["compile_s"], sim = _timed(lambda: build(variant).compile(), 5)
+    row["build_s"], m = timed(lambda: build(variant))
+    row["cold_s"], sim = timed(m.compile)
+    row["build_s"] = min(row["build_s"], timed(lambda: build(variant), 4)[0])
+    row["compile_s"], sim = timed(lambda: build(variant).compile(), 5)
     row["states"], row["algebraic"] = len(sim.states), len(sim.algebraic)
     row["t_end"] = t_end
     row["sims"] = {}
@@ -242,8 +230,8 @@ def run_case(model: str, n: int, variant: str, repeat: int, tolerances: list[str
         def simulate():
             return sim.simulate(t_end, rtol=rtol, atol=atol)
 
-        sim1_s, res = _timed(simulate)
-        sim_s, res = _timed(simulate, repeat, budget=WARM_BUDGET_S)
+        sim1_s, res = timed(simulate)
+        sim_s, res = timed(simulate, repeat, budget=WARM_BUDGET_S, max_runs=MAX_RUNS)
         events = [e for e in res.events if e.cause != "initial"]
         out = {"sim1_s": sim1_s, "sim_s": sim_s, "events": len(events),
                "state": sum(e.cause == "state" for e in events),
@@ -280,22 +268,15 @@ def run_guarded(model, n, variant, repeat, tolerances, in_process):
 
 # --- report -----------------------------------------------------------------------------------
 
-def _ms(seconds) -> str:
-    if seconds is None:
-        return "-"
-    ms = seconds * 1e3
-    return f"{ms:.2f}" if ms < 10 else f"{ms:.1f}" if ms < 100 else f"{ms:.0f}"
-
-
 COMPILE_COLUMNS = [  # header, width, row -> text
     ("model", 15, lambda r: r["model"]),
     ("J", 3, lambda r: str(r["n"])),
     ("variant", 8, lambda r: r["variant"]),
     ("states", 6, lambda r: str(r["states"])),
     ("alg", 4, lambda r: str(r["algebraic"])),
-    ("build_ms", 8, lambda r: _ms(r["build_s"])),
-    ("cold_ms", 8, lambda r: _ms(r["cold_s"])),
-    ("compile_ms", 10, lambda r: _ms(r["compile_s"])),
+    ("build_ms", 8, lambda r: ms(r["build_s"])),
+    ("cold_ms", 8, lambda r: ms(r["cold_s"])),
+    ("compile_ms", 10, lambda r: ms(r["compile_s"])),
 ]
 
 SIM_COLUMNS = [
@@ -303,13 +284,13 @@ SIM_COLUMNS = [
     ("J", 3, lambda r, s: str(r["n"])),
     ("variant", 8, lambda r, s: r["variant"]),
     ("tol", 7, lambda r, s: s["tol"]),
-    ("sim1_ms", 8, lambda r, s: _ms(s["sim1_s"])),
-    ("sim_ms", 8, lambda r, s: _ms(s["sim_s"])),
+    ("sim1_ms", 8, lambda r, s: ms(s["sim1_s"])),
+    ("sim_ms", 8, lambda r, s: ms(s["sim_s"])),
     ("events", 6, lambda r, s: str(s["events"])),
     ("state", 5, lambda r, s: str(s["state"])),
     ("time", 4, lambda r, s: str(s["time"])),
-    ("ms/event", 8, lambda r, s: _ms(s.get("per_event_s"))),
-    ("dms/event", 9, lambda r, s: _ms(s.get("delta_event_s"))),
+    ("ms/event", 8, lambda r, s: ms(s.get("per_event_s"))),
+    ("dms/event", 9, lambda r, s: ms(s.get("delta_event_s"))),
     ("sim/rigid", 9, lambda r, s: f"{s['vs_rigid']:.1f}x" if s.get("vs_rigid") else "-"),
 ]
 
@@ -404,20 +385,6 @@ def check_targets(results: dict) -> list[str]:
             f"{worst:.1e} s of the closed form (< 1e-6), final speeds within {w_err:.1e} rad/s "
             f"of T t_end / N = {w_end:g} (< 1e-6)")
     return lines
-
-
-def machine() -> str:
-    import casadi as cs
-    import numpy as np
-
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return (f"machine: {os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, CasADi {cs.__version__}, NumPy {np.__version__}")
 
 
 def profile_coupled(top: int = 20) -> None:

@@ -67,7 +67,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -77,6 +76,8 @@ from typing import Callable
 
 import casadi as cs
 import numpy as np
+
+from benchlib import machine, ms, timed
 
 T_END = 10.0          # s, for every model and N
 N_POINTS = 101        # output grid: np.linspace(0, T_END, N_POINTS)
@@ -192,30 +193,11 @@ PARTS = {
 }
 
 
-def rotational_available() -> bool:
-    try:
-        from physlib.components.rotational import Fixed, Inertia, SpringDamper, Torque  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 # --- measurement ------------------------------------------------------------------------------
 
 def _peak_mb() -> float:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss / 2**20 if sys.platform == "darwin" else rss / 2**10     # bytes on macOS, KiB on Linux
-
-
-def _timed(fn, repeat: int = 1):
-    """(best wall time over ``repeat`` calls, result of the last call)."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        result = None         # let the previous result go before making the next one
-        started = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - started)
-    return best, result
 
 
 def _timed_pair(first, second, repeat: int):
@@ -237,7 +219,7 @@ def warm_up(part: Part) -> float:
     """Compile a one-stage model once per process so that the classes' templates are derived;
     returns the time of that cold compile."""
     if part.name not in _warm:
-        _warm[part.name], _ = _timed(lambda: part.build(1).compile())
+        _warm[part.name], _ = timed(lambda: part.build(1).compile())
     return _warm[part.name]
 
 
@@ -251,18 +233,18 @@ def run_case(part: Part, n: int) -> dict:
     gc.collect()      # once per case: a full collection costs ~50 ms with SymPy loaded
     base_mb = _peak_mb()
 
-    row["build_s"], model = _timed(lambda: part.build(n), rebuild)
-    row["compile_s"], sim = _timed(model.compile, rebuild)
+    row["build_s"], model = timed(lambda: part.build(n), rebuild)
+    row["compile_s"], sim = timed(model.compile, rebuild)
     row["states"] = len(sim.states)
     row["algebraic"] = len(sim.algebraic)
 
     def simulate(**options):
         return sim.simulate(T_END, solver="cvodes", **opts, **options)
 
-    row["sim1_s"], _ = _timed(simulate)
-    row["resim_s"], _ = _timed(lambda: simulate(params=part.new_params), repeat)
-    row["idas1_s"], _ = _timed(lambda: sim.simulate(T_END, solver="idas", **opts))
-    row["idas_s"], res_idas = _timed(lambda: sim.simulate(T_END, solver="idas", **opts), repeat)
+    row["sim1_s"], _ = timed(simulate)
+    row["resim_s"], _ = timed(lambda: simulate(params=part.new_params), repeat)
+    row["idas1_s"], _ = timed(lambda: sim.simulate(T_END, solver="idas", **opts))
+    row["idas_s"], res_idas = timed(lambda: sim.simulate(T_END, solver="idas", **opts), repeat)
     res_cvodes = simulate()
 
     _, x0, p, names = part.hand(n)
@@ -280,7 +262,7 @@ def run_case(part: Part, n: int) -> dict:
     def hand_simulate():
         return np.array(integrator(x0=x0, p=p)["xf"]).reshape(len(x0), len(grid) - 1)
 
-    row["hand_build_s"], integrator = _timed(hand_build, rebuild)
+    row["hand_build_s"], integrator = timed(hand_build, rebuild)
     # Alternate the two so that both see the same machine load.
     (row["sim_s"], _), (row["hand_sim_s"], xf) = _timed_pair(simulate, hand_simulate, repeat)
     hand_final = xf[:, -1]
@@ -308,26 +290,21 @@ COLUMNS = [  # header, width, row -> text
     ("part", 9, lambda r: r["part"]),
     ("N", 6, lambda r: str(r["n"])),
     ("states", 6, lambda r: str(r["states"])),
-    ("build_ms", 8, lambda r: _ms(r["build_s"])),
-    ("compile_ms", 10, lambda r: _ms(r["compile_s"])),
+    ("build_ms", 8, lambda r: ms(r["build_s"])),
+    ("compile_ms", 10, lambda r: ms(r["compile_s"])),
     ("growth", 6, lambda r: f"{r['growth']:.1f}x" if r.get("growth") else "-"),
-    ("sim1_ms", 8, lambda r: _ms(r["sim1_s"])),
-    ("sim_ms", 8, lambda r: _ms(r["sim_s"])),
-    ("resim_ms", 8, lambda r: _ms(r["resim_s"])),
+    ("sim1_ms", 8, lambda r: ms(r["sim1_s"])),
+    ("sim_ms", 8, lambda r: ms(r["sim_s"])),
+    ("resim_ms", 8, lambda r: ms(r["resim_s"])),
     ("speedup", 7, lambda r: f"{r['speedup']:.0f}x"),
-    ("idas_ms", 8, lambda r: _ms(r["idas_s"])),
-    ("hand_build_ms", 13, lambda r: _ms(r["hand_build_s"])),
-    ("hand_sim_ms", 11, lambda r: _ms(r["hand_sim_s"])),
+    ("idas_ms", 8, lambda r: ms(r["idas_s"])),
+    ("hand_build_ms", 13, lambda r: ms(r["hand_build_s"])),
+    ("hand_sim_ms", 11, lambda r: ms(r["hand_sim_s"])),
     ("sim/hand", 8, lambda r: f"{r['ratio']:.2f}x"),
     ("peak_MB", 7, lambda r: f"{r['peak_mb']:.0f}"),
     ("dpeak_MB", 8, lambda r: f"{r['dpeak_mb']:.0f}"),
     ("maxdiff", 8, lambda r: f"{r['maxdiff']:.1e}"),
 ]
-
-
-def _ms(seconds: float) -> str:
-    ms = seconds * 1e3
-    return f"{ms:.2f}" if ms < 10 else f"{ms:.1f}" if ms < 100 else f"{ms:.0f}"
 
 
 def add_ratios(rows: list[dict]) -> None:
@@ -402,17 +379,6 @@ def check_targets(results: dict[str, list[dict]]) -> list[str]:
     return lines
 
 
-def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return (f"machine: {os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, CasADi {cs.__version__}, NumPy {np.__version__}")
-
-
 # --- entry point ------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
@@ -444,10 +410,6 @@ def main(argv=None) -> int:
     results: dict[str, list[dict]] = {}
     for name, ns in sizes.items():
         part = PARTS[name]
-        if name == "chain" and not rotational_available():
-            print(f"\n== {part.title}\n"
-                  "chain      skipped: physlib.components.rotational is not available")
-            continue
         rows = []
         for n in sorted(ns):
             if in_process:

@@ -93,7 +93,7 @@ def test_elastic_collision_follows_newtons_restitution_law():
 
 
 def test_switch_matches_ngspice():
-    import csv  # noqa: F401  (reference values quoted from shared/reference/README.md)
+    # Reference values from shared/reference/README.md (ngspice-39, switch case).
     if not (REFERENCE / "spice" / "switch").exists():
         pytest.skip("ngspice reference not found")
     res = example("switch_rc").build().compile().simulate(

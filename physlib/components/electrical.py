@@ -8,7 +8,6 @@ their other ports.
 import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
-from ..core.symbols import t  # noqa: F401  (re-exported for user equations)
 from ..domains import electrical, rotational, thermal
 from .rotational import Supported
 

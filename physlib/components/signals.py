@@ -10,7 +10,7 @@ import math
 
 import sympy as sp
 
-from ..core import Component, Input, Output, Parameter, Variable, der
+from ..core import Component, Input, Output, Parameter, der
 from ..core.errors import ParameterError
 from ..core.symbols import t
 
