@@ -225,7 +225,9 @@ def test_bicycle_wheel_never_falls_below_the_crank(bicycle):
     # drifts by the integration error only (rtol 1e-10 of ~10 rad/s over ~0.4 s).
     assert np.min(res["wheel.w"] - res["crank.w"]) > -1e-7
     free = res["fw.mode"] == OneWayClutch.FREE
-    assert np.all(np.abs(res["fw.tau"][free]) < 1e-15)         # zero to the solver's rounding
+    # tau = 0 is an algebraic equation; at output times inside a solver step IDAS interpolates
+    # it, to within ~100·atol (atol 1e-12 N·m here).
+    assert np.all(np.abs(res["fw.tau"][free]) < 1e-10)
 
 
 def test_bicycle_locks_without_a_speed_jump(bicycle):

@@ -79,6 +79,26 @@ class HybridStepper:
     def guards(self, x, z, t):
         return np.array(self.system.guards(x, z, self.p, t)).ravel()
 
+    def guards_along(self, X, Z, times):
+        """Guard values at several points (columns of X, Z at ``times``)."""
+        n = len(times)
+        return np.array(self.system.guards.map(n)(X, Z, self.p, np.asarray(times)[None, :])).reshape(-1, n)
+
+    def integrate_chunk(self, x, z, ta, tb, n):
+        """States and algebraic variables at n equally spaced points of (ta, tb], one call."""
+        if self._integrator is None:
+            times = ta + (tb - ta) * np.arange(1, n + 1) / n
+            Z = np.column_stack([self.solve_z(x, z, tt) for tt in times])
+            return np.empty((0, n)), Z
+        integrator = _scaled_integrator(self.system, self.solver, self.rtol, self.atol, n)
+        try:
+            out = integrator(x0=x, z0=z, p=np.concatenate([self.p, [ta, tb - ta]]))
+        except RuntimeError as err:
+            message = str(err).strip().splitlines()[-1] if str(err).strip() else repr(err)
+            raise SimulationError(f"{self.solver} failed between t = {ta:.10g} s and {tb:.10g} s: "
+                                  f"{message}") from None
+        return out["xf"].full().reshape(len(x), n), out["zf"].full().reshape(len(z), n)
+
     def handle_event(self, t, x, z, fired, cause, record=None, g_before=None):
         """Event iteration at time t, then settling. Returns (t, x, z, reference guard values,
         mask) to integrate on from; t moves on if settling found another event.
@@ -240,7 +260,32 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
     t, x, z, g, mask = stepper.settle(t0, x, z, _no_guards(stepper), None if user_grid else record)
     time_events = set(model.time_events(stepper.p, t0, t_end))
     stops = np.unique(np.concatenate([grid[grid > t0], list(time_events), [t_end]]))
-    for stop in stops:
+    # On the default output grid, several output intervals are integrated in one solver call
+    # (a cold restart per sampling interval costs tens of solver steps), with the guards
+    # sampled at m points per output interval.
+    spacing = (grid[-1] - grid[0]) / max(len(grid) - 1, 1)
+    per_output = max(1, int(np.ceil(spacing / step - 1e-9)))
+    chunking = not user_grid and len(grid) > 1
+    timed = np.isin(stops, list(time_events))
+    i, crossing_ahead = 0, -1     # a chunk saw a guard cross before stops[crossing_ahead]
+    while i < len(stops):
+        stop = stops[i]
+        k_out = min(CHUNK_OUTPUTS, len(stops) - i)
+        if chunking and i > crossing_ahead and t == (stops[i - 1] if i else t0) \
+                and not timed[i:i + k_out].any() and stops[i + k_out - 1] < t_end \
+                and k_out == CHUNK_OUTPUTS:
+            try:
+                done, t, x, z, g, mask = _chunk(stepper, t, x, z, g, mask, stops[i:i + k_out],
+                                                per_output, record)
+            except SimulationError:
+                # IDAS's initial-condition step can fail for a long first output interval on
+                # stiff mode equations; single intervals are the robust fallback.
+                crossing_ahead = i + k_out - 1
+                continue
+            if done < k_out:
+                crossing_ahead = i + done       # step through that interval sample by sample
+            i += done
+            continue
         while t < stop:
             t_next = min(stop, t + step)
             x1, z1 = stepper.integrate(x, z, t, t_next)
@@ -254,7 +299,7 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
             t, x, z = t_next, x1, z1
             mask &= np.abs(g1) <= stepper.zero_band   # a masked guard is released once it leaves zero
             g = g1
-        if stop in time_events and stop < t_end:
+        if timed[i] and stop < t_end:
             if not user_grid:
                 left = np.nextafter(t, -np.inf)
                 record(t, x, stepper.solve_z(x, z, left), stepper.p, left)
@@ -265,7 +310,32 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
             t, x, z, g, mask = stepper.settle(t, x, z, _no_guards(stepper), None if user_grid else record)
         elif np.any(grid == stop):
             record(t, x, z, stepper.p)
+        i += 1
     return stepper.events
+
+
+CHUNK_OUTPUTS = 16      # output intervals integrated per solver call on the default grid
+
+
+def _chunk(stepper, t, x, z, g, mask, outputs, per_output, record):
+    """Integrate through ``outputs`` (consecutive output times) in one call, sampling the
+    guards ``per_output`` times per interval. Returns how many outputs were completed and the
+    state to go on from: the last output, or the sample just before a guard crossing (the
+    caller then locates it with single-interval steps)."""
+    n = len(outputs) * per_output
+    X, Z = stepper.integrate_chunk(x, z, t, outputs[-1], n)
+    times = t + (outputs[-1] - t) * np.arange(1, n + 1) / n
+    G = stepper.guards_along(X, Z, times)
+    for k in range(n):
+        if np.any(_crossed(g, G[:, k], mask)):
+            return k // per_output, t, x, z, g, mask
+        t, x, z = times[k], X[:, k], Z[:, k]
+        mask = mask & (np.abs(G[:, k]) <= stepper.zero_band)
+        g = G[:, k]
+        if (k + 1) % per_output == 0:
+            t = outputs[(k + 1) // per_output - 1]      # the exact output time
+            record(t, x, z, stepper.p)
+    return len(outputs), t, x, z, g, mask
 
 
 def _crossed(g_a, g_b, mask):
@@ -321,9 +391,10 @@ def has_modes(model) -> bool:
     return any(g.template.mode_names for g in model._flat.groups)
 
 
-def _scaled_integrator(system, solver, rtol, atol):
-    """One integrator over τ ∈ [0, 1] for any interval [ta, ta + h] (ta, h appended to p)."""
-    key = ("scaled", solver, rtol, atol)
+def _scaled_integrator(system, solver, rtol, atol, outputs: int = 1):
+    """One integrator over τ ∈ [0, 1] for any interval [ta, ta + h] (ta, h appended to p),
+    with ``outputs`` equally spaced output points."""
+    key = ("scaled", solver, rtol, atol, outputs)
     if key not in system.cache:
         dae = system.dae_dict()
         ta, h, tau = cs.SX.sym("ta"), cs.SX.sym("h"), cs.SX.sym("tau")
@@ -335,5 +406,6 @@ def _scaled_integrator(system, solver, rtol, atol):
         options = {"abstol": atol, "reltol": rtol, "max_num_steps": 1_000_000}
         if solver == "idas":
             options["suppress_algebraic"] = True   # as in simulate._integrate
-        system.cache[key] = cs.integrator("hybrid", solver, problem, 0.0, [1.0], options)
+        grid = (np.arange(1, outputs + 1) / outputs).tolist()
+        system.cache[key] = cs.integrator("hybrid", solver, problem, 0.0, grid, options)
     return system.cache[key]
