@@ -147,9 +147,10 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     restitution, _ = _rows(flat, "constraint_function", locals_sx, params_sx, T,
                            lambda tpl: range(2 * n_c(tpl), 3 * n_c(tpl)))
     if len(eval_order):
-        _, (g_expr, all_values, energy, dissipation, guards, constraint_expr, constraint_active) = \
-            cs.substitute_inplace([v], [vdef], [g_expr, R, energy, dissipation, guards, constraint_expr,
-                                                constraint_active], False)
+        _, (g_expr, all_values, energy, dissipation, guards, constraint_expr, constraint_active,
+            restitution) = cs.substitute_inplace(
+                [v], [vdef], [g_expr, R, energy, dissipation, guards, constraint_expr,
+                              constraint_active, restitution], False)
     else:
         all_values = R
 
