@@ -50,7 +50,6 @@ from .initialization import damped_newton, solve_algebraic
 from .projection import energy_matrix, invariant_projection
 
 FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")
-ORDER = {"euler": 1, "rk4": 4, "trapezoidal": 2, "backward_euler": 1}
 _GRID_TOL = 1e-9          # relative to dt: times closer than this to a grid point are on it
 
 

@@ -20,10 +20,6 @@ class Aliases:
     rep: np.ndarray    # variable id -> id of its representative
     sign: np.ndarray   # x_i = sign_i * x_rep(i)
 
-    @property
-    def representatives(self) -> np.ndarray:
-        return np.flatnonzero(self.rep == np.arange(len(self.rep)))
-
 
 def eliminate_aliases(n: int, pairs: np.ndarray, states: np.ndarray, ders: np.ndarray, names) -> Aliases:
     """Collapse ``pairs`` (rows a, b, s meaning x_a = s·x_b) over ``n`` variables.

@@ -52,8 +52,6 @@ class FlatSystem:
     param_checks: list[tuple[Parameter | Mode, str]]  # declaration and component path, per entry
     equalities: np.ndarray   # (k, 3): a, b, sign  -> x_a = sign * x_b
     through_sums: list[np.ndarray]  # each: ids whose sum is zero
-    var_owner: np.ndarray    # global variable id -> index into ``owners`` (component path)
-    owners: list[str]
     nodes: list[list[str]]   # component paths joined at each connection (and input-to-waveform link)
 
 
@@ -92,15 +90,11 @@ def flatten(model: Model) -> FlatSystem:
     param_names: list[str] = []
     param_values: list[float] = []
     param_checks: list[tuple[Parameter, str]] = []
-    owners: list[str] = []
-    var_owner: list[np.ndarray] = []
     for group in groups.values():
         tpl = group.template
         n, nl, nparam = len(group.paths), len(tpl.local_names), tpl.n_inputs
         group.var_ids = len(var_names) + np.arange(n * nl).reshape(n, nl)
         var_names.extend(_local_path(p, name) for p in group.paths for name in tpl.local_names)
-        var_owner.append(np.repeat(np.arange(len(owners), len(owners) + n), nl))
-        owners.extend(group.paths)
         group.param_ids = len(param_names) + np.arange(n * nparam).reshape(n, nparam)
         for path, comp in zip(group.paths, group.components):
             if isinstance(comp, _ConstantInput):
@@ -144,7 +138,7 @@ def flatten(model: Model) -> FlatSystem:
     return FlatSystem(model.name, list(groups.values()), var_names, param_names,
                       np.array(param_values, dtype=float), param_checks,
                       np.array(equalities, dtype=float).reshape(-1, 3), through_sums,
-                      np.concatenate(var_owner) if var_owner else np.zeros(0, int), owners, nodes)
+                      nodes)
 
 
 def _local_path(path: str, local: str) -> str:

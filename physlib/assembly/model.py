@@ -25,13 +25,6 @@ class ExposedPort:
     def path(self) -> str:
         return f"{self.owner.name}.{self.name}"
 
-    def leaf(self) -> PortRef:
-        """The component port this exposed port stands for."""
-        target = self.target
-        while isinstance(target, ExposedPort):
-            target = target.target
-        return target
-
     def __repr__(self):
         return f"<exposed port {self.path} ({self.domain.name})>"
 
