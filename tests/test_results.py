@@ -49,3 +49,24 @@ def test_unknown_name_suggests_close_ones():
     res = stepped_rc().simulate(1e-3)
     with pytest.raises(KeyError, match="C1.v"):
         res["C1.V"]
+
+
+def test_modes_are_listed_and_readable_like_variables():
+    from physlib.components.electrical import Switch
+    m = Model("sw")
+    src, sw = m.add(VoltageSource("src", V=1.0)), m.add(Switch("S1", Goff=1e-9, control=Step(t0=1e-3)))
+    r, gnd = m.add(Resistor("R1", R=10.0)), m.add(Ground("gnd"))
+    m.connect(src.p, sw.p)
+    m.connect(sw.n, r.p)
+    m.connect(r.n, src.n, gnd.p)
+    res = m.compile().simulate(2e-3)
+    assert "S1.closed" in res and "S1.closed" in res.names
+    assert res["S1.closed"][0] == 0 and res["S1.closed"][-1] == 1
+    assert "S1.closed" not in res.model.parameters          # a mode is not a parameter
+
+
+def test_connection_graph_has_ports_as_nodes():
+    from test_electrical_transients import rc_model
+    g = rc_model().graph
+    assert {"R1.p", "R1.n", "C1.p", "src.p", "gnd.p"} <= set(g.nodes)
+    assert g.has_edge("src.p", "R1.p") and g.nodes["R1.p"]["domain"] == "electrical"

@@ -51,12 +51,12 @@ class SimulationResult:
         return sign * self._values[pos]
 
     def __contains__(self, name: str) -> bool:
-        return name in self.model._var_index
+        return name in self.model._var_index or self.model.mode_slot(name) is not None
 
     @property
     def names(self) -> list[str]:
-        """All variable paths that can be read with ``res[name]``."""
-        return self.model.variables
+        """All paths that can be read with ``res[name]``: variables, then modes."""
+        return self.model.variables + self.model.modes
 
     def at(self, t: float) -> OperatingPoint:
         """The operating point at time ``t`` (linear interpolation between output times)."""

@@ -75,6 +75,12 @@ class CompiledModel:
         return list(self._flat.var_names)
 
     @property
+    def modes(self) -> list[str]:
+        """Paths of the discrete modes of hybrid components (``"clutch1.mode"``)."""
+        return [n for n, (decl, _) in zip(self._flat.param_names, self._flat.param_checks)
+                if isinstance(decl, Mode)]
+
+    @property
     def parameters(self) -> dict[str, float]:
         """Every parameter path with its compiled-in value (modes excluded)."""
         return {n: v for (n, v), (decl, _) in zip(zip(self._flat.param_names, self._flat.param_values.tolist()),
