@@ -98,7 +98,8 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     order = match_and_order(eqs.incidence(all_edges, len(unknown_pos), unknown),
                             eqs.incidence(eqs.preferred, len(unknown_pos), unknown), describe_eq,
                             lambda u: pos_names[unknown_pos[u]])
-    target, explicit_rank, z_unknowns, g_eqs, n_loops = _tear(order, eqs, unknown, len(unknown_pos))
+    target, explicit_rank, z_unknowns, g_eqs, n_loops, linear_blocks = _tear(
+        order, eqs, unknown, len(unknown_pos))
     is_explicit = explicit_rank >= 0
 
     # --- symbolic system ----------------------------------------------------------------------
@@ -122,13 +123,27 @@ def _emit(flat: FlatSystem) -> DaeSystem:
 
     target_pos = np.where(target >= 0, unknown_pos[np.maximum(target, 0)], -1)
     value_ids, values = _explicit_solutions(flat, eqs, is_explicit, target_pos, locals_sx, params_sx,
-                                            T, col, sign, R)
-    expl_eqs = np.flatnonzero(is_explicit)
-    eval_order = expl_eqs[np.lexsort((explicit_rank[expl_eqs], order.block[expl_eqs]))]
-    v = R[target_pos[eval_order].tolist()]
+                                            T, col, sign, R, reduction)
+    # Definitions of solved variables in evaluation order: explicit equations, then small
+    # linear loops solved as a whole, interleaved by block.
     where = np.empty(eqs.n_eq, dtype=np.int64)
     where[value_ids] = np.arange(len(value_ids))
-    vdef = cs.densify(values[where[eval_order].tolist()]) if len(eval_order) else cs.SX(0, 1)
+    expl_eqs = np.flatnonzero(is_explicit)
+    keys = [order.block[expl_eqs]], [explicit_rank[expl_eqs]]
+    positions, defs = [target_pos[expl_eqs]], [values[where[expl_eqs].tolist()]]
+    for label, members, block_unknowns in linear_blocks:
+        block_pos = unknown_pos[block_unknowns].tolist()
+        res = residuals[list(members)]
+        A = cs.jacobian(res, R[block_pos])
+        b = cs.substitute(res, R[block_pos], cs.DM.zeros(len(block_pos)))
+        nominal = cs.Function("nominal", [R, P, T], [A])(0, flat.param_values, 0)
+        defs.append(_pivoted_solve(A, -b, np.array(cs.DM(nominal))))
+        positions.append(np.array(block_pos))
+        keys[0].append(np.full(len(block_pos), label))
+        keys[1].append(np.arange(len(block_pos)))
+    eval_order = np.lexsort((np.concatenate(keys[1]), np.concatenate(keys[0])))
+    v = R[np.concatenate(positions)[eval_order].tolist()]
+    vdef = cs.densify(cs.vertcat(*defs)[eval_order.tolist()]) if len(eval_order) else cs.SX(0, 1)
 
     g_expr = residuals[g_eqs.tolist()]
     z_pos = unknown_pos[z_unknowns]
@@ -284,12 +299,23 @@ def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos
     if new_rows:
         new_cols = [np.array(a, dtype=np.int64) for a in reduction.new_adjacency]
         size = sum(len(r) for r in new_rows)
+        # The derivative of an equation explicit in x (constant coefficient) is explicit in
+        # der(x) with the same coefficient, unless der(x) already occurs in the equation.
+        explicit_csr = eqs.incidence(eqs.explicit, n_pos).tocsr()
+        der = reduction.var_derivative
+        new_explicit = []
+        for base, cols in zip(reduction.new_eqs, new_cols):
+            solvable = {der[c] for c in explicit_csr.indices[explicit_csr.indptr[base]:
+                                                             explicit_csr.indptr[base + 1]].tolist()
+                        if c in der} - set(adjacency[base])
+            new_explicit.append(np.isin(cols, list(solvable)))
         eqs.rows = np.concatenate([eqs.rows] + new_rows)
         eqs.cols = np.concatenate([eqs.cols] + new_cols)
         eqs.preferred = np.concatenate([eqs.preferred, np.ones(size, bool)])
-        eqs.explicit = np.concatenate([eqs.explicit, np.zeros(size, bool)])
+        eqs.explicit = np.concatenate([eqs.explicit] + new_explicit)
         eqs.n_eq += len(new_rows)
-        eqs.linear = np.concatenate([eqs.linear, np.zeros(len(new_rows), bool)])
+        # d/dt of an equation affine in its variables is affine in their derivatives.
+        eqs.linear = np.concatenate([eqs.linear, eqs.linear[reduction.new_eqs]])
         eqs.derivative_of = list(reduction.new_eqs)
         t = eqs.through     # room for the new derivative variables
         eqs.through = sps.csr_matrix((t.data, t.indices, t.indptr),
@@ -304,8 +330,7 @@ def _derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col,
     if not reduction.new_eqs:
         return cs.SX(0, 1)
     der = reduction.var_derivative
-    n_pos = R.numel()
-    R0 = cs.vertcat(R, 0)                       # index n_pos reads zero (no derivative)
+    R0 = cs.vertcat(R, 0)                       # the last entry reads zero (no derivative)
     out = [None] * len(reduction.new_eqs)
     template_parts: dict[tuple[int, int], list[tuple[int, int]]] = {}
     block_starts = [b for _, _, b in eqs.blocks]
@@ -320,10 +345,7 @@ def _derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col,
     for (gi, j), items in template_parts.items():
         g = flat.groups[gi]
         ks = [k for _, k in items]
-        ids = col[g.var_ids[ks]]
-        dot_idx = np.vectorize(lambda p: der.get(int(p), n_pos))(ids) if ids.size else ids
-        Ldot = cs.reshape(R0[dot_idx.T.flatten(order="F").tolist()], ids.shape[1], len(ks)) \
-            * cs.DM(sign[g.var_ids[ks]].T)
+        Ldot = _local_derivatives(g, ks, col, sign, der, R0)
         vals = g.template.derivative_function(j).map(len(ks))(
             locals_sx[gi][:, ks], Ldot, params_sx[gi][:, ks], T)
         for (i, _), c in zip(items, range(len(ks))):
@@ -331,8 +353,17 @@ def _derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col,
     return cs.vertcat(*out)
 
 
+def _local_derivatives(g, ks, col, sign, der, R0):
+    """d/dt of the locals of instances ``ks`` of group ``g`` (zero where none exists)."""
+    ids = col[g.var_ids[ks]]
+    missing = R0.numel() - 1
+    dot_idx = np.vectorize(lambda p: der.get(int(p), missing))(ids) if ids.size else ids
+    return cs.reshape(R0[dot_idx.T.flatten(order="F").tolist()], ids.shape[1], len(ks)) \
+        * cs.DM(sign[g.var_ids[ks]].T)
+
+
 def _explicit_solutions(flat, eqs, is_explicit, target_pos, locals_sx, params_sx, T, col,
-                        sign, R) -> tuple[np.ndarray, cs.SX]:
+                        sign, R, reduction) -> tuple[np.ndarray, cs.SX]:
     """The value of the variable each explicit equation is solved for, one mapped call per
     (class, equation, variable); returns the equation ids and their values as one vector."""
     expl_eqs = np.flatnonzero(is_explicit)
@@ -366,9 +397,81 @@ def _explicit_solutions(flat, eqs, is_explicit, target_pos, locals_sx, params_sx
                                 (srows.row[other], srows.col[other])), shape=srows.shape)
         ids.append(through_expl)
         parts.append(cs.mtimes(cs.DM(solve), R))
+    n_base = eqs.n_template + eqs.through.shape[0]
+    derived = expl_eqs[expl_eqs >= n_base]
+    if len(derived):
+        d_ids, d_parts = _explicit_derivative_solutions(flat, eqs, derived, target_pos, locals_sx,
+                                                        params_sx, T, col, sign, R, reduction)
+        ids.append(d_ids)
+        parts.append(d_parts)
     if not ids:
         return np.zeros(0, np.int64), cs.SX(0, 1)
     return np.concatenate(ids), cs.vertcat(*parts)
+
+
+def _explicit_derivative_solutions(flat, eqs, derived, target_pos, locals_sx, params_sx, T, col,
+                                   sign, R, reduction):
+    """Explicit solutions of equations that index reduction differentiated (see
+    :func:`_explicit_solutions`)."""
+    der = reduction.var_derivative
+    R0 = cs.vertcat(R, 0)
+    n_base = eqs.n_template + eqs.through.shape[0]
+    starts = [b for _, _, b in eqs.blocks]
+    groups: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
+    ids, parts = [], []
+    for d in derived.tolist():
+        base, u = eqs.derivative_of[d - n_base], int(target_pos[d])
+        if base >= eqs.n_template:          # a connection sum: sum_r c_r der(x_r) = 0
+            row = eqs.through[base - eqs.n_template].tocoo()
+            terms = {der[int(r)]: float(c) for c, r in zip(row.data, row.col)}
+            ids.append([d])
+            parts.append(-sum((c * R[v] for v, c in terms.items() if v != u), cs.SX(0)) / terms[u])
+            continue
+        gi, j, start = eqs.blocks[int(np.searchsorted(starts, base, side="right")) - 1]
+        g, k = flat.groups[gi], base - start
+        l = next(l for l in g.template.explicit[j] if der.get(int(col[g.var_ids[k, l]])) == u)
+        groups.setdefault((gi, j, l), []).append((d, k))
+    for (gi, j, l), items in groups.items():
+        g = flat.groups[gi]
+        ks = [k for _, k in items]
+        sol = g.template.derivative_solution_function(j, l).map(len(ks))(
+            locals_sx[gi][:, ks], _local_derivatives(g, ks, col, sign, der, R0), params_sx[gi][:, ks], T)
+        ids.append([d for d, _ in items])
+        parts.append(sol.T * cs.DM(sign[g.var_ids[ks, l]]))
+    return np.concatenate([np.asarray(i, dtype=np.int64) for i in ids]), cs.vertcat(*parts)
+
+
+SYMBOLIC_SOLVE_LIMIT = 12   # largest linear loop solved symbolically (elimination grows as n³)
+
+
+def _pivoted_solve(A: cs.SX, b: cs.SX, A_nominal: np.ndarray) -> cs.SX:
+    """Symbolic solution of A x = b by Gaussian elimination, with the rows pivoted as partial
+    pivoting would pivot A at the compiled-in parameter values: the same operations as a
+    numeric LU, so as accurate as one (a symbolic QR lost 1e-9 on a resistor network)."""
+    n = A.size1()
+    a = [[A[i, j] for j in range(n)] for i in range(n)]
+    rhs = [b[i] for i in range(n)]
+    m = A_nominal.astype(float).copy()
+    for k in range(n):
+        piv = k + int(np.argmax(np.abs(m[k:, k])))
+        a[k], a[piv], rhs[k], rhs[piv] = a[piv], a[k], rhs[piv], rhs[k]
+        m[[k, piv]] = m[[piv, k]]
+        for i in range(k + 1, n):
+            if a[i][k].is_zero():
+                continue
+            factor, m_factor = a[i][k] / a[k][k], m[i, k] / m[k, k]
+            for j in range(k + 1, n):
+                a[i][j] = a[i][j] - factor * a[k][j]
+            m[i, k + 1:] -= m_factor * m[k, k + 1:]
+            rhs[i] = rhs[i] - factor * rhs[k]
+    x = [None] * n
+    for i in reversed(range(n)):
+        acc = rhs[i]
+        for j in range(i + 1, n):
+            if not a[i][j].is_zero():
+                acc = acc - a[i][j] * x[j]
+        x[i] = acc / a[i][i]
+    return cs.vertcat(*x)
 
 
 def _tear(order, eqs: _Equations, unknown, n_unknown):
@@ -376,8 +479,9 @@ def _tear(order, eqs: _Equations, unknown, n_unknown):
 
     Returns ``target`` (equation -> unknown it is solved for, -1 if none), ``rank`` (order of
     explicit equations within their block, -1 for implicit ones), the algebraic unknowns
-    and residual equations that remain for the DAE solver, block by block, and the number
-    of blocks that need Newton.
+    and residual equations that remain for the DAE solver, block by block, the number
+    of blocks that need Newton, and the small linear blocks solved symbolically
+    (block number, equations, unknowns).
     """
     match = order.match
     incidence = eqs.incidence(np.ones(len(eqs.rows), bool), n_unknown, unknown).tocsr()
@@ -400,10 +504,16 @@ def _tear(order, eqs: _Equations, unknown, n_unknown):
         splits = np.flatnonzero(np.diff(order.block[by_block])) + 1
         for members in np.split(by_block, splits):
             pending.append((int(order.block[members[0]]), members.tolist(), True))
-    for _, members, is_loop in sorted(pending, key=lambda item: item[0]):
+    linear_blocks = []
+    for label, members, is_loop in sorted(pending, key=lambda item: item[0]):
+        if is_loop and np.all(eqs.linear[members]) and len(members) <= SYMBOLIC_SOLVE_LIMIT:
+            # A small linear loop (inertias coupled by a gear, a few resistors) is solved
+            # symbolically, once, by QR: the model stays an ODE.
+            linear_blocks.append((label, members, match[members]))
+            continue
         if not is_loop or np.all(eqs.linear[members]):
-            # Linear loops are solved whole (sparse LU with pivoting): tearing them would trade
-            # a well-conditioned system for long explicit chains that can cancel badly.
+            # Larger linear loops are solved whole (sparse LU with pivoting): tearing them would
+            # trade a well-conditioned system for long explicit chains that can cancel badly.
             z_unknowns.extend(int(match[e]) for e in members)
             g_eqs.extend(members)
             continue
@@ -413,7 +523,7 @@ def _tear(order, eqs: _Equations, unknown, n_unknown):
         z_unknowns.extend(tears)
         g_eqs.extend(residuals)
     return (target, rank, np.array(z_unknowns, dtype=np.int64), np.array(g_eqs, dtype=np.int64),
-            len(pending))
+            len(pending) - len(linear_blocks), linear_blocks)
 
 
 def _stats(flat, eqs: _Equations, n_explicit, n_loops) -> dict:

@@ -107,9 +107,8 @@ class ClassTemplate:
             cache[key] = self._function(f"sol{equation}_{local}", [-expr.subs(sym, 0) / coeff])
         return cache[key]
 
-    def derivative_function(self, equation: int) -> cs.Function:
-        """(locals, d/dt of locals, params, t) -> time derivative of residual ``equation``
-        (for index reduction)."""
+    def _derivative(self, equation: int):
+        """(vdot symbols, SX time derivative of residual ``equation`` in locals and vdot)."""
         cache = self.__dict__.setdefault("_derivatives", {})
         if equation not in cache:
             v, p, time, table = self._sx
@@ -120,9 +119,26 @@ class ClassTemplate:
                 partial = sp.diff(expr, self.symbols[name])
                 if partial != 0:
                     total = total + to_casadi(partial, table) * vdot[i]
-            cache[equation] = cs.Function(f"{self.class_name.strip('_')}_dres{equation}",
-                                          [v, vdot, p, time], [total])
+            cache[equation] = (vdot, total)
         return cache[equation]
+
+    def derivative_function(self, equation: int) -> cs.Function:
+        """(locals, d/dt of locals, params, t) -> time derivative of residual ``equation``
+        (for index reduction)."""
+        v, p, time, _ = self._sx
+        vdot, total = self._derivative(equation)
+        return cs.Function(f"{self.class_name.strip('_')}_dres{equation}", [v, vdot, p, time], [total])
+
+    def derivative_solution_function(self, equation: int, local: int) -> cs.Function:
+        """(locals, d/dt of locals, params, t) -> d/dt of ``local`` from the derivative of
+        ``equation``; valid where the equation is explicit in ``local`` (a constant, nonzero
+        coefficient, which its derivative shares)."""
+        v, p, time, _ = self._sx
+        vdot, total = self._derivative(equation)
+        rest = cs.substitute(total, vdot[local], 0)
+        coeff = cs.jacobian(total, vdot[local])
+        return cs.Function(f"{self.class_name.strip('_')}_dsol{equation}_{local}",
+                           [v, vdot, p, time], [-rest / coeff])
 
     @cached_property
     def start_function(self) -> cs.Function:
