@@ -58,6 +58,11 @@ def energy_projection(x0, M, C, d, fixed: Sequence[int] = ()) -> np.ndarray:
     if d.size != C.shape[0]:
         raise PhyslibError(f"energy_projection: C has {C.shape[0]} rows but d has {d.size} entries")
     free = _free_indices(n, fixed)
+    # States that store no energy and no constraint involves (angles, integrator states) stay
+    # as they are; leaving them out keeps the KKT matrix nonsingular.
+    m_rows = np.asarray(abs(M).sum(axis=1)).ravel()
+    c_cols = np.asarray(abs(C).sum(axis=0)).ravel()
+    free = free[(m_rows[free] > 0) | (c_cols[free] > 0)]
     x = x0.copy()
     if C.shape[0] == 0 or free.size == 0:
         _check_satisfied(C, x, d)
