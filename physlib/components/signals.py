@@ -10,12 +10,12 @@ import math
 
 import sympy as sp
 
-from ..core import Component, Input, Output, Parameter, der
+from ..core import Component, Input, Output, Parameter, Variable, der
 from ..core.errors import ParameterError
 from ..core.symbols import t
 
 __all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "Table", "Expression",
-           "Gain", "Add", "Integrator"]
+           "Gain", "Add", "Integrator", "Limiter", "PID"]
 
 
 class Waveform(Component):
@@ -231,3 +231,47 @@ class Integrator(Component):
 
     def initial(self):
         return {self.y: self.y0}
+
+
+class Limiter(Component):
+    """y = u clipped to [u_min, u_max]."""
+
+    u = Input(description="input")
+    y = Output(description="limited output")
+    u_max = Parameter(1.0, description="upper limit")
+    u_min = Parameter(-1.0, description="lower limit")
+
+    def validate(self):
+        if not self.u_min < self.u_max:
+            raise ParameterError(f"Limiter {self.name!r}: u_min ({self.u_min}) must be below u_max ({self.u_max})")
+
+    def equations(self):
+        return [sp.Eq(self.y, sp.Min(sp.Max(self.u, self.u_min), self.u_max))]
+
+
+class PID(Component):
+    """Parallel PID controller with a filtered derivative:
+    y = kp·u + ki·∫u dt + kd·s/(Tf·s + 1)·u.
+
+    Parameters: kp, ki [1/s], kd [s] gains; Tf [s] derivative filter time constant (> 0);
+    xi0 initial value of the integral.
+    States: xi (integral of u), xd (u low-pass filtered by Tf).
+    """
+
+    u = Input(description="control error")
+    y = Output(description="controller output")
+    kp = Parameter(1.0, description="proportional gain")
+    ki = Parameter(0.0, unit="1/s", description="integral gain")
+    kd = Parameter(0.0, unit="s", description="derivative gain")
+    Tf = Parameter(1e-3, unit="s", description="derivative filter time constant", positive=True)
+    xi0 = Parameter(0.0, description="initial value of the integral of u")
+    xi = Variable(description="integral of u")
+    xd = Variable(description="u through the derivative filter's low-pass")
+
+    def equations(self):
+        return [sp.Eq(der(self.xi), self.u),
+                sp.Eq(self.Tf * der(self.xd), self.u - self.xd),
+                sp.Eq(self.y, self.kp * self.u + self.ki * self.xi + self.kd * (self.u - self.xd) / self.Tf)]
+
+    def initial(self):
+        return {self.xi: self.xi0}
