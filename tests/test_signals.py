@@ -48,3 +48,28 @@ def test_pid_on_a_ramp_matches_its_closed_form():
                    rtol=1e-10, atol=1e-12)
     expected = kp * res.t + ki * res.t**2 / 2 + kd * (1 - np.exp(-res.t / tf))
     np.testing.assert_allclose(y, expected, atol=1e-8)
+
+
+def test_state_space_first_order_step_response():
+    # dx/dt = −2x + 4u, y = 0.5x + 0.1u, u = 1 from t = 0: y = 0.1 + (1 − e^(−2t)).
+    from physlib.components.signals import StateSpace, Step
+    res, y = probe(Step("u"), StateSpace("ss", A=[[-2.0]], B=[4.0], C=[0.5], D=0.1),
+                   t_end=3.0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(y, 0.1 + (1 - np.exp(-2 * res.t)), atol=1e-9)
+    assert "ss.x0" in res.names
+
+
+def test_transfer_function_second_order_step_response():
+    # 1/(s² + 0.4s + 1): ζ = 0.2, ωn = 1.
+    from physlib.components.signals import Step, TransferFunction
+    res, y = probe(Step("u"), TransferFunction("G", num=[1.0], den=[1.0, 0.4, 1.0]),
+                   t_end=10.0, rtol=1e-10, atol=1e-12)
+    zeta, wd = 0.2, np.sqrt(1 - 0.04)
+    expected = 1 - np.exp(-zeta * res.t) * (np.cos(wd * res.t) + zeta / wd * np.sin(wd * res.t))
+    np.testing.assert_allclose(y, expected, atol=1e-8)
+
+
+def test_improper_transfer_function_is_rejected():
+    from physlib.components.signals import TransferFunction
+    with pytest.raises(ParameterError, match="proper"):
+        TransferFunction("G", num=[1.0, 0.0, 0.0], den=[1.0, 1.0])

@@ -197,7 +197,7 @@ def _derive(comp: Component) -> ClassTemplate:
             names += port.variable_names()
             start += [d.across_start, 0.0]
             units += [d.across_unit, d.through_unit]
-    for name, var in cls._variables.items():
+    for name, var in comp.variables().items():
         names.append(name)
         start.append(var.start)
         units.append(var.unit)

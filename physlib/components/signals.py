@@ -8,6 +8,7 @@ its discontinuities as time events, so the solver never steps across one.
 """
 import math
 
+import numpy as np
 import sympy as sp
 
 from ..core import Component, Input, Output, Parameter, Variable, der
@@ -15,7 +16,7 @@ from ..core.errors import ParameterError
 from ..core.symbols import t
 
 __all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "Table", "Expression",
-           "Gain", "Add", "Integrator", "Limiter", "PID"]
+           "Gain", "Add", "Integrator", "Limiter", "PID", "StateSpace", "TransferFunction"]
 
 
 class Waveform(Component):
@@ -275,3 +276,77 @@ class PID(Component):
 
     def initial(self):
         return {self.xi: self.xi0}
+
+
+class StateSpace(Component):
+    """Single-input single-output linear system: dx/dt = A·x + B·u, y = C·x + D·u.
+
+    Parameters (structural: part of the compiled model): A (n×n), B (n), C (n), D (scalar);
+    x0 (n) initial state, zeros by default.
+    States: x0 … x{n−1}, addressed as ``"<name>.x0"`` etc.
+    """
+
+    u = Input(description="input")
+    y = Output(description="output")
+    A = Parameter(description="state matrix (n×n)", structural=True)
+    B = Parameter(description="input vector (n)", structural=True)
+    C = Parameter(description="output vector (n)", structural=True)
+    D = Parameter(0.0, description="feed-through", structural=True)
+    x_start = Parameter(None, description="initial state (n), zeros by default", structural=True)
+
+    def validate(self):
+        try:
+            A = np.array(self.A, dtype=float).reshape(len(self.A), -1)
+            n = A.shape[0]
+            B, C = (np.array(v, dtype=float).reshape(n) for v in (self.B, self.C))
+            x0 = np.zeros(n) if self.x_start is None else np.array(self.x_start, dtype=float).reshape(n)
+            D = float(self.D)
+        except (TypeError, ValueError):
+            raise ParameterError(f"StateSpace {self.name!r}: A must be n×n, B, C and x_start of "
+                                 "length n, D a number") from None
+        if A.shape != (n, n) or n == 0 or not all(np.all(np.isfinite(m)) for m in (A, B, C, x0, D)):
+            raise ParameterError(f"StateSpace {self.name!r}: A must be a finite square matrix with "
+                                 "matching finite B, C, D and x_start")
+        for key, value in (("A", A), ("B", B), ("C", C), ("x_start", x0)):
+            self._values[key] = tuple(map(tuple, value)) if value.ndim == 2 else tuple(value)
+        self._values["D"] = D
+
+    def variables(self):
+        return {**super().variables(),
+                **{f"x{i}": Variable(description=f"state {i}") for i in range(len(self.A))}}
+
+    def equations(self):
+        x = [self.var(f"x{i}") for i in range(len(self.A))]
+        eqs = [sp.Eq(der(xi), sum(a * xj for a, xj in zip(row, x)) + b * self.u)
+               for xi, row, b in zip(x, self.A, self.B)]
+        return eqs + [sp.Eq(self.y, sum(c * xi for c, xi in zip(self.C, x)) + self.D * self.u)]
+
+    def initial(self):
+        return {self.var(f"x{i}"): v for i, v in enumerate(self.x_start)}
+
+
+class TransferFunction(StateSpace):
+    """SISO transfer function num(s)/den(s), coefficients in descending powers of s
+    (``TransferFunction("G", num=[1], den=[1, 2, 1])`` is 1/(s² + 2s + 1)); realized in
+    controllable canonical form, starting at rest."""
+
+    num = Parameter(description="numerator coefficients, highest power first", structural=True)
+    den = Parameter(description="denominator coefficients, highest power first", structural=True)
+
+    def __init__(self, name=None, *, num, den):
+        num = np.trim_zeros(np.atleast_1d(np.array(num, dtype=float)), "f")
+        den = np.trim_zeros(np.atleast_1d(np.array(den, dtype=float)), "f")
+        if den.size < 2 or num.size > den.size or not np.all(np.isfinite(np.r_[num, den])):
+            raise ParameterError(f"TransferFunction {name!r}: needs a proper transfer function "
+                                 "(deg num <= deg den >= 1) with finite coefficients")
+        num, den = np.r_[np.zeros(den.size - num.size), num] / den[0], den / den[0]
+        n = den.size - 1
+        A = np.zeros((n, n))
+        A[:-1, 1:] = np.eye(n - 1)
+        A[-1, :] = -den[:0:-1]
+        B = np.zeros(n)
+        B[-1] = 1.0
+        D = num[0]
+        C = (num[:0:-1] - D * den[:0:-1])
+        super().__init__(name, A=A.tolist(), B=B.tolist(), C=C.tolist(), D=float(D),
+                         num=tuple(num), den=tuple(den))

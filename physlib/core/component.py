@@ -362,6 +362,18 @@ class Component:
         """What, besides the class, decides the structure of the equations."""
         return tuple(self._values[n] for n, p in self._parameters.items() if p.structural)
 
+    def variables(self) -> dict[str, Variable]:
+        """The component's internal variables: the declared ones, plus any a subclass adds
+        per instance (a state-space block has as many states as its matrix is large)."""
+        return dict(self._variables)
+
+    def var(self, name: str):
+        """A variable by name, for variables added by :meth:`variables` (inside equations a
+        symbol, outside its path)."""
+        if name not in self.variables():
+            raise AttributeError(f"{type(self).__name__} {self.name!r} has no variable {name!r}")
+        return VariableSymbol(name, real=True) if self._deriving else f"{self.name}.{name}"
+
     def ports(self) -> dict[str, Port]:
         """The ports this component has (conditional ports only when their condition holds)."""
         return {n: p for n, p in self._ports.items()
