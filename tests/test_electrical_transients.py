@@ -91,7 +91,7 @@ def test_diode_voltage_matches_lambert_w_solution():
     m = Model("diode")
     src = m.add(VoltageSource("src", V=V))
     r = m.add(Resistor("R1", R=R))
-    d = m.add(Diode("D1", Is=Is, N=1.0, Rs=0.0))
+    d = m.add(Diode("D1", Is=Is, n=1.0, Rs=0.0))           # n: the emission coefficient
     gnd = m.add(Ground("gnd"))
     m.connect(src.p, r.p)
     m.connect(r.n, d.p)

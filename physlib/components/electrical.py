@@ -7,7 +7,7 @@ their other ports.
 """
 import sympy as sp
 
-from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
+from ..core import Component, Input, Mode, Output, Parameter, ParameterError, Port, Variable, der
 from ..domains import electrical, rotational, thermal
 from .rotational import Supported
 
@@ -114,8 +114,9 @@ class Inductor(OnePort):
 class Diode(OnePort):
     """Shockley diode with series resistance: i = Is·(exp(vd/(n·Vt)) − 1), v = vd + Rs·i, Vt = k·T/q.
 
-    Parameters: Is [A] saturation current; n [1] emission coefficient; Rs [Ohm] series
-    resistance (>= 0); T [K] junction temperature.
+    Parameters: Is [A] saturation current; N [1] emission coefficient (also accepted as
+    ``n=``, SPICE's name clashing with the pin ``n``); Rs [Ohm] series resistance (>= 0);
+    T [K] junction temperature.
     Variables: vd [V] junction voltage.
     Above vd = 40·n·Vt the exponential continues as its tangent, so Newton steps from a poor
     guess cannot overflow; real diodes never get there.
@@ -128,6 +129,13 @@ class Diode(OnePort):
     vd = Variable("V", "junction voltage")
 
     EXP_LIMIT = 40.0
+
+    def __init__(self, name=None, **values):
+        if "n" in values:
+            if "N" in values:
+                raise ParameterError(f"Diode {name!r}: give the emission coefficient once (n or N)")
+            values["N"] = values.pop("n")
+        super().__init__(name, **values)
 
     def equations(self):
         x = self.vd / (self.N * BOLTZMANN * self.T / ELEMENTARY_CHARGE)
