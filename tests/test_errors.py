@@ -110,3 +110,15 @@ def test_equation_with_undeclared_symbol_is_reported():
     m.connect(a.p, b.p)
     with pytest.raises(PhyslibError, match="Broken.*use k, which is not a declared"):
         m.compile()
+
+
+def test_unknown_compile_option_is_an_error():
+    m = Model("m")
+    with pytest.raises(ParameterError, match="no options"):
+        m.compile(optimize=True)
+
+
+def test_unknown_simulate_option_is_a_type_error_not_ignored():
+    from test_electrical_transients import rc_model
+    with pytest.raises(TypeError, match="rtoll"):
+        rc_model().compile().simulate(1e-3, rtoll=1e-9)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ..core.component import Component, PortRef, check_name
-from ..core.errors import DomainMismatchError, DuplicateNameError, PortConnectionError
+from ..core.errors import DomainMismatchError, DuplicateNameError, ParameterError, PortConnectionError
 
 
 class ExposedPort:
@@ -132,9 +132,13 @@ class Model:
         return g
 
     def compile(self, **options):
-        """Flatten, analyze and reduce the equations; returns a reusable CompiledModel."""
+        """Flatten, analyze and reduce the equations; returns a reusable CompiledModel.
+
+        There are no compile options yet; passing one is an error rather than being ignored."""
+        if options:
+            raise ParameterError(f"Model.compile takes no options yet, got {', '.join(options)}")
         from .compile import compile_model
-        return compile_model(self, **options)
+        return compile_model(self)
 
     # --- helpers ------------------------------------------------------------------------
 
