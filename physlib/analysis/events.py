@@ -6,11 +6,17 @@ located by bisection to ``event_tol`` seconds, the solver stops there, and the m
 updated by event iteration: each hybrid component's :meth:`transition` is evaluated on the
 current solution, modes change, newly active mode constraints are enforced by projecting the
 state (energy-minimizing by default, ALGORITHMS.md §1), the algebraic variables are solved
-again, and this repeats until no mode changes. Then the solver restarts (cold start). A guard
-that is zero right after an event is masked until it leaves zero (anti-chattering).
+again, and this repeats until no mode changes. Then the solver restarts (cold start).
 
-Integration uses one CasADi integrator per model on normalized time τ ∈ [0, 1] with the
-interval start and length as extra parameters, so locating an event never builds a solver.
+After every event the guards that sit at zero are looked at again a moment later (settling):
+one that leaves zero on the side calling for another mode triggers that change at once, one
+that crosses straight back is a new event (so chattering trips the event-storm check), and
+one that stays at zero is masked until it leaves zero (anti-chattering).
+
+Integration uses CasADi integrators on normalized time τ ∈ [0, 1] with the interval start and
+length as extra parameters, built once per model: one with a single output (for locating
+crossings and short intervals), one with 16·m outputs that runs through 16 output intervals
+per call on the default output grid, sampling the guards m times per interval.
 """
 from __future__ import annotations
 
