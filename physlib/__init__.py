@@ -10,7 +10,7 @@ from .assembly import CompiledModel, Model
 from .core import (Component, DomainMismatchError, DuplicateNameError, InitializationError, Input,
                    MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
-                   Variable, der, t)
+                   UnknownNameError, ModelError, Variable, der, t)
 
 __version__ = "0.1.0"
 
@@ -18,4 +18,4 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "Input", "Output", "Parameter", "Variable", "der", "t", "PhyslibError", "ParameterError",
            "DuplicateNameError", "PortConnectionError", "DomainMismatchError",
            "UnconnectedPortError", "MissingReferenceError", "StructuralError",
-           "InitializationError", "SimulationError"]
+           "InitializationError", "SimulationError", "UnknownNameError", "ModelError"]

@@ -122,3 +122,26 @@ def test_unknown_simulate_option_is_a_type_error_not_ignored():
     from test_electrical_transients import rc_model
     with pytest.raises(TypeError, match="rtoll"):
         rc_model().compile().simulate(1e-3, rtoll=1e-9)
+
+
+def test_misspelled_attribute_lists_what_the_component_has():
+    with pytest.raises(AttributeError, match=r"Resistor 'R1' has no port, parameter or variable 'q'.*R, i, n, p, v"):
+        Resistor("R1", R=1.0).q
+
+
+def test_unknown_result_name_is_a_physlib_error_and_a_key_error():
+    from physlib import UnknownNameError
+    from test_electrical_transients import rc_model
+    res = rc_model().compile().simulate(1e-3)
+    with pytest.raises(UnknownNameError, match="did you mean C1.v"):
+        res["C1.vv"]
+    with pytest.raises(KeyError):
+        res["C1.vv"]
+    with pytest.raises(PhyslibError, match="outside the simulated interval"):
+        res.at(1.0)
+
+
+def test_adding_something_that_is_not_a_component():
+    from physlib import ModelError
+    with pytest.raises(ModelError, match="Component or a Model"):
+        Model("m").add("R1")

@@ -6,6 +6,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..core.errors import PhyslibError, UnknownNameError
 from .operating_point import OperatingPoint
 
 
@@ -61,7 +62,7 @@ class SimulationResult:
     def at(self, t: float) -> OperatingPoint:
         """The operating point at time ``t`` (linear interpolation between output times)."""
         if not self.t[0] <= t <= self.t[-1]:
-            raise ValueError(f"t = {t} is outside the simulated interval [{self.t[0]}, {self.t[-1]}]")
+            raise PhyslibError(f"t = {t} is outside the simulated interval [{self.t[0]}, {self.t[-1]}]")
         i = int(np.searchsorted(self.t, t, side="right")) - 1
         i = min(i, len(self.t) - 2) if len(self.t) > 1 else 0
         if len(self.t) == 1 or self.t[i + 1] == self.t[i]:
@@ -87,7 +88,7 @@ class SimulationResult:
         if component is None:
             return values.sum(axis=0)
         if component not in owners:
-            raise KeyError(f"{component!r} {missing} (components that do: {', '.join(owners[:10])})")
+            raise UnknownNameError(f"{component!r} {missing} (components that do: {', '.join(owners[:10])})")
         return values[owners.index(component)]
 
     def plot(self, *names, ax=None):
@@ -95,7 +96,7 @@ class SimulationResult:
         import matplotlib.pyplot as plt
 
         if not names:
-            raise ValueError("name the variables to plot, e.g. res.plot('C1.v')")
+            raise PhyslibError("name the variables to plot, e.g. res.plot('C1.v')")
         if ax is None:
             fig, axes = plt.subplots(len(names), 1, sharex=True, squeeze=False,
                                      figsize=(7, 2.2 + 1.6 * len(names)))

@@ -161,8 +161,8 @@ def _apply_x0(model, x, x0):
     for name, value in x0.items():
         pos, sign = model.variable(name)
         if pos not in state_pos:
-            raise PhyslibError(
-                f"x0: {name} is not a state of {model.name}; states are {', '.join(model.states[:10])}")
+            states = ", ".join(model.states[:10]) if model.states else "none (it is purely algebraic)"
+            raise PhyslibError(f"x0: {name} is not a state of {model.name}; its states: {states}")
         x[state_pos[pos]] = sign * float(value)
     return x
 

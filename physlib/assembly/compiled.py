@@ -9,7 +9,7 @@ import casadi as cs
 import numpy as np
 
 from ..core.component import Component, Mode
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, UnknownNameError
 from .flatten import FlatSystem
 
 
@@ -99,7 +99,7 @@ class CompiledModel:
         try:
             i = self._var_index[name]
         except KeyError:
-            raise KeyError(_unknown("variable", name, self._var_index)) from None
+            raise UnknownNameError(_unknown("variable", name, self._var_index)) from None
         return int(self.system.var_col[i]), float(self.system.var_sign[i])
 
     def mode_slot(self, name: str) -> int | None:
@@ -113,7 +113,7 @@ class CompiledModel:
         """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""
         i = self._var_index.get(name)
         if i is None:
-            raise KeyError(_unknown("variable", name, self._var_index))
+            raise UnknownNameError(_unknown("variable", name, self._var_index))
         for group in self._flat.groups:
             ids = group.var_ids
             if ids.size and ids.min() <= i <= ids.max():

@@ -4,7 +4,8 @@ from __future__ import annotations
 import networkx as nx
 
 from ..core.component import Component, PortRef, check_name
-from ..core.errors import DomainMismatchError, DuplicateNameError, ParameterError, PortConnectionError
+from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, ParameterError,
+                           PortConnectionError, UnknownNameError)
 
 
 class ExposedPort:
@@ -52,7 +53,7 @@ class Model:
     def add(self, member):
         """Add a component or a subsystem (another Model); returns it."""
         if not isinstance(member, (Component, Model)):
-            raise TypeError(f"Model.add takes a Component or a Model, got {member!r}")
+            raise ModelError(f"Model.add takes a Component or a Model, got {member!r}")
         if member.name is None:
             raise PortConnectionError(
                 f"{type(member).__name__} needs a name to be added to model {self.name!r}: "
@@ -107,7 +108,8 @@ class Model:
         try:
             member = self._members[head]
         except KeyError:
-            raise KeyError(f"model {self.name!r} has no member {head!r}") from None
+            raise UnknownNameError(f"model {self.name!r} has no member {head!r}; members: "
+                                   f"{', '.join(self._members)}") from None
         return member[rest] if rest else member
 
     # --- inspection ---------------------------------------------------------------------

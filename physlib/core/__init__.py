@@ -1,11 +1,12 @@
 """Declarations: the Component base class, ports, parameters, variables, errors."""
 from .component import Component, Input, Mode, Output, Parameter, Port, PortRef, Variable
 from .errors import (DomainMismatchError, DuplicateNameError, InitializationError,
-                     MissingReferenceError, ParameterError, PhyslibError, PortConnectionError,
-                     SimulationError, StructuralError, UnconnectedPortError)
+                     MissingReferenceError, ModelError, ParameterError, PhyslibError,
+                     PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
+                     UnknownNameError)
 from .symbols import der, t
 
 __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef", "Variable", "der", "t",
            "PhyslibError", "ParameterError", "DuplicateNameError", "PortConnectionError",
            "DomainMismatchError", "UnconnectedPortError", "MissingReferenceError", "StructuralError",
-           "InitializationError", "SimulationError"]
+           "InitializationError", "SimulationError", "UnknownNameError", "ModelError"]

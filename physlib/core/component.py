@@ -400,6 +400,15 @@ class Component:
         """The parameter values of this component, by name."""
         return dict(self._values)
 
+    def __getattr__(self, name):
+        # Only reached when normal lookup fails: say what the component does have.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        cls = type(self)
+        known = sorted(set(cls._ports) | set(cls._parameters) | set(cls._variables) | set(cls._modes))
+        raise AttributeError(f"{cls.__name__} {self.__dict__.get('name')!r} has no port, parameter "
+                             f"or variable {name!r}; it has: {', '.join(known)}")
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 

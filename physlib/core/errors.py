@@ -13,6 +13,17 @@ class ParameterError(PhyslibError, ValueError):
     """A parameter is unknown, missing, or has a non-physical value."""
 
 
+class UnknownNameError(PhyslibError, KeyError):
+    """A variable, parameter or mode path that the model does not have."""
+
+    def __str__(self):          # KeyError would print the message with quotes around it
+        return str(self.args[0]) if self.args else ""
+
+
+class ModelError(PhyslibError, TypeError):
+    """A model was given something it cannot hold (e.g. adding a string as a component)."""
+
+
 class DuplicateNameError(PhyslibError, ValueError):
     """Two components (or subsystems) of one model share a name."""
 
