@@ -46,7 +46,7 @@ import sympy as sp
 
 from ..core.errors import PhyslibError, SimulationError
 from .events import has_modes
-from .initialization import damped_newton, solve_algebraic
+from .initialization import check_derivatives, damped_newton, solve_algebraic
 from .projection import energy_matrix, invariant_projection
 
 FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")
@@ -87,6 +87,7 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
     if x0:
         x = _apply_x0(model, x, x0)
     z = solve_algebraic(system, x, start[system.z_pos], p, t0, lambda i: model.algebraic[i])
+    check_derivatives(model, x, z, p, t0)
     grid = None if t_eval is None else _output_grid(t_eval, t0, t_end)
     hook, events = None, []
     if has_modes(model):

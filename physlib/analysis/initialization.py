@@ -104,3 +104,23 @@ def _failure(z, g, describe, reason):
         f"no consistent values for the algebraic variables: {reason}; the largest residual "
         f"({g[worst]:.3g}) is in the equation solved for {describe(worst)}. Give better start "
         "values or check the model")
+
+
+def check_derivatives(model, x, z, p, t) -> None:
+    """Raise if some state derivative is not finite at the start.
+
+    That happens when equations that are structurally fine are numerically dependent: two
+    capacitors in parallel between nodes that no source or ground fixes tie their voltages,
+    which structural index reduction cannot see."""
+    if not len(x):
+        return
+    f = np.asarray(model.system.dae(x, z, p, t)[0]).ravel()
+    bad = np.flatnonzero(~np.isfinite(f))
+    if len(bad):
+        names = ", ".join(model.states[i] for i in bad[:8])
+        raise InitializationError(
+            f"the derivatives of {names} are not finite at t = {t:g}: the equations that determine "
+            "them are numerically dependent, with constraints between states that structural "
+            "analysis cannot see (e.g. capacitors in parallel, or a loop of capacitors, between "
+            "nodes no source or ground fixes). Merge such capacitors into one, or add a small "
+            "series resistance")

@@ -11,7 +11,7 @@ import casadi as cs
 
 from ..core.errors import PhyslibError, SimulationError
 from .events import has_modes, simulate_hybrid
-from .initialization import solve_algebraic
+from .initialization import check_derivatives, solve_algebraic
 from .results import SimulationResult
 
 VARIABLE_STEP = ("idas", "cvodes")
@@ -75,6 +75,7 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     z = start[system.z_pos]
     describe = lambda i: model.algebraic[i]  # noqa: E731
     z = solve_algebraic(system, x, z, p, t0, describe)
+    check_derivatives(model, x, z, p, t0)
 
     if has_modes(model):
         times, xs, zs, ps, t_values = [], [], [], [], []

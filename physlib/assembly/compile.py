@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import casadi as cs
 import numpy as np
 import scipy.sparse as sps
+import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from .aliases import eliminate_aliases
@@ -83,7 +84,17 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     eqs = _equations(flat, col, sign, len(reps))
     describe_eq = _equation_describer(flat, eqs, names)
     derivative = {int(col[s]): int(col[d]) for s, d in zip(state_ids, der_ids)}
-    reduction = _reduce_index_if_needed(eqs, len(reps), derivative, describe_eq, pos_names)
+    def base_jacobian() -> sps.csr_matrix:
+        """Numeric Jacobian of the equations at the start values and compiled-in parameters."""
+        Rb, Pb, Tb = cs.SX.sym("r", len(reps)), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
+        _, params_b, res = _instantiate(flat, eqs, Rb, Pb, Tb, col, sign)
+        start = cs.Function("start", [Pb, Tb], [_start_values(flat, params_b, Tb)[reps.tolist()]])
+        jac = cs.Function("base_jacobian", [Rb, Pb, Tb], [cs.jacobian(res, Rb)])
+        values = jac(start(flat.param_values, 0.0), flat.param_values, 0.0)
+        return sps.csr_matrix(values.sparse())
+
+    reduction = _reduce_index_if_needed(eqs, len(reps), derivative, describe_eq, pos_names,
+                                        base_jacobian)
     states = [p for p in derivative if p not in set(reduction.dummies)]
     n_pos = len(reps) + len(reduction.new_vars)
     for base in reduction.new_vars:
@@ -106,20 +117,9 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     R = cs.SX.sym("r", n_pos)
     P = cs.SX.sym("p", len(flat.param_names))
     T = cs.SX.sym("t")
-    locals_sx, params_sx, parts = [], [], []
-    for g in flat.groups:
-        tpl, k = g.template, len(g.paths)
-        L = cs.reshape(R[col[g.var_ids].T.flatten(order="F").tolist()], len(tpl.local_names), k) \
-            * cs.DM(sign[g.var_ids].T)
-        npar = tpl.n_inputs
-        Pm = cs.reshape(P[g.param_ids.T.flatten(order="F").tolist()], npar, k) if npar else cs.DM(0, k)
-        locals_sx.append(L)
-        params_sx.append(Pm)
-        if tpl.residuals:
-            parts.append(cs.vec(tpl.residual_function.map(k)(L, Pm, T).T))
-    parts.append(cs.mtimes(cs.DM(eqs.through), R) if eqs.through.shape[0] else cs.SX(0, 1))
-    parts.append(_derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col, sign))
-    residuals = cs.vertcat(*parts)
+    locals_sx, params_sx, base_residuals = _instantiate(flat, eqs, R, P, T, col, sign)
+    residuals = cs.vertcat(base_residuals, _derivative_residuals(flat, eqs, reduction, R, locals_sx,
+                                                                 params_sx, T, col, sign))
 
     target_pos = np.where(target >= 0, unknown_pos[np.maximum(target, 0)], -1)
     value_ids, values = _explicit_solutions(flat, eqs, is_explicit, target_pos, locals_sx, params_sx,
@@ -174,14 +174,10 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     x, z = R[state_pos.tolist()], R[z_pos.tolist()]
     f = all_values[der_pos.tolist()] if len(der_pos) else cs.SX(0, 1)
 
-    start_parts = []
-    for gi, g in enumerate(flat.groups):
-        tpl, k = g.template, len(g.paths)
-        start_parts.append(cs.vec(tpl.start_function.map(k)(
-            cs.DM.zeros(len(tpl.local_names), k), params_sx[gi], T)))
     # Representatives are their own raw variables (sign +1), so their start is their own;
     # derivatives created by index reduction start at zero.
-    start = cs.vertcat(cs.vertcat(*start_parts)[reps.tolist()], cs.DM.zeros(len(reduction.new_vars)))
+    start = cs.vertcat(_start_values(flat, params_sx, T)[reps.tolist()],
+                       cs.DM.zeros(len(reduction.new_vars)))
 
     inputs, in_names = [x, z, P, T], ["x", "z", "p", "t"]
     return DaeSystem(
@@ -199,6 +195,36 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         differentiated=[describe_eq(e) for e in reduction.new_eqs],
         dummy_states=[pos_names[d] for d in reduction.dummies],
     )
+
+
+def _instantiate(flat, eqs, R, P, T, col, sign):
+    """Each class's equations for all its instances (one mapped call per class), plus the
+    connection sums: the locals and parameters per group, and the residuals of all equations
+    that are not derivatives added by index reduction."""
+    locals_sx, params_sx, parts = [], [], []
+    for g in flat.groups:
+        tpl, k = g.template, len(g.paths)
+        L = cs.reshape(R[col[g.var_ids].T.flatten(order="F").tolist()], len(tpl.local_names), k) \
+            * cs.DM(sign[g.var_ids].T)
+        npar = tpl.n_inputs
+        Pm = cs.reshape(P[g.param_ids.T.flatten(order="F").tolist()], npar, k) if npar else cs.DM(0, k)
+        locals_sx.append(L)
+        params_sx.append(Pm)
+        if tpl.residuals:
+            parts.append(cs.vec(tpl.residual_function.map(k)(L, Pm, T).T))
+    through = eqs.through[:, :R.numel()] if eqs.through.shape[1] > R.numel() else eqs.through
+    parts.append(cs.mtimes(cs.DM(through), R[:through.shape[1]]) if through.shape[0] else cs.SX(0, 1))
+    return locals_sx, params_sx, cs.vertcat(*parts)
+
+
+def _start_values(flat, params_sx, T):
+    """Start value of every raw variable (states at their initial values)."""
+    parts = []
+    for gi, g in enumerate(flat.groups):
+        tpl, k = g.template, len(g.paths)
+        parts.append(cs.vec(tpl.start_function.map(k)(
+            cs.DM.zeros(len(tpl.local_names), k), params_sx[gi], T)))
+    return cs.vertcat(*parts)
 
 
 def _aliases(flat):
@@ -265,7 +291,8 @@ def _equations(flat, col, sign, n_pos) -> _Equations:
                       blocks, n_template, through, n_template + through.shape[0], cat(linear, bool))
 
 
-def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos_names) -> IndexReduction:
+def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos_names,
+                            base_jacobian) -> IndexReduction:
     """Run Pantelides' algorithm when the equations cannot all be matched to non-states."""
     none = IndexReduction(dict(derivative))
     everything = np.ones(len(eqs.rows), bool)
@@ -295,6 +322,7 @@ def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos
     adjacency = [full.indices[full.indptr[e]:full.indptr[e + 1]].tolist() for e in range(eqs.n_eq)]
     initial = [int(non_states[m]) if m >= 0 else -1 for m in match]
     reduction = reduce_index(adjacency, n_pos, derivative, set(derivative), initial, describe_eq)
+    reduction.dummies = _sound_dummies(reduction, base_jacobian(), derivative, n_pos, adjacency)
     new_rows = [np.full(len(a), eqs.n_eq + i) for i, a in enumerate(reduction.new_adjacency)]
     if new_rows:
         new_cols = [np.array(a, dtype=np.int64) for a in reduction.new_adjacency]
@@ -323,6 +351,53 @@ def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos
     log.info("index reduction: differentiated %d equations; dummy states %s",
              len(reduction.new_eqs), [pos_names[d] for d in reduction.dummies])
     return reduction
+
+
+def _sound_dummies(reduction, jac, derivative, n_pos, adjacency):
+    """Dummy states whose choice leaves the equations numerically solvable.
+
+    The structural choice can be singular: two capacitors in parallel have the same pattern,
+    and keeping both as states while a third becomes dummy matches every equation yet fixes
+    no node voltage. So the Jacobian of the reduced system (derivative equations share their
+    base equations' coefficients) is checked at the start point, and a singular choice is
+    repaired by swapping dummies for other states of the differentiated equations."""
+    der = reduction.var_derivative
+    n_total = n_pos + len(reduction.new_vars)
+    jac = jac.tocoo()
+    rows, cols, vals = [jac.row], [jac.col], [jac.data]
+    base_rows = jac.shape[0]
+    jac_csr = jac.tocsr()
+    for i, base in enumerate(reduction.new_eqs):
+        lo, hi = jac_csr.indptr[base], jac_csr.indptr[base + 1]
+        for v, a in zip(jac_csr.indices[lo:hi].tolist(), jac_csr.data[lo:hi].tolist()):
+            if v in der:
+                rows.append([base_rows + i]), cols.append([der[v]]), vals.append([a])
+    full = sps.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(base_rows + len(reduction.new_eqs), n_total))
+
+    def solvable(dummies):
+        kept = set(derivative) - set(dummies)
+        square = full[:, [c for c in range(n_total) if c not in kept]]
+        if square.shape[0] != square.shape[1]:
+            return False
+        try:
+            lu = spla.splu(square.tocsc())
+        except RuntimeError:
+            return False
+        diag = np.abs(lu.U.diagonal())
+        return diag.min() > 1e-12 * diag.max()
+
+    dummies = list(reduction.dummies)
+    if solvable(dummies):
+        return dummies
+    candidates = sorted({v for e in set(reduction.new_eqs) for v in adjacency[e] if v in derivative}
+                        - set(dummies))
+    for i in range(len(dummies)):
+        for c in candidates:
+            trial = dummies[:i] + [c] + dummies[i + 1:]
+            if solvable(trial):
+                return sorted(trial)
+    return dummies          # no better choice found: the singularity is reported at runtime
 
 
 def _derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col, sign):

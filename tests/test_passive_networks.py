@@ -1,0 +1,81 @@
+"""Property: any passive RLC network driven by a source keeps the energy books balanced."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.integrate import simpson
+
+from physlib import Model
+from physlib.components.electrical import Capacitor, Ground, Inductor, Resistor, VoltageSource
+from physlib.components.signals import Sine
+
+KINDS = {"R": (Resistor, "R", (1.0, 1e3)), "L": (Inductor, "L", (1e-3, 1e-1)),
+         "C": (Capacitor, "C", (1e-6, 1e-3))}
+
+
+@st.composite
+def rlc_networks(draw):
+    n = draw(st.integers(3, 7))                               # nodes; 0 is ground
+    edges = [(draw(st.integers(0, k - 1)), k) for k in range(1, n)]
+    edges += [tuple(draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True)))
+              for _ in range(draw(st.integers(0, n)))]
+    elements = []
+    for a, b in edges:
+        kind = draw(st.sampled_from(sorted(KINDS)))
+        lo, hi = KINDS[kind][2]
+        if kind == "C":
+            # Capacitors go from a node to ground: capacitors in parallel or in a loop between
+            # floating nodes tie states in a way structural analysis cannot see (physlib then
+            # stops with a clear error; see test_hidden_capacitor_constraint_is_reported).
+            a, b = 0, max(a, b)
+        elements.append((kind, a, b, draw(st.floats(lo, hi))))
+    return n, elements
+
+
+def build(n, elements):
+    m = Model("net")
+    nodes = {k: [] for k in range(n)}
+    nodes[0].append(m.add(Ground("gnd")).p)
+    src = m.add(VoltageSource("src", V=Sine(amplitude=1.0, f=50.0)))
+    nodes[1].append(src.p)
+    nodes[0].append(src.n)
+    for j, (kind, a, b, value) in enumerate(elements):
+        cls, param, _ = KINDS[kind]
+        el = m.add(cls(f"{kind}{j}", **{param: value}))
+        nodes[a].append(el.p)
+        nodes[b].append(el.n)
+    # A leak to ground at every node, so that no node hangs on capacitors alone (floating,
+    # its potential would be undetermined); loops of capacitors and the source, and nodes fed
+    # only through inductors, remain possible and go through index reduction.
+    for k in range(1, n):
+        leak = m.add(Resistor(f"Rleak{k}", R=1e3))
+        nodes[k].append(leak.p)
+        nodes[0].append(leak.n)
+    for ports in nodes.values():
+        m.connect(*ports)
+    return m
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rlc_networks())
+def test_source_energy_equals_stored_plus_dissipated(net):
+    n, elements = net
+    t = np.linspace(0.0, 0.02, 4001)
+    res = build(n, elements).compile().simulate(0.02, t_eval=t, rtol=1e-10, atol=1e-12)
+    delivered = simpson(-res["src.v"] * res["src.i"], x=t)
+    stored = res.stored_energy()
+    lost = simpson(res.dissipated_power(), x=t)
+    scale = simpson(np.abs(res["src.v"] * res["src.i"]), x=t) + np.max(np.abs(stored)) + 1e-12
+    # Simpson on 4001 points of a 50 Hz drive and rtol 1e-10 keep the books to ~1e-8 of the
+    # energy turned over; 1e-6 catches any wrong declaration or a non-conserving reduction.
+    assert abs(delivered - (stored[-1] - stored[0] + lost)) < 1e-6 * scale
+
+
+def test_hidden_capacitor_constraint_is_reported():
+    # C3 ∥ C4 between nodes 2 and 3, each fed through an inductor: their voltages are tied,
+    # but every equation still has its own unknown, so index reduction does not see it.
+    from physlib import InitializationError
+    elements = [("C", 0, 1, 1e-3), ("L", 0, 2, 0.0625), ("L", 0, 3, 0.0625),
+                ("C", 2, 3, 1e-6), ("C", 2, 3, 1e-6)]
+    with pytest.raises(InitializationError, match="C3.v, C4.v.*in parallel"):
+        build(4, elements).compile().simulate(0.01)
