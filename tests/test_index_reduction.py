@@ -87,7 +87,8 @@ def test_inertia_on_a_speed_source_follows_it_and_needs_torque_j_times_accelerat
     np.testing.assert_allclose(res["J1.phi"], 3.0 / w * (1 - np.cos(w * res.t)), atol=1e-8)
 
 
-def test_gear_constraint_holds_along_the_trajectory():
+def sine_driven_gear():
+    """2·sin(2π·3·t) N·m into J1 = 0.5, a gear of ratio 4, then J2 = 3 (free end)."""
     from physlib.components.rotational import IdealGear, Inertia, Torque
     m = Model("gear")
     src = m.add(Torque("tq", tau=Sine(amplitude=2.0, f=3.0)))
@@ -96,7 +97,11 @@ def test_gear_constraint_holds_along_the_trajectory():
     m.connect(src.flange, i1.flange_a)
     m.connect(i1.flange_b, gear.flange_a)
     m.connect(gear.flange_b, i2.flange_a)
-    res = m.compile().simulate(1.0, rtol=1e-8, atol=1e-10)
+    return m
+
+
+def test_gear_constraint_holds_along_the_trajectory():
+    res = sine_driven_gear().compile().simulate(1.0, rtol=1e-8, atol=1e-10)
     # w_a = ratio·w_b is solved, not integrated: it holds to rounding, far inside 1e-8.
     assert np.max(np.abs(res["J1.w"] - 4.0 * res["J2.w"])) < 1e-8
 
@@ -116,15 +121,7 @@ def test_inertia_between_two_speed_sources_is_reported():
 def test_gear_coupled_inertias_reduce_to_an_ode():
     # Index reduction plus the symbolic solve of the small linear loop (both inertias and the
     # gear torque) leave no algebraic variable, so CVODES can run it: J_eq = J1 + J2/n².
-    from physlib.components.rotational import IdealGear, Inertia, Torque
-    m = Model("gear")
-    src = m.add(Torque("tq", tau=Sine(amplitude=2.0, f=3.0)))
-    i1, i2 = m.add(Inertia("J1", J=0.5)), m.add(Inertia("J2", J=3.0))
-    gear = m.add(IdealGear("gear", ratio=4.0))
-    m.connect(src.flange, i1.flange_a)
-    m.connect(i1.flange_b, gear.flange_a)
-    m.connect(gear.flange_b, i2.flange_a)
-    sim = m.compile()
+    sim = sine_driven_gear().compile()
     assert sim.algebraic == []
     res = sim.simulate(1.0, solver="cvodes", rtol=1e-10, atol=1e-12)
     w, j_eq = 2 * np.pi * 3.0, 0.5 + 3.0 / 16.0
