@@ -109,9 +109,9 @@ def _failure(z, g, describe, reason):
 def check_derivatives(model, x, z, p, t) -> None:
     """Raise if some state derivative is not finite at the start.
 
-    That happens when equations that are structurally fine are numerically dependent: two
-    capacitors in parallel between nodes that no source or ground fixes tie their voltages,
-    which structural index reduction cannot see."""
+    That happens when equations that are structurally fine are numerically dependent in a way
+    the compiler could not reduce (its numeric check covers linear loops whose dependency does
+    not change with the parameters)."""
     if not len(x):
         return
     f = np.asarray(model.system.dae(x, z, p, t)[0]).ravel()
@@ -120,7 +120,6 @@ def check_derivatives(model, x, z, p, t) -> None:
         names = ", ".join(model.states[i] for i in bad[:8])
         raise InitializationError(
             f"the derivatives of {names} are not finite at t = {t:g}: the equations that determine "
-            "them are numerically dependent, with constraints between states that structural "
-            "analysis cannot see (e.g. capacitors in parallel, or a loop of capacitors, between "
-            "nodes no source or ground fixes). Merge such capacitors into one, or add a small "
-            "series resistance")
+            "them are numerically dependent, with constraints between states that the compiler "
+            "could not reduce (e.g. ideal elements in parallel or in a loop whose coupling depends "
+            "on parameter values). Merge such elements, or add a small series resistance")

@@ -62,6 +62,7 @@ class _Equations:
     n_eq: int
     linear: np.ndarray         # equation is affine in its variables (no modes)
     derivative_of: list[int] = None   # base equation of each equation added by index reduction
+    combos: dict = None        # equation -> Combination replacing it (hidden dependencies)
 
     def incidence(self, mask, n_cols, col_map=None) -> sps.csr_matrix:
         cols = self.cols[mask] if col_map is None else col_map[self.cols[mask]]
@@ -79,47 +80,59 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     col = np.full(len(names), -1, dtype=np.int64)
     col[reps] = np.arange(len(reps))
     col = col[rep]                               # raw variable -> representative position
-    pos_names = [names[i] for i in reps]
+    rep_names = [names[i] for i in reps]
 
-    eqs = _equations(flat, col, sign, len(reps))
-    describe_eq = _equation_describer(flat, eqs, names)
-    derivative = {int(col[s]): int(col[d]) for s, d in zip(state_ids, der_ids)}
-    def base_jacobian() -> sps.csr_matrix:
-        """Numeric Jacobian of the equations at the start values and compiled-in parameters."""
-        Rb, Pb, Tb = cs.SX.sym("r", len(reps)), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
-        _, params_b, res = _instantiate(flat, eqs, Rb, Pb, Tb, col, sign)
-        start = cs.Function("start", [Pb, Tb], [_start_values(flat, params_b, Tb)[reps.tolist()]])
-        jac = cs.Function("base_jacobian", [Rb, Pb, Tb], [cs.jacobian(res, Rb)])
-        values = jac(start(flat.param_values, 0.0), flat.param_values, 0.0)
-        return sps.csr_matrix(values.sparse())
+    combos: dict[int, Combination] = {}
+    for _ in range(MAX_COMBINATION_ROUNDS):
+        pos_names = list(rep_names)
+        eqs = _equations(flat, col, sign, len(reps), combos)
+        describe_eq = _equation_describer(flat, eqs, names)
+        derivative = {int(col[s]): int(col[d]) for s, d in zip(state_ids, der_ids)}
+        def base_jacobian() -> sps.csr_matrix:
+            """Numeric Jacobian of the equations at the start values and compiled-in parameters."""
+            Rb, Pb, Tb = cs.SX.sym("r", len(reps)), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
+            _, params_b, res = _instantiate(flat, eqs, Rb, Pb, Tb, col, sign)
+            start = cs.Function("start", [Pb, Tb], [_start_values(flat, params_b, Tb)[reps.tolist()]])
+            jac = cs.Function("base_jacobian", [Rb, Pb, Tb], [cs.jacobian(res, Rb)])
+            values = jac(start(flat.param_values, 0.0), flat.param_values, 0.0)
+            return sps.csr_matrix(values.sparse())
 
-    reduction = _reduce_index_if_needed(eqs, len(reps), derivative, describe_eq, pos_names,
-                                        base_jacobian)
-    states = [p for p in derivative if p not in set(reduction.dummies)]
-    n_pos = len(reps) + len(reduction.new_vars)
-    for base in reduction.new_vars:
-        pos_names.append(f"der({pos_names[base]})")
+        reduction = _reduce_index_if_needed(eqs, len(reps), derivative, describe_eq, pos_names,
+                                            base_jacobian)
+        states = [p for p in derivative if p not in set(reduction.dummies)]
+        n_pos = len(reps) + len(reduction.new_vars)
+        for base in reduction.new_vars:
+            pos_names.append(f"der({pos_names[base]})")
 
-    is_state = np.zeros(n_pos, bool)
-    is_state[states] = True
-    unknown = np.full(n_pos, -1, dtype=np.int64)
-    unknown[~is_state] = np.arange((~is_state).sum())
-    unknown_pos = np.flatnonzero(~is_state)
-    all_edges = np.ones(len(eqs.rows), bool)
-    order = match_and_order(eqs.incidence(all_edges, len(unknown_pos), unknown),
-                            eqs.incidence(eqs.preferred, len(unknown_pos), unknown), describe_eq,
-                            lambda u: pos_names[unknown_pos[u]])
-    target, explicit_rank, z_unknowns, g_eqs, n_loops, linear_blocks = _tear(
-        order, eqs, unknown, len(unknown_pos))
-    is_explicit = explicit_rank >= 0
+        is_state = np.zeros(n_pos, bool)
+        is_state[states] = True
+        unknown = np.full(n_pos, -1, dtype=np.int64)
+        unknown[~is_state] = np.arange((~is_state).sum())
+        unknown_pos = np.flatnonzero(~is_state)
+        all_edges = np.ones(len(eqs.rows), bool)
+        order = match_and_order(eqs.incidence(all_edges, len(unknown_pos), unknown),
+                                eqs.incidence(eqs.preferred, len(unknown_pos), unknown), describe_eq,
+                                lambda u: pos_names[unknown_pos[u]])
+        target, explicit_rank, z_unknowns, g_eqs, n_loops, linear_blocks = _tear(
+            order, eqs, unknown, len(unknown_pos))
+        is_explicit = explicit_rank >= 0
 
-    # --- symbolic system ----------------------------------------------------------------------
-    R = cs.SX.sym("r", n_pos)
-    P = cs.SX.sym("p", len(flat.param_names))
-    T = cs.SX.sym("t")
-    locals_sx, params_sx, base_residuals = _instantiate(flat, eqs, R, P, T, col, sign)
-    residuals = cs.vertcat(base_residuals, _derivative_residuals(flat, eqs, reduction, R, locals_sx,
-                                                                 params_sx, T, col, sign))
+        # --- symbolic system ----------------------------------------------------------------------
+        R = cs.SX.sym("r", n_pos)
+        P = cs.SX.sym("p", len(flat.param_names))
+        T = cs.SX.sym("t")
+        locals_sx, params_sx, base_residuals = _instantiate(flat, eqs, R, P, T, col, sign)
+        residuals = cs.vertcat(base_residuals, _derivative_residuals(flat, eqs, reduction, R, locals_sx,
+                                                                     params_sx, T, col, sign))
+
+        start_values = cs.Function("start_values", [P, T], [cs.vertcat(
+            _start_values(flat, params_sx, T)[reps.tolist()], cs.DM.zeros(len(reduction.new_vars)))])
+        hidden = _hidden_dependencies(order, eqs, residuals, R, P, T, unknown_pos, start_values,
+                                      flat.param_values, combos)
+        if not hidden:
+            break
+        log.info("hidden dependencies: %s", [describe_eq(e) for e in hidden])
+        combos.update(hidden)
 
     target_pos = np.where(target >= 0, unknown_pos[np.maximum(target, 0)], -1)
     value_ids, values = _explicit_solutions(flat, eqs, is_explicit, target_pos, locals_sx, params_sx,
@@ -214,7 +227,27 @@ def _instantiate(flat, eqs, R, P, T, col, sign):
             parts.append(cs.vec(tpl.residual_function.map(k)(L, Pm, T).T))
     through = eqs.through[:, :R.numel()] if eqs.through.shape[1] > R.numel() else eqs.through
     parts.append(cs.mtimes(cs.DM(through), R[:through.shape[1]]) if through.shape[0] else cs.SX(0, 1))
-    return locals_sx, params_sx, cs.vertcat(*parts)
+    residuals = cs.vertcat(*parts)
+    return locals_sx, params_sx, _combine(residuals, eqs.combos, R)
+
+
+def _combine(residuals, combos, R, cancelled_of=lambda combo: combo.cancelled):
+    """Replace each combined equation by its combination, without the cancelled unknowns
+    (whose coefficients are zero up to rounding)."""
+    if not combos:
+        return residuals
+    replaced = {}
+    for e, combo in combos.items():
+        expr = sum((float(w) * residuals[int(m)] for m, w in zip(combo.members, combo.weights)),
+                   cs.SX(0))
+        gone = [int(c) for c in cancelled_of(combo) if 0 <= c < R.numel()]
+        if gone:
+            expr = cs.substitute(expr, R[gone], cs.DM.zeros(len(gone)))
+        replaced[int(e)] = expr
+    out = cs.SX(residuals)
+    for e, expr in replaced.items():
+        out[e] = expr
+    return out
 
 
 def _start_values(flat, params_sx, T):
@@ -251,7 +284,19 @@ def _aliases(flat):
     return aliases.rep, aliases.sign, state_ids[keep], der_ids[keep]
 
 
-def _equations(flat, col, sign, n_pos) -> _Equations:
+@dataclass
+class Combination:
+    """An equation replaced by a combination of several: ``sum w_e·F_e = 0``, in which the
+    unknowns ``cancelled`` drop out. Found where equations are numerically dependent on the
+    unknowns of their block (capacitors in parallel between free nodes): the combination is
+    a constraint between states, which index reduction then differentiates."""
+
+    members: np.ndarray
+    weights: np.ndarray
+    cancelled: np.ndarray
+
+
+def _equations(flat, col, sign, n_pos, combos: dict) -> _Equations:
     rows, cols, pref, expl, blocks, linear = [], [], [], [], [], []
     base = 0
     for gi, g in enumerate(flat.groups):
@@ -287,8 +332,19 @@ def _equations(flat, col, sign, n_pos) -> _Equations:
         through = sps.csr_matrix((0, n_pos))
     cat = lambda xs, dtype: np.concatenate(xs) if xs else np.zeros(0, dtype)  # noqa: E731
     linear.append(np.ones(through.shape[0], bool))
-    return _Equations(cat(rows, np.int64), cat(cols, np.int64), cat(pref, bool), cat(expl, bool),
-                      blocks, n_template, through, n_template + through.shape[0], cat(linear, bool))
+    eqs = _Equations(cat(rows, np.int64), cat(cols, np.int64), cat(pref, bool), cat(expl, bool),
+                     blocks, n_template, through, n_template + through.shape[0], cat(linear, bool),
+                     combos=dict(combos))
+    for e, combo in combos.items():
+        members = np.isin(eqs.rows, combo.members)
+        variables = np.setdiff1d(np.unique(eqs.cols[members]), combo.cancelled)
+        keep = eqs.rows != e
+        eqs.rows = np.concatenate([eqs.rows[keep], np.full(len(variables), e)])
+        eqs.cols = np.concatenate([eqs.cols[keep], variables])
+        eqs.preferred = np.concatenate([eqs.preferred[keep], np.ones(len(variables), bool)])
+        eqs.explicit = np.concatenate([eqs.explicit[keep], np.zeros(len(variables), bool)])
+        eqs.linear[e] = True
+    return eqs
 
 
 def _reduce_index_if_needed(eqs: _Equations, n_pos, derivative, describe_eq, pos_names,
@@ -405,18 +461,40 @@ def _derivative_residuals(flat, eqs, reduction, R, locals_sx, params_sx, T, col,
     if not reduction.new_eqs:
         return cs.SX(0, 1)
     der = reduction.var_derivative
+    combos = eqs.combos or {}
+    needed = sorted({int(m) for e in reduction.new_eqs for m in
+                     (combos[e].members if e in combos else [e])})
+    derived = dict(zip(needed, cs.vertsplit(
+        _derivatives_of(flat, eqs, needed, der, R, locals_sx, params_sx, T, col, sign))))
+    out = []
+    for e in reduction.new_eqs:
+        if e not in combos:
+            out.append(derived[e])
+            continue
+        combo = combos[e]
+        expr = sum((float(w) * derived[int(m)] for m, w in zip(combo.members, combo.weights)),
+                   cs.SX(0))
+        gone = [int(c) for c in combo.cancelled] + [der[int(c)] for c in combo.cancelled if int(c) in der]
+        gone = [g for g in gone if g < R.numel()]
+        out.append(cs.substitute(expr, R[gone], cs.DM.zeros(len(gone))) if gone else expr)
+    return cs.vertcat(*out)
+
+
+def _derivatives_of(flat, eqs, base_ids, der, R, locals_sx, params_sx, T, col, sign):
+    """d/dt of the listed template or connection equations, as one SX vector in that order."""
     R0 = cs.vertcat(R, 0)                       # the last entry reads zero (no derivative)
-    out = [None] * len(reduction.new_eqs)
+    out = [None] * len(base_ids)
     template_parts: dict[tuple[int, int], list[tuple[int, int]]] = {}
     block_starts = [b for _, _, b in eqs.blocks]
-    for i, e in enumerate(reduction.new_eqs):
+    for i, e in enumerate(base_ids):
         if e < eqs.n_template:
             bi = int(np.searchsorted(block_starts, e, side="right")) - 1
             gi, j, base = eqs.blocks[bi]
             template_parts.setdefault((gi, j), []).append((i, e - base))
         else:
             row = eqs.through[e - eqs.n_template].tocoo()
-            out[i] = sum((float(c) * R[der[int(p)]] for c, p in zip(row.data, row.col)), cs.SX(0))
+            out[i] = sum((float(c) * R0[der.get(int(p), R0.numel() - 1)] for c, p in zip(row.data, row.col)),
+                         cs.SX(0))
     for (gi, j), items in template_parts.items():
         g = flat.groups[gi]
         ks = [k for _, k in items]
@@ -516,7 +594,50 @@ def _explicit_derivative_solutions(flat, eqs, derived, target_pos, locals_sx, pa
     return np.concatenate([np.asarray(i, dtype=np.int64) for i in ids]), cs.vertcat(*parts)
 
 
+MAX_COMBINATION_ROUNDS = 4  # rounds of finding dependent equations and reducing again
+DEPENDENCY_CHECK_LIMIT = 200  # largest linear loop checked numerically for dependent equations
 SYMBOLIC_SOLVE_LIMIT = 12   # largest linear loop solved symbolically (elimination grows as n³)
+
+
+def _hidden_dependencies(order, eqs, residuals, R, P, T, unknown_pos, start_values, params,
+                         combos) -> dict:
+    """Linear loops whose equations are numerically dependent on the loop's unknowns.
+
+    For each, an equation is replaced by the combination in which the unknowns cancel (a left
+    null vector of the loop's Jacobian): a constraint between states that structure alone
+    could not see. Only combinations that hold for other parameter values too are used."""
+    members_of: dict[int, list[int]] = {}
+    for e in range(eqs.n_eq):
+        members_of.setdefault(int(order.block[e]), []).append(e)
+    loops = [m for m in members_of.values()
+             if 1 < len(m) <= DEPENDENCY_CHECK_LIMIT and np.all(eqs.linear[m])]
+    if not loops:
+        return {}
+    rows = [e for m in loops for e in m]
+    block_vars = [int(unknown_pos[order.match[e]]) for e in rows]
+    jac = cs.Function("loop_jacobian", [R, P, T], [cs.jacobian(residuals[rows], R[block_vars])])
+    perturbed = params * (1.0 + 0.37 * np.sin(np.arange(len(params)) + 1.0))
+    found = {}
+    offset = 0
+    for m in loops:
+        idx = slice(offset, offset + len(m))
+        offset += len(m)
+        values = [np.array(cs.DM(jac(start_values(pp, 0.0), pp, 0.0)))[idx, idx] for pp in (params, perturbed)]
+        _, sing, vt = np.linalg.svd(values[0].T)
+        if sing[-1] > 1e-10 * max(sing[0], 1e-300):
+            continue
+        y = vt[-1]
+        if np.linalg.norm(values[1].T @ y) > 1e-9 * np.linalg.norm(values[1]):
+            continue                    # the dependency moves with the parameters: not structural
+        y = y / y[np.argmax(np.abs(y))]
+        y[np.abs(y) < 1e-12] = 0.0
+        k = int(m[int(np.argmax(np.abs(y)))])
+        if k in combos:
+            continue
+        used = np.flatnonzero(y)
+        found[k] = Combination(np.array(m)[used], y[used],
+                               np.array([int(unknown_pos[order.match[e]]) for e in m]))
+    return found
 
 
 def _pivoted_solve(A: cs.SX, b: cs.SX, A_nominal: np.ndarray) -> cs.SX:
@@ -642,6 +763,13 @@ def _equation_describer(flat, eqs: _Equations, names):
     starts = [b for _, _, b in eqs.blocks]
 
     def describe(e):
+        if eqs.combos and e in eqs.combos:
+            combo = eqs.combos[e]
+            return "combination (" + " + ".join(f"{w:+.3g}·[{describe_plain(int(m))}]"
+                                                for m, w in zip(combo.members, combo.weights)) + ")"
+        return describe_plain(e)
+
+    def describe_plain(e):
         if e >= eqs.n_template:
             row = e - eqs.n_template
             if row >= eqs.through.shape[0]:
