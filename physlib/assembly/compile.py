@@ -125,8 +125,10 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         residuals = cs.vertcat(base_residuals, _derivative_residuals(flat, eqs, reduction, R, locals_sx,
                                                                      params_sx, T, col, sign))
 
-        start_values = cs.Function("start_values", [P, T], [cs.vertcat(
-            _start_values(flat, params_sx, T)[reps.tolist()], cs.DM.zeros(len(reduction.new_vars)))])
+        def start_values(params, t, params_sx=params_sx, n_new=len(reduction.new_vars)):
+            start = cs.vertcat(_start_values(flat, params_sx, T)[reps.tolist()], cs.DM.zeros(n_new))
+            return cs.Function("start_values", [P, T], [start])(params, t)
+
         hidden = _hidden_dependencies(order, eqs, residuals, R, P, T, unknown_pos, start_values,
                                       flat.param_values, combos)
         if not hidden:
