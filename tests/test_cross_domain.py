@@ -18,23 +18,29 @@ from physlib.components.thermal import HeatCapacitor
 R, L, K, J, B, V = 1.0, 0.01, 0.1, 0.01, 0.001, 12.0
 
 
-def dc_motor() -> Model:
-    m = Model("dc_motor")
+def motor(m: Model, damper: str):
+    """Add the motor (12 V step, R–L winding, EMF, rotor with a damper to a fixed housing) to
+    ``m``; returns the rotor's free flange (flange_b, shared with the damper)."""
     src = m.add(VoltageSource("src", V=Step(height=V, t0=0.0)))
     winding = m.add(Resistor("R1", R=R))
     coil = m.add(Inductor("L1", L=L))
     emf = m.add(EMF("emf", k=K))
     gnd = m.add(Ground("gnd"))
     rotor = m.add(Inertia("rotor", J=J))
-    load = m.add(Damper("load", d=B))
+    load = m.add(Damper(damper, d=B))
     fixed = m.add(Fixed("fixed"))
     m.connect(src.p, winding.p)
     m.connect(winding.n, coil.p)
     m.connect(coil.n, emf.p)
     m.connect(emf.n, src.n, gnd.p)
     m.connect(emf.flange, rotor.flange_a)
-    m.connect(rotor.flange_b, load.flange_a)
     m.connect(load.flange_b, fixed.flange)
+    return rotor.flange_b, load.flange_a
+
+
+def dc_motor() -> Model:
+    m = Model("dc_motor")
+    m.connect(*motor(m, "load"))
     return m
 
 
@@ -94,25 +100,12 @@ def test_motor_pump_energy_balance():
     # bearing damper, resistance). Simpson on 20,001 points and rtol 1e-11 put both sides
     # within ~1e-9 relative; 1e-6 checks the energy declarations and the lossless converters.
     m = Model("motor_pump")
-    src = m.add(VoltageSource("src", V=Step(height=V, t0=0.0)))
-    winding = m.add(Resistor("R1", R=R))
-    coil = m.add(Inductor("L1", L=L))
-    emf = m.add(EMF("emf", k=K))
-    gnd = m.add(Ground("gnd"))
-    rotor = m.add(Inertia("rotor", J=J))
-    bearing = m.add(Damper("bearing", d=B))
-    fixed = m.add(Fixed("fixed"))
+    shaft = motor(m, "bearing")
     pump = m.add(Pump("pump", D=1e-6))
     tank = m.add(FixedPressure("tank", p=0.0))
     accumulator = m.add(FluidCapacitance("accumulator", V=1e-2, beta=1e9))
     drain = m.add(LaminarResistance("drain", R=1e10))
-    m.connect(src.p, winding.p)
-    m.connect(winding.n, coil.p)
-    m.connect(coil.n, emf.p)
-    m.connect(emf.n, src.n, gnd.p)
-    m.connect(emf.flange, rotor.flange_a)
-    m.connect(rotor.flange_b, bearing.flange_a, pump.flange)
-    m.connect(bearing.flange_b, fixed.flange)
+    m.connect(*shaft, pump.flange)
     m.connect(tank.port_a, pump.port_a, drain.port_b)
     m.connect(pump.port_b, accumulator.port_a, drain.port_a)
     t = np.linspace(0.0, 0.5, 20001)
