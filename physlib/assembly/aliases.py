@@ -19,6 +19,7 @@ from ..core.errors import StructuralError
 class Aliases:
     rep: np.ndarray    # variable id -> id of its representative
     sign: np.ndarray   # x_i = sign_i * x_rep(i)
+    demoted: np.ndarray  # rows (a, b, s): x_a = s·x_b kept as an equation, not an alias
 
 
 def eliminate_aliases(n: int, pairs: np.ndarray, states: np.ndarray, ders: np.ndarray, names) -> Aliases:
@@ -28,36 +29,52 @@ def eliminate_aliases(n: int, pairs: np.ndarray, states: np.ndarray, ders: np.nd
     when it has one. States that end up in one set are rigidly tied (inertias on one shaft,
     capacitors in parallel across the same nodes): the first stays a state, the others become
     its aliases, and so do their derivatives — the simplest case of index reduction.
+
+    A state's derivative is read from the position of its representative, so it may join an
+    alias set only as itself (sign +1) and not in its own state's set: ``der(x) = -y`` or
+    ``der(x) = -x`` are ordinary equations, not aliases. Pairs that would break this are
+    returned in ``demoted`` and kept as equations.
     """
     der_of = dict(zip(states.tolist(), ders.tolist()))
     pairs = np.asarray(pairs, dtype=float).reshape(-1, 3)
+    demoted = np.zeros((0, 3))
     while True:
-        rep, sign = _alias_sets(n, pairs, states, names)
+        rep, sign = _alias_sets(n, pairs, states, ders, names)
         extra = [(der_of[x], der_of[int(rep[x])], sign[x]) for x in states.tolist()
                  if rep[x] != x and (der_of[x], der_of[int(rep[x])]) not in _tied(pairs)]
-        if not extra:
-            return Aliases(rep, sign)
-        pairs = np.vstack([pairs, np.array(extra, dtype=float)])
+        if extra:
+            pairs = np.vstack([pairs, np.array(extra, dtype=float)])
+            continue
+        kept = states[rep[states] == states]
+        d = ders[rep[states] == states]
+        bad = d[(sign[d] != 1) | (rep[d] == kept)]
+        if not len(bad):
+            return Aliases(rep, sign, demoted)
+        # Only pairs with a bad derivative itself are demoted: it becomes its own
+        # representative, and the rest of its set stays aliased through other pairs.
+        touches = np.isin(pairs[:, 0], bad) | np.isin(pairs[:, 1], bad)
+        demoted = np.vstack([demoted, pairs[touches]])
+        pairs = pairs[~touches]
 
 
 def _tied(pairs) -> set:
     return {(int(a), int(b)) for a, b in pairs[:, :2]}
 
 
-def _alias_sets(n, pairs, preferred, names):
+def _alias_sets(n, pairs, states, ders, names):
     a = pairs[:, 0].astype(np.int64)
     b = pairs[:, 1].astype(np.int64)
     s = pairs[:, 2]
     graph = sps.coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)).tocsr()
     n_sets, labels = connected_components(graph, directed=False)
 
-    # Representative per set: a preferred variable, else the lowest id.
-    priority = np.arange(n, dtype=np.int64) + n
-    priority[preferred] -= n
-    best = np.full(n_sets, 2 * n, dtype=np.int64)
+    # Representative per set: a state, else a state's derivative, else the lowest id.
+    priority = np.arange(n, dtype=np.int64) + 2 * n
+    priority[ders] -= n
+    priority[states] -= 2 * n
+    best = np.full(n_sets, 3 * n, dtype=np.int64)
     np.minimum.at(best, labels, priority)
-    best = np.where(best >= n, best - n, best)
-    rep = best[labels]
+    rep = (best % n)[labels]
 
     # Signs along a spanning tree from a virtual root joined to every representative.
     root = n

@@ -75,7 +75,7 @@ class _Equations:
 
 def _emit(flat: FlatSystem) -> DaeSystem:
     names = flat.var_names
-    rep, sign, state_ids, der_ids = _aliases(flat)
+    rep, sign, state_ids, der_ids, demoted = _aliases(flat)
     reps = np.flatnonzero(rep == np.arange(len(names)))
     col = np.full(len(names), -1, dtype=np.int64)
     col[reps] = np.arange(len(reps))
@@ -85,8 +85,8 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     combos: dict[int, Combination] = {}
     for _ in range(MAX_COMBINATION_ROUNDS):
         pos_names = list(rep_names)
-        eqs = _equations(flat, col, sign, len(reps), combos)
-        describe_eq = _equation_describer(flat, eqs, names)
+        eqs = _equations(flat, col, sign, len(reps), combos, demoted)
+        describe_eq = _equation_describer(flat, eqs, names, demoted)
         derivative = {int(col[s]): int(col[d]) for s, d in zip(state_ids, der_ids)}
         def base_jacobian() -> sps.csr_matrix:
             """Numeric Jacobian of the equations at the start values and compiled-in parameters."""
@@ -206,7 +206,7 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         constraints=cs.Function("constraints", inputs, [constraint_expr, constraint_active, restitution]),
         constraint_owner=constraint_owner,
         state_pos=state_pos, z_pos=z_pos, position_names=pos_names, var_col=col, var_sign=sign,
-        stats=_stats(flat, eqs, len(eval_order), n_loops),
+        stats=_stats(flat, eqs, len(eval_order), n_loops, len(demoted)),
         differentiated=[describe_eq(e) for e in reduction.new_eqs],
         dummy_states=[pos_names[d] for d in reduction.dummies],
     )
@@ -263,7 +263,8 @@ def _start_values(flat, params_sx, T):
 
 
 def _aliases(flat):
-    """Representatives and signs of all variables; states and their derivatives (representatives)."""
+    """Representatives and signs of all variables; states and their derivatives (representatives);
+    alias pairs kept as equations (see :func:`eliminate_aliases`)."""
     pairs = [flat.equalities]
     states, ders = [], []
     for g in flat.groups:
@@ -283,7 +284,7 @@ def _aliases(flat):
                                 flat.var_names)
     # States tied to another state are aliases of it now; only representatives stay states.
     keep = aliases.rep[state_ids] == state_ids
-    return aliases.rep, aliases.sign, state_ids[keep], der_ids[keep]
+    return aliases.rep, aliases.sign, state_ids[keep], der_ids[keep], aliases.demoted
 
 
 @dataclass
@@ -298,7 +299,16 @@ class Combination:
     cancelled: np.ndarray
 
 
-def _equations(flat, col, sign, n_pos, combos: dict) -> _Equations:
+def _linear_rows(flat, demoted):
+    """Linear equations over raw variables outside the class templates, as (ids, coefficients)
+    per row: connection sums of three or more members (each coefficient 1), then alias pairs
+    kept as equations (x_a − s·x_b = 0)."""
+    rows = [(np.asarray(s), np.ones(len(s))) for s in flat.through_sums if len(s) != 2]
+    rows += [(np.array([int(a), int(b)]), np.array([1.0, -s])) for a, b, s in demoted]
+    return rows
+
+
+def _equations(flat, col, sign, n_pos, combos: dict, demoted) -> _Equations:
     rows, cols, pref, expl, blocks, linear = [], [], [], [], [], []
     base = 0
     for gi, g in enumerate(flat.groups):
@@ -319,11 +329,13 @@ def _equations(flat, col, sign, n_pos, combos: dict) -> _Equations:
             blocks.append((gi, j, base))
             base += k
     n_template = base
-    big = [s for s in flat.through_sums if len(s) != 2]
+    big = _linear_rows(flat, demoted)
     if big:
-        sum_rows = np.concatenate([np.full(len(s), i) for i, s in enumerate(big)])
-        sum_vars = np.concatenate(big)
-        through = sps.csr_matrix((sign[sum_vars], (sum_rows, col[sum_vars])), shape=(len(big), n_pos))
+        sum_rows = np.concatenate([np.full(len(ids), i) for i, (ids, _) in enumerate(big)])
+        sum_vars = np.concatenate([ids for ids, _ in big])
+        coeffs = np.concatenate([c for _, c in big])
+        through = sps.csr_matrix((coeffs * sign[sum_vars], (sum_rows, col[sum_vars])),
+                                 shape=(len(big), n_pos))
         through.eliminate_zeros()
         tc = through.tocoo()
         rows.append(n_template + tc.row)
@@ -724,14 +736,15 @@ def _tear(order, eqs: _Equations, unknown, n_unknown):
             len(pending) - len(linear_blocks), linear_blocks)
 
 
-def _stats(flat, eqs: _Equations, n_explicit, n_loops) -> dict:
-    """Equation and variable counts before alias elimination (for the summary)."""
+def _stats(flat, eqs: _Equations, n_explicit, n_loops, n_demoted) -> dict:
+    """Equation and variable counts before alias elimination (for the summary); alias pairs
+    kept as equations (``n_demoted``) are not counted as eliminated."""
     n_alias = len(flat.equalities) + sum(len(g.paths) * len(g.template.aliases) for g in flat.groups) \
         + sum(1 for s in flat.through_sums if len(s) == 2)
     n_through = sum(1 for s in flat.through_sums if len(s) != 2)
     n_template = sum(len(g.paths) * len(g.template.residuals) for g in flat.groups)
     return {"variables": len(flat.var_names), "equations": n_alias + n_through + n_template,
-            "alias_equations": n_alias, "explicit": n_explicit, "loops": n_loops}
+            "alias_equations": n_alias - n_demoted, "explicit": n_explicit, "loops": n_loops}
 
 
 def _rows(flat, attribute, locals_sx, params_sx, T, rows):
@@ -760,7 +773,7 @@ def _per_component(flat, attribute, locals_sx, params_sx, T, combine):
     return (cs.vertcat(*parts) if parts else cs.SX(0, 1)), owners
 
 
-def _equation_describer(flat, eqs: _Equations, names):
+def _equation_describer(flat, eqs: _Equations, names, demoted):
     """Human-readable description of equation ``e`` for error messages."""
     starts = [b for _, _, b in eqs.blocks]
 
@@ -776,8 +789,12 @@ def _equation_describer(flat, eqs: _Equations, names):
             row = e - eqs.n_template
             if row >= eqs.through.shape[0]:
                 return f"d/dt of ({describe(eqs.derivative_of[row - eqs.through.shape[0]])})"
-            big = [s for s in flat.through_sums if len(s) != 2]
-            return "connection: " + " + ".join(names[i] for i in big[row]) + " = 0"
+            n_sums = eqs.through.shape[0] - len(demoted)
+            if row >= n_sums:
+                a, b, s = demoted[row - n_sums]
+                return f"{names[int(a)]} = {s:+g}·{names[int(b)]}"
+            ids, _ = _linear_rows(flat, ())[row]
+            return "connection: " + " + ".join(names[i] for i in ids) + " = 0"
         bi = int(np.searchsorted(starts, e, side="right")) - 1
         gi, j, base = eqs.blocks[bi]
         g = flat.groups[gi]
