@@ -3,6 +3,7 @@
 Used once per component class (never on the whole system), so clarity beats speed here.
 """
 import casadi as cs
+import numpy as np
 import sympy as sp
 
 from ..core.errors import PhyslibError
@@ -35,8 +36,12 @@ def _convert(e, conv, symbols):
             return symbols[e]
         except KeyError:
             raise PhyslibError(f"symbol {e} is not a variable, parameter or t here") from None
-    if e.is_Number or e in (sp.pi, sp.E):
-        return cs.SX(float(e))
+    if e.is_number and not isinstance(e, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
+        value = complex(e.evalf())
+        if value.imag != 0 or not np.isfinite(value.real):
+            raise PhyslibError(f"physlib cannot translate the constant {e} to CasADi: equations must be "
+                               "real and finite (no complex or infinite constants)")
+        return cs.SX(value.real)
     if e is sp.true:
         return cs.SX(1.0)
     if e is sp.false:
@@ -63,7 +68,10 @@ def _convert(e, conv, symbols):
         return _fold(cs.fmin, [conv(a) for a in e.args])
     if e.func is sp.Heaviside:
         # Right-continuous, like the waveforms: a step in time takes its new value at the step.
-        return cs.if_else(conv(e.args[0]) >= 0, 1.0, 0.0)
+        # SymPy's default value at zero (1/2) gives way to that; an explicit other one is kept.
+        at_zero = 1.0 if len(e.args) < 2 or e.args[1] == sp.S.Half else conv(e.args[1])
+        x = conv(e.args[0])
+        return cs.if_else(x > 0, 1.0, cs.if_else(x == 0, at_zero, 0.0))
     if isinstance(e, sp.Piecewise):
         result = None
         for value, cond in reversed(e.args):
@@ -85,6 +93,8 @@ def _convert(e, conv, symbols):
         return _fold(cs.logic_or, [conv(a) for a in e.args])
     if isinstance(e, sp.Not):
         return cs.logic_not(conv(e.args[0]))
+    if isinstance(e, sp.ITE):
+        return cs.if_else(conv(e.args[0]), conv(e.args[1]), conv(e.args[2]))
     raise PhyslibError(f"physlib cannot translate {e.func.__name__} in {e} to CasADi; "
                        "use elementary functions, Min/Max, Abs, sign, Heaviside or Piecewise")
 
