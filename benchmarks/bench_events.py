@@ -154,7 +154,9 @@ def build_coupled(variant: str):
     m = Model(f"CoupledClutches_{variant}")
     drive = m.add(Torque("torque", tau=Sine(amplitude=10.0, f=5.0), use_support=True))
     fixed = m.add(Fixed("fixed"))
-    inertias = [m.add(Inertia(f"J{k}", J=1.0, w0=10.0 if k == 1 else 0.0)) for k in range(1, 5)]
+    # Rigidly joined inertias share one speed: only J1's start value is given there.
+    inertias = [m.add(Inertia(f"J{k}", J=1.0, **({"w0": 10.0} if k == 1 else {} if variant == "rigid"
+                                                 else {"w0": 0.0}))) for k in range(1, 5)]
     m.connect(drive.support, fixed.flange)
     m.connect(drive.flange, inertias[0].flange_a)
     for k, (left, right) in enumerate(zip(inertias, inertias[1:]), start=1):

@@ -6,6 +6,7 @@ Build a system from components with across/through ports, compile it once, then 
     from physlib.components.electrical import VoltageSource, Resistor, Capacitor, Ground
 """
 from .analysis import OperatingPoint, SimulationResult
+from .analysis.start_values import StartValueWarning
 from .assembly import CompiledModel, Model
 from .core import (Component, DomainMismatchError, DuplicateNameError, InitializationError, Input,
                    MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
@@ -18,4 +19,4 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "Input", "Output", "Parameter", "Variable", "der", "t", "PhyslibError", "ParameterError",
            "DuplicateNameError", "PortConnectionError", "DomainMismatchError",
            "UnconnectedPortError", "MissingReferenceError", "StructuralError",
-           "InitializationError", "SimulationError", "UnknownNameError", "ModelError"]
+           "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning"]

@@ -47,6 +47,7 @@ import sympy as sp
 from ..core.errors import PhyslibError, SimulationError
 from .events import has_modes
 from .initialization import check_derivatives, damped_newton, solve_algebraic
+from .start_values import check_initial_state
 from .projection import energy_matrix, invariant_projection
 
 FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")
@@ -58,7 +59,8 @@ _GRID_TOL = 1e-9          # relative to dt: times closer than this to a grid poi
 def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4", dt: float | None = None,
                    rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
                    x0: dict | None = None, projection: str | None = "energy", noise=None,
-                   max_step: float | None = None, invariants=None, max_events: int = 100):
+                   max_step: float | None = None, invariants=None, max_events: int = 100,
+                   initial: str = "strict"):
     """:func:`physlib.analysis.simulate.simulate` for the fixed-step solvers.
 
     ``dt`` [s] is required. ``rtol``/``atol`` do not apply (the implicit solvers' Newton
@@ -79,7 +81,7 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
     if max_step is not None:
         raise PhyslibError(f"max_step caps the steps of the variable-step solvers; solver {solver!r} "
                            f"takes the fixed step dt = {dt:g} s")
-    check_common_options(noise, projection, t0, t_end)
+    check_common_options(noise, projection, t0, t_end, initial)
     system = model.system
     p = model.parameter_vector(params)
     start = np.asarray(system.start(p, t0)).ravel()
@@ -88,6 +90,7 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
         x = _apply_x0(model, x, x0)
     z = solve_algebraic(system, x, start[system.z_pos], p, t0, lambda i: model.algebraic[i])
     check_derivatives(model, x, z, p, t0)
+    check_initial_state(model, x, z, p, t0, initial=initial)
     grid = None if t_eval is None else _output_grid(t_eval, t0, t_end)
     hook, events = None, []
     if has_modes(model):

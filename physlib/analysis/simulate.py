@@ -13,6 +13,7 @@ from ..core.errors import PhyslibError, SimulationError
 from .events import has_modes, simulate_hybrid
 from .initialization import check_derivatives, solve_algebraic
 from .results import SimulationResult
+from .start_values import INITIAL_MODES, check_initial_state
 
 VARIABLE_STEP = ("idas", "cvodes")
 FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")  # fixed_step.py
@@ -24,7 +25,7 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
              rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
              x0: dict | None = None, projection: str | None = "energy", noise=None,
              max_step: float | None = None, event_tol: float = 1e-10,
-             max_events: int = 100, invariants=None) -> SimulationResult:
+             max_events: int = 100, invariants=None, initial: str = "strict") -> SimulationResult:
     """Simulate ``model`` from ``t0`` to ``t_end`` [s].
 
     solver: ``"idas"`` (default, DAE) or ``"cvodes"`` (models whose equations reduce to an ODE).
@@ -42,7 +43,10 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     of states (``sympy.Symbol("lv.x")``), parameters or ``t``; their values at ``t0`` are kept
     by invariant projection after every step. Fixed-step solvers only: a variable-step solver
     cannot be corrected between its internal steps, so ``invariants`` with ``"idas"`` or
-    ``"cvodes"`` is an error.
+    ``"cvodes"`` is an error. initial: ``"strict"`` (default): a start value given explicitly
+    (``Capacitor(v0=...)``) that the constraints override is an InitializationError naming the
+    component, the value and the constraint; ``"relaxed"``: start from the consistent values
+    with a :class:`~physlib.analysis.start_values.StartValueWarning` listing what changed.
     """
     # --- fixed-step solvers: physlib.analysis.fixed_step -------------------------------------
     if solver in FIXED_STEP:
@@ -50,14 +54,14 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
         return simulate_fixed(model, t_end, t0=t0, solver=solver, dt=dt, rtol=rtol, atol=atol,
                               t_eval=t_eval, params=params, x0=x0, projection=projection,
                               noise=noise, max_step=max_step, invariants=invariants,
-                              max_events=max_events)
+                              max_events=max_events, initial=initial)
     if invariants is not None:
         raise PhyslibError(
             f"invariants are kept by projection after each step of a fixed-step solver; {solver!r} "
             f"does not support them: use one of {', '.join(FIXED_STEP)} with a step dt")
     # --- variable-step solvers ---------------------------------------------------------------
     system = model.system
-    _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol)
+    _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol, initial)
     p = model.parameter_vector(params)
     events = model.time_events(p, t0, t_end)
     user_grid = t_eval is not None
@@ -76,6 +80,7 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     describe = lambda i: model.algebraic[i]  # noqa: E731
     z = solve_algebraic(system, x, z, p, t0, describe)
     check_derivatives(model, x, z, p, t0)
+    check_initial_state(model, x, z, p, t0, initial=initial)
 
     if has_modes(model):
         times, xs, zs, ps, t_values = [], [], [], [], []
@@ -124,19 +129,21 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
                             t_values=np.array(t_values))
 
 
-def _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol):
+def _check_options(solver, dt, noise, projection, t0, t_end, rtol, atol, initial):
     if solver not in VARIABLE_STEP:
         raise PhyslibError(f"unknown solver {solver!r}; choose one of {', '.join(VARIABLE_STEP + FIXED_STEP)}")
     if dt is not None:
         raise PhyslibError("dt is the step of the fixed-step solvers; variable-step solvers choose "
                            "their own steps (use max_step to cap them)")
-    check_common_options(noise, projection, t0, t_end)
+    check_common_options(noise, projection, t0, t_end, initial)
     if not (rtol > 0 and atol > 0):
         raise PhyslibError(f"rtol and atol must be positive (got {rtol}, {atol})")
 
 
-def check_common_options(noise, projection, t0, t_end):
+def check_common_options(noise, projection, t0, t_end, initial):
     """Checks shared by the variable- and fixed-step paths."""
+    if initial not in INITIAL_MODES:
+        raise PhyslibError(f"initial must be one of {', '.join(map(repr, INITIAL_MODES))}, got {initial!r}")
     if noise is not None:
         raise PhyslibError("transient noise analysis (noise=...) is not available yet")
     if projection not in ("energy", "naive", None):

@@ -86,7 +86,7 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     for _ in range(MAX_COMBINATION_ROUNDS):
         pos_names = list(rep_names)
         eqs = _equations(flat, col, sign, len(reps), combos, demoted)
-        describe_eq = _equation_describer(flat, eqs, names, demoted)
+        describe_eq = EquationDescriber(flat, eqs, names, demoted)
         derivative = {int(col[s]): int(col[d]) for s, d in zip(state_ids, der_ids)}
         def base_jacobian() -> sps.csr_matrix:
             """Numeric Jacobian of the equations at the start values and compiled-in parameters."""
@@ -195,7 +195,20 @@ def _emit(flat: FlatSystem) -> DaeSystem:
                        cs.DM.zeros(len(reduction.new_vars)))
 
     inputs, in_names = [x, z, P, T], ["x", "z", "p", "t"]
+    # The equation each non-state position is solved from, and its block (evaluation order):
+    # a variable that is not finite at the start is traced to the first equation that failed.
+    defining = np.full(n_pos, -1, dtype=np.int64)
+    defining_block = np.full(n_pos, -1, dtype=np.int64)
+    matched = np.flatnonzero(order.match >= 0)
+    defining[unknown_pos[order.match[matched]]] = matched
+    defining_block[unknown_pos[order.match[matched]]] = order.block[matched]
+    checked, reasons = _explicit_starts(flat, rep, col, set(states), reduction, eqs, describe_eq, pos_names)
+    requested = _start_values(flat, params_sx, T)[checked.tolist()] if len(checked) else cs.SX(0, 1)
+    reached = all_values[col[checked].tolist()] * cs.DM(sign[checked]) if len(checked) else cs.SX(0, 1)
     return DaeSystem(
+        start_check=cs.Function("start_check", inputs, [requested, reached]),
+        start_check_info=[(names[int(v)], reason) for v, reason in zip(checked, reasons)],
+        defining_equation=defining, defining_block=defining_block, describe_equation=describe_eq,
         dae=cs.Function("dae", inputs, [f, g_expr], in_names, ["ode", "alg"]),
         outputs=cs.Function("outputs", inputs, [all_values], in_names, ["values"]),
         start=cs.Function("start", [P, T], [start], ["p", "t"], ["start"]),
@@ -210,6 +223,52 @@ def _emit(flat: FlatSystem) -> DaeSystem:
         differentiated=[describe_eq(e) for e in reduction.new_eqs],
         dummy_states=[pos_names[d] for d in reduction.dummies],
     )
+
+
+def _explicit_starts(flat, rep, col, states, reduction, eqs, describe_eq, pos_names):
+    """Variables whose start value the user gave explicitly (a parameter such as v0 passed to
+    the component) but which are not independent states after reduction: the constraints
+    decide their start, so it is checked at the start of a run. Returns their raw ids and,
+    for each, which constraint decides it."""
+    ids, reasons = [], []
+    for g in flat.groups:
+        tpl = g.template
+        uses = {l: {s.name for s in expr.free_symbols} & set(tpl.param_names) for l, expr in tpl.initial.items()}
+        uses = {l: names for l, names in uses.items() if names}
+        if not uses:
+            continue
+        for k, comp in enumerate(g.components):
+            for l, names in uses.items():
+                given = sorted(names & comp._given)
+                raw = int(g.var_ids[k, l])
+                if not given or (rep[raw] == raw and int(col[raw]) in states):
+                    continue
+                ids.append(raw)
+                reasons.append((f"{g.paths[k]}.{given[0]}" if len(given) == 1 else
+                                f"{g.paths[k]} ({', '.join(given)})",
+                                _what_decides(int(col[raw]), states, reduction, eqs, describe_eq, pos_names)))
+    return np.array(ids, dtype=np.int64), reasons
+
+
+def _what_decides(pos, states, reduction, eqs, describe_eq, pos_names) -> str:
+    """Why the variable at representative position ``pos`` is not a free state (for messages)."""
+    if pos in states:
+        return f"it is the same variable as the state {pos_names[pos]}"
+    if pos in reduction.dummies:
+        # The differentiated constraints linked to it through shared variables (a capacitor
+        # across a source: the capacitor's and the source's voltage equations, the ground).
+        variables = {base: set(eqs.cols[eqs.rows == base].tolist()) for base in reduction.new_eqs}
+        reached, linked, grew = {pos}, [], True
+        while grew:
+            grew = False
+            for base, vs in variables.items():
+                if base not in linked and vs & reached:
+                    linked.append(base)
+                    reached |= vs
+                    grew = True
+        return "constraints fix it: " + "; ".join(describe_eq(e) for e in linked[:6])
+    users = sorted(set(eqs.rows[eqs.cols == pos].tolist()))
+    return "the equations fix it: " + "; ".join(describe_eq(e) for e in users[:6])
 
 
 def _instantiate(flat, eqs, R, P, T, col, sign):
@@ -773,33 +832,37 @@ def _per_component(flat, attribute, locals_sx, params_sx, T, combine):
     return (cs.vertcat(*parts) if parts else cs.SX(0, 1)), owners
 
 
-def _equation_describer(flat, eqs: _Equations, names, demoted):
-    """Human-readable description of equation ``e`` for error messages."""
-    starts = [b for _, _, b in eqs.blocks]
+class EquationDescriber:
+    """Human-readable description of equation ``e`` for error messages (a class rather than a
+    closure, so that a compiled model that keeps it can be pickled)."""
 
-    def describe(e):
-        if eqs.combos and e in eqs.combos:
-            combo = eqs.combos[e]
-            return "combination (" + " + ".join(f"{w:+.3g}·[{describe_plain(int(m))}]"
+    def __init__(self, flat, eqs: _Equations, names, demoted):
+        self.flat, self.eqs, self.names, self.demoted = flat, eqs, names, demoted
+        self.starts = [b for _, _, b in eqs.blocks]
+
+    def __call__(self, e) -> str:
+        combos = self.eqs.combos
+        if combos and e in combos:
+            combo = combos[e]
+            return "combination (" + " + ".join(f"{w:+.3g}·[{self.plain(int(m))}]"
                                                 for m, w in zip(combo.members, combo.weights)) + ")"
-        return describe_plain(e)
+        return self.plain(e)
 
-    def describe_plain(e):
+    def plain(self, e) -> str:
+        eqs, names = self.eqs, self.names
         if e >= eqs.n_template:
             row = e - eqs.n_template
             if row >= eqs.through.shape[0]:
-                return f"d/dt of ({describe(eqs.derivative_of[row - eqs.through.shape[0]])})"
-            n_sums = eqs.through.shape[0] - len(demoted)
+                return f"d/dt of ({self(eqs.derivative_of[row - eqs.through.shape[0]])})"
+            n_sums = eqs.through.shape[0] - len(self.demoted)
             if row >= n_sums:
-                a, b, s = demoted[row - n_sums]
+                a, b, s = self.demoted[row - n_sums]
                 return f"{names[int(a)]} = {s:+g}·{names[int(b)]}"
-            ids, _ = _linear_rows(flat, ())[row]
+            ids, _ = _linear_rows(self.flat, ())[row]
             return "connection: " + " + ".join(names[i] for i in ids) + " = 0"
-        bi = int(np.searchsorted(starts, e, side="right")) - 1
+        bi = int(np.searchsorted(self.starts, e, side="right")) - 1
         gi, j, base = eqs.blocks[bi]
-        g = flat.groups[gi]
+        g = self.flat.groups[gi]
         if g.template.class_name.startswith("_"):       # internal helper, e.g. a given input value
             return f"the value given to input {g.paths[e - base]}"
         return f"{g.template.class_name} {g.paths[e - base]}: {g.template.residuals[j]} = 0"
-
-    return describe

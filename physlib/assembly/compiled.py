@@ -33,6 +33,11 @@ class DaeSystem:
     position_names: list[str]  # name of each representative position
     var_col: np.ndarray        # raw variable id -> representative position
     var_sign: np.ndarray       # raw variable value = sign * representative value
+    start_check: cs.Function   # (x, z, p, t) -> (explicitly given start values, values reached)
+    start_check_info: list     # per checked value: (variable path, (parameter path, what decides it))
+    defining_equation: np.ndarray  # representative position -> equation it is solved from (-1: state)
+    defining_block: np.ndarray     # representative position -> its block in evaluation order
+    describe_equation: object      # equation id -> readable text
     stats: dict                # equation/variable counts of each reduction step
     differentiated: list[str]  # equations differentiated by index reduction
     dummy_states: list[str]    # variables that would be states but are fixed by constraints

@@ -284,6 +284,8 @@ class Component:
         # named after the input it drives. Model.add insists on a name.
         self.name = None if name is None else check_name(name, type(self).__name__)
         self._values: dict[str, Any] = {}
+        # Parameters the user gave: a start value given explicitly must be honoured or reported.
+        self._given: set[str] = {key for key in values if key in self._parameters}
         self._input_values: dict[str, Any] = {}
         inputs = {n for n, p in self._ports.items() if p.causality == "input"}
         for key in values:   # structural parameters first: they decide which ports exist

@@ -1,0 +1,131 @@
+"""Start values the constraints cannot honour are reported, never silently overridden; a
+numerically singular system at the start is an error naming its equations, never inf."""
+import numpy as np
+import pytest
+import sympy as sp
+
+from physlib import InitializationError, Model, Parameter
+from physlib.analysis.start_values import StartValueWarning
+from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Inductor, OnePort, Resistor,
+                                           VoltageSource)
+from physlib.components.rotational import Inertia, Torque
+
+
+def capacitor_across_source(**c1):
+    m = Model("across")
+    src = m.add(VoltageSource("src", V=1.0))
+    c = m.add(Capacitor("C1", C=1e-6, **c1))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, c.p)
+    m.connect(src.n, c.n, gnd.p)
+    return m.compile()
+
+
+def test_capacitor_given_v0_across_a_source_is_an_error_naming_it_the_value_and_the_source():
+    with pytest.raises(InitializationError) as err:
+        capacitor_across_source(v0=0.0).simulate(1e-3)
+    message = str(err.value)
+    assert "C1.v0" in message and "src" in message and "given 0 V" in message and "starts at 1 V" in message
+
+
+@pytest.mark.parametrize("solver", ["idas", "rk4"])
+def test_relaxed_start_warns_and_starts_from_the_consistent_value(solver):
+    with pytest.warns(StartValueWarning, match="C1.v0"):
+        res = capacitor_across_source(v0=0.0).simulate(1e-3, solver=solver, initial="relaxed",
+                                                       **({"dt": 1e-4} if solver == "rk4" else {}))
+    assert res["C1.v"][0] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_start_value_not_given_follows_the_constraints_silently():
+    res = capacitor_across_source().simulate(1e-3)
+    assert res["C1.v"][0] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_consistent_explicit_start_value_is_fine():
+    res = capacitor_across_source(v0=1.0).simulate(1e-3)
+    assert res["C1.v"][0] == pytest.approx(1.0, rel=1e-12)
+
+
+def parallel_capacitors(v1, v2):
+    m = Model("parallel")
+    src = m.add(VoltageSource("src", V=1.0))
+    r = m.add(Resistor("R1", R=1e3))
+    c1 = m.add(Capacitor("C1", C=1e-6, v0=v1))
+    c2 = m.add(Capacitor("C2", C=1e-6, v0=v2))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, c1.p, c2.p)
+    m.connect(src.n, c1.n, c2.n, gnd.p)
+    return m.compile()
+
+
+def test_parallel_capacitors_with_different_start_values():
+    with pytest.raises(InitializationError, match=r"C[12]\.v0"):
+        parallel_capacitors(0.0, 1.0).simulate(1e-3)
+    res = parallel_capacitors(0.5, 0.5).simulate(1e-3)
+    # Both start at 0.5 V and charge together through R1: v = 1 − 0.5·e^(−t/(R·2C)).
+    assert res["C1.v"][-1] == pytest.approx(1 - 0.5 * np.exp(-1e-3 / 2e-3), rel=1e-5)
+
+
+def test_series_inductors_with_different_start_currents():
+    m = Model("series")
+    src = m.add(VoltageSource("src", V=1.0))
+    l1 = m.add(Inductor("L1", L=1e-3, i0=0.0))
+    l2 = m.add(Inductor("L2", L=1e-3, i0=1.0))
+    r = m.add(Resistor("R1", R=1.0))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, l1.p)
+    m.connect(l1.n, l2.p)
+    m.connect(l2.n, r.p)
+    m.connect(r.n, src.n, gnd.p)
+    with pytest.raises(InitializationError, match=r"L[12]\.i0"):
+        m.compile().simulate(1e-3)
+
+
+def test_current_source_in_series_with_an_inductor_given_i0():
+    m = Model("forced")
+    src = m.add(CurrentSource("src", I=2.0))
+    ind = m.add(Inductor("L1", L=1e-3, i0=0.0))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, ind.p)
+    m.connect(src.n, ind.n, gnd.p)
+    with pytest.raises(InitializationError, match=r"L1\.i0") as err:
+        m.compile().simulate(1e-3)
+    assert "src" in str(err.value)
+
+
+def test_rigidly_joined_inertias_with_different_speeds():
+    m = Model("rigid")
+    j1 = m.add(Inertia("J1", J=1.0, w0=10.0))
+    j2 = m.add(Inertia("J2", J=2.0, w0=0.0))
+    tau = m.add(Torque("tau", tau=0.0))
+    m.connect(tau.flange, j1.flange_a)
+    m.connect(j1.flange_b, j2.flange_a)
+    with pytest.raises(InitializationError, match=r"J2\.w0"):
+        m.compile().simulate(1.0, solver="rk4", dt=1e-2)
+
+
+class Linear(OnePort):
+    """v = k·i with a coefficient of either sign (a negative resistance for the test)."""
+
+    k = Parameter(1.0, unit="Ohm")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.v, self.k * self.i)]
+
+
+def test_a_numerically_singular_loop_is_an_error_naming_its_equations_not_inf():
+    m = Model("singular")
+    src = m.add(VoltageSource("src", V=1.0))
+    r = m.add(Resistor("R1", R=1e3))
+    n = m.add(Linear("N1", k=1e3))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, n.p)
+    m.connect(src.n, n.n, gnd.p)
+    sim = m.compile()
+    assert sim.simulate(1e-3)["R1.i"][-1] == pytest.approx(1.0 / 2e3, rel=1e-12)
+    # k = −R: the loop resistance is zero and the current would be 1/0.
+    with pytest.raises(InitializationError, match="not finite") as err:
+        sim.simulate(1e-3, params={"N1.k": -1e3})
+    assert "N1" in str(err.value) and "R1" in str(err.value)
