@@ -149,8 +149,9 @@ def test_energy_lost_at_each_lock_is_the_plastic_collision_loss():
 def test_conflicting_ideal_switches_are_reported_with_time():
     m = Model("conflict")
     v1, v2 = m.add(VoltageSource("V1", V=1.0)), m.add(VoltageSource("V2", V=2.0))
-    s1 = m.add(Switch("S1", control=Step(t0=1e-3)))
-    s2 = m.add(Switch("S2", control=Step(t0=2e-3)))
+    # Ideal (Ron = 0) switches: closing both ties two different sources together.
+    s1 = m.add(Switch("S1", Ron=0.0, Goff=0.0, control=Step(t0=1e-3)))
+    s2 = m.add(Switch("S2", Ron=0.0, Goff=0.0, control=Step(t0=2e-3)))
     r, gnd = m.add(Resistor("R1", R=10.0)), m.add(Ground("gnd"))
     m.connect(v1.p, s1.p)
     m.connect(v2.p, s2.p)

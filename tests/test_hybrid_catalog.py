@@ -342,7 +342,7 @@ def rectifier(phase=PHASE, t_end=0.05):
     """Half-wave rectifier: sine source, ideal diode (Ron = 0, Goff = 0), load resistor."""
     m = Model("rectifier")
     src = m.add(VoltageSource("src", V=Sine(amplitude=V0, f=F_V, phase=phase)))
-    d, rl, gnd = m.add(IdealDiode("D1")), m.add(Resistor("RL", R=R_LOAD)), m.add(Ground("gnd"))
+    d, rl, gnd = m.add(IdealDiode("D1", Ron=0.0, Goff=0.0)), m.add(Resistor("RL", R=R_LOAD)), m.add(Ground("gnd"))
     m.connect(src.p, d.p)
     m.connect(d.n, rl.p)
     m.connect(rl.n, src.n, gnd.p)

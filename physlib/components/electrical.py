@@ -285,23 +285,55 @@ class HeatingResistor(OnePort):
 
 # --- switching ------------------------------------------------------------------------------
 
-class Switch(OnePort):
-    """Switch closed while its control signal exceeds 0.5: v = Ron·i closed, i = Goff·v open.
+class _IdealSwitching(OnePort):
+    """The curve-parameter form of an ideal switching element (the Modelica Standard Library's
+    ideal diode and switches): one variable s runs along the characteristic,
 
-    Parameters: Ron [Ohm] closed resistance (>= 0; 0 is ideal); Goff [S] open conductance (>= 0).
+        closed/conducting:  v = Ron·s·(1 A),  i = s·(1 A)          (s is the current)
+        open/blocking:      v = s·(1 V),      i = Goff·s·(1 V)     (s is the voltage)
+
+    plus the knee voltage Vknee where a subclass has one. In every mode one of the two
+    coefficients of s is 1, so the equations stay regular with Ron = 0 or Goff = 0 (an ideal
+    short or an ideal open), which a plain ``v = Ron·i`` / ``i = Goff·v`` pair does not.
+    """
+
+    Ron = Parameter(1e-5, unit="Ohm", description="closed (forward) resistance", nonnegative=True)
+    Goff = Parameter(1e-5, unit="S", description="open (blocking) conductance", nonnegative=True)
+    s = Variable("1", "curve parameter: current [A] when closed, voltage [V] when open")
+
+    def _closed(self):
+        raise NotImplementedError
+
+    def _knee(self):
+        return 0
+
+    def equations(self):
+        closed = self._closed()
+        return super().equations() + [
+            sp.Eq(self.v, self.s * sp.Piecewise((self.Ron, closed), (1, True)) + self._knee()),
+            sp.Eq(self.i, self.s * sp.Piecewise((1, closed), (self.Goff, True)) + self.Goff * self._knee()),
+        ]
+
+    def dissipation(self):
+        return self.v, self.i
+
+
+class Switch(_IdealSwitching):
+    """Switch closed while its control signal exceeds 0.5 (v = Ron·i closed, i = Goff·v open).
+
+    Parameters: Ron [Ohm] closed resistance (>= 0, default 1e-5; 0 is an ideal short);
+    Goff [S] open conductance (>= 0, default 1e-5; 0 is an ideal open). The defaults are the
+    Modelica Standard Library's: small enough for power circuits, large enough that a node
+    between an open switch and an off diode is never left floating.
     Inputs: control [1] closes the switch above 0.5.
     Modes: closed = 1 closed, 0 open.
     """
 
-    Ron = Parameter(0.0, unit="Ohm", description="closed resistance", nonnegative=True)
-    Goff = Parameter(0.0, unit="S", description="open conductance", nonnegative=True)
     control = Input("1", "closes the switch above 0.5")
     closed = Mode({"open": 0, "closed": 1}, start="open", description="switch position")
 
-    def equations(self):
-        law = sp.Piecewise((self.v - self.Ron * self.i, sp.Eq(self.closed, 1)),
-                           (self.i - self.Goff * self.v, True))
-        return super().equations() + [law]
+    def _closed(self):
+        return sp.Eq(self.closed, 1)
 
     def guards(self):
         return [self.control - 0.5]
@@ -312,32 +344,31 @@ class Switch(OnePort):
         return {"closed": int(v["control"] > 0.5)}
 
 
-class IdealDiode(OnePort):
-    """Ideal diode: conducting (v = Ron·i) while current flows forward, blocking (i = Goff·v)
-    while the voltage is negative.
+class IdealDiode(_IdealSwitching):
+    """Ideal diode: conducting (v = Vknee + Ron·i) while current flows forward, blocking
+    (i = Goff·v) while the voltage is below the knee.
 
-    Parameters: Ron [Ohm] forward resistance (>= 0); Goff [S] blocking conductance (>= 0).
-    Modes: on = 1 conducting, 0 blocking.
+    Parameters: Ron [Ohm] forward resistance (>= 0, default 1e-5); Goff [S] blocking
+    conductance (>= 0, default 1e-5); Vknee [V] forward voltage (>= 0, default 0).
+    Modes: on = 1 conducting, 0 blocking. It switches where the curve parameter s crosses
+    zero: the current while conducting, the voltage above the knee while blocking.
     """
 
-    Ron = Parameter(0.0, unit="Ohm", description="forward resistance", nonnegative=True)
-    Goff = Parameter(0.0, unit="S", description="blocking conductance", nonnegative=True)
+    Vknee = Parameter(0.0, unit="V", description="forward (knee) voltage", nonnegative=True)
     on = Mode({"blocking": 0, "conducting": 1}, start="blocking", description="diode state")
 
-    def equations(self):
-        law = sp.Piecewise((self.v - self.Ron * self.i, sp.Eq(self.on, 1)),
-                           (self.i - self.Goff * self.v, True))
-        return super().equations() + [law]
+    def _closed(self):
+        return sp.Eq(self.on, 1)
+
+    def _knee(self):
+        return self.Vknee
 
     def guards(self):
-        return [sp.Piecewise((self.i, sp.Eq(self.on, 1)), (-self.v, True))]
+        return [self.s]
 
     def transition(self, v, fired):
-        if v["on"] and v["i"] < 0:
+        if v["on"] and v["s"] < 0:
             return {"on": 0}
-        if not v["on"] and v["v"] > 0:
+        if not v["on"] and v["s"] > 0:
             return {"on": 1}
         return {}
-
-    def dissipation(self):
-        return self.v, self.i
