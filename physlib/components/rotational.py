@@ -343,6 +343,11 @@ class StickSlip(Component):
     def constraints(self):
         return [(sp.Eq(self.mode, self.STUCK), self.w_rel)]
 
+    def dissipation(self):
+        # Slip power tau·w_rel >= 0: the friction torque opposes the sliding speed; stuck or
+        # free, one of the two is zero.
+        return self.tau, self.w_rel
+
 
 class Clutch(Compliant, StickSlip):
     """Dry-friction clutch between two flanges, with stick-slip (as the Modelica library's).
