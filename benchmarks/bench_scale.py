@@ -39,6 +39,10 @@ Measured for each N (wall clock, ``time.perf_counter``):
   including reading the results, before the hand-written model is built; ``dpeak`` is the growth
   over the same process after imports and the template warm-up. With ``--in-process`` (the default
   of ``--quick``) all cases share one process and the memory columns are only indicative.
+* ``read``    the first ``res[name]`` of one variable that is neither a state nor an algebraic
+  variable (``R1.i``, ``SD1.tau``: a row of the output map) on a fresh result; ``read/sim`` = read /
+  sim; ``read_MB`` the growth of the resident set (``/proc/self/statm``, Linux; "-" elsewhere)
+  during that read. Reading evaluates only the requested row, so both stay flat as N grows.
 * ``maxdiff`` correctness: max over states of |x_physlib - x_hand| / max(1, |x_hand|) at t_end
   (the capacitor voltages are below 1 V, so there it is the absolute difference), over both
   physlib solvers (cvodes and idas) against the hand-written cvodes run. Must be < 1e-5.
@@ -54,7 +58,8 @@ Targets (issue "[scale]"): compile of the 1000-stage RC ladder <= 0.5 s and of t
 <= 5 s; compile growth <= 12x per 10x more stages (every consecutive pair of N, both models);
 simulate <= 1.2x hand-written (checked at N >= 1000, where integration dominates fixed overheads of a
 few tenths of a millisecond); re-simulate speedup >= 50x at N = 1000; peak memory (absolute
-``peak``) of the 10,000-stage ladder <= 2 GB; maxdiff < 1e-5 everywhere. They are printed as
+``peak``) of the 10,000-stage ladder <= 2 GB; first read of one variable of the 10,000-stage ladder
+< 0.1 s and < 50 MB; maxdiff < 1e-5 everywhere. They are printed as
 PASS/FAIL after the tables; the script exits 0 whatever they say (it exits 1 only if a case
 crashed). Run from the repository root:
 
@@ -178,18 +183,19 @@ class Part:
     build: Callable[[int], object]
     hand: Callable[[int], tuple]
     new_params: dict            # the re-simulation's parameter change
+    read: str                   # a variable computed from the output map (not a state)
 
 
 PARTS = {
     "rc_ladder": Part(
         "rc_ladder",
         f"RC ladder: N x (R = {RC_R:g} Ohm, C = {RC_C:g} F), 1 V step",
-        build_rc_ladder, hand_rc_ladder, {"R1.R": 2 * RC_R}),
+        build_rc_ladder, hand_rc_ladder, {"R1.R": 2 * RC_R}, "R1.i"),
     "chain": Part(
         "chain",
         f"rotational chain: N x (Inertia J = {CHAIN_J:g} kg.m2, SpringDamper c = {CHAIN_C:g} N.m/rad, "
         f"d = {CHAIN_D:g} N.m.s/rad), {CHAIN_TAU:g} N.m torque step, fixed end",
-        build_chain, hand_chain, {"J1.J": 2 * CHAIN_J}),
+        build_chain, hand_chain, {"J1.J": 2 * CHAIN_J}, "SD1.tau"),
 }
 
 
@@ -198,6 +204,15 @@ PARTS = {
 def _peak_mb() -> float:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss / 2**20 if sys.platform == "darwin" else rss / 2**10     # bytes on macOS, KiB on Linux
+
+
+def _rss_mb() -> float | None:
+    """Current resident set [MB] (Linux), None elsewhere."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _timed_pair(first, second, repeat: int):
@@ -246,6 +261,10 @@ def run_case(part: Part, n: int) -> dict:
     row["idas1_s"], _ = timed(lambda: sim.simulate(T_END, solver="idas", **opts))
     row["idas_s"], res_idas = timed(lambda: sim.simulate(T_END, solver="idas", **opts), repeat)
     res_cvodes = simulate()
+    rss_before = _rss_mb()
+    row["read_s"], _ = timed(lambda: res_cvodes[part.read])     # once: the first read is the figure
+    rss_after = _rss_mb()
+    row["read_mb"] = None if rss_before is None else rss_after - rss_before
 
     _, x0, p, names = part.hand(n)
     final = {label: np.array([res[name][-1] for name in names])
@@ -301,6 +320,9 @@ COLUMNS = [  # header, width, row -> text
     ("hand_build_ms", 13, lambda r: ms(r["hand_build_s"])),
     ("hand_sim_ms", 11, lambda r: ms(r["hand_sim_s"])),
     ("sim/hand", 8, lambda r: f"{r['ratio']:.2f}x"),
+    ("read_ms", 7, lambda r: ms(r["read_s"])),
+    ("read/sim", 8, lambda r: f"{r['read_s'] / r['sim_s']:.3f}x"),
+    ("read_MB", 7, lambda r: "-" if r["read_mb"] is None else f"{r['read_mb']:.0f}"),
     ("peak_MB", 7, lambda r: f"{r['peak_mb']:.0f}"),
     ("dpeak_MB", 8, lambda r: f"{r['dpeak_mb']:.0f}"),
     ("maxdiff", 8, lambda r: f"{r['maxdiff']:.1e}"),
@@ -372,6 +394,11 @@ def check_targets(results: dict[str, list[dict]]) -> list[str]:
     add(None if r is None else r["peak_mb"] <= 2048,
         "peak memory of the 10000-stage RC ladder <= 2 GB"
         + (f": {r['peak_mb']:.0f} MB (ru_maxrss)" if r else ": not run"))
+    r = rows.get(("rc_ladder", 10000))
+    add(None if r is None else r["read_s"] < 0.1 and (r["read_mb"] or 0.0) < 50,
+        "first read of one variable of the 10000-stage RC ladder < 0.1 s and < 50 MB"
+        + (f": {r['read_s'] * 1e3:.1f} ms, " + ("-" if r["read_mb"] is None else f"{r['read_mb']:.0f} MB")
+           if r else ": not run"))
     worst = max((r["maxdiff"] for r in rows.values()), default=None)
     add(None if worst is None else worst < DIFF_LIMIT,
         f"physlib final states agree with the hand-written model (max rel. diff < {DIFF_LIMIT:g})"

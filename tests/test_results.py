@@ -70,3 +70,31 @@ def test_connection_graph_has_ports_as_nodes():
     g = rc_model().graph
     assert {"R1.p", "R1.n", "C1.p", "src.p", "gnd.p"} <= set(g.nodes)
     assert g.has_edge("src.p", "R1.p") and g.nodes["R1.p"]["domain"] == "electrical"
+
+
+def test_reading_a_variable_evaluates_only_its_own_row():
+    # A 200-stage RC ladder (R = 1 kΩ, C = 1 mF per stage). Reading one resistor current must
+    # compute that row alone: states come straight from the solution, and nothing else of the
+    # output map is evaluated (reading all rows at once costs seconds and GB at 10,000 stages).
+    m = Model("ladder")
+    src, gnd = m.add(VoltageSource("src", V=1.0)), m.add(Ground("gnd"))
+    m.connect(src.n, gnd.p)
+    node = src.p
+    for k in range(1, 201):
+        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-3))
+        m.connect(node, r.p)
+        m.connect(r.n, c.p)
+        m.connect(c.n, gnd.p)
+        node = r.n
+    sim = m.compile()
+    res = sim.simulate(2.0, t_eval=np.linspace(0.0, 2.0, 11))
+    assert res._evaluated == {}
+    i5 = res["R5.i"]
+    assert list(res._evaluated) == [sim.variable("R5.i")[0]]
+    # Ohm's law between the two capacitor voltages (states, read without evaluating anything);
+    # the row is the resistor's own equation, so it holds to rounding.
+    np.testing.assert_allclose(i5, (res["C4.v"] - res["C5.v"]) / 1e3, rtol=1e-9, atol=1e-15)
+    assert len(res._evaluated) == 1
+    # The source delivers R1's current: the current into its p pin is the negative of it.
+    np.testing.assert_allclose(res["src.p.i"], -res["R1.i"], rtol=1e-12, atol=1e-18)
+    assert len(res._evaluated) <= 3

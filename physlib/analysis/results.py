@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import csv
-from functools import cached_property
 
+import casadi as cs
 import numpy as np
 
 from ..core.errors import PhyslibError, UnknownNameError
@@ -30,10 +30,9 @@ class SimulationResult:
         self.z = z
         self.p = p
         self.events = list(events or [])
-
-    @cached_property
-    def _values(self) -> np.ndarray:
-        return self._evaluate(self.model.system.outputs)
+        # Rows of representative positions computed so far (position -> values over t): a read
+        # evaluates only the rows it returns.
+        self._evaluated: dict[int, np.ndarray] = {}
 
     def _evaluate(self, function) -> np.ndarray:
         n = len(self.t)
@@ -45,11 +44,61 @@ class SimulationResult:
         return self.p[:, i] if self.p.ndim == 2 else self.p
 
     def __getitem__(self, name: str) -> np.ndarray:
-        mode = self.model.mode_slot(name)
-        if mode is not None:
-            return self.p[mode] if self.p.ndim == 2 else np.full(len(self.t), self.p[mode])
-        pos, sign = self.model.variable(name)
-        return sign * self._values[pos]
+        return self._read([name])[0]
+
+    def _read(self, names) -> list[np.ndarray]:
+        """The trajectories of several paths, computing each needed row once.
+
+        States and algebraic variables are rows of ``x`` and ``z`` already. Any other variable
+        is one row of the model's output map; only the requested rows are computed, from the
+        part of the model they depend on (see :func:`_row_function`), so the cost of a read
+        does not grow with the size of the model."""
+        reads, missing = [], {}
+        for name in names:
+            mode = self.model.mode_slot(name)
+            if mode is not None:
+                reads.append((mode, None))
+                continue
+            pos, sign = self.model.variable(name)
+            reads.append((pos, sign))
+            if pos not in self._direct and pos not in self._evaluated:
+                missing[pos] = None
+        if missing:
+            self._evaluated.update(zip(missing, self._evaluate_rows(list(missing))))
+        out = []
+        for pos, sign in reads:
+            if sign is None:            # a mode: its slot in the parameter vector
+                out.append(self.p[pos] if self.p.ndim == 2 else np.full(len(self.t), self.p[pos]))
+            elif pos in self._direct:
+                kind, row = self._direct[pos]
+                out.append(sign * (self.x if kind == "x" else self.z)[row])
+            else:
+                out.append(sign * self._evaluated[pos])
+        return out
+
+    @property
+    def _direct(self) -> dict[int, tuple[str, int]]:
+        """Representative positions held in ``x`` or ``z``: position -> ("x" | "z", row);
+        built once per compiled model."""
+        system = self.model.system
+        if "direct_rows" not in system.cache:
+            rows = {int(pos): ("z", i) for i, pos in enumerate(system.z_pos)}
+            rows.update({int(pos): ("x", i) for i, pos in enumerate(system.state_pos)})
+            system.cache["direct_rows"] = rows
+        return system.cache["direct_rows"]
+
+    def _evaluate_rows(self, positions) -> np.ndarray:
+        """Rows of the output map at the given positions, one row per position."""
+        function, inputs = _row_function(self.model.system, positions)
+        n = len(self.t)
+        if n == 0:
+            return np.empty((len(positions), 0))
+        p = self.p if self.p.ndim == 2 else self.p[:, None]
+        sources = {"x": self.x, "z": self.z, "p": p, "t": self._t_values[None, :]}
+        args = np.empty((len(inputs), n))
+        for k, (kind, i) in enumerate(inputs):
+            args[k] = sources[kind][i]
+        return np.array(function.map(n)(args)).reshape(len(positions), n)
 
     def __contains__(self, name: str) -> bool:
         return name in self.model._var_index or self.model.mode_slot(name) is not None
@@ -116,7 +165,7 @@ class SimulationResult:
     def to_csv(self, path, names=None) -> None:
         """Write ``time`` and the named variables (default: all) as CSV."""
         names = list(names) if names is not None else self.names
-        columns = [self[n] for n in names]
+        columns = self._read(names)
         with open(path, "w", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow(["time"] + names)
@@ -125,3 +174,33 @@ class SimulationResult:
 
     def __repr__(self):
         return f"<SimulationResult {self.model.name}: {len(self.t)} points, t = {self.t[0]:g}..{self.t[-1]:g} s>"
+
+
+def _row_function(system, positions):
+    """A CasADi function giving the output-map rows at ``positions``, and what to feed it.
+
+    The model's outputs are expanded once into one SX expression (cached on the compiled
+    model). Selecting entries of it is cheap, and a function built from the selection holds
+    only the subgraph those entries depend on; its single input stacks just the states,
+    algebraic variables, parameters and time that subgraph reads. So a row of a
+    10,000-stage model costs a few operations per time point instead of the whole map.
+    Returns ``(function, inputs)`` with ``inputs`` a list of ``("x" | "z" | "p" | "t", row)``.
+    Functions for single positions are cached on the compiled model (keyed by position)."""
+    key = ("output_row", positions[0]) if len(positions) == 1 else None
+    if key in system.cache:
+        return system.cache[key]
+    if "output_sx" not in system.cache:
+        symbols = [cs.SX.sym(kind, system.outputs.size1_in(i)) for i, kind in enumerate("xzpt")]
+        system.cache["output_sx"] = system.outputs(*symbols)
+    selected = system.cache["output_sx"][list(positions)]
+    used = cs.symvar(selected)
+    inputs = []
+    for symbol in used:
+        # Vector symbols are named "x_0", "x_1", ...; a vector of length one is named "x".
+        kind, _, index = symbol.name().partition("_")
+        inputs.append((kind, int(index) if index else 0))
+    stacked = cs.vertcat(*used) if used else cs.SX(0, 1)
+    out = (cs.Function("output_rows", [stacked], [selected]), inputs)
+    if key is not None:
+        system.cache[key] = out
+    return out
