@@ -8,10 +8,11 @@ Build a system from components with across/through ports, compile it once, then 
 from .analysis import OperatingPoint, SimulationResult
 from .analysis.start_values import StartValueWarning
 from .assembly import CompiledModel, Model
-from .core import (Component, DomainMismatchError, DuplicateNameError, InitializationError, Input,
-                   MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
+from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,
+                   InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
-                   UnknownNameError, ModelError, Variable, der, t)
+                   UnknownNameError, ModelError, Variable, der, t, MissingPortError,
+                   UnknownAttributeError)
 
 __version__ = "0.1.0"
 
@@ -19,4 +20,5 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "Input", "Output", "Parameter", "Variable", "der", "t", "PhyslibError", "ParameterError",
            "DuplicateNameError", "PortConnectionError", "DomainMismatchError",
            "UnconnectedPortError", "MissingReferenceError", "StructuralError",
-           "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning"]
+           "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
+           "MissingPortError", "UnknownAttributeError", "DeclarationError"]

@@ -80,6 +80,9 @@ def flatten(model: Model) -> FlatSystem:
     groups: dict[int, InstanceGroup] = {}
     order: list[tuple[InstanceGroup, int, str, Component]] = []
     for path, comp in leaves + [(p, source) for p, source, _ in inline]:
+        # Checks across several parameters run again here: a parameter assigned after
+        # construction (r.R = 5e3) was checked on its own when it was set.
+        comp.validate()
         tpl = template_for(comp)
         group = groups.setdefault(id(tpl), InstanceGroup(tpl))
         order.append((group, len(group.paths), path, comp))

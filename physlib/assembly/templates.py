@@ -17,12 +17,12 @@ import casadi as cs
 import sympy as sp
 
 from ..core.component import Component
-from ..core.errors import PhyslibError
+from ..core.errors import DeclarationError
 from ..core.symbols import ModeSymbol, VariableSymbol, derivative_base, t
 from .sympy_to_casadi import to_casadi
 
 
-class EquationError(PhyslibError):
+class EquationError(DeclarationError):
     """A component class declares equations physlib cannot use."""
 
 
@@ -177,13 +177,24 @@ def _derive(comp: Component) -> ClassTemplate:
     label = f"{cls.__name__} {comp.name!r}" if comp.name else cls.__name__
     comp._deriving = True
     try:
-        raw = [_residual(e, label) for e in comp.equations()]
+        raw = [_residual(e, label) for e in _listed(comp.equations(), label, "equations")]
         initial = comp.initial()
+        if not isinstance(initial, dict):
+            raise EquationError(f"{label}.initial() must return a dict {{self.x: start}}, got "
+                                f"{type(initial).__name__}")
         energy = comp.energy()
         dissipation = comp.dissipation()
-        guards = [sp.sympify(g) for g in comp.guards()]
-        constraints = [(c[0], sp.sympify(c[1]), sp.sympify(c[2] if len(c) > 2 else 0))
-                       for c in comp.constraints()]
+        if dissipation is not None and (not isinstance(dissipation, (list, tuple)) or len(dissipation) != 2):
+            raise EquationError(f"{label}.dissipation() must return a pair (effort, flow) or None, "
+                                f"got {dissipation!r}")
+        guards = [_expression(g, label, "guards") for g in _listed(comp.guards(), label, "guards")]
+        constraints = []
+        for c in _listed(comp.constraints(), label, "constraints"):
+            if not isinstance(c, (list, tuple)) or len(c) not in (2, 3):
+                raise EquationError(f"{label}.constraints(): each entry is (mode condition, expression"
+                                    f"[, restitution]), got {c!r}")
+            constraints.append((c[0], _expression(c[1], label, "constraints"),
+                                _expression(c[2] if len(c) > 2 else 0, label, "constraints")))
     finally:
         comp._deriving = False
 
@@ -259,10 +270,40 @@ def _derive(comp: Component) -> ClassTemplate:
                          symbols)
 
 
+def _listed(items, label, method) -> list:
+    """What a declaration method returned, as a list: a single ``Eq`` (or expression) instead
+    of a list is an error that says so rather than a SymPy TypeError."""
+    if isinstance(items, (list, tuple)):
+        return list(items)
+    if isinstance(items, (sp.Basic, bool, int, float, str)):
+        raise EquationError(f"{label}.{method}() returned a single {type(items).__name__} ({items}); "
+                            f"return a list: [{items}]")
+    raise EquationError(f"{label}.{method}() must return a list, got {type(items).__name__}")
+
+
+def _expression(value, label, method) -> sp.Expr:
+    try:
+        expr = sp.sympify(value, strict=True)
+    except (sp.SympifyError, TypeError, ValueError):
+        raise EquationError(f"{label}.{method}(): {value!r} is not a SymPy expression") from None
+    if not isinstance(expr, sp.Expr):
+        raise EquationError(f"{label}.{method}(): {value!r} is not an expression")
+    return expr
+
+
 def _residual(eq, label) -> sp.Expr:
     if isinstance(eq, sp.Equality):
         return eq.lhs - eq.rhs
-    expr = sp.sympify(eq)
+    if isinstance(eq, (bool, sp.logic.boolalg.BooleanAtom)):
+        raise EquationError(f"{label}: an equation evaluated to {eq} (both sides identical, or "
+                            "comparing Python numbers); write it with the component's symbols")
+    if isinstance(eq, str):
+        raise EquationError(f"{label}: equation {eq!r} is a string; write it with SymPy, "
+                            "e.g. sp.Eq(self.v, self.R * self.i)")
+    try:
+        expr = sp.sympify(eq, strict=True)
+    except (sp.SympifyError, TypeError, ValueError):
+        raise EquationError(f"{label}: equation {eq!r} is neither an Eq nor an expression") from None
     if not isinstance(expr, sp.Expr):
         raise EquationError(f"{label}: equation {eq!r} is neither an Eq nor an expression")
     return expr

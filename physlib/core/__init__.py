@@ -1,12 +1,13 @@
 """Declarations: the Component base class, ports, parameters, variables, errors."""
 from .component import Component, Input, Mode, Output, Parameter, Port, PortRef, Variable
-from .errors import (DomainMismatchError, DuplicateNameError, InitializationError,
-                     MissingReferenceError, ModelError, ParameterError, PhyslibError,
+from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, InitializationError,
+                     MissingPortError, MissingReferenceError, ModelError, ParameterError, PhyslibError,
                      PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
-                     UnknownNameError)
+                     UnknownAttributeError, UnknownNameError)
 from .symbols import der, t
 
 __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef", "Variable", "der", "t",
            "PhyslibError", "ParameterError", "DuplicateNameError", "PortConnectionError",
            "DomainMismatchError", "UnconnectedPortError", "MissingReferenceError", "StructuralError",
-           "InitializationError", "SimulationError", "UnknownNameError", "ModelError"]
+           "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
+           "MissingPortError", "UnknownAttributeError", "DeclarationError"]

@@ -12,27 +12,56 @@ Outside them ``self.R`` is the numeric value and ``self.v`` the variable's path 
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from typing import Any, Callable
 
+import numpy as np
 import sympy as sp
 
 from ..domains import Domain, signal
-from .errors import ParameterError, PortConnectionError
+from .errors import (DeclarationError, MissingPortError, ParameterError, PortConnectionError,
+                     UnknownAttributeError)
 from .symbols import ModeSymbol, VariableSymbol
 
 _REQUIRED = object()
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def check_name(name: Any, what: str) -> str:
     """Validate a component/model/port name: an identifier (dots separate path levels)."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    # fullmatch: with match and "$", a trailing newline ("R1\n") would pass.
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ParameterError(
             f"{what} name {name!r} is not valid: use letters, digits and '_' "
             "(not starting with a digit); dots are reserved for paths like 'sub.R1.v'"
         )
     return name
+
+
+def as_real(value: Any) -> float | None:
+    """``float(value)`` for a real number -- Python, NumPy (``np.float32``, ``np.int64``, 0-d
+    arrays) or SymPy (``sp.Rational(1, 3)``, ``sp.pi``) -- and None for anything else: strings
+    (even ``"1e3"``), booleans, lists, complex numbers, symbols."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        return float(value)
+    if isinstance(value, sp.Basic) and getattr(value, "is_number", False) and value.is_real:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _describe_value(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
 
 
 class Parameter:
@@ -66,15 +95,20 @@ class Parameter:
         return self.default is _REQUIRED
 
     def validate(self, value: Any, component: str) -> Any:
+        """The value as stored (a float for ordinary parameters), or a :class:`ParameterError`
+        naming the parameter and ``component``."""
         where = f"parameter {self.name} of {component}"
         if self.structural:
+            # A flag (default True/False) must be a bool: use_support="no" would be truthy.
+            if isinstance(self.default, bool):
+                if not isinstance(value, (bool, np.bool_)):
+                    raise ParameterError(f"{where} is a flag: give True or False, got {_describe_value(value)}")
+                return bool(value)
             return value
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            try:
-                value = float(value)
-            except (TypeError, ValueError):
-                raise ParameterError(f"{where} must be a real number [{self.unit}], got {value!r}") from None
-        value = float(value)
+        number = as_real(value)
+        if number is None:
+            raise ParameterError(f"{where} must be a real number [{self.unit}], got {_describe_value(value)}")
+        value = number
         if not math.isfinite(value):
             raise ParameterError(f"{where} is {value}; give a finite value in {self.unit}")
         if self.positive and value <= 0:
@@ -93,6 +127,20 @@ class Parameter:
         if instance._deriving and not self.structural:
             return sp.Symbol(self.name, real=True)
         return instance._values[self.name]
+
+    def __set__(self, instance, value):
+        """``r.R = 5e3``: validated like a constructor value; takes effect at the next
+        ``Model.compile()`` (a compiled model keeps the values it was compiled with).
+        Checks that involve several parameters (:meth:`Component.validate`) run at compile,
+        so related parameters can be changed one after the other."""
+        kind = type(instance).__name__
+        if self.structural:
+            raise ParameterError(
+                f"parameter {self.name} of {kind} {instance.name!r} is structural (it decides the "
+                f"component's ports and equations) and cannot be changed after construction; create "
+                f"a new component instead: {kind}({instance.name!r}, {self.name}={value!r}, ...)")
+        instance._values[self.name] = self.validate(value, instance.name)
+        instance._given.add(self.name)
 
 
 class Variable:
@@ -120,6 +168,13 @@ class Variable:
         if instance._deriving:
             return self.symbol()
         return f"{instance.name}.{self.name}"
+
+    def __set__(self, instance, value):
+        path = f"{instance.name}.{self.name}"
+        raise ParameterError(
+            f"{path} is a variable of {type(instance).__name__} {instance.name!r}, not a parameter: "
+            f"give its start value with the component's start parameter or "
+            f"simulate(x0={{{path!r}: ...}}); read it from results with res[{path!r}]")
 
 
 class Mode(Variable):
@@ -171,12 +226,27 @@ class Port:
         if instance is None:
             return self
         if self.condition is not None and not instance._values[self.condition]:
-            raise PortConnectionError(
-                f"{type(instance).__name__} {instance.name!r} has no port {self.name!r}: "
-                f"create it with {self.condition}=True")
+            raise self._missing(instance)
         if instance._deriving and self.domain.is_signal:
             return VariableSymbol(self.name, real=True)
         return PortRef(instance, self)
+
+    def _missing(self, instance) -> MissingPortError:
+        return MissingPortError(
+            f"{type(instance).__name__} {instance.name!r} has no port {self.name!r} with "
+            f"{self.condition}={instance._values[self.condition]!r}: create the component with "
+            f"{self.condition}=True to have it")
+
+    def __set__(self, instance, value):
+        kind = f"{type(instance).__name__} {instance.name!r}"
+        if self.causality != "input":
+            raise PortConnectionError(
+                f"{self.name} is a port of {kind}; ports cannot be assigned, connect them with "
+                f"Model.connect({instance.name}.{self.name}, ...)")
+        if self.name not in instance.ports():
+            raise self._missing(instance)
+        # src.V = 2.0 after construction: like the keyword argument, used at the next compile.
+        instance._input_values[self.name] = _input_value(value, instance.name, self.name)
 
 
 class Input(Port):
@@ -277,12 +347,29 @@ class Component:
                             other.pop(key, None)
                         table[key] = value
         cls._parameters, cls._variables, cls._ports, cls._modes = params, variables, ports, modes
+        for name, port in ports.items():
+            if not isinstance(port.domain, Domain):
+                raise DeclarationError(
+                    f"port {name} of {cls.__name__} is declared with {_describe_value(port.domain)}; "
+                    "give a domain object, e.g. Port(electrical) with "
+                    "'from physlib.domains import electrical'")
+            cond = port.condition
+            if cond is not None and (cond not in params or not params[cond].structural):
+                raise DeclarationError(
+                    f"port {name} of {cls.__name__} has condition {cond!r}, which is not a structural "
+                    f"parameter of the class; declare {cond} = Parameter(False, structural=True)")
 
-    def __init__(self, name: str | None = None, **values: Any):
+    def __init__(self, name: str | None = None, *positional: Any, **values: Any):
         self._deriving = False
         # A waveform given inline as an input value (V=Step(...)) needs no name: it is
         # named after the input it drives. Model.add insists on a name.
         self.name = None if name is None else check_name(name, type(self).__name__)
+        if positional:
+            first = next(iter(self._parameters), "value")
+            raise ParameterError(
+                f"{type(self).__name__} {self.name!r}: give parameters by keyword, e.g. "
+                f"{type(self).__name__}({self.name!r}, {first}=...); got positional "
+                f"{', '.join(map(repr, positional))}")
         self._values: dict[str, Any] = {}
         # Parameters the user gave: a start value given explicitly must be honoured or reported.
         self._given: set[str] = {key for key in values if key in self._parameters}
@@ -407,8 +494,12 @@ class Component:
         if name.startswith("_"):
             raise AttributeError(name)
         cls = type(self)
+        port = cls._ports.get(name)
+        if port is not None and port.condition is not None and "_values" in self.__dict__:
+            # Port.__get__ raised for a port absent with these settings; Python then lands here.
+            raise port._missing(self)
         known = sorted(set(cls._ports) | set(cls._parameters) | set(cls._variables) | set(cls._modes))
-        raise AttributeError(f"{cls.__name__} {self.__dict__.get('name')!r} has no port, parameter "
+        raise UnknownAttributeError(f"{cls.__name__} {self.__dict__.get('name')!r} has no port, parameter "
                              f"or variable {name!r}; it has: {', '.join(known)}")
 
     def __repr__(self) -> str:
@@ -425,9 +516,10 @@ def _input_value(value: Any, component: str, port: str):
                 "single output); connect it with Model.connect instead"
             )
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    number = as_real(value)
+    if number is None or not math.isfinite(number):
         raise ParameterError(
             f"input {port} of {component} must be a finite number or a waveform "
-            f"(physlib.components.signals), got {value!r}"
+            f"(physlib.components.signals), got {_describe_value(value)}"
         )
-    return float(value)
+    return number

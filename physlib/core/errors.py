@@ -32,6 +32,21 @@ class PortConnectionError(PhyslibError):
     """A connection is invalid (unknown port, component not in the model, ...)."""
 
 
+class MissingPortError(PortConnectionError, AttributeError):
+    """A conditional port that this component does not have with its settings
+    (``support`` of a gear built with ``use_support=False``). Also an :class:`AttributeError`,
+    so ``hasattr(gear, "support")`` and ``getattr(gear, "support", None)`` work."""
+
+
+class UnknownAttributeError(PhyslibError, AttributeError):
+    """A component or model has no port, parameter, variable or member of that name."""
+
+
+class DeclarationError(PhyslibError, TypeError):
+    """A component class declares something physlib cannot use: a port typed by something
+    that is not a domain, ``equations()`` returning a single equation instead of a list, ..."""
+
+
 class DomainMismatchError(PortConnectionError):
     """Ports of different physical domains were connected."""
 
