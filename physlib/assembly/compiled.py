@@ -114,6 +114,13 @@ class CompiledModel:
             return i
         return None
 
+    def parameter_slot(self, name: str) -> int:
+        """Position of a parameter (not a mode) in the parameter vector; unknown names get suggestions."""
+        i = self._param_index.get(name)
+        if i is None or isinstance(self._flat.param_checks[i][0], Mode):
+            raise UnknownNameError(_unknown("parameter", name, self.parameters))
+        return i
+
     def unit(self, name: str) -> str:
         """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""
         i = self._var_index.get(name)
@@ -156,6 +163,24 @@ class CompiledModel:
         """Transient simulation from ``t0`` to ``t_end`` [s]; see :func:`physlib.analysis.simulate.simulate`."""
         from ..analysis.simulate import simulate
         return simulate(self, t_end, **options)
+
+    def operating_point(self, **options):
+        """Steady state (x' = 0, 0 = g) for given inputs and parameters; see
+        :func:`physlib.analysis.operating_point.operating_point`."""
+        from ..analysis.operating_point import operating_point
+        return operating_point(self, **options)
+
+    def trim(self, targets: dict, free: list, **options):
+        """Steady state where ``targets`` are met by choosing the ``free`` inputs/parameters; see
+        :func:`physlib.analysis.operating_point.trim`."""
+        from ..analysis.operating_point import trim
+        return trim(self, targets, free, **options)
+
+    def linearize(self, inputs, outputs, **options):
+        """Linear model from ``inputs`` to ``outputs`` at an operating point; see
+        :func:`physlib.analysis.linearize.linearize`."""
+        from ..analysis.linearize import linearize
+        return linearize(self, inputs, outputs, **options)
 
     @cached_property
     def partitions(self) -> list:

@@ -1,0 +1,358 @@
+"""Linearization of a compiled model at an operating point (ALGORITHMS §6).
+
+At (x_e, z_e, u_e) of x' = f(x, z, u), 0 = g(x, z, u), y = h(x, z, u), with exact CasADi
+Jacobians and the algebraic variables eliminated::
+
+    A = f_x − f_z g_z⁻¹ g_x     B = f_u − f_z g_z⁻¹ g_u
+    C = h_x − h_z g_z⁻¹ g_x     D = h_u − h_z g_z⁻¹ g_u
+
+``descriptor=True`` keeps them instead: E [x; z]' = A [x; z] + B u with E = diag(I, 0).
+A singular g_z means the DAE's index is above one at that point (in that mode): an error.
+
+Inputs are parameter paths — source values given as numbers (``"src.V"``, ``"tau1.tau"``) or
+any other parameter — or signal inputs driven by a waveform (``"src.V"`` with ``V=Step(...)``),
+perturbed through the waveform's offset. The model is linearized in its current modes (a
+locked clutch stays locked).
+
+**Analysis points.** :func:`inject_through` and :func:`inject_across` name a perturbation at a
+port of an unmodified model: a through source in parallel (a torque, a current, a force, a heat
+flow injected into the port's node) or an across source in series (a speed, voltage, ...
+inserted between the port and what it is connected to). They need the model before
+compilation: ``physlib.linearize(model, inputs=[physlib.inject_through("J1.flange_b")],
+outputs=["J1.w"])`` builds a copy of the model with a zero-valued source there
+(:func:`with_analysis_points`), compiles it and linearizes from the source's value. As an
+output, a through point reads the port's across variable and an across point its through
+variable.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as cs
+import numpy as np
+import sympy as sp
+
+from ..core.errors import PhyslibError, UnknownNameError
+from .linear_model import LinearModel
+from .operating_point import OperatingPoint, _symbols, input_names, operating_point, resolve_input
+
+
+# --- analysis points -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AnalysisPoint:
+    """A perturbation at a port: ``kind`` is ``"through"`` (source in parallel) or ``"across"``
+    (source in series); ``port`` is the port's path (``"J1.flange_b"``, ``"sub.R1.p"``)."""
+
+    kind: str
+    port: str
+
+    @property
+    def name(self) -> str:
+        return f"inject_{self.kind}({self.port})"
+
+    def __str__(self):
+        return self.name
+
+
+def inject_through(port: str) -> AnalysisPoint:
+    """A through variable (current, torque, force, flow, heat flow) injected into the node of
+    ``port``, positive into the node: a through source in parallel, zero at the operating point."""
+    return AnalysisPoint("through", _check_path(port))
+
+
+def inject_across(port: str) -> AnalysisPoint:
+    """An across variable (voltage, speed, pressure, temperature) inserted in series at
+    ``port``: the port's across variable becomes its node's plus the input, zero at the
+    operating point."""
+    return AnalysisPoint("across", _check_path(port))
+
+
+def _check_path(port):
+    if not isinstance(port, str) or "." not in port:
+        raise PhyslibError(f"an analysis point names a port by its path, e.g. 'J1.flange_b'; got {port!r}")
+    return port
+
+
+_INJECTORS: dict = {}
+
+
+def _injector(kind, domain):
+    """A component class injecting a through (one port) or across (two ports) value."""
+    from ..core.component import Component, Input, Port
+
+    key = (kind, domain.name)
+    if key in _INJECTORS:
+        return _INJECTORS[key]
+    if kind == "through":
+        def equations(self):
+            return [sp.Eq(getattr(self.p, domain.through), -self.u)]
+        namespace = {"p": Port(domain, "port the value is injected into"),
+                     "u": Input(description=f"injected {domain.through}"), "equations": equations}
+    else:
+        def equations(self):
+            return [sp.Eq(getattr(self.a, domain.across) - getattr(self.b, domain.across), self.u),
+                    sp.Eq(getattr(self.a, domain.through) + getattr(self.b, domain.through), 0)]
+        namespace = {"a": Port(domain, "side of the perturbed port"),
+                     "b": Port(domain, "side of the rest of the node"),
+                     "u": Input(description=f"inserted {domain.across}"), "equations": equations}
+    namespace["__doc__"] = f"Analysis point: {kind} injection ({domain.name})."
+    cls = type(f"{kind.capitalize()}Injection_{domain.name}", (Component,), namespace)
+    _INJECTORS[key] = cls
+    return cls
+
+
+def with_analysis_points(model, points) -> tuple:
+    """A copy of ``model`` (a :class:`physlib.Model`) with a zero-valued source at each analysis
+    point; the original is not changed. Returns ``(model_copy, {point: parameter path of the
+    injected value})``. Components are shared with the original, connections are copied."""
+    points = list(points)
+    copy = _copy(model)
+    paths = {}
+    for k, point in enumerate(points):
+        if not isinstance(point, AnalysisPoint):
+            raise PhyslibError(f"{point!r} is not an analysis point (physlib.inject_through / inject_across)")
+        paths[point] = _insert(copy, point, point.port, k)
+    return copy, paths
+
+
+def _copy(model):
+    from ..assembly.model import Model
+
+    copy = Model(model.name)
+    for member in model.components.values():
+        copy.add(_copy(member) if isinstance(member, Model) else member)
+    ports = _port_lookup(copy)
+    for a, b in model.graph.edges:
+        copy.connect(ports(a), ports(b))
+    return copy
+
+
+def _port_lookup(model):
+    def find(path):
+        head, _, port = path.partition(".")
+        member = model.components.get(head)
+        if member is None or not port or "." in port:
+            raise PhyslibError(f"model {model.name!r} has no port {path!r}")
+        try:
+            return getattr(member, port)
+        except AttributeError:
+            raise PhyslibError(f"model {model.name!r} has no port {path!r}") from None
+    return find
+
+
+def _insert(model, point, path, k):
+    """Insert the source for ``point`` at ``path`` (relative to ``model``); returns the path of
+    its value parameter, relative to ``model``."""
+    from ..assembly.model import Model
+
+    head, _, rest = path.partition(".")
+    member = model.components.get(head)
+    if member is None:
+        raise UnknownNameError(f"analysis point {point}: model {model.name!r} has no member {head!r}; "
+                               f"members: {', '.join(model.components)}")
+    if isinstance(member, Model) and "." in rest:
+        inner = _insert(member, point, rest, k)
+        return f"{head}.{inner}"
+    port = _port_lookup(model)(path)
+    if port.domain.is_signal:
+        raise PhyslibError(f"analysis point {point}: {path} is a signal port; inject at physical "
+                           "ports, or give the signal's source value as an input")
+    name = f"ap{k}_{head}_{rest}_{point.kind}"
+    source = model.add(_injector(point.kind, port.domain)(name, u=0.0))
+    if point.kind == "through":
+        model.connect(port, source.p)
+    else:
+        graph = model.graph
+        neighbours = list(graph.neighbors(path))
+        if not neighbours:
+            raise PhyslibError(f"analysis point {point}: {path} is not connected to anything")
+        rebuilt = _rebuild_without(model, path)
+        ports = _port_lookup(rebuilt)
+        rebuilt.connect(ports(path), getattr(source, "a"))
+        rebuilt.connect(getattr(source, "b"), *[ports(n) for n in neighbours])
+        model.__dict__.update(rebuilt.__dict__)
+    return f"{name}.u"
+
+
+def _rebuild_without(model, path):
+    """A copy of ``model`` (members shared) without the connections touching port ``path``."""
+    from ..assembly.model import Model
+
+    copy = Model(model.name)
+    for member in model.components.values():
+        copy.add(member)
+    ports = _port_lookup(copy)
+    graph = model.graph
+    for a, b in graph.edges:
+        if path not in (a, b):
+            copy.connect(ports(a), ports(b))
+    # Ports that were joined only through ``path`` stay joined to each other.
+    neighbours = list(graph.neighbors(path))
+    if len(neighbours) > 1:
+        copy.connect(*[ports(n) for n in neighbours])
+    return copy
+
+
+# --- linearization --------------------------------------------------------------------------------
+
+def linearize(model, inputs, outputs, *, at=None, descriptor: bool = False, params: dict | None = None,
+              t: float = 0.0, times=None):
+    """Linear model of ``model`` from ``inputs`` to ``outputs`` (lists of paths).
+
+    model: a :class:`CompiledModel`, or a :class:`physlib.Model` (compiled here; needed when an
+    input or output is an analysis point, :func:`inject_through` / :func:`inject_across`).
+    at: an :class:`OperatingPoint` (``sim.operating_point(...)``, ``sim.trim(...)``,
+    ``res.at(t)``), a list of them, or a :class:`SimulationResult` with ``times=[...]`` (one
+    LinearModel per time: a list); default: the steady state at time ``t`` with ``params``
+    (an error if there is none — linearizing away from steady state needs an explicit ``at``).
+    descriptor: keep the algebraic variables (E, A, B, C, D).
+    """
+    from ..assembly.model import Model
+
+    inputs = [inputs] if isinstance(inputs, (str, AnalysisPoint)) else list(inputs)
+    outputs = [outputs] if isinstance(outputs, (str, AnalysisPoint)) else list(outputs)
+    if isinstance(model, Model):
+        points = [p for p in inputs + outputs if isinstance(p, AnalysisPoint)]
+        extended, value_paths = with_analysis_points(model, dict.fromkeys(p for p in points if p in inputs))
+        compiled = extended.compile()
+        mapped_in = [value_paths[p] if isinstance(p, AnalysisPoint) else p for p in inputs]
+        if at is not None:
+            raise PhyslibError("linearize(Model, ...) compiles the model here, so `at` cannot be an "
+                               "operating point of another compiled model; leave it out (steady state)")
+        lin = _linearize_compiled(compiled, mapped_in, outputs, at, descriptor, params, t, times,
+                                  names=[str(p) for p in inputs])
+        return lin
+    if any(isinstance(p, AnalysisPoint) for p in inputs):
+        raise PhyslibError(
+            "an analysis point as input changes the model (a zero-valued source is inserted), which "
+            "needs the model before compilation: call physlib.linearize(model, inputs=[...], "
+            "outputs=[...]) with the physlib.Model instead of the CompiledModel")
+    return _linearize_compiled(model, inputs, outputs, at, descriptor, params, t, times)
+
+
+def _linearize_compiled(model, inputs, outputs, at, descriptor, params, t, times, names=None):
+    from .results import SimulationResult
+
+    if not inputs and not outputs:
+        raise PhyslibError("linearize needs inputs and/or outputs, e.g. inputs=['src.V'], outputs=['C1.v']")
+    if isinstance(at, SimulationResult):
+        if times is None:
+            raise PhyslibError("linearizing along a result needs times=[...] (e.g. at=res, times=[0.5, 1.0])")
+        at = [at.at(float(tt)) for tt in np.atleast_1d(times)]
+    elif isinstance(at, tuple) and len(at) == 2 and isinstance(at[0], SimulationResult):
+        at = [at[0].at(float(tt)) for tt in np.atleast_1d(at[1])]
+    if isinstance(at, (list, tuple)):
+        return [_linearize_at(model, inputs, outputs, op, descriptor, names) for op in at]
+    if at is None:
+        try:
+            at = operating_point(model, t=t, params=params)
+        except PhyslibError as err:
+            raise PhyslibError(
+                f"linearize without `at` linearizes at the steady state, and none was found: {err}. "
+                "To linearize away from steady state, pass at= an operating point explicitly "
+                "(e.g. at=res.at(t))") from None
+    elif params is not None:
+        raise PhyslibError("params= applies to the default steady state only; the operating point "
+                           "given as `at` already has its parameters")
+    return _linearize_at(model, inputs, outputs, at, descriptor, names)
+
+
+def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
+    if not isinstance(op, OperatingPoint):
+        raise PhyslibError(f"at must be an OperatingPoint (sim.operating_point(), res.at(t)), got {op!r}")
+    if op.model is not model:
+        raise PhyslibError("the operating point belongs to another compiled model")
+    system = model.system
+    x, z, p, t = op.x, op.z, op.p, op.t
+
+    slots, gains = [], []
+    for name in inputs:
+        if not isinstance(name, str):
+            raise PhyslibError(f"an input is a path such as 'src.V', got {name!r}")
+        try:
+            slot, gain = resolve_input(model, name, p, t)
+        except UnknownNameError:
+            raise UnknownNameError(
+                f"unknown input {name!r}; valid inputs: {', '.join(input_names(model)) or '(none)'} "
+                "(or any parameter path, or physlib.inject_through/inject_across at a port)") from None
+        slots.append(slot)
+        gains.append(gain)
+    rows = [_output_row(model, name) for name in outputs]
+    positions = tuple(pos for pos, _ in rows)
+    signs = np.array([sign for _, sign in rows])
+
+    key = ("linearize_jac", positions)
+    if key not in system.cache:
+        xs, zs, ps, ts = _symbols(system)
+        ode, alg = system.dae(xs, zs, ps, ts)
+        out = system.outputs(xs, zs, ps, ts)
+        h = cs.vertcat(*[out[i] for i in positions]) if positions else cs.SX(0, 1)
+        jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, ps)]
+        system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
+    fx, fz, fp, gx, gz, gp, hx, hz, hp = (np.array(cs.DM(m)) for m in system.cache[key](x, z, p, t))
+    nx, nz, nu, ny = len(x), len(z), len(inputs), len(outputs)
+    fx, fz, gx, gz = (m.reshape(r, c) for m, r, c in ((fx, nx, nx), (fz, nx, nz), (gx, nz, nx), (gz, nz, nz)))
+    hx, hz = hx.reshape(ny, nx) * signs[:, None], hz.reshape(ny, nz) * signs[:, None]
+    npar = len(p)
+    hp = hp.reshape(ny, npar) * signs[:, None]
+    fp, gp = fp.reshape(nx, npar), gp.reshape(nz, npar)
+    gain = np.array(gains)
+    fu, gu, hu = (m[:, slots] / gain if nu else np.zeros((m.shape[0], 0)) for m in (fp, gp, hp))
+
+    input_labels = names or list(inputs)
+    output_labels = [str(o) for o in outputs]
+    if descriptor:
+        n = nx + nz
+        E = np.zeros((n, n))
+        E[:nx, :nx] = np.eye(nx)
+        A = np.block([[fx, fz], [gx, gz]]) if n else np.zeros((0, 0))
+        return LinearModel(A, np.vstack([fu, gu]), np.hstack([hx, hz]), hu, E=E,
+                           states=model.states + model.algebraic, inputs=input_labels,
+                           outputs=output_labels, at=op)
+    if nz:
+        _check_index(model, gz, op)
+        sol = np.linalg.solve(gz, np.hstack([gx, gu]))
+        gzx, gzu = sol[:, :nx], sol[:, nx:]
+        A, B = fx - fz @ gzx, fu - fz @ gzu
+        C, D = hx - hz @ gzx, hu - hz @ gzu
+    else:
+        A, B, C, D = fx, fu, hx, hu
+    return LinearModel(A, B, C, D, states=model.states, inputs=input_labels, outputs=output_labels, at=op)
+
+
+def _output_row(model, name):
+    if isinstance(name, AnalysisPoint):
+        domain_vars = [v for v in model.variables if v.startswith(name.port + ".")
+                       and v.count(".") == name.port.count(".") + 1]
+        if len(domain_vars) != 2:
+            raise UnknownNameError(f"analysis point {name}: {name.port} is not a physical port of {model.name}")
+        across, through = domain_vars   # ports list their across variable first
+        return model.variable(across if name.kind == "through" else through)
+    if not isinstance(name, str):
+        raise PhyslibError(f"an output is a variable path such as 'C1.v', got {name!r}")
+    try:
+        return model.variable(name)
+    except UnknownNameError as err:
+        raise UnknownNameError(f"unknown output {name!r}: {err}; outputs are variable paths — "
+                               f"e.g. states {', '.join(model.states[:8])}; all paths: sim.variables") from None
+
+
+def _check_index(model, gz, op):
+    """Raise when g_z is singular at the point: the index is above one there."""
+    try:
+        cond = np.linalg.cond(gz)
+    except np.linalg.LinAlgError:
+        cond = np.inf
+    if np.isfinite(cond) and cond < 1e13:
+        return
+    _, s, vt = np.linalg.svd(gz)
+    null = np.abs(vt[-1])
+    involved = [model.algebraic[i] for i in np.argsort(-null)[:8] if null[i] > 1e-6]
+    modes = model.modes
+    mode_text = (" in mode " + ", ".join(f"{m} = {int(op.p[model.mode_slot(m)])}" for m in modes)) if modes else ""
+    raise PhyslibError(
+        f"cannot linearize {model.name} at t = {op.t:g}{mode_text}: the algebraic equations are "
+        f"singular there (∂g/∂z has condition number {cond:.3g}), so the DAE's index is above one "
+        f"at this point and the algebraic variables {', '.join(involved)} cannot be eliminated. "
+        "Linearize at another point, or use descriptor=True for the (E, A, B, C, D) form")

@@ -1,0 +1,353 @@
+"""Operating points, trim and linearization against closed forms (issue 10, ALGORITHMS §6)."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.optimize import brentq
+
+import physlib
+from physlib import Component, InitializationError, Model, OperatingPoint, PhyslibError, UnknownNameError, Variable, der
+from physlib.analysis import LinearModel, inject_across, inject_through
+from physlib.analysis.linearize import linearize
+from physlib.components.electrical import Capacitor, Diode, Ground, Resistor, VoltageSource
+from physlib.components.signals import Step
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _example(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+dc = _example("dc_motor")
+cob = _example("cart_on_beam")
+R, L, K, J, B = dc.R, dc.L, dc.K, dc.J, dc.B
+
+
+@pytest.fixture(scope="module")
+def motor():
+    return dc.build().compile()
+
+
+@pytest.fixture(scope="module")
+def cart():
+    return cob.build().compile()
+
+
+# --- DC motor: exact matrices ----------------------------------------------------------------------
+
+def _dc_closed_form(states):
+    """x' = A x + B V for the states in the given order; outputs rotor.w and L1.i."""
+    i = {name: k for k, name in enumerate(states)}
+    A = np.zeros((4, 4))
+    A[i["L1.i"], i["L1.i"]], A[i["L1.i"], i["rotor.w"]] = -R / L, -K / L
+    A[i["rotor.w"], i["L1.i"]], A[i["rotor.w"], i["rotor.w"]] = K / J, -B / J
+    A[i["rotor.phi"], i["rotor.w"]] = 1.0
+    A[i["load.phi_rel"], i["rotor.w"]] = -1.0      # w_rel = flange_b.w − flange_a.w
+    Bm = np.zeros((4, 1))
+    Bm[i["L1.i"], 0] = 1 / L
+    C = np.zeros((2, 4))
+    C[0, i["rotor.w"]] = C[1, i["L1.i"]] = 1.0
+    return A, Bm, C, np.zeros((2, 1))
+
+
+def test_dc_motor_matrices_equal_the_closed_form(motor):
+    lin = motor.linearize(["src.V"], ["rotor.w", "L1.i"])
+    assert isinstance(lin, LinearModel)
+    assert sorted(lin.states) == sorted(["L1.i", "rotor.phi", "rotor.w", "load.phi_rel"])
+    assert lin.inputs == ["src.V"] and lin.outputs == ["rotor.w", "L1.i"]
+    for got, want in zip((lin.A, lin.B, lin.C, lin.D), _dc_closed_form(lin.states)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    # Electromechanical poles: s² + (R/L + B/J) s + (R B + K²)/(L J) = 0, plus two integrators.
+    a1, a0 = R / L + B / J, (R * B + K**2) / (L * J)
+    want = np.sort(np.r_[np.roots([1, a1, a0]), 0.0, 0.0].real)
+    np.testing.assert_allclose(np.sort(lin.poles().real), want, rtol=1e-12, atol=1e-12)
+    assert np.all(lin.poles().imag == 0)
+
+
+def test_dc_motor_operating_point_is_the_steady_speed(motor):
+    op = motor.operating_point()
+    assert isinstance(op, OperatingPoint)
+    w = dc.V * K / (K**2 + R * B)
+    assert op["rotor.w"] == pytest.approx(w, rel=1e-12)
+    assert op["L1.i"] == pytest.approx(B * w / K, rel=1e-12)
+    assert op.is_steady
+    # The angles turn at constant speed: they keep their start value, their rate is not zero.
+    assert op["rotor.phi"] == 0.0 and op.derivatives["rotor.phi"] == pytest.approx(w)
+    # Another input value, through the step's offset (the input is driven by a waveform).
+    op6 = motor.operating_point(inputs={"src.V": 6.0})
+    assert op6["src.V"] == pytest.approx(6.0, abs=1e-14)
+    assert op6["rotor.w"] == pytest.approx(w / 2, rel=1e-12)
+
+
+def test_descriptor_form_keeps_the_algebraic_variables(cart):
+    lin = cart.linearize(["tau1.tau"], ["cart.z"], descriptor=True)
+    n = len(cart.states) + len(cart.algebraic)
+    assert lin.E.shape == (n, n) and np.linalg.matrix_rank(lin.E) == len(cart.states)
+    assert lin.states == cart.states + cart.algebraic
+    reduced = cart.linearize(["tau1.tau"], ["cart.z"])
+    np.testing.assert_allclose(np.sort_complex(lin.poles()), np.sort_complex(reduced.poles()), atol=1e-10)
+    f = np.logspace(-2, 1, 7)
+    np.testing.assert_allclose(lin.frequency_response(f), reduced.frequency_response(f), rtol=1e-10)
+
+
+# --- cart on a beam (ALGORITHMS §6) ------------------------------------------------------------
+
+def _cart_poles():
+    """Closed form at rest: M q'' + K q = 0 with M = [[m, −m h], [−m h, J + m h²]]... for the
+    example's geometry M = [[m, m h], [m h, J + m h²]], K = [[0, m g], [m g, m g h]]."""
+    m, Jb, g, h = cob.M, cob.J, cob.G, cob.H
+    Mm = np.array([[m, m * h], [m * h, Jb + m * h * h]])
+    Km = np.array([[0, m * g], [m * g, m * g * h]])
+    mu = np.linalg.eigvals(-np.linalg.solve(Mm, Km))
+    return np.sort_complex(np.concatenate([np.sqrt(mu.astype(complex)), -np.sqrt(mu.astype(complex))]))
+
+
+def test_cart_on_beam_poles_at_rest(cart):
+    lin = cart.linearize(["tau1.tau"], ["cart.z", "cart.theta"], at=cart.operating_point())
+    poles = lin.poles()
+    real = np.sort(poles[np.abs(poles.imag) < 1e-9].real)
+    imag = np.sort(poles[np.abs(poles.imag) >= 1e-9].imag)
+    np.testing.assert_allclose(real, [-2.3402, 2.3402], atol=1e-4)
+    np.testing.assert_allclose(imag, [-1.8747, 1.8747], atol=1e-4)
+    np.testing.assert_allclose(np.sort_complex(poles), _cart_poles(), atol=1e-10)
+
+
+def test_cart_on_beam_trim_to_z_1(cart):
+    op = cart.trim(targets={"cart.z": 1.0}, free=["tau1.tau"])
+    assert op["tau1.tau"] == pytest.approx(19.62, abs=1e-6)
+    assert op["cart.z"] == pytest.approx(1.0, abs=1e-12)
+    assert op["cart.theta"] == pytest.approx(0.0, abs=1e-12)
+    assert op.is_steady
+    # Held there, the model stays there (up to the slow growth of the unstable mode).
+    res = cart.simulate(0.2, x0={"cart.z": 1.0}, params={"tau1.tau": op["tau1.tau"]}, rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(res["cart.z"] - 1.0)) < 1e-6
+
+
+def test_trim_must_be_square(cart):
+    with pytest.raises(PhyslibError, match="square"):
+        cart.trim(targets={"cart.z": 1.0, "cart.theta": 0.0}, free=["tau1.tau"])
+
+
+# --- diode, resistor, capacitor: small-signal closed form ------------------------------------
+
+V0, RD, CD, IS, ND, TD = 5.0, 1e3, 1e-6, 1e-14, 1.5, 300.15
+
+
+def _diode_rc(V=V0):
+    m = Model("drc")
+    src = m.add(VoltageSource("src", V=V))
+    r = m.add(Resistor("R1", R=RD))
+    d = m.add(Diode("D1", Is=IS, N=ND, T=TD))
+    c = m.add(Capacitor("C1", C=CD))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, d.p, c.p)
+    m.connect(d.n, c.n, src.n, gnd.p)
+    return m
+
+
+def _diode_point(V=V0):
+    vt = ND * 1.380649e-23 * TD / 1.602176634e-19
+    va = brentq(lambda v: (V - v) / RD - IS * np.expm1(v / vt), 0.0, min(V, 2.0), xtol=1e-16, rtol=1e-15)
+    return va, IS / vt * np.exp(va / vt)
+
+
+def test_diode_rc_frequency_response_equals_the_small_signal_closed_form():
+    sim = _diode_rc().compile()
+    op = sim.operating_point()
+    va, gd = _diode_point()
+    assert op["C1.v"] == pytest.approx(va, rel=1e-12)
+    lin = sim.linearize(["src.V"], ["C1.v", "D1.i"], at=op)
+    f = np.logspace(0, 6, 40)
+    s = 2j * np.pi * f
+    want = (1 / RD) / (1 / RD + gd + s * CD)
+    H = lin.frequency_response(f)
+    assert H.shape == (2, 1, 40)
+    np.testing.assert_allclose(H[0, 0], want, rtol=1e-9)
+    np.testing.assert_allclose(H[1, 0], gd * want, rtol=1e-9)
+    # to_scipy round trip: scipy's own frequency response of the exported model.
+    siso = sim.linearize(["src.V"], ["C1.v"], at=op)
+    _, h = siso.to_scipy().freqresp(w=2 * np.pi * f)
+    np.testing.assert_allclose(np.ravel(h), want, rtol=1e-9)
+
+
+def test_operating_point_continuation_when_newton_alone_fails(monkeypatch):
+    from physlib.analysis import operating_point as opmod
+
+    sim = _diode_rc(V=50.0).compile()
+    va, _ = _diode_point(V=50.0)
+    monkeypatch.setattr(opmod, "_direct", lambda *a: None)       # the compiled solve "fails"
+    calls = []
+    original = opmod.damped_newton
+
+    def flaky(evaluate, solve, w, **kw):   # plain Newton "fails" too: continuation must take over
+        calls.append(1)
+        if len(calls) == 1:
+            raise kw["fail"](w, evaluate(w)[0], "forced failure")
+        return original(evaluate, solve, w, **kw)
+
+    monkeypatch.setattr(opmod, "damped_newton", flaky)
+    op = sim.operating_point()
+    assert op["C1.v"] == pytest.approx(va, rel=1e-12)
+    assert len(calls) > 2      # source stepping took several Newton solves
+
+
+def test_operating_point_failure_names_the_equations():
+    class Impossible(Component):
+        x = Variable("1", "state")
+        y = Variable("1", "algebraic")
+
+        def equations(self):
+            return [sp.Eq(der(self.x), 1 + sp.exp(self.x)), sp.Eq(self.y, self.x)]
+
+    m = Model("impossible")
+    m.add(Impossible("c"))
+    with pytest.raises(InitializationError, match=r"der\(c.x\) = 0"):
+        m.compile().operating_point()
+
+
+# --- errors -----------------------------------------------------------------------------------------
+
+def test_singular_algebraic_jacobian_is_an_index_error():
+    class Cusp(Component):
+        x = Variable("1", "state")
+        y = Variable("1", "algebraic, y³ = x")
+
+        def equations(self):
+            return [sp.Eq(der(self.x), -self.x), sp.Eq(self.y**3, self.x)]
+
+    m = Model("cusp")
+    m.add(Cusp("c"))
+    sim = m.compile()
+    assert sim.algebraic == ["c.y"]
+    at = OperatingPoint(sim, 0.0, [0.0], [0.0], sim.parameter_vector(None))
+    with pytest.raises(PhyslibError, match=r"index is above one.*c\.y"):
+        sim.linearize([], ["c.y"], at=at)
+    lin = sim.linearize([], ["c.y"], at=at, descriptor=True)      # the descriptor form exists
+    assert lin.E.shape == (2, 2)
+
+
+def test_unknown_names_list_the_valid_ones(motor):
+    with pytest.raises(UnknownNameError, match="valid inputs: src.V"):
+        motor.linearize(["src.U"], ["rotor.w"])
+    with pytest.raises(UnknownNameError, match="rotor.w"):
+        motor.linearize(["src.V"], ["rotor.ww"])
+
+
+def test_no_steady_state_without_at_is_an_error():
+    # A constant torque on a free inertia: it never settles, so linearize needs an explicit point.
+    from physlib.components.rotational import Inertia, Torque
+
+    m = Model("free")
+    tau = m.add(Torque("tau1", tau=1.0))
+    body = m.add(Inertia("J1", J=2.0))
+    m.connect(tau.flange, body.flange_a)
+    m.connect(body.flange_b, m.add(_FreeEnd("end")).flange)
+    sim = m.compile()
+    with pytest.raises(PhyslibError, match="away from steady state"):
+        sim.linearize(["tau1.tau"], ["J1.w"])
+    res = sim.simulate(1.0)
+    lin = sim.linearize(["tau1.tau"], ["J1.w"], at=res.at(0.5))
+    np.testing.assert_allclose(lin.frequency_response([1.0])[0, 0, 0], 1 / (2.0 * 2j * np.pi))
+
+
+class _FreeEnd(Component):
+    from physlib.domains import rotational as _rot
+    flange = physlib.Port(_rot, "free end")
+
+    def equations(self):
+        return [sp.Eq(self.flange.tau, 0)]
+
+
+# --- trajectories, analysis points, conversions ---------------------------------------------------
+
+def test_linearize_along_a_result(cart):
+    res = cart.simulate(0.5, x0={"cart.z": 0.2})
+    times = [0.1, 0.3, 0.5]
+    lins = cart.linearize(["tau1.tau"], ["cart.z"], at=res, times=times)
+    assert isinstance(lins, list) and len(lins) == 3
+    for tt, lin in zip(times, lins):
+        single = cart.linearize(["tau1.tau"], ["cart.z"], at=res.at(tt))
+        np.testing.assert_allclose(lin.A, single.A, rtol=1e-14)
+        assert lin.at.t == tt
+    assert not np.allclose(lins[0].A, lins[2].A)     # the point moves: the model changes
+
+
+def test_analysis_point_torque_injected_at_a_flange():
+    model = dc.build()
+    lin = linearize(model, inputs=[inject_through("rotor.flange_b")], outputs=["rotor.w"])
+    assert lin.inputs == ["inject_through(rotor.flange_b)"]
+    f = np.logspace(-1, 3, 20)
+    s = 2j * np.pi * f
+    want = 1 / (J * s + B + K**2 / (L * s + R))
+    np.testing.assert_allclose(lin.frequency_response(f)[0, 0], want, rtol=1e-10)
+    # The model itself is unchanged: it still compiles and linearizes as before.
+    assert "ap0_rotor_flange_b_through" not in model.components
+    assert model.compile().linearize(["src.V"], ["rotor.w"]).B.shape == (4, 1)
+
+
+def test_analysis_point_speed_inserted_in_series():
+    model = dc.build()
+    # A speed u inserted between the rotor and the damper: the damper torque on the rotor is
+    # −B·(w − u); from u to the torque through the port: B·(1 − G(s)·B) with G the rotor's
+    # admittance 1/(J s + B + K²/(L s + R)).
+    lin = linearize(model, inputs=[inject_across("rotor.flange_b")], outputs=[inject_across("rotor.flange_b")])
+    f = np.logspace(-1, 3, 20)
+    s = 2j * np.pi * f
+    G = 1 / (J * s + B + K**2 / (L * s + R))
+    np.testing.assert_allclose(lin.frequency_response(f)[0, 0], B * (1 - B * G), rtol=1e-10)
+    with pytest.raises(PhyslibError, match="physlib.Model"):
+        model.compile().linearize([inject_through("rotor.flange_b")], ["rotor.w"])
+
+
+def test_bode_and_to_scipy(motor):
+    import matplotlib
+    matplotlib.use("Agg")
+    lin = motor.linearize(["src.V"], ["rotor.w"])
+    fig = lin.bode(np.logspace(-1, 3, 50))
+    assert len(fig.axes) == 2
+    ss = lin.to_scipy()
+    np.testing.assert_allclose(ss.A, lin.A)
+    w = 2 * np.pi * np.logspace(-1, 3, 10)
+    _, h = ss.freqresp(w=w)
+    s = 1j * w
+    np.testing.assert_allclose(np.ravel(h), K / ((L * s + R) * (J * s + B) + K**2), rtol=1e-9)
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def test_to_control_step_matches_the_nonlinear_simulation():
+    control = pytest.importorskip("control")
+    sim = _diode_rc().compile()
+    op = sim.operating_point()
+    lin = sim.linearize(["src.V"], ["C1.v"], at=op)
+    sys = lin.to_control()
+    assert sys.input_labels == ["src_V"] and sys.output_labels == ["C1_v"]
+    dV = 1e-4 * V0
+    t = np.linspace(0, 2e-3, 201)
+    _, y_lin = control.step_response(sys, T=t)
+    stepped = _diode_rc(V=Step(offset=V0, height=dV, t0=0.0)).compile()
+    res = stepped.simulate(2e-3, x0={"C1.v": op["C1.v"]}, t_eval=t, rtol=1e-12, atol=1e-14)
+    y = op["C1.v"] + dV * np.ravel(y_lin)
+    np.testing.assert_allclose(res["C1.v"], y, rtol=1e-6)
+
+
+def test_to_control_missing_is_a_clear_error(motor, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_control(name, *args, **kwargs):
+        if name == "control":
+            raise ImportError("no control")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_control)
+    with pytest.raises(PhyslibError, match="pip install control"):
+        motor.linearize(["src.V"], ["rotor.w"]).to_control()
