@@ -7,6 +7,8 @@ Build a system from components with across/through ports, compile it once, then 
 """
 from .analysis import OperatingPoint, SimulationResult
 from .analysis.start_values import StartValueWarning
+from .analysis.linear_model import LinearModel
+from .analysis.linearize import inject_across, inject_through, linearize
 from .assembly import CompiledModel, Model
 from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
@@ -21,4 +23,5 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "DuplicateNameError", "PortConnectionError", "DomainMismatchError",
            "UnconnectedPortError", "MissingReferenceError", "StructuralError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
-           "MissingPortError", "UnknownAttributeError", "DeclarationError"]
+           "MissingPortError", "UnknownAttributeError", "DeclarationError",
+           "LinearModel", "linearize", "inject_through", "inject_across"]

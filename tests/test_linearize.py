@@ -158,6 +158,7 @@ def _diode_point(V=V0):
     return va, IS / vt * np.exp(va / vt)
 
 
+@pytest.mark.filterwarnings("ignore::scipy.signal.BadCoefficients")   # scipy via its tf form
 def test_diode_rc_frequency_response_equals_the_small_signal_closed_form():
     sim = _diode_rc().compile()
     op = sim.operating_point()
@@ -306,6 +307,7 @@ def test_analysis_point_speed_inserted_in_series():
         model.compile().linearize([inject_through("rotor.flange_b")], ["rotor.w"])
 
 
+@pytest.mark.filterwarnings("ignore::scipy.signal.BadCoefficients")   # scipy via its tf form
 def test_bode_and_to_scipy(motor):
     import matplotlib
     matplotlib.use("Agg")
@@ -351,3 +353,20 @@ def test_to_control_missing_is_a_clear_error(motor, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_control)
     with pytest.raises(PhyslibError, match="pip install control"):
         motor.linearize(["src.V"], ["rotor.w"]).to_control()
+
+
+def test_readme_linearization_snippet_runs(monkeypatch):
+    import re
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    blocks = re.findall(r"```python\n(.*?)```", (root / "README.md").read_text(), flags=re.S)
+    block = next(b for b in blocks if "sim.trim(" in b)
+    monkeypatch.syspath_prepend(str(root))
+    namespace = {}
+    exec(block, namespace)
+    assert namespace["op"]["tau1.tau"] == pytest.approx(19.62, abs=1e-6)
+    np.testing.assert_allclose(np.sort(np.abs(namespace["lin"].poles())), [1.8747, 1.8747, 2.3402, 2.3402], atol=1e-4)
+    import matplotlib.pyplot as plt
+    plt.close("all")
+    sys.modules.pop("examples.cart_on_beam", None)
