@@ -5,7 +5,7 @@ import networkx as nx
 
 from ..core.component import Component, PortRef, check_name
 from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, ParameterError,
-                           PortConnectionError, UnknownNameError)
+                           PortConnectionError, UnknownAttributeError, UnknownNameError)
 
 
 class ExposedPort:
@@ -100,10 +100,17 @@ class Model:
         members = self.__dict__.get("_members", {})
         if name in members:
             return members[name]
-        raise AttributeError(f"model {self.__dict__.get('name')!r} has no exposed port or member {name!r}")
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise UnknownAttributeError(
+            f"model {self.__dict__.get('name')!r} has no exposed port or member {name!r}; it has: "
+            f"{', '.join(list(exposed) + list(members)) or '(nothing yet)'}")
 
     def __getitem__(self, name: str):
         """A member by name or dotted path: ``m["sub.R1"]``."""
+        if not isinstance(name, str):
+            raise UnknownNameError(f"model {self.name!r}: members are looked up by name or dotted "
+                                   f"path (m['sub.R1']), got {name!r}")
         head, _, rest = name.partition(".")
         try:
             member = self._members[head]

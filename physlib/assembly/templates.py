@@ -17,7 +17,7 @@ import casadi as cs
 import sympy as sp
 
 from ..core.component import Component
-from ..core.errors import DeclarationError
+from ..core.errors import DeclarationError, PhyslibError
 from ..core.symbols import ModeSymbol, VariableSymbol, derivative_base, t
 from .sympy_to_casadi import to_casadi
 
@@ -195,6 +195,19 @@ def _derive(comp: Component) -> ClassTemplate:
                                     f"[, restitution]), got {c!r}")
             constraints.append((c[0], _expression(c[1], label, "constraints"),
                                 _expression(c[2] if len(c) > 2 else 0, label, "constraints")))
+    except DeclarationError as err:
+        if label in str(err):
+            raise
+        raise EquationError(f"{label}: {err}") from err     # e.g. der(self.k) of a parameter
+    except PhyslibError:
+        raise
+    except (TypeError, ValueError, ArithmeticError, AttributeError, KeyError, IndexError) as err:
+        # User-written declarations: math.sin(self.x), np.exp(self.v), float(self.R), ...
+        raise EquationError(
+            f"{label}: building its equations raised {type(err).__name__}: {err}. Inside "
+            "equations() parameters and variables are SymPy symbols: use SymPy functions "
+            "(sp.sin, sp.exp, sp.Piecewise), not math/NumPy functions, float() or if-tests on them"
+        ) from err
     finally:
         comp._deriving = False
 
@@ -254,7 +267,7 @@ def _derive(comp: Component) -> ClassTemplate:
     for sym, value in initial.items():
         if not isinstance(sym, VariableSymbol) or sym.name not in index:
             raise EquationError(f"{label}.initial(): {sym} is not a variable of the class")
-        init[index[sym.name]] = sp.sympify(value)
+        init[index[sym.name]] = _expression(value, label, "initial")
     der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
     residual_linear = [not any(isinstance(s, (VariableSymbol, ModeSymbol)) for v in expr.free_symbols
                                if isinstance(v, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
@@ -295,8 +308,10 @@ def _residual(eq, label) -> sp.Expr:
     if isinstance(eq, sp.Equality):
         return eq.lhs - eq.rhs
     if isinstance(eq, (bool, sp.logic.boolalg.BooleanAtom)):
-        raise EquationError(f"{label}: an equation evaluated to {eq} (both sides identical, or "
-                            "comparing Python numbers); write it with the component's symbols")
+        why = "both sides are identical" if eq else \
+            "its two sides can never be equal (different constants, or a NaN/infinite one)"
+        raise EquationError(f"{label}: an equation evaluated to {eq}: {why}; write each equation "
+                            "with the component's variables, e.g. sp.Eq(self.v, self.R * self.i)")
     if isinstance(eq, str):
         raise EquationError(f"{label}: equation {eq!r} is a string; write it with SymPy, "
                             "e.g. sp.Eq(self.v, self.R * self.i)")

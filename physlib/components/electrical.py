@@ -130,12 +130,12 @@ class Diode(OnePort):
 
     EXP_LIMIT = 40.0
 
-    def __init__(self, name=None, **values):
+    def __init__(self, name=None, *positional, **values):
         if "n" in values:
             if "N" in values:
                 raise ParameterError(f"Diode {name!r}: give the emission coefficient once (n or N)")
             values["N"] = values.pop("n")
-        super().__init__(name, **values)
+        super().__init__(name, *positional, **values)   # positional values: an error naming them
 
     def equations(self):
         x = self.vd / (self.N * BOLTZMANN * self.T / ELEMENTARY_CHARGE)

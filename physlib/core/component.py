@@ -188,9 +188,15 @@ class Mode(Variable):
     """
 
     def __init__(self, codes: dict[str, int], start: str | int, description: str = ""):
-        code = codes[start] if isinstance(start, str) else int(start)
-        if code not in codes.values():
-            raise ValueError(f"start {start!r} is not one of the codes {codes}")
+        if not isinstance(codes, dict) or not codes or \
+                not all(isinstance(k, str) and isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                        for k, v in codes.items()):
+            raise DeclarationError(f"Mode codes must be a dict of names to integers, e.g. "
+                                   f"{{'stuck': 0, 'free': 1}}; got {codes!r}")
+        code = codes.get(start) if isinstance(start, str) else \
+            (int(start) if isinstance(start, (int, np.integer)) and not isinstance(start, bool) else None)
+        if code is None or code not in codes.values():
+            raise DeclarationError(f"Mode start {start!r} is not one of the codes {codes}")
         super().__init__("1", description, code)
         self.codes = dict(codes)
 
@@ -305,7 +311,8 @@ class PortRef:
             if owner._deriving:
                 return VariableSymbol(f"{port.name}.{attr}", real=True)
             return f"{owner.name}.{port.name}.{attr}"
-        raise AttributeError(f"port {self.path} ({port.domain.name}) has no attribute {attr!r}")
+        raise UnknownAttributeError(f"port {self.path} ({port.domain.name}) has no attribute {attr!r}; "
+                                    f"its variables: {', '.join(port.variable_names())}")
 
     def __eq__(self, other):
         return isinstance(other, PortRef) and other.owner is self.owner and other.port is self.port
@@ -347,6 +354,10 @@ class Component:
                             other.pop(key, None)
                         table[key] = value
         cls._parameters, cls._variables, cls._ports, cls._modes = params, variables, ports, modes
+        for name, var in variables.items():
+            if as_real(var.start) is None:
+                raise DeclarationError(f"variable {name} of {cls.__name__} has start "
+                                       f"{_describe_value(var.start)}; give a real number")
         for name, port in ports.items():
             if not isinstance(port.domain, Domain):
                 raise DeclarationError(
@@ -460,7 +471,8 @@ class Component:
         """A variable by name, for variables added by :meth:`variables` (inside equations a
         symbol, outside its path)."""
         if name not in self.variables():
-            raise AttributeError(f"{type(self).__name__} {self.name!r} has no variable {name!r}")
+            raise UnknownAttributeError(f"{type(self).__name__} {self.name!r} has no variable {name!r}; "
+                                        f"its variables: {', '.join(self.variables()) or '(none)'}")
         return VariableSymbol(name, real=True) if self._deriving else f"{self.name}.{name}"
 
     def ports(self) -> dict[str, Port]:

@@ -22,7 +22,19 @@ def der(expr):
     ``der(v)`` makes ``v`` a state of the component. Parameters are constant in time, so
     ``der(C*v) == C*der(v)``.
     """
-    expr = sp.sympify(expr)
+    from .errors import DeclarationError
+    if isinstance(expr, str):
+        raise DeclarationError(f"der({expr!r}): give the variable itself, der(self.{expr}), not a string")
+    try:
+        expr = sp.sympify(expr, strict=True)
+    except (sp.SympifyError, TypeError, ValueError):
+        raise DeclarationError(f"der() takes a variable or an expression of variables, got {expr!r}") from None
+    if not isinstance(expr, sp.Expr) or not (
+            t in expr.free_symbols or any(isinstance(s, VariableSymbol) for s in expr.free_symbols)):
+        raise DeclarationError(
+            f"der({expr}): {expr} contains no variable of the component (parameters are constant, so "
+            "its derivative would be 0); take the derivative of a variable, e.g. der(self.x) with "
+            "x = Variable(...)")
     result = sp.diff(expr, t)
     for sym in expr.free_symbols:
         if isinstance(sym, VariableSymbol):
