@@ -370,3 +370,20 @@ def test_readme_linearization_snippet_runs(monkeypatch):
     import matplotlib.pyplot as plt
     plt.close("all")
     sys.modules.pop("examples.cart_on_beam", None)
+
+
+def test_coupled_clutches_linearized_in_the_current_modes():
+    """At t = 0.8 s clutch1 and clutch2 are stuck (clutch3 free): J1–J3 move as one 3 kg·m²
+    body, J4 is free. The linear model keeps the modes: from the drive torque, J1.w and J3.w
+    are 1/(3 s), J4.w does not respond. (The redundant speeds stay states: no state merging.)"""
+    sim = _example("coupled_clutches").build().compile()
+    res = sim.simulate(0.85, rtol=1e-8, atol=1e-10)
+    at = res.at(0.8)
+    assert [at.p[sim.mode_slot(f"clutch{k}.mode")] for k in (1, 2, 3)] == [0.0, 0.0, 2.0]   # stuck, stuck, free
+    lin = sim.linearize(["torque.tau"], ["J1.w", "J3.w", "J4.w"], at=at)
+    np.testing.assert_allclose(lin.poles(), 0.0, atol=1e-12)
+    f = np.logspace(-1, 2, 20)
+    H = lin.frequency_response(f)
+    np.testing.assert_allclose(H[0, 0], 1 / (3 * 2j * np.pi * f), rtol=1e-10)
+    np.testing.assert_allclose(H[1, 0], 1 / (3 * 2j * np.pi * f), rtol=1e-10)
+    np.testing.assert_allclose(H[2, 0], 0.0, atol=1e-14)
