@@ -1,0 +1,392 @@
+"""Every bad input across the API raises a PhyslibError subclass whose message names the
+component, port, parameter or option involved -- never a foreign (CasADi, SymPy, NumPy,
+Python) exception, never silent acceptance.
+
+One table: (id, callable, expected exception class, substrings the message must contain).
+"""
+import functools
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from physlib import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,
+                     MissingPortError, MissingReferenceError, Mode, Model, ModelError, Parameter,
+                     ParameterError, PhyslibError, Port, PortConnectionError, StructuralError,
+                     UnconnectedPortError, UnknownAttributeError, UnknownNameError, Variable, der)
+from physlib.components import signals as sig
+from physlib.components import translational as tr
+from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, Resistor,
+                                           VoltageSource)
+from physlib.components.rotational import IdealGear, Inertia
+from physlib.domains import electrical
+
+
+# --- models the cases use ----------------------------------------------------------------------
+
+def rc(**r_kw):
+    m = Model("rc")
+    src = m.add(VoltageSource("src", V=1.0))
+    r = m.add(Resistor("R1", R=1e3, **r_kw))
+    c = m.add(Capacitor("C1", C=1e-6))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    return m
+
+
+@functools.cache
+def sim():
+    return rc().compile()
+
+
+@functools.cache
+def result():
+    return sim().simulate(1e-3)
+
+
+def model_with(*members):
+    m = Model("m")
+    for member in members:
+        m.add(member)
+    return m
+
+
+def custom(compile_it=True, **attrs):
+    """A custom component class ``Osc`` with a variable x and the given declarations."""
+    attrs = {"x": Variable(start=1.0), **attrs}
+    cls = type("Osc", (Component,), attrs)
+    if not compile_it:
+        return cls
+    return model_with(cls("o1")).compile()
+
+
+def eqs(f):
+    return {"equations": f}
+
+
+def connect(make_ports):
+    m = Model("m")
+    m.connect(*make_ports(m))
+
+
+def resistor_in(m, name="R1"):
+    return m.add(Resistor(name, R=1.0))
+
+
+def assign(obj, name, value):
+    setattr(obj, name, value)
+
+
+def compile_pulse_changed_after_construction():
+    m = Model("pm")
+    pulse = sig.Pulse("P1", width=1e-3, period=2e-3)
+    src = m.add(VoltageSource("src", V=pulse))
+    r = m.add(Resistor("R1", R=1.0))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(src.n, r.n, gnd.p)
+    pulse.period = 0.5e-3
+    m.compile()
+
+
+def signal_pair(link):
+    m = Model("m")
+    g1, g2 = m.add(sig.Gain("g1")), m.add(sig.Gain("g2"))
+    link(m, g1, g2)
+    m.compile()
+
+
+def source_given_and_connected():
+    m = Model("m")
+    src = m.add(VoltageSource("src", V=1.0))
+    step = m.add(sig.Step("st"))
+    r, gnd = m.add(Resistor("R1", R=1.0)), m.add(Ground("gnd"))
+    m.connect(step.y, src.V)
+    m.connect(src.p, r.p)
+    m.connect(src.n, r.n, gnd.p)
+    m.compile()
+
+
+def source_without_value():
+    m = Model("m")
+    src = m.add(VoltageSource("src"))
+    r, gnd = m.add(Resistor("R1", R=1.0)), m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(src.n, r.n, gnd.p)
+    m.compile()
+
+
+def no_ground():
+    m = Model("m")
+    src, r = m.add(VoltageSource("src", V=1.0)), m.add(Resistor("R1", R=1.0))
+    m.connect(src.p, r.p)
+    m.connect(src.n, r.n)
+    m.compile()
+
+
+def dangling_resistor():
+    m = rc()
+    m.add(Resistor("R9", R=1.0))
+    m.connect(m.R9.p, m.R1.p)
+    m.compile()
+
+
+def subsystem():
+    inner = Model("inner")
+    r = inner.add(Resistor("R1", R=1.0))
+    inner.expose(r.p, "a")
+    return inner, r
+
+
+def inner_port_from_outside():
+    inner, r = subsystem()
+    outer = Model("outer")
+    outer.add(inner)
+    r2 = outer.add(Resistor("R2", R=1.0))
+    outer.connect(r.n, r2.p)
+
+
+S = sim
+
+
+CASES = [
+    # --- component construction: parameter values ------------------------------------------
+    ("R negative", lambda: Resistor("R1", R=-1.0), ParameterError, ["parameter R of R1", "> 0"]),
+    ("R zero", lambda: Resistor("R1", R=0.0), ParameterError, ["parameter R of R1", "> 0"]),
+    ("R nan", lambda: Resistor("R1", R=math.nan), ParameterError, ["parameter R of R1", "finite"]),
+    ("R inf", lambda: Resistor("R1", R=math.inf), ParameterError, ["parameter R of R1", "finite"]),
+    ("R numeric string", lambda: Resistor("R1", R="1e3"), ParameterError,
+     ["parameter R of R1", "real number", "'1e3'"]),
+    ("R bool", lambda: Resistor("R1", R=True), ParameterError, ["parameter R of R1", "real number"]),
+    ("R list", lambda: Resistor("R1", R=[1e3]), ParameterError, ["parameter R of R1", "real number"]),
+    ("R None", lambda: Resistor("R1", R=None), ParameterError, ["parameter R of R1", "real number"]),
+    ("R complex", lambda: Resistor("R1", R=1e3 + 1j), ParameterError, ["parameter R of R1", "real number"]),
+    ("R array", lambda: Resistor("R1", R=np.array([1.0, 2.0])), ParameterError,
+     ["parameter R of R1", "real number"]),
+    ("R symbol", lambda: Resistor("R1", R=sp.Symbol("R")), ParameterError, ["parameter R of R1"]),
+    ("R missing", lambda: Resistor("R1"), ParameterError, ["R1", "needs parameter R"]),
+    ("C negative", lambda: Capacitor("C1", C=-1e-6), ParameterError, ["parameter C of C1"]),
+    ("L string", lambda: Inductor("L1", L="1 mH"), ParameterError, ["parameter L of L1", "'1 mH'"]),
+    ("mass zero", lambda: tr.Mass("M1", m=0.0), ParameterError, ["parameter m of M1"]),
+    ("inertia bool", lambda: Inertia("J1", J=False), ParameterError, ["parameter J of J1"]),
+    ("unknown keyword", lambda: Capacitor("C1", C=1e-6, V0=1.0), ParameterError,
+     ["Capacitor 'C1'", "'V0'", "v0"]),
+    ("output given as keyword", lambda: sig.Gain("g1", y=1.0), ParameterError, ["Gain 'g1'", "'y'"]),
+    ("positional value", lambda: Resistor("R1", 1e3), ParameterError, ["Resistor 'R1'", "keyword", "R="]),
+    ("diode positional value", lambda: Diode("D1", 1e-14), ParameterError, ["Diode 'D1'", "keyword"]),
+    ("diode n and N", lambda: Diode("D1", n=1.0, N=1.0), ParameterError, ["D1", "n or N"]),
+    ("step t0 string", lambda: sig.Step("st", t0="1"), ParameterError, ["parameter t0 of st"]),
+    ("pulse wider than period", lambda: sig.Pulse("P1", width=2.0, period=1.0), ParameterError,
+     ["P1", "width", "period"]),
+    ("table times not increasing", lambda: sig.Table("T1", points=[(0, 1), (0, 2)]), ParameterError,
+     ["T1", "increasing"]),
+    ("state space shapes", lambda: sig.StateSpace("S1", A=[[1, 2]], B=[1], C=[1]), ParameterError,
+     ["S1", "A"]),
+    ("limiter bounds", lambda: sig.Limiter("lim", u_min=1.0, u_max=0.0), ParameterError,
+     ["lim", "u_min", "u_max"]),
+    # --- names -------------------------------------------------------------------------------
+    ("name trailing newline", lambda: Resistor("R1\n", R=1.0), ParameterError, ["'R1\\n'", "not valid"]),
+    ("name with dot", lambda: Resistor("a.b", R=1.0), ParameterError, ["'a.b'", "not valid"]),
+    ("name a number", lambda: Resistor(5, R=1.0), ParameterError, ["Resistor name 5", "not valid"]),
+    ("name empty", lambda: Resistor("", R=1.0), ParameterError, ["Resistor name ''"]),
+    ("name leading digit", lambda: Resistor("1R", R=1.0), ParameterError, ["'1R'"]),
+    ("model name with space", lambda: Model("my model"), ParameterError, ["Model name 'my model'"]),
+    ("model name trailing newline", lambda: Model("m\n"), ParameterError, ["Model name 'm\\n'"]),
+    # --- structural flags and signal inputs ---------------------------------------------------
+    ("use_support string", lambda: IdealGear("g1", ratio=2.0, use_support="no"), ParameterError,
+     ["parameter use_support of g1", "True or False", "'no'"]),
+    ("use_support int", lambda: IdealGear("g1", ratio=2.0, use_support=1), ParameterError,
+     ["parameter use_support of g1", "True or False"]),
+    ("translational use_support string", lambda: tr.Force("F1", f=1.0, use_support="yes"), ParameterError,
+     ["parameter use_support of F1"]),
+    ("input value string", lambda: VoltageSource("src", V="1"), ParameterError, ["input V of src"]),
+    ("input value list", lambda: VoltageSource("src", V=[1.0]), ParameterError, ["input V of src"]),
+    ("input value nan", lambda: VoltageSource("src", V=math.nan), ParameterError, ["input V of src"]),
+    ("input value a resistor", lambda: VoltageSource("src", V=Resistor("R1", R=1.0)), ParameterError,
+     ["input V of src", "not a waveform"]),
+    # --- assignment after construction -------------------------------------------------------
+    ("assign negative", lambda: assign(Resistor("R1", R=1.0), "R", -1.0), ParameterError,
+     ["parameter R of R1"]),
+    ("assign string", lambda: assign(Resistor("R1", R=1.0), "R", "5e3"), ParameterError,
+     ["parameter R of R1", "real number"]),
+    ("assign structural", lambda: assign(IdealGear("g1", ratio=2.0), "use_support", True), ParameterError,
+     ["use_support", "'g1'", "structural", "new component"]),
+    ("assign variable", lambda: assign(Capacitor("C1", C=1e-6), "v", 1.0), ParameterError,
+     ["C1.v", "variable"]),
+    ("assign port", lambda: assign(Resistor("R1", R=1.0), "p", 1.0), PortConnectionError,
+     ["Resistor 'R1'", "p", "Model.connect"]),
+    ("assign input string", lambda: assign(VoltageSource("src", V=1.0), "V", "2"), ParameterError,
+     ["input V of src"]),
+    ("cross check at compile", compile_pulse_changed_after_construction, ParameterError, ["P1", "width"]),
+    # --- ports and attributes ----------------------------------------------------------------
+    ("missing conditional port", lambda: IdealGear("g1", ratio=2.0).support, MissingPortError,
+     ["IdealGear 'g1'", "'support'", "use_support=True"]),
+    ("unknown attribute", lambda: Resistor("R1", R=1.0).nope, UnknownAttributeError, ["Resistor 'R1'", "'nope'"]),
+    ("unknown port variable", lambda: Resistor("R1", R=1.0).p.w, UnknownAttributeError, ["R1.p", "'w'"]),
+    ("unknown var()", lambda: Resistor("R1", R=1.0).var("nope"), UnknownAttributeError, ["'R1'", "'nope'"]),
+    # --- custom component declarations -------------------------------------------------------
+    ("port typed by a string", lambda: custom(False, p=Port("electrical")), DeclarationError,
+     ["port p of Osc", "'electrical'", "domain"]),
+    ("port condition not structural", lambda: custom(False, k=Parameter(1.0), p=Port(electrical, condition="k")),
+     DeclarationError, ["port p of Osc", "'k'", "structural"]),
+    ("variable start string", lambda: custom(False, y=Variable(start="0")), DeclarationError,
+     ["variable y of Osc", "'0'"]),
+    ("mode start unknown", lambda: Mode({"stuck": 0, "free": 1}, start="slip"), DeclarationError,
+     ["'slip'", "stuck"]),
+    ("parameter default string", lambda: custom(False, k=Parameter("abc"))("o1"), ParameterError,
+     ["parameter k of o1"]),
+    ("equations returns a single Eq", lambda: custom(**eqs(lambda s: sp.Eq(der(s.x), -s.x))), DeclarationError,
+     ["Osc 'o1'", "equations()", "single", "list"]),
+    ("equations returns None", lambda: custom(**eqs(lambda s: None)), DeclarationError,
+     ["Osc 'o1'", "equations()", "list"]),
+    ("equation as string", lambda: custom(**eqs(lambda s: ["der(x) + x"])), DeclarationError,
+     ["Osc 'o1'", "string"]),
+    ("equation identically true", lambda: custom(**eqs(lambda s: [sp.Eq(s.x, s.x)])), DeclarationError,
+     ["Osc 'o1'", "True"]),
+    ("undeclared symbol", lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), sp.Symbol("y"))])), DeclarationError,
+     ["Osc 'o1'", "y", "not a declared"]),
+    ("math function on a symbol", lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), math.sin(s.x))])),
+     DeclarationError, ["Osc 'o1'", "SymPy functions"]),
+    ("if-test on a symbol", lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), 1 if s.x > 0 else -1)])),
+     DeclarationError, ["Osc 'o1'", "Relational"]),
+    ("unknown attribute in equations", lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), s.nope)])),
+     UnknownAttributeError, ["Osc 'o1'", "'nope'"]),
+    ("der of a parameter", lambda: custom(k=Parameter(1.0), **eqs(lambda s: [sp.Eq(der(s.k), s.x)])),
+     DeclarationError, ["Osc 'o1'", "der(k)"]),
+    ("der of a string", lambda: custom(**eqs(lambda s: [sp.Eq(der("x"), -s.x)])), DeclarationError,
+     ["der('x')", "der(self.x)"]),
+    ("initial returns a list", lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), -s.x)]), initial=lambda s: [1.0]),
+     DeclarationError, ["Osc 'o1'", "initial()", "dict"]),
+    ("initial of an unknown variable",
+     lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), -s.x)]), initial=lambda s: {sp.Symbol("z"): 1.0}),
+     DeclarationError, ["Osc 'o1'", "initial()", "z"]),
+    ("guards returns a single expression",
+     lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), -s.x)]), guards=lambda s: s.x),
+     DeclarationError, ["Osc 'o1'", "guards()", "list"]),
+    ("overdetermined", lambda: custom(**eqs(lambda s: [sp.Eq(s.x, 1), sp.Eq(s.x, 2)])), StructuralError,
+     ["Osc o1: x - 1 = 0", "Osc o1: x - 2 = 0"]),
+    # --- Model.add / connect / expose / lookups ----------------------------------------------
+    ("add a string", lambda: Model("m").add("R1"), ModelError, ["Model.add", "'R1'"]),
+    ("add an unnamed component", lambda: Model("m").add(sig.Step()), PortConnectionError, ["Step", "name", "'m'"]),
+    ("add a duplicate name", lambda: model_with(Resistor("R1", R=1.0), Resistor("R1", R=2.0)),
+     DuplicateNameError, ["'m'", "'R1'"]),
+    ("add a model to itself", lambda: (lambda m: m.add(m))(Model("m")), PortConnectionError, ["'m'", "itself"]),
+    ("connect one port", lambda: connect(lambda m: [resistor_in(m).p]), PortConnectionError, ["at least two"]),
+    ("connect strings", lambda: connect(lambda m: [resistor_in(m) and "R1.p", "R1.n"]), PortConnectionError,
+     ["'R1.p'", "not a port"]),
+    ("connect components", lambda: connect(lambda m: [resistor_in(m), resistor_in(m, "R2")]), PortConnectionError,
+     ["Resistor('R1')", "not a port"]),
+    ("connect a variable path", lambda: connect(lambda m: [resistor_in(m).p.v, m.R1.n]), PortConnectionError,
+     ["'R1.p.v'", "not a port"]),
+    ("connect a non-member", lambda: connect(lambda m: [resistor_in(m).p, Resistor("R2", R=1.0).p]),
+     PortConnectionError, ["R2.p", "not a member", "'m'"]),
+    ("connect a port to itself", lambda: connect(lambda m: [resistor_in(m).p, m.R1.p]), PortConnectionError,
+     ["R1.p", "itself"]),
+    ("connect across domains", lambda: connect(lambda m: [resistor_in(m).p, m.add(Inertia("J1", J=1.0)).flange_a]),
+     DomainMismatchError, ["R1.p (electrical)", "J1.flange_a (rotational)"]),
+    ("connect signal to electrical", lambda: connect(lambda m: [m.add(sig.Gain("g1")).y, resistor_in(m).p]),
+     DomainMismatchError, ["g1.y (signal)", "R1.p (electrical)"]),
+    ("connect an inner port from outside", inner_port_from_outside, PortConnectionError,
+     ["R1.n", "not a member", "'outer'"]),
+    ("expose under a bad name", lambda: (lambda m: m.expose(resistor_in(m).p, "a b"))(Model("m")), ParameterError,
+     ["exposed port name 'a b'"]),
+    ("expose twice under one name", lambda: (lambda ir: ir[0].expose(ir[1].n, "a"))(subsystem()),
+     DuplicateNameError, ["'inner'", "'a'"]),
+    ("model unknown attribute", lambda: model_with(Resistor("R1", R=1.0)).nope, UnknownAttributeError,
+     ["model 'm'", "'nope'", "R1"]),
+    ("model unknown member", lambda: model_with(Resistor("R1", R=1.0))["nope"], UnknownNameError,
+     ["model 'm'", "'nope'", "R1"]),
+    ("model lookup by number", lambda: Model("m")[3], UnknownNameError, ["model 'm'", "3"]),
+    # --- Model.compile ------------------------------------------------------------------------
+    ("compile option", lambda: rc().compile(fast=True), ParameterError, ["compile", "fast"]),
+    ("compile unconnected port", dangling_resistor, UnconnectedPortError, ["R9.n"]),
+    ("compile without ground", no_ground, MissingReferenceError, ["src", "R1"]),
+    ("compile input without value", source_without_value, UnconnectedPortError, ["src.V"]),
+    ("input given and connected", source_given_and_connected, PortConnectionError, ["src.V", "st.y"]),
+    ("two outputs joined", lambda: signal_pair(lambda m, a, b: m.connect(a.y, b.y)), PortConnectionError,
+     ["g1.y", "g2.y", "2 outputs"]),
+    ("inputs without an output", lambda: signal_pair(lambda m, a, b: m.connect(a.u, b.u)), PortConnectionError,
+     ["g1.u", "g2.u", "0 outputs"]),
+    # --- CompiledModel accessors --------------------------------------------------------------
+    ("variable unknown", lambda: S().variable("nope"), UnknownNameError, ["variable 'nope'"]),
+    ("variable typo suggests", lambda: S().variable("C1.vv"), UnknownNameError, ["'C1.vv'", "C1.v"]),
+    ("unit unknown", lambda: S().unit("C1.q"), UnknownNameError, ["'C1.q'"]),
+    ("parameter_vector unknown name", lambda: S().parameter_vector({"R1.Rx": 1.0}), ParameterError,
+     ["'R1.Rx'", "R1.R"]),
+    ("parameter_vector negative", lambda: S().parameter_vector({"R1.R": -1.0}), ParameterError,
+     ["parameter R of R1"]),
+    ("parameter_vector bool", lambda: S().parameter_vector({"R1.R": True}), ParameterError,
+     ["parameter R of R1", "real number"]),
+    # --- simulate options (those validated in physlib/analysis today) -------------------------
+    ("unknown solver", lambda: S().simulate(1e-3, solver="rk5"), PhyslibError, ["rk5", "idas"]),
+    ("rtol zero", lambda: S().simulate(1e-3, rtol=0.0), PhyslibError, ["rtol"]),
+    ("rtol negative", lambda: S().simulate(1e-3, rtol=-1e-6), PhyslibError, ["rtol"]),
+    ("t_end before t0", lambda: S().simulate(-1.0), PhyslibError, ["t_end"]),
+    ("t_end equals t0", lambda: S().simulate(1.0, t0=1.0), PhyslibError, ["t_end"]),
+    ("t_eval outside the run", lambda: S().simulate(1e-3, t_eval=[2e-3]), PhyslibError, ["t_eval"]),
+    ("t_eval decreasing", lambda: S().simulate(1e-3, t_eval=[5e-4, 1e-4]), PhyslibError, ["t_eval"]),
+    ("x0 of a non-state", lambda: S().simulate(1e-3, x0={"R1.v": 1.0}), PhyslibError, ["R1.v", "not a state"]),
+    ("x0 of an unknown name", lambda: S().simulate(1e-3, x0={"nope": 1.0}), PhyslibError, ["nope"]),
+    ("params unknown name", lambda: S().simulate(1e-3, params={"R1.X": 1.0}), ParameterError, ["'R1.X'"]),
+    ("params negative", lambda: S().simulate(1e-3, params={"R1.R": -1.0}), ParameterError,
+     ["parameter R of R1"]),
+    ("fixed step without dt", lambda: S().simulate(1e-3, solver="rk4"), PhyslibError, ["dt"]),
+    ("projection unknown", lambda: S().simulate(1e-3, projection="best"), PhyslibError, ["projection", "best"]),
+    ("initial unknown", lambda: S().simulate(1e-3, initial="loose"), PhyslibError, ["initial", "loose"]),
+    ("invariants with idas", lambda: S().simulate(1e-3, invariants=[sp.Symbol("C1.v")]), PhyslibError,
+     ["invariants", "idas"]),
+    # --- results --------------------------------------------------------------------------------
+    ("result unknown name", lambda: result()["nope"], UnknownNameError, ["nope"]),
+    ("result typo suggests", lambda: result()["C1.vv"], UnknownNameError, ["C1.vv", "C1.v"]),
+    ("result at after the run", lambda: result().at(1.0), PhyslibError, ["t = 1.0", "outside"]),
+    ("result at before the run", lambda: result().at(-1.0), PhyslibError, ["t = -1.0", "outside"]),
+    ("result plot unknown name", lambda: result().plot("nope"), UnknownNameError, ["nope"]),
+    ("operating point unknown name", lambda: result().at(5e-4)["nope"], UnknownNameError, ["nope"]),
+]
+
+
+@pytest.mark.parametrize("call, error, substrings", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_names_the_culprit(call, error, substrings):
+    assert issubclass(error, PhyslibError)
+    with pytest.raises(error) as info:
+        call()
+    message = str(info.value)
+    for part in substrings:
+        assert part in message, f"{part!r} not in: {message}"
+
+
+def test_the_table_is_large_and_ids_are_unique():
+    assert len(CASES) >= 60
+    assert len({c[0] for c in CASES}) == len(CASES)
+
+
+def test_missing_conditional_port_is_an_attribute_error():
+    gear = IdealGear("g1", ratio=2.0)
+    assert not hasattr(gear, "support")
+    assert getattr(gear, "support", None) is None
+    assert isinstance(IdealGear("g2", ratio=2.0, use_support=True).support.path, str)
+    with pytest.raises(AttributeError):
+        gear.support
+    assert issubclass(MissingPortError, PortConnectionError)
+
+
+@pytest.mark.parametrize("value", [np.float32(2e3), np.float64(2e3), np.int64(2000), np.int32(2000),
+                                   np.array(2e3), sp.Float(2e3), sp.Integer(2000)])
+def test_numpy_and_sympy_scalars_are_accepted_wherever_a_float_is(value):
+    r = Resistor("R1", R=value)
+    assert type(r.R) is float and r.R == 2000.0
+    src = VoltageSource("src", V=value)
+    assert src._input_values["V"] == 2000.0
+    r.R = value
+    assert r.R == 2000.0
+    assert IdealGear("g1", ratio=2.0, use_support=np.bool_(True)).use_support is True
+    p = S().parameter_vector({"R1.R": value})
+    assert p[S()._param_index["R1.R"]] == 2000.0
+    # a NumPy scalar as a simulation input: RC at t = RC (1 V, R = 2 kΩ, C = 1 µF): 1 - e^-1,
+    # within the solver tolerance (rtol 1e-8).
+    res = S().simulate(np.float64(2e-3), params={"R1.R": value}, rtol=1e-8, atol=1e-10,
+                       t_eval=np.array([0.0, 2e-3]))
+    assert res["C1.v"][-1] == pytest.approx(1 - math.exp(-1), abs=1e-6)
