@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -103,7 +104,7 @@ class CompiledModel:
         """(representative position, sign) of a variable path; unknown names get suggestions."""
         try:
             i = self._var_index[name]
-        except KeyError:
+        except (KeyError, TypeError):   # TypeError: an unhashable name such as a list
             raise UnknownNameError(_unknown("variable", name, self._var_index)) from None
         return int(self.system.var_col[i]), float(self.system.var_sign[i])
 
@@ -116,14 +117,14 @@ class CompiledModel:
 
     def parameter_slot(self, name: str) -> int:
         """Position of a parameter (not a mode) in the parameter vector; unknown names get suggestions."""
-        i = self._param_index.get(name)
+        i = self._param_index.get(name) if isinstance(name, str) else None
         if i is None or isinstance(self._flat.param_checks[i][0], Mode):
             raise UnknownNameError(_unknown("parameter", name, self.parameters))
         return i
 
     def unit(self, name: str) -> str:
         """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""
-        i = self._var_index.get(name)
+        i = self._var_index.get(name) if isinstance(name, str) else None
         if i is None:
             raise UnknownNameError(_unknown("variable", name, self._var_index))
         for group in self._flat.groups:
@@ -134,10 +135,12 @@ class CompiledModel:
 
     def parameter_vector(self, params: dict | None) -> np.ndarray:
         values = self._flat.param_values.copy()
+        if params is not None and not isinstance(params, Mapping):
+            raise ParameterError(f"params must be a dict of parameter paths to values, e.g. "
+                                 f"{{'R1.R': 2e3}}; got {type(params).__name__} {params!r:.60}")
         for name, value in (params or {}).items():
-            if name not in self._param_index:
+            if not isinstance(name, str) or name not in self._param_index:
                 raise ParameterError(_unknown("parameter", name, self._param_index))
-            values[self._param_index[name]] = value
             declaration, owner = self._flat.param_checks[self._param_index[name]]
             if isinstance(declaration, Mode):
                 raise ParameterError(f"{name} is a mode of {owner}; modes change only at events")
@@ -221,6 +224,8 @@ def _short(names, limit=10):
 
 
 def _unknown(kind: str, name: str, known) -> str:
+    if not isinstance(name, str):
+        return f"unknown {kind} {name!r}: give its path as a string, e.g. 'C1.v' or 'R1.R'"
     close = difflib.get_close_matches(name, list(known), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return f"unknown {kind} {name!r}{hint}"
