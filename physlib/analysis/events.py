@@ -13,10 +13,10 @@ one that leaves zero on the side calling for another mode triggers that change a
 that crosses straight back is a new event (so chattering trips the event-storm check), and
 one that stays at zero is masked until it leaves zero (anti-chattering).
 
-Integration uses CasADi integrators on normalized time τ ∈ [0, 1] with the interval start and
-length as extra parameters, built once per model: one with a single output (for locating
-crossings and short intervals), one with 16·m outputs that runs through 16 output intervals
-per call on the default output grid, sampling the guards m times per interval.
+Integration uses the normalized-time integrators of :mod:`physlib.analysis.integrators`,
+built once per model: one with a single output (for locating crossings and short intervals),
+one with 16·m outputs that runs through 16 output intervals per call on the default output
+grid, sampling the guards m times per interval.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.errors import InitializationError, PhyslibError, SimulationError
 from .initialization import solve_algebraic
+from .integrators import Integration
 from .projection import energy_matrix, energy_projection, naive_projection, state_chain
 
 
@@ -60,8 +61,8 @@ class HybridStepper:
         self.zero_band = 10 * atol         # guard values this small count as zero after an event
         self.noise = 1e-6 * self.zero_band # a probe moving a guard less than this is rounding
         self._hybrid = _hybrid_instances(model)
-        self._integrator = _scaled_integrator(self.system, solver, rtol, atol) \
-            if len(self.system.state_pos) else None
+        self._has_states = len(self.system.state_pos) > 0
+        self._integration = Integration(model, solver, rtol, atol)
         self._describe = lambda i: model.algebraic[i]  # noqa: E731
 
     # --- numerics -----------------------------------------------------------------------------
@@ -72,15 +73,10 @@ class HybridStepper:
     def integrate(self, x, z, ta, tb):
         if tb <= ta:
             return x, z
-        if self._integrator is None:            # no states: the algebraic solution at tb
+        if not self._has_states:                # no states: the algebraic solution at tb
             return x, self.solve_z(x, z, tb)
-        try:
-            out = self._integrator(x0=x, z0=z, p=np.concatenate([self.p, [ta, tb - ta]]))
-        except RuntimeError as err:
-            message = str(err).strip().splitlines()[-1] if str(err).strip() else repr(err)
-            raise SimulationError(f"{self.solver} failed between t = {ta:.10g} s and {tb:.10g} s: "
-                                  f"{message}") from None
-        return np.array(out["xf"]).ravel(), np.array(out["zf"]).ravel()
+        X, Z = self._integration(x, z, self.p, ta, tb)
+        return X[:, 0], Z[:, 0]
 
     def guards(self, x, z, t):
         return np.array(self.system.guards(x, z, self.p, t)).ravel()
@@ -92,18 +88,11 @@ class HybridStepper:
 
     def integrate_chunk(self, x, z, ta, tb, n):
         """States and algebraic variables at n equally spaced points of (ta, tb], one call."""
-        if self._integrator is None:
+        if not self._has_states:
             times = ta + (tb - ta) * np.arange(1, n + 1) / n
             Z = np.column_stack([self.solve_z(x, z, tt) for tt in times])
             return np.empty((0, n)), Z
-        integrator = _scaled_integrator(self.system, self.solver, self.rtol, self.atol, n)
-        try:
-            out = integrator(x0=x, z0=z, p=np.concatenate([self.p, [ta, tb - ta]]))
-        except RuntimeError as err:
-            message = str(err).strip().splitlines()[-1] if str(err).strip() else repr(err)
-            raise SimulationError(f"{self.solver} failed between t = {ta:.10g} s and {tb:.10g} s: "
-                                  f"{message}") from None
-        return out["xf"].full().reshape(len(x), n), out["zf"].full().reshape(len(z), n)
+        return self._integration(x, z, self.p, ta, tb, _even_grid(n))
 
     def handle_event(self, t, x, z, fired, cause, record=None, g_before=None):
         """Event iteration at time t, then settling. Returns (t, x, z, reference guard values,
@@ -166,8 +155,12 @@ class HybridStepper:
         lo, hi = ta, tb
         x_hi, z_hi = self.integrate(x, z, ta, tb)
         g_hi = self.guards(x_hi, z_hi, tb)
+        # Bounded: an event_tol below the spacing of floating-point times near t ends when the
+        # midpoint no longer moves.
         while hi - lo > self.event_tol:
             mid = 0.5 * (lo + hi)
+            if not lo < mid < hi:
+                break
             x_m, z_m = self.integrate(x, z, ta, mid)
             g_m = self.guards(x_m, z_m, mid)
             if np.any(_crossed(g_a, g_m, mask)):
@@ -397,21 +390,6 @@ def has_modes(model) -> bool:
     return any(g.template.mode_names for g in model._flat.groups)
 
 
-def _scaled_integrator(system, solver, rtol, atol, outputs: int = 1):
-    """One integrator over τ ∈ [0, 1] for any interval [ta, ta + h] (ta, h appended to p),
-    with ``outputs`` equally spaced output points."""
-    key = ("scaled", solver, rtol, atol, outputs)
-    if key not in system.cache:
-        dae = system.dae_dict()
-        ta, h, tau = cs.SX.sym("ta"), cs.SX.sym("h"), cs.SX.sym("tau")
-        time = ta + h * tau
-        ode = h * cs.substitute(dae["ode"], dae["t"], time)
-        alg = cs.substitute(dae["alg"], dae["t"], time)
-        problem = {"x": dae["x"], "z": dae["z"], "p": cs.vertcat(dae["p"], ta, h), "t": tau,
-                   "ode": ode, "alg": alg}
-        options = {"abstol": atol, "reltol": rtol, "max_num_steps": 1_000_000}
-        if solver == "idas":
-            options["suppress_algebraic"] = True   # as in simulate._integrate
-        grid = (np.arange(1, outputs + 1) / outputs).tolist()
-        system.cache[key] = cs.integrator("hybrid", solver, problem, 0.0, grid, options)
-    return system.cache[key]
+def _even_grid(n: int) -> tuple:
+    """n equally spaced output points of normalized time, (1/n, 2/n, ..., 1)."""
+    return tuple((np.arange(1, n + 1) / n).tolist())

@@ -46,22 +46,18 @@ import sympy as sp
 
 from ..core.errors import PhyslibError, SimulationError
 from .events import has_modes
-from .initialization import check_derivatives, damped_newton, solve_algebraic
-from .start_values import check_initial_state
+from .initialization import damped_newton, solve_algebraic
+from .options import FIXED_STEP
 from .projection import energy_matrix, invariant_projection
 
-FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")
 _GRID_TOL = 1e-9          # relative to dt: times closer than this to a grid point are on it
 
 
 # --- public entry points ------------------------------------------------------------------------
 
-def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4", dt: float | None = None,
-                   rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
-                   x0: dict | None = None, projection: str | None = "energy", noise=None,
-                   max_step: float | None = None, invariants=None, max_events: int = 100,
-                   initial: str = "strict"):
-    """:func:`physlib.analysis.simulate.simulate` for the fixed-step solvers.
+def simulate_fixed(model, options):
+    """:func:`physlib.analysis.simulate.simulate` for the fixed-step solvers, with validated
+    :class:`~physlib.analysis.options.SimulateOptions`.
 
     ``dt`` [s] is required. ``rtol``/``atol`` do not apply (the implicit solvers' Newton
     iterations converge to rounding level); ``max_step`` is an error (the step is ``dt``).
@@ -70,34 +66,18 @@ def simulate_fixed(model, t_end: float, *, t0: float = 0.0, solver: str = "rk4",
     modes' constraints (ALGORITHMS §1).
     """
     from .results import SimulationResult
-    from .simulate import _apply_x0, _output_grid, check_common_options
+    from .simulate import consistent_start
 
-    if solver not in FIXED_STEP:
-        raise PhyslibError(f"{solver!r} is not a fixed-step solver; choose one of {', '.join(FIXED_STEP)}")
-    if dt is None:
-        raise PhyslibError(f"solver {solver!r} is a fixed-step solver: give its step, e.g. dt=1e-4 [s]")
-    if isinstance(dt, bool) or not isinstance(dt, (int, float, np.floating)) or not np.isfinite(dt) or dt <= 0:
-        raise PhyslibError(f"dt must be a positive, finite step in seconds, got {dt!r}")
-    if max_step is not None:
-        raise PhyslibError(f"max_step caps the steps of the variable-step solvers; solver {solver!r} "
-                           f"takes the fixed step dt = {dt:g} s")
-    check_common_options(noise, projection, t0, t_end, initial)
-    system = model.system
-    p = model.parameter_vector(params)
-    start = np.asarray(system.start(p, t0)).ravel()
-    x = start[system.state_pos]
-    if x0:
-        x = _apply_x0(model, x, x0)
-    z = solve_algebraic(system, x, start[system.z_pos], p, t0, lambda i: model.algebraic[i])
-    check_derivatives(model, x, z, p, t0)
-    check_initial_state(model, x, z, p, t0, initial=initial)
-    grid = None if t_eval is None else _output_grid(t_eval, t0, t_end)
+    t0, t_end = options.t0, options.t_end
+    p = model.parameter_vector(options.params)
+    x, z = consistent_start(model, p, options)
     hook, events = None, []
     if has_modes(model):
-        hook, events, (x, z, p) = step_end_events(model, p, t0, t_end, x, z, projection=projection,
-                                                  atol=atol, max_events=max_events)
-    times, X, Z, P, t_values = integrate_fixed(model, solver, t0, t_end, float(dt), x, z, p, t_eval=grid,
-                                               step_end=hook, invariants=invariants, return_p=True)
+        hook, events, (x, z, p) = step_end_events(model, p, t0, t_end, x, z, projection=options.projection,
+                                                  atol=options.atol, max_events=options.max_events)
+    times, X, Z, P, t_values = integrate_fixed(model, options.solver, t0, t_end, options.dt, x, z, p,
+                                               t_eval=options.t_eval, step_end=hook,
+                                               invariants=options.invariants, return_p=True)
     return SimulationResult(model, times, X, Z, P, events, t_values=t_values)
 
 
@@ -374,8 +354,10 @@ class _Stepper:
             bad = [self.names[i] for i in np.flatnonzero(~np.isfinite(x))[:5]]
             raise SimulationError(
                 f"{self.solver} diverged in the step from t = {a:g} s (dt = {h:g} s): "
-                f"{', '.join(bad)} became infinite or NaN. The explicit solver is unstable at this "
-                "step: reduce dt or use solver='backward_euler' or 'trapezoidal'")
+                f"{', '.join(bad)} became infinite or NaN: either the solution itself grows without "
+                "bound (check the signs and parameters of the equations that drive it) or the "
+                "explicit solver is unstable at this step (reduce dt or use solver='backward_euler' "
+                "or 'trapezoidal')")
 
     def _failure(self, a, h, F, reason):
         F = np.nan_to_num(np.asarray(F, dtype=float), nan=np.inf)

@@ -16,7 +16,6 @@ import numpy as np
 
 from ..core.errors import InitializationError
 
-INITIAL_MODES = ("strict", "relaxed")
 
 
 class StartValueWarning(UserWarning):

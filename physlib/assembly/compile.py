@@ -160,7 +160,7 @@ def _emit(flat: FlatSystem) -> DaeSystem:
     v = R[np.concatenate(positions)[eval_order].tolist()]
     vdef = cs.densify(cs.vertcat(*defs)[eval_order.tolist()]) if len(eval_order) else cs.SX(0, 1)
 
-    g_expr = residuals[g_eqs.tolist()]
+    g_expr = residuals[g_eqs.tolist()] if len(g_eqs) else cs.SX(0, 1)   # (a 1x1 indexed by [] is 1x0)
     z_pos = unknown_pos[z_unknowns]
 
     energy, energy_owner = _per_component(flat, "energy_function", locals_sx, params_sx, T,
