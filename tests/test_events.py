@@ -9,7 +9,7 @@ from physlib import Component, Mode, Model, PhyslibError, Variable, der
 from physlib.components.electrical import Ground, Resistor, Switch, VoltageSource
 from physlib.components.rotational import Clutch, Inertia
 from physlib.components.signals import Step
-from physlib.components.translational import HardStop, Mass
+from physlib.components.translational import Fixed, Force, HardStop, Mass
 
 from reference import REFERENCE
 
@@ -121,6 +121,48 @@ def test_bouncing_ball_impacts_and_rest():
     assert res.t[-1] == 30.0
     assert res["floor_contact.contact"][-1] == HardStop.CONTACT
     assert abs(res["ball.s"][-1]) < 1e-9 and abs(res["ball.v"][-1]) < 1e-9
+
+
+def hardstop_ball(**stop):
+    m = Model("ball")
+    floor = m.add(Fixed("floor"))
+    ball = m.add(Mass("ball", m=1.0, s0=10.0))
+    gravity = m.add(Force("gravity", f=-9.81))
+    contact = m.add(HardStop("floor_contact", e=0.9, s_rel_start=10.0, **stop))
+    m.connect(floor.flange, contact.flange_a)
+    m.connect(contact.flange_b, ball.flange_a)
+    m.connect(ball.flange_b, gravity.flange)
+    return m.compile()
+
+
+def test_ball_with_hardstop_defaults_settles_on_the_floor():
+    # Regression: with the default v_rest (1e-6 m/s) the bounces shrink below the event zero
+    # band near the accumulation point 1.42784·(1 + 0.9)/(1 − 0.9) = 27.129 s; locating them
+    # where the band was left instead of at s = 0 gained m·g·band per bounce and the ball fell
+    # through the floor to −40 m. Impacts are located to event_tol = 1e-10 s at ≤ 14 m/s, so
+    # no row may lie deeper than 14·1e-10 m (1e-8 allows for the solver's own rtol 1e-6).
+    res = hardstop_ball().simulate(30.0)
+    impacts = [e.t for e in res.events if e.after == {"contact": HardStop.IMPACT}]
+    accumulation = np.sqrt(2 * 10.0 / 9.81) * (1 + 0.9) / (1 - 0.9)
+    assert max(impacts) < accumulation + 1e-3
+    assert res["floor_contact.contact"][-1] == HardStop.CONTACT
+    assert res["ball.s"].min() >= -1e-8
+    assert abs(res["ball.s"][-1]) <= 1e-8 and res["ball.v"][-1] == 0.0
+    assert res["floor_contact.s_rel"][-1] == pytest.approx(res["ball.s"][-1], abs=1e-12)
+
+
+def test_fixed_step_ball_never_falls_through_the_floor():
+    # rk4 at dt = 10 ms sees each contact one step late, up to one step's travel (≤ 14 m/s ·
+    # 10 ms = 0.14 m) inside the floor. A rebound too weak to leave it must still be caught
+    # when it turns back (it fell to −56 m before). With v_rest above the step's velocity gain
+    # g·dt/(1 + e) = 0.052 m/s the ball comes to rest within one step of the surface.
+    dt, travel = 0.01, 14.0 * 0.01 + 9.81 * 0.01**2
+    chatter = hardstop_ball().simulate(30.0, solver="rk4", dt=dt)
+    assert chatter["floor_contact.s_rel"].min() >= -travel
+    rest = hardstop_ball(v_rest=0.1).simulate(30.0, solver="rk4", dt=dt)
+    assert rest["floor_contact.s_rel"].min() >= -travel
+    assert rest["floor_contact.contact"][-1] == HardStop.CONTACT and rest["ball.v"][-1] == 0.0
+    assert -travel <= rest["ball.s"][-1] <= 0.0
 
 
 def test_energy_lost_at_each_lock_is_the_plastic_collision_loss():

@@ -150,11 +150,36 @@ class HybridStepper:
 
     # --- events ---------------------------------------------------------------------------------
 
+    def crossed(self, g_ref, g, mask):
+        """Guards that crossed zero since their reference values ``g_ref``.
+
+        An unmasked guard crossed when its sign changed (or it reached zero). A masked guard
+        (zero at an event, its reference the value then) crossed when it left the zero band,
+        unless its reference was already clearly on that side: a ball whose bounce is too low
+        to leave the band would otherwise fall through the floor unnoticed, while a clutch
+        that starts slipping just moves away from zero."""
+        changed = ((g_ref > 0) & (g <= 0)) | ((g_ref < 0) & (g >= 0))
+        same_side = (np.sign(g_ref) == np.sign(g)) & (np.abs(g_ref) > self.noise)
+        return np.where(mask, (np.abs(g) > self.zero_band) & ~same_side, changed)
+
+    def watch(self, g_ref, g, mask):
+        """Reference values and mask after a sample ``g`` without crossings: masked guards keep
+        the value they were masked at until they leave the zero band."""
+        mask = mask & (np.abs(g) <= self.zero_band)
+        return np.where(mask, g_ref, g), mask
+
     def locate(self, x, z, ta, tb, g_a, mask):
-        """Earliest crossing in (ta, tb]: returns (t, x, z, fired) just past it."""
+        """Earliest crossing in (ta, tb]: returns (t, x, z, fired, released) just past it;
+        ``released``: masked guards that left the zero band (located where they crossed zero)."""
         lo, hi = ta, tb
         x_hi, z_hi = self.integrate(x, z, ta, tb)
         g_hi = self.guards(x_hi, z_hi, tb)
+        # A guard masked at zero that has left the zero band is located where it crossed zero,
+        # not where it left the band: a ball whose bounce is too low to leave the band would
+        # otherwise hit the floor at the band's depth, gaining m·g·band each time.
+        left = mask & (np.abs(g_hi) > self.zero_band)
+        g_a = np.where(left, -np.sign(g_hi), g_a)
+        mask = mask & ~left
         # Bounded: an event_tol below the spacing of floating-point times near t ends when the
         # midpoint no longer moves.
         while hi - lo > self.event_tol:
@@ -163,11 +188,11 @@ class HybridStepper:
                 break
             x_m, z_m = self.integrate(x, z, ta, mid)
             g_m = self.guards(x_m, z_m, mid)
-            if np.any(_crossed(g_a, g_m, mask)):
+            if np.any(self.crossed(g_a, g_m, mask)):
                 hi, x_hi, z_hi, g_hi = mid, x_m, z_m, g_m
             else:
                 lo = mid
-        return hi, x_hi, z_hi, _crossed(g_a, g_hi, mask)
+        return hi, x_hi, z_hi, self.crossed(g_a, g_hi, mask), left
 
     def iterate_modes(self, t, x, z, fired, cause):
         """Event iteration at time t: update modes until they settle; returns (x, z)."""
@@ -288,16 +313,24 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
         while t < stop:
             t_next = min(stop, t + step)
             x1, z1 = stepper.integrate(x, z, t, t_next)
-            g1 = stepper.guards(x1, z1, t_next)
-            crossed = _crossed(g, g1, mask)
+            # Before a time event the guards are seen at its left limit: the input that steps
+            # there is a time event, not a state event.
+            t_seen = np.nextafter(t_next, -np.inf) if timed[i] and t_next == stop else t_next
+            g1 = stepper.guards(x1, z1, t_seen)
+            crossed = stepper.crossed(g, g1, mask)
             if np.any(crossed):
-                te, xe, ze, fired = stepper.locate(x, z, t, t_next, g, mask)
+                te, xe, ze, fired, released = stepper.locate(x, z, t, t_next, g, mask)
+                count = len(stepper.events)
                 t, x, z, g, mask = stepper.handle_event(te, xe, ze, fired, "state",
                                                         None if user_grid else record, g_before=g)
+                if len(stepper.events) == count and np.any(released):
+                    # Nothing changed: a guard just moved away from zero. Watch it from the
+                    # side it went to, or it would be masked and located here again forever.
+                    mask = mask & ~released
+                    g = np.where(released, g1, g)
                 continue
             t, x, z = t_next, x1, z1
-            mask &= np.abs(g1) <= stepper.zero_band   # a masked guard is released once it leaves zero
-            g = g1
+            g, mask = stepper.watch(g, g1, mask)
         if timed[i] and stop < t_end:
             if not user_grid:
                 left = np.nextafter(t, -np.inf)
@@ -326,20 +359,14 @@ def _chunk(stepper, t, x, z, g, mask, outputs, per_output, record):
     times = t + (outputs[-1] - t) * np.arange(1, n + 1) / n
     G = stepper.guards_along(X, Z, times)
     for k in range(n):
-        if np.any(_crossed(g, G[:, k], mask)):
+        if np.any(stepper.crossed(g, G[:, k], mask)):
             return k // per_output, t, x, z, g, mask
         t, x, z = times[k], X[:, k], Z[:, k]
-        mask = mask & (np.abs(G[:, k]) <= stepper.zero_band)
-        g = G[:, k]
+        g, mask = stepper.watch(g, G[:, k], mask)
         if (k + 1) % per_output == 0:
             t = outputs[(k + 1) // per_output - 1]      # the exact output time
             record(t, x, z, stepper.p)
     return len(outputs), t, x, z, g, mask
-
-
-def _crossed(g_a, g_b, mask):
-    """Guards that changed sign (or reached zero from a nonzero value) between two samples."""
-    return ~mask & (((g_a > 0) & (g_b <= 0)) | ((g_a < 0) & (g_b >= 0)))
 
 
 def _no_guards(stepper):

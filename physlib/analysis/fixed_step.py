@@ -394,7 +394,7 @@ def _step_points(t0, t_end, dt, events):
 def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
     """A ``step_end`` hook that checks guards at step ends and handles events there. Returns the
     hook, the list it fills with events, and the initial (x, z, p) with consistent modes."""
-    from .events import HybridStepper, _crossed, _no_guards
+    from .events import HybridStepper, _no_guards
 
     stepper = HybridStepper(model, p, solver="idas", rtol=1e-8, atol=atol, event_tol=1e-10,
                             max_events=max_events, projection=projection)
@@ -405,7 +405,7 @@ def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
 
     def hook(t, x, z):
         g = stepper.guards(x, z, t)
-        fired = _crossed(state["g"], g, state["mask"])
+        fired = stepper.crossed(state["g"], g, state["mask"])
         if np.any(fired) or t in time_events:
             # Events are handled at the step end; settling must not move the clock of a
             # fixed-step run, so only the event iteration proper is used here.
@@ -413,7 +413,7 @@ def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
             g_ref, mask, _ = stepper.probe(x, z, t)
             state["g"], state["mask"] = g_ref, mask
         else:
-            state["g"], state["mask"] = g, state["mask"] & (np.abs(g) <= stepper.zero_band)
+            state["g"], state["mask"] = stepper.watch(state["g"], g, state["mask"])
         return x, z, stepper.p.copy()
 
     return hook, stepper.events, (x, z, stepper.p.copy())

@@ -257,6 +257,11 @@ class HardStop(Compliant):
     bodies separate when it would have to pull. Impacts slower than v_rest end in resting
     contact, so a bouncing body settles instead of bouncing forever.
 
+    With a fixed-step solver a contact is seen up to one step's travel late, inside the stop;
+    a body pressed on by a force F bounces there every step with the velocity F/m·dt/(1 + e)
+    that one step gives it, so choose v_rest above that (0.1 m/s for a ball at dt = 10 ms)
+    if it should come to rest. Variable-step solvers locate the contact itself.
+
     Parameters: e [1] coefficient of restitution (0..1); v_rest [m/s] slowest bounce;
     s_rel_start [m] initial gap (> 0 means apart).
     Modes: contact = 0 apart, 1 in contact, 2 impact (momentary, during an event).
@@ -277,7 +282,11 @@ class HardStop(Compliant):
 
     def guards(self):
         # Apart: the gap closing; in contact: the contact force turning to a pull (f > 0).
-        return [sp.Piecewise((self.s_rel, sp.Eq(self.contact, self.APART)), (-self.f, True))]
+        # A body already inside the stop (a contact seen one fixed step late) is watched for
+        # turning back towards it: a bounce too weak to leave the stop would otherwise never
+        # cross the surface again and the body would fall through.
+        apart = sp.Piecewise((self.v_rel, self.s_rel < 0), (self.s_rel, True))
+        return [sp.Piecewise((apart, sp.Eq(self.contact, self.APART)), (-self.f, True))]
 
     def transition(self, v, fired):
         mode, pre = v["contact"], v["pre(contact)"]
