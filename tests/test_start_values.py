@@ -1,14 +1,16 @@
 """Start values the constraints cannot honour are reported, never silently overridden; a
-numerically singular system at the start is an error naming its equations, never inf."""
+numerically singular system at the start or after an event is an error naming its equations,
+never inf."""
 import numpy as np
 import pytest
 import sympy as sp
 
-from physlib import InitializationError, Model, Parameter
+from physlib import Input, InitializationError, Mode, Model, Parameter, PhyslibError
 from physlib.analysis.start_values import StartValueWarning
 from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Inductor, OnePort, Resistor,
                                            VoltageSource)
 from physlib.components.rotational import Inertia, Torque
+from physlib.components.signals import Step
 
 
 def capacitor_across_source(**c1):
@@ -129,3 +131,41 @@ def test_a_numerically_singular_loop_is_an_error_naming_its_equations_not_inf():
     with pytest.raises(InitializationError, match="not finite") as err:
         sim.simulate(1e-3, params={"N1.k": -1e3})
     assert "N1" in str(err.value) and "R1" in str(err.value)
+
+
+class Dimmer(OnePort):
+    """i = v/k with k dropping to k_low while the control exceeds 0.5."""
+
+    k = Parameter(1.0, unit="Ohm")
+    k_low = Parameter(0.0, unit="Ohm")
+    control = Input("1", "lowers the coefficient above 0.5")
+    low = Mode({"no": 0, "yes": 1}, start="no")
+
+    def equations(self):
+        k = sp.Piecewise((self.k_low, sp.Eq(self.low, 1)), (self.k, True))
+        return super().equations() + [sp.Eq(self.i, self.v / k)]
+
+    def guards(self):
+        return [self.control - 0.5]
+
+    def transition(self, v, fired):
+        wanted = int(v["control"] > 0.5)
+        return {"low": wanted} if wanted != v["low"] else {}
+
+
+@pytest.mark.parametrize("solver", ["idas", "rk4"])
+def test_a_mode_that_makes_the_equations_singular_is_an_error_not_inf(solver):
+    # At 1 ms the coefficient drops to 0 with a 1 V source across: i = 1/0. The results held
+    # inf from there on; now the event names the mode, the variables and the equation.
+    m = Model("dimmer")
+    src = m.add(VoltageSource("src", V=1.0))
+    d = m.add(Dimmer("D1", k=2.0, control=Step(t0=1e-3)))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, d.p)
+    m.connect(src.n, d.n, gnd.p)
+    options = {"dt": 1e-5} if solver == "rk4" else {}
+    sim = m.compile()
+    assert sim.simulate(2e-3, solver=solver, params={"D1.k_low": 4.0}, **options)["D1.i"][-1] == 0.25
+    with pytest.raises(PhyslibError, match=r"t = 0\.001 s.*D1.*not finite.*after the event") as err:
+        sim.simulate(2e-3, solver=solver, **options)
+    assert "k_low" in str(err.value)

@@ -29,6 +29,7 @@ from ..core.errors import InitializationError, PhyslibError, SimulationError
 from .initialization import solve_algebraic
 from .integrators import Integration
 from .projection import energy_matrix, energy_projection, naive_projection, state_chain
+from .start_values import check_finite
 
 
 @dataclass
@@ -215,6 +216,7 @@ class HybridStepper:
             x = self._project(x, z, t, before_p)
             try:
                 z = self.solve_z(x, z, t)
+                check_finite(self.model, x, z, self.p, t, "after the event")
             except InitializationError as err:
                 names = ", ".join(f"{inst.path} -> {inst.modes(self.p)}" for inst, _ in changes)
                 raise PhyslibError(

@@ -26,7 +26,7 @@ def check_initial_state(model, x, z, p, t, *, initial: str = "strict") -> None:
     """Raise (or, with ``initial="relaxed"``, warn) when the consistent state at ``t`` does not
     honour explicitly given start values; raise when any variable is not finite there."""
     system = model.system
-    _check_finite(model, x, z, p, t)
+    check_finite(model, x, z, p, t)
     if not system.start_check_info:
         return
     requested, reached = (np.asarray(v).ravel() for v in system.start_check(x, z, p, t))
@@ -51,9 +51,10 @@ def check_initial_state(model, x, z, p, t, *, initial: str = "strict") -> None:
           "simulate(..., initial='relaxed') to start from the consistent values with a warning")
 
 
-def _check_finite(model, x, z, p, t) -> None:
-    """Every variable must be finite at the start: a division by zero in an explicitly solved
-    equation (a loop whose resistances cancel) is reported with the equation, never as inf."""
+def check_finite(model, x, z, p, t, when: str = "at the start") -> None:
+    """Every variable must be finite at the start and after each event: a division by zero in
+    an explicitly solved equation (a loop whose resistances cancel, a mode whose coefficient is
+    zero) is reported with the equation, never as inf."""
     system = model.system
     values = np.asarray(system.outputs(x, z, p, t)).ravel()
     bad = np.flatnonzero(~np.isfinite(values))
@@ -68,6 +69,6 @@ def _check_finite(model, x, z, p, t) -> None:
                         for i in first if system.defining_equation[i] >= 0})
     raise InitializationError(
         f"{', '.join(names)}{' ...' if len(bad) > 8 else ''} not finite at t = {t:g} s "
-        f"(numerically singular equations at the start). First failing: "
+        f"(numerically singular equations {when}). First failing: "
         + ("; ".join(equations[:4]) if equations else ", ".join(names[:4]))
         + ". Check the parameters of these components (a loop whose coefficients cancel)")
