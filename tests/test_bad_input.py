@@ -356,6 +356,16 @@ CASES = [
     ("result at before the run", lambda: result().at(-1.0), PhyslibError, ["t = -1.0", "outside"]),
     ("result plot unknown name", lambda: result().plot("nope"), UnknownNameError, ["nope"]),
     ("operating point unknown name", lambda: result().at(5e-4)["nope"], UnknownNameError, ["nope"]),
+    ("result at a string time", lambda: result().at("0"), PhyslibError, ["at(t)", "'0'"]),
+    ("simulate unknown option", lambda: S().simulate(1e-3, rtoll=1e-6), PhyslibError,
+     ["rtoll", "did you mean 'rtol'", "max_step"]),
+    ("linearize unknown option", lambda: S().linearize(["src.V"], ["C1.v"], t_op=0.0), PhyslibError,
+     ["t_op", "descriptor"]),
+    ("empty model compiled", lambda: Model("empty").compile(), ModelError, ["'empty'", "no components"]),
+    ("mistyped parameter assigned", lambda: setattr(Resistor("R1", R=1.0), "RR", 5e3),
+     UnknownAttributeError, ["R1", "'RR'", "did you mean 'R'"]),
+    ("transfer function text coefficients", lambda: sig.TransferFunction("G", num="a", den=[1, 1]),
+     ParameterError, ["'G'", "num", "'a'"]),
 ]
 
 

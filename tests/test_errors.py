@@ -118,12 +118,6 @@ def test_unknown_compile_option_is_an_error():
         m.compile(optimize=True)
 
 
-def test_unknown_simulate_option_is_a_type_error_not_ignored():
-    from test_electrical_transients import rc_model
-    with pytest.raises(TypeError, match="rtoll"):
-        rc_model().compile().simulate(1e-3, rtoll=1e-9)
-
-
 def test_misspelled_attribute_lists_what_the_component_has():
     with pytest.raises(AttributeError, match=r"Resistor 'R1' has no port, parameter or variable 'q'.*R, i, n, p, v"):
         Resistor("R1", R=1.0).q

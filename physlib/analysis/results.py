@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import numbers
 
 import casadi as cs
 import numpy as np
@@ -110,6 +111,8 @@ class SimulationResult:
 
     def at(self, t: float) -> OperatingPoint:
         """The operating point at time ``t`` (linear interpolation between output times)."""
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, numbers.Real):
+            raise PhyslibError(f"at(t): t must be a time in seconds, got {t!r} ({type(t).__name__})")
         if not self.t[0] <= t <= self.t[-1]:
             raise PhyslibError(f"t = {t} is outside the simulated interval [{self.t[0]}, {self.t[-1]}]")
         i = int(np.searchsorted(self.t, t, side="right")) - 1

@@ -165,25 +165,25 @@ class CompiledModel:
     def simulate(self, t_end: float, **options):
         """Transient simulation from ``t0`` to ``t_end`` [s]; see :func:`physlib.analysis.simulate.simulate`."""
         from ..analysis.simulate import simulate
-        return simulate(self, t_end, **options)
+        return _call(simulate, self, t_end, **options)
 
     def operating_point(self, **options):
         """Steady state (x' = 0, 0 = g) for given inputs and parameters; see
         :func:`physlib.analysis.operating_point.operating_point`."""
         from ..analysis.operating_point import operating_point
-        return operating_point(self, **options)
+        return _call(operating_point, self, **options)
 
     def trim(self, targets: dict, free: list, **options):
         """Steady state where ``targets`` are met by choosing the ``free`` inputs/parameters; see
         :func:`physlib.analysis.operating_point.trim`."""
         from ..analysis.operating_point import trim
-        return trim(self, targets, free, **options)
+        return _call(trim, self, targets, free, **options)
 
     def linearize(self, inputs, outputs, **options):
         """Linear model from ``inputs`` to ``outputs`` at an operating point; see
         :func:`physlib.analysis.linearize.linearize`."""
         from ..analysis.linearize import linearize
-        return linearize(self, inputs, outputs, **options)
+        return _call(linearize, self, inputs, outputs, **options)
 
     @cached_property
     def partitions(self) -> list:
@@ -229,3 +229,19 @@ def _unknown(kind: str, name: str, known) -> str:
     close = difflib.get_close_matches(name, list(known), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return f"unknown {kind} {name!r}{hint}"
+
+
+def _call(function, *args, **options):
+    """``function(*args, **options)``, with an option it does not take named as an OptionError
+    listing the ones it does (Python's TypeError would not say what is valid)."""
+    import inspect
+    accepted = [name for name, par in inspect.signature(function).parameters.items()
+                if par.kind == par.KEYWORD_ONLY]
+    unknown = [name for name in options if name not in accepted]
+    if unknown:
+        from ..analysis.options import OptionError
+        hints = [f"{name!r} (did you mean {difflib.get_close_matches(name, accepted, n=1)[0]!r}?)"
+                 if difflib.get_close_matches(name, accepted, n=1) else repr(name) for name in unknown]
+        raise OptionError(f"{function.__name__}() has no option {', '.join(hints)}; its options are "
+                          f"{', '.join(accepted)}")
+    return function(*args, **options)

@@ -146,6 +146,9 @@ class Model:
         There are no compile options yet; passing one is an error rather than being ignored."""
         if options:
             raise ParameterError(f"Model.compile takes no options yet, got {', '.join(options)}")
+        if not self._members:
+            raise ModelError(f"model {self.name!r} has no components: add them with "
+                             f"{self.name}.add(...) before compiling")
         from .compile import compile_model
         return compile_model(self)
 

@@ -334,8 +334,15 @@ class TransferFunction(StateSpace):
     den = Parameter(description="denominator coefficients, highest power first", structural=True)
 
     def __init__(self, name=None, *, num, den):
-        num = np.trim_zeros(np.atleast_1d(np.array(num, dtype=float)), "f")
-        den = np.trim_zeros(np.atleast_1d(np.array(den, dtype=float)), "f")
+        try:
+            num = np.trim_zeros(np.atleast_1d(np.array(num, dtype=float)), "f")
+            den = np.trim_zeros(np.atleast_1d(np.array(den, dtype=float)), "f")
+        except (TypeError, ValueError):
+            raise ParameterError(f"TransferFunction {name!r}: num and den must be sequences of "
+                                 f"numbers, got num={num!r}, den={den!r}") from None
+        if num.ndim != 1 or den.ndim != 1:
+            raise ParameterError(f"TransferFunction {name!r}: num and den must be flat sequences "
+                                 "of coefficients (highest power first)")
         if den.size < 2 or num.size > den.size or not np.all(np.isfinite(np.r_[num, den])):
             raise ParameterError(f"TransferFunction {name!r}: needs a proper transfer function "
                                  "(deg num <= deg den >= 1) with finite coefficients")

@@ -11,6 +11,7 @@ Outside them ``self.R`` is the numeric value and ``self.v`` the variable's path 
 """
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import re
@@ -513,6 +514,21 @@ class Component:
         known = sorted(set(cls._ports) | set(cls._parameters) | set(cls._variables) | set(cls._modes))
         raise UnknownAttributeError(f"{cls.__name__} {self.__dict__.get('name')!r} has no port, parameter "
                              f"or variable {name!r}; it has: {', '.join(known)}")
+
+    def __setattr__(self, name, value):
+        # A mistyped parameter (``r.RR = 5e3`` for ``r.R``) would otherwise become a new
+        # attribute that nothing reads. Names close to a declared one are refused; other new
+        # attributes stay allowed, for subclasses that keep their own data.
+        cls = type(self)
+        if not name.startswith("_") and name not in self.__dict__ and not hasattr(cls, name):
+            known = set(cls._ports) | set(cls._parameters) | set(cls._variables) | set(cls._modes)
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.6) \
+                or [k for k in known if k.lower() == name.lower()]
+            if close:
+                raise UnknownAttributeError(
+                    f"{cls.__name__} {self.__dict__.get('name')!r} has no port, parameter or "
+                    f"variable {name!r}; did you mean {' or '.join(map(repr, close))}?")
+        object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
