@@ -118,10 +118,11 @@ class HybridStepper:
         """The settling part of :meth:`handle_event`, after the event iteration at t."""
         g_before = np.zeros(len(fired)) if g_before is None else g_before
         while True:
-            near = np.abs(self.guards(x, z, t)) <= self.zero_band
+            g = self.guards(x, z, t)
+            near = np.abs(g) <= self.zero_band
+            if not np.any(near):            # nothing can leave zero: no probe needed
+                return t, x, z, g, np.zeros(len(g), bool)
             g, mask, (t_d, (x_d, z_d), g_d) = self.probe(x, z, t)
-            if not np.any(near):
-                return t, x, z, g, mask
             back = fired & near & (np.sign(g_d) == np.sign(g_before)) & (g_d != 0)
             count, p_old = len(self.events), self.p.copy()
             x_new, z_new = self.iterate_modes(t_d, x_d, z_d, back, "state")

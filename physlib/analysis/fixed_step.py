@@ -399,7 +399,7 @@ def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
     stepper = HybridStepper(model, p, solver="idas", rtol=1e-8, atol=atol, event_tol=1e-10,
                             max_events=max_events, projection=projection)
     x, z = stepper.iterate_modes(t0, x, z, _no_guards(stepper), "initial")
-    g, mask, _ = stepper.probe(x, z, t0)
+    _, x, z, g, mask = stepper.settle(t0, x, z, _no_guards(stepper))
     time_events = set(model.time_events(stepper.p, t0, t_end))
     state = {"g": g, "mask": mask}
 
@@ -407,10 +407,11 @@ def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
         g = stepper.guards(x, z, t)
         fired = stepper.crossed(state["g"], g, state["mask"])
         if np.any(fired) or t in time_events:
-            # Events are handled at the step end; settling must not move the clock of a
-            # fixed-step run, so only the event iteration proper is used here.
+            # Events are handled at the step end. A guard that is zero there and leaves zero
+            # (a normal force ramping up from 0) calls for another mode a moment later
+            # (100·event_tol): settling takes the state from then, but the step clock stays.
             x, z = stepper.iterate_modes(t, x, z, fired, "state" if np.any(fired) else "time")
-            g_ref, mask, _ = stepper.probe(x, z, t)
+            _, x, z, g_ref, mask = stepper.settle(t, x, z, fired, g_before=state["g"])
             state["g"], state["mask"] = g_ref, mask
         else:
             state["g"], state["mask"] = stepper.watch(state["g"], g, state["mask"])
