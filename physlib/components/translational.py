@@ -291,6 +291,11 @@ class HardStop(Compliant):
     def transition(self, v, fired):
         mode, pre = v["contact"], v["pre(contact)"]
         if mode == self.APART:
+            if pre == self.CONTACT:
+                # Just released because the contact force would pull: the bodies move together
+                # at this instant (v_rel = 0 up to rounding), which is no new impact; and the
+                # fired guard was the force's, not the gap's.
+                return {}
             if (fired[0] or v["s_rel"] <= 0) and v["v_rel"] < 0:
                 return {"contact": self.IMPACT if v["e"] > 0 and -v["v_rel"] * v["e"] > v["v_rest"]
                         else self.CONTACT}
