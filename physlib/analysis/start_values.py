@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from ..core.errors import InitializationError
+from .fast_call import fast
 
 
 
@@ -56,7 +57,7 @@ def check_finite(model, x, z, p, t, when: str = "at the start") -> None:
     an explicitly solved equation (a loop whose resistances cancel, a mode whose coefficient is
     zero) is reported with the equation, never as inf."""
     system = model.system
-    values = np.asarray(system.outputs(x, z, p, t)).ravel()
+    values = fast(system, "outputs")(x, z, p, t)
     bad = np.flatnonzero(~np.isfinite(values))
     if not len(bad):
         return
