@@ -26,10 +26,36 @@ import casadi as cs
 import numpy as np
 
 from ..core.errors import InitializationError, PhyslibError, SimulationError
+from .fast_call import fast
 from .initialization import solve_algebraic
 from .integrators import Integration
 from .projection import energy_matrix, energy_projection, naive_projection, state_chain
 from .start_values import check_finite
+
+
+LEFT_LIMIT = 1e-12     # offset of left-limit evaluations, relative to the run's time scale
+
+
+def left_limit(t: float, t0: float, t_end: float) -> float:
+    """The time at which values "just before" a time event at ``t`` are evaluated: earlier by
+    1e-12 of the run's time scale, clearly before the edge tolerance of waveforms (10⁻¹⁴ of
+    |t|), so a waveform there has its pre-edge value, while continuous inputs move by a
+    negligible 1e-12 relative."""
+    return t - LEFT_LIMIT * max(abs(t), t_end - t0)
+
+
+def snap_to_events(grid: np.ndarray, events, t0: float, t_end: float) -> np.ndarray:
+    """Output times with those within two left-limit offsets of a time event moved onto it: a
+    grid point a rounding error before an edge would otherwise be evaluated after the edge
+    (the waveform's edge tolerance) and show the post-edge value as if before it."""
+    if not len(events):
+        return grid
+    events = np.asarray(sorted(events))
+    k = np.clip(np.searchsorted(events, grid), 1, len(events)) - 1
+    nearest = np.where(np.abs(events[np.minimum(k + 1, len(events) - 1)] - grid)
+                       < np.abs(events[k] - grid), events[np.minimum(k + 1, len(events) - 1)], events[k])
+    close = np.abs(nearest - grid) <= 2 * LEFT_LIMIT * np.maximum(np.abs(grid), t_end - t0)
+    return np.unique(np.where(close, nearest, grid))
 
 
 @dataclass
@@ -80,7 +106,7 @@ class HybridStepper:
         return X[:, 0], Z[:, 0]
 
     def guards(self, x, z, t):
-        return np.array(self.system.guards(x, z, self.p, t)).ravel()
+        return fast(self.system, "guards")(x, z, self.p, t)
 
     def guards_along(self, X, Z, times):
         """Guard values at several points (columns of X, Z at ``times``)."""
@@ -200,7 +226,7 @@ class HybridStepper:
         """Event iteration at time t: update modes until they settle; returns (x, z)."""
         pre = self.p.copy()
         for _ in range(20 + 2 * len(self._hybrid)):
-            values = np.asarray(self.system.outputs(x, z, self.p, t)).ravel()
+            values = fast(self.system, "outputs")(x, z, self.p, t)
             changes = []
             for inst in self._hybrid:
                 new = inst.transition(values, self.p, pre, fired)
@@ -233,10 +259,11 @@ class HybridStepper:
         A constraint that has just become active is enforced as ``expr⁺ = −e·expr⁻`` (e = 0:
         a lock or plastic contact); constraints already active with e = 0 are kept as well, so
         that one lock does not undo another."""
-        if self.projection is None or not len(x):
+        if self.projection is None or not len(x) or not self.system.constraints.nnz_out(0):
             return x
-        h, active, e = (np.asarray(a).ravel() for a in self.system.constraints(x, z, self.p, t))
-        was_active = np.asarray(self.system.constraints(x, z, before_p, t)[1]).ravel() > 0.5
+        constraints = fast(self.system, "constraints")
+        h, active, e = constraints(x, z, self.p, t)
+        was_active = constraints(x, z, before_p, t)[1] > 0.5
         rows = np.flatnonzero((active > 0.5) & (~was_active | (e == 0)))
         target = -e[rows] * h[rows]
         if not len(rows) or np.all(np.abs(h[rows] - target) <= self.atol):
@@ -286,6 +313,7 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
         record(t0, x, z, stepper.p)
     t, x, z, g, mask = stepper.settle(t0, x, z, _no_guards(stepper), None if user_grid else record)
     time_events = set(model.time_events(stepper.p, t0, t_end))
+    grid = snap_to_events(grid, time_events, t0, t_end)
     stops = np.unique(np.concatenate([grid[grid > t0], list(time_events), [t_end]]))
     # On the default output grid, several output intervals are integrated in one solver call
     # (a cold restart per sampling interval costs tens of solver steps), with the guards
@@ -293,7 +321,9 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
     spacing = (grid[-1] - grid[0]) / max(len(grid) - 1, 1)
     per_output = max(1, int(np.ceil(spacing / step - 1e-9)))
     chunking = not user_grid and len(grid) > 1
-    timed = np.isin(stops, list(time_events))
+    # Guards are seen at the left limit of time events and of t_end (an edge exactly at t_end
+    # changes nothing before it).
+    timed = np.isin(stops, list(time_events)) | (stops == t_end)
     i, crossing_ahead = 0, -1     # a chunk saw a guard cross before stops[crossing_ahead]
     while i < len(stops):
         stop = stops[i]
@@ -314,12 +344,17 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
             i += done
             continue
         while t < stop:
-            t_next = min(stop, t + step)
+            # (A sample a rounding error before the stop is the stop.)
+            t_next = stop if t + step * (1 + 1e-6) >= stop else t + step
             x1, z1 = stepper.integrate(x, z, t, t_next)
             # Before a time event the guards are seen at its left limit: the input that steps
             # there is a time event, not a state event.
-            t_seen = np.nextafter(t_next, -np.inf) if timed[i] and t_next == stop else t_next
-            g1 = stepper.guards(x1, z1, t_seen)
+            if timed[i] and t_next == stop:
+                # The algebraic variables the solver returns at the stop already see the edge.
+                t_seen = left_limit(stop, t0, t_end)
+                g1 = stepper.guards(x1, stepper.solve_z(x1, z1, t_seen), t_seen)
+            else:
+                g1 = stepper.guards(x1, z1, t_next)
             crossed = stepper.crossed(g, g1, mask)
             if np.any(crossed):
                 te, xe, ze, fired, released = stepper.locate(x, z, t, t_next, g, mask)
@@ -336,7 +371,7 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
             g, mask = stepper.watch(g, g1, mask)
         if timed[i] and stop < t_end:
             if not user_grid:
-                left = np.nextafter(t, -np.inf)
+                left = left_limit(t, t0, t_end)
                 record(t, x, stepper.solve_z(x, z, left), stepper.p, left)
             z = stepper.solve_z(x, z, t)
             x, z = stepper.iterate_modes(t, x, z, _no_guards(stepper), "time")

@@ -45,7 +45,7 @@ import scipy.sparse.linalg as spla
 import sympy as sp
 
 from ..core.errors import PhyslibError, SimulationError
-from .events import has_modes
+from .events import has_modes, left_limit
 from .initialization import damped_newton, solve_algebraic
 from .options import FIXED_STEP
 from .projection import energy_matrix, invariant_projection
@@ -135,7 +135,7 @@ def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z
     for k in range(len(points) - 1):
         a, b = points[k], points[k + 1]
         # At a time event the stages at the end of the step see the input's left limit.
-        b_eval = np.nextafter(b, -np.inf) if is_event[k + 1] else b
+        b_eval = left_limit(b, t0, t_end) if is_event[k + 1] else b
         xa, za = x, z
         x, z = stepper.step(xa, za, p, a, b, b_eval)
         if invariants is not None:

@@ -12,7 +12,7 @@ import threading
 import numpy as np
 
 from ..core.errors import PhyslibError
-from .events import has_modes, simulate_hybrid
+from .events import has_modes, left_limit, simulate_hybrid, snap_to_events
 from .initialization import check_derivatives, solve_algebraic
 from .integrators import Integration
 from .options import SimulateOptions, simulate_options
@@ -92,7 +92,7 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
     p = model.parameter_vector(options.params)
     events = model.time_events(p, t0, t_end)
     user_grid = options.t_eval is not None
-    grid = options.grid
+    grid = snap_to_events(options.grid, events, t0, t_end)
     nz = len(system.z_pos)
     if solver == "cvodes" and nz:
         raise PhyslibError(
@@ -144,7 +144,7 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
                 record(b, x, z)
         elif not user_grid:
             # Just before the event, at the same time stamp: the left limit in time.
-            left = np.nextafter(b, -np.inf)
+            left = left_limit(b, t0, t_end)
             record(b, x, solve_algebraic(system, x, z, p, left, describe), left)
     return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz), p,
                             t_values=np.array(t_values))

@@ -96,6 +96,9 @@ class Sine(Waveform):
         return [values["t0"]]
 
 
+EDGE_TOLERANCE = 1e-14   # relative tolerance of waveform edge times (see Pulse.value)
+
+
 class Pulse(Waveform):
     """Rectangular pulses: offset + amplitude for ``width`` seconds of every ``period``, from t0 on.
 
@@ -108,18 +111,19 @@ class Pulse(Waveform):
     offset = Parameter(0.0, description="value between pulses")
     t0 = Parameter(0.0, unit="s", description="time of the first rising edge")
 
-    # Edge times are computed in floating point; a time within this fraction of a period
-    # after an edge counts as after it, so the value at an edge is the value after it.
-    _EDGE_TOLERANCE = 1e-9
-
     def validate(self):
         if self.width > self.period:
             raise ParameterError(f"Pulse {self.name!r}: width ({self.width}) exceeds period ({self.period})")
 
     def value(self):
-        cycles = sp.floor((t - self.t0) / self.period + self._EDGE_TOLERANCE)
+        # Edge times are computed in floating point, here and in :meth:`time_events`; a time
+        # within EDGE_TOLERANCE·(|t| + |t0|) after an edge (a few hundred rounding errors,
+        # far below the left-limit offset the solvers use, 1e-12 of the run) counts as after
+        # it, so the value at an edge is the value after it and just before it the value before.
+        eps = EDGE_TOLERANCE * (sp.Abs(t) + sp.Abs(self.t0))
+        cycles = sp.floor((t - self.t0 + eps) / self.period)
         in_cycle = t - self.t0 - cycles * self.period
-        on = sp.And(t >= self.t0, in_cycle < self.width * (1 - self._EDGE_TOLERANCE))
+        on = sp.And(t >= self.t0, in_cycle < self.width - eps)
         return self.offset + sp.Piecewise((self.amplitude, on), (0, True))
 
     def time_events(self, values, t_start, t_stop):
