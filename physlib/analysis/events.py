@@ -111,7 +111,8 @@ class HybridStepper:
     def guards_along(self, X, Z, times):
         """Guard values at several points (columns of X, Z at ``times``)."""
         n = len(times)
-        return np.array(self.system.guards.map(n)(X, Z, self.p, np.asarray(times)[None, :])).reshape(-1, n)
+        along = fast(self.system, f"guards_along{n}", lambda: _along(self.system.guards, n))
+        return along(X, Z, self.p, np.asarray(times)).reshape(n, -1).T
 
     def integrate_chunk(self, x, z, ta, tb, n):
         """States and algebraic variables at n equally spaced points of (ta, tb], one call."""
@@ -343,36 +344,43 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
                 crossing_ahead = i + done       # step through that interval sample by sample
             i += done
             continue
+        z_left = None
         while t < stop:
-            # (A sample a rounding error before the stop is the stop.)
-            t_next = stop if t + step * (1 + 1e-6) >= stop else t + step
-            x1, z1 = stepper.integrate(x, z, t, t_next)
-            # Before a time event the guards are seen at its left limit: the input that steps
-            # there is a time event, not a state event.
-            if timed[i] and t_next == stop:
-                # The algebraic variables the solver returns at the stop already see the edge.
+            # One solver call to the stop, the guards sampled every `step` on its dense output
+            # (a sample a rounding error short of the stop is the stop).
+            n = max(1, int(np.ceil((stop - t) / step * (1 - 1e-6))))
+            X, Z = stepper.integrate_chunk(x, z, t, stop, n)
+            times = t + (stop - t) * np.arange(1, n + 1) / n
+            times[-1] = stop
+            G = stepper.guards_along(X, Z, times)
+            if timed[i]:
+                # Before a time event the guards are seen at its left limit (the input that
+                # steps there is a time event, not a state event); the algebraic variables the
+                # solver returns at the stop already see the edge.
                 t_seen = left_limit(stop, t0, t_end)
-                g1 = stepper.guards(x1, stepper.solve_z(x1, z1, t_seen), t_seen)
-            else:
-                g1 = stepper.guards(x1, z1, t_next)
-            crossed = stepper.crossed(g, g1, mask)
-            if np.any(crossed):
-                te, xe, ze, fired, released = stepper.locate(x, z, t, t_next, g, mask)
-                count = len(stepper.events)
-                t, x, z, g, mask = stepper.handle_event(te, xe, ze, fired, "state",
-                                                        None if user_grid else record, g_before=g)
-                if len(stepper.events) == count and np.any(released):
-                    # Nothing changed: a guard just moved away from zero. Watch it from the
-                    # side it went to, or it would be masked and located here again forever.
-                    mask = mask & ~released
-                    g = np.where(released, g1, g)
-                continue
-            t, x, z = t_next, x1, z1
-            g, mask = stepper.watch(g, g1, mask)
+                z_left = stepper.solve_z(X[:, -1], Z[:, -1], t_seen)
+                G[:, -1] = stepper.guards(X[:, -1], z_left, t_seen)
+            for k in range(n):
+                crossed = stepper.crossed(g, G[:, k], mask)
+                if np.any(crossed):
+                    te, xe, ze, fired, released = stepper.locate(x, z, t, times[k], g, mask)
+                    count = len(stepper.events)
+                    t, x, z, g, mask = stepper.handle_event(te, xe, ze, fired, "state",
+                                                            None if user_grid else record, g_before=g)
+                    if len(stepper.events) == count and np.any(released):
+                        # Nothing changed: a guard just moved away from zero. Watch it from the
+                        # side it went to, or it would be masked and located here again forever.
+                        mask = mask & ~released
+                        g = np.where(released, G[:, k], g)
+                    z_left = None
+                    break
+                t, x, z = times[k], X[:, k], Z[:, k]
+                g, mask = stepper.watch(g, G[:, k], mask)
         if timed[i] and stop < t_end:
             if not user_grid:
                 left = left_limit(t, t0, t_end)
-                record(t, x, stepper.solve_z(x, z, left), stepper.p, left)
+                z_left = stepper.solve_z(x, z, left) if z_left is None else z_left
+                record(t, x, z_left, stepper.p, left)
             z = stepper.solve_z(x, z, t)
             x, z = stepper.iterate_modes(t, x, z, _no_guards(stepper), "time")
             if not user_grid or np.any(grid == t):
@@ -453,6 +461,14 @@ def _hybrid_instances(model):
 
 def has_modes(model) -> bool:
     return any(g.template.mode_names for g in model._flat.groups)
+
+
+def _along(function, n: int) -> cs.Function:
+    """``function`` (x, z, p, t) evaluated at n points: (X, Z, p, T) with one column of X, Z
+    and T per point and the same parameters p."""
+    X, Z, T = (cs.MX.sym(name, function.size1_in(i), n) for i, name in ((0, "X"), (1, "Z"), (3, "T")))
+    p = cs.MX.sym("p", function.size1_in(2))
+    return cs.Function(f"{function.name()}_along", [X, Z, p, T], [function.map(n)(X, Z, p, T)])
 
 
 def _even_grid(n: int) -> tuple:

@@ -48,7 +48,10 @@ class FastFunction:
     def __call__(self, *args):
         buffer, trigger, inputs, outputs = self._buffers()
         for target, value in zip(inputs, args):
-            target[:] = value
+            if type(value) is np.ndarray and value.ndim == 1 or type(value) is float:
+                target[:] = value
+            else:
+                target[:] = np.ravel(value, order="F")      # CasADi stores matrices by column
         trigger()
         if len(outputs) == 1:
             return outputs[0].copy()
