@@ -3,7 +3,9 @@ import numpy as np
 import pytest
 
 from physlib import Model, ParameterError
-from physlib.components.signals import PID, Limiter, Pulse, Ramp, Sine, Table
+from physlib.analysis.events import LEFT_LIMIT
+from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+from physlib.components.signals import PID, PWM, Limiter, Pulse, Ramp, Sawtooth, Sine, Table, Triangle
 
 
 def probe(source, block=None, t_end=1.0, **options):
@@ -73,3 +75,171 @@ def test_improper_transfer_function_is_rejected():
     from physlib.components.signals import TransferFunction
     with pytest.raises(ParameterError, match="proper"):
         TransferFunction("G", num=[1.0, 0.0, 0.0], den=[1.0, 1.0])
+
+
+# --- periodic waveforms ---------------------------------------------------------------------------
+
+def rc_circuit(wave, R=5e3, C=1e-6):
+    """A source driven by ``wave`` charging C1 through R1; returns the compiled model."""
+    m = Model("rc")
+    src = m.add(VoltageSource("src", V=wave))
+    r, c, gnd = m.add(Resistor("R1", R=R)), m.add(Capacitor("C1", C=C)), m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    return m.compile()
+
+
+def edge_rows(res, edges):
+    """For each edge time, the indices of its two rows (just before, just after); checks that
+    the edges are the only times with two rows."""
+    pairs = np.flatnonzero(np.diff(res.t) == 0)
+    np.testing.assert_allclose(res.t[pairs], edges, rtol=1e-14, atol=0)
+    return pairs, pairs + 1
+
+
+# A PWM signal at 1 kHz, 30 % duty, 5 V, starting at 0.1 ms: as PWM and as Pulse. 0.3 ms is not
+# a binary fraction, so the falling edges are computed with rounding.
+A, F, DUTY, T0 = 5.0, 1e3, 0.3, 1e-4
+
+
+@pytest.mark.parametrize("wave", [PWM(amplitude=A, f=F, duty=DUTY, t0=T0),
+                                  Pulse(amplitude=A, width=DUTY / F, period=1 / F, t0=T0)],
+                         ids=["PWM", "Pulse"])
+def test_rows_at_each_edge_hold_the_pre_and_post_edge_source_values(wave):
+    # Acceptance item 7: in a PWM-driven RC result on the default output grid, at every edge
+    # (a time event) the first of the two rows is the left limit, with the source value before
+    # the edge and the resistor current from it; the second has the value after the edge.
+    sim = rc_circuit(wave)
+    t_end = 10e-3
+    res = sim.simulate(t_end)
+    edges = np.array(sim.time_events(sim.parameter_vector(None), 0.0, t_end))
+    k = np.round((edges - T0) * F, 6)                  # periods since t0: whole at rising edges
+    rising = k == np.round(k)
+    assert rising.sum() == 10 and (~rising).sum() == 10
+    before, after = edge_rows(res, edges)
+    expected_before, expected_after = np.where(rising, 0.0, A), np.where(rising, A, 0.0)
+    for name in ("src.V.y", "src.v"):
+        np.testing.assert_array_equal(res[name][before], expected_before)
+        np.testing.assert_array_equal(res[name][after], expected_after)
+    # The capacitor voltage is continuous; the current jumps with the source, exactly
+    # (both rows are solved from the same state, rounding aside).
+    v_c = res["C1.v"]
+    np.testing.assert_array_equal(v_c[before], v_c[after])
+    np.testing.assert_allclose(res["R1.i"][before], (expected_before - v_c[before]) / 5e3, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(res["R1.i"][after], (expected_after - v_c[after]) / 5e3, rtol=0, atol=1e-15)
+
+
+def test_pwm_driven_rc_low_pass_settles_at_the_mean_within_the_closed_form_ripple():
+    R, C, T = 5e3, 1e-6, 1 / F
+    tau = R * C
+    t_end = 12 * tau
+    res = rc_circuit(PWM(amplitude=A, f=F, duty=DUTY), R, C).simulate(t_end, rtol=1e-8, atol=1e-12)
+    # Closed form: between edges v relaxes exponentially towards the source value.
+    knots = np.arange(0.0, t_end + T, T)[:, None] + np.array([0.0, DUTY * T])
+    knots = knots.ravel()
+    v_knot = [0.0]
+    for i in range(len(knots) - 1):
+        u = A if i % 2 == 0 else 0.0
+        v_knot.append(u + (v_knot[-1] - u) * np.exp(-(knots[i + 1] - knots[i]) / tau))
+    i = np.searchsorted(knots, res.t, side="right") - 1
+    u = np.where(i % 2 == 0, A, 0.0)
+    exact = u + (np.array(v_knot)[i] - u) * np.exp(-(res.t - knots[i]) / tau)
+    # rtol 1e-8 per step, accumulated over 120 restarts at the edges: 4e-7 V measured.
+    np.testing.assert_allclose(res["C1.v"], exact, rtol=0, atol=1e-6)
+    # Periodic steady state: v swings between these, around the mean duty·A.
+    v_high = A * (1 - np.exp(-DUTY * T / tau)) / (1 - np.exp(-T / tau))
+    v_low = v_high * np.exp(-(1 - DUTY) * T / tau)
+    assert v_low < DUTY * A < v_high
+    last = res.t >= t_end - T
+    # Over the last period the start-up transient has decayed to e^-11·duty·A = 2.5e-5 V.
+    v_last = res["C1.v"][last]
+    assert np.all(v_last >= v_low - 1e-4) and np.all(v_last <= v_high + 1e-4)
+    assert np.all(np.abs(v_last - DUTY * A) <= v_high - v_low)
+
+
+def test_pwm_waveform_matches_its_closed_form_at_every_row():
+    wave = PWM("pwm", amplitude=2.0, offset=-1.0, f=250.0, duty=0.6, t0=0.01)
+    res, y = probe(wave, t_end=0.05)
+    # Output times fall on edges here; within 1e-15 s (rounding) an edge counts as reached.
+    phase = np.mod(res.t - 0.01 + 1e-15, 4e-3)
+    on = (res.t >= 0.01) & (phase < 0.6 * 4e-3 - 1e-15)
+    last = np.r_[np.diff(res.t) > 0, True]          # after each edge where a time has two rows
+    np.testing.assert_array_equal(y[last], np.where(on, 1.0, -1.0)[last])
+
+
+@pytest.mark.parametrize("duty, events, level", [(0.0, [], 0.0), (1.0, [0.01], 3.0)])
+def test_pwm_at_duty_zero_or_one_is_constant_and_has_no_edges_in_between(duty, events, level):
+    wave = PWM("pwm", amplitude=3.0, f=1e3, duty=duty, t0=0.01)
+    m = Model("probe")
+    m.add(wave)
+    sim = m.compile()
+    assert sim.time_events(sim.parameter_vector(None), 0.0, 0.05) == events
+    res = sim.simulate(0.05)
+    after = res.t >= 0.01
+    after[np.flatnonzero(np.diff(res.t) == 0)] = False  # the row just before t0
+    np.testing.assert_array_equal(res["pwm.y"][after], level)
+    np.testing.assert_array_equal(res["pwm.y"][~after], 0.0)
+
+
+def test_pwm_rejects_duty_outside_zero_to_one_naming_the_component():
+    with pytest.raises(ParameterError, match="duty of pwm1"):
+        PWM("pwm1", f=1e3, duty=1.5)
+    m = Model("probe")
+    m.add(PWM("pwm2", f=1e3, duty=0.5))
+    with pytest.raises(ParameterError, match="duty of pwm2"):
+        m.compile().simulate(1e-2, params={"pwm2.duty": -0.1})
+
+
+def test_pwm_with_more_periods_than_a_run_can_stop_at_is_refused_naming_it():
+    m = Model("probe")
+    m.add(PWM("fast", f=1e9, duty=0.5))
+    with pytest.raises(ParameterError, match="fast"):
+        m.compile().simulate(1.0)
+
+
+# Sawtooth and Triangle: amplitude 2, offset −1, period 3 ms from t0 = 1 ms, over 40 ms.
+SAW = dict(amplitude=2.0, offset=-1.0, period=3e-3, t0=1e-3)
+TIMES = np.array([0.5e-3, 1.3e-3, 2.2e-3, 4.9e-3, 7.7e-3, 11.1e-3, 17.3e-3, 23.45e-3, 31.7e-3, 39.99e-3])
+
+
+def closed_saw(t):
+    phase = np.mod(t - 1e-3, 3e-3) / 3e-3
+    return np.where(t < 1e-3, -1.0, -1.0 + 2.0 * phase)
+
+
+def closed_triangle(t):
+    phase = np.mod(t - 1e-3, 3e-3) / 3e-3
+    return np.where(t < 1e-3, -1.0, -1.0 + 2.0 * (1 - np.abs(1 - 2 * phase)))
+
+
+@pytest.mark.parametrize("wave, closed", [(Sawtooth("w", **SAW), closed_saw),
+                                          (Triangle("w", **SAW), closed_triangle)],
+                         ids=["Sawtooth", "Triangle"])
+def test_sawtooth_and_triangle_match_their_closed_forms(wave, closed):
+    # Only rounding separates them: t − t0 − k·period loses ~1e-16·t, i.e. 1e-15·amplitude here.
+    res, y = probe(wave, t_end=40e-3, t_eval=TIMES)
+    np.testing.assert_allclose(y, closed(TIMES), rtol=0, atol=1e-12)
+
+
+def test_sawtooth_drops_are_time_events_with_the_top_just_before_and_offset_at_the_drop():
+    t_end = 40e-3
+    res, y = probe(Sawtooth("w", **SAW), t_end=t_end)
+    starts = 1e-3 + 3e-3 * np.arange(0, 13)      # t0, then the drops (one at t_end changes nothing)
+    before, after = edge_rows(res, starts)
+    # Just before a drop: the left limit, 1e-12 of the run earlier, short of the top by
+    # slope·that (4e-11 here).
+    np.testing.assert_allclose(y[before[1:]], 1.0, rtol=0, atol=2.0 / 3e-3 * 2 * LEFT_LIMIT * t_end)
+    assert np.all(y[before[1:]] < 1.0) and y[before[0]] == -1.0
+    np.testing.assert_array_equal(y[after], -1.0)
+
+
+def test_triangle_corners_are_time_events_and_the_wave_is_continuous_there():
+    t_end = 40e-3
+    res, y = probe(Triangle("w", **SAW), t_end=t_end)
+    k = np.arange(0, 26)                          # t0 and every half period after it
+    before, after = edge_rows(res, 1e-3 + 1.5e-3 * k)
+    # The left limit is 1e-12 of the run before the corner: the slope moves y by 2·A/period times that.
+    np.testing.assert_allclose(y[before], y[after], rtol=0, atol=2 * 2.0 / 3e-3 * 2 * LEFT_LIMIT * t_end)
+    np.testing.assert_allclose(y[after], np.where(k % 2 == 1, 1.0, -1.0), rtol=0, atol=1e-12)
+

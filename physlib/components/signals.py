@@ -15,8 +15,9 @@ from ..core import Component, Input, Output, Parameter, Variable, der
 from ..core.errors import ParameterError
 from ..core.symbols import t
 
-__all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "Table", "Expression",
-           "Gain", "Add", "Integrator", "Limiter", "PID", "StateSpace", "TransferFunction"]
+__all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "PWM", "Sawtooth", "Triangle",
+           "Table", "Expression", "Gain", "Add", "Integrator", "Limiter", "PID", "StateSpace",
+           "TransferFunction"]
 
 
 class Waveform(Component):
@@ -96,7 +97,32 @@ class Sine(Waveform):
         return [values["t0"]]
 
 
-EDGE_TOLERANCE = 1e-14   # relative tolerance of waveform edge times (see Pulse.value)
+EDGE_TOLERANCE = 1e-14   # relative tolerance of waveform edge times (see _cycle)
+MAX_PERIODS = 100_000    # periods of a periodic waveform in one run (each edge is a solver stop)
+
+
+def _cycle(t0, period):
+    """(time since the start of the current period, edge tolerance) at time ``t`` for a waveform
+    that repeats every ``period`` from ``t0`` on, as SymPy expressions.
+
+    Edge times are computed in floating point, here and in ``time_events``; a time within
+    EDGE_TOLERANCE·(|t| + |t0|) before an edge (a few hundred rounding errors, far below the
+    left-limit offset the solvers use, 1e-12 of the run) counts as reached, so the value at an
+    edge is the value after it and just before it the value before. The time since the period
+    start is then at least −tolerance."""
+    eps = EDGE_TOLERANCE * (sp.Abs(t) + sp.Abs(t0))
+    cycles = sp.floor((t - t0 + eps) / period)
+    return t - t0 - cycles * period, eps
+
+
+def _periods(waveform, t0, period, t_start, t_stop):
+    """Indices k of the periods [t0 + k·period, t0 + (k + 1)·period) that meet [t_start, t_stop]."""
+    first = max(0, math.floor((t_start - t0) / period))
+    last = math.ceil((t_stop - t0) / period)
+    if last - first > MAX_PERIODS:
+        raise ParameterError(f"{type(waveform).__name__} {waveform.name!r}: {last - first} periods "
+                             "in the simulated interval; use a longer period or a shorter run")
+    return range(first, last + 1)
 
 
 class Pulse(Waveform):
@@ -116,27 +142,99 @@ class Pulse(Waveform):
             raise ParameterError(f"Pulse {self.name!r}: width ({self.width}) exceeds period ({self.period})")
 
     def value(self):
-        # Edge times are computed in floating point, here and in :meth:`time_events`; a time
-        # within EDGE_TOLERANCE·(|t| + |t0|) after an edge (a few hundred rounding errors,
-        # far below the left-limit offset the solvers use, 1e-12 of the run) counts as after
-        # it, so the value at an edge is the value after it and just before it the value before.
-        eps = EDGE_TOLERANCE * (sp.Abs(t) + sp.Abs(self.t0))
-        cycles = sp.floor((t - self.t0 + eps) / self.period)
-        in_cycle = t - self.t0 - cycles * self.period
+        in_cycle, eps = _cycle(self.t0, self.period)
         on = sp.And(t >= self.t0, in_cycle < self.width - eps)
         return self.offset + sp.Piecewise((self.amplitude, on), (0, True))
 
     def time_events(self, values, t_start, t_stop):
         t0, period, width = values["t0"], values["period"], values["width"]
-        first = max(0, math.floor((t_start - t0) / period))
-        last = math.ceil((t_stop - t0) / period)
-        if last - first > 100_000:
-            raise ParameterError(f"Pulse {self.name!r}: {last - first} periods in the simulated "
-                                 "interval; use a longer period or a shorter run")
-        edges = []
-        for k in range(first, last + 1):
-            edges += [t0 + k * period, t0 + k * period + width]
-        return edges
+        return [t0 + k * period + d for k in _periods(self, t0, period, t_start, t_stop)
+                for d in (0.0, width)]
+
+
+class PWM(Waveform):
+    """Pulse-width modulation at a constant duty cycle: offset + amplitude for the first
+    ``duty`` fraction of every period 1/f, offset for the rest, from t0 on (offset before).
+
+    Parameters: amplitude; offset; f [Hz] (> 0) switching frequency; duty [1] (0 … 1) fraction
+    of each period that is on; t0 [s] first rising edge. duty = 0 is offset throughout,
+    duty = 1 steps to offset + amplitude at t0. For a duty cycle that varies, see
+    :class:`SignalPWM`.
+    """
+
+    amplitude = Parameter(1.0, description="pulse amplitude")
+    offset = Parameter(0.0, description="value while off")
+    f = Parameter(unit="Hz", description="switching frequency", positive=True)
+    duty = Parameter(0.5, description="duty cycle: on fraction of each period",
+                     check=(lambda d: 0 <= d <= 1, "the duty cycle must be between 0 and 1"))
+    t0 = Parameter(0.0, unit="s", description="time of the first rising edge")
+
+    def value(self):
+        period = 1 / self.f
+        in_cycle, eps = _cycle(self.t0, period)
+        # duty 0 and 1 are decided without the comparison, which rounding could tip within
+        # the edge tolerance of the period boundaries that time_events does not report then.
+        on = sp.And(t >= self.t0, self.duty > 0,
+                    sp.Or(self.duty >= 1, in_cycle < self.duty * period - eps))
+        return self.offset + sp.Piecewise((self.amplitude, on), (0, True))
+
+    def time_events(self, values, t_start, t_stop):
+        t0, duty, period = values["t0"], values["duty"], 1 / values["f"]
+        if duty == 0:
+            return []
+        if duty == 1:
+            return [t0]
+        return [t0 + (k + d) * period for k in _periods(self, t0, period, t_start, t_stop)
+                for d in (0.0, duty)]
+
+
+class Sawtooth(Waveform):
+    """Sawtooth: rises linearly from offset to offset + amplitude over each period and drops
+    back to offset at the period's end, from t0 on (offset before).
+
+    Parameters: amplitude; period [s] (> 0); offset; t0 [s] start of the first period.
+    The drops (and the start at t0) are time events; at a drop the value is offset.
+    """
+
+    amplitude = Parameter(1.0, description="rise over one period")
+    period = Parameter(unit="s", description="period", positive=True)
+    offset = Parameter(0.0, description="value at the start of each period")
+    t0 = Parameter(0.0, unit="s", description="start of the first period")
+
+    def value(self):
+        in_cycle, _ = _cycle(self.t0, self.period)
+        # Within the edge tolerance after a drop the time since it is slightly negative.
+        ramp = self.amplitude * sp.Max(in_cycle, 0) / self.period
+        return self.offset + sp.Piecewise((0, t < self.t0), (ramp, True))
+
+    def time_events(self, values, t_start, t_stop):
+        t0, period = values["t0"], values["period"]
+        return [t0 + k * period for k in _periods(self, t0, period, t_start, t_stop)]
+
+
+class Triangle(Waveform):
+    """Triangle wave: from offset at t0 up to offset + amplitude at half a period and back down
+    to offset at the period's end, repeating (offset before t0). Continuous; the corners at
+    every half period (and at t0) are time events, so the solver does not step across them.
+
+    Parameters: amplitude; period [s] (> 0); offset; t0 [s] start of the first period.
+    """
+
+    amplitude = Parameter(1.0, description="peak value above offset")
+    period = Parameter(unit="s", description="period", positive=True)
+    offset = Parameter(0.0, description="lowest value")
+    t0 = Parameter(0.0, unit="s", description="start of the first period")
+
+    def value(self):
+        in_cycle, _ = _cycle(self.t0, self.period)
+        phase = sp.Max(in_cycle, 0) / self.period
+        wave = self.amplitude * (1 - sp.Abs(1 - 2 * phase))
+        return self.offset + sp.Piecewise((0, t < self.t0), (wave, True))
+
+    def time_events(self, values, t_start, t_stop):
+        t0, period = values["t0"], values["period"]
+        return [t0 + (k + d) * period for k in _periods(self, t0, period, t_start, t_stop)
+                for d in (0.0, 0.5)]
 
 
 class Table(Waveform):
