@@ -5,7 +5,8 @@ import pytest
 from physlib import Model, ParameterError
 from physlib.analysis.events import LEFT_LIMIT
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
-from physlib.components.signals import PID, PWM, Limiter, Pulse, Ramp, Sawtooth, Sine, Table, Triangle
+from physlib.components.signals import (PID, PWM, Add, Constant, Limiter, Product, Pulse, Ramp, Sawtooth,
+                                        Sine, Table, Triangle)
 
 
 def probe(source, block=None, t_end=1.0, **options):
@@ -242,4 +243,54 @@ def test_triangle_corners_are_time_events_and_the_wave_is_continuous_there():
     # The left limit is 1e-12 of the run before the corner: the slope moves y by 2·A/period times that.
     np.testing.assert_allclose(y[before], y[after], rtol=0, atol=2 * 2.0 / 3e-3 * 2 * LEFT_LIMIT * t_end)
     np.testing.assert_allclose(y[after], np.where(k % 2 == 1, 1.0, -1.0), rtol=0, atol=1e-12)
+
+
+# --- operators ------------------------------------------------------------------------------------
+
+def test_add_with_n_signed_inputs_matches_its_closed_form_and_its_gains_are_parameters():
+    m = Model("sum")
+    c, s, r = m.add(Constant("c", k=2.0)), m.add(Sine("s", f=3.0)), m.add(Ramp("r", duration=1.0))
+    add = m.add(Add("a", k=[1, -1, 0.5]))
+    m.connect(c.y, add.u1)
+    m.connect(s.y, add.u2)
+    m.connect(r.y, add.u3)
+    sim = m.compile()
+    res = sim.simulate(1.0)
+    sine, ramp = np.sin(6 * np.pi * res.t), res.t
+    # Exact up to the rounding of sin and of the sum.
+    np.testing.assert_allclose(res["a.y"], 2.0 - sine + 0.5 * ramp, rtol=0, atol=1e-12)
+    res = sim.simulate(1.0, params={"a.k3": -4.0})
+    np.testing.assert_allclose(res["a.y"], 2.0 - sine - 4.0 * ramp, rtol=0, atol=1e-12)
+    assert sorted(add.parameters) == ["k1", "k2", "k3"] and isinstance(add, Add)
+
+
+def test_add_keeps_its_two_input_interface():
+    m = Model("sum")
+    c, s = m.add(Constant("c", k=2.0)), m.add(Sine("s", f=3.0))
+    add = m.add(Add("a", k1=2.0, k2=-1.0))
+    m.connect(c.y, add.u1)
+    m.connect(s.y, add.u2)
+    sim = m.compile()
+    res = sim.simulate(1.0, params={"a.k1": 3.0})
+    np.testing.assert_allclose(res["a.y"], 6.0 - np.sin(6 * np.pi * res.t), rtol=0, atol=1e-12)
+    assert type(Add("b", k=[1.0, 1.0])) is Add
+
+
+@pytest.mark.parametrize("values, message", [
+    (dict(k=[1.0]), "at least two gains"), (dict(k="+-"), "at least two gains"),
+    (dict(k=3.0), "at least two gains"), (dict(k=[1.0, "x", 2.0]), "k2 of adder"),
+    (dict(k=[1.0, -1.0], k1=2.0), "not both")])
+def test_add_rejects_bad_gains_naming_the_component(values, message):
+    with pytest.raises(ParameterError, match="adder") as err:
+        Add("adder", **values)
+    assert message in str(err.value)
+
+
+def test_product_of_a_sine_and_a_ramp():
+    m = Model("prod")
+    s, r, p = m.add(Sine("s", f=2.0)), m.add(Ramp("r", height=3.0, duration=1.0)), m.add(Product("p"))
+    m.connect(s.y, p.u1)
+    m.connect(r.y, p.u2)
+    res = m.compile().simulate(1.0)
+    np.testing.assert_allclose(res["p.y"], 3.0 * res.t * np.sin(4 * np.pi * res.t), rtol=0, atol=1e-12)
 
