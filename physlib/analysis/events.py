@@ -197,31 +197,107 @@ class HybridStepper:
         mask = mask & (np.abs(g) <= self.zero_band)
         return np.where(mask, g_ref, g), mask
 
-    def locate(self, x, z, ta, tb, g_a, mask):
+    def locate(self, x, z, ta, tb, g_a, mask, t_seen=None):
         """Earliest crossing in (ta, tb]: returns (t, x, z, fired, released) just past it;
-        ``released``: masked guards that left the zero band (located where they crossed zero)."""
-        lo, hi = ta, tb
+        ``released``: masked guards that left the zero band (located where they crossed zero).
+        ``t_seen``: the time at which the guards at tb are evaluated (the left limit when tb is
+        a time event).
+
+        The crossing is estimated on the solver's dense output: a cubic Hermite interpolant of
+        the states between ta and tb (values and derivatives at both ends), the algebraic
+        variables solved along it, and the Illinois method on each guard that changed sign.
+        Two integrations confirm it: no crossing event_tol/2 before the estimate, a crossing
+        event_tol/2 after. If the estimate is not confirmed (the interpolant is not accurate
+        enough), the bracket is bisected with one integration per halving."""
         x_hi, z_hi = self.integrate(x, z, ta, tb)
-        g_hi = self.guards(x_hi, z_hi, tb)
+        t_seen = tb if t_seen is None else t_seen
+        z_seen = z_hi if t_seen == tb else self.solve_z(x_hi, z_hi, t_seen)
+        g_hi = self.guards(x_hi, z_seen, t_seen)
         # A guard masked at zero that has left the zero band is located where it crossed zero,
         # not where it left the band: a ball whose bounce is too low to leave the band would
         # otherwise hit the floor at the band's depth, gaining m·g·band each time.
         left = mask & (np.abs(g_hi) > self.zero_band)
         g_a = np.where(left, -np.sign(g_hi), g_a)
         mask = mask & ~left
+        lo, x_lo, z_lo, hi = ta, x, z, tb
+        found = None if np.any(left) else self._dense_root(x, z, ta, x_hi, z_seen, t_seen, g_a, mask)
+        j = None
+        if found is not None:
+            estimate, j = found
+            t_before = max(ta, estimate - 0.5 * self.event_tol)
+            t_after = min(tb, max(estimate + 0.5 * self.event_tol, t_before + self.event_tol))
+            x_b, z_b = self.integrate(x, z, ta, t_before)
+            g_b = self.guards(x_b, z_b, t_before)
+            if t_before == ta or not np.any(self.crossed(g_a, g_b, mask)):
+                lo, x_lo, z_lo = t_before, x_b, z_b
+                x_c, z_c = self.integrate(x_b, z_b, t_before, t_after)
+                g_c = self.guards(x_c, z_c, t_after)
+                if np.any(self.crossed(g_a, g_c, mask)):
+                    return t_after, x_c, z_c, self.crossed(g_a, g_c, mask), left
+                lo, x_lo, z_lo, g_lo = t_after, x_c, z_c, g_c
+            else:
+                hi, x_hi, z_hi, g_hi = t_before, x_b, z_b, g_b
+        # The estimate was not confirmed (it is only as accurate as the solver's tolerances
+        # allow): regula falsi (Illinois, with bisection steps when it stalls) on the guard
+        # that crosses first, each value from an integration out of the bracket's left end.
         # Bounded: an event_tol below the spacing of floating-point times near t ends when the
-        # midpoint no longer moves.
+        # trial point no longer moves.
+        g_lo_j = g_a[j] if j is not None and lo == ta else (g_lo[j] if j is not None else None)
+        side, widths = 0, [2 * (hi - lo)] * 2
         while hi - lo > self.event_tol:
             mid = 0.5 * (lo + hi)
+            if j is not None and hi - lo <= 0.5 * widths[-2] and g_lo_j != g_hi[j]:
+                mid = hi - g_hi[j] * (hi - lo) / (g_hi[j] - g_lo_j)
+                mid = min(max(mid, lo + 0.25 * self.event_tol), hi - 0.25 * self.event_tol)
+            widths.append(hi - lo)
             if not lo < mid < hi:
                 break
-            x_m, z_m = self.integrate(x, z, ta, mid)
+            x_m, z_m = self.integrate(x_lo, z_lo, lo, mid)
             g_m = self.guards(x_m, z_m, mid)
             if np.any(self.crossed(g_a, g_m, mask)):
                 hi, x_hi, z_hi, g_hi = mid, x_m, z_m, g_m
+                if side == -1 and j is not None:
+                    g_lo_j *= 0.5
+                side = -1
             else:
-                lo = mid
+                lo, x_lo, z_lo = mid, x_m, z_m
+                if j is not None:
+                    g_lo_j = g_m[j]
+                    if side == 1:
+                        g_hi = g_hi.copy()
+                        g_hi[j] *= 0.5
+                side = 1
         return hi, x_hi, z_hi, self.crossed(g_a, g_hi, mask), left
+
+    def _dense_root(self, xa, za, ta, xb, zb, tb, g_a, mask):
+        """(time, guard index) of the earliest zero in (ta, tb) of the guards that changed
+        sign, on the cubic Hermite interpolant of the states (algebraic variables solved along
+        it); None if it cannot be estimated (no states, or a solve fails)."""
+        g_b = self.guards(xb, zb, tb)
+        changed = np.flatnonzero(~mask & self.crossed(g_a, g_b, mask))
+        if not self._has_states or not len(changed):
+            return None
+        dae = fast(self.system, "dae")
+        h = tb - ta
+        fa, fb = dae(xa, za, self.p, ta)[0] * h, dae(xb, zb, self.p, tb)[0] * h
+        state = {"z": za}
+
+        def guard(tau, j):
+            # Hermite basis on τ ∈ [0, 1]; derivatives scaled by h.
+            t2, t3 = tau * tau, tau * tau * tau
+            x = ((2 * t3 - 3 * t2 + 1) * xa + (t3 - 2 * t2 + tau) * fa
+                 + (-2 * t3 + 3 * t2) * xb + (t3 - t2) * fb)
+            t = ta + h * tau
+            state["z"] = self.solve_z(x, state["z"], t)
+            return self.guards(x, state["z"], t)[j]
+
+        tol = 0.25 * self.event_tol / h
+        try:
+            roots = [_illinois(lambda tau, j=j: guard(tau, j), g_a[j], g_b[j], tol) for j in changed]
+        except PhyslibError:
+            return None
+        first = int(np.argmin(roots))
+        return ta + h * roots[first], int(changed[first])
 
     def iterate_modes(self, t, x, z, fired, cause):
         """Event iteration at time t: update modes until they settle; returns (x, z)."""
@@ -363,7 +439,8 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
             for k in range(n):
                 crossed = stepper.crossed(g, G[:, k], mask)
                 if np.any(crossed):
-                    te, xe, ze, fired, released = stepper.locate(x, z, t, times[k], g, mask)
+                    seen = t_seen if timed[i] and k == n - 1 else times[k]
+                    te, xe, ze, fired, released = stepper.locate(x, z, t, times[k], g, mask, seen)
                     count = len(stepper.events)
                     t, x, z, g, mask = stepper.handle_event(te, xe, ze, fired, "state",
                                                             None if user_grid else record, g_before=g)
@@ -461,6 +538,37 @@ def _hybrid_instances(model):
 
 def has_modes(model) -> bool:
     return any(g.template.mode_names for g in model._flat.groups)
+
+
+def _illinois(f, f0: float, f1: float, tol: float, max_iter: int = 100) -> float:
+    """A zero of f in [0, 1] with f(0) = f0 and f(1) = f1 of opposite signs (or f1 = 0), to
+    ``tol``: the Illinois variant of regula falsi, with a bisection step whenever two steps
+    did not halve the bracket (guards may jump, e.g. a contact's gap guard turning into its
+    speed)."""
+    a, b, fa, fb, side = 0.0, 1.0, f0, f1, 0
+    widths = [1.0, 1.0]
+    for _ in range(max_iter):
+        if b - a <= tol or fb == 0:
+            break
+        if b - a > 0.5 * widths[-2] or fb == fa:
+            c = 0.5 * (a + b)
+        else:
+            c = min(max(b - fb * (b - a) / (fb - fa), a + 0.25 * tol), b - 0.25 * tol)
+        widths.append(b - a)
+        fc = f(c)
+        if fc == 0:
+            return c
+        if (fc > 0) == (fb > 0):
+            b, fb = c, fc
+            if side == -1:
+                fa *= 0.5
+            side = -1
+        else:
+            a, fa = c, fc
+            if side == 1:
+                fb *= 0.5
+            side = 1
+    return b if fb == 0 else 0.5 * (a + b)
 
 
 def _along(function, n: int) -> cs.Function:
