@@ -1,12 +1,13 @@
 """Waveforms and signal blocks against their closed forms."""
 import numpy as np
 import pytest
+from scipy.optimize import brentq
 
 from physlib import Model, ParameterError
 from physlib.analysis.events import LEFT_LIMIT
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
-from physlib.components.signals import (PID, PWM, Add, Constant, Limiter, Product, Pulse, Ramp, Sawtooth,
-                                        Sine, Table, Triangle)
+from physlib.components.signals import (PID, PWM, Add, Constant, Limiter, Product, Pulse, Ramp, Relay,
+                                        Sawtooth, SignalPWM, Sine, Table, Triangle)
 
 
 def probe(source, block=None, t_end=1.0, **options):
@@ -294,3 +295,67 @@ def test_product_of_a_sine_and_a_ramp():
     res = m.compile().simulate(1.0)
     np.testing.assert_allclose(res["p.y"], 3.0 * res.t * np.sin(4 * np.pi * res.t), rtol=0, atol=1e-12)
 
+
+# --- hybrid blocks --------------------------------------------------------------------------------
+
+def test_relay_switches_where_a_sine_crosses_its_levels():
+    m = Model("relay")
+    s, r = m.add(Sine("s", f=50.0)), m.add(Relay("relay", u_on=0.5, u_off=-0.3, y_on=2.0, y_off=-1.0))
+    m.connect(s.y, r.u)
+    res = m.compile().simulate(0.1)
+    w = 2 * np.pi * 50.0
+    k = np.arange(5)
+    t_on = np.arcsin(0.5) / w + k / 50.0               # rising through u_on
+    t_off = (np.pi + np.arcsin(0.3)) / w + k / 50.0     # falling through u_off
+    switches = [e for e in res.events if e.cause == "state"]
+    assert [e.after["on"] for e in switches] == [1, 0] * 5
+    # Events are located by bisection to event_tol = 1e-10 s; 3e-11 s measured.
+    np.testing.assert_allclose([e.t for e in switches], np.ravel(np.c_[t_on, t_off]), rtol=0, atol=1e-8)
+    # The output between events, and at each event the rows before and after.
+    i = np.searchsorted(np.ravel(np.c_[t_on, t_off]), res.t, side="right")
+    on = i % 2 == 1
+    before = np.r_[np.diff(res.t) == 0, False]
+    on[before] = ~on[before]
+    np.testing.assert_array_equal(res["relay.y"], np.where(on, 2.0, -1.0))
+    # The sine starts at 0, between the levels: the relay starts off (initially_on=False).
+    assert res.events[0].cause == "initial" and res.events[0].after == {"on": 0}
+
+
+@pytest.mark.parametrize("u0, initially_on, on", [(0.7, False, 1), (0.5, False, 1), (-0.3, True, 0),
+                                                  (-0.5, True, 0), (0.0, True, 1), (0.0, False, 0)])
+def test_relay_starts_in_the_state_its_input_at_t0_calls_for(u0, initially_on, on):
+    m = Model("relay")
+    m.add(Relay("relay", u=u0, u_on=0.5, u_off=-0.3, initially_on=initially_on))
+    res = m.compile().simulate(1.0)
+    np.testing.assert_array_equal(res["relay.on"], on)
+    np.testing.assert_array_equal(res["relay.y"], float(on))
+
+
+def test_relay_rejects_levels_in_the_wrong_order_naming_it():
+    with pytest.raises(ParameterError, match="rly"):
+        Relay("rly", u_on=0.0, u_off=0.0)
+
+
+def test_signal_pwm_switches_off_where_the_carrier_reaches_a_sine_duty():
+    m = Model("spwm")
+    d, p = m.add(Sine("d", amplitude=0.3, f=100.0, offset=0.5)), m.add(SignalPWM("pwm", f=1e3, amplitude=2.0))
+    m.connect(d.y, p.duty)
+    res = m.compile().simulate(0.01)
+    # Closed form: in period k the carrier (t − k·T)/T meets duty(t) = 0.5 + 0.3·sin(2π·100·t)
+    # once (the duty changes 5× slower than the carrier).
+    T = 1e-3
+    duty = lambda tt: 0.5 + 0.3 * np.sin(2 * np.pi * 100 * tt)     # noqa: E731
+    t_off = [brentq(lambda tt: duty(tt) - (tt - k * T) / T, k * T, (k + 1) * T, xtol=1e-15) for k in range(10)]
+    offs = [e for e in res.events if e.after == {"on": 0}]
+    ons = [e for e in res.events if e.after == {"on": 1}]
+    # State events are located to event_tol = 1e-10 s.
+    np.testing.assert_allclose([e.t for e in offs], t_off, rtol=0, atol=1e-8)
+    assert [e.cause for e in ons] == ["initial"] + ["time"] * 9
+    np.testing.assert_allclose([e.t for e in ons], T * np.arange(10), rtol=0, atol=1e-15)
+    # At every event the first row has the output before it, the second the output after.
+    before = np.flatnonzero(np.diff(res.t) == 0)
+    assert len(before) == 19
+    y = res["pwm.y"]
+    starts = np.isin(res.t[before], T * np.arange(10))
+    np.testing.assert_array_equal(y[before], np.where(starts, 0.0, 2.0))
+    np.testing.assert_array_equal(y[before + 1], np.where(starts, 2.0, 0.0))

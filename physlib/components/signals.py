@@ -1,4 +1,5 @@
-"""Causal signal blocks: waveforms (usable as source values) and simple operators.
+"""Causal signal blocks: waveforms (usable as source values), simple operators, and two hybrid
+blocks with modes (Relay, SignalPWM) that switch at state events.
 
 A waveform can be passed as the value of a signal input, ``VoltageSource("src",
 V=Step(height=1.0, t0=1e-3))``, or added to a model under a name and connected like any block.
@@ -11,13 +12,13 @@ import math
 import numpy as np
 import sympy as sp
 
-from ..core import Component, Input, Output, Parameter, Variable, der
+from ..core import Component, Input, Mode, Output, Parameter, Variable, der
 from ..core.errors import ParameterError
 from ..core.symbols import t
 
 __all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "PWM", "Sawtooth", "Triangle",
-           "Table", "Expression", "Gain", "Add", "Product", "Integrator", "Limiter", "PID",
-           "StateSpace", "TransferFunction"]
+           "Table", "Expression", "Gain", "Add", "Product", "Integrator", "Limiter", "Relay", "SignalPWM",
+           "PID", "StateSpace", "TransferFunction"]
 
 
 class Waveform(Component):
@@ -406,6 +407,92 @@ class Limiter(Component):
 
     def equations(self):
         return [sp.Eq(self.y, sp.Min(sp.Max(self.u, self.u_min), self.u_max))]
+
+
+class Relay(Component):
+    """Relay with hysteresis: the output switches to y_on when the input rises to u_on and back
+    to y_off when it falls to u_off (u_off < u_on); in between it keeps its state.
+
+    Parameters: u_on, u_off switching levels of the input (u_off < u_on); y_on, y_off output
+    values; initially_on (flag, default False) the state at the start when u(t0) lies between
+    the levels. At the start the state follows the input: on if u(t0) >= u_on, off if
+    u(t0) <= u_off.
+    Inputs: u. Modes: on = 1 on, 0 off (−1 only until the start decides it).
+    The switching times are state events, located to event_tol (1e-10 s by default).
+    """
+
+    u = Input(description="input")
+    y = Output(description="y_on while on, y_off while off")
+    u_on = Parameter(description="input level at which the relay switches on")
+    u_off = Parameter(description="input level at which the relay switches off (below u_on)")
+    y_on = Parameter(1.0, description="output while on")
+    y_off = Parameter(0.0, description="output while off")
+    initially_on = Parameter(False, description="state at the start when u is between u_off and u_on",
+                             structural=True)
+    on = Mode({"unset": -1, "off": 0, "on": 1}, start="unset", description="relay state")
+
+    def validate(self):
+        if not self.u_off < self.u_on:
+            raise ParameterError(f"Relay {self.name!r}: u_off ({self.u_off}) must be below u_on ({self.u_on})")
+
+    def equations(self):
+        return [sp.Eq(self.y, sp.Piecewise((self.y_on, sp.Eq(self.on, 1)), (self.y_off, True)))]
+
+    def guards(self):
+        # Only the level that would switch the present state is watched.
+        return [sp.Piecewise((self.u - self.u_off, sp.Eq(self.on, 1)), (self.u - self.u_on, True))]
+
+    def transition(self, v, fired):
+        if v["u"] >= v["u_on"]:
+            return {"on": 1}
+        if v["u"] <= v["u_off"]:
+            return {"on": 0}
+        if v["on"] == -1:       # the start, between the levels
+            return {"on": int(self.initially_on)}
+        return {}
+
+
+class SignalPWM(Component):
+    """Pulse-width modulation of a duty-cycle signal: offset + amplitude while the input
+    ``duty`` exceeds a carrier that rises from 0 to 1 over every period 1/f (restarting at
+    t0 + k/f), offset otherwise and before t0. With a constant duty d in (0, 1) each period is
+    on for its first d/f seconds; duty >= 1 stays on, duty <= 0 stays off. For a constant duty
+    cycle :class:`PWM` is simpler (a waveform with time events only).
+
+    Parameters: amplitude; offset; f [Hz] (> 0) carrier frequency; t0 [s] start of the first
+    period.
+    Inputs: duty [1]. Variables: carrier [1]. Modes: on = 1 while duty > carrier, 0 otherwise
+    (before t0 the output is offset whatever the mode).
+    The carrier restarts are time events; the crossings of duty and carrier are state events,
+    located to event_tol (1e-10 s by default).
+    """
+
+    duty = Input(description="duty cycle, compared with the carrier")
+    y = Output(description="modulated output")
+    amplitude = Parameter(1.0, description="pulse amplitude")
+    offset = Parameter(0.0, description="value while off")
+    f = Parameter(unit="Hz", description="carrier frequency", positive=True)
+    t0 = Parameter(0.0, unit="s", description="start of the first carrier period")
+    carrier = Variable(description="sawtooth carrier, 0 to 1 over each period")
+    on = Mode({"off": 0, "on": 1}, start="off", description="duty above the carrier")
+
+    def equations(self):
+        in_cycle, _ = _cycle(self.t0, 1 / self.f)
+        on = sp.And(sp.Eq(self.on, 1), t >= self.t0)
+        return [sp.Eq(self.carrier, sp.Piecewise((0, t < self.t0), (sp.Max(in_cycle, 0) * self.f, True))),
+                sp.Eq(self.y, self.offset + sp.Piecewise((self.amplitude, on), (0, True)))]
+
+    def guards(self):
+        return [self.duty - self.carrier]
+
+    def transition(self, v, fired):
+        if fired[0]:        # duty and carrier just crossed (they may be equal now)
+            return {"on": 1 - v["pre(on)"]}
+        return {"on": int(v["duty"] > v["carrier"])}
+
+    def time_events(self, values, t_start, t_stop):
+        t0, period = values["t0"], 1 / values["f"]
+        return [t0 + k * period for k in _periods(self, t0, period, t_start, t_stop)]
 
 
 class PID(Component):
