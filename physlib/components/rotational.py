@@ -287,6 +287,9 @@ class StickSlip(Component):
     cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force.
     Inputs: f_normalized [1] normalized normal force.
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
+    Dissipates tau·w_rel [W] in every mode: mu·cgeo·fn·|w_rel| sliding, 0 stuck (w_rel = 0) or
+    free (tau = 0). A lock is entered at w_rel = 0 and loses nothing; one seen late (a fixed-step
+    overshoot) is projected as a plastic impact, whose loss at the event is no power.
     """
 
     FREE, STUCK, FORWARD, BACKWARD = 2, 0, 1, -1
@@ -362,6 +365,7 @@ class Clutch(Compliant, StickSlip):
     phi_rel_start [rad] initial relative angle.
     Inputs: f_normalized [1] normalized normal force (fn = fn_max·f_normalized).
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
+    Dissipates tau·w_rel [W]: the slip power mu·cgeo·fn·|w_rel| sliding, 0 stuck or free.
     """
 
     def relative_acceleration(self):
@@ -388,6 +392,8 @@ class Brake(TwoFlange, Supported, StickSlip):
     Inputs: f_normalized [1] normalized normal force.
     Variables: w_rel [rad/s] shaft speed relative to the housing; tau [N.m] friction torque.
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
+    Dissipates tau·w_rel [W] (the power flanges and housing lose into it): mu·cgeo·fn·|w_rel|
+    sliding, 0 stuck or free.
     """
 
     w_rel = Variable("rad/s", "shaft speed relative to the housing")
@@ -420,6 +426,11 @@ class OneWayClutch(Compliant):
     Parameters: phi_rel_start [rad] initial relative angle.
     Variables: w_rel [rad/s]; tau [N.m] as in :class:`Compliant`.
     Modes: mode = 0 free, 1 locked.
+    Lossless, so it declares no dissipation: tau·w_rel = 0 free (tau = 0) and locked
+    (w_rel = 0). A lock entered with w_rel < 0 (seen late, by a fixed-step solver) is a plastic
+    impact that loses ½·J_a·J_b/(J_a + J_b)·w_rel² at the event (J_a, J_b the inertias on
+    either side); that loss is instantaneous, not a power, and shows as a step in the stored
+    energy only.
     """
 
     FREE, LOCKED = 0, 1
