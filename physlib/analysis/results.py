@@ -11,6 +11,7 @@ import numpy as np
 from ..core.errors import PhyslibError, UnknownNameError
 from .fast_call import fast
 from .initialization import solve_algebraic
+from .integrators import Integration
 from .operating_point import OperatingPoint
 
 
@@ -24,8 +25,11 @@ class SimulationResult:
     """
 
     def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=None,
-                 t_values: np.ndarray | None = None):
+                 t_values: np.ndarray | None = None, continuation=None):
         self.model = model
+        # (solver, rtol, atol) of a variable-step run: at(t) continues the solution from the
+        # output row before t with that solver instead of interpolating.
+        self._continuation = continuation
         self.t = t
         # Time at which each row's outputs are evaluated: the left limit for the row just before
         # a time event (its stamp is the event time, but a step source has not switched yet).
@@ -115,7 +119,10 @@ class SimulationResult:
     def at(self, t: float) -> OperatingPoint:
         """The operating point at time ``t`` [s], consistent with the model's equations.
 
-        The states are the cubic Hermite interpolant between the two neighbouring output rows,
+        After a variable-step run, the solution is continued from the output row before ``t``
+        with the run's solver and tolerances (one short integration), so ``at(t)`` is as
+        accurate as an output point at ``t`` would have been. After a fixed-step run the states
+        are the cubic Hermite interpolant between the two neighbouring output rows,
         through their values and their derivatives x' = f(x, z, p, t) at both rows (error
         O(h⁴) in the row spacing h, against O(h²) for linear interpolation); the algebraic
         variables are then solved at the interpolated states, so every output satisfies the
@@ -136,6 +143,9 @@ class SimulationResult:
         # own, so both lie between the same events.
         j = i + 1
         system, p = self.model.system, self._p_at(i)
+        if self._continuation is not None and self.x.shape[0]:
+            x, z = self._continue(i, t)
+            return OperatingPoint(self.model, t, x, z, p)
         h = self.t[j] - self.t[i]
         s = (t - self.t[i]) / h
         x = self.x[:, i]
@@ -151,6 +161,21 @@ class SimulationResult:
         z_guess = (1 - s) * self.z[:, i] + s * self.z[:, j]
         z = solve_algebraic(system, x, z_guess, p, t, lambda k: self.model.algebraic[k])
         return OperatingPoint(self.model, t, x, z, p)
+
+    def _continue(self, i: int, t: float):
+        """States and algebraic variables at t, integrated from output row i with the run's
+        solver and tolerances (stopping at time events in between, which a ``t_eval`` without
+        them leaves out of the rows)."""
+        solver, rtol, atol = self._continuation
+        p = self._p_at(i)
+        integration = Integration(self.model, solver, rtol, atol)
+        x, z, ta = self.x[:, i], self.z[:, i], self.t[i]
+        for tb in [*self.model.time_events(p, ta, t), t]:
+            if ta < tb:
+                z = solve_algebraic(self.model.system, x, z, p, ta, lambda k: self.model.algebraic[k])
+                X, Z = integration(x, z, p, ta, tb)
+                x, z, ta = X[:, 0], Z[:, 0], tb
+        return x, z
 
     def stored_energy(self, component: str | None = None) -> np.ndarray:
         """Energy [J] stored in one component, or in all together, along the trajectory."""

@@ -113,7 +113,8 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
                                  event_tol=options.event_tol, max_events=options.max_events,
                                  projection=options.projection, record=record_hybrid)
         return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz),
-                                _stack(ps, len(p)), events, t_values=np.array(t_values))
+                                _stack(ps, len(p)), events, t_values=np.array(t_values),
+                                continuation=(solver, options.rtol, options.atol))
 
     times, xs, zs, t_values = [], [], [], []
 
@@ -147,7 +148,7 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
             left = left_limit(b, t0, t_end)
             record(b, x, solve_algebraic(system, x, z, p, left, describe), left)
     return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz), p,
-                            t_values=np.array(t_values))
+                            t_values=np.array(t_values), continuation=(solver, options.rtol, options.atol))
 
 
 def _apply_x0(model, x, x0):
