@@ -46,6 +46,7 @@ import sympy as sp
 
 from ..core.errors import PhyslibError, SimulationError
 from .events import has_modes, left_limit
+from .fast_call import fast
 from .initialization import damped_newton, solve_algebraic
 from .options import FIXED_STEP
 from .projection import energy_matrix, invariant_projection
@@ -261,7 +262,7 @@ class _Stepper:
 
     # f and z at a stage
     def f(self, x, z, p, t):
-        return np.asarray(self.system.dae(x, z, p, t)[0]).ravel()
+        return fast(self.system, "dae")(x, z, p, t)[0]
 
     def consistent(self, x, z_guess, p, t):
         if not self.nz:
