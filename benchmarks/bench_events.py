@@ -67,6 +67,9 @@ events equal the MSL reference's (same clutches in the same order, times within 
 tolerances); chain: 2 (N-1) events, lock times within 1e-6 s of the closed form and final speeds
 within 1e-6 rad/s of T t_end / N (tight tolerances). The script exits 0 whatever they say (1 only if
 a case crashed). ``--profile`` also prints a cProfile of one warm CoupledClutches simulate.
+After the tables, the switching circuits of ``bench_switching.py`` (buck converters with ideal
+and Shockley diodes, timed against ngspice on the same netlist when it is installed).
+
 Run from the repository root:
 
     python benchmarks/bench_events.py            # full run (about a minute)
@@ -473,8 +476,12 @@ def main(argv=None) -> int:
         with open(args.json, "w") as f:
             json.dump([r for rows in results.values() for r in rows], f, indent=1)
     crashed = [r for rows in results.values() for r in rows if "error" in r]
-    print(f"\nbench_events: done ({len(crashed)} case(s) failed to run)")
-    return 1 if crashed else 0
+    # Switching circuits (buck converters) against ngspice: see bench_switching.py.
+    print("\nswitching circuits (benchmarks/bench_switching.py)")
+    import bench_switching
+    switching_failed = bench_switching.main(["--quick"] if args.quick else [])
+    print(f"\nbench_events: done ({len(crashed) + switching_failed} case(s) failed to run)")
+    return 1 if crashed or switching_failed else 0
 
 
 if __name__ == "__main__":

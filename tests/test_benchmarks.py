@@ -58,3 +58,14 @@ def test_bench_events_quick_runs_and_prints_its_tables():
     assert re.search(r"^\s+\[PASS\] CoupledClutches events match the MSL reference", out, re.MULTILINE), out
     assert re.search(r"^\s+\[PASS\] chain J = 6: 10 events", out, re.MULTILINE), out
     assert "bench_events: done (0 case(s) failed to run)" in out
+
+
+def test_bench_switching_quick_runs_and_prints_its_checks():
+    bench = BENCH.parent / "bench_switching.py"
+    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
+                          timeout=300, cwd=BENCH.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for case in ("buck", "buck_shockley"):
+        assert re.search(rf"^\s*{case}\s+\d+\s+\d+\s+\d+\s+\d+\s", proc.stdout, re.MULTILINE), proc.stdout
+    assert "[PASS] buck: every switch event a time event" in proc.stdout
+    assert "bench_switching: done (0 case(s) failed to run)" in proc.stdout
