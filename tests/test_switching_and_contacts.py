@@ -46,6 +46,22 @@ def test_clutch_engaging_from_zero_normal_force_slips_at_once_under_a_fixed_step
     assert fixed["J2.w"][row] == pytest.approx(variable.at(1.4)["J2.w"], rel=1e-2)
 
 
+def test_fixed_step_hybrid_runs_build_no_sundials_integrator():
+    # Fixed-step runs of hybrid models settle events with their own stepper: no IDAS/CVODES
+    # integrator is built (they would make a fixed-step run depend on SUNDIALS).
+    m = Model("engaging")
+    j1, j2 = m.add(Inertia("J1", J=0.2, w0=150.0)), m.add(Inertia("J2", J=1.35))
+    clutch = m.add(Clutch("clutch", mu=0.3, cgeo=0.15, fn_max=2000.0,
+                          f_normalized=Ramp(height=1.0, duration=0.5, t0=1.0)))
+    m.connect(j1.flange_b, clutch.flange_a)
+    m.connect(clutch.flange_b, j2.flange_a)
+    sim = m.compile()
+    res = sim.simulate(2.0, solver="rk4", dt=1e-3)
+    assert any(e.after == {"mode": Clutch.STUCK} for e in res.events)
+    built = [key for key in sim.system.cache if isinstance(key, tuple) and key[0] == "scaled"]
+    assert built == []
+
+
 def lifting_mass():
     # 500 kg resting on the floor (e = 0), pushed up by a force ramping to 2·m·g over 50 ms.
     m = Model("lift")

@@ -75,7 +75,7 @@ class Event:
 class HybridStepper:
     """Integrates a compiled model with modes from event to event."""
 
-    def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection):
+    def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection, step=None):
         self.model = model
         self.system = model.system
         self.p = p.copy()
@@ -89,7 +89,10 @@ class HybridStepper:
         self.noise = 1e-6 * self.zero_band # a probe moving a guard less than this is rounding
         self._hybrid = _hybrid_instances(model)
         self._has_states = len(self.system.state_pos) > 0
-        self._integration = Integration(model, solver, rtol, atol)
+        # step(x, z, p, ta, tb) -> (x, z): the fixed-step runs' own stepper, which then does
+        # the short integrations of settling (no SUNDIALS integrator in a fixed-step run).
+        self._step = step
+        self._integration = Integration(model, solver, rtol, atol) if step is None else None
         self._describe = lambda i: model.algebraic[i]  # noqa: E731
 
     # --- numerics -----------------------------------------------------------------------------
@@ -102,6 +105,8 @@ class HybridStepper:
             return x, z
         if not self._has_states:                # no states: the algebraic solution at tb
             return x, self.solve_z(x, z, tb)
+        if self._step is not None:
+            return self._step(x, z, self.p, ta, tb)
         X, Z = self._integration(x, z, self.p, ta, tb)
         return X[:, 0], Z[:, 0]
 
@@ -529,15 +534,11 @@ def _hybrid_instances(model):
     for r, (gi, inst, _) in enumerate(system.guard_owner):
         rows.setdefault((gi, inst), []).append(r)
     out = []
-    for gi, group in enumerate(model._flat.groups):
+    for gi, group in enumerate(model.component_groups):
         if group.template.mode_names:
             for row in range(len(group.paths)):
                 out.append(_HybridInstance(model, group, row, rows.get((gi, row), [])))
     return out
-
-
-def has_modes(model) -> bool:
-    return any(g.template.mode_names for g in model._flat.groups)
 
 
 def _illinois(f, f0: float, f1: float, tol: float, max_iter: int = 100) -> float:

@@ -45,7 +45,7 @@ import scipy.sparse.linalg as spla
 import sympy as sp
 
 from ..core.errors import PhyslibError, SimulationError
-from .events import has_modes, left_limit
+from .events import left_limit
 from .fast_call import fast
 from .initialization import damped_newton, solve_algebraic
 from .options import FIXED_STEP
@@ -73,7 +73,7 @@ def simulate_fixed(model, options):
     p = model.parameter_vector(options.params)
     x, z = consistent_start(model, p, options)
     hook, events = None, []
-    if has_modes(model):
+    if model.has_modes:
         hook, events, (x, z, p) = step_end_events(model, p, t0, t_end, x, z, projection=options.projection,
                                                   atol=options.atol, max_events=options.max_events)
     times, X, Z, P, t_values = integrate_fixed(model, options.solver, t0, t_end, options.dt, x, z, p,
@@ -397,8 +397,12 @@ def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
     hook, the list it fills with events, and the initial (x, z, p) with consistent modes."""
     from .events import HybridStepper, _no_guards
 
+    # Settling looks 100·event_tol (1e-8 s) ahead: one rk4 step, far more accurate there than
+    # the sign it is asked for needs.
+    rk4 = _Stepper(model.system, "rk4", model.states + model.algebraic, lambda i: model.algebraic[i])
     stepper = HybridStepper(model, p, solver="idas", rtol=1e-8, atol=atol, event_tol=1e-10,
-                            max_events=max_events, projection=projection)
+                            max_events=max_events, projection=projection,
+                            step=lambda x, z, pp, ta, tb: rk4.step(x, z, pp, ta, tb, tb))
     x, z = stepper.iterate_modes(t0, x, z, _no_guards(stepper), "initial")
     _, x, z, g, mask = stepper.settle(t0, x, z, _no_guards(stepper))
     time_events = set(model.time_events(stepper.p, t0, t_end))

@@ -109,7 +109,7 @@ class SimulationResult:
         return np.array(function.map(n)(args)).reshape(len(positions), n)
 
     def __contains__(self, name: str) -> bool:
-        return name in self.model._var_index or self.model.mode_slot(name) is not None
+        return self.model.has_variable(name) or self.model.mode_slot(name) is not None
 
     @property
     def names(self) -> list[str]:

@@ -12,7 +12,7 @@ import threading
 import numpy as np
 
 from ..core.errors import PhyslibError
-from .events import has_modes, left_limit, simulate_hybrid, snap_to_events
+from .events import left_limit, simulate_hybrid, snap_to_events
 from .initialization import check_derivatives, solve_algebraic
 from .integrators import Integration
 from .options import SimulateOptions, simulate_options
@@ -101,7 +101,7 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
     x, z = consistent_start(model, p, options)
     describe = lambda i: model.algebraic[i]  # noqa: E731
 
-    if has_modes(model):
+    if model.has_modes:
         times, xs, zs, ps, t_values = [], [], [], [], []
 
         def record_hybrid(tt, xx, zz, pp, t_value=None):

@@ -100,6 +100,23 @@ class CompiledModel:
     def algebraic(self) -> list[str]:
         return [self.system.position_names[i] for i in self.system.z_pos]
 
+    def has_variable(self, name: str) -> bool:
+        """Whether ``name`` is a variable path of this model."""
+        return isinstance(name, str) and name in self._var_index
+
+    @property
+    def component_groups(self) -> list:
+        """The flattened components, grouped by class and structure: each group has
+        ``template`` (the class's derived equations: ``local_names``, ``param_names``,
+        ``mode_names``), ``components``, ``paths``, ``var_ids`` and ``param_ids`` (one row per
+        instance: where its variables and parameters sit in the model's vectors)."""
+        return self._flat.groups
+
+    @cached_property
+    def has_modes(self) -> bool:
+        """Whether some component has discrete modes (a hybrid model: simulated with events)."""
+        return any(g.template.mode_names for g in self._flat.groups)
+
     def variable(self, name: str) -> tuple[int, float]:
         """(representative position, sign) of a variable path; unknown names get suggestions."""
         try:
