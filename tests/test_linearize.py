@@ -233,6 +233,22 @@ def test_singular_algebraic_jacobian_is_an_index_error():
     lin = sim.linearize([], ["c.y"], at=at, descriptor=True)      # the descriptor form exists
     assert lin.E.shape == (2, 2)
 
+    # In a hybrid model the error names the modes the point is in.
+    from physlib.components.electrical import Capacitor, Ground, Resistor, Switch
+    m = Model("cusp_switched")
+    m.add(Cusp("c"))
+    switch, r, cap, gnd = Switch("S1", control=0.0), Resistor("R1", R=1.0), Capacitor("C1", C=1.0), Ground("g")
+    for part in (switch, r, cap, gnd):
+        m.add(part)
+    m.connect(cap.p, switch.p)
+    m.connect(switch.n, r.p)
+    m.connect(r.n, cap.n, gnd.p)
+    sim = m.compile()
+    op = OperatingPoint(sim, 0.0, np.zeros(len(sim.states)), np.zeros(len(sim.algebraic)),
+                        sim.parameter_vector(None))
+    with pytest.raises(PhyslibError, match=r"in mode S1\.closed = 0.*index is above one.*c\.y"):
+        sim.linearize([], ["c.y"], at=op)
+
 
 def test_unknown_names_list_the_valid_ones(motor):
     with pytest.raises(UnknownNameError, match="valid inputs: src.V"):
@@ -374,13 +390,30 @@ def test_readme_linearization_snippet_runs(monkeypatch):
 
 def test_coupled_clutches_linearized_in_the_current_modes():
     """At t = 0.8 s clutch1 and clutch2 are stuck (clutch3 free): J1–J3 move as one 3 kg·m²
-    body, J4 is free. The linear model keeps the modes: from the drive torque, J1.w and J3.w
-    are 1/(3 s), J4.w does not respond. (The redundant speeds stay states: no state merging.)"""
+    body, J4 is free. The linear model keeps the modes and merges the locked inertias: one
+    speed (J1.w) for J1–J3 instead of three, 9 states instead of 11. Hand-derived model of the
+    locked drivetrain (states J1..J4.phi, J1.w, J4.w, clutch1..3.phi_rel): phi1..3' = w,
+    phi4' = w4, w' = tau/3, w4' = 0, phi_rel1' = phi_rel2' = 0 (stuck), phi_rel3' = w4 − w;
+    every eigenvalue 0; from the drive torque, J1.w = J3.w = 1/(3 s) and J4.w does not respond."""
     sim = _example("coupled_clutches").build().compile()
     res = sim.simulate(0.85, rtol=1e-8, atol=1e-10)
     at = res.at(0.8)
     assert [at.p[sim.mode_slot(f"clutch{k}.mode")] for k in (1, 2, 3)] == [0.0, 0.0, 2.0]   # stuck, stuck, free
+    assert len(sim.states) == 11
     lin = sim.linearize(["torque.tau"], ["J1.w", "J3.w", "J4.w"], at=at)
+    assert lin.states == ["J1.phi", "J2.phi", "J3.phi", "J4.phi", "J1.w", "J4.w",
+                          "clutch1.phi_rel", "clutch2.phi_rel", "clutch3.phi_rel"]
+    A = np.zeros((9, 9))
+    A[0:3, 4] = A[3, 5] = 1.0
+    A[8, 4], A[8, 5] = -1.0, 1.0
+    B = np.zeros((9, 1))
+    B[4, 0] = 1 / 3
+    C = np.zeros((3, 9))
+    C[0, 4] = C[1, 4] = C[2, 5] = 1.0
+    # Exact up to the rounding of the Jacobians (the entries are 0, ±1 and 1/3).
+    np.testing.assert_allclose(lin.A, A, atol=1e-12)
+    np.testing.assert_allclose(lin.B, B, atol=1e-12)
+    np.testing.assert_allclose(lin.C, C, atol=1e-12)
     np.testing.assert_allclose(lin.poles(), 0.0, atol=1e-12)
     f = np.logspace(-1, 2, 20)
     H = lin.frequency_response(f)

@@ -29,7 +29,7 @@ from ..core.errors import InitializationError, PhyslibError, SimulationError
 from .fast_call import fast
 from .initialization import solve_algebraic
 from .integrators import Integration
-from .projection import energy_matrix, energy_projection, naive_projection, state_chain
+from .projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from .start_values import check_finite
 
 
@@ -350,24 +350,11 @@ class HybridStepper:
         target = -e[rows] * h[rows]
         if not len(rows) or np.all(np.abs(h[rows] - target) <= self.atol):
             return x
-        J = self._constraint_jacobian(x, z, t)[rows]
+        J = constraint_jacobian(self.system, x, z, self.p, t)[rows]
         d = J @ x - h[rows] + target
         if self.projection == "naive":
             return naive_projection(x, J, d)
         return energy_projection(x, energy_matrix(self.system, x, z, self.p, t), J, d)
-
-    def _constraint_jacobian(self, x, z, t):
-        """d(constraint)/dx, following the algebraic variables (dummy states after index
-        reduction, say) through 0 = g(x, z)."""
-        if "constraint_jac" not in self.system.cache:
-            xs, zs, ps, ts = (cs.SX.sym(n, self.system.dae.size1_in(i)) for i, n in enumerate("xzpt"))
-            w = cs.vertcat(xs, zs)
-            expr = self.system.constraints(xs, zs, ps, ts)[0]
-            alg = self.system.dae(xs, zs, ps, ts)[1]
-            self.system.cache["constraint_jac"] = cs.Function(
-                "cjac", [xs, zs, ps, ts], [cs.jacobian(expr, w), cs.jacobian(alg, w)])
-        h_w, g_w = (np.array(cs.DM(m)) for m in self.system.cache["constraint_jac"](x, z, self.p, t))
-        return h_w @ state_chain(g_w, len(x))
 
     def _record(self, event: Event):
         self.events.append(event)

@@ -35,6 +35,7 @@ import sympy as sp
 from ..core.errors import PhyslibError, UnknownNameError
 from .linear_model import LinearModel
 from .operating_point import OperatingPoint, _symbols, input_names, operating_point, resolve_input
+from .projection import constraint_jacobian
 
 
 # --- analysis points -----------------------------------------------------------------------------
@@ -318,7 +319,47 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         C, D = hx - hz @ gzx, hu - hz @ gzu
     else:
         A, B, C, D = fx, fu, hx, hu
-    return LinearModel(A, B, C, D, states=model.states, inputs=input_labels, outputs=output_labels, at=op)
+    keep, T = _constrained_coordinates(model, x, z, p, t)
+    if keep is not None:
+        A, B, C = A[keep] @ T, B[keep], C @ T
+    states = [model.states[i] for i in keep] if keep is not None else model.states
+    return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op)
+
+
+def _constrained_coordinates(model, x, z, p, t):
+    """States that stay independent under the mode constraints active at the point, and T with
+    x = T·x[keep] on the constraint manifold; (None, None) when no constraint is active.
+
+    A locked clutch makes its two shafts' speeds equal (H·x = 0 with H the active constraints'
+    Jacobian): the linear model then has one speed for them, as a hand-derived model of the
+    locked drivetrain would. The states that go are chosen from the last one backwards (each
+    one that adds to the rank of H's chosen columns), so the first-named of equal states stays."""
+    system = model.system
+    if not len(x) or not system.constraints.nnz_out(0):
+        return None, None
+    active = np.asarray(system.constraints(x, z, p, t)[1]).ravel() > 0.5
+    if not np.any(active):
+        return None, None
+    H = constraint_jacobian(system, x, z, p, t)[active]
+    n = H.shape[1]
+    rank = np.linalg.matrix_rank(H)
+    if rank == 0:
+        return None, None
+    basis, dependent = np.zeros((H.shape[0], 0)), []
+    for j in range(n - 1, -1, -1):
+        column = H[:, j]
+        residual = column - basis @ (basis.T @ column)
+        if np.linalg.norm(residual) > 1e-10 * max(np.linalg.norm(column), 1e-300):
+            basis = np.column_stack([basis, residual / np.linalg.norm(residual)])
+            dependent.append(j)
+            if len(dependent) == rank:
+                break
+    dependent = np.sort(dependent)
+    keep = np.setdiff1d(np.arange(n), dependent)
+    T = np.zeros((n, len(keep)))
+    T[keep, np.arange(len(keep))] = 1.0
+    T[dependent] = -np.linalg.lstsq(H[:, dependent], H[:, keep], rcond=None)[0]
+    return keep, T
 
 
 def _output_row(model, name):

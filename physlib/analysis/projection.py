@@ -207,6 +207,21 @@ def energy_matrix(system, x, z, p, t, *, sparse: bool = False):
     return sps.csc_matrix(hess) if sparse else hess
 
 
+def constraint_jacobian(system, x, z, p, t) -> np.ndarray:
+    """d(mode constraint expressions)/dx at (x, z, p, t), every constraint row (active or
+    not), following the algebraic variables (dummy states after index reduction, say) through
+    0 = g(x, z)."""
+    if "constraint_jac" not in system.cache:
+        xs, zs, ps, ts = (cs.SX.sym(n, system.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+        w = cs.vertcat(xs, zs)
+        expr = system.constraints(xs, zs, ps, ts)[0]
+        alg = system.dae(xs, zs, ps, ts)[1]
+        system.cache["constraint_jac"] = cs.Function(
+            "cjac", [xs, zs, ps, ts], [cs.jacobian(expr, w), cs.jacobian(alg, w)])
+    h_w, g_w = (np.array(cs.DM(m)) for m in system.cache["constraint_jac"](x, z, p, t))
+    return h_w @ state_chain(g_w, len(x))
+
+
 def state_chain(g_w, nx: int) -> np.ndarray:
     """d(x, z)/dx = [I; −g_z⁻¹ g_x]: how the algebraic variables follow the states through
     0 = g(x, z), given g's Jacobian ``g_w`` with respect to w = (x, z)."""
