@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, Variable, der
+from ..core.component import as_real
 from ..core.errors import ParameterError
 from ..core.symbols import t
 
@@ -502,6 +503,33 @@ class PID(Component):
     Parameters: kp, ki [1/s], kd [s] gains; Tf [s] derivative filter time constant (> 0);
     xi0 initial value of the integral.
     States: xi (integral of u), xd (u low-pass filtered by Tf).
+
+    **Output limits and anti-windup.** Giving ``y_max`` and/or ``y_min`` (``PID("pid", kp=2,
+    ki=1, y_max=1, y_min=-1)``) limits the output and adds back-calculation anti-windup
+    (Åström & Hägglund, *Advanced PID Control*, 2006, §3.5); +inf for ``y_max`` or −inf for
+    ``y_min`` means no limit on that side. The limits decide the block's equations, so they
+    are given at construction (their values can change like any parameter's, e.g.
+    ``params={"pid.y_max": 2.0}``); without them the block is the plain PID above. With them::
+
+        v = kp·u + ki·xi + kd·(u − xd)/Tf        (the unlimited output, variable "v")
+        y = min(max(v, y_min), y_max)             (continuous: the solver steps over the kinks)
+        der(xi) = u + (y − v)/(ki·Tt)
+
+    Back-calculation feeds the saturation error y − v into the integral part I = ki·xi with
+    gain 1/Tt: dI/dt = ki·u + (y − v)/Tt, which is the last equation divided by ki. Within the
+    limits y = v and nothing changes. Saturated at y_max with u and the D-part constant,
+    Tt·dI/dt = −I + (y_max − kp·u − D) + ki·Tt·u: I relaxes with time constant Tt to where
+    v = y_max + ki·Tt·u, so v stays within ki·Tt·|u| of the limit and the output leaves it as
+    soon as the error turns, instead of after the wound-up integral has run down. With
+    ki = 0 there is no integral action to wind up: the tracking term is zero (xi stays the
+    integral of u, which then does not reach y) and the block is a PD controller and a limiter.
+
+    Tt [s] is the tracking time constant; 0 (the default) chooses the textbook value from the
+    gains, with Ti = kp/ki and Td = kd/kp of the standard form: Tt = √(Ti·Td) = √|kd/ki| with
+    a derivative part, Tt = Ti = |kp/ki| for a PI controller (then ki·Tt = kp). The choice
+    follows the gains when they are changed with ``params=``. A pure integral controller
+    (kp = kd = 0) has Ti = 0 and needs Tt given.
+    Variables (limited): v, the output before the limits.
     """
 
     u = Input(description="control error")
@@ -514,6 +542,30 @@ class PID(Component):
     xi = Variable(description="integral of u")
     xd = Variable(description="u through the derivative filter's low-pass")
 
+    def __new__(cls, name=None, *positional, **values):
+        # The limits decide the parameters and equations: a limited PID is a PID subclass.
+        if cls is PID:
+            upper, lower = (key in values and not _unlimited(values[key], sign)
+                            for key, sign in _PID_LIMITS)
+            if upper or lower:
+                cls = _limited_pid_class(upper, lower)
+        return super().__new__(cls)
+
+    def __init__(self, name=None, *positional, **values):
+        absent = {key for key, sign in _PID_LIMITS if key in values and _unlimited(values[key], sign)}
+        values = {key: value for key, value in values.items() if key not in absent}
+        if "Tt" in values and "Tt" not in self._parameters:
+            raise ParameterError(f"PID {name!r}: Tt (the anti-windup tracking time constant) applies "
+                                 "only with output limits: give y_max and/or y_min")
+        super().__init__(name, *positional, **values)
+
+    def __setattr__(self, name, value):
+        # pid.y_max = 1 on a PID built without limits would otherwise be an attribute nothing reads.
+        if name in ("y_max", "y_min", "Tt") and name not in self._parameters:
+            raise ParameterError(f"PID {self.name!r} was built without {name}: the output limits decide "
+                                 f"its equations, so build a new one, PID({self.name!r}, ..., {name}=...)")
+        super().__setattr__(name, value)
+
     def equations(self):
         return [sp.Eq(der(self.xi), self.u),
                 sp.Eq(self.Tf * der(self.xd), self.u - self.xd),
@@ -521,6 +573,67 @@ class PID(Component):
 
     def initial(self):
         return {self.xi: self.xi0}
+
+
+_PID_LIMITS = (("y_max", 1), ("y_min", -1))
+
+
+def _unlimited(value, sign) -> bool:
+    """Whether a limit given as ``value`` is no limit: +inf for y_max (sign 1), −inf for y_min."""
+    return as_real(value) == sign * math.inf
+
+
+class _LimitedPID(PID):
+    """PID with output limits and back-calculation anti-windup (see :class:`PID`); the
+    variants with y_max, y_min or both are made by :func:`_limited_pid_class`."""
+
+    v = Variable(description="controller output before the limits")
+    Tt = Parameter(0.0, unit="s", nonnegative=True,
+                   description="anti-windup tracking time constant; 0: √(Ti·Td), or Ti without kd")
+    has_max = has_min = False
+
+    def validate(self):
+        if self.has_max and self.has_min and not self.y_min < self.y_max:
+            raise ParameterError(f"PID {self.name!r}: y_min ({self.y_min}) must be below "
+                                 f"y_max ({self.y_max})")
+        if self.Tt == 0 and self.ki != 0 and self.kp == 0 and self.kd == 0:
+            raise ParameterError(f"PID {self.name!r}: a pure integral controller (kp = kd = 0) has no "
+                                 "time scale for the anti-windup: give its tracking time constant Tt [s]")
+
+    def equations(self):
+        v = self.v
+        y = v
+        if self.has_min:
+            y = sp.Max(y, self.y_min)
+        if self.has_max:
+            y = sp.Min(y, self.y_max)
+        tt = sp.Piecewise((self.Tt, self.Tt > 0),
+                          (sp.sqrt(sp.Abs(self.kd / self.ki)), sp.Ne(self.kd, 0)),
+                          (sp.Abs(self.kp / self.ki), True))
+        # With ki = 0 the compiled if_else gives 0, in the Jacobians too, whatever the other
+        # branch evaluates to there.
+        tracking = sp.Piecewise((0, sp.Eq(self.ki, 0)), ((self.y - v) / (self.ki * tt), True))
+        return [sp.Eq(der(self.xi), self.u + tracking),
+                sp.Eq(self.Tf * der(self.xd), self.u - self.xd),
+                sp.Eq(v, self.kp * self.u + self.ki * self.xi + self.kd * (self.u - self.xd) / self.Tf),
+                sp.Eq(self.y, y)]
+
+
+_limited_pid_classes: dict[tuple[bool, bool], type] = {}
+
+
+def _limited_pid_class(upper: bool, lower: bool) -> type:
+    """The limited PID class with parameter y_max (upper), y_min (lower) or both."""
+    key = (upper, lower)
+    if key not in _limited_pid_classes:
+        extra = {"has_max": upper, "has_min": lower}
+        if upper:
+            extra["y_max"] = Parameter(description="upper output limit")
+        if lower:
+            extra["y_min"] = Parameter(description="lower output limit")
+        _limited_pid_classes[key] = type("PID", (_LimitedPID,), {
+            **extra, "__module__": __name__, "__qualname__": "PID", "__doc__": PID.__doc__})
+    return _limited_pid_classes[key]
 
 
 class StateSpace(Component):
