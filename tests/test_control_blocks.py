@@ -8,7 +8,8 @@ from scipy.linalg import expm
 from scipy.optimize import brentq
 
 from physlib import Model, ParameterError
-from physlib.components.signals import PID, Add, Integrator, Limiter, Ramp, Sine, Step
+from physlib.components.signals import (PID, Add, Integrator, Limiter, Ramp, Sine, StateSpace, Step,
+                                        TransferFunction)
 
 # Variable-step runs at rtol 1e-10, atol 1e-12 come out within 3e-9 of the closed forms (the
 # largest error measured is noted at each check); the tolerances of 1e-8 and 3e-8 leave a
@@ -236,3 +237,85 @@ def test_limits_crossed_after_construction_are_caught_at_compile():
     m.add(pid)
     with pytest.raises(ParameterError, match="ctl"):
         m.compile()
+
+
+# --- StateSpace with several inputs and outputs ---------------------------------------------------
+
+A2 = np.array([[-1.0, 0.5], [-0.3, -2.0]])
+B2 = np.array([[1.0, 0.0], [0.5, 2.0]])
+C2 = np.array([[1.0, 0.0], [0.2, 1.0]])
+D2 = np.array([[0.0, 0.1], [0.3, 0.0]])
+
+
+def step_state(A, b, tau):
+    """∫₀^τ e^(As) ds·b for τ >= 0 (0 before): the state after a unit step on input column b,
+    as the corner of the matrix exponential of [[A, b], [0, 0]]."""
+    n = len(A)
+    M = np.zeros((n + 1, n + 1))
+    M[:n, :n], M[:n, n] = A, b
+    return np.array([expm(M * max(tt, 0.0))[:n, n] for tt in np.atleast_1d(tau)])
+
+
+def test_two_by_two_state_space_step_responses_match_the_matrix_exponential():
+    m = Model("mimo")
+    ss = m.add(StateSpace("ss", A=A2.tolist(), B=B2.tolist(), C=C2.tolist(), D=D2.tolist(),
+                          u1=Step(height=1.0), u2=Step(height=-2.0, t0=0.5)))
+    assert sorted(ss.ports()) == ["u1", "u2", "y1", "y2"] and isinstance(ss, StateSpace)
+    res = m.compile().simulate(5.0, **TIGHT)
+    x = step_state(A2, B2[:, 0], res.t) - 2.0 * step_state(A2, B2[:, 1], res.t - 0.5)
+    # The inputs as simulated: at t0 = 0.5 the result has a row before the step and one after.
+    u = np.c_[res["ss.u1"], res["ss.u2"]]
+    expected = x @ C2.T + u @ D2.T
+    # 6e-10 measured.
+    np.testing.assert_allclose(np.c_[res["ss.y1"], res["ss.y2"]], expected, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(np.c_[res["ss.x0"], res["ss.x1"]], x, rtol=0, atol=1e-8)
+
+
+def test_linearizing_a_mimo_state_space_block_returns_its_matrices():
+    m = Model("mimo")
+    m.add(StateSpace("ss", A=A2.tolist(), B=B2.tolist(), C=C2.tolist(), D=D2.tolist(), u1=0.0, u2=0.0))
+    lin = m.compile().linearize(["ss.u1", "ss.u2"], ["ss.y1", "ss.y2"])
+    order = [lin.states.index(f"ss.x{i}") for i in range(2)]
+    # Exact Jacobians of linear equations: equal up to rounding.
+    np.testing.assert_allclose(lin.A[np.ix_(order, order)], A2, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(lin.B[order], B2, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(lin.C[:, order], C2, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(lin.D, D2, rtol=0, atol=1e-14)
+
+
+def test_one_input_two_outputs_and_the_siso_interface():
+    # A vector B is one input (u1 when there are several outputs), a vector C one output.
+    ss = StateSpace("ss", A=[[-1.0]], B=[2.0], C=[[1.0], [3.0]])
+    assert sorted(ss.ports()) == ["u1", "y1", "y2"]
+    assert ss.parameters["D"] == ((0.0,), (0.0,))
+    for B, C in (([2.0], [1.0]), ([[2.0]], [[1.0]]), (2.0, 1.0)):
+        siso = StateSpace("siso", A=[[-1.0]], B=B, C=C, D=0.5)
+        assert sorted(siso.ports()) == ["u", "y"]
+        assert (siso.parameters["B"], siso.parameters["C"], siso.parameters["D"]) == ((2.0,), (1.0,), 0.5)
+    assert sorted(TransferFunction("G", num=[1.0], den=[1.0, 1.0]).ports()) == ["u", "y"]
+    m = Model("m")
+    s = m.add(Step("s"))
+    ss = m.add(StateSpace("ss", A=[[-1.0]], B=[2.0], C=[[1.0], [3.0]]))
+    m.connect(s.y, ss.u1)
+    res = m.compile().simulate(2.0, **TIGHT)
+    x = 2.0 * (1 - np.exp(-res.t))
+    # 2.4e-9 measured on y2 (about 5): the solver's relative tolerance.
+    np.testing.assert_allclose(res["ss.y1"], x, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(res["ss.y2"], 3.0 * x, rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("values, message", [
+    (dict(A=[[1.0, 2.0]], B=[1.0], C=[1.0]), "A must be a square matrix (n×n), got shape (1, 2)"),
+    (dict(A=A2, B=np.ones((3, 2)), C=C2), "B must have shape (2, 2), got (3, 2)"),
+    (dict(A=A2, B=B2, C=np.ones((2, 3))), "C must have shape (2, 2), got (2, 3)"),
+    (dict(A=A2, B=B2, C=C2, D=np.ones((2, 1))), "D must have shape (2, 2), got (2, 1)"),
+    (dict(A=A2, B=B2, C=C2, D=0.5), "D must have shape (2, 2), got ()"),
+    (dict(A=A2, B=B2, C=C2, x_start=[1.0]), "x_start must have shape (2,), got (1,)"),
+    (dict(A=A2, B=[1.0, 2.0, 3.0], C=[1.0, 0.0]), "B must have shape (2, 1), got (3,)"),
+    (dict(A=A2, B=B2, C=[[1.0, np.nan]]), "C has entries that are not finite"),
+    (dict(A=A2, B="ab", C=C2), "must be numbers, vectors or matrices"),
+])
+def test_state_space_rejects_mismatched_shapes_naming_the_component_and_the_shapes(values, message):
+    with pytest.raises(ParameterError) as err:
+        StateSpace("plant", **values)
+    assert "StateSpace 'plant'" in str(err.value) and message in str(err.value)

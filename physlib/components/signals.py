@@ -637,50 +637,114 @@ def _limited_pid_class(upper: bool, lower: bool) -> type:
 
 
 class StateSpace(Component):
-    """Single-input single-output linear system: dx/dt = A·x + B·u, y = C·x + D·u.
+    """Linear system with n states, m inputs and p outputs: dx/dt = A·x + B·u, y = C·x + D·u.
 
-    Parameters (structural: part of the compiled model): A (n×n), B (n), C (n), D (scalar);
-    x0 (n) initial state, zeros by default.
+    Single input and output (m = p = 1): ports ``u`` and ``y``; B and C are vectors of n (or
+    B n×1, C 1×n) and D a number. Otherwise ports ``u1`` … ``um`` and ``y1`` … ``yp``; B is
+    n×m, C p×n and D p×m (0, the default, is the zero matrix). A vector B means one input,
+    a vector C one output: ``StateSpace("ss", A=..., B=[[1, 0], [0, 1]], C=[[1, 0], [1, 1]])``
+    has inputs u1, u2 and outputs y1, y2.
+
+    Parameters (structural: part of the compiled model): A (n×n), B, C, D; x_start (n)
+    initial state, zeros by default. Shapes that do not fit are a ParameterError naming the
+    component and the shapes.
     States: x0 … x{n−1}, addressed as ``"<name>.x0"`` etc.
     """
 
-    u = Input(description="input")
-    y = Output(description="output")
     A = Parameter(description="state matrix (n×n)", structural=True)
-    B = Parameter(description="input vector (n)", structural=True)
-    C = Parameter(description="output vector (n)", structural=True)
-    D = Parameter(0.0, description="feed-through", structural=True)
+    B = Parameter(description="input matrix (n×m), or a vector of n for one input", structural=True)
+    C = Parameter(description="output matrix (p×n), or a vector of n for one output", structural=True)
+    D = Parameter(0.0, description="feed-through (p×m), a number for one input and output", structural=True)
     x_start = Parameter(None, description="initial state (n), zeros by default", structural=True)
+    inputs, outputs = ("u",), ("y",)      # port names, set per class (see _state_space_class)
+
+    def __new__(cls, name=None, *positional, **values):
+        # Ports are declared per class: StateSpace(...) is the subclass with m inputs, p outputs.
+        if cls is StateSpace:
+            cls = _state_space_class(*_io_sizes(values.get("B"), values.get("C")))
+        return super().__new__(cls)
 
     def validate(self):
+        where = f"StateSpace {self.name!r}"
+        m, p = len(self.inputs), len(self.outputs)
         try:
-            A = np.array(self.A, dtype=float).reshape(len(self.A), -1)
-            n = A.shape[0]
-            B, C = (np.array(v, dtype=float).reshape(n) for v in (self.B, self.C))
-            x0 = np.zeros(n) if self.x_start is None else np.array(self.x_start, dtype=float).reshape(n)
-            D = float(self.D)
+            A, B, C, D = (np.array(getattr(self, k), dtype=float) for k in "ABCD")
+            x0 = None if self.x_start is None else np.array(self.x_start, dtype=float)
         except (TypeError, ValueError):
-            raise ParameterError(f"StateSpace {self.name!r}: A must be n×n, B, C and x_start of "
-                                 "length n, D a number") from None
-        if A.shape != (n, n) or n == 0 or not all(np.all(np.isfinite(m)) for m in (A, B, C, x0, D)):
-            raise ParameterError(f"StateSpace {self.name!r}: A must be a finite square matrix with "
-                                 "matching finite B, C, D and x_start")
-        for key, value in (("A", A), ("B", B), ("C", C), ("x_start", x0)):
-            self._values[key] = tuple(map(tuple, value)) if value.ndim == 2 else tuple(value)
-        self._values["D"] = D
+            raise ParameterError(f"{where}: A, B, C, D and x_start must be numbers, vectors or "
+                                 "matrices of numbers") from None
+        n = A.shape[0] if A.ndim == 2 else 0
+        if A.ndim != 2 or A.shape != (n, n) or n == 0:
+            raise ParameterError(f"{where}: A must be a square matrix (n×n), got shape {A.shape}")
+        B = B.reshape(n, 1) if B.ndim < 2 and B.size == n else B
+        C = C.reshape(1, n) if C.ndim < 2 and C.size == n else C
+        if (m, p) != (1, 1) and D.ndim == 0 and D == 0:
+            D = np.zeros((p, m))
+        D = D.reshape(p, m) if D.ndim < 2 and D.size == p * m else D
+        x0 = np.zeros(n) if x0 is None else x0.reshape(n) if x0.size == n else x0
+        shapes = (("B", B, (n, m)), ("C", C, (p, n)), ("D", D, (p, m)), ("x_start", x0, (n,)))
+        for key, value, shape in shapes:
+            if value.shape != shape:
+                raise ParameterError(f"{where}: with A {n}×{n}, {m} input(s) and {p} output(s), {key} must "
+                                     f"have shape {shape}, got {value.shape}")
+            if not np.all(np.isfinite(value)):
+                raise ParameterError(f"{where}: {key} has entries that are not finite")
+        if not np.all(np.isfinite(A)):
+            raise ParameterError(f"{where}: A has entries that are not finite")
+        matrix = lambda value: tuple(map(tuple, value.tolist()))      # noqa: E731
+        self._values.update(A=matrix(A), x_start=tuple(x0.tolist()))
+        if (m, p) == (1, 1):            # vectors and a number, as before the MIMO form
+            self._values.update(B=tuple(B[:, 0].tolist()), C=tuple(C[0].tolist()), D=float(D[0, 0]))
+        else:
+            self._values.update(B=matrix(B), C=matrix(C), D=matrix(D))
 
     def variables(self):
         return {**super().variables(),
                 **{f"x{i}": Variable(description=f"state {i}") for i in range(len(self.A))}}
 
     def equations(self):
-        x = [self.var(f"x{i}") for i in range(len(self.A))]
-        eqs = [sp.Eq(der(xi), sum(a * xj for a, xj in zip(row, x)) + b * self.u)
-               for xi, row, b in zip(x, self.A, self.B)]
-        return eqs + [sp.Eq(self.y, sum(c * xi for c, xi in zip(self.C, x)) + self.D * self.u)]
+        n, m, p = len(self.A), len(self.inputs), len(self.outputs)
+        B, C, D = (np.array(getattr(self, k), dtype=float).reshape(shape)
+                   for k, shape in (("B", (n, m)), ("C", (p, n)), ("D", (p, m))))
+        x = [self.var(f"x{i}") for i in range(n)]
+        u = [getattr(self, name) for name in self.inputs]
+        eqs = [sp.Eq(der(xi), sum(a * xj for a, xj in zip(row, x)) + sum(b * uj for b, uj in zip(brow, u)))
+               for xi, row, brow in zip(x, self.A, B)]
+        return eqs + [sp.Eq(getattr(self, name), sum(c * xi for c, xi in zip(crow, x))
+                            + sum(d * uj for d, uj in zip(drow, u)))
+                      for name, crow, drow in zip(self.outputs, C, D)]
 
     def initial(self):
         return {self.var(f"x{i}"): v for i, v in enumerate(self.x_start)}
+
+
+def _io_sizes(B, C) -> tuple[int, int]:
+    """(m, p) from the shapes of B and C: a vector B is one input, a vector C one output.
+    Shapes that do not say are taken as (1, 1), and validate() reports what is wrong."""
+    def size(matrix, axis):
+        try:
+            shape = np.shape(np.array(matrix, dtype=float))
+        except (TypeError, ValueError):
+            return 1
+        return shape[axis] if len(shape) == 2 else 1
+    return size(B, 1), size(C, 0)
+
+
+_state_space_classes: dict[tuple[int, int], type] = {}
+
+
+def _state_space_class(m: int, p: int) -> type:
+    """The StateSpace class with ports u and y (m = p = 1) or u1 … um and y1 … yp."""
+    if (m, p) not in _state_space_classes:
+        siso = (m, p) == (1, 1)
+        inputs = ("u",) if siso else tuple(f"u{j}" for j in range(1, m + 1))
+        outputs = ("y",) if siso else tuple(f"y{i}" for i in range(1, p + 1))
+        ports = {**{name: Input(description=f"input {name}") for name in inputs},
+                 **{name: Output(description=f"output {name}") for name in outputs}}
+        _state_space_classes[m, p] = type("StateSpace", (StateSpace,), {
+            **ports, "inputs": inputs, "outputs": outputs, "__module__": __name__,
+            "__qualname__": "StateSpace", "__doc__": StateSpace.__doc__})
+    return _state_space_classes[m, p]
 
 
 class TransferFunction(StateSpace):
@@ -688,6 +752,8 @@ class TransferFunction(StateSpace):
     (``TransferFunction("G", num=[1], den=[1, 2, 1])`` is 1/(s² + 2s + 1)); realized in
     controllable canonical form, starting at rest."""
 
+    u = Input(description="input")
+    y = Output(description="output")
     num = Parameter(description="numerator coefficients, highest power first", structural=True)
     den = Parameter(description="denominator coefficients, highest power first", structural=True)
 
