@@ -9,7 +9,7 @@ from scipy.optimize import brentq
 
 from physlib import Model, ParameterError
 from physlib.components.signals import (PID, Add, Integrator, Limiter, Ramp, Sine, StateSpace, Step,
-                                        TransferFunction)
+                                        Table1D, TransferFunction)
 
 # Variable-step runs at rtol 1e-10, atol 1e-12 come out within 3e-9 of the closed forms (the
 # largest error measured is noted at each check); the tolerances of 1e-8 and 3e-8 leave a
@@ -319,3 +319,61 @@ def test_state_space_rejects_mismatched_shapes_naming_the_component_and_the_shap
     with pytest.raises(ParameterError) as err:
         StateSpace("plant", **values)
     assert "StateSpace 'plant'" in str(err.value) and message in str(err.value)
+
+
+# --- Table1D --------------------------------------------------------------------------------------
+
+POINTS = [(0.0, 0.0), (1.0, 2.0), (1.5, 1.0), (3.0, 2.5)]
+U, Y = np.array(POINTS).T
+
+
+def table_on_a_ramp(extrapolate):
+    # u runs from −1 to 4 over 1 s: below, through and beyond the table.
+    m = Model("lut")
+    r = m.add(Ramp("r", offset=-1.0, height=5.0, duration=1.0))
+    tab = m.add(Table1D("tab", points=POINTS, extrapolate=extrapolate))
+    m.connect(r.y, tab.u)
+    return m.compile().simulate(1.0, t_eval=np.linspace(0.0, 1.0, 50))
+
+
+def test_table1d_interpolates_like_numpy_and_holds_its_ends():
+    res = table_on_a_ramp("hold")
+    u = res["r.y"]
+    assert u.min() < U[0] and u.max() > U[-1]
+    # The same interpolation formula up to the order of operations: rounding only.
+    np.testing.assert_allclose(res["tab.y"], np.interp(u, U, Y), rtol=0, atol=1e-12)
+
+
+def test_table1d_linear_extrapolation_continues_the_end_segments():
+    res = table_on_a_ramp("linear")
+    u = res["r.y"]
+    first, last = (Y[1] - Y[0]) / (U[1] - U[0]), (Y[-1] - Y[-2]) / (U[-1] - U[-2])
+    expected = np.where(u < U[0], Y[0] + first * (u - U[0]),
+                        np.where(u > U[-1], Y[-1] + last * (u - U[-1]), np.interp(u, U, Y)))
+    np.testing.assert_allclose(res["tab.y"], expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("extrapolate, u0, slope", [
+    ("hold", 0.4, 2.0), ("hold", 1.2, -2.0), ("hold", 2.0, 1.0), ("hold", 1.0, -2.0),
+    ("hold", -0.5, 0.0), ("hold", 3.5, 0.0), ("linear", -0.5, 2.0), ("linear", 3.5, 1.0)])
+def test_table1d_linearizes_to_the_local_slope(extrapolate, u0, slope):
+    # At a breakpoint (u0 = 1) the segment above it counts.
+    m = Model("lut")
+    m.add(Table1D("tab", points=POINTS, extrapolate=extrapolate, u=u0))
+    lin = m.compile().linearize(["tab.u"], ["tab.y"])
+    np.testing.assert_allclose(lin.D, [[slope]], rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize("values, message", [
+    (dict(points=[(0.0, 1.0)]), "at least two"),
+    (dict(points=[(0.0, 1.0), (0.0, 2.0)]), "strictly increasing"),
+    (dict(points=[(1.0, 1.0), (0.0, 2.0)]), "strictly increasing"),
+    (dict(points=[(0.0, 1.0), (1.0, math.inf)]), "finite"),
+    (dict(points=[(0.0, "a"), (1.0, 2.0)]), "pairs of numbers"),
+    (dict(points=[0.0, 1.0]), "pairs of numbers"),
+    (dict(points=POINTS, extrapolate="clip"), '"hold" or "linear"'),
+])
+def test_table1d_rejects_bad_points_naming_the_component(values, message):
+    with pytest.raises(ParameterError) as err:
+        Table1D("lut1", **values)
+    assert "Table1D 'lut1'" in str(err.value) and message in str(err.value)

@@ -18,8 +18,8 @@ from ..core.errors import ParameterError
 from ..core.symbols import t
 
 __all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "PWM", "Sawtooth", "Triangle",
-           "Table", "Expression", "Gain", "Add", "Product", "Integrator", "Limiter", "Relay", "SignalPWM",
-           "PID", "StateSpace", "TransferFunction"]
+           "Table", "Expression", "Gain", "Add", "Product", "Integrator", "Limiter", "Table1D", "Relay",
+           "SignalPWM", "PID", "StateSpace", "TransferFunction"]
 
 
 class Waveform(Component):
@@ -408,6 +408,49 @@ class Limiter(Component):
 
     def equations(self):
         return [sp.Eq(self.y, sp.Min(sp.Max(self.u, self.u_min), self.u_max))]
+
+
+class Table1D(Component):
+    """Lookup table on a signal: y = piecewise-linear interpolation of the points (u_i, y_i) at
+    the input u (for a table in time, see :class:`Table`).
+
+    ``Table1D("map", points=[(0, 0), (1, 2), (3, 2.5)])``. Beyond the ends ``extrapolate="hold"``
+    (the default) keeps the end values; ``"linear"`` continues the first and last segments.
+    Parameters (structural: part of the compiled model; changing them means compiling again):
+    points, at least two (u, y) pairs with strictly increasing u; extrapolate.
+    The output is continuous in u; the solver steps over its kinks at the breakpoints, and
+    linearization at a breakpoint takes the slope of the segment above it.
+    """
+
+    u = Input(description="input at which the table is read")
+    y = Output(description="interpolated value")
+    points = Parameter(description="(u, y) pairs, u strictly increasing, at least two", structural=True)
+    extrapolate = Parameter("hold", description='beyond the ends: "hold" the end values or '
+                            'continue the end segments ("linear")', structural=True)
+
+    def validate(self):
+        try:
+            pts = tuple((float(a), float(b)) for a, b in self.points)
+        except (TypeError, ValueError):
+            raise ParameterError(f"Table1D {self.name!r}: points must be (u, y) pairs of numbers, "
+                                 f"got {self.points!r:.60}") from None
+        if len(pts) < 2 or any(b[0] <= a[0] for a, b in zip(pts, pts[1:])) or \
+                not all(math.isfinite(v) for pair in pts for v in pair):
+            raise ParameterError(f"Table1D {self.name!r}: give at least two finite (u, y) points with "
+                                 f"strictly increasing u, got {pts!r:.80}")
+        if self.extrapolate not in ("hold", "linear"):
+            raise ParameterError(f'Table1D {self.name!r}: extrapolate must be "hold" or "linear", '
+                                 f"got {self.extrapolate!r}")
+        self._values["points"] = pts
+
+    def equations(self):
+        pts, u = self.points, self.u
+        segments = [(y0 + (y1 - y0) * (u - u0) / (u1 - u0), u < u1)
+                    for (u0, y0), (u1, y1) in zip(pts, pts[1:])]
+        if self.extrapolate == "linear":
+            segments[-1] = (segments[-1][0], True)
+            return [sp.Eq(self.y, sp.Piecewise(*segments))]
+        return [sp.Eq(self.y, sp.Piecewise((pts[0][1], u < pts[0][0]), *segments, (pts[-1][1], True)))]
 
 
 class Relay(Component):
