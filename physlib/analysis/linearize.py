@@ -108,7 +108,7 @@ def with_analysis_points(model, points) -> tuple:
     point; the original is not changed. Returns ``(model_copy, {point: parameter path of the
     injected value})``. Components are shared with the original, connections are copied."""
     points = list(points)
-    copy = _copy(model)
+    copy = copy_model(model)
     paths = {}
     for k, point in enumerate(points):
         if not isinstance(point, AnalysisPoint):
@@ -117,12 +117,14 @@ def with_analysis_points(model, points) -> tuple:
     return copy, paths
 
 
-def _copy(model):
+def copy_model(model):
+    """A copy of ``model`` (a :class:`physlib.Model`): the same component objects, the
+    connections copied, submodels copied likewise; the original is not changed."""
     from ..assembly.model import Model
 
     copy = Model(model.name)
     for member in model.components.values():
-        copy.add(_copy(member) if isinstance(member, Model) else member)
+        copy.add(copy_model(member) if isinstance(member, Model) else member)
     ports = _port_lookup(copy)
     for a, b in model.graph.edges:
         copy.connect(ports(a), ports(b))

@@ -54,7 +54,7 @@ class DaeSystem:
 
 
 class CompiledModel:
-    """A compiled model: simulate it (and, later, linearize it or analyze its noise).
+    """A compiled model: simulate it, find operating points, linearize it, analyze its noise.
 
     Parameters stay symbolic inputs of the compiled functions, so ``simulate(...,
     params={"R1.R": 2e3})`` reuses them without recompiling.
@@ -64,6 +64,7 @@ class CompiledModel:
         self._flat = flat
         self.system = system
         self.name = flat.name
+        self.source_model = None    # the physlib.Model compiled (set by Model.compile)
 
     # --- names -------------------------------------------------------------------------------
 
@@ -195,6 +196,12 @@ class CompiledModel:
         :func:`physlib.analysis.operating_point.trim`."""
         from ..analysis.operating_point import trim
         return _call(trim, self, targets, free, **options)
+
+    def noise(self, output, f=None, **options):
+        """Noise of ``output`` (a variable, or a pair of across variables) from the thermal and
+        shot noise of the dissipative elements; see :func:`physlib.analysis.noise.noise`."""
+        from ..analysis.noise import noise
+        return _call(noise, self, output, f, **options)
 
     def linearize(self, inputs, outputs, **options):
         """Linear model from ``inputs`` to ``outputs`` at an operating point; see

@@ -150,7 +150,10 @@ class Model:
             raise ModelError(f"model {self.name!r} has no components: add them with "
                              f"{self.name}.add(...) before compiling")
         from .compile import compile_model
-        return compile_model(self)
+        compiled = compile_model(self)
+        # Analyses that add components (noise sources, analysis points) start from the model.
+        compiled.source_model = self
+        return compiled
 
     # --- helpers ------------------------------------------------------------------------
 

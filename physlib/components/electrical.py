@@ -120,7 +120,11 @@ class Diode(OnePort):
     Variables: vd [V] junction voltage.
     Above vd = 40·n·Vt the exponential continues as its tangent, so Newton steps from a poor
     guess cannot overflow; real diodes never get there.
+    Noise: shot noise 2·q·|i| [A²/Hz] in parallel (the junction's, not thermal: a diode does
+    not dissipate as a resistor at equilibrium with its temperature).
     """
+
+    noise_kind = "shot"
 
     Is = Parameter(1e-14, unit="A", description="saturation current", positive=True)
     N = Parameter(1.0, unit="1", description="emission coefficient", positive=True)

@@ -1,0 +1,450 @@
+"""Noise at ports: thermal and shot noise of every dissipative element, as a spectrum and a variance.
+
+**Sources.** Every element that dissipates power (it declares a ``dissipation()`` pair) and
+connects two ports of one physical domain is a noise source: a through source in parallel with
+it (a current, force, torque, volume flow or heat flow between its two ports) whose one-sided
+power spectral density is
+
+* thermal noise, the fluctuation–dissipation theorem (Nyquist 1928): ``4·k·T·G`` with G the
+  element's small-signal conductance ∂through/∂across at the operating point (1/R for a
+  resistor, d for a damper, ∂q/∂Δp for a hydraulic resistance), and ``4·k·T²·G`` for heat
+  conduction G [W/K] (heat-flow noise);
+* shot noise for elements that declare it (``noise_kind = "shot"``: the Shockley Diode):
+  ``2·q·|I|`` with I the element's current.
+
+T is the temperature of the element's heat port when it has one (HeatingResistor), the mean of
+its two port temperatures for a thermal conductor, else the analysis temperature ``T``.
+
+**Spectrum.** The model is linearized at the operating point with the sources as inputs: a copy
+of the model with a zero-valued source in parallel with each element is compiled once per
+compiled model, and its transfer functions H_k(f) from each source to the output give the
+output's one-sided PSD ``S_y(f) = Σ_k S_k·|H_k(f)|²`` and each source's contribution.
+
+**Variance.** The total variance is exact, not a quadrature over the given frequencies: with
+two-sided white intensities Q = diag(S_k/2), the state covariance P solves the Lyapunov equation
+A·P + P·Aᵀ + B·Q·Bᵀ = 0 and the output variance is C·P·Cᵀ. States that cannot influence the
+output (a free shaft's angle) are left out first. For a passive network at one temperature this
+is equipartition: kT/C for a capacitor's voltage, kT/L for an inductor's current, kT/m for a
+mass's speed (a theorem the tests check on random networks).
+"""
+from __future__ import annotations
+
+import warnings
+
+import casadi as cs
+import numpy as np
+import scipy.integrate
+import scipy.linalg
+import scipy.sparse as sps
+import scipy.sparse.csgraph as csgraph
+import scipy.sparse.linalg as spla
+import sympy as sp
+
+from ..core.errors import PhyslibError
+from .initialization import solve_algebraic
+from .operating_point import OperatingPoint, operating_point
+
+BOLTZMANN = 1.380649e-23            # J/K (SI 2019, exact)
+ELEMENTARY_CHARGE = 1.602176634e-19  # C (SI 2019, exact)
+
+
+class NoiseWarning(UserWarning):
+    """A noise analysis that returns zero or leaves elements out says so with this warning."""
+
+
+class NoiseSource:
+    """One noise source: the element ``path``, its ``kind`` ("thermal" or "shot"), its white
+    one-sided PSD ``density`` [through unit²/Hz], and the input of the model copy it drives."""
+
+    def __init__(self, path, kind, density, input_path):
+        self.path, self.kind, self.density, self.input_path = path, kind, float(density), input_path
+
+    def __repr__(self):
+        return f"<NoiseSource {self.path} ({self.kind}): {self.density:.4g} /Hz>"
+
+
+class NoiseResult:
+    """The noise of one output: ``f`` [Hz], ``psd`` (one-sided [unit²/Hz]), ``contributions``
+    (element path -> its part of ``psd``), ``variance`` [unit²] (exact, all frequencies),
+    ``sources`` (the :class:`NoiseSource` list), ``output`` and ``unit``."""
+
+    def __init__(self, output, unit, f, psd, contributions, variance, sources):
+        self.output, self.unit = output, unit
+        self.f, self.psd = f, psd
+        self.contributions = contributions
+        self._variance = variance          # a number, or a function computing it on first use
+        self.sources = sources
+
+    @property
+    def variance(self) -> float:
+        """Variance [unit²] over all frequencies, from the Lyapunov equation (computed once)."""
+        if callable(self._variance):
+            self._variance = self._variance()
+        return self._variance
+
+    @property
+    def asd(self) -> np.ndarray:
+        """Amplitude spectral density √psd [unit/√Hz] (what SPICE prints by default)."""
+        return np.sqrt(self.psd)
+
+    @property
+    def std(self) -> float:
+        """Standard deviation [unit] over all frequencies, √variance."""
+        return float(np.sqrt(self.variance))
+
+    def rms(self, f_lo: float, f_hi: float) -> float:
+        """RMS [unit] in the band [f_lo, f_hi] Hz: the PSD integrated over the band (on a fine
+        logarithmic grid of the transfer functions, not on ``f``)."""
+        return float(np.sqrt(self.band_variance(f_lo, f_hi)))
+
+    def band_variance(self, f_lo: float, f_hi: float, source: str | None = None) -> float:
+        if not (0 < f_lo < f_hi):
+            raise PhyslibError(f"a band needs 0 < f_lo < f_hi, got [{f_lo}, {f_hi}]")
+        grid = np.geomspace(f_lo, f_hi, max(2001, int(400 * np.log10(f_hi / f_lo)) + 1))
+        density = self._evaluate(grid, source)
+        return float(scipy.integrate.simpson(density, x=grid))
+
+    def summary(self, f_lo: float | None = None, f_hi: float | None = None, top: int = 10) -> str:
+        """The contributors ranked by their share of the variance in [f_lo, f_hi] (default:
+        the analysed frequencies), as a table."""
+        f_lo = self.f[0] if f_lo is None else f_lo
+        f_hi = self.f[-1] if f_hi is None else f_hi
+        shares = {s.path: self.band_variance(f_lo, f_hi, s.path) for s in self.sources}
+        total = sum(shares.values())
+        lines = [f"noise of {self.output} in {f_lo:g}–{f_hi:g} Hz: {np.sqrt(total):.4g} {self.unit} rms "
+                 f"(all frequencies: {self.std:.4g} {self.unit})",
+                 f"{'source':<24} {'kind':<8} {'rms':>12} {'share':>8}"]
+        for path, value in sorted(shares.items(), key=lambda kv: -kv[1])[:top]:
+            kind = next(s.kind for s in self.sources if s.path == path)
+            share = value / total if total > 0 else 0.0
+            lines.append(f"{path:<24} {kind:<8} {np.sqrt(value):>12.4g} {share * 100:>7.2f}%")
+        return "\n".join(lines)
+
+    def plot(self, ax=None, top: int = 5):
+        """Total PSD and the ``top`` largest contributions on log–log axes; returns the Figure."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            fig, ax = plt.subplots()
+        else:
+            fig = ax.figure
+        ax.loglog(self.f, self.psd, "k", lw=2, label="total")
+        ranked = sorted(self.contributions, key=lambda k: -np.trapezoid(self.contributions[k], self.f))
+        for path in ranked[:top]:
+            ax.loglog(self.f, self.contributions[path], lw=1, label=path)
+        ax.set_xlabel("f [Hz]")
+        ax.set_ylabel(f"PSD of {self.output} [{self.unit}²/Hz]")
+        ax.legend()
+        return fig
+
+    def _evaluate(self, f, source=None):
+        return self._density(np.asarray(f, dtype=float), source)
+
+    @staticmethod
+    def _density(f, source=None):      # replaced per result by the analysis that made it
+        return np.zeros(len(f))
+
+    def __repr__(self):
+        return f"<NoiseResult {self.output}: {self.std:.4g} {self.unit} rms, {len(self.sources)} sources>"
+
+
+def noise(model, output, f=None, *, T: float = 300.15, at=None) -> NoiseResult:
+    """The noise of ``output`` at an operating point of a compiled ``model``.
+
+    output: a variable path (``"C1.v"``), or a pair of across-variable paths whose difference is
+    wanted (``("R1.p.v", "R1.n.v")``). f: frequencies [Hz] for the spectrum (may be None: the
+    variance only). T: analysis temperature [K] (> 0). at: an operating point (default: the
+    steady state, :meth:`CompiledModel.operating_point`).
+    """
+    if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):
+        raise PhyslibError(f"noise: the temperature T must be a positive number of kelvins, got {T!r}")
+    names = [output] if isinstance(output, str) else list(output) if isinstance(output, (tuple, list)) else None
+    if not names or len(names) > 2 or not all(isinstance(n, str) for n in names):
+        raise PhyslibError("noise: output is a variable path ('C1.v') or a pair of across-variable "
+                           f"paths (('R1.p.v', 'R1.n.v')), got {output!r}")
+    for name in names:
+        model.variable(name)                    # unknown names: an error with suggestions
+    f = None if f is None else np.atleast_1d(np.asarray(f, dtype=float))
+    if f is not None and (f.size == 0 or np.any(~np.isfinite(f)) or np.any(f < 0)):
+        raise PhyslibError("noise: f must be finite frequencies >= 0 [Hz]")
+    op = at if at is not None else operating_point(model)
+    if not isinstance(op, OperatingPoint) or op.model is not model:
+        raise PhyslibError("noise: at must be an operating point of this compiled model")
+    label = names[0] if len(names) == 1 else f"{names[0]} − {names[1]}"
+    unit = model.unit(names[0])
+
+    elements = noise_elements(model)
+    if not elements:
+        warnings.warn(f"{model.name} has no dissipative elements, so no noise sources: the noise of "
+                      f"{label} is zero", NoiseWarning, stacklevel=3)
+        zeros = np.zeros(0 if f is None else f.size)
+        result = NoiseResult(label, unit, f, zeros, {}, 0.0, [])
+        result._density = lambda ff, source=None: np.zeros(len(ff))
+        return result
+
+    noisy, inputs = _noisy_model(model, elements)
+    op_noisy = _transfer_point(model, noisy, op)
+    sources = [NoiseSource(e.path, e.kind, e.density(model, op, T), inputs[e.path]) for e in elements]
+    lin = noisy.linearize([s.input_path for s in sources], names, at=op_noisy)
+    A, B, C, D = lin.A, lin.B, lin.C, lin.D
+    if len(names) == 2:
+        C, D = C[:1] - C[1:], D[:1] - D[1:]
+    density = np.array([s.density for s in sources])
+
+    A_sparse, B_sparse = sps.csc_matrix(A), sps.csc_matrix(B)
+    identity = sps.identity(A.shape[0], dtype=complex, format="csc")
+
+    def transfer(ff):
+        """|H_k(f)|² for every source at once: per frequency one sparse solve with the
+        transposed system, (jωI − A)ᵀ·y = Cᵀ, then H = yᵀ·B + D (the adjoint method)."""
+        Y = np.zeros((len(ff), A.shape[0]), dtype=complex)
+        for i, fi in enumerate(ff):
+            if A.shape[0]:
+                matrix = (2j * np.pi * fi * identity - A_sparse).T.tocsc()
+                try:
+                    Y[i] = spla.splu(matrix).solve(C.ravel().astype(complex))
+                except RuntimeError:
+                    raise PhyslibError(f"noise: the linearized model has a pole at f = {fi:g} Hz, so "
+                                       "the noise spectrum is infinite there") from None
+        # Each source drives a few states: B is sparse.
+        H = (B_sparse.T @ Y.T).T + D.ravel()
+        return np.abs(H) ** 2
+
+    def spectral(ff, source=None):
+        gains = transfer(ff) * density
+        if source is None:
+            return gains.sum(axis=1)
+        k = [s.path for s in sources].index(source)
+        return gains[:, k]
+
+    if f is not None:
+        parts = transfer(f) * density
+        psd = parts.sum(axis=1)
+        contributions = {s.path: parts[:, k] for k, s in enumerate(sources)}
+    else:
+        psd, contributions = None, {}
+    result = NoiseResult(label, unit, f, psd, contributions, lambda: _variance(A, B, C, D, density / 2), sources)
+    result._density = spectral
+    return result
+
+
+def _variance(A, B, C, D, Q):
+    """C·P·Cᵀ with A·P + P·Aᵀ + B·Q·Bᵀ = 0, on the states that reach the output and that the
+    sources reach (a free angle neither changes the output nor is bounded); inf when white noise
+    reaches the output directly (D ≠ 0) or through an unstable or undamped part."""
+    if np.any(np.abs(D) > 0) and np.any(np.abs(D) @ Q > 0):
+        return float("inf")
+    n = A.shape[0]
+    if n == 0:
+        return 0.0
+    pattern = sps.csr_matrix((np.abs(A) > 0).astype(float))
+    # pattern[i, j]: x_i' depends on x_j. The output sees the states from which its support is
+    # reached (edges i -> j backwards along that dependency); the sources drive the states their
+    # support reaches (edges j -> i: the transposed pattern).
+    seen = _reach(pattern, np.flatnonzero(np.abs(C).sum(axis=0) > 0))
+    driven = _reach(pattern.T.tocsr(), np.flatnonzero(np.abs(B) @ Q > 0))
+    keep = np.flatnonzero(seen & driven)
+    if not len(keep):
+        return 0.0
+    A_k, B_k, C_k = A[np.ix_(keep, keep)], B[keep], C[:, keep]
+    if np.max(np.linalg.eigvals(A_k).real) >= -1e-12 * max(1.0, np.abs(A_k).max()):
+        return float("inf")
+    P = scipy.linalg.solve_continuous_lyapunov(A_k, -(B_k * Q) @ B_k.T)
+    return float((C_k @ P @ C_k.T).item())
+
+
+def _reach(graph, start):
+    """Nodes reachable from ``start`` in the directed graph (``graph[u, v] != 0``: edge u → v)."""
+    mask = np.zeros(graph.shape[0], bool)
+    for node in start:
+        if not mask[node]:
+            mask[csgraph.breadth_first_order(graph, node, directed=True, return_predecessors=False)] = True
+    return mask
+
+
+# --- noise elements ---------------------------------------------------------------------------------
+
+class _Element:
+    """A dissipative element with two ports of one domain, and how its noise density follows
+    from the operating point."""
+
+    def __init__(self, path, component, group, row, ports, heat_port, kind):
+        self.path, self.component, self.group, self.row = path, component, group, row
+        self.ports, self.heat_port, self.kind = ports, heat_port, kind
+
+    def local_values(self, model, op):
+        system = model.system
+        ids = self.group.var_ids[self.row]
+        values = op._values[system.var_col[ids]] * system.var_sign[ids]
+        return dict(zip(self.group.template.local_names, values.tolist()))
+
+    def density(self, model, op, T):
+        domain = self.component.ports()[self.ports[0]].domain
+        local = self.local_values(model, op)
+        if self.kind == "shot":
+            current = local[f"{self.ports[0]}.{domain.through}"]
+            return 2 * ELEMENTARY_CHARGE * abs(current)
+        G = _conductance(model, self, op)
+        if domain.name == "thermal":
+            temperature = 0.5 * (local[f"{self.ports[0]}.T"] + local[f"{self.ports[1]}.T"])
+            return 4 * BOLTZMANN * temperature**2 * G
+        temperature = local[f"{self.heat_port}.T"] if self.heat_port else T
+        return 4 * BOLTZMANN * temperature * G
+
+
+def noise_elements(model) -> list[_Element]:
+    """The model's noise sources' elements: dissipative components with two ports of one physical
+    domain (plus, optionally, a heat port giving their temperature)."""
+    out, skipped = [], []
+    for group in model.component_groups:
+        template = group.template
+        if template.dissipation is None:
+            continue
+        for row, (path, comp) in enumerate(zip(group.paths, group.components)):
+            ports = comp.ports()
+            physical = [n for n, p in ports.items() if not p.domain.is_signal]
+            by_domain: dict[str, list[str]] = {}
+            for name in physical:
+                by_domain.setdefault(ports[name].domain.name, []).append(name)
+            pairs = [names for names in by_domain.values() if len(names) == 2]
+            heat = [n for n in physical if ports[n].domain.name == "thermal" and len(by_domain["thermal"]) == 1]
+            if len(pairs) != 1:
+                skipped.append(path)
+                continue
+            kind = getattr(comp, "noise_kind", "thermal")
+            out.append(_Element(path, comp, group, row, tuple(pairs[0]), heat[0] if heat else None, kind))
+    if skipped:
+        warnings.warn(f"noise: {', '.join(skipped[:8])} dissipate power but do not connect two ports "
+                      "of one domain, so they are left out as noise sources", NoiseWarning, stacklevel=4)
+    return out
+
+
+_CONDUCTANCE: dict = {}
+
+
+def _conductance(model, element, op) -> float:
+    """∂through/∂across of the element at its operating point: its local equations solved for
+    everything but its ports' across variables and its states (derived once per class)."""
+    template = element.group.template
+    key = (template.class_name, id(template), element.ports)
+    fun = _CONDUCTANCE.get(key)
+    if fun is None:
+        fun = _CONDUCTANCE[key] = _conductance_function(element)
+    local = element.local_values(model, op)
+    values = np.array([local[n] for n in template.local_names])
+    params = op.p[element.group.param_ids[element.row]]
+    J_u, J_a = (np.array(cs.DM(m)) for m in fun(values, params, op.t))
+    try:
+        du = np.linalg.solve(J_u, -J_a).ravel()
+    except np.linalg.LinAlgError:
+        raise PhyslibError(f"noise: the equations of {element.path} do not determine its current from "
+                           "its port potentials at the operating point, so its conductance is unknown") from None
+    return float(du[fun.through_index])
+
+
+def _conductance_function(element):
+    template = element.group.template
+    comp = element.component
+    names = template.local_names
+    given = {f"{name}.{port.domain.across}" for name, port in comp.ports().items() if not port.domain.is_signal}
+    states = {names[i] for i in template.der_of.values()}
+    unknown = [n for n in names if n not in given and n not in states]
+    domain = comp.ports()[element.ports[0]].domain
+    across = f"{element.ports[0]}.{domain.across}"
+    through = f"{element.ports[0]}.{domain.through}"
+    v, p, time, table = template._sx
+    residuals = [template._function("noise_res", template.residuals)(v, p, time)]
+    index = {n: i for i, n in enumerate(names)}
+    aliases = [v[a] - sign * v[b] for a, b, sign in template.aliases]
+    res = cs.vertcat(*residuals, *aliases)
+    if res.size1() != len(unknown):
+        raise PhyslibError(f"noise: {element.path} ({template.class_name}) has {res.size1()} local "
+                           f"equations for {len(unknown)} unknowns with its port potentials given; "
+                           "its conductance cannot be derived")
+    u = cs.vertcat(*[v[index[n]] for n in unknown])
+    J_u = cs.jacobian(res, u)
+    J_a = cs.jacobian(res, v[index[across]])
+    fun = cs.Function(f"conductance_{template.class_name}", [v, p, time], [J_u, J_a])
+    return _WithIndex(fun, unknown.index(through))
+
+
+class _WithIndex:
+    """A CasADi function with the position of the element's through variable among its unknowns."""
+
+    def __init__(self, function, through_index):
+        self.function, self.through_index = function, through_index
+
+    def __call__(self, *args):
+        return self.function(*args)
+
+
+# --- the model with noise sources ---------------------------------------------------------------------
+
+_SOURCES: dict = {}
+
+
+def _parallel_source(domain):
+    """A component class: a through source between ports a and b (u into a, out of b)."""
+    from ..core.component import Component, Input, Port
+
+    cls = _SOURCES.get(domain.name)
+    if cls is None:
+        def equations(self):
+            return [sp.Eq(getattr(self.a, domain.through), self.u),
+                    sp.Eq(getattr(self.b, domain.through), -self.u)]
+        cls = type(f"NoiseSource_{domain.name}", (Component,), {
+            "__doc__": f"Noise source: {domain.through} in parallel ({domain.name}).",
+            "a": Port(domain, "first port"), "b": Port(domain, "second port"),
+            "u": Input(description=f"injected {domain.through}"), "equations": equations})
+        _SOURCES[domain.name] = cls
+    return cls
+
+
+def _noisy_model(model, elements):
+    """The compiled copy of ``model`` with a zero-valued source in parallel with each element, and
+    element path -> path of its source's value; built once per compiled model."""
+    from .linearize import copy_model
+
+    key = ("noise_model", tuple(e.path for e in elements))
+    cached = model.system.cache.get(key)
+    if cached is not None:
+        return cached
+    if model.source_model is None:
+        raise PhyslibError(f"noise needs the physlib.Model that {model.name} was compiled from "
+                           "(compile it with Model.compile())")
+    copy = copy_model(model.source_model)
+    inputs = {}
+    for k, element in enumerate(elements):
+        inputs[element.path] = _add_source(copy, element, k)
+    noisy = copy.compile()
+    model.system.cache[key] = (noisy, inputs)
+    return noisy, inputs
+
+
+def _add_source(model, element, k):
+    """Add the source of ``element`` in the (sub)model holding it; returns its value's path."""
+    *parents, leaf = element.path.split(".")
+    level = model
+    for name in parents:
+        level = level.components[name]
+    domain = element.component.ports()[element.ports[0]].domain
+    name = f"noise{k}_{leaf}"
+    source = level.add(_parallel_source(domain)(name, u=0.0))
+    level.connect(getattr(element.component, element.ports[0]), source.a)
+    level.connect(getattr(element.component, element.ports[1]), source.b)
+    return ".".join([*parents, name, "u"])
+
+
+def _transfer_point(model, noisy, op):
+    """The operating point ``op`` of ``model`` in the model with noise sources (all at zero)."""
+    missing = [n for n in noisy.states if n not in model.variables]
+    if missing:
+        raise PhyslibError(f"noise: the states {', '.join(missing)} of the model with noise sources "
+                           f"are not variables of {model.name}")
+    x = np.array([op[n] for n in noisy.states])
+    p = noisy.parameter_vector({n: float(op.p[model.parameter_slot(n)]) for n in model.parameters})
+    for name in model.modes:
+        p[noisy.mode_slot(name)] = op.p[model.mode_slot(name)]
+    guess = np.array([op[n] if model.has_variable(n) else 0.0 for n in noisy.algebraic])
+    z = solve_algebraic(noisy.system, x, guess, p, op.t, lambda i: noisy.algebraic[i])
+    return OperatingPoint(noisy, op.t, x, z, p)

@@ -1,0 +1,195 @@
+"""Noise at ports: thermal and shot noise of the dissipative elements, spectra and variances,
+against ngspice, closed forms and equipartition."""
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from physlib import Model
+from physlib.analysis.noise import BOLTZMANN, ELEMENTARY_CHARGE, NoiseWarning
+from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, Resistor,
+                                           VoltageSource)
+from physlib.components.thermal import FixedTemperature, HeatCapacitor, ThermalConductor
+from physlib.components.translational import Damper, Fixed, Mass, Spring
+from physlib.core.errors import PhyslibError, UnknownNameError
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "spice" / "rc_noise"
+T = 300.15                   # K, ngspice's temp = 27 °C
+K_NGSPICE = 1.38064852e-23   # J/K: ngspice-39's Boltzmann constant (CODATA 2014; physlib: SI 2019)
+
+
+def rc(R=1e3, C=1e-9):
+    m = Model("rc")
+    src, r, c, gnd = VoltageSource("V1", V=0.0), Resistor("R1", R=R), Capacitor("C1", C=C), Ground("g")
+    for part in (src, r, c, gnd):
+        m.add(part)
+    m.connect(src.p, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    return m.compile()
+
+
+def read(name, *columns):
+    with open(REFERENCE / name) as f:
+        rows = list(csv.DictReader(f))
+    return [np.array([float(row[c]) for row in rows]) for c in columns]
+
+
+def test_rc_noise_equals_ngspice_and_its_variance_is_kt_over_c():
+    f, spectrum = read("rc_noise_spectrum_sqr.csv", "frequency", "onoise_spectrum")
+    (total,) = read("rc_noise_total.csv", "onoise_total")
+    result = rc().noise("C1.v", f, T=T)
+    # ngspice uses k = 1.38064852e-23 J/K, physlib the exact SI value 1.380649e-23 (2.6e-6
+    # apart): the spectra are compared with physlib's rescaled to ngspice's constant. Measured:
+    # 1.4e-15 relative, i.e. the same 4kTR/(1 + (2πfRC)²).
+    scale = K_NGSPICE / BOLTZMANN
+    np.testing.assert_allclose(result.psd * scale, spectrum, rtol=1e-6)
+    # ngspice integrates its 50-points-per-decade spectrum itself; physlib integrates the
+    # transfer function on a fine grid: 4.4e-5 apart (the acceptance bound is 1e-4).
+    assert result.rms(1.0, 1e8) * np.sqrt(scale) == pytest.approx(total[0], rel=1e-4)
+    # Against the closed form of the band integral: 4kTR·fc·(atan(f2/fc) − atan(f1/fc)).
+    fc = 1 / (2 * np.pi * 1e3 * 1e-9)
+    band = 4 * BOLTZMANN * T * 1e3 * fc * (np.arctan(1e8 / fc) - np.arctan(1 / fc))
+    assert result.rms(1.0, 1e8) ** 2 == pytest.approx(band, rel=1e-9)
+    # The variance over all frequencies comes from a Lyapunov equation, not a quadrature.
+    assert result.variance == pytest.approx(BOLTZMANN * T / 1e-9, rel=1e-9)
+    assert [s.path for s in result.sources] == ["R1"]
+
+
+def test_contributions_sum_to_the_total_psd():
+    m = Model("two_r")
+    src, r1, r2, c, gnd = (VoltageSource("V", V=1.0), Resistor("R1", R=1e3), Resistor("R2", R=4.7e3),
+                           Capacitor("C1", C=1e-8), Ground("g"))
+    for part in (src, r1, r2, c, gnd):
+        m.add(part)
+    m.connect(src.p, r1.p)
+    m.connect(r1.n, r2.p, c.p)
+    m.connect(r2.n, c.n, src.n, gnd.p)
+    f = np.geomspace(1, 1e7, 60)
+    result = m.compile().noise("C1.v", f)
+    parts = sum(result.contributions.values())
+    np.testing.assert_allclose(parts, result.psd, rtol=1e-12)
+    # R1 ∥ R2 seen by C1: the two Johnson currents 4kT/R1 + 4kT/R2 through Z = R/(1 + jωRC).
+    R = 1e3 * 4.7e3 / 5.7e3
+    closed = 4 * BOLTZMANN * 300.15 * (1 / 1e3 + 1 / 4.7e3) * R**2 / (1 + (2 * np.pi * f * R * 1e-8) ** 2)
+    np.testing.assert_allclose(result.psd, closed, rtol=1e-10)
+    summary = result.summary()
+    assert summary.index("R1") < summary.index("R2")          # R1 contributes 4.7 times more
+    assert result.variance == pytest.approx(BOLTZMANN * 300.15 / 1e-8, rel=1e-9)
+
+
+def test_mass_spring_damper_and_heat_capacitor_equipartition():
+    m = Model("msd")
+    fixed, mass, spring, damper = Fixed("fx"), Mass("M", m=2.0), Spring("S", c=50.0), Damper("D", d=3.0)
+    for part in (fixed, mass, spring, damper):
+        m.add(part)
+    m.connect(fixed.flange, spring.flange_a, damper.flange_a)
+    m.connect(spring.flange_b, damper.flange_b, mass.flange_a)
+    sim = m.compile()
+    kT = BOLTZMANN * 300.15
+    # Force noise 4kT·d of the damper; ⟨v²⟩ = kT/m and ⟨x²⟩ = kT/c whatever d is. The mass's
+    # absolute position is a free integral: it is left out, not infinite.
+    assert sim.noise("M.v").variance == pytest.approx(kT / 2.0, rel=1e-10)
+    assert sim.noise("S.s_rel").variance == pytest.approx(kT / 50.0, rel=1e-10)
+
+    m = Model("thermal")
+    cap, cond, amb = HeatCapacitor("Cth", C=10.0, T0=350.0), ThermalConductor("G", G=0.5), FixedTemperature("amb", T=350.0)
+    for part in (cap, cond, amb):
+        m.add(part)
+    m.connect(cap.port, cond.port_a)
+    m.connect(cond.port_b, amb.port)
+    # Heat-flow noise 4kT²G at the conductor's temperature (350 K, not the analysis T).
+    assert m.compile().noise("Cth.T").variance == pytest.approx(BOLTZMANN * 350.0**2 / 10.0, rel=1e-10)
+
+
+@st.composite
+def passive_networks(draw):
+    """A resistor tree from ground through every node (so every cut-set holds a resistor), a
+    capacitor, an inductor or both from each node to ground (one of each at most, so no loop is
+    capacitive only and no loop inductive only), and extra resistors."""
+    n = draw(st.integers(2, 6))
+    elements = [("R", draw(st.integers(0, k - 1)), k, draw(st.floats(10.0, 1e4))) for k in range(1, n)]
+    for k in range(1, n):                       # a capacitor, an inductor or both at each node
+        storage = draw(st.sampled_from(["C", "L", "CL"]))
+        if "C" in storage:
+            elements.append(("C", k, 0, draw(st.floats(1e-9, 1e-5))))
+        if "L" in storage:
+            elements.append(("L", k, 0, draw(st.floats(1e-4, 1e-1))))
+    for _ in range(draw(st.integers(0, 3))):
+        a, b = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+        elements.append(("R", a, b, draw(st.floats(10.0, 1e4))))
+    return n, elements
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(passive_networks(), st.floats(50.0, 1000.0))
+def test_equipartition_on_random_passive_networks(network, temperature):
+    n, elements = network
+    m = Model("net")
+    nodes = {k: [] for k in range(n)}
+    nodes[0].append(m.add(Ground("gnd")).p)
+    kinds = {"R": (Resistor, "R"), "C": (Capacitor, "C"), "L": (Inductor, "L")}
+    for j, (kind, a, b, value) in enumerate(elements):
+        cls, param = kinds[kind]
+        element = m.add(cls(f"{kind}{j}", **{param: value}))
+        nodes[a].append(element.p)
+        nodes[b].append(element.n)
+    for ports in nodes.values():
+        if len(ports) > 1:
+            m.connect(*ports)
+    sim = m.compile()
+    kT = BOLTZMANN * temperature
+    for j, (kind, _, _, value) in enumerate(elements):
+        # Each capacitor's voltage and each inductor's current holds kT/2 of energy on average,
+        # whatever the resistors (they only set the spectrum): 1e-8 covers the Lyapunov solve's
+        # rounding for time constants spread over seven decades.
+        if kind == "C":
+            assert sim.noise(f"C{j}.v", T=temperature).variance == pytest.approx(kT / value, rel=1e-8)
+        elif kind == "L":
+            assert sim.noise(f"L{j}.i", T=temperature).variance == pytest.approx(kT / value, rel=1e-8)
+
+
+def test_diode_shot_noise_through_its_small_signal_conductance():
+    # 5 V through 10 kΩ into a diode with 10 nF across it: I ≈ 0.43 mA. Output: the diode voltage.
+    # Shot noise 2qI of the diode and Johnson noise 4kT/R of the resistor, both currents into the
+    # node, seen through Z = 1/(g_d + 1/R + jωC) with g_d = I/(N·Vt) (Is·e^(v/NVt)/(N·Vt)).
+    m = Model("diode")
+    src, r, d, c, gnd = (VoltageSource("V", V=5.0), Resistor("R", R=1e4), Diode("D1"),
+                         Capacitor("C", C=1e-8), Ground("g"))
+    for part in (src, r, d, c, gnd):
+        m.add(part)
+    m.connect(src.p, r.p)
+    m.connect(r.n, d.p, c.p)
+    m.connect(d.n, c.n, src.n, gnd.p)
+    sim = m.compile()
+    op = sim.operating_point()
+    f = np.geomspace(10, 1e8, 40)
+    result = sim.noise("C.v", f, at=op)
+    vt = BOLTZMANN * 300.15 / ELEMENTARY_CHARGE
+    current = op["D1.i"]
+    g_d = (current + 1e-14) / vt
+    Z2 = 1 / np.abs(g_d + 1 / 1e4 + 2j * np.pi * f * 1e-8) ** 2
+    np.testing.assert_allclose(result.contributions["D1"], 2 * ELEMENTARY_CHARGE * current * Z2, rtol=1e-9)
+    np.testing.assert_allclose(result.contributions["R"], 4 * BOLTZMANN * 300.15 / 1e4 * Z2, rtol=1e-9)
+    assert {s.path: s.kind for s in result.sources} == {"R": "thermal", "D1": "shot"}
+
+
+def test_bad_input_is_named():
+    sim = rc()
+    with pytest.raises(UnknownNameError, match="C1.v"):
+        sim.noise("C1.vv")
+    with pytest.raises(PhyslibError, match="temperature"):
+        sim.noise("C1.v", T=-3.0)
+    m = Model("lc")
+    src, l, c, gnd = VoltageSource("V", V=0.0), Inductor("L1", L=1e-3), Capacitor("C1", C=1e-6), Ground("g")
+    for part in (src, l, c, gnd):
+        m.add(part)
+    m.connect(src.p, l.p)
+    m.connect(l.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    with pytest.warns(NoiseWarning, match="no dissipative elements"):
+        result = m.compile().noise("C1.v", [1.0, 10.0])
+    assert result.variance == 0.0 and np.all(result.psd == 0.0)
