@@ -8,6 +8,12 @@ current solution, modes change, newly active mode constraints are enforced by pr
 state (energy-minimizing by default, ALGORITHMS.md §1), the algebraic variables are solved
 again, and this repeats until no mode changes. Then the solver restarts (cold start).
 
+Discrete variables (:class:`~physlib.core.component.Discrete`: sampled values, controller
+memory) change in the same event iteration, at their component's sample instants (its time
+events, and t0 when it is one), through the component's ``update``. Their changes are not
+listed as events (a 1 kHz controller would add a thousand a second and trip the event-storm
+check); the result rows just before and after each sample instant show them.
+
 After every event the guards that sit at zero are looked at again a moment later (settling):
 one that leaves zero on the side calling for another mode triggers that change at once, one
 that crosses straight back is a new event (so chattering trips the event-storm check), and
@@ -20,11 +26,13 @@ grid, sampling the guards m times per interval.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import casadi as cs
 import numpy as np
 
+from ..core.component import Discrete, as_real
 from ..core.errors import InitializationError, PhyslibError, SimulationError
 from .fast_call import fast
 from .initialization import solve_algebraic
@@ -88,6 +96,7 @@ class HybridStepper:
         self.zero_band = 10 * atol         # guard values this small count as zero after an event
         self.noise = 1e-6 * self.zero_band # a probe moving a guard less than this is rounding
         self._hybrid = _hybrid_instances(model)
+        self._sampled = [inst for inst in self._hybrid if inst.discrete_slot]
         self._has_states = len(self.system.state_pos) > 0
         # step(x, z, p, ta, tb) -> (x, z): the fixed-step runs' own stepper, which then does
         # the short integrations of settling (no SUNDIALS integrator in a fixed-step run).
@@ -304,9 +313,30 @@ class HybridStepper:
         first = int(np.argmin(roots))
         return ta + h * roots[first], int(changed[first])
 
+    def start(self, t0, t_end, x, z):
+        """The event iteration at the start of a run from t0 to t_end; returns (x, z).
+
+        Discrete variables that start from a parameter take its value, and each component with
+        discrete variables gets its sample instants in [t0, t_end) (an instant at t_end, like
+        any event there, changes nothing before the end); one at t0 is taken here."""
+        before = self.p.copy()
+        shared = {}     # equal schedules (many blocks at one rate) are stored once
+        for inst in self._sampled:
+            for slot, source in inst.start_slots.items():
+                self.p[slot] = self.p[source]
+            values = {name: float(self.p[slot]) for name, slot in inst.param_slots.items()}
+            times = inst.component.time_events(values, t0, t_end)
+            samples = frozenset(te for te in times if t0 <= te < t_end)
+            inst.samples = shared.setdefault(samples, samples)
+        if not np.array_equal(before, self.p):
+            z = self.solve_z(x, z, t0)
+        return self.iterate_modes(t0, x, z, _no_guards(self), "initial")
+
     def iterate_modes(self, t, x, z, fired, cause):
-        """Event iteration at time t: update modes until they settle; returns (x, z)."""
+        """Event iteration at time t: update modes, and the discrete variables of components
+        with a sample instant at t, until they settle; returns (x, z)."""
         pre = self.p.copy()
+        due = [inst for inst in self._sampled if t in inst.samples]
         for _ in range(20 + 2 * len(self._hybrid)):
             values = fast(self.system, "outputs")(x, z, self.p, t)
             changes = []
@@ -314,7 +344,8 @@ class HybridStepper:
                 new = inst.transition(values, self.p, pre, fired)
                 if new:
                     changes.append((inst, new))
-            if not changes:
+            updates = [(inst, new) for inst in due if (new := inst.update(values, self.p, pre, t))]
+            if not changes and not updates:
                 return x, z
             before_p = self.p.copy()
             for inst, new in changes:
@@ -322,16 +353,20 @@ class HybridStepper:
                 for name, code in new.items():
                     self.p[inst.mode_slot[name]] = code
                 self._record(Event(t, inst.path, before, inst.modes(self.p), cause))
+            for inst, new in updates:
+                for name, value in new.items():
+                    self.p[inst.discrete_slot[name]] = value
             x = self._project(x, z, t, before_p)
             try:
                 z = self.solve_z(x, z, t)
                 check_finite(self.model, x, z, self.p, t, "after the event")
             except InitializationError as err:
-                names = ", ".join(f"{inst.path} -> {inst.modes(self.p)}" for inst, _ in changes)
+                names = ", ".join(f"{inst.path} -> {inst.modes(self.p) | inst.discrete(self.p)}"
+                                  for inst, _ in changes + updates)
                 raise PhyslibError(
                     f"at t = {t:.10g} s the modes {names} leave the equations without a solution "
                     f"(conflicting ideal elements?): {err}") from None
-        names = ", ".join(sorted({inst.path for inst, _ in changes}))
+        names = ", ".join(sorted({inst.path for inst, _ in changes + updates}))
         raise PhyslibError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
                            "cycles; check the transition logic of these components")
 
@@ -377,7 +412,7 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
     stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                             max_events=max_events, projection=projection)
     step = max_step if max_step is not None else (t_end - t0) / 1000.0
-    x, z = stepper.iterate_modes(t0, x, z, _no_guards(stepper), "initial")
+    x, z = stepper.start(t0, t_end, x, z)
     if grid[0] == t0:
         record(t0, x, z, stepper.p)
     t, x, z, g, mask = stepper.settle(t0, x, z, _no_guards(stepper), None if user_grid else record)
@@ -489,7 +524,8 @@ def _no_guards(stepper):
 
 
 class _HybridInstance:
-    """One component with modes: reads its values and asks it for its next modes."""
+    """One component with modes or discrete variables: reads its values and asks it for its
+    next modes (``transition``) or, at its sample instants, discrete values (``update``)."""
 
     def __init__(self, model, group, row, guard_rows):
         self.component = group.components[row]
@@ -499,20 +535,62 @@ class _HybridInstance:
         self.local_sign = model.system.var_sign[group.var_ids[row]]
         self.local_names = tpl.local_names
         self.param_slots = dict(zip(tpl.param_names, group.param_ids[row][:len(tpl.param_names)].tolist()))
-        self.mode_slot = dict(zip(tpl.mode_names, group.param_ids[row][len(tpl.param_names):].tolist()))
+        slots = dict(zip(tpl.mode_names, group.param_ids[row][len(tpl.param_names):].tolist()))
+        declared = type(self.component)._modes
+        self.mode_slot = {n: s for n, s in slots.items() if not isinstance(declared[n], Discrete)}
+        self.discrete_slot = {n: s for n, s in slots.items() if isinstance(declared[n], Discrete)}
+        # discrete slot -> slot of the parameter it starts from
+        self.start_slots = {s: self.param_slots[declared[n].start_parameter]
+                            for n, s in self.discrete_slot.items() if declared[n].start_parameter}
+        self.samples = frozenset()      # sample instants of the run (HybridStepper.start)
+        # (instant, discrete values before it) of the latest sample: pre(...) stays the value
+        # before the instant however often it is iterated there (a state event that lands on
+        # an instant iterates there twice, with a settling probe in between).
+        self._pre = (None, {})
         self.guard_rows = guard_rows
 
     def modes(self, p) -> dict:
         return {name: int(p[slot]) for name, slot in self.mode_slot.items()}
 
-    def transition(self, values, p, pre, fired):
+    def discrete(self, p) -> dict:
+        return {name: float(p[slot]) for name, slot in self.discrete_slot.items()}
+
+    def _local(self, values, p, pre):
         local = dict(zip(self.local_names, (self.local_sign * values[self.local_pos]).tolist()))
         local.update({name: float(p[slot]) for name, slot in self.param_slots.items()})
         local.update({name: int(p[slot]) for name, slot in self.mode_slot.items()})
         local.update({f"pre({name})": int(pre[slot]) for name, slot in self.mode_slot.items()})
+        local.update(self.discrete(p))
+        return local
+
+    def transition(self, values, p, pre, fired):
+        local = self._local(values, p, pre)
         new = self.component.transition(local, [bool(fired[r]) for r in self.guard_rows])
         return {name: int(code) for name, code in (new or {}).items()
                 if int(code) != int(p[self.mode_slot[name]])}
+
+    def update(self, values, p, pre, t):
+        """Changed discrete values at sample instant t (``pre``: the parameter vector at the
+        start of this event iteration, for the modes' ``pre(...)`` as in :meth:`transition`)."""
+        if self._pre[0] != t:
+            self._pre = (t, self.discrete(p))
+        local = self._local(values, p, pre)
+        local.update({f"pre({name})": value for name, value in self._pre[1].items()})
+        new = self.component.update(local, t) or {}
+        bad = {name: value for name, value in new.items()
+               if name not in self.discrete_slot or not math.isfinite(_real(value))}
+        if bad:
+            raise PhyslibError(f"{type(self.component).__name__} {self.path!r}: update() at "
+                               f"t = {t:.10g} s returned {bad}; it gives finite values of its "
+                               f"discrete variables ({', '.join(self.discrete_slot) or 'none'})")
+        return {name: float(value) for name, value in new.items()
+                if float(value) != p[self.discrete_slot[name]]}
+
+
+def _real(value) -> float:
+    """``value`` as a float, NaN if it is not a real number."""
+    number = as_real(value)
+    return math.nan if number is None else number
 
 
 def _hybrid_instances(model):

@@ -205,6 +205,25 @@ class Mode(Variable):
         return ModeSymbol(self.name, integer=True)
 
 
+class Discrete(Mode):
+    """A real-valued discrete variable (a sampled input, a digital controller's memory):
+    ``held = Discrete(unit="V", start=0.0)``, or ``start="y0"`` to start from the value of the
+    class's parameter ``y0``.
+
+    Like a :class:`Mode` it sits in the parameter vector and is constant while the solver
+    integrates; it changes only at the component's sample instants (its :meth:`time_events`),
+    through :meth:`Component.update`. Results read it like a variable (``res["zoh.held"]``).
+    Inside equations it is a mode symbol, which SymPy takes for an integer: use it in plain
+    arithmetic (``Eq(self.y, self.held)``) and keep comparisons and rounding in ``update()``.
+    """
+
+    def __init__(self, unit: str = "1", description: str = "", start: float | str = 0.0):
+        # A parameter's name is checked against the class in Component.__init_subclass__; the
+        # parameter vector holds 0 there until a run copies the parameter's value in.
+        self.start_parameter = start if isinstance(start, str) else None
+        Variable.__init__(self, unit, description, 0.0 if isinstance(start, str) else start)
+
+
 class Port:
     """A physical connector of a domain: ``p = Port(electrical, "positive pin")``.
 
@@ -359,6 +378,17 @@ class Component:
             if as_real(var.start) is None:
                 raise DeclarationError(f"variable {name} of {cls.__name__} has start "
                                        f"{_describe_value(var.start)}; give a real number")
+        for name, var in modes.items():
+            if not isinstance(var, Discrete):
+                continue
+            given, number = var.start_parameter, as_real(var.start)
+            if (given is None and (number is None or not math.isfinite(number))) or \
+                    (given is not None and (given not in params or params[given].structural)):
+                numeric = ", ".join(n for n, p in params.items() if not p.structural) or "none"
+                raise DeclarationError(
+                    f"discrete variable {name} of {cls.__name__} has start "
+                    f"{_describe_value(var.start if given is None else given)}; give a finite number "
+                    f"or the name of one of its (non-structural) parameters: {numeric}")
         for name, port in ports.items():
             if not isinstance(port.domain, Domain):
                 raise DeclarationError(
@@ -442,6 +472,17 @@ class Component:
         """New mode codes at an event, from this component's current values (variables,
         parameters and modes by local name) and which of its guards just crossed zero.
         Called repeatedly until no mode changes (event iteration)."""
+        return {}
+
+    def update(self, values: dict[str, float], t: float) -> dict[str, float]:
+        """New values of the :class:`Discrete` variables at a sample instant ``t`` [s]: each
+        time this component's :meth:`time_events` gives, and the start of a run when it is one.
+
+        ``values`` are the component's values at the instant, by local name (inputs and other
+        variables after the edges and mode changes at ``t``, as Modelica's ``sample()`` reads
+        them; parameters; modes), the discrete variables, and ``pre(name)`` for their values
+        just before the instant. Event iteration calls it until nothing changes, so the result
+        should depend on the discrete variables only through ``pre(...)``."""
         return {}
 
     def constraints(self) -> list:
