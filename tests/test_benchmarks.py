@@ -69,3 +69,13 @@ def test_bench_switching_quick_runs_and_prints_its_checks():
         assert re.search(rf"^\s*{case}\s+\d+\s+\d+\s+\d+\s+\d+\s", proc.stdout, re.MULTILINE), proc.stdout
     assert "[PASS] buck: every switch event a time event" in proc.stdout
     assert "bench_switching: done (0 case(s) failed to run)" in proc.stdout
+
+
+def test_bench_noise_quick_runs_and_its_spectra_agree_with_the_dense_baseline():
+    bench = BENCH.parent / "bench_noise.py"
+    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
+                          timeout=300, cwd=BENCH.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^\s+100\s+[\d.]+\s+[\d.]+\s+[\d.]+", proc.stdout, re.MULTILINE), proc.stdout
+    assert "[PASS] N = 100: spectra agree with the baseline" in proc.stdout
+    assert "bench_noise: done (0 case(s) failed to run)" in proc.stdout

@@ -285,23 +285,28 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     positions = tuple(pos for pos, _ in rows)
     signs = np.array([sign for _, sign in rows])
 
-    key = ("linearize_jac", positions)
+    # Jacobians with respect to the input parameters only (a noise analysis has one input per
+    # dissipative element; the whole parameter vector would be thousands of columns more).
+    distinct = tuple(dict.fromkeys(slots))
+    key = ("linearize_jac", positions, distinct)
     if key not in system.cache:
         xs, zs, ps, ts = _symbols(system)
         ode, alg = system.dae(xs, zs, ps, ts)
         out = system.outputs(xs, zs, ps, ts)
         h = cs.vertcat(*[out[i] for i in positions]) if positions else cs.SX(0, 1)
-        jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, ps)]
+        us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
+        jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, us)]
         system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
     fx, fz, fp, gx, gz, gp, hx, hz, hp = (np.array(cs.DM(m)) for m in system.cache[key](x, z, p, t))
     nx, nz, nu, ny = len(x), len(z), len(inputs), len(outputs)
     fx, fz, gx, gz = (m.reshape(r, c) for m, r, c in ((fx, nx, nx), (fz, nx, nz), (gx, nz, nx), (gz, nz, nz)))
     hx, hz = hx.reshape(ny, nx) * signs[:, None], hz.reshape(ny, nz) * signs[:, None]
-    npar = len(p)
-    hp = hp.reshape(ny, npar) * signs[:, None]
-    fp, gp = fp.reshape(nx, npar), gp.reshape(nz, npar)
+    nd = len(distinct)
+    hp = hp.reshape(ny, nd) * signs[:, None]
+    fp, gp = fp.reshape(nx, nd), gp.reshape(nz, nd)
+    columns = [distinct.index(k) for k in slots]
     gain = np.array(gains)
-    fu, gu, hu = (m[:, slots] / gain if nu else np.zeros((m.shape[0], 0)) for m in (fp, gp, hp))
+    fu, gu, hu = (m[:, columns] / gain if nu else np.zeros((m.shape[0], 0)) for m in (fp, gp, hp))
 
     input_labels = names or list(inputs)
     output_labels = [str(o) for o in outputs]

@@ -41,6 +41,7 @@ import scipy.sparse.linalg as spla
 import sympy as sp
 
 from ..core.errors import PhyslibError
+from .fast_call import FastFunction
 from .initialization import solve_algebraic
 from .operating_point import OperatingPoint, operating_point
 
@@ -179,7 +180,7 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None) -> NoiseResult:
                       f"{label} is zero", NoiseWarning, stacklevel=3)
         zeros = np.zeros(0 if f is None else f.size)
         result = NoiseResult(label, unit, f, zeros, {}, 0.0, [])
-        result._density = lambda ff, source=None: np.zeros(len(ff))
+        result.linear_model = None
         return result
 
     noisy, inputs = _noisy_model(model, elements)
@@ -225,6 +226,7 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None) -> NoiseResult:
         psd, contributions = None, {}
     result = NoiseResult(label, unit, f, psd, contributions, lambda: _variance(A, B, C, D, density / 2), sources)
     result._density = spectral
+    result.linear_model = lin
     return result
 
 
@@ -333,7 +335,8 @@ def _conductance(model, element, op) -> float:
     local = element.local_values(model, op)
     values = np.array([local[n] for n in template.local_names])
     params = op.p[element.group.param_ids[element.row]]
-    J_u, J_a = (np.array(cs.DM(m)) for m in fun(values, params, op.t))
+    J_u, J_a = fun(values, params, op.t)
+    J_u, J_a = J_u.reshape(fun.shape_u, order="F"), J_a.reshape(-1, 1)
     try:
         du = np.linalg.solve(J_u, -J_a).ravel()
     except np.linalg.LinAlgError:
@@ -364,18 +367,19 @@ def _conductance_function(element):
     u = cs.vertcat(*[v[index[n]] for n in unknown])
     J_u = cs.jacobian(res, u)
     J_a = cs.jacobian(res, v[index[across]])
-    fun = cs.Function(f"conductance_{template.class_name}", [v, p, time], [J_u, J_a])
-    return _WithIndex(fun, unknown.index(through))
+    fun = cs.Function(f"conductance_{template.class_name}", [v, p, time],
+                      [cs.densify(J_u), cs.densify(J_a)])
+    return _Conductance(fun, unknown.index(through))
 
 
-class _WithIndex:
-    """A CasADi function with the position of the element's through variable among its unknowns."""
+class _Conductance(FastFunction):
+    """The local Jacobians of a class's equations, and where its through variable sits among
+    the unknowns."""
 
     def __init__(self, function, through_index):
-        self.function, self.through_index = function, through_index
-
-    def __call__(self, *args):
-        return self.function(*args)
+        super().__init__(function)
+        self.through_index = through_index
+        self.shape_u = (function.size1_out(0), function.size2_out(0))
 
 
 # --- the model with noise sources ---------------------------------------------------------------------
