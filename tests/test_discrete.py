@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from physlib import DeclarationError, Input, Model, Output, ParameterError, PhyslibError
+from physlib import DeclarationError, Input, Model, Output, ParameterError, PhyslibError, Variable
 from physlib.components.discrete import Discrete, DiscretePID, Sampled, UnitDelay, ZeroOrderHold
 from physlib.components.electrical import Capacitor, CurrentSource, Ground, Resistor, VoltageSensor
-from physlib.components.signals import Add, Constant, Expression, Relay, Step, t
+from physlib.components.signals import Add, Constant, Expression, Ramp, Relay, Step, t
 
 TS = 0.1
 INSTANTS = np.arange(12) / 10      # k/10 is correctly rounded: the float nearest to k·0.1
@@ -277,3 +277,26 @@ def test_held_values_are_read_like_variables():
     res = ramp_through(ZeroOrderHold("zoh", Ts=TS), t_end=0.35)
     assert "zoh.held" in res.names
     np.testing.assert_array_equal(res["zoh.held"], res["zoh.y"])
+
+
+def test_a_discrete_value_is_real_inside_equations():
+    # Regression: Discrete values were integer symbols in equations, so SymPy decided
+    # Eq(held, 0.5) was False and floor(held) was held. Here y = floor(2·held)/2 of a hold of
+    # the ramp u = t sampled every 0.25 s: floor(2·0.75)/2 = 0.5 at t = 0.8 s, floor(0.5)/2 = 0
+    # at t = 0.3 s.
+    import sympy as sp
+
+    from physlib.components.discrete import ZeroOrderHold
+
+    class HalfSteps(ZeroOrderHold):
+        z = Variable(description="held value rounded down to halves")
+
+        def equations(self):
+            return super().equations() + [sp.Eq(self.z, sp.floor(2 * self.held) / 2)]
+
+    m = Model("halves")
+    ramp = m.add(Ramp("u", height=1.0, duration=1.0))
+    hold = m.add(HalfSteps("h", Ts=0.25))
+    m.connect(ramp.y, hold.u)
+    res = m.compile().simulate(0.9)
+    assert res.at(0.8)["h.z"] == 0.5 and res.at(0.3)["h.z"] == 0.0

@@ -51,6 +51,7 @@ class ClassTemplate:
     energy: sp.Expr | None
     dissipation: tuple[sp.Expr, sp.Expr] | None
     symbols: dict = field(repr=False, default_factory=dict)  # name -> sympy symbol
+    mode_symbols: list = field(repr=False, default_factory=list)  # per mode: its sympy symbol
 
     @cached_property
     def _sx(self):
@@ -59,8 +60,7 @@ class ClassTemplate:
         time = cs.SX.sym("t")
         table = {self.symbols[n]: v[i] for i, n in enumerate(self.local_names)}
         table.update({sp.Symbol(n, real=True): p[i] for i, n in enumerate(self.param_names)})
-        table.update({ModeSymbol(n, integer=True): p[len(self.param_names) + i]
-                      for i, n in enumerate(self.mode_names)})
+        table.update({symbol: p[len(self.param_names) + i] for i, symbol in enumerate(self.mode_symbols)})
         table[t] = time
         return v, p, time, table
 
@@ -227,7 +227,7 @@ def _derive(comp: Component) -> ClassTemplate:
         units.append(var.unit)
     params = [n for n, p in cls._parameters.items() if not p.structural]
     known_params = {sp.Symbol(n, real=True) for n in params} | \
-        {ModeSymbol(n, integer=True) for n in cls._modes}
+        {mode.symbol() for mode in cls._modes.values()}
     nonzero_params = {sp.Symbol(n, real=True) for n, p in cls._parameters.items()
                       if not p.structural and (p.positive or p.nonzero)}
 
@@ -280,7 +280,7 @@ def _derive(comp: Component) -> ClassTemplate:
                          cls.dissipates_power,
                          None if energy is None else sp.sympify(energy),
                          None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
-                         symbols)
+                         symbols, [mode.symbol() for mode in cls._modes.values()])
 
 
 def _listed(items, label, method) -> list:

@@ -213,8 +213,7 @@ class Discrete(Mode):
     Like a :class:`Mode` it sits in the parameter vector and is constant while the solver
     integrates; it changes only at the component's sample instants (its :meth:`time_events`),
     through :meth:`Component.update`. Results read it like a variable (``res["zoh.held"]``).
-    Inside equations it is a mode symbol, which SymPy takes for an integer: use it in plain
-    arithmetic (``Eq(self.y, self.held)``) and keep comparisons and rounding in ``update()``.
+    Inside equations it is a real-valued symbol, usable in any expression.
     """
 
     def __init__(self, unit: str = "1", description: str = "", start: float | str = 0.0):
@@ -222,6 +221,9 @@ class Discrete(Mode):
         # parameter vector holds 0 there until a run copies the parameter's value in.
         self.start_parameter = start if isinstance(start, str) else None
         Variable.__init__(self, unit, description, 0.0 if isinstance(start, str) else start)
+
+    def symbol(self):
+        return ModeSymbol(self.name, real=True)     # real-valued, unlike a mode's integer codes
 
 
 class Port:
