@@ -183,8 +183,8 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None) -> NoiseResult:
         result.linear_model = None
         return result
 
-    noisy, inputs = _noisy_model(model, elements)
-    op_noisy = _transfer_point(model, noisy, op)
+    noisy, inputs = noise_source_model(model, elements)
+    op_noisy = transfer_operating_point(model, noisy, op)
     sources = [NoiseSource(e.path, e.kind, e.density(model, op, T), inputs[e.path]) for e in elements]
     lin = noisy.linearize([s.input_path for s in sources], names, at=op_noisy)
     A, B, C, D = lin.A, lin.B, lin.C, lin.D
@@ -404,9 +404,10 @@ def _parallel_source(domain):
     return cls
 
 
-def _noisy_model(model, elements):
-    """The compiled copy of ``model`` with a zero-valued source in parallel with each element, and
-    element path -> path of its source's value; built once per compiled model."""
+def noise_source_model(model, elements):
+    """(compiled copy of ``model`` with a zero-valued source in parallel with each of the
+    ``elements`` (:func:`noise_elements`), {element path: path of its source's value}); built
+    once per compiled model and kept in its cache."""
     from .linearize import copy_model
 
     key = ("noise_model", tuple(e.path for e in elements))
@@ -439,7 +440,7 @@ def _add_source(model, element, k):
     return ".".join([*parents, name, "u"])
 
 
-def _transfer_point(model, noisy, op):
+def transfer_operating_point(model, noisy, op):
     """The operating point ``op`` of ``model`` in the model with noise sources (all at zero)."""
     missing = [n for n in noisy.states if n not in model.variables]
     if missing:
