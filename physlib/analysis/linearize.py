@@ -326,14 +326,14 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         C, D = hx - hz @ gzx, hu - hz @ gzu
     else:
         A, B, C, D = fx, fu, hx, hu
-    keep, T = _constrained_coordinates(model, x, z, p, t)
+    keep, T = constrained_coordinates(model, x, z, p, t)
     if keep is not None:
         A, B, C = A[keep] @ T, B[keep], C @ T
     states = [model.states[i] for i in keep] if keep is not None else model.states
     return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op)
 
 
-def _constrained_coordinates(model, x, z, p, t):
+def constrained_coordinates(model, x, z, p, t):
     """States that stay independent under the mode constraints active at the point, and T with
     x = T·x[keep] on the constraint manifold; (None, None) when no constraint is active.
 

@@ -48,6 +48,8 @@ class SimulateOptions:
     max_events: int
     invariants: object
     initial: str
+    noise: tuple = ()                # variable paths whose noise is propagated along the run
+    noise_T: float = 300.15          # K, temperature of the noise analysis
 
     @property
     def fixed_step(self) -> bool:
@@ -60,7 +62,7 @@ class SimulateOptions:
 
 
 def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6, atol=1e-8, t_eval=None,
-                     params=None, x0=None, projection="energy", noise=None, max_step=None,
+                     params=None, x0=None, projection="energy", noise=None, noise_T=300.15, max_step=None,
                      event_tol=1e-10, max_events=100, invariants=None, initial="strict") -> SimulateOptions:
     """Check every option of ``simulate`` on ``model``; return them as :class:`SimulateOptions`."""
     if not isinstance(solver, str) or solver not in VARIABLE_STEP + FIXED_STEP:
@@ -82,8 +84,12 @@ def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6,
         raise OptionError(f"initial must be one of {', '.join(map(repr, INITIAL_MODES))}, got {initial!r}")
     if projection not in PROJECTIONS:
         raise OptionError(f"projection must be 'energy', 'naive' or None, got {projection!r}")
-    if noise is not None:
-        raise OptionError("transient noise analysis (noise=...) is not available yet")
+    noise = () if noise is None else (noise,) if isinstance(noise, str) else noise
+    if not isinstance(noise, (list, tuple)) or not all(isinstance(n, str) for n in noise):
+        raise OptionError(f"noise must be a list of variable paths, e.g. noise=['C1.v'], got {noise!r}")
+    for name in noise:
+        model.variable(name)                    # an unknown name: an error suggesting near ones
+    noise_T = _positive("noise_T", noise_T)
     params = _mapping("params", params, "parameter paths to values, e.g. {'R1.R': 2e3}")
     x0 = _mapping("x0", x0, "state paths to initial values, e.g. {'C1.v': 1.0}")
     grid = None if t_eval is None else _grid(t_eval, t0, t_end)
@@ -124,7 +130,7 @@ def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6,
     return SimulateOptions(t0=t0, t_end=t_end, solver=solver, dt=dt, rtol=rtol, atol=atol, t_eval=grid,
                            params=params, x0=x0, projection=projection, max_step=max_step,
                            event_tol=event_tol, max_events=int(max_events), invariants=invariants,
-                           initial=initial)
+                           initial=initial, noise=tuple(noise), noise_T=noise_T)
 
 
 def _number(name, value) -> float:

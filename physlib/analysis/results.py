@@ -38,6 +38,9 @@ class SimulationResult:
         self.z = z
         self.p = p
         self.events = list(events or [])
+        # Standard deviations of the variables whose noise was propagated along the run
+        # (simulate(..., noise=[...])), by path.
+        self.noise: dict[str, np.ndarray] = {}
         # Rows of representative positions computed so far (position -> values over t): a read
         # evaluates only the rows it returns.
         self._evaluated: dict[int, np.ndarray] = {}
@@ -161,6 +164,40 @@ class SimulationResult:
         z_guess = (1 - s) * self.z[:, i] + s * self.z[:, j]
         z = solve_algebraic(system, x, z_guess, p, t, lambda k: self.model.algebraic[k])
         return OperatingPoint(self.model, t, x, z, p)
+
+    def operating_point(self, k: int) -> OperatingPoint:
+        """The values at output row ``k`` as an operating point (time-dependent inputs taken at
+        the row's evaluation time: the left limit for the row just before a time event)."""
+        return OperatingPoint(self.model, self._t_values[k], self.x[:, k], self.z[:, k], self.p_at(k))
+
+    def p_at(self, k: int) -> np.ndarray:
+        """The parameter vector (with the modes) at output row ``k``."""
+        return self._p_at(k)
+
+    def noise_std(self, name: str) -> np.ndarray:
+        """Standard deviation of ``name``'s noise around this trajectory at every output time,
+        if the run propagated it (``simulate(..., noise=[name])``)."""
+        if name not in self.noise:
+            raise PhyslibError(f"the noise of {name!r} was not propagated in this run; simulate with "
+                               f"noise=[{name!r}]" + (f" (propagated: {', '.join(self.noise)})" if self.noise else ""))
+        return self.noise[name]
+
+    def plot_noise(self, name: str, ax=None, k: float = 3.0):
+        """The noiseless trajectory of ``name`` with its ±k·σ noise envelope; returns the Figure."""
+        import matplotlib.pyplot as plt
+
+        std = self.noise_std(name)
+        if ax is None:
+            fig, ax = plt.subplots()
+        else:
+            fig = ax.figure
+        mean = self[name]
+        ax.fill_between(self.t, mean - k * std, mean + k * std, alpha=0.3, label=f"±{k:g}σ")
+        ax.plot(self.t, mean, label=name)
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel(f"{name} [{self.model.unit(name)}]")
+        ax.legend()
+        return fig
 
     def _continue(self, i: int, t: float):
         """States and algebraic variables at t, integrated from output row i with the run's

@@ -23,7 +23,7 @@ from .start_values import check_initial_state
 def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: float | None = None,
              rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
              x0: dict | None = None, projection: str | None = "energy", noise=None,
-             max_step: float | None = None, event_tol: float = 1e-10,
+             noise_T: float = 300.15, max_step: float | None = None, event_tol: float = 1e-10,
              max_events: int = 100, invariants=None, initial: str = "strict") -> SimulationResult:
     """Simulate ``model`` from ``t0`` to ``t_end`` [s].
 
@@ -46,6 +46,9 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     (``Capacitor(v0=...)``) that the constraints override is an InitializationError naming the
     component, the value and the constraint; ``"relaxed"``: start from the consistent values
     with a :class:`~physlib.analysis.start_values.StartValueWarning` listing what changed.
+    noise: variable paths whose thermal and shot noise is propagated along the run (at
+    temperature ``noise_T`` [K]): ``res.noise_std(name)`` is its standard deviation around the
+    noiseless trajectory at each output time (see :mod:`physlib.analysis.transient_noise`).
 
     Every option is validated before the run (:mod:`physlib.analysis.options`): a wrong type or
     an impossible value (``t_end`` not finite, ``event_tol`` or ``max_step`` not positive, an
@@ -58,13 +61,18 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     """
     options = simulate_options(model, t_end, t0=t0, solver=solver, dt=dt, rtol=rtol, atol=atol,
                                t_eval=t_eval, params=params, x0=x0, projection=projection, noise=noise,
-                               max_step=max_step, event_tol=event_tol, max_events=max_events,
-                               invariants=invariants, initial=initial)
+                               noise_T=noise_T, max_step=max_step, event_tol=event_tol,
+                               max_events=max_events, invariants=invariants, initial=initial)
     with model_lock(model):
         if options.fixed_step:
             from .fixed_step import simulate_fixed
-            return simulate_fixed(model, options)
-        return _simulate_variable(model, options)
+            result = simulate_fixed(model, options)
+        else:
+            result = _simulate_variable(model, options)
+        if options.noise:
+            from .transient_noise import propagate_noise
+            result.noise = propagate_noise(model, result, options.noise, options.noise_T)
+        return result
 
 
 def model_lock(model) -> threading.RLock:
