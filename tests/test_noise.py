@@ -248,3 +248,49 @@ def test_transient_noise_options_are_checked():
         sim.simulate(1e-6, noise=["C1.vv"])
     with pytest.raises(PhyslibError, match="noise_T"):
         sim.simulate(1e-6, noise=["C1.v"], noise_T=-1.0)
+
+
+def test_flicker_noise_of_a_diode_and_external_noise_at_a_port():
+    # Diode with KF = 1e-12 (AF = 1): its source is 2qI + KF·I/f. Against the small-signal
+    # closed form as in the shot-noise test; the variance over all frequencies is infinite
+    # (∫ df/f), a band's rms is finite.
+    m = Model("diode_flicker")
+    src, r, d, c, gnd = (VoltageSource("V", V=5.0), Resistor("R", R=1e4), Diode("D1", KF=1e-12),
+                         Capacitor("C", C=1e-8), Ground("g"))
+    for part in (src, r, d, c, gnd):
+        m.add(part)
+    m.connect(src.p, r.p)
+    m.connect(r.n, d.p, c.p)
+    m.connect(d.n, c.n, src.n, gnd.p)
+    sim = m.compile()
+    op = sim.operating_point()
+    f = np.geomspace(1, 1e6, 30)
+    result = sim.noise("C.v", f, at=op)
+    current = op["D1.i"]
+    g_d = (current + 1e-14) / (BOLTZMANN * 300.15 / ELEMENTARY_CHARGE)
+    Z2 = 1 / np.abs(g_d + 1 / 1e4 + 2j * np.pi * f * 1e-8) ** 2
+    expected = (2 * ELEMENTARY_CHARGE * current + 1e-12 * current / f) * Z2
+    np.testing.assert_allclose(result.contributions["D1"], expected, rtol=1e-9)
+    assert result.variance == float("inf") and np.isfinite(result.rms(1.0, 1e6))
+    with pytest.raises(PhyslibError, match="f = 0"):
+        sim.noise("C.v", [0.0, 1.0], at=op)
+
+    # A white force noise S_F on a damped mass (no spring): v = F/(jωm + d), so the external
+    # source adds S_F/|jωm + d|² to the damper's own 4kTd/|jωm + d|², and the variance
+    # (S_F + 4kTd)/(4·d·m) (for white force PSD S one-sided: ⟨v²⟩ = S/(4dm)).
+    m = Model("pushed_mass")
+    fixed, mass, damper = Fixed("fx"), Mass("M", m=2.0), Damper("D", d=3.0)
+    for part in (fixed, mass, damper):
+        m.add(part)
+    m.connect(fixed.flange, damper.flange_a)
+    m.connect(damper.flange_b, mass.flange_a)
+    sim = m.compile()
+    S_F = 1e-18
+    f = np.geomspace(1e-3, 10, 20)
+    result = sim.noise("M.v", f, external={"M.flange_b": S_F})
+    H2 = 1 / np.abs(2j * np.pi * f * 2.0 + 3.0) ** 2
+    np.testing.assert_allclose(result.contributions["external(M.flange_b)"], S_F * H2, rtol=1e-10)
+    thermal = 4 * BOLTZMANN * 300.15 * 3.0
+    assert result.variance == pytest.approx((S_F + thermal) / (4 * 3.0 * 2.0), rel=1e-10)
+    with pytest.raises(PhyslibError, match="densities >= 0"):
+        sim.noise("M.v", external={"M.flange_b": -1.0})

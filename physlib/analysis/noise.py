@@ -54,14 +54,26 @@ class NoiseWarning(UserWarning):
 
 
 class NoiseSource:
-    """One noise source: the element ``path``, its ``kind`` ("thermal" or "shot"), its white
-    one-sided PSD ``density`` [through unit²/Hz], and the input of the model copy it drives."""
+    """One noise source: the element ``path`` (or ``"external(port)"``), its ``kind``
+    ("thermal", "shot" or "external"), its one-sided PSD ``density + flicker/f``
+    [through unit²/Hz] (white part and 1/f coefficient), and the input of the model copy it
+    drives."""
 
-    def __init__(self, path, kind, density, input_path):
+    def __init__(self, path, kind, density, input_path, flicker=0.0):
         self.path, self.kind, self.density, self.input_path = path, kind, float(density), input_path
+        self.flicker = float(flicker)
+
+    def psd(self, f) -> np.ndarray:
+        """One-sided PSD [through unit²/Hz] at frequencies f [Hz]."""
+        f = np.asarray(f, dtype=float)
+        if self.flicker == 0.0:
+            return np.full(f.shape, self.density)
+        with np.errstate(divide="ignore"):
+            return self.density + self.flicker / f
 
     def __repr__(self):
-        return f"<NoiseSource {self.path} ({self.kind}): {self.density:.4g} /Hz>"
+        text = f"{self.density:.4g}" + (f" + {self.flicker:.4g}/f" if self.flicker else "")
+        return f"<NoiseSource {self.path} ({self.kind}): {text} /Hz>"
 
 
 class NoiseResult:
@@ -149,13 +161,18 @@ class NoiseResult:
         return f"<NoiseResult {self.output}: {self.std:.4g} {self.unit} rms, {len(self.sources)} sources>"
 
 
-def noise(model, output, f=None, *, T: float = 300.15, at=None) -> NoiseResult:
+def noise(model, output, f=None, *, T: float = 300.15, at=None, external=None) -> NoiseResult:
     """The noise of ``output`` at an operating point of a compiled ``model``.
 
     output: a variable path (``"C1.v"``), or a pair of across-variable paths whose difference is
     wanted (``("R1.p.v", "R1.n.v")``). f: frequencies [Hz] for the spectrum (may be None: the
     variance only). T: analysis temperature [K] (> 0). at: an operating point (default: the
-    steady state, :meth:`CompiledModel.operating_point`).
+    steady state, :meth:`CompiledModel.operating_point`). external: noise injected at ports by
+    the user, ``{port path: white density}`` or ``{port path: (white, flicker)}`` with the
+    one-sided PSD ``white + flicker/f`` of a through variable into the port's node [through
+    unit²/Hz], e.g. a force noise on a mass: ``{"M.flange_a": 1e-20}``.
+    With a 1/f part (a diode's ``KF``, or an external flicker), the variance over all
+    frequencies is infinite: use ``rms(f_lo, f_hi)``.
     """
     if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):
         raise PhyslibError(f"noise: the temperature T must be a positive number of kelvins, got {T!r}")
@@ -174,8 +191,9 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None) -> NoiseResult:
     label = names[0] if len(names) == 1 else f"{names[0]} − {names[1]}"
     unit = model.unit(names[0])
 
+    external = _external(external)
     elements = noise_elements(model)
-    if not elements:
+    if not elements and not external:
         warnings.warn(f"{model.name} has no dissipative elements, so no noise sources: the noise of "
                       f"{label} is zero", NoiseWarning, stacklevel=3)
         zeros = np.zeros(0 if f is None else f.size)
@@ -183,14 +201,22 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None) -> NoiseResult:
         result.linear_model = None
         return result
 
-    noisy, inputs = noise_source_model(model, elements)
+    noisy, inputs = noise_source_model(model, elements, tuple(external))
     op_noisy = transfer_operating_point(model, noisy, op)
-    sources = [NoiseSource(e.path, e.kind, e.density(model, op, T), inputs[e.path]) for e in elements]
+    sources = [NoiseSource(e.path, e.kind, e.density(model, op, T), inputs[e.path], e.flicker(model, op))
+               for e in elements]
+    sources += [NoiseSource(f"external({port})", "external", white, inputs[f"external({port})"], flicker)
+                for port, (white, flicker) in external.items()]
+    if f is not None and np.any(f == 0) and any(s.flicker for s in sources):
+        raise PhyslibError("noise: a 1/f source makes the PSD infinite at f = 0; give f > 0")
     lin = noisy.linearize([s.input_path for s in sources], names, at=op_noisy)
     A, B, C, D = lin.A, lin.B, lin.C, lin.D
     if len(names) == 2:
         C, D = C[:1] - C[1:], D[:1] - D[1:]
     density = np.array([s.density for s in sources])
+
+    def densities(ff):
+        return np.column_stack([s.psd(ff) for s in sources])
 
     A_sparse, B_sparse = sps.csc_matrix(A), sps.csc_matrix(B)
     identity = sps.identity(A.shape[0], dtype=complex, format="csc")
@@ -212,22 +238,45 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None) -> NoiseResult:
         return np.abs(H) ** 2
 
     def spectral(ff, source=None):
-        gains = transfer(ff) * density
+        gains = transfer(ff) * densities(ff)
         if source is None:
             return gains.sum(axis=1)
         k = [s.path for s in sources].index(source)
         return gains[:, k]
 
     if f is not None:
-        parts = transfer(f) * density
+        parts = transfer(f) * densities(f)
         psd = parts.sum(axis=1)
         contributions = {s.path: parts[:, k] for k, s in enumerate(sources)}
     else:
         psd, contributions = None, {}
-    result = NoiseResult(label, unit, f, psd, contributions, lambda: _variance(A, B, C, D, density / 2), sources)
+
+    def variance():
+        flicker = np.array([s.flicker for s in sources])
+        if np.any(flicker > 0) and _variance(A, B, C, D, flicker) > 0:
+            return float("inf")             # 1/f noise that reaches the output: ∫ df/f diverges
+        return _variance(A, B, C, D, density / 2)
+
+    result = NoiseResult(label, unit, f, psd, contributions, variance, sources)
     result._density = spectral
     result.linear_model = lin
     return result
+
+
+def _external(external) -> dict:
+    """``external`` as {port path: (white, flicker)}, checked."""
+    if external is None:
+        return {}
+    if not isinstance(external, dict):
+        raise PhyslibError("noise: external is a dict of port paths to a white density or a (white, "
+                           f"flicker) pair, e.g. {{'M.flange_a': 1e-20}}; got {external!r}")
+    out = {}
+    for port, value in external.items():
+        white, flicker = (value if isinstance(value, (tuple, list)) else (value, 0.0))
+        if not all(isinstance(v, (int, float)) and np.isfinite(v) and v >= 0 for v in (white, flicker)):
+            raise PhyslibError(f"noise: the external noise at {port!r} must be densities >= 0, got {value!r}")
+        out[port] = (float(white), float(flicker))
+    return out
 
 
 def _variance(A, B, C, D, Q):
@@ -279,6 +328,16 @@ class _Element:
         ids = self.group.var_ids[self.row]
         values = op._values[system.var_col[ids]] * system.var_sign[ids]
         return dict(zip(self.group.template.local_names, values.tolist()))
+
+    def flicker(self, model, op) -> float:
+        """The 1/f coefficient [through unit²]: KF·|I|^AF for elements with flicker parameters
+        (a diode's KF, AF), 0 otherwise."""
+        params = dict(zip(self.group.template.param_names, op.p[self.group.param_ids[self.row]]))
+        if params.get("KF", 0.0) == 0.0:
+            return 0.0
+        domain = self.component.ports()[self.ports[0]].domain
+        current = self.local_values(model, op)[f"{self.ports[0]}.{domain.through}"]
+        return params["KF"] * abs(current) ** params.get("AF", 1.0)
 
     def density(self, model, op, T):
         domain = self.component.ports()[self.ports[0]].domain
@@ -404,13 +463,14 @@ def _parallel_source(domain):
     return cls
 
 
-def noise_source_model(model, elements):
+def noise_source_model(model, elements, external=()):
     """(compiled copy of ``model`` with a zero-valued source in parallel with each of the
-    ``elements`` (:func:`noise_elements`), {element path: path of its source's value}); built
-    once per compiled model and kept in its cache."""
-    from .linearize import copy_model
+    ``elements`` (:func:`noise_elements`) and a through source into each ``external`` port's
+    node, {element path or "external(port)": path of its source's value}); built once per
+    compiled model (and set of external ports) and kept in its cache."""
+    from .linearize import copy_model, inject_through, with_analysis_points
 
-    key = ("noise_model", tuple(e.path for e in elements))
+    key = ("noise_model", tuple(e.path for e in elements), tuple(external))
     cached = model.system.cache.get(key)
     if cached is not None:
         return cached
@@ -421,6 +481,10 @@ def noise_source_model(model, elements):
     inputs = {}
     for k, element in enumerate(elements):
         inputs[element.path] = _add_source(copy, element, k)
+    if external:
+        points = [inject_through(port) for port in external]
+        copy, paths = with_analysis_points(copy, points)
+        inputs.update({f"external({point.port})": paths[point] for point in points})
     noisy = copy.compile()
     model.system.cache[key] = (noisy, inputs)
     return noisy, inputs

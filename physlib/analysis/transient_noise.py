@@ -15,7 +15,9 @@ operating point has moved by more than ``relinearize`` (relative) since the last
 linearization, or the modes changed. At an event that moves the state (a clutch that
 locks, an impact), P is mapped through the event's linearized projection: P⁺ = Π·P·Πᵀ with
 Π = I − M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁻¹·diag(1 + e)·J (M the energy matrix, J the active constraints'
-Jacobian, e their restitution). The variance of a variable y = C·x is C·P·Cᵀ.
+Jacobian, e their restitution). The variance of a variable y = C·x is C·P·Cᵀ. Only white
+sources are propagated: a 1/f part (a diode's KF) has no finite-dimensional white model and is
+left out.
 
 **Stochastic check** (:func:`simulate_stochastic`). An ensemble of Euler–Maruyama runs with the
 noise sources as explicit white noise (each step draws every source's value from

@@ -121,7 +121,8 @@ class Diode(OnePort):
     Above vd = 40·n·Vt the exponential continues as its tangent, so Newton steps from a poor
     guess cannot overflow; real diodes never get there.
     Noise: shot noise 2·q·|i| [A²/Hz] in parallel (the junction's, not thermal: a diode does
-    not dissipate as a resistor at equilibrium with its temperature).
+    not dissipate as a resistor at equilibrium with its temperature), and flicker noise
+    KF·|i|^AF/f (SPICE's parameters; KF = 0 by default: none).
     """
 
     noise_kind = "shot"
@@ -130,6 +131,9 @@ class Diode(OnePort):
     N = Parameter(1.0, unit="1", description="emission coefficient", positive=True)
     Rs = Parameter(0.0, unit="Ohm", description="series resistance", nonnegative=True)
     T = Parameter(300.15, unit="K", description="junction temperature", positive=True)
+    KF = Parameter(0.0, unit="A", description="flicker noise coefficient (KF·|i|^AF/f [A²/Hz])",
+                   nonnegative=True)
+    AF = Parameter(1.0, unit="1", description="flicker noise current exponent", positive=True)
     vd = Variable("V", "junction voltage")
 
     EXP_LIMIT = 40.0
