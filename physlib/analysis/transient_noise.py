@@ -36,7 +36,6 @@ from ..core.errors import PhyslibError
 from .fast_call import FastFunction
 from .linearize import constrained_coordinates
 from .noise import NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
-from .operating_point import OperatingPoint
 from .projection import constraint_jacobian, energy_matrix
 
 
@@ -200,7 +199,7 @@ def simulate_stochastic(model, t_end: float, *, dt: float, runs: int, names, see
     rng = np.random.default_rng(seed)
     record = {name: np.empty((len(t_eval), runs)) for name in names}
     targets = np.round(t_eval / dt).astype(int)
-    nx, nz, npar = X.shape[0], Z.shape[0], P.shape[0]
+    nx, nz = X.shape[0], Z.shape[0]
     for step in range(steps + 1):
         t = step * dt
         P[slots] = rng.standard_normal((len(slots), runs)) * np.sqrt(density[step] / (2 * dt))[:, None]
