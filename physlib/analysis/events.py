@@ -221,8 +221,8 @@ class HybridStepper:
         the states between ta and tb (values and derivatives at both ends), the algebraic
         variables solved along it, and the Illinois method on each guard that changed sign.
         Two integrations confirm it: no crossing event_tol/2 before the estimate, a crossing
-        event_tol/2 after. If the estimate is not confirmed (the interpolant is not accurate
-        enough), the bracket is bisected with one integration per halving."""
+        event_tol/2 after. If the estimate is not confirmed (the interpolant is only as accurate
+        as the solver), :func:`bracket` narrows it with one integration per step."""
         x_hi, z_hi = self.integrate(x, z, ta, tb)
         t_seen = tb if t_seen is None else t_seen
         z_seen = z_hi if t_seen == tb else self.solve_z(x_hi, z_hi, t_seen)
@@ -252,35 +252,24 @@ class HybridStepper:
             else:
                 hi, x_hi, z_hi, g_hi = t_before, x_b, z_b, g_b
         # The estimate was not confirmed (it is only as accurate as the solver's tolerances
-        # allow): regula falsi (Illinois, with bisection steps when it stalls) on the guard
-        # that crosses first, each value from an integration out of the bracket's left end.
-        # Bounded: an event_tol below the spacing of floating-point times near t ends when the
-        # trial point no longer moves.
-        g_lo_j = g_a[j] if j is not None and lo == ta else (g_lo[j] if j is not None else None)
-        side, widths = 0, [2 * (hi - lo)] * 2
-        while hi - lo > self.event_tol:
-            mid = 0.5 * (lo + hi)
-            if j is not None and hi - lo <= 0.5 * widths[-2] and g_lo_j != g_hi[j]:
-                mid = hi - g_hi[j] * (hi - lo) / (g_hi[j] - g_lo_j)
-                mid = min(max(mid, lo + 0.25 * self.event_tol), hi - 0.25 * self.event_tol)
-            widths.append(hi - lo)
-            if not lo < mid < hi:
-                break
-            x_m, z_m = self.integrate(x_lo, z_lo, lo, mid)
-            g_m = self.guards(x_m, z_m, mid)
-            if np.any(self.crossed(g_a, g_m, mask)):
-                hi, x_hi, z_hi, g_hi = mid, x_m, z_m, g_m
-                if side == -1 and j is not None:
-                    g_lo_j *= 0.5
-                side = -1
+        # allow): regula falsi on the guard that crosses first, each value from an integration
+        # out of the bracket's left end (the crossing test itself covers every guard).
+        state = {"lo": (lo, x_lo, z_lo), "hi": (hi, x_hi, z_hi, g_hi)}
+
+        def probe(t):
+            t_lo, x_l, z_l = state["lo"]
+            x_m, z_m = self.integrate(x_l, z_l, t_lo, t)
+            g_m = self.guards(x_m, z_m, t)
+            beyond = bool(np.any(self.crossed(g_a, g_m, mask)))
+            if beyond:
+                state["hi"] = (t, x_m, z_m, g_m)
             else:
-                lo, x_lo, z_lo = mid, x_m, z_m
-                if j is not None:
-                    g_lo_j = g_m[j]
-                    if side == 1:
-                        g_hi = g_hi.copy()
-                        g_hi[j] *= 0.5
-                side = 1
+                state["lo"] = (t, x_m, z_m)
+            return beyond, (None if j is None else g_m[j])
+
+        f_lo = None if j is None else (g_a[j] if lo == ta else g_lo[j])
+        bracket(probe, lo, hi, f_lo, None if j is None else g_hi[j], self.event_tol)
+        hi, x_hi, z_hi, g_hi = state["hi"]
         return hi, x_hi, z_hi, self.crossed(g_a, g_hi, mask), left
 
     def _dense_root(self, xa, za, ta, xb, zb, tb, g_a, mask):
@@ -306,8 +295,14 @@ class HybridStepper:
             return self.guards(x, state["z"], t)[j]
 
         tol = 0.25 * self.event_tol / h
+        roots = []
         try:
-            roots = [_illinois(lambda tau, j=j: guard(tau, j), g_a[j], g_b[j], tol) for j in changed]
+            for j in changed:
+                def probe(tau, j=j):
+                    value = guard(tau, j)
+                    return value == 0 or (value > 0) == (g_b[j] > 0), value
+                lo, hi = bracket(probe, 0.0, 1.0, g_a[j], g_b[j], tol)
+                roots.append(0.5 * (lo + hi))
         except PhyslibError:
             return None
         first = int(np.argmin(roots))
@@ -606,35 +601,37 @@ def _hybrid_instances(model):
     return out
 
 
-def _illinois(f, f0: float, f1: float, tol: float, max_iter: int = 100) -> float:
-    """A zero of f in [0, 1] with f(0) = f0 and f(1) = f1 of opposite signs (or f1 = 0), to
-    ``tol``: the Illinois variant of regula falsi, with a bisection step whenever two steps
-    did not halve the bracket (guards may jump, e.g. a contact's gap guard turning into its
-    speed)."""
-    a, b, fa, fb, side = 0.0, 1.0, f0, f1, 0
-    widths = [1.0, 1.0]
+def bracket(probe, lo: float, hi: float, f_lo, f_hi, tol: float, max_iter: int = 100):
+    """Shrink [lo, hi], which holds a sign change, below ``tol``; returns (lo, hi).
+
+    ``probe(c)`` -> (beyond, value): whether c is already past the change (on hi's side), and
+    the function's value there. Steps are the Illinois variant of regula falsi (the end that
+    stays put has its value halved), with a bisection step whenever two steps did not halve the
+    bracket (guards may jump: a contact's gap turning into its speed); with f_lo or f_hi None,
+    bisection only. Bounded: a ``tol`` below the spacing of floating-point numbers there ends
+    when the trial point no longer moves."""
+    widths, side = [2 * (hi - lo)] * 2, 0
     for _ in range(max_iter):
-        if b - a <= tol or fb == 0:
+        if hi - lo <= tol:
             break
-        if b - a > 0.5 * widths[-2] or fb == fa:
-            c = 0.5 * (a + b)
-        else:
-            c = min(max(b - fb * (b - a) / (fb - fa), a + 0.25 * tol), b - 0.25 * tol)
-        widths.append(b - a)
-        fc = f(c)
-        if fc == 0:
-            return c
-        if (fc > 0) == (fb > 0):
-            b, fb = c, fc
-            if side == -1:
-                fa *= 0.5
+        c = 0.5 * (lo + hi)
+        if f_lo is not None and f_hi is not None and hi - lo <= 0.5 * widths[-2] and f_hi != f_lo:
+            c = min(max(hi - f_hi * (hi - lo) / (f_hi - f_lo), lo + 0.25 * tol), hi - 0.25 * tol)
+        widths.append(hi - lo)
+        if not lo < c < hi:
+            break
+        beyond, value = probe(c)
+        if beyond:
+            hi, f_hi = c, value
+            if side == -1 and f_lo is not None:
+                f_lo *= 0.5
             side = -1
         else:
-            a, fa = c, fc
-            if side == 1:
-                fb *= 0.5
+            lo, f_lo = c, value
+            if side == 1 and f_hi is not None:
+                f_hi *= 0.5
             side = 1
-    return b if fb == 0 else 0.5 * (a + b)
+    return lo, hi
 
 
 def _along(function, n: int) -> cs.Function:
