@@ -359,3 +359,18 @@ def test_signal_pwm_switches_off_where_the_carrier_reaches_a_sine_duty():
     starts = np.isin(res.t[before], T * np.arange(10))
     np.testing.assert_array_equal(y[before], np.where(starts, 0.0, 2.0))
     np.testing.assert_array_equal(y[before + 1], np.where(starts, 2.0, 0.0))
+
+
+def test_pulse_as_wide_as_its_period_has_one_edge():
+    # width == period is on from t0 for good; its falling edges would coincide (to rounding)
+    # with the next rising ones: 41 stops 2e-16 s apart on [0, 10] s before.
+    from physlib.components.electrical import Ground, Resistor, VoltageSource
+    m = Model("always_on")
+    src = m.add(VoltageSource("V", V=Pulse(width=0.5, period=0.5, t0=0.25)))
+    r, gnd = m.add(Resistor("R", R=1.0)), m.add(Ground("g"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, src.n, gnd.p)
+    sim = m.compile()
+    assert sim.time_events(sim.parameter_vector(None), 0.0, 10.0) == [0.25]
+    res = sim.simulate(10.0)
+    np.testing.assert_array_equal(res["R.i"][res.t > 0.25], 1.0)

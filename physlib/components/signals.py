@@ -150,6 +150,8 @@ class Pulse(Waveform):
 
     def time_events(self, values, t_start, t_stop):
         t0, period, width = values["t0"], values["period"], values["width"]
+        if width >= period:             # on from t0 for good: a falling edge would coincide
+            return [t0]                 # with the next rising one, a stop for nothing
         return [t0 + k * period + d for k in _periods(self, t0, period, t_start, t_stop)
                 for d in (0.0, width)]
 
