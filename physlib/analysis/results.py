@@ -293,6 +293,14 @@ class SimulationResult:
         values = np.column_stack(columns) if columns else np.empty((len(self.t), 0))
         return pandas.DataFrame(values, index=pandas.Index(self.t, name="time"), columns=names)
 
+    def __getstate__(self):
+        """Pickled with the standard ``pickle`` module, its compiled model included (see
+        :meth:`~physlib.assembly.compiled.CompiledModel.__getstate__`); the output-map rows read
+        so far are left behind (recomputed when read again), the trajectories travel whole."""
+        state = self.__dict__.copy()
+        state["_evaluated"] = {}
+        return state
+
     def __repr__(self):
         return f"<SimulationResult {self.model.name}: {len(self.t)} points, t = {self.t[0]:g}..{self.t[-1]:g} s>"
 

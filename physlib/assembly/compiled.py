@@ -1,7 +1,10 @@
 """The :class:`CompiledModel`: the reduced DAE as CasADi functions, ready for analysis."""
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import io
+import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -9,9 +12,10 @@ from functools import cached_property
 import casadi as cs
 import numpy as np
 
-from ..core.component import Component, Mode
-from ..core.errors import ParameterError, UnknownNameError
+from ..core.component import Component, Mode, Parameter, Port, Variable
+from ..core.errors import ParameterError, PhyslibError, UnknownNameError
 from .flatten import FlatSystem
+from .templates import ClassTemplate
 
 
 @dataclass
@@ -51,6 +55,15 @@ class DaeSystem:
             ode, alg = self.dae(x, z, p, t)
             self.cache["dae_dict"] = {"x": x, "z": z, "p": p, "t": t, "ode": ode, "alg": alg}
         return self.cache["dae_dict"]
+
+    def __getstate__(self):
+        """Picklable with the standard ``pickle`` module: the CasADi functions travel as
+        ``Function.serialize()`` strings; ``cache`` (integrators, Jacobians, call buffers, the
+        lock) is left behind and rebuilt on demand by the process that loads it."""
+        return {"payload": _dumps(self)}
+
+    def __setstate__(self, state):
+        self.__dict__.update(pickle.loads(state["payload"]).__dict__)
 
 
 class CompiledModel:
@@ -239,6 +252,28 @@ class CompiledModel:
         ]
         return "\n".join(lines)
 
+    # --- pickling ------------------------------------------------------------------------------
+
+    def __getstate__(self):
+        """A compiled model pickles with the standard ``pickle`` module and works in another
+        process (``multiprocessing`` with spawn, dask workers): simulate, operating_point, trim,
+        linearize and noise give there what they give here, bit for bit.
+
+        What travels: the CasADi functions as ``Function.serialize()`` strings, the flattened
+        system (component objects, their class templates' SymPy equations without the CasADi
+        functions derived from them) and ``source_model`` (the :class:`~physlib.Model`, which
+        noise analysis copies and compiles with its noise sources). What does not:
+        ``system.cache`` (integrators, Jacobians, call buffers, the lock), rebuilt on first use,
+        so the first run after loading costs what a first run costs. Component classes must be
+        importable where the model is loaded (defined in a module, not typed into a session)."""
+        return {"payload": _dumps({"flat": self._flat, "system": self.system, "name": self.name,
+                                   "source_model": self.source_model})}
+
+    def __setstate__(self, state):
+        parts = pickle.loads(state["payload"])
+        self._flat, self.system, self.name = parts["flat"], parts["system"], parts["name"]
+        self.source_model = parts["source_model"]
+
     def __repr__(self):
         return f"<CompiledModel {self.name}: {len(self.system.state_pos)} states, {len(self.system.z_pos)} algebraic>"
 
@@ -253,6 +288,59 @@ def _unknown(kind: str, name: str, known) -> str:
     close = difflib.get_close_matches(name, list(known), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return f"unknown {kind} {name!r}{hint}"
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles CasADi functions as their ``serialize()`` strings, class templates without the
+    CasADi functions cached on them (rebuilt from their SymPy equations on first use), a
+    :class:`DaeSystem` without its cache, and the declarations of component classes
+    (``Parameter``, ``Variable``, ``Mode``, ``Port``, which may hold lambdas) as references to
+    the class attribute that declares them, so they stay the class's own objects when loaded;
+    everything else as ``pickle`` does."""
+
+    def __init__(self, file):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._declarations = {}       # id(declaration) -> (declaring class, attribute name)
+        classes = [Component]
+        while classes:
+            cls = classes.pop()
+            classes.extend(cls.__subclasses__())
+            for name, value in vars(cls).items():
+                if isinstance(value, (Parameter, Variable, Port)):
+                    self._declarations[id(value)] = (cls, name)
+
+    def reducer_override(self, obj):
+        if isinstance(obj, cs.Function):
+            return cs.Function.deserialize, (obj.serialize(),)
+        if isinstance(obj, (ClassTemplate, DaeSystem)):
+            fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.name != "cache"}
+            return _restore_dataclass, (type(obj), fields)
+        if isinstance(obj, (Parameter, Variable, Port)) and id(obj) in self._declarations:
+            return _declaration, self._declarations[id(obj)]
+        return NotImplemented
+
+
+def _dumps(obj) -> bytes:
+    buffer = io.BytesIO()
+    try:
+        _Pickler(buffer).dump(obj)
+    except (pickle.PicklingError, AttributeError, TypeError) as err:
+        raise PhyslibError(f"cannot pickle the compiled model: {err}. Component classes and the "
+                           "values given to them must be importable by name (defined at the top "
+                           "level of a module, not inside a function or a session)") from err
+    return buffer.getvalue()
+
+
+def _restore_dataclass(cls, fields: dict):
+    obj = object.__new__(cls)
+    obj.__dict__.update(fields)
+    if cls is DaeSystem:
+        obj.cache = {}
+    return obj
+
+
+def _declaration(cls, name: str):
+    return vars(cls)[name]
 
 
 def _call(function, *args, **options):
