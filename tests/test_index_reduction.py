@@ -126,3 +126,23 @@ def test_gear_coupled_inertias_reduce_to_an_ode():
     res = sim.simulate(1.0, solver="cvodes", rtol=1e-10, atol=1e-12)
     w, j_eq = 2 * np.pi * 3.0, 0.5 + 3.0 / 16.0
     np.testing.assert_allclose(res["J1.w"], 2.0 / (j_eq * w) * (1 - np.cos(w * res.t)), atol=1e-8)
+
+
+def test_running_out_of_reduction_rounds_is_a_structural_error(monkeypatch):
+    # Two capacitors in parallel between free nodes: their dependency is found numerically
+    # (hidden) and needs a second round of reduction. With one round allowed the compiler must
+    # say so, not compile the first round's system with the dependency left in.
+    import physlib.assembly.compile as compile_module
+
+    m = Model("parallel_free")
+    c1, c2 = m.add(Capacitor("C1", C=1e-6)), m.add(Capacitor("C2", C=2e-6))
+    r1, r2 = m.add(Resistor("R1", R=1e3)), m.add(Resistor("R2", R=1e3))
+    src, gnd = m.add(VoltageSource("V", V=1.0)), m.add(Ground("g"))
+    m.connect(src.p, r1.p)
+    m.connect(r1.n, c1.p, c2.p)
+    m.connect(c1.n, c2.n, r2.p)
+    m.connect(r2.n, src.n, gnd.p)
+    assert m.compile().states == ["C2.v"]             # with the default rounds: one state
+    monkeypatch.setattr(compile_module, "MAX_COMBINATION_ROUNDS", 1)
+    with pytest.raises(StructuralError, match="rounds of reduction.*Capacitor C2"):
+        m.compile()

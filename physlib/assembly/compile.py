@@ -21,6 +21,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
+from ..core.errors import StructuralError
 from .aliases import eliminate_aliases
 from .compiled import CompiledModel, DaeSystem
 from .flatten import FlatSystem, flatten
@@ -135,6 +136,14 @@ def _emit(flat: FlatSystem) -> DaeSystem:
             break
         log.info("hidden dependencies: %s", [describe_eq(e) for e in hidden])
         combos.update(hidden)
+    else:
+        # Every round found more dependent equations: compiling the last round's system would
+        # silently keep dependencies it has not reduced.
+        raise StructuralError(
+            f"{flat.name}: after {MAX_COMBINATION_ROUNDS} rounds of reduction the equations still "
+            "depend on each other numerically (" + "; ".join(describe_eq(e) for e in list(hidden)[:6])
+            + "). Ideal elements in parallel or in loops whose dependency needs more rounds: merge "
+            "them or add a small series resistance")
 
     target_pos = np.where(target >= 0, unknown_pos[np.maximum(target, 0)], -1)
     value_ids, values = _explicit_solutions(flat, eqs, is_explicit, target_pos, locals_sx, params_sx,
