@@ -9,6 +9,7 @@ from .analysis import OperatingPoint, SimulationResult
 from .analysis.start_values import StartValueWarning
 from .analysis.linear_model import LinearModel
 from .analysis.linearize import inject_across, inject_through, linearize
+from .analysis.sweeps import SweepError, SweepTable, lognormal, monte_carlo, normal, sweep, uniform
 from .assembly import CompiledModel, Model
 from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
@@ -24,4 +25,5 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "UnconnectedPortError", "MissingReferenceError", "StructuralError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
            "MissingPortError", "UnknownAttributeError", "DeclarationError",
-           "LinearModel", "linearize", "inject_through", "inject_across"]
+           "LinearModel", "linearize", "inject_through", "inject_across",
+           "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError"]
