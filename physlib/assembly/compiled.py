@@ -216,6 +216,12 @@ class CompiledModel:
         from ..analysis.noise import noise
         return _call(noise, self, output, f, **options)
 
+    def multiport_noise(self, ports, f, **options):
+        """Port matrices Z, Y, S and thermal-noise correlations 2kT·(Z + Zᴴ), 2kT·(Y + Yᴴ),
+        kT·(I − S·Sᴴ) at ``ports``; see :func:`physlib.analysis.multiport.multiport_noise`."""
+        from ..analysis.multiport import multiport_noise
+        return _call(multiport_noise, self, ports, f, **options)
+
     def linearize(self, inputs, outputs, **options):
         """Linear model from ``inputs`` to ``outputs`` at an operating point; see
         :func:`physlib.analysis.linearize.linearize`."""

@@ -1,0 +1,391 @@
+"""Multiport thermal noise (Twiss, Bosma, noise waves): the correlation matrices from the port
+matrices against the per-element sum of every dissipative element's own thermal source, on
+random passive networks, with a gyrator inside, and through the equivalent sources."""
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import physlib
+from physlib import Component, Model, Parameter, Port
+from physlib.analysis.noise import (BOLTZMANN, NoiseWarning, noise_elements, noise_source_model,
+                                    transfer_operating_point)
+from physlib.analysis.options import OptionError
+from physlib.components.electrical import (EMF, Capacitor, CurrentSource, Diode, Ground, HeatingResistor, Inductor,
+                                           Resistor, VoltageSource)
+from physlib.components.rotational import Damper, Fixed, Inertia
+from physlib.components.thermal import FixedTemperature
+from physlib.core.errors import DomainMismatchError, PhyslibError, UnknownNameError
+from physlib.domains import electrical
+
+F = np.array([10.0, 1e3, 1e5])      # Hz
+
+
+class Gyrator(Component):
+    """Ideal gyrator: v1 = −r·i2, v2 = r·i1 (i into p1 and p2). Lossless (v1·i1 + v2·i2 = 0)
+    and non-reciprocal: Z12 = −r, Z21 = r."""
+
+    p1 = Port(electrical, "port 1 positive pin")
+    n1 = Port(electrical, "port 1 negative pin")
+    p2 = Port(electrical, "port 2 positive pin")
+    n2 = Port(electrical, "port 2 negative pin")
+    r = Parameter(100.0, unit="Ohm", description="gyration resistance", positive=True)
+
+    def equations(self):
+        return [sp.Eq(self.p1.i + self.n1.i, 0), sp.Eq(self.p2.i + self.n2.i, 0),
+                sp.Eq(self.p1.v - self.n1.v, -self.r * self.p2.i),
+                sp.Eq(self.p2.v - self.n2.v, self.r * self.p1.i)]
+
+
+class NegativeResistor(Component):
+    """v = −R·i: delivers power (an active element; declares no dissipation, so no noise)."""
+
+    p = Port(electrical, "positive pin")
+    n = Port(electrical, "negative pin")
+    R = Parameter(1e3, unit="Ohm", description="magnitude of the resistance", positive=True)
+
+    def equations(self):
+        return [sp.Eq(self.p.i + self.n.i, 0), sp.Eq(self.p.v - self.n.v, -self.R * self.p.i)]
+
+
+# --- the per-element computation ----------------------------------------------------------------
+
+def adjoint(X):
+    return np.conj(np.swapaxes(X, -1, -2))
+
+
+def relative(A, B):
+    """max over frequencies of ‖A − B‖/‖B‖ (Frobenius)."""
+    return float(np.max(np.linalg.norm(A - B, axis=(-2, -1)) / np.linalg.norm(B, axis=(-2, -1))))
+
+
+def per_element(sim, ports, f, T=300.15):
+    """(Z, C_Z) from the elements' own sources: one copy of the model with a through source in
+    parallel with every dissipative element (density S_k = 4kT·G_k) and one into every port
+    node, linearized at the steady state and evaluated with dense solves
+    (LinearModel.frequency_response). h_k: transfer from element k's source to the open-circuit
+    port voltages; C_Z = Σ_k S_k·h_k·h_kᴴ; Z from the port sources' columns."""
+    pairs = [(p, None) if isinstance(p, str) else tuple(p) for p in ports]
+    terminals = list(dict.fromkeys(t for pair in pairs for t in pair if t is not None))
+    M = np.zeros((len(pairs), len(terminals)))
+    for k, (a, b) in enumerate(pairs):
+        M[k, terminals.index(a)] = 1.0
+        if b is not None:
+            M[k, terminals.index(b)] = -1.0
+    op = sim.operating_point()
+    elements = noise_elements(sim)
+    noisy, inputs = noise_source_model(sim, elements, tuple(terminals))
+    domains = {f"{path}.{name}": port.domain for group in sim.component_groups
+               for path, comp in zip(group.paths, group.components) for name, port in comp.ports().items()}
+    lin = noisy.linearize([inputs[e.path] for e in elements] + [inputs[f"external({t})"] for t in terminals],
+                          [f"{t}.{domains[t].across}" for t in terminals], at=transfer_operating_point(sim, noisy, op))
+    H = M @ np.moveaxis(lin.frequency_response(f), 2, 0)
+    h, Z = H[:, :, :len(elements)], H[:, :, len(elements):] @ M.T
+    density = np.array([e.density(sim, op, T) for e in elements])
+    return Z, np.einsum("fik,k,fjk->fij", h, density, np.conj(h))
+
+
+def wave_transform(Z, C_Z, z0):
+    """Noise-wave correlation from open-circuit voltage noise: a = F(v + Z0·i), b = F(v − Z0·i),
+    F = diag(1/(2√z0)), v = Z·i + v_n; eliminating i gives b = S·a + c with
+    S = F(Z − Z0)(Z + Z0)⁻¹F⁻¹ and c = (I − S)·F·v_n, so C_S = (I − S)·F·C_Z·F·(I − S)ᴴ."""
+    n = Z.shape[-1]
+    Z0, Fm = np.diag(z0), np.diag(1 / (2 * np.sqrt(z0)))
+    S = Fm @ (Z - Z0) @ np.linalg.inv(Z + Z0) @ np.linalg.inv(Fm)
+    K = (np.eye(n) - S) @ Fm
+    return S, K @ C_Z @ adjoint(K)
+
+
+# --- (a) random reciprocal passive networks ---------------------------------------------------------
+
+@st.composite
+def networks_with_ports(draw):
+    """As in test_noise.py: a resistor tree from ground (node 0) through every node, a capacitor,
+    an inductor or both from each node to ground (no capacitive-only loop, no inductive-only
+    cut-set), extra resistors. Ports: 2 or 3 distinct nodes, each against ground or against the
+    node of an earlier port (ports that form no loop, so Z is regular and Y exists)."""
+    n = draw(st.integers(3, 6))
+    elements = [("R", draw(st.integers(0, k - 1)), k, draw(st.floats(10.0, 1e4))) for k in range(1, n)]
+    for k in range(1, n):
+        storage = draw(st.sampled_from(["C", "L", "CL"]))
+        if "C" in storage:
+            elements.append(("C", k, 0, draw(st.floats(1e-9, 1e-5))))
+        if "L" in storage:
+            elements.append(("L", k, 0, draw(st.floats(1e-4, 1e-1))))
+    for _ in range(draw(st.integers(0, 3))):
+        a, b = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+        elements.append(("R", a, b, draw(st.floats(10.0, 1e4))))
+    nodes = draw(st.lists(st.integers(1, n - 1), min_size=2, max_size=min(3, n - 1), unique=True))
+    ports = [(node, draw(st.sampled_from([0] + nodes[:j]))) for j, node in enumerate(nodes)]
+    z0 = draw(st.lists(st.floats(10.0, 1e3), min_size=len(ports), max_size=len(ports)))
+    return n, elements, ports, z0
+
+
+def build(n, elements):
+    m = Model("net")
+    nodes = {k: [] for k in range(n)}
+    nodes[0].append(m.add(Ground("gnd")).p)
+    kinds = {"R": (Resistor, "R"), "C": (Capacitor, "C"), "L": (Inductor, "L")}
+    for j, (kind, a, b, value) in enumerate(elements):
+        cls, param = kinds[kind]
+        element = m.add(cls(f"{kind}{j}", **{param: value}))
+        nodes[a].append(element.p)
+        nodes[b].append(element.n)
+    for members in nodes.values():
+        if len(members) > 1:
+            m.connect(*members)
+    names = {k: members[-1].path for k, members in nodes.items()}
+    return m.compile(), names
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(networks_with_ports(), st.floats(50.0, 1000.0))
+def test_bosma_forms_equal_the_per_element_sum_on_random_passive_networks(network, temperature):
+    n, elements, port_nodes, z0 = network
+    sim, names = build(n, elements)
+    ports = [names[a] if b == 0 else (names[a], names[b]) for a, b in port_nodes]
+    result = sim.multiport_noise(ports, F, T=temperature, z0=z0)
+    Z_ref, C_ref = per_element(sim, ports, F, temperature)
+    kT = BOLTZMANN * temperature
+    # Two compiled copies and two solvers (sparse LU against dense solves) measure the same Z:
+    # rounding only, 1e-10 of ‖Z‖ (measured 1.3e-12 at most on 300 random cases; S likewise,
+    # 2.8e-12; Zᵀ against Z, 4.3e-13).
+    assert relative(result.Z, Z_ref) < 1e-10
+    # R, L, C are reciprocal: Z = Zᵀ, so here 2kT(Z + Zᴴ) is also 4kT·Re(Z).
+    assert relative(np.swapaxes(result.Z, 1, 2), result.Z) < 1e-10
+    np.testing.assert_array_equal(result.correlation("Z"), 2 * kT * (result.Z + adjoint(result.Z)))
+    # Fluctuation–dissipation at the ports against each element's 4kT·G_k pushed through its own
+    # transfer functions (C_Z), and that transformed to short-circuit currents (Y·C_Z·Yᴴ) and to
+    # noise waves. Tolerance: 1e-10 of ‖C‖, except where the ports are nearly lossless. C is the
+    # Hermitian part of X (Z, Y, or I − S·Sᴴ for waves): with q = ‖X‖/‖X + Xᴴ‖ ≫ 1 the rounding
+    # of X is amplified by q, and X itself carries the same cancellation (a port shunted by an
+    # inductor far below its corner: Z = R − R²/(R + jωL) in state-space form), so the error
+    # grows like ε·q²: allowed 1e-12·q², measured at most 2e-13·q² on 450 random cases with q
+    # up to 5e6. The per-element sum has no such cancellation.
+    Y_ref = np.linalg.inv(Z_ref)
+    S_ref, C_S_ref = wave_transform(Z_ref, C_ref, np.array(z0))
+    assert relative(result.S, S_ref) < 1e-10
+    identity = np.broadcast_to(np.eye(len(ports)), Z_ref.shape)
+    cases = {"Z": (Z_ref, Z_ref + adjoint(Z_ref), C_ref),
+             "Y": (Y_ref, Y_ref + adjoint(Y_ref), Y_ref @ C_ref @ adjoint(Y_ref)),
+             "S": (identity, identity - S_ref @ adjoint(S_ref), C_S_ref)}
+    for form, (X, hermitian, C) in cases.items():
+        q = np.linalg.norm(X, axis=(1, 2)) / np.linalg.norm(hermitian, axis=(1, 2))
+        error = np.linalg.norm(result.correlation(form) - C, axis=(1, 2)) / np.linalg.norm(C, axis=(1, 2))
+        assert np.all(error <= np.maximum(1e-10, 1e-12 * q**2)), (form, error, q)
+    # Cholesky factors: lower triangular, L·Lᴴ = C to rounding (1e-12 of ‖C‖).
+    for form in ("Z", "Y", "S"):
+        L, C = result.cholesky(form), result.correlation(form)
+        assert np.all(np.triu(L, 1) == 0)
+        assert relative(L @ adjoint(L), C) < 1e-12
+
+
+# --- (b) a non-reciprocal network -------------------------------------------------------------------
+
+def gyrator_network(r=100.0, R1=1e3, R2=2e3, C2=1e-8):
+    """R1 at port 1, R2 ∥ C2 at port 2, an ideal gyrator between them (both sides grounded)."""
+    m = Model("gyrated")
+    g, r1, r2, c2, gnd = (Gyrator("G", r=r), Resistor("R1", R=R1), Resistor("R2", R=R2),
+                          Capacitor("C2", C=C2), Ground("gnd"))
+    for part in (g, r1, r2, c2, gnd):
+        m.add(part)
+    m.connect(g.p1, r1.p)
+    m.connect(g.p2, r2.p, c2.p)
+    m.connect(g.n1, g.n2, r1.n, r2.n, c2.n, gnd.p)
+    return m
+
+
+def test_a_gyrator_needs_z_plus_z_adjoint_not_four_kt_re_z():
+    sim = gyrator_network().compile()
+    ports = ["R1.p", "R2.p"]
+    result = sim.multiport_noise(ports, F)
+    kT = BOLTZMANN * 300.15
+    # Closed form: Y = [[G1, 1/r], [−1/r, G2 + jωC2]], so Y + Yᴴ = 2·diag(G1, G2): the
+    # short-circuit currents are the two resistors' own Johnson currents, uncorrelated, at every
+    # frequency, and the Norton sources are √(4kT·G) at each port alone.
+    w = 2 * np.pi * F
+    Y = np.array([[[1e-3, 1e-2], [-1e-2, 5e-4 + 1j * wk * 1e-8]] for wk in w])
+    assert relative(result.Y, Y) < 1e-12
+    C_Y = 4 * kT * np.diag([1e-3, 5e-4])
+    assert relative(result.correlation("Y"), np.broadcast_to(C_Y, Y.shape)) < 1e-12
+    np.testing.assert_allclose(result.cholesky("Y"), np.broadcast_to(np.sqrt(C_Y), Y.shape),
+                               rtol=1e-12, atol=1e-12 * np.sqrt(C_Y).max())
+
+    Z_ref, C_ref = per_element(sim, ports, F)
+    C_Z = result.correlation("Z")
+    assert relative(C_Z, C_ref) < 1e-10                     # measured 2e-14
+    # 4kT·Re(Z) is not even Hermitian here: its off-diagonal ±4kT·Re(Z12) comes from the
+    # lossless gyrator (Z12 = −Z21), and the true correlation has none. The difference is
+    # larger than C itself (measured 12.6, 12.6 and 8.8 × ‖C‖ at the three frequencies): far
+    # from rounding.
+    wrong = 4 * kT * result.Z.real
+    assert np.all(np.linalg.norm(wrong - C_ref, axis=(1, 2)) / np.linalg.norm(C_ref, axis=(1, 2)) > 1.0)
+    S_ref, C_S_ref = wave_transform(Z_ref, C_ref, np.full(2, 50.0))
+    assert relative(result.correlation("S"), C_S_ref) < 1e-10
+
+
+def test_ports_in_two_domains_of_a_dc_machine():
+    # Armature resistance and an EMF driving an inertia with viscous friction; a zero current
+    # source keeps the armature pin open (an electrical pin must be connected). Port 1: that pin
+    # against ground [V, A]; port 2: the shaft [rad/s, N·m]. With speed an across variable the
+    # EMF (v = k·w, τ = −k·i) is a transformer between the domains, so Z is symmetric:
+    # Z11 = Ra + k²/(jωJ + d), Z12 = Z21 = k/(jωJ + d), Z22 = 1/(jωJ + d) (1e-12: rounding).
+    # The Bosma form in Z and in waves (z0 = 10 Ω and 0.1 (rad/s)/(N·m)) agrees with the
+    # resistor's and the damper's own sources, 4kT/R [A²/Hz] and 4kT·d [(N·m)²/Hz] (1e-10).
+    m = Model("motor")
+    ra, emf, J, d, fixed, gnd, open_ = (Resistor("Ra", R=2.0), EMF("emf", k=0.05), Inertia("J", J=1e-4),
+                                        Damper("D", d=1e-3), Fixed("fx"), Ground("gnd"), CurrentSource("I0", I=0.0))
+    for part in (ra, emf, J, d, fixed, gnd, open_):
+        m.add(part)
+    m.connect(ra.p, open_.p)
+    m.connect(ra.n, emf.p)
+    m.connect(emf.n, open_.n, gnd.p)
+    m.connect(emf.flange, J.flange_a)
+    m.connect(J.flange_b, d.flange_a)
+    m.connect(d.flange_b, fixed.flange)
+    sim = m.compile()
+    ports, z0 = ["Ra.p", "J.flange_b"], np.array([10.0, 0.1])
+    result = sim.multiport_noise(ports, F, z0=z0)
+    mobility = 1 / (2j * np.pi * F * 1e-4 + 1e-3)
+    Z = np.array([[[2.0 + 0.05**2 * y, 0.05 * y], [0.05 * y, y]] for y in mobility])
+    assert relative(result.Z, Z) < 1e-12
+    Z_ref, C_ref = per_element(sim, ports, F)
+    assert relative(result.correlation("Z"), C_ref) < 1e-10
+    assert relative(result.correlation("S"), wave_transform(Z_ref, C_ref, z0)[1]) < 1e-10
+
+
+# --- (c) equivalent sources -------------------------------------------------------------------------
+
+def two_port(load: bool):
+    """N: R1 and C1 from node 1 to ground, R2 and L2 from node 2, R3 between them. With
+    ``load``: a lossless load L_a (node 1 to x), L_b (node 2 to x), C_x (x to ground)."""
+    m = Model("two_port")
+    parts = {"R1": Resistor("R1", R=1e3), "C1": Capacitor("C1", C=1e-7), "R2": Resistor("R2", R=4.7e3),
+             "L2": Inductor("L2", L=1e-2), "R3": Resistor("R3", R=330.0), "gnd": Ground("gnd")}
+    if load:
+        parts.update(La=Inductor("La", L=2e-3), Lb=Inductor("Lb", L=5e-3), Cx=Capacitor("Cx", C=2e-8))
+    p = {name: m.add(part) for name, part in parts.items()}
+    node1, node2 = [p["R1"].p, p["C1"].p, p["R3"].p], [p["R2"].p, p["L2"].p, p["R3"].n]
+    ground = [p["R1"].n, p["C1"].n, p["R2"].n, p["L2"].n, p["gnd"].p]
+    if load:
+        node1.append(p["La"].p)
+        node2.append(p["Lb"].p)
+        ground.append(p["Cx"].n)
+        m.connect(p["La"].n, p["Lb"].n, p["Cx"].p)
+    for node in (node1, node2, ground):
+        m.connect(*node)
+    return m
+
+
+def test_equivalent_sources_reproduce_the_noise_outside_the_ports():
+    # The Norton equivalent of N (its columns of L_Y injected as uncorrelated currents into the
+    # port nodes, N itself noiseless) drives a lossless load; the noise at the load's inner
+    # node x is Σ_j |H_x·L_Y[:, j]|² with H_x the transfer from the port currents to C_x.v.
+    # Against sim.noise on N + load (every resistor's own source). Tolerance as in the random
+    # networks: 1e-10, or 1e-12·q² with q = ‖Y‖/‖Y + Yᴴ‖ where node 2 is nearly shorted by L2
+    # (q = 118 at 10 Hz, measured 2e-10 there; 1e-15 at q ≈ 1).
+    f = np.geomspace(10, 1e6, 25)
+    result = two_port(load=False).compile().multiport_noise(["R1.p", "R2.p"], f)
+    L_Y = result.cholesky("Y")
+    loaded = two_port(load=True)
+    H_x = physlib.linearize(loaded, inputs=[physlib.inject_through("R1.p"), physlib.inject_through("R2.p")],
+                            outputs=["Cx.v"]).frequency_response(f)[0].T          # (f, ports)
+    equivalent = np.sum(np.abs(np.einsum("fp,fpj->fj", H_x, L_Y)) ** 2, axis=1)
+    expected = loaded.compile().noise("Cx.v", f).psd
+    q = np.linalg.norm(result.Y, axis=(1, 2)) / np.linalg.norm(result.Y + adjoint(result.Y), axis=(1, 2))
+    assert np.all(np.abs(equivalent / expected - 1) <= np.maximum(1e-10, 1e-12 * q**2))
+
+
+def test_cholesky_of_a_singular_correlation_has_a_zero_column():
+    # One resistor, two ports joined by an inductor: one noise source, so C_Z = S_R·h·hᴴ has
+    # rank 1 and the second column of L vanishes; L·Lᴴ = C to rounding (1e-12 of ‖C‖).
+    m = Model("one_source")
+    r, l, c, gnd = Resistor("R", R=50.0), Inductor("L", L=1e-6), Capacitor("C", C=1e-9), Ground("gnd")
+    for part in (r, l, c, gnd):
+        m.add(part)
+    m.connect(r.p, l.p)
+    m.connect(l.n, c.p)
+    m.connect(r.n, c.n, gnd.p)
+    result = m.compile().multiport_noise(["R.p", "C.p"], F)
+    L, C = result.cholesky("Z"), result.correlation("Z")
+    assert np.all(L[:, 1, 1] == 0) and np.all(L[:, 0, 0] > 0)
+    assert relative(L @ adjoint(L), C) < 1e-12
+    # A lossless network makes no noise: C = 0 and no source at all.
+    m = Model("lossless")
+    l, c, gnd = Inductor("L", L=1e-6), Capacitor("C", C=1e-9), Ground("gnd")
+    for part in (l, c, gnd):
+        m.add(part)
+    m.connect(l.p, c.p)
+    m.connect(l.n, c.n, gnd.p)
+    result = m.compile().multiport_noise(["C.p"], [1e5, 1e6])
+    assert np.all(result.cholesky("Z") == 0)
+
+
+# --- (d) bad input -----------------------------------------------------------------------------------
+
+def test_bad_ports_and_options_are_named():
+    sim = gyrator_network().compile()
+    with pytest.raises(UnknownNameError, match=r"'R1\.q'.*did you mean R1\.p"):
+        sim.multiport_noise(["R1.q", "R2.p"], F)
+    with pytest.raises(PhyslibError, match="same port"):
+        sim.multiport_noise(["R1.p", "G.p1"], F)
+    with pytest.raises(PhyslibError, match="one node"):
+        sim.multiport_noise([("R1.p", "G.p1")], F)
+    with pytest.raises(PhyslibError, match="z0"):
+        sim.multiport_noise(["R1.p"], F, z0=[50.0, 75.0])
+    with pytest.raises(PhyslibError, match="temperature"):
+        sim.multiport_noise(["R1.p"], F, T=0.0)
+    with pytest.raises(PhyslibError, match="frequencies"):
+        sim.multiport_noise(["R1.p"], [-1.0])
+    with pytest.raises(OptionError, match="'z_0'.*'z0'"):
+        sim.multiport_noise(["R1.p"], F, z_0=50.0)
+    with pytest.raises(PhyslibError, match="'X'"):
+        sim.multiport_noise(["R1.p"], F).correlation("X")
+
+    m = Model("mixed")
+    src, r, emf, J, gnd, hot, amb = (VoltageSource("src", V=1.0), Resistor("R", R=10.0), EMF("emf", k=0.1),
+                                     Inertia("J", J=1e-3), Ground("gnd"),
+                                     HeatingResistor("RH", R_ref=100.0), FixedTemperature("amb", T=350.0))
+    for part in (src, r, emf, J, gnd, hot, amb):
+        m.add(part)
+    m.connect(src.p, r.p, hot.p)
+    m.connect(r.n, emf.p)
+    m.connect(emf.n, src.n, hot.n, gnd.p)
+    m.connect(emf.flange, J.flange_a)
+    m.connect(hot.heat_port, amb.port)
+    sim = m.compile()
+    with pytest.raises(PhyslibError, match="src.V is a signal port"):
+        sim.multiport_noise(["src.V"], F)
+    with pytest.raises(DomainMismatchError, match="electrical port and a rotational port"):
+        sim.multiport_noise([("R.n", "J.flange_b")], F)
+    with pytest.raises(PhyslibError, match="RH.heat_port is a thermal port"):
+        sim.multiport_noise(["RH.heat_port"], F)
+    # A port on the ideal source's node is shorted: Z = 0 there, and Y does not exist.
+    with pytest.warns(NoiseWarning, match=r"RH \(at 350 K\)"):
+        result = sim.multiport_noise(["R.p", "R.n"], F)
+    with pytest.raises(PhyslibError, match="singular at f = 10 Hz"):
+        result.Y
+
+
+def test_active_networks_and_non_thermal_noise_are_refused_or_flagged():
+    m = Model("active")
+    r, neg, gnd = Resistor("R", R=2e3), NegativeResistor("N", R=1e3), Ground("gnd")
+    for part in (r, neg, gnd):
+        m.add(part)
+    m.connect(r.p, neg.p)
+    m.connect(r.n, neg.n, gnd.p)
+    # 2 kΩ ∥ −1 kΩ = −2 kΩ: the port delivers power.
+    with pytest.raises(PhyslibError, match="not passive at f = 10 Hz"):
+        m.compile().multiport_noise(["R.p"], F)
+
+    m = Model("diode")
+    src, r, d, c, gnd = (VoltageSource("V", V=5.0), Resistor("R", R=1e4), Diode("D1"),
+                         Capacitor("C", C=1e-8), Ground("g"))
+    for part in (src, r, d, c, gnd):
+        m.add(part)
+    m.connect(src.p, r.p)
+    m.connect(r.n, d.p, c.p)
+    m.connect(d.n, c.n, src.n, gnd.p)
+    with pytest.warns(NoiseWarning, match=r"D1 \(shot noise\) is not thermal noise"):
+        m.compile().multiport_noise(["D1.p"], F)
