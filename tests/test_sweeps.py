@@ -379,3 +379,22 @@ def test_long_sweeps_show_progress_on_stderr(capsys):
     assert "sweep: 3/3 runs" in capsys.readouterr().err
     physlib.sweep(sim, {"R1.R": [1e3, 2e3, 3e3]}, summary=final_values, **RUN)    # ~3 ms: no line
     assert capsys.readouterr().err == ""
+
+
+def test_bench_sweeps_quick_runs_and_prints_its_table():
+    """benchmarks/bench_sweeps.py --quick (40 runs of a 10-stage ladder) exits 0, prints one row
+    per executor and finds every executor's results identical to the serial ones. Timings are
+    not asserted (the machine may be busy); the benchmark prints its targets itself."""
+    import re
+    import subprocess
+
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_sweeps.py"
+    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
+                          timeout=300, cwd=bench.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    executors = ["serial", "processes"] + (["dask"] if "dask: not installed" not in out else [])
+    for executor in executors:
+        assert re.search(rf"^{executor}\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+x", out, re.MULTILINE), out
+    assert re.search(r"\[PASS\] results identical to the serial ones on every executor", out), out
+    assert "bench_sweeps: done (0 case(s) failed to run)" in out

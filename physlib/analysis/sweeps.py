@@ -17,7 +17,13 @@ How runs are spread (``executor=``):
 * dask.distributed (optional: ``pip install physlib[dask]``): a ``distributed.Client``, a
   scheduler address (``"tcp://10.0.0.5:8786"``) or ``"dask"`` (a ``LocalCluster`` of ``workers``
   single-threaded worker processes started for this sweep). The model goes to every worker
-  once (``scatter(..., broadcast=True)``) and stays there for all chunks.
+  once (``scatter(..., broadcast=True)``) and stays there for all chunks. Give workers one
+  thread each: chunks in threads of one worker share its copy of the model and run one after
+  the other. dask starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which makes physlib
+  runs about 1.6× slower (see :func:`restore_malloc_thresholds`); ``"dask"`` starts its
+  cluster without it; for other clusters, start them inside ``dask.config.set(
+  {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})`` or run
+  ``client.run(restore_malloc_thresholds)`` once.
 
 In both parallel cases the first two runs are made here to time one run, and the remaining runs
 are grouped into chunks that each last well above the per-task cost of the executor (about
@@ -33,6 +39,7 @@ index, parameter name)``.
 """
 from __future__ import annotations
 
+import ctypes
 import difflib
 import io
 import itertools
@@ -43,6 +50,8 @@ import os
 import pickle
 import socket
 import sys
+import tempfile
+import threading
 import time
 import zlib
 from collections.abc import Mapping
@@ -177,7 +186,10 @@ class SweepTable:
     ``seed`` is the Monte Carlo seed (None for a sweep); ``timing`` says how the runs were spread:
     ``executor``, ``workers``, ``wall`` [s] (the whole call), ``startup`` [s] (from the start of
     the parallel phase until every worker had begun its first chunk: pool or cluster start,
-    model transfer), ``run_seconds`` (the sum of the runs' own times), ``chunks`` (their sizes)."""
+    model transfer), ``worker_seconds`` [s] (summed over the workers, the time from the start
+    of a worker's first chunk to the end of its last), ``run_seconds`` [s] (the sum of the
+    runs' own times), ``chunks`` (the chunks' sizes; the first two runs are made in the calling
+    process to time a run)."""
 
     def __init__(self, rows: list[SweepRow], param_names: list[str], seed: int | None = None,
                  timing: dict | None = None):
@@ -312,9 +324,32 @@ class _ModelRefUnpickler(pickle.Unpickler):
 _WORKER_JOB: _Job | None = None     # a process worker's job, loaded once by its initializer
 
 
-def _start_process_worker(payload: bytes) -> None:
+def _start_process_worker(path: str) -> None:
     global _WORKER_JOB
-    _WORKER_JOB = pickle.loads(payload)
+    restore_malloc_thresholds()
+    with open(path, "rb") as fh:
+        _WORKER_JOB = pickle.load(fh)
+
+
+def restore_malloc_thresholds() -> bool:
+    """Undo ``MALLOC_TRIM_THRESHOLD_`` in this process (Linux, glibc); returns whether it did.
+
+    dask's nanny starts worker processes with MALLOC_TRIM_THRESHOLD_=65536 and also sets it in
+    the environment of the process running the nanny, so process pools started there later
+    inherit it. Setting it switches off glibc's adaptive mmap threshold: every array above
+    128 kB is then mapped and unmapped afresh, and a physlib run (result arrays of hundreds of
+    kB) takes about 1.6× as long. This sets the mmap and trim thresholds to the largest values
+    glibc's adaptive rule would reach (32 MB and 64 MB). Called by the workers of the
+    ``"processes"`` executor; run it on the workers of a dask cluster started elsewhere with
+    ``client.run(restore_malloc_thresholds)``."""
+    if "MALLOC_TRIM_THRESHOLD_" not in os.environ or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3         # glibc's mallopt parameter numbers
+    return bool(libc.mallopt(m_mmap_threshold, 32 << 20)) and bool(libc.mallopt(m_trim_threshold, 64 << 20))
 
 
 def _run_chunk_in_process(chunk) -> bytes:
@@ -478,8 +513,8 @@ def _execute(sim, names, runs, analysis, summary, keep_results, executor, worker
             per_run = rows[i].seconds
             parallel = 1 if kind == "serial" else _workers_hint(kind, executor, workers)
             bar.estimate(per_run * len(runs) / parallel)
-        bar.add(rows[i])
-    timing = {"executor": kind, "workers": 1, "startup": 0.0, "chunks": []}
+        bar.add([rows[i]])
+    timing = {"executor": kind, "workers": 1, "startup": 0.0, "worker_seconds": 0.0, "chunks": []}
     pending = [(i, runs[i]) for i in range(len(runs)) if rows[i] is None]
     if pending:
         runner = _ProcessRunner if kind == "processes" else _DaskRunner
@@ -555,7 +590,7 @@ class _Runner:
     def __init__(self, job, executor, workers, per_run, pending, rows, bar, timing):
         self.job, self.executor, self.workers, self.per_run = job, executor, workers, per_run
         self.pending, self.rows, self.bar, self.timing = pending, rows, bar, timing
-        self.first_chunk: dict = {}     # worker -> wall-clock start of its first chunk
+        self.busy: dict = {}    # worker -> wall-clock (start of its first chunk, end of its last)
 
     def chunks(self, workers: int) -> list[list[tuple[int, dict]]]:
         sizes = chunk_sizes(len(self.pending), self.per_run, workers, MIN_CHUNK_SECONDS[self.kind])
@@ -564,18 +599,20 @@ class _Runner:
         return [self.pending[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
     def file(self, payload: bytes) -> None:
-        worker, began, _, rows = _ModelRefUnpickler(io.BytesIO(payload), self.job.model).load()
-        self.first_chunk[worker] = min(began, self.first_chunk.get(worker, began))
+        worker, began, ended, rows = _ModelRefUnpickler(io.BytesIO(payload), self.job.model).load()
+        first, last = self.busy.get(worker, (began, ended))
+        self.busy[worker] = (min(first, began), max(last, ended))
         for row in rows:
             self.rows[row.index] = row
-            self.bar.add(row)
+        if self.bar.rate_from is None:
+            self.bar.rate_from = (time.perf_counter(), self.bar.done)     # the workers are up
+        self.bar.add(rows)
 
     def lost(self, chunk, err) -> None:
         """A chunk whose worker failed (died, or the transfer failed): its runs get the error."""
         for index, params in chunk:
-            row = self.rows[index] = SweepRow(index, params, error=f"{self.kind} executor: "
-                                              f"{type(err).__name__}: {err}")
-            self.bar.add(row)
+            self.rows[index] = SweepRow(index, params, error=f"{self.kind} executor: {type(err).__name__}: {err}")
+        self.bar.add([self.rows[index] for index, _ in chunk])
 
     def payload(self) -> bytes:
         """The pickled job, for the process pool's initializer."""
@@ -588,8 +625,9 @@ class _Runner:
                 "with def at the top level of an importable module (or use executor='serial')") from err
 
     def finish(self, phase_start: float) -> None:
-        if self.first_chunk:
-            self.timing["startup"] = max(self.first_chunk.values()) - phase_start
+        if self.busy:
+            self.timing["startup"] = max(first for first, _ in self.busy.values()) - phase_start
+            self.timing["worker_seconds"] = sum(last - first for first, last in self.busy.values())
 
 
 class _ProcessRunner(_Runner):
@@ -599,20 +637,34 @@ class _ProcessRunner(_Runner):
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         workers = self.workers or os.cpu_count() or 1
-        payload = self.payload()
         chunks = self.chunks(workers)
         workers = min(workers, len(chunks))
         self.timing["workers"] = workers
         phase_start = time.time()
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_start_process_worker, initargs=(payload,)) as pool:
+        # The job reaches the workers' initializer through a file: an initializer argument
+        # larger than a pipe's buffer would hold up the start of each process until the one
+        # before has imported its modules, one process after the other.
+        with tempfile.NamedTemporaryFile(prefix="physlib-sweep-", suffix=".pickle", delete=False) as fh:
+            fh.write(self.payload())
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start_process_worker, initargs=(fh.name,))
+        try:
             futures = {pool.submit(_run_chunk_in_process, chunk): chunk for chunk in chunks}
             for future in as_completed(futures):
                 try:
                     self.file(future.result())
                 except Exception as err:    # noqa: BLE001 -- a dead worker loses its chunk only
                     self.lost(futures[future], err)
+        finally:
+            # Worker processes take about 0.5 s to exit (tearing down CasADi, SymPy, ...): the
+            # sweep returns while a thread waits for them and then removes the file.
+            threading.Thread(target=_close_pool, args=(pool, fh.name), name="physlib-sweep-pool").start()
         self.finish(phase_start)
+
+
+def _close_pool(pool, path: str) -> None:
+    pool.shutdown(wait=True, cancel_futures=True)
+    os.unlink(path)
 
 
 class _DaskRunner(_Runner):
@@ -623,9 +675,13 @@ class _DaskRunner(_Runner):
         distributed = _import_distributed(self.executor)
         own = not _is_client(self.executor)
         if own and self.executor == "dask":
-            cluster = distributed.LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
-                                               threads_per_worker=1, processes=True,
-                                               dashboard_address=None)
+            # Workers without dask's MALLOC_TRIM_THRESHOLD_ (see restore_malloc_thresholds).
+            import dask
+
+            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+                cluster = distributed.LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
+                                                   threads_per_worker=1, processes=True,
+                                                   dashboard_address=None)
             client = distributed.Client(cluster)
         else:
             cluster, client = None, (distributed.Client(self.executor) if own else self.executor)
@@ -655,32 +711,34 @@ class _DaskRunner(_Runner):
 class _Progress:
     """``sweep: 120/400 runs (2 failed), 4.1 s, about 9 s left`` on stderr, rewritten in place at
     most four times a second; shown when asked (True) or, by default, when the estimated
-    duration exceeds PROGRESS_AFTER."""
+    duration exceeds PROGRESS_AFTER. The time left is extrapolated from the runs finished since
+    ``rate_from`` (time, runs done then): the start, or when the first worker's results came, so
+    that starting a pool does not count as slow runs."""
 
     def __init__(self, total: int, enabled: bool | None):
         if enabled is not None and not isinstance(enabled, bool):
             raise SweepError(f"sweep: progress must be True, False or None, got {enabled!r}")
         self.total, self.enabled, self.started, self.shown = total, enabled, time.perf_counter(), 0.0
         self.done = self.failed = 0
+        self.rate_from: tuple[float, int] | None = None
         self.active = False
 
     def estimate(self, seconds: float) -> None:
         if self.enabled is None:
             self.enabled = seconds > PROGRESS_AFTER
 
-    def add(self, row: SweepRow) -> None:
-        """Count a finished run and redraw the line if it is due."""
-        self.done += 1
-        self.failed += not row.ok
+    def add(self, rows: list[SweepRow]) -> None:
+        """Count finished runs and redraw the line if it is due."""
+        self.done += len(rows)
+        self.failed += sum(not row.ok for row in rows)
         now = time.perf_counter()
         if not self.enabled or (now - self.shown < 0.25 and self.done < self.total):
             return
-        done, failed = self.done, self.failed
-        elapsed = now - self.started
-        left = elapsed / done * (self.total - done) if done else float("nan")
-        failures = f" ({failed} failed)" if failed else ""
-        sys.stderr.write(f"\rsweep: {done}/{self.total} runs{failures}, {elapsed:.1f} s"
-                         + (f", about {left:.0f} s left " if done < self.total else "        "))
+        since, done_then = self.rate_from or (self.started, 0)
+        rate = (self.done - done_then) / (now - since) if self.done > done_then else 0.0
+        left = f", about {(self.total - self.done) / rate:.0f} s left " if rate and self.done < self.total else " " * 18
+        failures = f" ({self.failed} failed)" if self.failed else ""
+        sys.stderr.write(f"\rsweep: {self.done}/{self.total} runs{failures}, {now - self.started:.1f} s{left}")
         sys.stderr.flush()
         self.shown, self.active = now, True
 
