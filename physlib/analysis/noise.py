@@ -315,9 +315,11 @@ def _reach(graph, start):
 
 # --- noise elements ---------------------------------------------------------------------------------
 
-class _Element:
-    """A dissipative element with two ports of one domain, and how its noise density follows
-    from the operating point."""
+class NoiseElement:
+    """A dissipative element that is a noise source: ``path``, ``component``, its two ``ports``
+    of one domain (names), its ``heat_port`` (name or None: where its temperature comes from)
+    and ``kind`` ("thermal" or "shot"); :meth:`density` and :meth:`flicker` give its source's
+    PSD at an operating point, :meth:`local_values` its variables there by local name."""
 
     def __init__(self, path, component, group, row, ports, heat_port, kind):
         self.path, self.component, self.group, self.row = path, component, group, row
@@ -326,7 +328,7 @@ class _Element:
     def local_values(self, model, op):
         system = model.system
         ids = self.group.var_ids[self.row]
-        values = op._values[system.var_col[ids]] * system.var_sign[ids]
+        values = op.values[system.var_col[ids]] * system.var_sign[ids]
         return dict(zip(self.group.template.local_names, values.tolist()))
 
     def flicker(self, model, op) -> float:
@@ -353,7 +355,7 @@ class _Element:
         return 4 * BOLTZMANN * temperature * G
 
 
-def noise_elements(model) -> list[_Element]:
+def noise_elements(model) -> list[NoiseElement]:
     """The model's noise sources' elements: dissipative components with two ports of one physical
     domain (plus, optionally, a heat port giving their temperature)."""
     out, skipped = [], []
@@ -373,7 +375,7 @@ def noise_elements(model) -> list[_Element]:
                 skipped.append(path)
                 continue
             kind = getattr(comp, "noise_kind", "thermal")
-            out.append(_Element(path, comp, group, row, tuple(pairs[0]), heat[0] if heat else None, kind))
+            out.append(NoiseElement(path, comp, group, row, tuple(pairs[0]), heat[0] if heat else None, kind))
     if skipped:
         warnings.warn(f"noise: {', '.join(skipped[:8])} dissipate power but do not connect two ports "
                       "of one domain, so they are left out as noise sources", NoiseWarning, stacklevel=4)

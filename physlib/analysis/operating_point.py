@@ -42,6 +42,11 @@ class OperatingPoint:
         self.p = np.asarray(p, dtype=float)
         self._values = np.asarray(model.system.outputs(self.x, self.z, self.p, self.t)).ravel()
 
+    @property
+    def values(self) -> np.ndarray:
+        """The value of every representative variable (positions as in ``model.system``)."""
+        return self._values
+
     def __getitem__(self, name: str) -> float:
         try:
             pos, sign = self.model.variable(name)
