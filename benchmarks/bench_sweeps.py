@@ -176,14 +176,14 @@ def main(argv=None) -> int:
     if "dask" in rows:
         r = rows["dask"]
         print()
-        print("projection to 100 dask workers, one per machine: T = startup + max(N·(t_run + overhead)/W, "
-              "tasks·idle),")
-        print("  tasks from the chunking rule; the second term bounds a scheduler that handles tasks "
-              "one at a time")
+        print("projection to 100 dask workers, one per machine, with t = t_run + overhead per run:")
+        print("  T = startup + max(N·t/min(W, tasks), largest chunk·t, tasks·idle); chunks from the "
+              "chunking rule; the last term bounds a scheduler that handles tasks one at a time")
+        t = serial_run + max(r["overhead"], 0.0)
         for n in (n_runs, 100_000):
-            tasks = len(chunk_sizes(n, serial_run, 100, MIN_CHUNK_SECONDS["dask"]))
-            work = n * (serial_run + max(r["overhead"], 0.0)) / 100
-            total = r["startup"] + max(work, tasks * max(r["idle"], 0.0))
+            sizes = chunk_sizes(n, serial_run, 100, MIN_CHUNK_SECONDS["dask"])
+            tasks = len(sizes)
+            total = r["startup"] + max(n * t / min(100, tasks), max(sizes) * t, tasks * max(r["idle"], 0.0))
             speedup = n * serial_run / total
             print(f"  N = {n:>7}: {tasks:>4} tasks, {total:8.2f} s against {n * serial_run:9.1f} s serially: "
                   f"{speedup:6.1f}x ({speedup:.0f}% of the ideal 100x)")

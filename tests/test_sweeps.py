@@ -357,6 +357,8 @@ def test_monte_carlo_without_n_and_bad_distributions_are_errors():
 def test_executor_and_option_errors_say_what_to_do(monkeypatch):
     sim = rc_model().compile()
     grid = {"R1.R": [1e3]}
+    with pytest.raises(physlib.SweepError, match=r"give it model.compile\(\), got Model"):
+        physlib.sweep(rc_model(), grid, t_end=1e-3)
     with pytest.raises(physlib.SweepError, match="unknown executor 'threads'"):
         physlib.sweep(sim, grid, executor="threads", t_end=1e-3)
     with pytest.raises(physlib.SweepError, match="t_end="):
@@ -371,6 +373,18 @@ def test_executor_and_option_errors_say_what_to_do(monkeypatch):
     for executor in ("dask", "tcp://127.0.0.1:8786"):
         with pytest.raises(physlib.SweepError, match=r"pip install physlib\[dask\]"):
             physlib.sweep(sim, grid, executor=executor, t_end=1e-3)
+
+
+def test_malloc_thresholds_are_restored_only_where_dask_changed_them():
+    import subprocess
+
+    code = "from physlib.analysis.sweeps import restore_malloc_thresholds as r; print(r())"
+    env = {key: value for key, value in os.environ.items() if key != "MALLOC_TRIM_THRESHOLD_"}
+    plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    dask_like = subprocess.run([sys.executable, "-c", code], env={**env, "MALLOC_TRIM_THRESHOLD_": "65536"},
+                               capture_output=True, text=True)
+    assert plain.stdout.strip() == "False"
+    assert dask_like.stdout.strip() == ("True" if sys.platform.startswith("linux") else "False")
 
 
 def test_long_sweeps_show_progress_on_stderr(capsys):
@@ -398,3 +412,20 @@ def test_bench_sweeps_quick_runs_and_prints_its_table():
         assert re.search(rf"^{executor}\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+x", out, re.MULTILINE), out
     assert re.search(r"\[PASS\] results identical to the serial ones on every executor", out), out
     assert "bench_sweeps: done (0 case(s) failed to run)" in out
+
+
+def test_the_readme_sweep_example_runs_and_matches_the_closed_form():
+    """The README's sweep block, on the quickstart's RC circuit (1 V step at t = 0)."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    namespace = {}
+    exec(blocks[0], namespace)
+    exec(next(block for block in blocks if "physlib.sweep(" in block), namespace)
+    table, mc = namespace["table"], namespace["mc"]
+    np.testing.assert_allclose(table["v_end"], 1 - np.exp(-5e-3 / (table["R1.R"] * table["C1.C"])), atol=1e-5)
+    assert len(mc) == 200 and mc.seed == 7 and not mc.failed
+    # 1 % of 1 kΩ: sd 10 Ω, its standard error 10/√(2·199) Ω; 3 of them.
+    assert abs(mc["R1.R"].std(ddof=1) - 10.0) < 3 * 10.0 / np.sqrt(2 * 199)
+    assert np.all(np.abs(mc["C1.C"] - 1e-6) <= 0.05e-6)

@@ -288,7 +288,6 @@ class _Job:
             if strict and isinstance(err, OptionError):
                 raise
             row.error = f"{type(err).__name__}: {err}"
-            row.result = None
         row.seconds = time.perf_counter() - started
         return row
 
@@ -405,6 +404,7 @@ def monte_carlo(sim, distributions: Mapping[str, Distribution], *, n: int | None
     workers and with any executor. seed: a non-negative integer; None draws one, which is kept
     in ``table.seed`` so the study can be repeated. The other arguments are :func:`sweep`'s.
     """
+    _check_model(sim, "monte_carlo")
     if n is None:
         raise SweepError("monte_carlo needs the number of runs: n=1000, for example")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
@@ -430,7 +430,15 @@ def monte_carlo(sim, distributions: Mapping[str, Distribution], *, n: int | None
 
 # --- set-up checks -----------------------------------------------------------------------------
 
+def _check_model(sim, caller) -> None:
+    from ..assembly.compiled import CompiledModel
+
+    if not isinstance(sim, CompiledModel):
+        raise SweepError(f"{caller} runs a compiled model: give it model.compile(), got {type(sim).__name__}")
+
+
 def _parameter_sets(sim, params) -> tuple[list[str], list[dict]]:
+    _check_model(sim, "sweep")
     if isinstance(params, Mapping):
         names = list(params)
         _check_names(sim, names, "sweep")
@@ -475,7 +483,7 @@ def _unknown_name(kind: str, name, known) -> str:
             f"{', '.join(listed)}{more}")
 
 
-def _check_analysis(sim, analysis, options) -> None:
+def _check_analysis(analysis, options) -> None:
     if isinstance(analysis, str):
         if analysis not in ANALYSES:
             raise SweepError(f"sweep: unknown analysis {analysis!r}; give one of "
@@ -493,7 +501,7 @@ def _check_analysis(sim, analysis, options) -> None:
 
 def _execute(sim, names, runs, analysis, summary, keep_results, executor, workers, progress, options,
              seed) -> SweepTable:
-    _check_analysis(sim, analysis, options)
+    _check_analysis(analysis, options)
     if summary is not None and not callable(summary):
         raise SweepError(f"sweep: summary must be a function of one run's result, got {summary!r:.60}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, numbers.Integral)
