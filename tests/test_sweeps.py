@@ -238,6 +238,29 @@ def test_the_serial_200_run_sweep_matches_the_closed_form(serial_sweep):
     np.testing.assert_allclose(table["v_end"], closed_form_v_end(table["R1.R"], table["C1.C"]), atol=1e-5)
 
 
+def noise_at_1_hz(sim, params):
+    """Noise of C1.v at 1 Hz at the operating point of ``params`` (T = 300.15 K)."""
+    return sim.noise("C1.v", f=[1.0], at=sim.operating_point(params=params))
+
+
+def first_psd(result) -> float:
+    return float(result.psd[0])
+
+
+def test_noise_sweeps_run_in_worker_processes():
+    """The noise analysis needs the model's source_model, which travels with the pickled model:
+    in worker processes the Johnson noise of R1 filtered by C1, 4kTR/(1 + (2πfRC)²) [V²/Hz],
+    comes out as serially, bit for bit, and as the formula (to rounding)."""
+    sim = rc_model().compile()
+    grid = {"R1.R": [1e3, 4e3, 1.6e4, 6.4e4]}
+    serial = physlib.sweep(sim, grid, analysis=noise_at_1_hz, summary=first_psd)
+    R = serial["R1.R"]
+    expected = 4 * 1.380649e-23 * 300.15 * R / (1 + (2 * np.pi * 1.0 * R * 1e-6) ** 2)
+    np.testing.assert_allclose(serial["value"], expected, rtol=1e-9)
+    table = physlib.sweep(sim, grid, analysis=noise_at_1_hz, summary=first_psd, executor="processes", workers=1)
+    assert _rows(table) == _rows(serial)
+
+
 def test_a_200_run_sweep_is_identical_serially_and_in_parallel(serial_sweep, parallel):
     """Acceptance 2: the 200-run sweep with 2 local processes, on the 2-worker LocalCluster
     (Client) and through its scheduler address: the same rows as serially, bit for bit."""

@@ -11,9 +11,10 @@ How runs are spread (``executor=``):
 
 * ``"serial"``: one after the other in this process.
 * ``"processes"``: a pool of ``workers`` fresh processes (``spawn``, so no CasADi state is
-  inherited from this one). The compiled model, analysis and summary are pickled once and
-  loaded once per worker by the pool's initializer. Starting the pool costs about 2 s (each
-  worker imports physlib), so processes pay off for sweeps of more than a few seconds.
+  inherited from this one). The compiled model, analysis and summary are pickled once (to a
+  temporary file) and loaded once per worker by the pool's initializer. Starting the pool
+  costs 1–2 s (each worker imports physlib), so processes pay off for sweeps of more than a
+  few seconds.
 * dask.distributed (optional: ``pip install physlib[dask]``): a ``distributed.Client``, a
   scheduler address (``"tcp://10.0.0.5:8786"``) or ``"dask"`` (a ``LocalCluster`` of ``workers``
   single-threaded worker processes started for this sweep). The model goes to every worker
@@ -26,9 +27,10 @@ How runs are spread (``executor=``):
   ``client.run(restore_malloc_thresholds)`` once.
 
 In both parallel cases the first two runs are made here to time one run, and the remaining runs
-are grouped into chunks that each last well above the per-task cost of the executor (about
-0.5 ms for processes, 1–2 ms for dask: chunks of at least 50 ms and 0.2 s of work), largest
-first and shrinking towards the end (guided scheduling) so that workers finish together. A
+are grouped into chunks that each last well above the per-task cost of the executor
+(measured by ``benchmarks/bench_sweeps.py``: about 1 ms a chunk for processes, 2 ms for dask;
+chunks carry at least 50 ms and 0.2 s of work), largest first and shrinking towards the end
+(guided scheduling) so that workers finish together. A
 chunk's runs go one after the other in the worker's one thread: CasADi's own parallel maps are
 not used (integrators in CasADi thread maps crash or give wrong results).
 
