@@ -225,3 +225,29 @@ def test_event_storm_names_component_and_time():
     m.add(Relay("relay"))
     with pytest.raises(PhyslibError, match=r"event storm.*t = 1\.0.*relay"):
         m.compile().simulate(2.0, max_events=20)
+
+
+def test_default_grid_rows_after_an_event_between_output_times_hold_their_own_values():
+    # Regression (silent wrong answer): after a time event between two output times, the solver
+    # integrated the next 16 output intervals as evenly spaced from the event, so each row held
+    # the state of another time (J2.w at 0.2 s read 4.534 instead of 4.5 rad/s). An engine (20
+    # N·m on 0.2 kg·m² at 200 rad/s) is clutched at 0.1 s (not an output time: the grid step is
+    # 8 ms) to 2 kg·m² at rest with 90 N·m of slip torque: w1 = 210 − 350·(t − 0.1), w2 = 45·(t −
+    # 0.1) until the lock at 0.1 + 210/372.5 s; piecewise linear, so the rows are exact up to
+    # the solver's rounding (1e-9).
+    from physlib.components.rotational import Clutch, Inertia, Torque
+    from physlib.components.signals import Step
+
+    m = Model("launch")
+    engine, j1 = m.add(Torque("engine", tau=20.0)), m.add(Inertia("J1", J=0.2, w0=200.0))
+    clutch = m.add(Clutch("clutch", mu=0.3, peak=1.1, cgeo=0.15, fn_max=2000.0, f_normalized=Step(t0=0.1)))
+    j2 = m.add(Inertia("J2", J=2.0))
+    m.connect(engine.flange, j1.flange_a)
+    m.connect(j1.flange_b, clutch.flange_a)
+    m.connect(clutch.flange_b, j2.flange_a)
+    res = m.compile().simulate(0.6)
+    slipping = (res.t > 0.1) & (res.t < 0.1 + 210 / 372.5)
+    t = res.t[slipping]
+    assert len(t) > 100
+    np.testing.assert_allclose(res["J1.w"][slipping], 210 - 350 * (t - 0.1), atol=1e-9 * 210)
+    np.testing.assert_allclose(res["J2.w"][slipping], 45 * (t - 0.1), atol=1e-9 * 210)

@@ -429,7 +429,7 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
         k_out = min(CHUNK_OUTPUTS, len(stops) - i)
         if chunking and i > crossing_ahead and t == (stops[i - 1] if i else t0) \
                 and not timed[i:i + k_out].any() and stops[i + k_out - 1] < t_end \
-                and k_out == CHUNK_OUTPUTS:
+                and k_out == CHUNK_OUTPUTS and _evenly_spaced(t, stops[i:i + k_out]):
             try:
                 done, t, x, z, g, mask = _chunk(stepper, t, x, z, g, mask, stops[i:i + k_out],
                                                 per_output, record)
@@ -492,6 +492,14 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
 
 
 CHUNK_OUTPUTS = 16      # output intervals integrated per solver call on the default grid
+
+
+def _evenly_spaced(t, outputs) -> bool:
+    """Whether t and the output times are evenly spaced, as the samples of a chunk are (after an
+    event between two output times the first interval is shorter: those rows would be recorded
+    at times their values do not belong to)."""
+    steps = np.diff(np.concatenate([[t], outputs]))
+    return bool(np.ptp(steps) <= 1e-9 * steps.mean())
 
 
 def _chunk(stepper, t, x, z, g, mask, outputs, per_output, record):
