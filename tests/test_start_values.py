@@ -131,6 +131,9 @@ def test_a_numerically_singular_loop_is_an_error_naming_its_equations_not_inf():
     with pytest.raises(InitializationError, match="not finite") as err:
         sim.simulate(1e-3, params={"N1.k": -1e3})
     assert "N1" in str(err.value) and "R1" in str(err.value)
+    # The same for an operating point (it returned infs).
+    with pytest.raises(InitializationError, match="not finite.*at the operating point"):
+        sim.operating_point(params={"N1.k": -1e3})
 
 
 class Dimmer(OnePort):

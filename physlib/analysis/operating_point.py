@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core.errors import InitializationError, PhyslibError, UnknownNameError
 from .initialization import damped_newton
+from .start_values import check_finite
 
 # Names of waveform parameters that shift the waveform's value additively (source stepping and
 # the perturbation of waveform-driven inputs use them first).
@@ -315,6 +316,7 @@ def _solve(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_i
     names = _unknown_names(model, keep, free)
     equations = _equation_names(model, keep, targets)
     if w0.size == 0:
+        check_finite(model, x, z, p, t, "at the operating point")
         return OperatingPoint(model, t, x, z, p)
 
     def args(pp):
@@ -329,6 +331,9 @@ def _solve(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_i
     p = p.copy()
     if free_slots:
         p[free_slots] = w_sol[nk + nz:]
+    # An explicitly solved equation that divides by zero (a loop whose coefficients cancel)
+    # is an error naming it, as at the start of a simulation, not an operating point of infs.
+    check_finite(model, x, z, p, t, "at the operating point")
     return OperatingPoint(model, t, x, z, p)
 
 
