@@ -152,19 +152,24 @@ def test_equipartition_on_random_passive_networks(network, temperature):
             assert sim.noise(f"L{j}.i", T=temperature).variance == pytest.approx(kT / value, rel=1e-8)
 
 
-def test_diode_shot_noise_through_its_small_signal_conductance():
-    # 5 V through 10 kΩ into a diode with 10 nF across it: I ≈ 0.43 mA. Output: the diode voltage.
-    # Shot noise 2qI of the diode and Johnson noise 4kT/R of the resistor, both currents into the
-    # node, seen through Z = 1/(g_d + 1/R + jωC) with g_d = I/(N·Vt) (Is·e^(v/NVt)/(N·Vt)).
+def biased_diode(**diode):
+    """5 V through 10 kΩ into a diode (parameters ``diode``) with 10 nF across it."""
     m = Model("diode")
-    src, r, d, c, gnd = (VoltageSource("V", V=5.0), Resistor("R", R=1e4), Diode("D1"),
+    src, r, d, c, gnd = (VoltageSource("V", V=5.0), Resistor("R", R=1e4), Diode("D1", **diode),
                          Capacitor("C", C=1e-8), Ground("g"))
     for part in (src, r, d, c, gnd):
         m.add(part)
     m.connect(src.p, r.p)
     m.connect(r.n, d.p, c.p)
     m.connect(d.n, c.n, src.n, gnd.p)
-    sim = m.compile()
+    return m.compile()
+
+
+def test_diode_shot_noise_through_its_small_signal_conductance():
+    # 5 V through 10 kΩ into a diode with 10 nF across it: I ≈ 0.43 mA. Output: the diode voltage.
+    # Shot noise 2qI of the diode and Johnson noise 4kT/R of the resistor, both currents into the
+    # node, seen through Z = 1/(g_d + 1/R + jωC) with g_d = I/(N·Vt) (Is·e^(v/NVt)/(N·Vt)).
+    sim = biased_diode()
     op = sim.operating_point()
     f = np.geomspace(10, 1e8, 40)
     result = sim.noise("C.v", f, at=op)
@@ -254,15 +259,7 @@ def test_flicker_noise_of_a_diode_and_external_noise_at_a_port():
     # Diode with KF = 1e-12 (AF = 1): its source is 2qI + KF·I/f. Against the small-signal
     # closed form as in the shot-noise test; the variance over all frequencies is infinite
     # (∫ df/f), a band's rms is finite.
-    m = Model("diode_flicker")
-    src, r, d, c, gnd = (VoltageSource("V", V=5.0), Resistor("R", R=1e4), Diode("D1", KF=1e-12),
-                         Capacitor("C", C=1e-8), Ground("g"))
-    for part in (src, r, d, c, gnd):
-        m.add(part)
-    m.connect(src.p, r.p)
-    m.connect(r.n, d.p, c.p)
-    m.connect(d.n, c.n, src.n, gnd.p)
-    sim = m.compile()
+    sim = biased_diode(KF=1e-12)
     op = sim.operating_point()
     f = np.geomspace(1, 1e6, 30)
     result = sim.noise("C.v", f, at=op)
