@@ -348,3 +348,25 @@ def test_bench_reads_quick_runs_and_prints_its_targets():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ERROR" not in proc.stdout and "bench_reads: done" in proc.stdout, proc.stdout
     assert "[PASS] read values agree with Ohm's law" in proc.stdout, proc.stdout
+
+
+def test_at_refuses_to_bridge_a_mode_change_a_t_eval_left_out():
+    # With a t_eval that leaves out an event, the rows around a mode change do not show it and
+    # at() between them would return values of the old mode: an error saying what to do.
+    from physlib.components.electrical import Switch
+    from physlib.components.signals import Step
+
+    m = Model("switched")
+    src, switch = m.add(VoltageSource("V", V=1.0)), m.add(Switch("S", control=Step(t0=0.5)))
+    r, c, gnd = m.add(Resistor("R", R=1.0)), m.add(Capacitor("C", C=0.1)), m.add(Ground("g"))
+    m.connect(src.p, switch.p)
+    m.connect(switch.n, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    sim = m.compile()
+    sparse = sim.simulate(1.0, t_eval=[0.0, 0.4, 0.8, 1.0])
+    with pytest.raises(PhyslibError, match="S at t = 0.5 s lies between the output times 0.4 and 0.8"):
+        sparse.at(0.6)
+    full = sim.simulate(1.0)
+    # C charges through R from 0.5 s on: v = 1 − e^(−(t − 0.5)/0.1) (Ron = 1e-5 Ω: 1e-5 relative).
+    assert full.at(0.6)["C.v"] == pytest.approx(1 - np.exp(-1.0), rel=1e-4)

@@ -146,6 +146,15 @@ class SimulationResult:
         # own, so both lie between the same events.
         j = i + 1
         system, p = self.model.system, self._p_at(i)
+        skipped = [e for e in self.events if self.t[i] < e.t < self.t[j]]
+        if skipped:
+            # A t_eval without the event times has no rows around the mode change: neither
+            # continuing from row i nor interpolating would apply it.
+            raise PhyslibError(
+                f"at({t}): the mode change of {skipped[0].component} at t = {skipped[0].t:.10g} s lies "
+                f"between the output times {self.t[i]:.10g} and {self.t[j]:.10g} s, which this run's "
+                "t_eval left out; simulate with the default output times (they include every "
+                "event) or put the times you need in t_eval")
         if self._continuation is not None and self.x.shape[0]:
             x, z = self._continue(i, t)
             return OperatingPoint(self.model, t, x, z, p)
