@@ -19,6 +19,8 @@ from physlib.components.thermal import FixedTemperature
 from physlib.core.errors import DomainMismatchError, PhyslibError, UnknownNameError
 from physlib.domains import electrical
 
+from passive_networks import build_network, draw_network
+
 F = np.array([10.0, 1e3, 1e5])      # Hz
 
 
@@ -101,49 +103,21 @@ def wave_transform(Z, C_Z, z0):
 
 @st.composite
 def networks_with_ports(draw):
-    """As in test_noise.py: a resistor tree from ground (node 0) through every node, a capacitor,
-    an inductor or both from each node to ground (no capacitive-only loop, no inductive-only
-    cut-set), extra resistors. Ports: 2 or 3 distinct nodes, each against ground or against the
-    node of an earlier port (ports that form no loop, so Z is regular and Y exists)."""
-    n = draw(st.integers(3, 6))
-    elements = [("R", draw(st.integers(0, k - 1)), k, draw(st.floats(10.0, 1e4))) for k in range(1, n)]
-    for k in range(1, n):
-        storage = draw(st.sampled_from(["C", "L", "CL"]))
-        if "C" in storage:
-            elements.append(("C", k, 0, draw(st.floats(1e-9, 1e-5))))
-        if "L" in storage:
-            elements.append(("L", k, 0, draw(st.floats(1e-4, 1e-1))))
-    for _ in range(draw(st.integers(0, 3))):
-        a, b = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
-        elements.append(("R", a, b, draw(st.floats(10.0, 1e4))))
+    """A random network of passive_networks.py (3 to 6 nodes) with ports: 2 or 3 distinct
+    nodes, each against ground or against the node of an earlier port (ports that form no
+    loop, so Z is regular and Y exists)."""
+    n, elements = draw_network(draw, min_nodes=3)
     nodes = draw(st.lists(st.integers(1, n - 1), min_size=2, max_size=min(3, n - 1), unique=True))
     ports = [(node, draw(st.sampled_from([0] + nodes[:j]))) for j, node in enumerate(nodes)]
     z0 = draw(st.lists(st.floats(10.0, 1e3), min_size=len(ports), max_size=len(ports)))
     return n, elements, ports, z0
 
 
-def build(n, elements):
-    m = Model("net")
-    nodes = {k: [] for k in range(n)}
-    nodes[0].append(m.add(Ground("gnd")).p)
-    kinds = {"R": (Resistor, "R"), "C": (Capacitor, "C"), "L": (Inductor, "L")}
-    for j, (kind, a, b, value) in enumerate(elements):
-        cls, param = kinds[kind]
-        element = m.add(cls(f"{kind}{j}", **{param: value}))
-        nodes[a].append(element.p)
-        nodes[b].append(element.n)
-    for members in nodes.values():
-        if len(members) > 1:
-            m.connect(*members)
-    names = {k: members[-1].path for k, members in nodes.items()}
-    return m.compile(), names
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(networks_with_ports(), st.floats(50.0, 1000.0))
 def test_bosma_forms_equal_the_per_element_sum_on_random_passive_networks(network, temperature):
     n, elements, port_nodes, z0 = network
-    sim, names = build(n, elements)
+    sim, names = build_network(n, elements)
     ports = [names[a] if b == 0 else (names[a], names[b]) for a, b in port_nodes]
     result = sim.multiport_noise(ports, F, T=temperature, z0=z0)
     Z_ref, C_ref = per_element(sim, ports, F, temperature)

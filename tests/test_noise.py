@@ -16,6 +16,8 @@ from physlib.components.thermal import FixedTemperature, HeatCapacitor, ThermalC
 from physlib.components.translational import Damper, Fixed, Mass, Spring
 from physlib.core.errors import PhyslibError, UnknownNameError
 
+from passive_networks import build_network, draw_network
+
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "spice" / "rc_noise"
 T = 300.15                   # K, ngspice's temp = 27 °C
 K_NGSPICE = 1.38064852e-23   # J/K: ngspice-39's Boltzmann constant (CODATA 2014; physlib: SI 2019)
@@ -107,40 +109,14 @@ def test_mass_spring_damper_and_heat_capacitor_equipartition():
 
 @st.composite
 def passive_networks(draw):
-    """A resistor tree from ground through every node (so every cut-set holds a resistor), a
-    capacitor, an inductor or both from each node to ground (one of each at most, so no loop is
-    capacitive only and no loop inductive only), and extra resistors."""
-    n = draw(st.integers(2, 6))
-    elements = [("R", draw(st.integers(0, k - 1)), k, draw(st.floats(10.0, 1e4))) for k in range(1, n)]
-    for k in range(1, n):                       # a capacitor, an inductor or both at each node
-        storage = draw(st.sampled_from(["C", "L", "CL"]))
-        if "C" in storage:
-            elements.append(("C", k, 0, draw(st.floats(1e-9, 1e-5))))
-        if "L" in storage:
-            elements.append(("L", k, 0, draw(st.floats(1e-4, 1e-1))))
-    for _ in range(draw(st.integers(0, 3))):
-        a, b = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
-        elements.append(("R", a, b, draw(st.floats(10.0, 1e4))))
-    return n, elements
+    return draw_network(draw)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(passive_networks(), st.floats(50.0, 1000.0))
 def test_equipartition_on_random_passive_networks(network, temperature):
     n, elements = network
-    m = Model("net")
-    nodes = {k: [] for k in range(n)}
-    nodes[0].append(m.add(Ground("gnd")).p)
-    kinds = {"R": (Resistor, "R"), "C": (Capacitor, "C"), "L": (Inductor, "L")}
-    for j, (kind, a, b, value) in enumerate(elements):
-        cls, param = kinds[kind]
-        element = m.add(cls(f"{kind}{j}", **{param: value}))
-        nodes[a].append(element.p)
-        nodes[b].append(element.n)
-    for ports in nodes.values():
-        if len(ports) > 1:
-            m.connect(*ports)
-    sim = m.compile()
+    sim, _ = build_network(n, elements)
     kT = BOLTZMANN * temperature
     for j, (kind, _, _, value) in enumerate(elements):
         # Each capacitor's voltage and each inductor's current holds kT/2 of energy on average,
@@ -228,18 +204,15 @@ def test_transient_noise_of_a_diode_under_a_ramp_agrees_with_a_stochastic_ensemb
     # constant from 10 ms to 65 µs. Propagated σ against 400 Euler–Maruyama runs (dt = 2 µs,
     # seed 7) at 10 times: within 3 standard errors of the ensemble's σ (≈ 3.5 % each; measured
     # at most 1.8). The Euler–Maruyama step biases the ensemble's variance by dt/(2τ) ≤ 1.5 %.
-    from physlib.analysis.transient_noise import simulate_stochastic
-    from physlib.components.signals import Ramp
+    import importlib.util
 
-    m = Model("diode_ramp")
-    src, r, d, c, gnd = (VoltageSource("V", V=Ramp(height=5.0, duration=20e-3)), Resistor("R", R=1e4),
-                         Diode("D1"), Capacitor("C", C=1e-6), Ground("g"))
-    for part in (src, r, d, c, gnd):
-        m.add(part)
-    m.connect(src.p, r.p)
-    m.connect(r.n, d.p, c.p)
-    m.connect(d.n, c.n, src.n, gnd.p)
-    sim = m.compile()
+    from physlib.analysis.transient_noise import simulate_stochastic
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "noise_transient.py"
+    spec = importlib.util.spec_from_file_location("noise_transient", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    sim = example.build().compile()              # the circuit of examples/noise_transient.py
     times = np.linspace(2e-3, 20e-3, 10)
     res = sim.simulate(20e-3, noise=["C.v"], t_eval=np.r_[0.0, times], rtol=1e-10, atol=1e-14)
     ensemble = simulate_stochastic(sim, 20e-3, dt=2e-6, runs=400, names=["C.v"], seed=7, t_eval=times)
