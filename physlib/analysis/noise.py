@@ -319,7 +319,8 @@ class NoiseElement:
     """A dissipative element that is a noise source: ``path``, ``component``, its two ``ports``
     of one domain (names), its ``heat_port`` (name or None: where its temperature comes from)
     and ``kind`` ("thermal" or "shot"); :meth:`density` and :meth:`flicker` give its source's
-    PSD at an operating point, :meth:`local_values` its variables there by local name."""
+    PSD at an operating point, :meth:`conductance` its small-signal conductance there and
+    :meth:`local_values` its variables there by local name."""
 
     def __init__(self, path, component, group, row, ports, heat_port, kind):
         self.path, self.component, self.group, self.row = path, component, group, row
@@ -341,13 +342,17 @@ class NoiseElement:
         current = self.local_values(model, op)[f"{self.ports[0]}.{domain.through}"]
         return params["KF"] * abs(current) ** params.get("AF", 1.0)
 
+    def conductance(self, model, op) -> float:
+        """∂through/∂across at the operating point ``op`` [through/across unit: S, N·s/m, ...]."""
+        return _conductance(model, self, op)
+
     def density(self, model, op, T):
         domain = self.component.ports()[self.ports[0]].domain
         local = self.local_values(model, op)
         if self.kind == "shot":
             current = local[f"{self.ports[0]}.{domain.through}"]
             return 2 * ELEMENTARY_CHARGE * abs(current)
-        G = _conductance(model, self, op)
+        G = self.conductance(model, op)
         if domain.name == "thermal":
             temperature = 0.5 * (local[f"{self.ports[0]}.T"] + local[f"{self.ports[1]}.T"])
             return 4 * BOLTZMANN * temperature**2 * G
