@@ -379,3 +379,68 @@ def test_active_networks_and_non_thermal_noise_are_refused_or_flagged():
     m.connect(d.n, c.n, src.n, gnd.p)
     with pytest.warns(NoiseWarning, match=r"D1 \(shot noise\) is not thermal noise"):
         m.compile().multiport_noise(["D1.p"], F)
+
+
+# --- (e) the linear portions of a model --------------------------------------------------------------
+
+def rectifier(floating: bool):
+    """A source and resistor feeding a diode into R2 ∥ C (node c, grounded). With ``floating``,
+    a second diode returns from R2 ∥ C (nodes c and d) to ground, so that portion has no ground."""
+    m = Model("rectifier")
+    parts = {"V": VoltageSource("V", V=1.0), "R": Resistor("R", R=1e3), "D": Diode("D"),
+             "C": Capacitor("C", C=1e-9), "R2": Resistor("R2", R=1e4), "gnd": Ground("gnd")}
+    if floating:
+        parts["D2"] = Diode("D2")
+    p = {name: m.add(part) for name, part in parts.items()}
+    m.connect(p["V"].p, p["R"].p)
+    m.connect(p["R"].n, p["D"].p)
+    m.connect(p["D"].n, p["C"].p, p["R2"].p)
+    if floating:
+        m.connect(p["C"].n, p["R2"].n, p["D2"].p)
+        m.connect(p["D2"].n, p["V"].n, p["gnd"].p)
+    else:
+        m.connect(p["C"].n, p["R2"].n, p["V"].n, p["gnd"].p)
+    return m
+
+
+def test_each_linear_portion_is_a_multiport_at_the_nodes_it_shares():
+    # The rectifier's linear portion (V, R, R2 ∥ C, ground) meets the diode at R.n and C.p. Its
+    # multiport equals the per-element computation on the same network built by hand with the
+    # two ports held open by zero current sources (1e-10: rounding of two compiled models).
+    sim = rectifier(floating=False).compile()
+    linear, = sim.portion_noise(F, T=310.0)
+    assert linear.partition.linear and linear.ports == ["R.n", "C.p"]
+    m = Model("by_hand")
+    V, R, C, R2, gnd, open1, open2 = (VoltageSource("V", V=1.0), Resistor("R", R=1e3), Capacitor("C", C=1e-9),
+                                      Resistor("R2", R=1e4), Ground("gnd"), CurrentSource("I1", I=0.0),
+                                      CurrentSource("I2", I=0.0))
+    for part in (V, R, C, R2, gnd, open1, open2):
+        m.add(part)
+    m.connect(V.p, R.p)
+    m.connect(R.n, open1.n)
+    m.connect(C.p, R2.p, open2.n)
+    m.connect(C.n, R2.n, V.n, gnd.p, open1.p, open2.p)
+    Z_ref, C_ref = per_element(m.compile(), ["R.n", "C.p"], F, T=310.0)
+    assert relative(linear.Z, Z_ref) < 1e-10
+    for form, C in {"Z": C_ref, "S": wave_transform(Z_ref, C_ref, np.full(2, 50.0))[1]}.items():
+        assert relative(linear.correlation(form), C) < 1e-10, form
+    # The compiled model's parameter values count, not the components' own (changed after
+    # compiling), and params= replaces them.
+    model = rectifier(floating=False)
+    sim = model.compile()
+    model.components["R"].R = 2e3
+    assert sim.portion_noise(F)[0].Z[0, 0, 0] == pytest.approx(1e3, rel=1e-12)
+    assert sim.portion_noise(F, params={"R.R": 5e2})[0].Z[0, 0, 0] == pytest.approx(5e2, rel=1e-12)
+
+
+def test_a_floating_portion_is_measured_between_its_shared_nodes():
+    # R2 ∥ C sits between two diodes: no ground of its own, so its one port is the voltage
+    # between its shared nodes, Z = R2/(1 + jωR2C), C_Z = 4kT·Re Z (1e-12: rounding).
+    sim = rectifier(floating=True).compile()
+    results = sim.portion_noise(F)
+    floating, = [r for r in results if "R2" in r.partition.components]
+    assert floating.ports in (["C.n − C.p"], ["R2.n − R2.p"])
+    Z = 1e4 / (1 + 2j * np.pi * F * 1e4 * 1e-9)
+    assert relative(floating.Z[:, 0, 0][:, None, None], Z[:, None, None]) < 1e-12
+    assert relative(floating.correlation("Z")[:, 0, 0][:, None, None],
+                    (4 * BOLTZMANN * 300.15 * Z.real)[:, None, None]) < 1e-12

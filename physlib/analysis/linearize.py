@@ -78,7 +78,7 @@ def _check_path(port):
 _INJECTORS: dict = {}
 
 
-def _injector(kind, domain):
+def injector_class(kind, domain):
     """A component class injecting a through (one port) or across (two ports) value."""
     from ..core.component import Component, Input, Port
 
@@ -162,7 +162,7 @@ def _insert(model, point, path, k):
         raise PhyslibError(f"analysis point {point}: {path} is a signal port; inject at physical "
                            "ports, or give the signal's source value as an input")
     name = f"ap{k}_{head}_{rest}_{point.kind}"
-    source = model.add(_injector(point.kind, port.domain)(name, u=0.0))
+    source = model.add(injector_class(point.kind, port.domain)(name, u=0.0))
     if point.kind == "through":
         model.connect(port, source.p)
     else:

@@ -222,6 +222,13 @@ class CompiledModel:
         from ..analysis.multiport import multiport_noise
         return _call(multiport_noise, self, ports, f, **options)
 
+    def portion_noise(self, f, **options):
+        """Thermal-noise multiport (Z, Y, S and their correlations) of each linear portion of
+        ``partitions`` at the nodes it shares with the rest, independent of the operating point:
+        compute it once; see :func:`physlib.analysis.portion_noise.portion_noise`."""
+        from ..analysis.portion_noise import portion_noise
+        return _call(portion_noise, self, f, **options)
+
     def linearize(self, inputs, outputs, **options):
         """Linear model from ``inputs`` to ``outputs`` at an operating point; see
         :func:`physlib.analysis.linearize.linearize`."""

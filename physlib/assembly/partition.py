@@ -23,6 +23,8 @@ class Partition:
     equations: list[str]
     memoryless: bool            # no component of the portion has states
     boundary: list[tuple[str, ...]]  # connections shared with other portions (component paths)
+    connections: list[tuple[str, ...]]  # the portion's own port paths at each physical node it touches
+    ports: list[str]            # one port path of the portion per node shared with other portions
 
     def __repr__(self):
         kind = "linear" if self.linear else "nonlinear"
@@ -45,10 +47,24 @@ def partition(flat) -> list[Partition]:
             for b in members:
                 if a < b and kind[a] == kind[b]:
                     graph.add_edge(a, b)
+    physical = _physical_nodes(flat)
     parts = []
     for group in sorted(nx.connected_components(graph), key=lambda g: (not kind[next(iter(g))], sorted(g))):
         comps = sorted(group)
         boundary = [tuple(m) for m in flat.nodes if set(m) & group and set(m) - group]
+        connections, ports = [], []
+        for node in physical:
+            own = tuple(port for port in node if port.rsplit(".", 1)[0] in group)
+            if own:
+                connections.append(own)
+                if len(own) < len(node):
+                    ports.append(own[0])
         parts.append(Partition(kind[comps[0]], comps, [e for c in comps for e in equations[c]],
-                               not any(stateful[c] for c in comps), boundary))
+                               not any(stateful[c] for c in comps), boundary, connections, ports))
     return parts
+
+
+def _physical_nodes(flat) -> list[tuple[str, ...]]:
+    """The port paths joined at each physical node: one through-sum (Kirchhoff's current law)
+    per node, its members named ``<component path>.<port>.<through>``."""
+    return [tuple(flat.var_names[i].rsplit(".", 1)[0] for i in ids) for ids in flat.through_sums]
