@@ -4,7 +4,8 @@
 point (0.634 V, 0.437 mA) the diode's shot noise 2qI and the resistor's Johnson noise 4kT/R
 both flow into the node and see the same impedance 1/(g_d + 1/R + jωC). The shot-noise
 density is 84 times the resistor's, so the diode makes 99 % of the variance: the summary
-ranks the contributors, which no SPICE prints.
+ranks the contributors, which no SPICE prints. The linear rest of the circuit, seen from the
+diode's pins, is a noisy one-port whose noise needs no operating point (sim.portion_noise).
 
 Run: python examples/noise_diode.py (saves noise_diode.png).
 """
@@ -33,6 +34,12 @@ def main(quick: bool = False, plot_path: str | None = "noise_diode.png"):
     f = np.geomspace(10.0, 1e8, 60 if quick else 300)
     result = sim.noise("C.v", f, at=op)
     print(result.summary(10.0, 1e8))
+    # The resistor, source and capacitor form the linear portion; seen from the diode's pins it
+    # is a one-port (R ∥ C to ground) whose open-circuit noise 2kT·(Z + Zᴴ) = 4kT·R/(1 + (ωRC)²)
+    # holds whatever the diode's operating point.
+    portion, = sim.portion_noise([10.0, 1e3], T=300.15)
+    print(f"linear portion {', '.join(portion.partition.components)} at {', '.join(portion.ports)}: "
+          f"open-circuit noise {np.sqrt(portion.correlation('Z')[0, 0, 0].real) * 1e9:.3f} nV/√Hz at 10 Hz")
     if plot_path:
         fig = result.plot()
         fig.savefig(plot_path, dpi=120)
