@@ -444,3 +444,30 @@ def test_a_floating_portion_is_measured_between_its_shared_nodes():
     assert relative(floating.Z[:, 0, 0][:, None, None], Z[:, None, None]) < 1e-12
     assert relative(floating.correlation("Z")[:, 0, 0][:, None, None],
                     (4 * BOLTZMANN * 300.15 * Z.real)[:, None, None]) < 1e-12
+
+
+class UndeclaredResistor(Component):
+    """v = R·i without a dissipation declaration: physlib cannot attribute its loss to an element."""
+
+    p = Port(electrical, "positive pin")
+    n = Port(electrical, "negative pin")
+    R = Parameter(1e3, unit="Ohm", description="resistance", positive=True)
+
+    def equations(self):
+        return [sp.Eq(self.p.i + self.n.i, 0), sp.Eq(self.p.v - self.n.v, self.R * self.p.i)]
+
+
+def test_dissipation_no_element_declares_falls_back_to_the_port_matrices_with_a_warning():
+    # R1 (declared) in parallel with an undeclared 2 kΩ: the elements' sum would see only R1, so
+    # Z + Zᴴ is taken from Z itself, and C_Z = 4kT·Re Z of R1 ∥ R2 ∥ C (1e-12: rounding).
+    m = Model("undeclared")
+    r1, r2, c, gnd = Resistor("R1", R=1e3), UndeclaredResistor("R2", R=2e3), Capacitor("C", C=1e-8), Ground("gnd")
+    for part in (r1, r2, c, gnd):
+        m.add(part)
+    m.connect(r1.p, r2.p, c.p)
+    m.connect(r1.n, r2.n, c.n, gnd.p)
+    with pytest.warns(NoiseWarning, match="not two-port elements"):
+        result = m.compile().multiport_noise(["C.p"], F)
+    Z = 1 / (1 / 1e3 + 1 / 2e3 + 2j * np.pi * F * 1e-8)
+    expected = 4 * BOLTZMANN * 300.15 * Z.real
+    np.testing.assert_allclose(result.correlation("Z")[:, 0, 0].real, expected, rtol=1e-12)
