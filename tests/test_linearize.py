@@ -179,7 +179,7 @@ def test_diode_rc_frequency_response_equals_the_small_signal_closed_form():
 
 
 def test_operating_point_continuation_when_newton_alone_fails(monkeypatch):
-    from physlib.analysis import operating_point as opmod
+    from physlib.analysis import steady_state as opmod
 
     sim = _diode_rc(V=50.0).compile()
     va, _ = _diode_point(V=50.0)

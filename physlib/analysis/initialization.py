@@ -2,24 +2,30 @@
 
 A damped Newton method with exact sparse Jacobians from CasADi. It is also the whole
 "simulation" of models without states (static networks), evaluated at each output time.
+:func:`consistent_start` gives the state a simulation starts from: the start values with
+``x0`` applied, the algebraic variables solved, and the checks of
+:mod:`physlib.analysis.start_values` passed.
 """
 from __future__ import annotations
+
+import numbers
 
 import casadi as cs
 import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
-from ..core.errors import InitializationError
+from ..core.errors import InitializationError, PhyslibError
+from .casadi_symbols import dae_symbols
 from .fast_call import fast
+from .start_values import check_initial_state
 
 
 def algebraic_jacobian(system) -> cs.Function:
     """(x, z, p, t) -> (g, dg/dz), built once per compiled model."""
     if "g_jac" not in system.cache:
-        dae = system.dae
-        x, z, p, t = (cs.SX.sym(n, dae.size1_in(i)) for i, n in enumerate(["x", "z", "p", "t"]))
-        g = dae(x, z, p, t)[1]
+        x, z, p, t = dae_symbols(system)
+        g = system.dae(x, z, p, t)[1]
         system.cache["g_jac"] = cs.Function("g_jac", [x, z, p, t], [g, cs.jacobian(g, z)])
     return system.cache["g_jac"]
 
@@ -30,13 +36,12 @@ def compiled_newton(system) -> cs.Function:
     (relative to the values, which the solver's absolute tolerances cannot tell). Built once
     per compiled model."""
     if "g_root" not in system.cache:
-        dae = system.dae
-        x, z, p, t = (cs.SX.sym(n, dae.size1_in(i)) for i, n in enumerate(["x", "z", "p", "t"]))
-        residual = cs.Function("g", [z, x, p, t], [dae(x, z, p, t)[1]])
+        x, z, p, t = dae_symbols(system)
+        residual = cs.Function("g", [z, x, p, t], [system.dae(x, z, p, t)[1]])
         newton = cs.rootfinder("newton", "newton", residual,
                                {"abstol": 1e-12, "abstolStep": 1e-12, "max_iter": 30,
                                 "error_on_fail": False, "show_eval_warnings": False})
-        xm, zm, pm, tm = (cs.MX.sym(n, dae.size1_in(i)) for i, n in enumerate(["x", "z", "p", "t"]))
+        xm, zm, pm, tm = dae_symbols(system, cs.MX)
         solved = newton(zm, xm, pm, tm)
         g, jac = algebraic_jacobian(system)(xm, solved, pm, tm)
         step = cs.solve(jac, -g, "csparse")
@@ -72,6 +77,35 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
                          max_iter=max_iter, fail=lambda zz, g, why: _failure(zz, g, describe, why))
 
 
+def consistent_start(model, p: np.ndarray, options):
+    """States and algebraic variables at t0 of a run with
+    :class:`~physlib.analysis.options.SimulateOptions` ``options``: start values and ``x0``,
+    the algebraic equations solved, derivatives and explicitly given start values checked."""
+    system = model.system
+    start = np.asarray(system.start(p, options.t0)).ravel()
+    x = start[system.state_pos]
+    if options.x0:
+        x = _apply_x0(model, x, options.x0)
+    z = solve_algebraic(system, x, start[system.z_pos], p, options.t0, lambda i: model.algebraic[i])
+    check_derivatives(model, x, z, p, options.t0)
+    check_initial_state(model, x, z, p, options.t0, initial=options.initial)
+    return x, z
+
+
+def _apply_x0(model, x, x0):
+    x = x.copy()
+    state_pos = {int(pos): i for i, pos in enumerate(model.system.state_pos)}
+    for name, value in x0.items():
+        pos, sign = model.variable(name)
+        if pos not in state_pos:
+            states = ", ".join(model.states[:10]) if model.states else "none (it is purely algebraic)"
+            raise PhyslibError(f"x0: {name} is not a state of {model.name}; its states: {states}")
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+            raise PhyslibError(f"x0: the initial value of {name} must be a finite number, got {value!r}")
+        x[state_pos[pos]] = sign * float(value)
+    return x
+
+
 def damped_newton(evaluate, solve, w, *, tol, max_iter, fail):
     """Newton's method with a backtracking line search on the residual's max-norm.
 
@@ -105,7 +139,6 @@ def damped_newton(evaluate, solve, w, *, tol, max_iter, fail):
     raise fail(w, F, f"Newton did not converge in {max_iter} iterations")
 
 
-
 def _solve(jac, rhs, describe):
     n = jac.size1()
     if n <= 100:
@@ -121,13 +154,19 @@ def _solve(jac, rhs, describe):
     return step
 
 
-def _singular(a, describe):
-    _, s, vt = np.linalg.svd(a)
+def null_space_members(a, describe) -> list[str]:
+    """The unknowns (named by ``describe(i)``, up to eight, largest first) that a singular
+    matrix ``a`` leaves free: the entries of its null vector (the last right singular vector)
+    above 1e-6."""
+    _, _, vt = np.linalg.svd(a)
     null = np.abs(vt[-1])
-    involved = [describe(i) for i in np.argsort(-null)[:8] if null[i] > 1e-6]
+    return [describe(i) for i in np.argsort(-null)[:8] if null[i] > 1e-6]
+
+
+def _singular(a, describe):
     return InitializationError(
         "the algebraic equations are singular: nothing fixes "
-        + ", ".join(involved)
+        + ", ".join(null_space_members(a, describe))
         + " (is a reference missing, e.g. a rotational network with nothing fixing its "
         "speed, or are ideal elements in a loop or cut-set?)")
 

@@ -9,9 +9,11 @@ import casadi as cs
 import numpy as np
 
 from ..core.errors import PhyslibError, UnknownNameError
+from .casadi_symbols import dae_symbols
 from .fast_call import fast
 from .initialization import solve_algebraic
 from .integrators import Integration
+from .interpolation import hermite
 from .operating_point import OperatingPoint
 
 
@@ -167,9 +169,7 @@ class SimulationResult:
             # left limit for a row just before a time event).
             fa = dae(self.x[:, i], self.z[:, i], self._p_at(i), self._t_values[i])[0]
             fb = dae(self.x[:, j], self.z[:, j], self._p_at(j), self._t_values[j])[0]
-            h00, h10 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s
-            h01, h11 = -2 * s**3 + 3 * s**2, s**3 - s**2
-            x = h00 * self.x[:, i] + h10 * h * fa + h01 * self.x[:, j] + h11 * h * fb
+            x = hermite(s, self.x[:, i], h * fa, self.x[:, j], h * fb)
         z_guess = (1 - s) * self.z[:, i] + s * self.z[:, j]
         z = solve_algebraic(system, x, z_guess, p, t, lambda k: self.model.algebraic[k])
         return OperatingPoint(self.model, t, x, z, p)
@@ -314,6 +314,36 @@ class SimulationResult:
         return f"<SimulationResult {self.model.name}: {len(self.t)} points, t = {self.t[0]:g}..{self.t[-1]:g} s>"
 
 
+class ResultRows:
+    """The rows of a simulation result, collected as a run produces them."""
+
+    def __init__(self, nx: int, nz: int, n_p: int = 0):
+        self.sizes = (nx, nz, n_p)
+        self.times, self.xs, self.zs, self.ps, self.t_values = [], [], [], [], []
+
+    def add(self, t, x, z, p=None, t_value=None) -> None:
+        """A row at time stamp ``t``. ``p``: the parameter vector in force (runs whose modes or
+        discrete variables change it keep one per row); ``t_value``: when to evaluate
+        time-dependent outputs, if not at ``t`` (just before a time event it is the left limit,
+        although the row carries the event's time stamp)."""
+        self.times.append(t)
+        self.xs.append(np.array(x))
+        self.zs.append(np.array(z))
+        if p is not None:
+            self.ps.append(np.array(p))
+        self.t_values.append(t if t_value is None else t_value)
+
+    def arrays(self):
+        """(times, X, Z, P, t_values): X, Z and P with one column per row."""
+        nx, nz, n_p = self.sizes
+        return (np.array(self.times), _stack(self.xs, nx), _stack(self.zs, nz), _stack(self.ps, n_p),
+                np.array(self.t_values))
+
+
+def _stack(rows, n):
+    return np.array(rows).reshape(len(rows), n).T if rows else np.empty((n, 0))
+
+
 def _row_function(system, positions):
     """A CasADi function giving the output-map rows at ``positions``, and what to feed it.
 
@@ -328,8 +358,7 @@ def _row_function(system, positions):
     if key in system.cache:
         return system.cache[key]
     if "output_sx" not in system.cache:
-        symbols = [cs.SX.sym(kind, system.outputs.size1_in(i)) for i, kind in enumerate("xzpt")]
-        system.cache["output_sx"] = system.outputs(*symbols)
+        system.cache["output_sx"] = system.outputs(*dae_symbols(system))
     selected = system.cache["output_sx"][list(positions)]
     used = cs.symvar(selected)
     inputs = []

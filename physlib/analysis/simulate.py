@@ -6,18 +6,18 @@ the values just before and just after it at the same time stamp.
 """
 from __future__ import annotations
 
-import numbers
 import threading
 
 import numpy as np
 
 from ..core.errors import PhyslibError
-from .events import left_limit, simulate_hybrid, snap_to_events
-from .initialization import check_derivatives, solve_algebraic
+from .fixed_step import simulate_fixed
+from .hybrid_simulation import simulate_hybrid
+from .initialization import consistent_start, solve_algebraic
 from .integrators import Integration
 from .options import SimulateOptions, simulate_options
-from .results import SimulationResult
-from .start_values import check_initial_state
+from .results import ResultRows, SimulationResult
+from .time_events import left_limit, snap_to_events
 
 
 def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: float | None = None,
@@ -65,7 +65,6 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
                                max_events=max_events, invariants=invariants, initial=initial)
     with model_lock(model):
         if options.fixed_step:
-            from .fixed_step import simulate_fixed
             result = simulate_fixed(model, options)
         else:
             result = _simulate_variable(model, options)
@@ -80,61 +79,41 @@ def model_lock(model) -> threading.RLock:
     return model.system.cache.setdefault("lock", threading.RLock())
 
 
-def consistent_start(model, p: np.ndarray, options: SimulateOptions):
-    """States and algebraic variables at t0: start values and ``x0``, the algebraic equations
-    solved, derivatives and explicitly given start values checked."""
-    system = model.system
-    start = np.asarray(system.start(p, options.t0)).ravel()
-    x = start[system.state_pos]
-    if options.x0:
-        x = _apply_x0(model, x, options.x0)
-    z = solve_algebraic(system, x, start[system.z_pos], p, options.t0, lambda i: model.algebraic[i])
-    check_derivatives(model, x, z, p, options.t0)
-    check_initial_state(model, x, z, p, options.t0, initial=options.initial)
-    return x, z
-
-
 def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
-    system = model.system
     solver, t0, t_end = options.solver, options.t0, options.t_end
     p = model.parameter_vector(options.params)
     events = model.time_events(p, t0, t_end)
-    user_grid = options.t_eval is not None
     grid = snap_to_events(options.grid, events, t0, t_end)
-    nz = len(system.z_pos)
+    nz = len(model.system.z_pos)
     if solver == "cvodes" and nz:
         raise PhyslibError(
             f"solver 'cvodes' needs an ODE, but {model.name} keeps {nz} algebraic variables "
             f"({', '.join(model.algebraic[:5])}); use solver='idas'")
     x, z = consistent_start(model, p, options)
-    describe = lambda i: model.algebraic[i]  # noqa: E731
-
+    rows = ResultRows(len(x), nz, len(p))
+    continuation = (solver, options.rtol, options.atol)
     if model.has_modes:
-        times, xs, zs, ps, t_values = [], [], [], [], []
+        events = simulate_hybrid(model, t0, t_end, grid, options.t_eval is not None, p, x, z,
+                                 solver=solver, rtol=options.rtol, atol=options.atol,
+                                 max_step=options.max_step, event_tol=options.event_tol,
+                                 max_events=options.max_events, projection=options.projection,
+                                 record=rows.add)
+        times, X, Z, P, t_values = rows.arrays()
+        return SimulationResult(model, times, X, Z, P, events, t_values=t_values, continuation=continuation)
+    _run_segments(model, options, p, x, z, events, grid, rows)
+    times, X, Z, _, t_values = rows.arrays()
+    return SimulationResult(model, times, X, Z, p, t_values=t_values, continuation=continuation)
 
-        def record_hybrid(tt, xx, zz, pp, t_value=None):
-            times.append(tt), xs.append(xx), zs.append(zz), ps.append(pp.copy())
-            t_values.append(tt if t_value is None else t_value)
 
-        events = simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, solver=solver,
-                                 rtol=options.rtol, atol=options.atol, max_step=options.max_step,
-                                 event_tol=options.event_tol, max_events=options.max_events,
-                                 projection=options.projection, record=record_hybrid)
-        return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz),
-                                _stack(ps, len(p)), events, t_values=np.array(t_values),
-                                continuation=(solver, options.rtol, options.atol))
-
-    times, xs, zs, t_values = [], [], [], []
-
-    def record(tt, xx, zz, t_value=None):
-        # t_value: when to evaluate time-dependent outputs; just before a time event it is the
-        # left limit, although the row carries the event's time stamp.
-        times.append(tt), xs.append(xx), zs.append(zz)
-        t_values.append(tt if t_value is None else t_value)
-
-    integration = Integration(model, solver, options.rtol, options.atol)
+def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: ResultRows) -> None:
+    """A run without modes: integrate from time event to time event (see the module
+    docstring) through the output times ``grid``, adding the output rows to ``rows``."""
+    system, t0, t_end = model.system, options.t0, options.t_end
+    user_grid = options.t_eval is not None
+    describe = lambda i: model.algebraic[i]  # noqa: E731
+    integration = Integration(model, options.solver, options.rtol, options.atol)
     if grid[0] == t0:
-        record(t0, x, z)
+        rows.add(t0, x, z)
     bounds = [t0] + events + [t_end]
     for k in range(len(bounds) - 1):
         a, b = bounds[k], bounds[k + 1]
@@ -142,35 +121,19 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
             # After a time event: states are continuous, algebraic variables are re-solved.
             z = solve_algebraic(system, x, z, p, a, describe)
             if not user_grid or np.any(grid == a):
-                record(a, x, z)
+                rows.add(a, x, z)
         inner = grid[(grid > a) & (grid < b)]
         X, Z = _integrate(integration, a, np.append(inner, b), x, z, p, options.max_step, model)
         for i, tt in enumerate(inner):
-            record(tt, X[:, i], Z[:, i])
+            rows.add(tt, X[:, i], Z[:, i])
         x, z = X[:, -1], Z[:, -1]
         if b == t_end:
             if grid[-1] == t_end:
-                record(b, x, z)
+                rows.add(b, x, z)
         elif not user_grid:
             # Just before the event, at the same time stamp: the left limit in time.
             left = left_limit(b, t0, t_end)
-            record(b, x, solve_algebraic(system, x, z, p, left, describe), left)
-    return SimulationResult(model, np.array(times), _stack(xs, len(x)), _stack(zs, nz), p,
-                            t_values=np.array(t_values), continuation=(solver, options.rtol, options.atol))
-
-
-def _apply_x0(model, x, x0):
-    x = x.copy()
-    state_pos = {int(pos): i for i, pos in enumerate(model.system.state_pos)}
-    for name, value in x0.items():
-        pos, sign = model.variable(name)
-        if pos not in state_pos:
-            states = ", ".join(model.states[:10]) if model.states else "none (it is purely algebraic)"
-            raise PhyslibError(f"x0: {name} is not a state of {model.name}; its states: {states}")
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-            raise PhyslibError(f"x0: the initial value of {name} must be a finite number, got {value!r}")
-        x[state_pos[pos]] = sign * float(value)
-    return x
+            rows.add(b, x, solve_algebraic(system, x, z, p, left, describe), t_value=left)
 
 
 def _integrate(integration, t_start, out_t, x, z, p, max_step, model):
@@ -185,7 +148,3 @@ def _integrate(integration, t_start, out_t, x, z, p, max_step, model):
         return np.empty((0, len(out_t))), Z
     h = out_t[-1] - t_start
     return integration(x, z, p, t_start, out_t[-1], (out_t - t_start) / h, max_step=max_step)
-
-
-def _stack(rows, n):
-    return np.array(rows).reshape(len(rows), n).T if rows else np.empty((n, 0))
