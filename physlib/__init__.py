@@ -8,7 +8,8 @@ Build a system from components with across/through ports, compile it once, then 
 from .analysis import OperatingPoint, SimulationResult
 from .analysis.start_values import StartValueWarning
 from .analysis.linear_model import LinearModel
-from .analysis.linearize import inject_across, inject_through, linearize
+from .analysis.analysis_points import inject_across, inject_through
+from .analysis.linearize import linearize
 from .analysis.sweeps import SweepError, SweepTable, lognormal, monte_carlo, normal, sweep, uniform
 from .assembly import CompiledModel, Model
 from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,

@@ -14,190 +14,21 @@ any other parameter — or signal inputs driven by a waveform (``"src.V"`` with 
 perturbed through the waveform's offset. The model is linearized in its current modes (a
 locked clutch stays locked).
 
-**Analysis points.** :func:`inject_through` and :func:`inject_across` name a perturbation at a
-port of an unmodified model: a through source in parallel (a torque, a current, a force, a heat
-flow injected into the port's node) or an across source in series (a speed, voltage, ...
-inserted between the port and what it is connected to). They need the model before
-compilation: ``physlib.linearize(model, inputs=[physlib.inject_through("J1.flange_b")],
-outputs=["J1.w"])`` builds a copy of the model with a zero-valued source there
-(:func:`with_analysis_points`), compiles it and linearizes from the source's value. As an
-output, a through point reads the port's across variable and an across point its through
-variable.
+**Analysis points** (:mod:`physlib.analysis.analysis_points`) perturb a port of a model
+before compilation; :func:`linearize` accepts them with the :class:`physlib.Model`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import casadi as cs
 import numpy as np
-import sympy as sp
 
 from ..core.errors import PhyslibError, UnknownNameError
+from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
-from .operating_point import OperatingPoint, _symbols, input_names, operating_point, resolve_input
+from .casadi_symbols import dae_symbols
+from .operating_point import OperatingPoint, input_names, operating_point, resolve_input
 from .projection import constraint_jacobian
 
-
-# --- analysis points -----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class AnalysisPoint:
-    """A perturbation at a port: ``kind`` is ``"through"`` (source in parallel) or ``"across"``
-    (source in series); ``port`` is the port's path (``"J1.flange_b"``, ``"sub.R1.p"``)."""
-
-    kind: str
-    port: str
-
-    @property
-    def name(self) -> str:
-        return f"inject_{self.kind}({self.port})"
-
-    def __str__(self):
-        return self.name
-
-
-def inject_through(port: str) -> AnalysisPoint:
-    """A through variable (current, torque, force, flow, heat flow) injected into the node of
-    ``port``, positive into the node: a through source in parallel, zero at the operating point."""
-    return AnalysisPoint("through", _check_path(port))
-
-
-def inject_across(port: str) -> AnalysisPoint:
-    """An across variable (voltage, speed, pressure, temperature) inserted in series at
-    ``port``: the port's across variable becomes its node's plus the input, zero at the
-    operating point."""
-    return AnalysisPoint("across", _check_path(port))
-
-
-def _check_path(port):
-    if not isinstance(port, str) or "." not in port:
-        raise PhyslibError(f"an analysis point names a port by its path, e.g. 'J1.flange_b'; got {port!r}")
-    return port
-
-
-_INJECTORS: dict = {}
-
-
-def injector_class(kind, domain):
-    """A component class injecting a through (one port) or across (two ports) value."""
-    from ..core.component import Component, Input, Port
-
-    key = (kind, domain.name)
-    if key in _INJECTORS:
-        return _INJECTORS[key]
-    if kind == "through":
-        def equations(self):
-            return [sp.Eq(getattr(self.p, domain.through), -self.u)]
-        namespace = {"p": Port(domain, "port the value is injected into"),
-                     "u": Input(description=f"injected {domain.through}"), "equations": equations}
-    else:
-        def equations(self):
-            return [sp.Eq(getattr(self.a, domain.across) - getattr(self.b, domain.across), self.u),
-                    sp.Eq(getattr(self.a, domain.through) + getattr(self.b, domain.through), 0)]
-        namespace = {"a": Port(domain, "side of the perturbed port"),
-                     "b": Port(domain, "side of the rest of the node"),
-                     "u": Input(description=f"inserted {domain.across}"), "equations": equations}
-    namespace["__doc__"] = f"Analysis point: {kind} injection ({domain.name})."
-    cls = type(f"{kind.capitalize()}Injection_{domain.name}", (Component,), namespace)
-    _INJECTORS[key] = cls
-    return cls
-
-
-def with_analysis_points(model, points) -> tuple:
-    """A copy of ``model`` (a :class:`physlib.Model`) with a zero-valued source at each analysis
-    point; the original is not changed. Returns ``(model_copy, {point: parameter path of the
-    injected value})``. Components are shared with the original, connections are copied."""
-    points = list(points)
-    copy = copy_model(model)
-    paths = {}
-    for k, point in enumerate(points):
-        if not isinstance(point, AnalysisPoint):
-            raise PhyslibError(f"{point!r} is not an analysis point (physlib.inject_through / inject_across)")
-        paths[point] = _insert(copy, point, point.port, k)
-    return copy, paths
-
-
-def copy_model(model):
-    """A copy of ``model`` (a :class:`physlib.Model`): the same component objects, the
-    connections copied, submodels copied likewise; the original is not changed."""
-    from ..assembly.model import Model
-
-    copy = Model(model.name)
-    for member in model.components.values():
-        copy.add(copy_model(member) if isinstance(member, Model) else member)
-    ports = _port_lookup(copy)
-    for a, b in model.graph.edges:
-        copy.connect(ports(a), ports(b))
-    return copy
-
-
-def _port_lookup(model):
-    def find(path):
-        head, _, port = path.partition(".")
-        member = model.components.get(head)
-        if member is None or not port or "." in port:
-            raise PhyslibError(f"model {model.name!r} has no port {path!r}")
-        try:
-            return getattr(member, port)
-        except AttributeError:
-            raise PhyslibError(f"model {model.name!r} has no port {path!r}") from None
-    return find
-
-
-def _insert(model, point, path, k):
-    """Insert the source for ``point`` at ``path`` (relative to ``model``); returns the path of
-    its value parameter, relative to ``model``."""
-    from ..assembly.model import Model
-
-    head, _, rest = path.partition(".")
-    member = model.components.get(head)
-    if member is None:
-        raise UnknownNameError(f"analysis point {point}: model {model.name!r} has no member {head!r}; "
-                               f"members: {', '.join(model.components)}")
-    if isinstance(member, Model) and "." in rest:
-        inner = _insert(member, point, rest, k)
-        return f"{head}.{inner}"
-    port = _port_lookup(model)(path)
-    if port.domain.is_signal:
-        raise PhyslibError(f"analysis point {point}: {path} is a signal port; inject at physical "
-                           "ports, or give the signal's source value as an input")
-    name = f"ap{k}_{head}_{rest}_{point.kind}"
-    source = model.add(injector_class(point.kind, port.domain)(name, u=0.0))
-    if point.kind == "through":
-        model.connect(port, source.p)
-    else:
-        graph = model.graph
-        neighbours = list(graph.neighbors(path))
-        if not neighbours:
-            raise PhyslibError(f"analysis point {point}: {path} is not connected to anything")
-        rebuilt = _rebuild_without(model, path)
-        ports = _port_lookup(rebuilt)
-        rebuilt.connect(ports(path), getattr(source, "a"))
-        rebuilt.connect(getattr(source, "b"), *[ports(n) for n in neighbours])
-        model.__dict__.update(rebuilt.__dict__)
-    return f"{name}.u"
-
-
-def _rebuild_without(model, path):
-    """A copy of ``model`` (members shared) without the connections touching port ``path``."""
-    from ..assembly.model import Model
-
-    copy = Model(model.name)
-    for member in model.components.values():
-        copy.add(member)
-    ports = _port_lookup(copy)
-    graph = model.graph
-    for a, b in graph.edges:
-        if path not in (a, b):
-            copy.connect(ports(a), ports(b))
-    # Ports that were joined only through ``path`` stay joined to each other.
-    neighbours = list(graph.neighbors(path))
-    if len(neighbours) > 1:
-        copy.connect(*[ports(n) for n in neighbours])
-    return copy
-
-
-# --- linearization --------------------------------------------------------------------------------
 
 def linearize(model, inputs, outputs, *, at=None, descriptor: bool = False, params: dict | None = None,
               t: float = 0.0, times=None):
@@ -266,48 +97,9 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         raise PhyslibError(f"at must be an OperatingPoint (sim.operating_point(), res.at(t)), got {op!r}")
     if op.model is not model:
         raise PhyslibError("the operating point belongs to another compiled model")
-    system = model.system
     x, z, p, t = op.x, op.z, op.p, op.t
-
-    slots, gains = [], []
-    for name in inputs:
-        if not isinstance(name, str):
-            raise PhyslibError(f"an input is a path such as 'src.V', got {name!r}")
-        try:
-            slot, gain = resolve_input(model, name, p, t)
-        except UnknownNameError:
-            raise UnknownNameError(
-                f"unknown input {name!r}; valid inputs: {', '.join(input_names(model)) or '(none)'} "
-                "(or any parameter path, or physlib.inject_through/inject_across at a port)") from None
-        slots.append(slot)
-        gains.append(gain)
-    rows = [_output_row(model, name) for name in outputs]
-    positions = tuple(pos for pos, _ in rows)
-    signs = np.array([sign for _, sign in rows])
-
-    # Jacobians with respect to the input parameters only (a noise analysis has one input per
-    # dissipative element; the whole parameter vector would be thousands of columns more).
-    distinct = tuple(dict.fromkeys(slots))
-    key = ("linearize_jac", positions, distinct)
-    if key not in system.cache:
-        xs, zs, ps, ts = _symbols(system)
-        ode, alg = system.dae(xs, zs, ps, ts)
-        out = system.outputs(xs, zs, ps, ts)
-        h = cs.vertcat(*[out[i] for i in positions]) if positions else cs.SX(0, 1)
-        us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
-        jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, us)]
-        system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
-    fx, fz, fp, gx, gz, gp, hx, hz, hp = (np.array(cs.DM(m)) for m in system.cache[key](x, z, p, t))
-    nx, nz, nu, ny = len(x), len(z), len(inputs), len(outputs)
-    fx, fz, gx, gz = (m.reshape(r, c) for m, r, c in ((fx, nx, nx), (fz, nx, nz), (gx, nz, nx), (gz, nz, nz)))
-    hx, hz = hx.reshape(ny, nx) * signs[:, None], hz.reshape(ny, nz) * signs[:, None]
-    nd = len(distinct)
-    hp = hp.reshape(ny, nd) * signs[:, None]
-    fp, gp = fp.reshape(nx, nd), gp.reshape(nz, nd)
-    columns = [distinct.index(k) for k in slots]
-    gain = np.array(gains)
-    fu, gu, hu = (m[:, columns] / gain if nu else np.zeros((m.shape[0], 0)) for m in (fp, gp, hp))
-
+    fx, fz, fu, gx, gz, gu, hx, hz, hu = _jacobians(model, inputs, outputs, op)
+    nx, nz = len(x), len(z)
     input_labels = names or list(inputs)
     output_labels = [str(o) for o in outputs]
     if descriptor:
@@ -331,6 +123,55 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         A, B, C = A[keep] @ T, B[keep], C @ T
     states = [model.states[i] for i in keep] if keep is not None else model.states
     return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op)
+
+
+def _input_slots(model, inputs, p, t):
+    """(parameter slot, gain) of each input: its value enters the parameter vector as gain·u."""
+    slots, gains = [], []
+    for name in inputs:
+        if not isinstance(name, str):
+            raise PhyslibError(f"an input is a path such as 'src.V', got {name!r}")
+        try:
+            slot, gain = resolve_input(model, name, p, t)
+        except UnknownNameError:
+            raise UnknownNameError(
+                f"unknown input {name!r}; valid inputs: {', '.join(input_names(model)) or '(none)'} "
+                "(or any parameter path, or physlib.inject_through/inject_across at a port)") from None
+        slots.append(slot)
+        gains.append(gain)
+    return slots, np.array(gains)
+
+
+def _jacobians(model, inputs, outputs, op):
+    """f_x, f_z, f_u, g_x, g_z, g_u, h_x, h_z, h_u at ``op`` as dense arrays, outputs signed.
+
+    Jacobians with respect to the input parameters only (a noise analysis has one input per
+    dissipative element; the whole parameter vector would be thousands of columns more),
+    compiled once per set of outputs and input slots."""
+    system = model.system
+    x, z, p, t = op.x, op.z, op.p, op.t
+    slots, gains = _input_slots(model, inputs, p, t)
+    rows = [_output_row(model, name) for name in outputs]
+    positions = tuple(pos for pos, _ in rows)
+    signs = np.array([sign for _, sign in rows]).reshape(-1, 1)
+    distinct = tuple(dict.fromkeys(slots))
+    key = ("linearize_jac", positions, distinct)
+    if key not in system.cache:
+        xs, zs, ps, ts = dae_symbols(system)
+        ode, alg = system.dae(xs, zs, ps, ts)
+        out = system.outputs(xs, zs, ps, ts)
+        h = cs.vertcat(*[out[i] for i in positions]) if positions else cs.SX(0, 1)
+        us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
+        jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, us)]
+        system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
+    nx, nz, ny, nd = len(x), len(z), len(outputs), len(distinct)
+    shapes = [(r, c) for r in (nx, nz, ny) for c in (nx, nz, nd)]
+    blocks = [np.array(cs.DM(m)).reshape(shape) for m, shape in zip(system.cache[key](x, z, p, t), shapes)]
+    blocks[6:] = [m * signs for m in blocks[6:]]
+    columns = [distinct.index(k) for k in slots]
+    for k in (2, 5, 8):         # parameter columns -> inputs (the same slot may serve twice)
+        blocks[k] = blocks[k][:, columns] / gains if slots else np.zeros((blocks[k].shape[0], 0))
+    return blocks
 
 
 def constrained_coordinates(model, x, z, p, t):

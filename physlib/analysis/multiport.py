@@ -8,7 +8,7 @@ through value enters the first node and leaves the second). The port impedance m
     Z(jω)[k, l] = ∂v_k/∂i_l
 
 is measured at the operating point with through sources injected at the ports' nodes
-(the analysis points of :mod:`physlib.analysis.linearize`) in a copy of the model compiled once
+(the analysis points of :mod:`physlib.analysis.analysis_points`) in a copy of the model compiled once
 per compiled model and set of ports; v is in the ports' across unit, i in their through unit
 (Ω for electrical ports, (m/s)/N for translational ones). From it:
 
@@ -67,7 +67,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from ..core.errors import DomainMismatchError, PhyslibError, UnknownNameError
-from .noise import BOLTZMANN, NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
+from .noise_sources import BOLTZMANN, NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
 from .operating_point import OperatingPoint, operating_point
 
 FORMS = ("Z", "Y", "S")

@@ -31,27 +31,20 @@ from __future__ import annotations
 
 import warnings
 
-import casadi as cs
 import numpy as np
 import scipy.integrate
 import scipy.linalg
 import scipy.sparse as sps
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
-import sympy as sp
 
 from ..core.errors import PhyslibError
-from .fast_call import FastFunction
-from .initialization import solve_algebraic
+from .noise_sources import (BOLTZMANN, ELEMENTARY_CHARGE, NoiseElement, NoiseWarning, noise_elements,
+                            noise_source_model, transfer_operating_point)
 from .operating_point import OperatingPoint, operating_point
 
-BOLTZMANN = 1.380649e-23            # J/K (SI 2019, exact)
-ELEMENTARY_CHARGE = 1.602176634e-19  # C (SI 2019, exact)
-
-
-class NoiseWarning(UserWarning):
-    """A noise analysis that returns zero or leaves elements out says so with this warning."""
-
+__all__ = ["BOLTZMANN", "ELEMENTARY_CHARGE", "NoiseElement", "NoiseResult", "NoiseSource", "NoiseWarning",
+           "noise", "noise_elements", "noise_source_model", "transfer_operating_point"]
 
 class NoiseSource:
     """One noise source: the element ``path`` (or ``"external(port)"``), its ``kind``
@@ -176,91 +169,98 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None, external=None) -
     """
     if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):
         raise PhyslibError(f"noise: the temperature T must be a positive number of kelvins, got {T!r}")
-    names = [output] if isinstance(output, str) else list(output) if isinstance(output, (tuple, list)) else None
-    if not names or len(names) > 2 or not all(isinstance(n, str) for n in names):
-        raise PhyslibError("noise: output is a variable path ('C1.v') or a pair of across-variable "
-                           f"paths (('R1.p.v', 'R1.n.v')), got {output!r}")
-    for name in names:
-        model.variable(name)                    # unknown names: an error with suggestions
+    names, label = _output(model, output)
     f = None if f is None else np.atleast_1d(np.asarray(f, dtype=float))
     if f is not None and (f.size == 0 or np.any(~np.isfinite(f)) or np.any(f < 0)):
         raise PhyslibError("noise: f must be finite frequencies >= 0 [Hz]")
     op = at if at is not None else operating_point(model)
     if not isinstance(op, OperatingPoint) or op.model is not model:
         raise PhyslibError("noise: at must be an operating point of this compiled model")
-    label = names[0] if len(names) == 1 else f"{names[0]} − {names[1]}"
     unit = model.unit(names[0])
-
     external = _external(external)
     elements = noise_elements(model)
     if not elements and not external:
         warnings.warn(f"{model.name} has no dissipative elements, so no noise sources: the noise of "
                       f"{label} is zero", NoiseWarning, stacklevel=3)
-        zeros = np.zeros(0 if f is None else f.size)
-        result = NoiseResult(label, unit, f, zeros, {}, 0.0, [])
+        result = NoiseResult(label, unit, f, np.zeros(0 if f is None else f.size), {}, 0.0, [])
         result.linear_model = None
         return result
 
     noisy, inputs = noise_source_model(model, elements, tuple(external))
-    op_noisy = transfer_operating_point(model, noisy, op)
     sources = [NoiseSource(e.path, e.kind, e.density(model, op, T), inputs[e.path], e.flicker(model, op))
                for e in elements]
     sources += [NoiseSource(f"external({port})", "external", white, inputs[f"external({port})"], flicker)
                 for port, (white, flicker) in external.items()]
     if f is not None and np.any(f == 0) and any(s.flicker for s in sources):
         raise PhyslibError("noise: a 1/f source makes the PSD infinite at f = 0; give f > 0")
-    lin = noisy.linearize([s.input_path for s in sources], names, at=op_noisy)
-    A, B, C, D = lin.A, lin.B, lin.C, lin.D
-    if len(names) == 2:
-        C, D = C[:1] - C[1:], D[:1] - D[1:]
-    density = np.array([s.density for s in sources])
-
-    def densities(ff):
-        return np.column_stack([s.psd(ff) for s in sources])
-
-    A_sparse, B_sparse = sps.csc_matrix(A), sps.csc_matrix(B)
-    identity = sps.identity(A.shape[0], dtype=complex, format="csc")
-
-    def transfer(ff):
-        """|H_k(f)|² for every source at once: per frequency one sparse solve with the
-        transposed system, (jωI − A)ᵀ·y = Cᵀ, then H = yᵀ·B + D (the adjoint method)."""
-        Y = np.zeros((len(ff), A.shape[0]), dtype=complex)
-        for i, fi in enumerate(ff):
-            if A.shape[0]:
-                matrix = (2j * np.pi * fi * identity - A_sparse).T.tocsc()
-                try:
-                    Y[i] = spla.splu(matrix).solve(C.ravel().astype(complex))
-                except RuntimeError:
-                    raise PhyslibError(f"noise: the linearized model has a pole at f = {fi:g} Hz, so "
-                                       "the noise spectrum is infinite there") from None
-        # Each source drives a few states: B is sparse.
-        H = (B_sparse.T @ Y.T).T + D.ravel()
-        return np.abs(H) ** 2
-
-    def spectral(ff, source=None):
-        gains = transfer(ff) * densities(ff)
-        if source is None:
-            return gains.sum(axis=1)
-        k = [s.path for s in sources].index(source)
-        return gains[:, k]
-
+    lin = noisy.linearize([s.input_path for s in sources], names,
+                          at=transfer_operating_point(model, noisy, op))
+    spectrum = _Spectrum(lin, sources, difference=len(names) == 2)
     if f is not None:
-        parts = transfer(f) * densities(f)
-        psd = parts.sum(axis=1)
-        contributions = {s.path: parts[:, k] for k, s in enumerate(sources)}
+        parts = spectrum.parts(f)
+        psd, contributions = parts.sum(axis=1), {s.path: parts[:, k] for k, s in enumerate(sources)}
     else:
         psd, contributions = None, {}
-
-    def variance():
-        flicker = np.array([s.flicker for s in sources])
-        if np.any(flicker > 0) and _variance(A, B, C, D, flicker) > 0:
-            return float("inf")             # 1/f noise that reaches the output: ∫ df/f diverges
-        return _variance(A, B, C, D, density / 2)
-
-    result = NoiseResult(label, unit, f, psd, contributions, variance, sources)
-    result._density = spectral
+    result = NoiseResult(label, unit, f, psd, contributions, spectrum.variance, sources)
+    result._density = spectrum.psd
     result.linear_model = lin
     return result
+
+
+def _output(model, output):
+    """(the output's variable paths, its label); unknown names raise with suggestions."""
+    names = [output] if isinstance(output, str) else list(output) if isinstance(output, (tuple, list)) else None
+    if not names or len(names) > 2 or not all(isinstance(n, str) for n in names):
+        raise PhyslibError("noise: output is a variable path ('C1.v') or a pair of across-variable "
+                           f"paths (('R1.p.v', 'R1.n.v')), got {output!r}")
+    for name in names:
+        model.variable(name)
+    return names, names[0] if len(names) == 1 else f"{names[0]} − {names[1]}"
+
+
+class _Spectrum:
+    """The output's PSD from the linearized model with the sources as inputs (a difference of
+    two outputs when ``difference``): per frequency one sparse solve for all sources at once."""
+
+    def __init__(self, lin, sources, difference):
+        self.A, self.B, self.C, self.D = lin.A, lin.B, lin.C, lin.D
+        if difference:
+            self.C, self.D = self.C[:1] - self.C[1:], self.D[:1] - self.D[1:]
+        self.sources = sources
+        self.A_sparse, self.B_sparse = sps.csc_matrix(self.A), sps.csc_matrix(self.B)
+
+    def transfer(self, f):
+        """|H_k(f)|² for every source at once: per frequency one sparse solve with the
+        transposed system, (jωI − A)ᵀ·y = Cᵀ, then H = yᵀ·B + D (the adjoint method)."""
+        n = self.A.shape[0]
+        Y = np.zeros((len(f), n), dtype=complex)
+        identity = sps.identity(n, dtype=complex, format="csc")
+        for i, fi in enumerate(f if n else ()):
+            matrix = (2j * np.pi * fi * identity - self.A_sparse).T.tocsc()
+            try:
+                Y[i] = spla.splu(matrix).solve(self.C.ravel().astype(complex))
+            except RuntimeError:
+                raise PhyslibError(f"noise: the linearized model has a pole at f = {fi:g} Hz, so "
+                                   "the noise spectrum is infinite there") from None
+        # Each source drives a few states: B is sparse.
+        return np.abs((self.B_sparse.T @ Y.T).T + self.D.ravel()) ** 2
+
+    def parts(self, f):
+        """Each source's contribution to the PSD, shape (len(f), sources)."""
+        return self.transfer(f) * np.column_stack([s.psd(f) for s in self.sources])
+
+    def psd(self, f, source=None):
+        parts = self.parts(f)
+        if source is None:
+            return parts.sum(axis=1)
+        return parts[:, [s.path for s in self.sources].index(source)]
+
+    def variance(self):
+        flicker = np.array([s.flicker for s in self.sources])
+        if np.any(flicker > 0) and _variance(self.A, self.B, self.C, self.D, flicker) > 0:
+            return float("inf")             # 1/f noise that reaches the output: ∫ df/f diverges
+        density = np.array([s.density for s in self.sources])
+        return _variance(self.A, self.B, self.C, self.D, density / 2)
 
 
 def _external(external) -> dict:
@@ -311,216 +311,3 @@ def _reach(graph, start):
         if not mask[node]:
             mask[csgraph.breadth_first_order(graph, node, directed=True, return_predecessors=False)] = True
     return mask
-
-
-# --- noise elements ---------------------------------------------------------------------------------
-
-class NoiseElement:
-    """A dissipative element that is a noise source: ``path``, ``component``, its two ``ports``
-    of one domain (names), its ``heat_port`` (name or None: where its temperature comes from)
-    and ``kind`` ("thermal" or "shot"); :meth:`density` and :meth:`flicker` give its source's
-    PSD at an operating point, :meth:`conductance` its small-signal conductance there and
-    :meth:`local_values` its variables there by local name."""
-
-    def __init__(self, path, component, group, row, ports, heat_port, kind):
-        self.path, self.component, self.group, self.row = path, component, group, row
-        self.ports, self.heat_port, self.kind = ports, heat_port, kind
-
-    def local_values(self, model, op):
-        system = model.system
-        ids = self.group.var_ids[self.row]
-        values = op.values[system.var_col[ids]] * system.var_sign[ids]
-        return dict(zip(self.group.template.local_names, values.tolist()))
-
-    def flicker(self, model, op) -> float:
-        """The 1/f coefficient [through unit²]: KF·|I|^AF for elements with flicker parameters
-        (a diode's KF, AF), 0 otherwise."""
-        params = dict(zip(self.group.template.param_names, op.p[self.group.param_ids[self.row]]))
-        if params.get("KF", 0.0) == 0.0:
-            return 0.0
-        domain = self.component.ports()[self.ports[0]].domain
-        current = self.local_values(model, op)[f"{self.ports[0]}.{domain.through}"]
-        return params["KF"] * abs(current) ** params.get("AF", 1.0)
-
-    def conductance(self, model, op) -> float:
-        """∂through/∂across at the operating point ``op`` [through/across unit: S, N·s/m, ...]."""
-        return _conductance(model, self, op)
-
-    def density(self, model, op, T):
-        domain = self.component.ports()[self.ports[0]].domain
-        local = self.local_values(model, op)
-        if self.kind == "shot":
-            current = local[f"{self.ports[0]}.{domain.through}"]
-            return 2 * ELEMENTARY_CHARGE * abs(current)
-        G = self.conductance(model, op)
-        if domain.name == "thermal":
-            temperature = 0.5 * (local[f"{self.ports[0]}.T"] + local[f"{self.ports[1]}.T"])
-            return 4 * BOLTZMANN * temperature**2 * G
-        temperature = local[f"{self.heat_port}.T"] if self.heat_port else T
-        return 4 * BOLTZMANN * temperature * G
-
-
-def noise_elements(model) -> list[NoiseElement]:
-    """The model's noise sources' elements: dissipative components with two ports of one physical
-    domain (plus, optionally, a heat port giving their temperature)."""
-    out, skipped = [], []
-    for group in model.component_groups:
-        template = group.template
-        if template.dissipation is None:
-            continue
-        for row, (path, comp) in enumerate(zip(group.paths, group.components)):
-            ports = comp.ports()
-            physical = [n for n, p in ports.items() if not p.domain.is_signal]
-            by_domain: dict[str, list[str]] = {}
-            for name in physical:
-                by_domain.setdefault(ports[name].domain.name, []).append(name)
-            pairs = [names for names in by_domain.values() if len(names) == 2]
-            heat = [n for n in physical if ports[n].domain.name == "thermal" and len(by_domain["thermal"]) == 1]
-            if len(pairs) != 1:
-                skipped.append(path)
-                continue
-            kind = getattr(comp, "noise_kind", "thermal")
-            out.append(NoiseElement(path, comp, group, row, tuple(pairs[0]), heat[0] if heat else None, kind))
-    if skipped:
-        warnings.warn(f"noise: {', '.join(skipped[:8])} dissipate power but do not connect two ports "
-                      "of one domain, so they are left out as noise sources", NoiseWarning, stacklevel=4)
-    return out
-
-
-_CONDUCTANCE: dict = {}
-
-
-def _conductance(model, element, op) -> float:
-    """∂through/∂across of the element at its operating point: its local equations solved for
-    everything but its ports' across variables and its states (derived once per class)."""
-    template = element.group.template
-    key = (template.class_name, id(template), element.ports)
-    fun = _CONDUCTANCE.get(key)
-    if fun is None:
-        fun = _CONDUCTANCE[key] = _conductance_function(element)
-    local = element.local_values(model, op)
-    values = np.array([local[n] for n in template.local_names])
-    params = op.p[element.group.param_ids[element.row]]
-    J_u, J_a = fun(values, params, op.t)
-    J_u, J_a = J_u.reshape(fun.shape_u, order="F"), J_a.reshape(-1, 1)
-    try:
-        du = np.linalg.solve(J_u, -J_a).ravel()
-    except np.linalg.LinAlgError:
-        raise PhyslibError(f"noise: the equations of {element.path} do not determine its current from "
-                           "its port potentials at the operating point, so its conductance is unknown") from None
-    return float(du[fun.through_index])
-
-
-def _conductance_function(element):
-    template = element.group.template
-    comp = element.component
-    names = template.local_names
-    given = {f"{name}.{port.domain.across}" for name, port in comp.ports().items() if not port.domain.is_signal}
-    states = {names[i] for i in template.der_of.values()}
-    unknown = [n for n in names if n not in given and n not in states]
-    domain = comp.ports()[element.ports[0]].domain
-    across = f"{element.ports[0]}.{domain.across}"
-    through = f"{element.ports[0]}.{domain.through}"
-    v, p, time, table = template._sx
-    residuals = [template._function("noise_res", template.residuals)(v, p, time)]
-    index = {n: i for i, n in enumerate(names)}
-    aliases = [v[a] - sign * v[b] for a, b, sign in template.aliases]
-    res = cs.vertcat(*residuals, *aliases)
-    if res.size1() != len(unknown):
-        raise PhyslibError(f"noise: {element.path} ({template.class_name}) has {res.size1()} local "
-                           f"equations for {len(unknown)} unknowns with its port potentials given; "
-                           "its conductance cannot be derived")
-    u = cs.vertcat(*[v[index[n]] for n in unknown])
-    J_u = cs.jacobian(res, u)
-    J_a = cs.jacobian(res, v[index[across]])
-    fun = cs.Function(f"conductance_{template.class_name}", [v, p, time],
-                      [cs.densify(J_u), cs.densify(J_a)])
-    return _Conductance(fun, unknown.index(through))
-
-
-class _Conductance(FastFunction):
-    """The local Jacobians of a class's equations, and where its through variable sits among
-    the unknowns."""
-
-    def __init__(self, function, through_index):
-        super().__init__(function)
-        self.through_index = through_index
-        self.shape_u = (function.size1_out(0), function.size2_out(0))
-
-
-# --- the model with noise sources ---------------------------------------------------------------------
-
-_SOURCES: dict = {}
-
-
-def _parallel_source(domain):
-    """A component class: a through source between ports a and b (u into a, out of b)."""
-    from ..core.component import Component, Input, Port
-
-    cls = _SOURCES.get(domain.name)
-    if cls is None:
-        def equations(self):
-            return [sp.Eq(getattr(self.a, domain.through), self.u),
-                    sp.Eq(getattr(self.b, domain.through), -self.u)]
-        cls = type(f"NoiseSource_{domain.name}", (Component,), {
-            "__doc__": f"Noise source: {domain.through} in parallel ({domain.name}).",
-            "a": Port(domain, "first port"), "b": Port(domain, "second port"),
-            "u": Input(description=f"injected {domain.through}"), "equations": equations})
-        _SOURCES[domain.name] = cls
-    return cls
-
-
-def noise_source_model(model, elements, external=()):
-    """(compiled copy of ``model`` with a zero-valued source in parallel with each of the
-    ``elements`` (:func:`noise_elements`) and a through source into each ``external`` port's
-    node, {element path or "external(port)": path of its source's value}); built once per
-    compiled model (and set of external ports) and kept in its cache."""
-    from .linearize import copy_model, inject_through, with_analysis_points
-
-    key = ("noise_model", tuple(e.path for e in elements), tuple(external))
-    cached = model.system.cache.get(key)
-    if cached is not None:
-        return cached
-    if model.source_model is None:
-        raise PhyslibError(f"noise needs the physlib.Model that {model.name} was compiled from "
-                           "(compile it with Model.compile())")
-    copy = copy_model(model.source_model)
-    inputs = {}
-    for k, element in enumerate(elements):
-        inputs[element.path] = _add_source(copy, element, k)
-    if external:
-        points = [inject_through(port) for port in external]
-        copy, paths = with_analysis_points(copy, points)
-        inputs.update({f"external({point.port})": paths[point] for point in points})
-    noisy = copy.compile()
-    model.system.cache[key] = (noisy, inputs)
-    return noisy, inputs
-
-
-def _add_source(model, element, k):
-    """Add the source of ``element`` in the (sub)model holding it; returns its value's path."""
-    *parents, leaf = element.path.split(".")
-    level = model
-    for name in parents:
-        level = level.components[name]
-    domain = element.component.ports()[element.ports[0]].domain
-    name = f"noise{k}_{leaf}"
-    source = level.add(_parallel_source(domain)(name, u=0.0))
-    level.connect(getattr(element.component, element.ports[0]), source.a)
-    level.connect(getattr(element.component, element.ports[1]), source.b)
-    return ".".join([*parents, name, "u"])
-
-
-def transfer_operating_point(model, noisy, op):
-    """The operating point ``op`` of ``model`` in the model with noise sources (all at zero)."""
-    missing = [n for n in noisy.states if n not in model.variables]
-    if missing:
-        raise PhyslibError(f"noise: the states {', '.join(missing)} of the model with noise sources "
-                           f"are not variables of {model.name}")
-    x = np.array([op[n] for n in noisy.states])
-    p = noisy.parameter_vector({n: float(op.p[model.parameter_slot(n)]) for n in model.parameters})
-    for name in model.modes:
-        p[noisy.mode_slot(name)] = op.p[model.mode_slot(name)]
-    guess = np.array([op[n] if model.has_variable(n) else 0.0 for n in noisy.algebraic])
-    z = solve_algebraic(noisy.system, x, guess, p, op.t, lambda i: noisy.algebraic[i])
-    return OperatingPoint(noisy, op.t, x, z, p)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ..core.errors import PhyslibError
-from .linearize import injector_class
+from .analysis_points import injector_class
 from .multiport import MultiportNoise, multiport_noise
 
 

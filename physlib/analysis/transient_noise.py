@@ -35,7 +35,7 @@ import scipy.linalg
 from ..core.errors import PhyslibError
 from .fast_call import FastFunction
 from .linearize import constrained_coordinates
-from .noise import NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
+from .noise_sources import NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
 from .projection import constraint_jacobian, energy_matrix
 
 
