@@ -8,21 +8,13 @@ that over-determine, or the unknowns left undetermined.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import networkx as nx
 import numpy as np
 import scipy.sparse as sps
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
 from ..core.errors import StructuralError
-
-
-@dataclass
-class BlockOrder:
-    match: np.ndarray        # equation -> unknown (column) it is solved for
-    block: np.ndarray        # equation -> block number, blocks numbered in evaluation order
-    n_blocks: int
+from .ir import BlockOrder
 
 
 def match_and_order(incidence: sps.csr_matrix, preferred: sps.csr_matrix,
@@ -75,16 +67,7 @@ def diagnose(incidence, describe_eq, describe_var):
     free_eqs = np.flatnonzero(match < 0)
     if len(free_eqs):
         # Over-determined part: equations reachable from an unmatched one by alternating paths.
-        seen_eq, seen_var, stack = set(free_eqs.tolist()), set(), list(free_eqs.tolist())
-        while stack:
-            e = stack.pop()
-            for v in csr.indices[csr.indptr[e]:csr.indptr[e + 1]].tolist():
-                if v not in seen_var:
-                    seen_var.add(v)
-                    f = var_owner[v]
-                    if f >= 0 and f not in seen_eq:
-                        seen_eq.add(f)
-                        stack.append(f)
+        seen_eq, seen_var = _alternating_reach(free_eqs, csr, var_owner)
         eqs = sorted(seen_eq)
         raise StructuralError(
             "the system is over-determined: these equations constrain the same unknowns "
@@ -94,23 +77,33 @@ def diagnose(incidence, describe_eq, describe_var):
             + "\n(e.g. two ideal voltage sources in parallel, or a current source in series with "
             "another; remove one or put a resistance between them)")
 
+    # Under-determined part: unknowns reachable from an unmatched one by alternating paths.
     free_vars = np.setdiff1d(np.arange(n_var), match[match >= 0])
-    seen_var, seen_eq, stack = set(free_vars.tolist()), set(), list(free_vars.tolist())
-    while stack:
-        v = stack.pop()
-        for e in csc.indices[csc.indptr[v]:csc.indptr[v + 1]].tolist():
-            if e not in seen_eq:
-                seen_eq.add(e)
-                w = match[e]
-                if w >= 0 and w not in seen_var:
-                    seen_var.add(w)
-                    stack.append(w)
+    seen_var, seen_eq = _alternating_reach(free_vars, csc, match)
     raise StructuralError(
         "the system is under-determined: nothing fixes "
         f"{_names(sorted(seen_var), describe_var)}"
         + (f" (equations involved: {'; '.join(describe_eq(e) for e in sorted(seen_eq)[:6])})"
            if seen_eq else "")
         + ". Is a component missing a connection to a reference (Fixed, Ground, a source)?")
+
+
+def _alternating_reach(starts, adjacency, partner):
+    """Nodes reachable from the unmatched ``starts`` by alternating paths: from a node along
+    ``adjacency`` (CSR/CSC index arrays) to its neighbours, and from a neighbour through
+    the matching (``partner[neighbour]``, -1 if unmatched) to the next node. Returns the
+    nodes (with the starts) and the neighbours reached."""
+    seen, neighbours, stack = set(starts.tolist()), set(), list(starts.tolist())
+    while stack:
+        node = stack.pop()
+        for v in adjacency.indices[adjacency.indptr[node]:adjacency.indptr[node + 1]].tolist():
+            if v not in neighbours:
+                neighbours.add(v)
+                nxt = int(partner[v])
+                if nxt >= 0 and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return seen, neighbours
 
 
 def _names(ids, describe_var, limit=12):

@@ -37,66 +37,78 @@ def _convert(e, conv, symbols):
         except KeyError:
             raise PhyslibError(f"symbol {e} is not a variable, parameter or t here") from None
     if e.is_number and not isinstance(e, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
-        value = complex(e.evalf())
-        if value.imag != 0 or not np.isfinite(value.real):
-            raise PhyslibError(f"physlib cannot translate the constant {e} to CasADi: equations must be "
-                               "real and finite (no complex or infinite constants)")
-        return cs.SX(value.real)
-    if e is sp.true:
-        return cs.SX(1.0)
-    if e is sp.false:
-        return cs.SX(0.0)
+        return _constant(e)
+    if e is sp.true or e is sp.false:
+        return cs.SX(1.0 if e is sp.true else 0.0)
+    if e.is_Add or e.is_Mul or e.is_Pow:
+        return _arithmetic(e, conv)
+    if e.func in _UNARY:
+        return _UNARY[e.func](conv(e.args[0]))
+    for kind, convert in _SPECIAL:
+        if e.func is kind or isinstance(e, kind):
+            return convert(e, conv)
+    raise PhyslibError(f"physlib cannot translate {e.func.__name__} in {e} to CasADi; "
+                       "use elementary functions, Min/Max, Abs, sign, Heaviside or Piecewise")
+
+
+def _constant(e):
+    value = complex(e.evalf())
+    if value.imag != 0 or not np.isfinite(value.real):
+        raise PhyslibError(f"physlib cannot translate the constant {e} to CasADi: equations must be "
+                           "real and finite (no complex or infinite constants)")
+    return cs.SX(value.real)
+
+
+def _arithmetic(e, conv):
     if e.is_Add:
         return _fold(cs.plus, [conv(a) for a in e.args])
     if e.is_Mul:
         return _fold(cs.times, [conv(a) for a in e.args])
-    if e.is_Pow:
-        base, exponent = e.args
-        if exponent == sp.Rational(1, 2):
-            return cs.sqrt(conv(base))
-        if exponent.is_Integer and int(exponent) in (-1, 2, 3):
-            b = conv(base)
-            return {-1: lambda: 1 / b, 2: lambda: b * b, 3: lambda: b * b * b}[int(exponent)]()
-        return cs.power(conv(base), conv(exponent))
-    if e.func in _UNARY:
-        return _UNARY[e.func](conv(e.args[0]))
-    if e.func is sp.atan2:
-        return cs.atan2(conv(e.args[0]), conv(e.args[1]))
-    if e.func is sp.Max:
-        return _fold(cs.fmax, [conv(a) for a in e.args])
-    if e.func is sp.Min:
-        return _fold(cs.fmin, [conv(a) for a in e.args])
-    if e.func is sp.Heaviside:
-        # Right-continuous, like the waveforms: a step in time takes its new value at the step.
-        # SymPy's default value at zero (1/2) gives way to that; an explicit other one is kept.
-        at_zero = 1.0 if len(e.args) < 2 or e.args[1] == sp.S.Half else conv(e.args[1])
-        x = conv(e.args[0])
-        return cs.if_else(x > 0, 1.0, cs.if_else(x == 0, at_zero, 0.0))
-    if isinstance(e, sp.Piecewise):
-        result = None
-        for value, cond in reversed(e.args):
-            if cond is sp.true:
-                result = conv(value)
-            else:
-                if result is None:
-                    result = cs.SX(float("nan"))
-                result = cs.if_else(conv(cond), conv(value), result)
-        return result
-    if isinstance(e, sp.core.relational.Relational):
-        a, b = conv(e.lhs), conv(e.rhs)
-        ops = {sp.StrictLessThan: cs.lt, sp.LessThan: cs.le, sp.StrictGreaterThan: cs.gt,
-               sp.GreaterThan: cs.ge, sp.Equality: cs.eq, sp.Unequality: cs.ne}
-        return ops[type(e)](a, b)
-    if isinstance(e, sp.And):
-        return _fold(cs.logic_and, [conv(a) for a in e.args])
-    if isinstance(e, sp.Or):
-        return _fold(cs.logic_or, [conv(a) for a in e.args])
-    if isinstance(e, sp.Not):
-        return cs.logic_not(conv(e.args[0]))
-    if isinstance(e, sp.ITE):
-        return cs.if_else(conv(e.args[0]), conv(e.args[1]), conv(e.args[2]))
-    raise PhyslibError(f"physlib cannot translate {e.func.__name__} in {e} to CasADi; "
-                       "use elementary functions, Min/Max, Abs, sign, Heaviside or Piecewise")
+    base, exponent = e.args
+    if exponent == sp.Rational(1, 2):
+        return cs.sqrt(conv(base))
+    if exponent.is_Integer and int(exponent) in (-1, 2, 3):
+        b = conv(base)
+        return {-1: lambda: 1 / b, 2: lambda: b * b, 3: lambda: b * b * b}[int(exponent)]()
+    return cs.power(conv(base), conv(exponent))
+
+
+def _heaviside(e, conv):
+    # Right-continuous, like the waveforms: a step in time takes its new value at the step.
+    # SymPy's default value at zero (1/2) gives way to that; an explicit other one is kept.
+    at_zero = 1.0 if len(e.args) < 2 or e.args[1] == sp.S.Half else conv(e.args[1])
+    x = conv(e.args[0])
+    return cs.if_else(x > 0, 1.0, cs.if_else(x == 0, at_zero, 0.0))
+
+
+def _piecewise(e, conv):
+    result = None
+    for value, cond in reversed(e.args):
+        if cond is sp.true:
+            result = conv(value)
+        else:
+            if result is None:
+                result = cs.SX(float("nan"))
+            result = cs.if_else(conv(cond), conv(value), result)
+    return result
+
+
+_RELATIONS = {sp.StrictLessThan: cs.lt, sp.LessThan: cs.le, sp.StrictGreaterThan: cs.gt,
+              sp.GreaterThan: cs.ge, sp.Equality: cs.eq, sp.Unequality: cs.ne}
+
+# (SymPy function or class, conversion), tried in this order after the unary functions.
+_SPECIAL = [
+    (sp.atan2, lambda e, conv: cs.atan2(conv(e.args[0]), conv(e.args[1]))),
+    (sp.Max, lambda e, conv: _fold(cs.fmax, [conv(a) for a in e.args])),
+    (sp.Min, lambda e, conv: _fold(cs.fmin, [conv(a) for a in e.args])),
+    (sp.Heaviside, _heaviside),
+    (sp.Piecewise, _piecewise),
+    (sp.core.relational.Relational, lambda e, conv: _RELATIONS[type(e)](conv(e.lhs), conv(e.rhs))),
+    (sp.And, lambda e, conv: _fold(cs.logic_and, [conv(a) for a in e.args])),
+    (sp.Or, lambda e, conv: _fold(cs.logic_or, [conv(a) for a in e.args])),
+    (sp.Not, lambda e, conv: cs.logic_not(conv(e.args[0]))),
+    (sp.ITE, lambda e, conv: cs.if_else(conv(e.args[0]), conv(e.args[1]), conv(e.args[2]))),
+]
 
 
 def _fold(op, items):

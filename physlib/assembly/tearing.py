@@ -27,14 +27,7 @@ def tear_block(eqs: list[int], unknowns: list[int], incidence: sps.csr_matrix, e
     """
     members = set(eqs)
     block_vars = set(unknowns)
-    vars_of = {e: set(incidence.indices[incidence.indptr[e]:incidence.indptr[e + 1]].tolist()) & block_vars
-               for e in eqs}
-    explicit_of = {e: set(explicit.indices[explicit.indptr[e]:explicit.indptr[e + 1]].tolist()) & vars_of[e]
-                   for e in eqs}
-    eqs_of: dict[int, set[int]] = {v: set() for v in block_vars}
-    for e, vs in vars_of.items():
-        for v in vs:
-            eqs_of[v].add(e)
+    vars_of, explicit_of, eqs_of = _block_graph(eqs, block_vars, incidence, explicit)
     open_vars = {e: set(vs) for e, vs in vars_of.items()}   # unknowns not yet solved or torn
     solved, tears = [], []
     used: set[int] = set()
@@ -80,3 +73,17 @@ def tear_block(eqs: list[int], unknowns: list[int], incidence: sps.csr_matrix, e
         settle(v)
     residuals = [e for e in eqs if e not in used]
     return solved, tears, residuals
+
+
+def _block_graph(eqs, block_vars, incidence, explicit):
+    """Per equation its block unknowns and those it is explicit in; per unknown its equations."""
+    def row(matrix, e):
+        return set(matrix.indices[matrix.indptr[e]:matrix.indptr[e + 1]].tolist())
+
+    vars_of = {e: row(incidence, e) & block_vars for e in eqs}
+    explicit_of = {e: row(explicit, e) & vars_of[e] for e in eqs}
+    eqs_of: dict[int, set[int]] = {v: set() for v in block_vars}
+    for e, vs in vars_of.items():
+        for v in vs:
+            eqs_of[v].add(e)
+    return vars_of, explicit_of, eqs_of

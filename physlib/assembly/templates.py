@@ -175,6 +175,46 @@ def template_for(component: Component) -> ClassTemplate:
 def _derive(comp: Component) -> ClassTemplate:
     cls = type(comp)
     label = f"{cls.__name__} {comp.name!r}" if comp.name else cls.__name__
+    raw, initial, energy, dissipation, guards, constraints = _declarations(comp, label)
+    names, start, units = _port_and_internal_locals(comp)
+    params = [n for n, p in cls._parameters.items() if not p.structural]
+    known_params = {sp.Symbol(n, real=True) for n in params} | \
+        {mode.symbol() for mode in cls._modes.values()}
+    nonzero_params = {sp.Symbol(n, real=True) for n, p in cls._parameters.items()
+                      if not p.structural and (p.positive or p.nonzero)}
+
+    used = set().union(*(e.free_symbols for e in raw + guards + [c[1] for c in constraints]))
+    ders = _derivative_locals(used, names, start, units, label)
+    symbols = {n: VariableSymbol(n, real=True) for n in names}
+    index = {n: i for i, n in enumerate(names)}
+    for sym in used:
+        if sym == t or sym in known_params or (isinstance(sym, VariableSymbol) and sym.name in index):
+            continue
+        raise EquationError(
+            f"equations of {label} use {sym}, which is not a declared parameter, variable or port "
+            f"(declared: {', '.join(params + names)})")
+
+    residuals, aliases, incidence, explicit, risky = _classify(raw, index, nonzero_params)
+    init = {}
+    for sym, value in initial.items():
+        if not isinstance(sym, VariableSymbol) or sym.name not in index:
+            raise EquationError(f"{label}.initial(): {sym} is not a variable of the class")
+        init[index[sym.name]] = _expression(value, label, "initial")
+    der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
+    residual_linear = [_affine(expr) for expr in residuals]
+    linear = not cls._modes and all(residual_linear)
+    return ClassTemplate(cls.__name__, names, params, list(cls._modes),
+                         [m.start for m in cls._modes.values()], start, units, der_of, residuals, aliases,
+                         incidence, explicit, risky, init, linear, residual_linear, guards, constraints,
+                         cls.dissipates_power,
+                         None if energy is None else sp.sympify(energy),
+                         None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
+                         symbols, [mode.symbol() for mode in cls._modes.values()])
+
+
+def _declarations(comp: Component, label: str):
+    """What the class declares: residuals, initial values, energy, dissipation, guards and mode
+    constraints, with the user's mistakes turned into EquationErrors."""
     comp._deriving = True
     try:
         raw = [_residual(e, label) for e in _listed(comp.equations(), label, "equations")]
@@ -188,13 +228,7 @@ def _derive(comp: Component) -> ClassTemplate:
             raise EquationError(f"{label}.dissipation() must return a pair (effort, flow) or None, "
                                 f"got {dissipation!r}")
         guards = [_expression(g, label, "guards") for g in _listed(comp.guards(), label, "guards")]
-        constraints = []
-        for c in _listed(comp.constraints(), label, "constraints"):
-            if not isinstance(c, (list, tuple)) or len(c) not in (2, 3):
-                raise EquationError(f"{label}.constraints(): each entry is (mode condition, expression"
-                                    f"[, restitution]), got {c!r}")
-            constraints.append((c[0], _expression(c[1], label, "constraints"),
-                                _expression(c[2] if len(c) > 2 else 0, label, "constraints")))
+        constraints = [_constraint(c, label) for c in _listed(comp.constraints(), label, "constraints")]
     except DeclarationError as err:
         if label in str(err):
             raise
@@ -210,8 +244,19 @@ def _derive(comp: Component) -> ClassTemplate:
         ) from err
     finally:
         comp._deriving = False
+    return raw, initial, energy, dissipation, guards, constraints
 
-    # Locals: port variables, declared variables, then derivatives as they appear.
+
+def _constraint(c, label):
+    if not isinstance(c, (list, tuple)) or len(c) not in (2, 3):
+        raise EquationError(f"{label}.constraints(): each entry is (mode condition, expression"
+                            f"[, restitution]), got {c!r}")
+    return (c[0], _expression(c[1], label, "constraints"),
+            _expression(c[2] if len(c) > 2 else 0, label, "constraints"))
+
+
+def _port_and_internal_locals(comp: Component):
+    """Names, start values and units of the port variables, then the declared variables."""
     names, start, units = [], [], []
     for port in comp.ports().values():
         d = port.domain
@@ -225,13 +270,11 @@ def _derive(comp: Component) -> ClassTemplate:
         names.append(name)
         start.append(var.start)
         units.append(var.unit)
-    params = [n for n, p in cls._parameters.items() if not p.structural]
-    known_params = {sp.Symbol(n, real=True) for n in params} | \
-        {mode.symbol() for mode in cls._modes.values()}
-    nonzero_params = {sp.Symbol(n, real=True) for n, p in cls._parameters.items()
-                      if not p.structural and (p.positive or p.nonzero)}
+    return names, start, units
 
-    used = set().union(*(e.free_symbols for e in raw + guards + [c[1] for c in constraints]))
+
+def _derivative_locals(used, names, start, units, label):
+    """The der(x) symbols the equations use, appended to the locals (in name order)."""
     ders = sorted((s for s in used if isinstance(s, VariableSymbol) and derivative_base(s.name)),
                   key=lambda s: s.name)
     for d in ders:
@@ -241,15 +284,12 @@ def _derive(comp: Component) -> ClassTemplate:
         names.append(d.name)
         start.append(0.0)
         units.append(f"{units[names.index(base)]}/s")
-    symbols = {n: VariableSymbol(n, real=True) for n in names}
-    index = {n: i for i, n in enumerate(names)}
-    for sym in used:
-        if sym == t or sym in known_params or (isinstance(sym, VariableSymbol) and sym.name in index):
-            continue
-        raise EquationError(
-            f"equations of {label} use {sym}, which is not a declared parameter, variable or port "
-            f"(declared: {', '.join(params + names)})")
+    return ders
 
+
+def _classify(raw, index, nonzero_params):
+    """Residuals that are not aliases, aliases, and per residual its locals, the locals it
+    can be solved for explicitly and those with a coefficient that may vanish."""
     residuals, aliases, incidence, explicit, risky = [], [], [], [], []
     for expr in raw:
         alias = _as_alias(expr, index)
@@ -262,25 +302,14 @@ def _derive(comp: Component) -> ClassTemplate:
         kinds = {index[s.name]: _solvability(expr, s, nonzero_params) for s in syms}
         explicit.append({i for i, k in kinds.items() if k == "explicit"})
         risky.append({i for i, k in kinds.items() if k == "risky"})
+    return residuals, aliases, incidence, explicit, risky
 
-    init = {}
-    for sym, value in initial.items():
-        if not isinstance(sym, VariableSymbol) or sym.name not in index:
-            raise EquationError(f"{label}.initial(): {sym} is not a variable of the class")
-        init[index[sym.name]] = _expression(value, label, "initial")
-    der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
-    residual_linear = [not any(isinstance(s, (VariableSymbol, ModeSymbol)) for v in expr.free_symbols
-                               if isinstance(v, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
-                       and not any(isinstance(s, ModeSymbol) for s in expr.free_symbols)
-                       for expr in residuals]
-    linear = not cls._modes and all(residual_linear)
-    return ClassTemplate(cls.__name__, names, params, list(cls._modes),
-                         [m.start for m in cls._modes.values()], start, units, der_of, residuals, aliases,
-                         incidence, explicit, risky, init, linear, residual_linear, guards, constraints,
-                         cls.dissipates_power,
-                         None if energy is None else sp.sympify(energy),
-                         None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
-                         symbols, [mode.symbol() for mode in cls._modes.values()])
+
+def _affine(expr) -> bool:
+    """Whether ``expr`` is affine in its variables and free of modes."""
+    return (not any(isinstance(s, (VariableSymbol, ModeSymbol)) for v in expr.free_symbols
+                    if isinstance(v, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
+            and not any(isinstance(s, ModeSymbol) for s in expr.free_symbols))
 
 
 def _listed(items, label, method) -> list:

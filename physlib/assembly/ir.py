@@ -1,0 +1,215 @@
+"""The compiler's intermediate form: what each pass of :mod:`physlib.assembly.compile` hands on.
+
+Every pass takes some of these frozen dataclasses and returns a new one; none changes its input.
+They also own the index spaces the passes translate between, so no pass passes bare index
+arrays around:
+
+* **raw variable**: an entry of ``FlatSystem.var_names`` (every local of every instance).
+* **local**: a variable of one instance, numbered as in ``ClassTemplate.local_names``;
+  ``InstanceGroup.var_ids[instance, local]`` is its raw variable.
+* **position**: a representative variable after alias elimination (:class:`AliasMap`:
+  ``col[raw]``, ``sign[raw]``); index reduction appends the positions of new derivatives
+  (:class:`Reduced`).
+* **unknown**: a position that is not a state, i.e. a column of the matching
+  (``Reduced.unknown[position]``, ``Reduced.unknown_pos[unknown]``).
+* **equation**: a row of :class:`Equations`: template equations block by block, then linear
+  rows (connection sums, alias pairs kept as equations), then the derivatives added by index
+  reduction.
+* **template block**: the ``k`` equations that instantiate one residual of one class
+  (:class:`TemplateBlock`); ``Equations.block_of(e)`` finds the block and instance of an equation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Mapping, NamedTuple
+
+import casadi as cs
+import numpy as np
+import scipy.sparse as sps
+
+
+@dataclass(frozen=True)
+class AliasMap:
+    """Alias elimination: raw variables onto representative positions."""
+
+    rep: np.ndarray        # raw variable -> raw id of its representative
+    sign: np.ndarray       # raw value = sign * representative value
+    col: np.ndarray        # raw variable -> position
+    reps: np.ndarray       # position -> raw id of the representative
+    state_ids: np.ndarray  # raw ids of the states that stay states (representatives)
+    der_ids: np.ndarray    # raw ids of their derivatives
+    demoted: np.ndarray    # rows (a, b, s): x_a = s·x_b kept as an equation, not an alias
+    names: tuple[str, ...]  # name of each position
+    sum_ids: np.ndarray    # raw ids of the connection sums that stay equations, concatenated
+    sum_lengths: np.ndarray  # number of members of each of those sums
+    n_sum_pairs: int       # connection sums of two members (aliases)
+
+    @cached_property
+    def sum_offsets(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.sum_lengths)]).astype(np.int64)
+
+    @property
+    def n(self) -> int:
+        return len(self.reps)
+
+    @cached_property
+    def derivative(self) -> dict[int, int]:
+        """State position -> position of its derivative."""
+        return dict(zip(self.col[self.state_ids].tolist(), self.col[self.der_ids].tolist()))
+
+    def counts(self) -> str:
+        return f"{len(self.col)} variables -> {self.n} positions, {len(self.state_ids)} states"
+
+
+class TemplateBlock(NamedTuple):
+    group: int       # index into FlatSystem.groups
+    residual: int    # index into the class template's residuals
+    first: int       # equation id of the block's first instance
+
+
+@dataclass(frozen=True)
+class Combination:
+    """An equation replaced by a combination of several: ``sum w_e·F_e = 0``, in which the
+    unknowns ``cancelled`` drop out. Found where equations are numerically dependent on the
+    unknowns of their block (capacitors in parallel between free nodes): the combination is
+    a constraint between states, which index reduction then differentiates."""
+
+    members: np.ndarray
+    weights: np.ndarray
+    cancelled: np.ndarray
+
+
+@dataclass(frozen=True)
+class Equations:
+    """All equations as sparse incidence over positions: one entry per (equation, variable)."""
+
+    rows: np.ndarray       # equation of each entry
+    cols: np.ndarray       # position of each entry
+    preferred: np.ndarray  # entry may be used by the matching without risk
+    explicit: np.ndarray   # equation can be solved for this position by one division
+    linear: np.ndarray     # per equation: affine in its variables (no modes)
+    blocks: tuple[TemplateBlock, ...]
+    n_template: int
+    through: sps.csr_matrix  # linear rows (connection sums, kept alias pairs) over positions
+    n_eq: int
+    derivative_of: tuple[int, ...] = ()    # base equation of each derivative row
+    combos: Mapping[int, Combination] = field(default_factory=dict)
+
+    @property
+    def n_base(self) -> int:
+        """Equations before index reduction: template and linear rows."""
+        return self.n_template + self.through.shape[0]
+
+    @cached_property
+    def _block_starts(self) -> np.ndarray:
+        return np.array([b.first for b in self.blocks], dtype=np.int64)
+
+    def block_of(self, e: int) -> tuple[TemplateBlock, int]:
+        """The template block of template equation ``e`` and the instance it belongs to."""
+        block = self.blocks[int(np.searchsorted(self._block_starts, e, side="right")) - 1]
+        return block, int(e) - block.first
+
+    def incidence(self, mask=None, n_cols=None, col_map=None) -> sps.csr_matrix:
+        """Equations × columns (positions, or ``col_map[position]`` where that is >= 0)."""
+        mask = slice(None) if mask is None else mask
+        cols = self.cols[mask] if col_map is None else col_map[self.cols[mask]]
+        keep = cols >= 0
+        n_cols = int(self.cols.max(initial=-1)) + 1 if n_cols is None else n_cols
+        m = sps.csr_matrix((np.ones(int(keep.sum())), (self.rows[mask][keep], cols[keep])),
+                           shape=(self.n_eq, n_cols))
+        m.sum_duplicates()
+        return m
+
+    def counts(self) -> str:
+        return (f"{self.n_eq} equations ({self.n_template} template, {self.through.shape[0]} linear, "
+                f"{len(self.derivative_of)} derivatives, {len(self.combos)} combinations), "
+                f"{len(self.rows)} incidences")
+
+
+@dataclass(frozen=True)
+class Reduced:
+    """The equations after index reduction, with the position and unknown spaces it settles."""
+
+    equations: Equations
+    names: tuple[str, ...]         # name of each position, derivatives of index reduction last
+    var_derivative: Mapping[int, int]  # position -> position of its derivative
+    new_vars: tuple[int, ...]      # base position of each new derivative position
+    new_eqs: tuple[int, ...]       # base equation of each derivative row
+    dummies: tuple[int, ...]       # states demoted to algebraic variables
+    states: np.ndarray             # state positions, in state order
+    unknown: np.ndarray            # position -> unknown (-1 for states)
+    unknown_pos: np.ndarray        # unknown -> position
+
+    @property
+    def n_pos(self) -> int:
+        return len(self.names)
+
+    @property
+    def der_pos(self) -> np.ndarray:
+        """Position of each state's derivative."""
+        return np.array([self.var_derivative[s] for s in self.states.tolist()], dtype=np.int64)
+
+    def counts(self) -> str:
+        return (f"{len(self.new_eqs)} equations differentiated, {len(self.dummies)} dummy states, "
+                f"{len(self.states)} states, {len(self.unknown_pos)} unknowns")
+
+
+@dataclass(frozen=True)
+class BlockOrder:
+    """Matching and block-lower-triangular order of the equations."""
+
+    match: np.ndarray        # equation -> unknown it is solved for
+    block: np.ndarray        # equation -> block number, blocks numbered in evaluation order
+    n_blocks: int
+
+    def counts(self) -> str:
+        return f"{self.n_blocks} blocks"
+
+
+@dataclass(frozen=True)
+class Symbolic:
+    """The equations as CasADi expressions in the positions ``R``, parameters ``P`` and time ``T``."""
+
+    R: cs.SX
+    P: cs.SX
+    T: cs.SX
+    locals: tuple      # per group: SX (locals × instances), signs applied
+    params: tuple      # per group: SX (parameters and modes × instances)
+    start: cs.SX       # start value of every position, in (P, T)
+
+    def counts(self) -> str:
+        return f"{sum(L.numel() for L in self.locals)} locals over {self.R.numel()} positions"
+
+
+class LinearBlock(NamedTuple):
+    label: int             # block number (evaluation order)
+    members: list          # its equations
+    unknowns: np.ndarray   # the unknowns they are matched to
+
+
+@dataclass(frozen=True)
+class Torn:
+    """Which unknown each equation is solved for explicitly, and what is left to the DAE solver."""
+
+    target: np.ndarray       # equation -> unknown it is solved for explicitly (-1 if none)
+    rank: np.ndarray         # order of explicit equations within their block (-1 for others)
+    z_unknowns: np.ndarray   # unknowns left for the DAE solver (algebraic variables)
+    g_eqs: np.ndarray        # equations left as residuals 0 = g
+    n_loops: int             # blocks that need Newton
+    linear_blocks: tuple[LinearBlock, ...]   # small linear loops solved symbolically
+
+    def counts(self) -> str:
+        return (f"{int((self.target >= 0).sum())} explicit, {len(self.linear_blocks)} linear loops "
+                f"solved, {len(self.g_eqs)} residuals in {self.n_loops} loops")
+
+
+@dataclass(frozen=True)
+class Solved:
+    """The solved positions in evaluation order and their definitions."""
+
+    positions: np.ndarray    # solved positions, in evaluation order
+    values: cs.SX            # their definitions in terms of earlier ones, states, P and T
+
+    def counts(self) -> str:
+        return f"{len(self.positions)} positions solved"

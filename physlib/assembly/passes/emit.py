@@ -1,0 +1,189 @@
+"""Pass 10: emission of the semi-explicit DAE x' = f(x, z, p, t), 0 = g(x, z, p, t) and the
+functions the analysis reads from it (values of all variables, stored energy, dissipation,
+guards and mode constraints, start values and their checks) as CasADi functions."""
+from __future__ import annotations
+
+import casadi as cs
+import numpy as np
+
+from ..compiled import DaeSystem
+from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
+from .instantiate import raw_start_values, residuals
+
+
+def _rows(flat, attribute, symbolic: Symbolic, rows):
+    """Selected rows of a per-instance vector function (guards, constraints) of every instance,
+    instance by instance, with their owners as (group, instance, row index) triples."""
+    parts, owners = [], []
+    for gi, g in enumerate(flat.groups):
+        function = getattr(g.template, attribute)
+        if function is None:
+            continue
+        k, selected = len(g.paths), list(rows(g.template))
+        out = function.map(k)(symbolic.locals[gi], symbolic.params[gi], symbolic.T)
+        parts.append(cs.vec(out[selected, :]))
+        owners.extend((gi, inst, j - selected[0]) for inst in range(k) for j in selected)
+    return (cs.vertcat(*parts) if parts else cs.SX(0, 1)), owners
+
+
+def _per_component(flat, attribute, symbolic: Symbolic, combine):
+    """A per-component quantity (stored energy, dissipated power) and the components it belongs to."""
+    parts, owners = [], []
+    for gi, g in enumerate(flat.groups):
+        function = getattr(g.template, attribute)
+        if function is not None:
+            out = function.map(len(g.paths))(symbolic.locals[gi], symbolic.params[gi], symbolic.T)
+            parts.append(combine(out))
+            owners.extend(g.paths)
+    return (cs.vertcat(*parts) if parts else cs.SX(0, 1)), owners
+
+
+def _component_expressions(flat, symbolic: Symbolic) -> tuple[dict, dict]:
+    """Energy, dissipation, guards and mode constraints in the positions, with their owners."""
+    n_c = lambda tpl: len(tpl.constraints)  # noqa: E731
+    exprs, owners = {}, {}
+    exprs["energy"], owners["energy"] = _per_component(flat, "energy_function", symbolic,
+                                                       lambda out: out.T)
+    exprs["dissipation"], owners["dissipation"] = _per_component(
+        flat, "power_dissipation_function", symbolic, lambda out: (out[0, :] * out[1, :]).T)
+    exprs["guards"], owners["guards"] = _rows(flat, "guard_function", symbolic,
+                                              lambda tpl: range(len(tpl.guards)))
+    exprs["constraints"], owners["constraints"] = _rows(flat, "constraint_function", symbolic,
+                                                        lambda tpl: range(n_c(tpl)))
+    exprs["active"], _ = _rows(flat, "constraint_function", symbolic,
+                               lambda tpl: range(n_c(tpl), 2 * n_c(tpl)))
+    exprs["restitution"], _ = _rows(flat, "constraint_function", symbolic,
+                                    lambda tpl: range(2 * n_c(tpl), 3 * n_c(tpl)))
+    return exprs, owners
+
+
+def _substituted(symbolic: Symbolic, solved: Solved, exprs: dict) -> dict:
+    """``exprs`` with the solved positions replaced by their definitions; "values" is the value
+    of every position."""
+    exprs = dict(exprs, values=symbolic.R)
+    if not len(solved.positions):
+        return exprs
+    keys = list(exprs)
+    v = symbolic.R[solved.positions.tolist()]
+    _, out = cs.substitute_inplace([v], [solved.values], [exprs[k] for k in keys], False)
+    return dict(zip(keys, out))
+
+
+def _defining(reduced: Reduced, order: BlockOrder):
+    """The equation each non-state position is solved from, and its block (evaluation order):
+    a variable that is not finite at the start is traced to the first equation that failed."""
+    defining = np.full(reduced.n_pos, -1, dtype=np.int64)
+    defining_block = np.full(reduced.n_pos, -1, dtype=np.int64)
+    matched = np.flatnonzero(order.match >= 0)
+    defining[reduced.unknown_pos[order.match[matched]]] = matched
+    defining_block[reduced.unknown_pos[order.match[matched]]] = order.block[matched]
+    return defining, defining_block
+
+
+def _start_check(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, values, describe):
+    """(variables whose given start value is checked, requested and reached values, info)."""
+    checked, reasons = _explicit_starts(flat, aliases, reduced, describe)
+    if not len(checked):
+        return cs.SX(0, 1), cs.SX(0, 1), []
+    requested = raw_start_values(flat, symbolic.params, symbolic.T, checked)
+    reached = values[aliases.col[checked].tolist()] * cs.DM(aliases.sign[checked])
+    names = flat.var_names
+    return requested, reached, [(names[int(v)], reason) for v, reason in zip(checked, reasons)]
+
+
+def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Torn,
+         symbolic: Symbolic, solved: Solved, describe) -> DaeSystem:
+    """The DaeSystem: CasADi functions of (x, z, p, t) and what the analysis needs to read them."""
+    R, P, T = symbolic.R, symbolic.P, symbolic.T
+    exprs, owners = _component_expressions(flat, symbolic)
+    exprs["g"] = residuals(flat, aliases, reduced, symbolic, torn.g_eqs) if len(torn.g_eqs) else cs.SX(0, 1)
+    exprs = _substituted(symbolic, solved, exprs)
+    values = exprs["values"]
+    z_pos = reduced.unknown_pos[torn.z_unknowns]
+    x, z = R[reduced.states.tolist()], R[z_pos.tolist()]
+    f = values[reduced.der_pos.tolist()] if len(reduced.states) else cs.SX(0, 1)
+    inputs, in_names = [x, z, P, T], ["x", "z", "p", "t"]
+    defining, defining_block = _defining(reduced, order)
+    requested, reached, check_info = _start_check(flat, aliases, reduced, symbolic, values, describe)
+    return DaeSystem(
+        start_check=cs.Function("start_check", inputs, [requested, reached]),
+        start_check_info=check_info,
+        defining_equation=defining, defining_block=defining_block, describe_equation=describe,
+        dae=cs.Function("dae", inputs, [f, exprs["g"]], in_names, ["ode", "alg"]),
+        outputs=cs.Function("outputs", inputs, [values], in_names, ["values"]),
+        start=cs.Function("start", [P, T], [symbolic.start], ["p", "t"], ["start"]),
+        energy=cs.Function("energy", inputs, [exprs["energy"]]),
+        dissipation=cs.Function("dissipation", inputs, [exprs["dissipation"]]),
+        energy_owner=owners["energy"], dissipation_owner=owners["dissipation"],
+        guards=cs.Function("guards", inputs, [exprs["guards"]]), guard_owner=owners["guards"],
+        constraints=cs.Function("constraints", inputs,
+                                [exprs["constraints"], exprs["active"], exprs["restitution"]]),
+        constraint_owner=owners["constraints"],
+        state_pos=reduced.states, z_pos=z_pos, position_names=list(reduced.names),
+        var_col=aliases.col, var_sign=aliases.sign,
+        stats=statistics(flat, aliases, len(solved.positions), torn.n_loops),
+        differentiated=[describe(e) for e in reduced.new_eqs],
+        dummy_states=[reduced.names[d] for d in reduced.dummies],
+    )
+
+
+def statistics(flat, aliases: AliasMap, n_explicit, n_loops) -> dict:
+    """Equation and variable counts before alias elimination (for the summary); alias pairs
+    kept as equations are not counted as eliminated."""
+    n_alias = len(flat.equalities) + sum(len(g.paths) * len(g.template.aliases) for g in flat.groups) \
+        + aliases.n_sum_pairs
+    n_template = sum(len(g.paths) * len(g.template.residuals) for g in flat.groups)
+    return {"variables": len(flat.var_names), "equations": n_alias + len(aliases.sum_lengths) + n_template,
+            "alias_equations": n_alias - len(aliases.demoted), "explicit": n_explicit, "loops": n_loops}
+
+
+def _explicit_starts(flat, aliases: AliasMap, reduced: Reduced, describe):
+    """Variables whose start value the user gave explicitly (a parameter such as v0 passed to
+    the component) but which are not independent states after reduction: the constraints
+    decide their start, so it is checked at the start of a run. Returns their raw ids and,
+    for each, which constraint decides it."""
+    ids, reasons = [], []
+    states = set(reduced.states.tolist())
+    is_state = np.zeros(reduced.n_pos, bool)
+    is_state[reduced.states] = True
+    rep, col = aliases.rep, aliases.col
+    for g in flat.groups:
+        tpl = g.template
+        uses = {l: {s.name for s in expr.free_symbols} & set(tpl.param_names) for l, expr in tpl.initial.items()}
+        found = []          # (instance, order of the local, raw id, parameters given)
+        for li, (l, names) in enumerate(uses.items()):
+            raw = g.var_ids[:, l]
+            free = (rep[raw] == raw) & is_state[col[raw]]     # still a state: nothing to check
+            for k in np.flatnonzero(~free).tolist() if names else []:
+                given = sorted(names & g.components[k]._given)
+                if given:
+                    found.append((k, li, int(raw[k]), given))
+        for k, _, raw, given in sorted(found):
+            ids.append(raw)
+            reasons.append((f"{g.paths[k]}.{given[0]}" if len(given) == 1 else
+                            f"{g.paths[k]} ({', '.join(given)})",
+                            _what_decides(int(col[raw]), states, reduced, describe)))
+    return np.array(ids, dtype=np.int64), reasons
+
+
+def _what_decides(pos, states, reduced: Reduced, describe) -> str:
+    """Why the variable at position ``pos`` is not a free state (for messages)."""
+    eqs = reduced.equations
+    if pos in states:
+        return f"it is the same variable as the state {reduced.names[pos]}"
+    if pos in reduced.dummies:
+        # The differentiated constraints linked to it through shared variables (a capacitor
+        # across a source: the capacitor's and the source's voltage equations, the ground).
+        variables = {base: set(eqs.cols[eqs.rows == base].tolist()) for base in reduced.new_eqs}
+        reached, linked, grew = {pos}, [], True
+        while grew:
+            grew = False
+            for base, vs in variables.items():
+                if base not in linked and vs & reached:
+                    linked.append(base)
+                    reached |= vs
+                    grew = True
+        return "constraints fix it: " + "; ".join(describe(e) for e in linked[:6])
+    users = sorted(set(eqs.rows[eqs.cols == pos].tolist()))
+    return "the equations fix it: " + "; ".join(describe(e) for e in users[:6])
+

@@ -1,0 +1,161 @@
+"""Pass 4: index reduction (see :mod:`physlib.assembly.index_reduction` for the algorithm).
+
+Runs Pantelides' algorithm only when the equations cannot all be matched to non-states,
+checks the dummy states it chooses numerically, appends the differentiated equations, and
+settles the position and unknown spaces of the rest of the pipeline.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+from ..index_reduction import IndexReduction, reduce_index
+from ..ir import AliasMap, Equations, Reduced
+from ..structure import diagnose
+from .instantiate import numeric_jacobian
+
+log = logging.getLogger("physlib.compile")
+
+
+def _matching(inc, n_eq, n_cols) -> np.ndarray:
+    if n_eq and n_cols:
+        return maximum_bipartite_matching(inc, perm_type="column")
+    return np.full(n_eq, -1)
+
+
+def reduce_equations(flat, aliases: AliasMap, eqs: Equations, describe) -> Reduced:
+    """The equations with the derivatives index reduction needs, and the states that stay."""
+    derivative, n_rep = aliases.derivative, aliases.n
+    is_state = np.zeros(n_rep, bool)
+    is_state[list(derivative)] = True
+    non_states = np.flatnonzero(~is_state)
+    unknown = np.full(n_rep, -1, dtype=np.int64)
+    unknown[non_states] = np.arange(len(non_states))
+    match = _matching(eqs.incidence(None, len(non_states), unknown), eqs.n_eq, len(non_states))
+    if np.all(match >= 0) and eqs.n_eq == len(non_states):
+        return _settle(aliases, eqs, IndexReduction(dict(derivative)))
+    _check_differentiable(aliases, eqs, unknown, non_states, describe)
+    full = eqs.incidence(None, n_rep)
+    adjacency = [full.indices[full.indptr[e]:full.indptr[e + 1]].tolist() for e in range(eqs.n_eq)]
+    initial = [int(non_states[m]) if m >= 0 else -1 for m in match]
+    reduction = reduce_index(adjacency, n_rep, derivative, set(derivative), initial, describe)
+    reduction.dummies = _sound_dummies(reduction, numeric_jacobian(flat, aliases, eqs), derivative,
+                                       n_rep, adjacency)
+    log.debug("index reduction: differentiated %d equations; dummy states %s",
+              len(reduction.new_eqs), [aliases.names[d] for d in reduction.dummies])
+    return _settle(aliases, _with_derivatives(eqs, reduction, adjacency), reduction)
+
+
+def _check_differentiable(aliases, eqs, unknown, non_states, describe):
+    """Differentiation only helps if the system is nonsingular once each state is identified
+    with its derivative; otherwise it is genuinely over- or under-determined."""
+    derivative = aliases.derivative
+    merged = unknown.copy()
+    for state in derivative:
+        top = state
+        while top in derivative:
+            top = derivative[top]
+        merged[state] = unknown[top]
+    merged_inc = eqs.incidence(None, len(non_states), merged)
+    merged_match = _matching(merged_inc, eqs.n_eq, len(non_states))
+    if eqs.n_eq != len(non_states) or np.any(merged_match < 0):
+        state_of = {int(unknown[d]): aliases.names[s] for s, d in derivative.items() if unknown[d] >= 0}
+        diagnose(merged_inc, describe, lambda u: state_of.get(u, aliases.names[non_states[u]]))
+
+
+def _with_derivatives(eqs: Equations, reduction: IndexReduction, adjacency) -> Equations:
+    """``eqs`` with the differentiated equations appended."""
+    new_rows = [np.full(len(a), eqs.n_eq + i) for i, a in enumerate(reduction.new_adjacency)]
+    if not new_rows:
+        return eqs
+    new_cols = [np.array(a, dtype=np.int64) for a in reduction.new_adjacency]
+    size = sum(len(r) for r in new_rows)
+    # The derivative of an equation explicit in x (constant coefficient) is explicit in
+    # der(x) with the same coefficient, unless der(x) already occurs in the equation.
+    explicit_csr = eqs.incidence(eqs.explicit, eqs.through.shape[1])
+    der = reduction.var_derivative
+    new_explicit = []
+    for base, cols in zip(reduction.new_eqs, new_cols):
+        solvable = {der[c] for c in explicit_csr.indices[explicit_csr.indptr[base]:
+                                                         explicit_csr.indptr[base + 1]].tolist()
+                    if c in der} - set(adjacency[base])
+        new_explicit.append(np.isin(cols, list(solvable)))
+    return Equations(
+        np.concatenate([eqs.rows] + new_rows), np.concatenate([eqs.cols] + new_cols),
+        np.concatenate([eqs.preferred, np.ones(size, bool)]),
+        np.concatenate([eqs.explicit] + new_explicit),
+        # d/dt of an equation affine in its variables is affine in their derivatives.
+        np.concatenate([eqs.linear, eqs.linear[list(reduction.new_eqs)]]),
+        eqs.blocks, eqs.n_template, eqs.through, eqs.n_eq + len(new_rows),
+        tuple(reduction.new_eqs), eqs.combos)
+
+
+def _settle(aliases: AliasMap, eqs: Equations, reduction: IndexReduction) -> Reduced:
+    """The position and unknown spaces once the dummy states are chosen."""
+    names = aliases.names + tuple(f"der({aliases.names[b]})" for b in reduction.new_vars)
+    dummies = set(reduction.dummies)
+    states = np.array([p for p in aliases.derivative if p not in dummies], dtype=np.int64)
+    is_state = np.zeros(len(names), bool)
+    is_state[states] = True
+    unknown = np.full(len(names), -1, dtype=np.int64)
+    unknown[~is_state] = np.arange(int((~is_state).sum()))
+    return Reduced(eqs, names, dict(reduction.var_derivative), tuple(reduction.new_vars),
+                   tuple(reduction.new_eqs), tuple(reduction.dummies), states, unknown,
+                   np.flatnonzero(~is_state))
+
+
+def _augmented_jacobian(reduction, jac, n_pos) -> sps.csc_matrix:
+    """The base Jacobian with a row per derivative equation (derivative equations share their
+    base equations' coefficients, on the derivatives of the variables)."""
+    der = reduction.var_derivative
+    jac = jac.tocoo()
+    rows, cols, vals = [jac.row], [jac.col], [jac.data]
+    base_rows = jac.shape[0]
+    jac_csr = jac.tocsr()
+    for i, base in enumerate(reduction.new_eqs):
+        lo, hi = jac_csr.indptr[base], jac_csr.indptr[base + 1]
+        for v, a in zip(jac_csr.indices[lo:hi].tolist(), jac_csr.data[lo:hi].tolist()):
+            if v in der:
+                rows.append([base_rows + i]), cols.append([der[v]]), vals.append([a])
+    return sps.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(base_rows + len(reduction.new_eqs), n_pos + len(reduction.new_vars)))
+
+
+def _sound_dummies(reduction, jac, derivative, n_pos, adjacency):
+    """Dummy states whose choice leaves the equations numerically solvable.
+
+    The structural choice can be singular: two capacitors in parallel have the same pattern,
+    and keeping both as states while a third becomes dummy matches every equation yet fixes
+    no node voltage. So the Jacobian of the reduced system is checked at the start point, and
+    a singular choice is repaired by swapping dummies for other states of the differentiated
+    equations."""
+    full = _augmented_jacobian(reduction, jac, n_pos)
+    n_total = full.shape[1]
+
+    def solvable(dummies):
+        kept = set(derivative) - set(dummies)
+        square = full[:, [c for c in range(n_total) if c not in kept]]
+        if square.shape[0] != square.shape[1]:
+            return False
+        try:
+            lu = spla.splu(square.tocsc())
+        except RuntimeError:
+            return False
+        diag = np.abs(lu.U.diagonal())
+        return diag.min() > 1e-12 * diag.max()
+
+    dummies = list(reduction.dummies)
+    if solvable(dummies):
+        return dummies
+    candidates = sorted({v for e in set(reduction.new_eqs) for v in adjacency[e] if v in derivative}
+                        - set(dummies))
+    for i in range(len(dummies)):
+        for c in candidates:
+            trial = dummies[:i] + [c] + dummies[i + 1:]
+            if solvable(trial):
+                return sorted(trial)
+    return dummies          # no better choice found: the singularity is reported at runtime

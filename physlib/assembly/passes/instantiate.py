@@ -1,0 +1,249 @@
+"""Pass 6: the equations as CasADi expressions, one mapped call per class and equation.
+
+Every class's equations are instantiated for all its instances with one ``Function.map`` call
+on stacked locals; connection sums are a sparse matrix times the positions; derivatives that
+index reduction added come from the class templates' derivative functions.
+"""
+from __future__ import annotations
+
+import casadi as cs
+import numpy as np
+import scipy.sparse as sps
+
+from ..ir import AliasMap, Equations, Reduced, Symbolic
+
+
+def sparse_dm(matrix) -> cs.DM:
+    """A SciPy sparse matrix as a CasADi DM, built from its CSC arrays (``casadi.DM(scipy)``
+    takes ten times longer)."""
+    m = sps.csc_matrix(matrix)
+    m.sort_indices()
+    n_rows, n_cols = m.shape
+    sparsity = cs.Sparsity(n_rows, n_cols, m.indptr.tolist(), m.indices.tolist())
+    return cs.DM(sparsity, m.data.tolist())
+
+
+def signed(expr, signs) -> cs.SX:
+    """``expr * signs`` elementwise, without a product where every sign is the same."""
+    signs = np.asarray(signs, dtype=float)
+    if np.all(signs == 1):
+        return expr
+    if np.all(signs == -1):
+        return -expr
+    return expr * cs.DM(signs)
+
+
+def columns(matrix: cs.SX, ks) -> cs.SX:
+    """Columns ``ks`` of ``matrix`` (all of them without a copy)."""
+    if len(ks) == matrix.size2() and np.array_equal(ks, np.arange(len(ks))):
+        return matrix
+    return matrix[:, np.asarray(ks, dtype=np.int64).tolist()]
+
+
+def group_inputs(flat, aliases: AliasMap, R, P):
+    """Per group: its instances' locals (locals × instances, signs applied) and parameters."""
+    if not flat.groups:
+        return [], []
+    # Instance by instance, local by local; one negation per position used with sign -1.
+    var_ids = np.concatenate([g.var_ids.ravel() for g in flat.groups])
+    positions, signs = aliases.col[var_ids], aliases.sign[var_ids]
+    neg = signs < 0
+    used = np.zeros(R.numel(), bool)
+    used[positions[neg]] = True
+    negated = np.flatnonzero(used)                       # (np.unique hashes: slow on large arrays)
+    index = positions.copy()
+    index[neg] = R.numel() + np.searchsorted(negated, positions[neg])
+    extended = cs.vertcat(R, -R[negated.tolist()]) if len(negated) else R
+    locals_sx, params_sx, offset = [], [], 0
+    for g in flat.groups:
+        (k, nl), npar = g.var_ids.shape, g.template.n_inputs
+        locals_sx.append(cs.reshape(extended[index[offset:offset + k * nl].tolist()], nl, k))
+        offset += k * nl
+        params_sx.append(cs.reshape(P[g.param_ids.ravel().tolist()], npar, k) if npar else cs.DM(0, k))
+    return locals_sx, params_sx
+
+
+def _reordered(values: cs.SX, have: np.ndarray, want: np.ndarray) -> cs.SX:
+    """``values`` (one entry per equation in ``have``) for the equations ``want``, in that order."""
+    if np.array_equal(have, want):
+        return values
+    sorter = np.argsort(have, kind="stable")
+    return values[sorter[np.searchsorted(have, want, sorter=sorter)].tolist()]
+
+
+def base_rows(flat, eqs: Equations, R, T, locals_sx, params_sx, rows) -> cs.SX:
+    """Residuals of template and linear equations ``rows`` (combinations not applied), one
+    mapped call per class on the instances needed."""
+    rows = np.asarray(rows, dtype=np.int64)
+    parts, have = [], []
+    template = rows[rows < eqs.n_template]
+    if len(template):
+        starts = np.array([b.first for b in eqs.blocks], dtype=np.int64)
+        block = np.searchsorted(starts, template, side="right") - 1
+        group = np.array([b.group for b in eqs.blocks], dtype=np.int64)[block]
+        residual = np.array([b.residual for b in eqs.blocks], dtype=np.int64)[block]
+        instance = template - starts[block]
+        for gi in sorted(set(group.tolist())):
+            sel = group == gi
+            ks = np.sort(instance[sel])
+            ks = ks[np.r_[True, ks[1:] != ks[:-1]]] if len(ks) else ks
+            tpl = flat.groups[gi].template
+            out = tpl.residual_function.map(len(ks))(columns(locals_sx[gi], ks), columns(params_sx[gi], ks), T)
+            picked = residual[sel] + len(tpl.residuals) * np.searchsorted(ks, instance[sel])
+            parts.append(cs.vec(out)[picked.tolist()])
+            have.append(template[sel])
+    linear = rows[(rows >= eqs.n_template) & (rows < eqs.n_base)]
+    if len(linear):
+        through = eqs.through[linear - eqs.n_template]
+        parts.append(cs.mtimes(sparse_dm(through), R[:through.shape[1]]))
+        have.append(linear)
+    if not parts:
+        return cs.SX(0, 1)
+    return _reordered(cs.vertcat(*parts), np.concatenate(have), rows)
+
+
+def residuals(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, rows) -> cs.SX:
+    """Residuals of the equations ``rows`` (combinations and derivative rows included), in that order."""
+    rows = np.asarray(rows, dtype=np.int64)
+    eqs, combos = reduced.equations, reduced.equations.combos
+    combined = [int(r) for r in rows.tolist() if r in combos]
+    derived = rows[rows >= eqs.n_base]
+    plain = rows[(rows < eqs.n_base) & ~np.isin(rows, combined)]
+    members = [np.asarray(combos[e].members, dtype=np.int64) for e in combined]
+    needed = np.unique(np.concatenate([plain] + members)) if combined else plain
+    args = (symbolic.R, symbolic.T, symbolic.locals, symbolic.params)
+    base = base_rows(flat, eqs, *args, needed)
+    if not combined and not len(derived):
+        return base
+    asked = np.isin(needed, plain)              # not members of combinations only
+    parts, have = [base[np.flatnonzero(asked).tolist()]], [needed[asked]]
+    if combined:
+        at = {int(r): i for i, r in enumerate(needed.tolist())}
+        parts.append(cs.vertcat(*[_combination(combos[e], lambda m: base[at[m]], symbolic.R)
+                                  for e in combined]))
+        have.append(np.array(combined, dtype=np.int64))
+    if len(derived):
+        parts.append(_derivative_residuals(flat, aliases, reduced, *args))
+        have.append(eqs.n_base + np.arange(len(reduced.new_eqs)))
+    return _reordered(cs.vertcat(*parts), np.concatenate(have), rows)
+
+
+def _combination(combo, residual_of, R):
+    """``sum w·F_m`` of a combination, without the cancelled unknowns (whose coefficients are
+    zero up to rounding)."""
+    expr = sum((float(w) * residual_of(int(m)) for m, w in zip(combo.members, combo.weights)), cs.SX(0))
+    gone = [int(c) for c in combo.cancelled if 0 <= c < R.numel()]
+    return cs.substitute(expr, R[gone], cs.DM.zeros(len(gone))) if gone else expr
+
+
+def start_values(flat, aliases: AliasMap, params_sx, T) -> cs.SX:
+    """Start value of every position of a representative (states at their initial values)."""
+    parts, positions = [], []
+    for g, Pm in zip(flat.groups, params_sx):
+        tpl, (k, nl) = g.template, g.var_ids.shape
+        ids = g.var_ids.ravel()
+        keep = np.flatnonzero(aliases.rep[ids] == ids)
+        if len(keep):
+            out = cs.vec(tpl.start_function.map(k)(cs.DM.zeros(nl, k), Pm, T))
+            parts.append(out if len(keep) == len(ids) else out[keep.tolist()])
+            positions.append(aliases.col[ids[keep]])
+    if not parts:
+        return cs.SX(0, 1)
+    positions = np.concatenate(positions)
+    return _reordered(cs.vertcat(*parts), positions, np.arange(len(positions)))
+
+
+def raw_start_values(flat, params_sx, T, raw_ids) -> cs.SX:
+    """Start values of the raw variables ``raw_ids``."""
+    parts, have = [], []
+    for g, Pm in zip(flat.groups, params_sx):
+        tpl, (k, nl) = g.template, g.var_ids.shape
+        ids = g.var_ids.ravel()
+        keep = np.flatnonzero(np.isin(ids, raw_ids))
+        if len(keep):
+            out = cs.vec(tpl.start_function.map(k)(cs.DM.zeros(nl, k), Pm, T))
+            parts.append(out[keep.tolist()])
+            have.append(ids[keep])
+    return _reordered(cs.vertcat(*parts), np.concatenate(have), np.asarray(raw_ids, dtype=np.int64))
+
+
+def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> sps.csr_matrix:
+    """Jacobian of the base equations at the start values and compiled-in parameters."""
+    R, P, T = cs.SX.sym("r", aliases.n), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
+    locals_sx, params_sx = group_inputs(flat, aliases, R, P)
+    res = base_rows(flat, eqs, R, T, locals_sx, params_sx, np.arange(eqs.n_eq))
+    if eqs.combos:
+        res = cs.vertcat(*[_combination(eqs.combos[e], lambda m: res[m], R) if e in eqs.combos else res[e]
+                           for e in range(eqs.n_eq)])
+    start = cs.Function("start", [P, T], [start_values(flat, aliases, params_sx, T)])
+    jac = cs.Function("base_jacobian", [R, P, T], [cs.jacobian(res, R)])
+    values = jac(start(flat.param_values, 0.0), flat.param_values, 0.0)
+    return sps.csr_matrix(values.sparse())
+
+
+def instantiate(flat, aliases: AliasMap, reduced: Reduced) -> Symbolic:
+    """Locals and parameters of every instance and start values of every position; residuals
+    are formed on demand (:func:`residuals`), for the equations that are not solved explicitly."""
+    R, P, T = cs.SX.sym("r", reduced.n_pos), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
+    locals_sx, params_sx = group_inputs(flat, aliases, R, P)
+    # Representatives are their own raw variables (sign +1), so their start is their own;
+    # derivatives created by index reduction start at zero.
+    start = cs.vertcat(start_values(flat, aliases, params_sx, T), cs.DM.zeros(len(reduced.new_vars)))
+    return Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx), start)
+
+
+def _derivative_residuals(flat, aliases, reduced: Reduced, R, T, locals_sx, params_sx):
+    """Time derivatives of the equations that index reduction differentiated, in their order."""
+    if not reduced.new_eqs:
+        return cs.SX(0, 1)
+    der, eqs = reduced.var_derivative, reduced.equations
+    combos = eqs.combos
+    needed = sorted({int(m) for e in reduced.new_eqs for m in
+                     (combos[e].members if e in combos else [e])})
+    derived = dict(zip(needed, cs.vertsplit(
+        _derivatives_of(flat, aliases, reduced, needed, R, T, locals_sx, params_sx))))
+    out = []
+    for e in reduced.new_eqs:
+        if e not in combos:
+            out.append(derived[e])
+            continue
+        combo = combos[e]
+        expr = sum((float(w) * derived[int(m)] for m, w in zip(combo.members, combo.weights)),
+                   cs.SX(0))
+        gone = [int(c) for c in combo.cancelled] + [der[int(c)] for c in combo.cancelled if int(c) in der]
+        gone = [g for g in gone if g < R.numel()]
+        out.append(cs.substitute(expr, R[gone], cs.DM.zeros(len(gone))) if gone else expr)
+    return cs.vertcat(*out)
+
+
+def _derivatives_of(flat, aliases, reduced, base_ids, R, T, locals_sx, params_sx):
+    """d/dt of the listed template or linear equations, as one SX vector in that order."""
+    der, eqs = reduced.var_derivative, reduced.equations
+    R0 = cs.vertcat(R, 0)                       # the last entry reads zero (no derivative)
+    out = [None] * len(base_ids)
+    template_parts: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for i, e in enumerate(base_ids):
+        if e < eqs.n_template:
+            block, k = eqs.block_of(e)
+            template_parts.setdefault((block.group, block.residual), []).append((i, k))
+        else:
+            row = eqs.through[e - eqs.n_template].tocoo()
+            out[i] = sum((float(c) * R0[der.get(int(p), R0.numel() - 1)] for c, p in zip(row.data, row.col)),
+                         cs.SX(0))
+    for (gi, j), items in template_parts.items():
+        ks = [k for _, k in items]
+        Ldot = local_derivatives(flat.groups[gi], ks, aliases, der, R0)
+        vals = flat.groups[gi].template.derivative_function(j).map(len(ks))(
+            columns(locals_sx[gi], ks), Ldot, columns(params_sx[gi], ks), T)
+        for (i, _), c in zip(items, range(len(ks))):
+            out[i] = vals[0, c]
+    return cs.vertcat(*out)
+
+
+def local_derivatives(g, ks, aliases: AliasMap, der, R0):
+    """d/dt of the locals of instances ``ks`` of group ``g`` (zero where none exists)."""
+    ids = aliases.col[g.var_ids[ks]]
+    missing = R0.numel() - 1
+    dot_idx = np.vectorize(lambda p: der.get(int(p), missing))(ids) if ids.size else ids
+    return signed(cs.reshape(R0[dot_idx.T.flatten(order="F").tolist()], ids.shape[1], len(ks)),
+                  aliases.sign[g.var_ids[ks]].T)

@@ -1,0 +1,60 @@
+"""Pass 8: which unknown each equation is solved for explicitly, in which order, and what is
+left to the DAE solver (see :mod:`physlib.assembly.tearing` for tearing nonlinear loops)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import BlockOrder, LinearBlock, Reduced, Torn
+from ..tearing import tear_block
+
+SYMBOLIC_SOLVE_LIMIT = 12   # largest linear loop solved symbolically (elimination grows as n³)
+
+
+def _blocks(order: BlockOrder, single: np.ndarray, rank: np.ndarray):
+    """(block number, equations, is a loop) per block still to be decided, in evaluation order:
+    scalar blocks not solved explicitly, then every loop."""
+    lone = np.flatnonzero(single & (rank < 0))
+    pending = [(int(order.block[e]), [int(e)], False) for e in lone]
+    multi = np.flatnonzero(~single)
+    if len(multi):
+        by_block = multi[np.argsort(order.block[multi], kind="stable")]
+        splits = np.flatnonzero(np.diff(order.block[by_block])) + 1
+        pending += [(int(order.block[m[0]]), m.tolist(), True) for m in np.split(by_block, splits)]
+    return sorted(pending, key=lambda item: item[0])
+
+
+def tear(reduced: Reduced, order: BlockOrder) -> Torn:
+    """Scalar blocks explicit in their unknown are solved explicitly; small linear loops
+    symbolically; larger linear loops stay whole for the solver's sparse LU; nonlinear loops
+    are torn."""
+    eqs, match = reduced.equations, order.match
+    n_unknown = len(reduced.unknown_pos)
+    incidence = eqs.incidence(None, n_unknown, reduced.unknown)
+    explicit = eqs.incidence(eqs.explicit, n_unknown, reduced.unknown)
+    single = (np.bincount(order.block, minlength=order.n_blocks) == 1)[order.block]
+    target = np.full(eqs.n_eq, -1, dtype=np.int64)
+    rank = np.full(eqs.n_eq, -1, dtype=np.int64)
+    if eqs.n_eq:
+        ok = single & (np.asarray(explicit[np.arange(eqs.n_eq), match]).ravel() > 0)
+        target[ok] = match[ok]
+        rank[ok] = 0
+    z_unknowns, g_eqs, linear_blocks = [], [], []
+    pending = _blocks(order, single, rank)
+    for label, members, is_loop in pending:
+        if is_loop and np.all(eqs.linear[members]) and len(members) <= SYMBOLIC_SOLVE_LIMIT:
+            # A small linear loop (inertias coupled by a gear, a few resistors) is solved
+            # symbolically, once: the model stays an ODE.
+            linear_blocks.append(LinearBlock(label, members, match[members]))
+        elif not is_loop or np.all(eqs.linear[members]):
+            # Larger linear loops are solved whole (sparse LU with pivoting): tearing them would
+            # trade a well-conditioned system for long explicit chains that can cancel badly.
+            z_unknowns.extend(int(match[e]) for e in members)
+            g_eqs.extend(members)
+        else:
+            solved, tears, residuals = tear_block(members, match[members].tolist(), incidence, explicit)
+            for r, (e, u) in enumerate(solved):
+                target[e], rank[e] = u, r
+            z_unknowns.extend(tears)
+            g_eqs.extend(residuals)
+    return Torn(target, rank, np.array(z_unknowns, dtype=np.int64), np.array(g_eqs, dtype=np.int64),
+                len(pending) - len(linear_blocks), tuple(linear_blocks))
