@@ -232,8 +232,8 @@ def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
             # Events are handled at the step end. A guard that is zero there and leaves zero
             # (a normal force ramping up from 0) calls for another mode a moment later
             # (100·event_tol): settling takes the state from then, but the step clock stays.
-            x, z = stepper.iterate_modes(t, x, z, fired, "state" if np.any(fired) else "time")
-            _, x, z, g_ref, mask = stepper.settle(t, x, z, fired, g_before=state["g"])
+            _, x, z, g_ref, mask = stepper.handle_event(t, x, z, fired, "state" if np.any(fired) else "time",
+                                                        g_before=state["g"])
             state["g"], state["mask"] = g_ref, mask
         else:
             state["g"], state["mask"] = stepper.watch(state["g"], g, state["mask"])

@@ -92,10 +92,10 @@ class _HybridRun:
         stops at the sample just before a guard crossing (the intervals from there are then
         stepped through one by one, which locates it)."""
         outputs = self.stops[i:i + CHUNK_OUTPUTS]
-        stepper, t, x, z, g, mask = self.stepper, self.t, self.x, self.z, self.g, self.mask
+        stepper, t = self.stepper, self.t
         n = len(outputs) * self.per_output
         try:
-            X, Z = stepper.integrate_chunk(x, z, t, outputs[-1], n)
+            X, Z = stepper.integrate_chunk(self.x, self.z, t, outputs[-1], n)
         except SimulationError:
             # IDAS's initial-condition step can fail for a long first output interval on
             # stiff mode equations; single intervals are the robust fallback.
@@ -103,19 +103,17 @@ class _HybridRun:
             return 0
         times = t + (outputs[-1] - t) * np.arange(1, n + 1) / n
         G = stepper.guards_along(X, Z, times)
-        done = len(outputs)
-        for k in range(n):
-            if np.any(stepper.crossed(g, G[:, k], mask)):
-                done = k // self.per_output
-                self.crossing_ahead = i + done      # step through that interval sample by sample
-                break
-            t, x, z = times[k], X[:, k], Z[:, k]
-            g, mask = stepper.watch(g, G[:, k], mask)
+
+        def at_output(k):
             if (k + 1) % self.per_output == 0:
-                t = outputs[(k + 1) // self.per_output - 1]      # the exact output time
-                self.record(t, x, z, stepper.p)
-        self.t, self.x, self.z, self.g, self.mask = t, x, z, g, mask
-        return done
+                self.t = outputs[(k + 1) // self.per_output - 1]      # the exact output time
+                self.record(self.t, self.x, self.z, stepper.p)
+
+        k = self._advance(X, Z, times, G, at_output)
+        if k is None:
+            return len(outputs)
+        self.crossing_ahead = i + k // self.per_output      # step through that interval sample by sample
+        return k // self.per_output
 
     # --- one stop at a time ---------------------------------------------------------------------
 
@@ -140,21 +138,24 @@ class _HybridRun:
                 t_seen = left_limit(stop, self.t0, self.t_end)
                 z_left = stepper.solve_z(X[:, -1], Z[:, -1], t_seen)
                 G[:, -1] = stepper.guards(X[:, -1], z_left, t_seen)
-            if self._through_samples(X, Z, times, G, t_seen):
+            k = self._advance(X, Z, times, G)
+            if k is not None:
+                self._state_event(times[k], t_seen if k == n - 1 else times[k], G[:, k])
                 z_left = None
         return z_left
 
-    def _through_samples(self, X, Z, times, G, t_seen) -> bool:
-        """Move along the samples (columns of X, Z, G at ``times``; the guards of the last one
-        seen at ``t_seen``) up to the first crossing, which is located and handled; returns
-        whether there was one."""
+    def _advance(self, X, Z, times, G, after_sample=None):
+        """Move along the samples (columns of X, Z and G at ``times``) up to the first whose
+        guards crossed; returns its index, None if none did. ``after_sample(k)`` runs once
+        sample k is the current state."""
         for k in range(len(times)):
             if np.any(self.stepper.crossed(self.g, G[:, k], self.mask)):
-                self._state_event(times[k], t_seen if k == len(times) - 1 else times[k], G[:, k])
-                return True
+                return k
             self.t, self.x, self.z = times[k], X[:, k], Z[:, k]
             self.g, self.mask = self.stepper.watch(self.g, G[:, k], self.mask)
-        return False
+            if after_sample is not None:
+                after_sample(k)
+        return None
 
     def _state_event(self, t_sample, t_seen, g_sample) -> None:
         """Locate the crossing between t and the sample at ``t_sample`` whose guards

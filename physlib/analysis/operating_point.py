@@ -19,14 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import PhyslibError, UnknownNameError
-from .casadi_symbols import dae_symbols
 from .model_inputs import input_names, parameter_slot, resolve_input
 from .steady_state import solve_steady_state, steady_residual
 
 __all__ = ["OperatingPoint", "input_names", "operating_point", "resolve_input", "trim"]
-
-# The symbols (x, z, p, t) of a compiled model's functions, under the name linearize imports.
-_symbols = dae_symbols
 
 
 class OperatingPoint:
