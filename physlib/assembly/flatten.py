@@ -3,21 +3,24 @@
 Components are grouped by class template; each group holds an index table from its
 instances' local variables to global variable ids, so equations are later instantiated with
 one mapped CasADi call per group rather than one call per component. Connections become
-across equalities and through sums.
+across equalities and through sums (:mod:`physlib.assembly.connection_sets`).
+
+The per-instance work is a walk over the netlist, each component's ``validate()`` and class
+template lookup, and building the name lists; numbering, ports and connection sets are NumPy
+arrays, so flattening grows linearly with the model.
 """
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
+from operator import itemgetter
 
-import networkx as nx
 import numpy as np
-import scipy.sparse as sps
-from scipy.sparse.csgraph import connected_components
 
 from ..core.component import Component, Mode, Output, Parameter
-from ..core.errors import (MissingReferenceError, PortConnectionError, UnconnectedPortError)
 from ..core.symbols import derivative_base
-from .model import ExposedPort, Model
+from .connection_sets import PortLayout, PortTable, connection_sets
+from .netlist import ExposedPort, Netlist
 from .templates import ClassTemplate, template_for
 
 
@@ -55,188 +58,169 @@ class FlatSystem:
     nodes: list[list[str]]   # component paths joined at each connection (and input-to-waveform link)
 
 
-@dataclass
-class _PortInfo:
-    component: Component
-    path: str                     # component path
-    port: str                     # port name
-    domain: object
-    causality: str | None
-    ids: tuple[int, ...]          # (across, through) or (value,)
+class _Instances:
+    """What a walk over a model collects: instances (grouped by class template as they are
+    found, their parameter values read on the way), and the connections as port ends.
 
+    A large model's components are scattered over memory, so each one is visited once."""
 
-def flatten(model: Model) -> FlatSystem:
-    leaves: list[tuple[str, Component]] = []
-    edges: list[tuple[str, str]] = []
-    _walk(model, "", leaves, edges)
+    def __init__(self):
+        self.paths: list[str] = []
+        self.groups: list[InstanceGroup] = []
+        self.group_of: list[int] = []            # per instance: its group
+        self.row_of: list[int] = []              # ... and its row in the group
+        self.values: list[list] = []             # per group: parameter values per instance
+        self.inline: list[tuple[int, str, object]] = []   # (instance, input, value by keyword)
+        self.end_instance: list[int] = []        # per connected port: its instance
+        self.end_port: list[str] = []            # ... and its port name
+        self.sizes: list[int] = []               # ports per connection
+        self._index: dict[int, int] = {}         # id(template) -> group
+        self._classes: dict[type, list] = {}     # class -> facts (see _class_facts)
+        self._getters: list = []                 # per group: reads its parameter values
 
-    # Signal inputs given a value by keyword become small source instances of their own.
-    inline: list[tuple[str, Component, str]] = []   # (path, source component, input port path)
-    for path, comp in list(leaves):
-        for port_name, value in comp._input_values.items():
-            source = value if isinstance(value, Component) else _ConstantInput(value=value)
-            inline.append((f"{path}.{port_name}", source, f"{path}.{port_name}"))
-
-    groups: dict[int, InstanceGroup] = {}
-    order: list[tuple[InstanceGroup, int, str, Component]] = []
-    for path, comp in leaves + [(p, source) for p, source, _ in inline]:
-        # Checks across several parameters run again here: a parameter assigned after
-        # construction (r.R = 5e3) was checked on its own when it was set.
-        comp.validate()
-        tpl = template_for(comp)
-        group = groups.setdefault(id(tpl), InstanceGroup(tpl))
-        order.append((group, len(group.paths), path, comp))
+    def add(self, path: str, comp: Component) -> int:
+        cls = type(comp)
+        facts = self._classes.get(cls) or self._classes.setdefault(cls, _class_facts(cls))
+        if facts[0]:
+            # Checks across several parameters run again here: a parameter assigned after
+            # construction (r.R = 5e3) was checked on its own when it was set.
+            comp.validate()
+        tpl = facts[1] or template_for(comp)
+        if facts[2]:
+            facts[1] = tpl
+        gi = self._index.get(id(tpl))
+        if gi is None:
+            gi = self._index[id(tpl)] = len(self.groups)
+            self.groups.append(InstanceGroup(tpl))
+            self.values.append([])
+            self._getters.append(itemgetter(*tpl.param_names) if tpl.param_names else None)
+        group, i = self.groups[gi], len(self.paths)
+        self.paths.append(path)
+        self.group_of.append(gi)
+        self.row_of.append(len(group.paths))
         group.paths.append(path)
         group.components.append(comp)
+        get = self._getters[gi]
+        if get is not None:
+            self.values[gi].append(get(comp._values))
+        if comp._input_values:
+            self.inline.extend((i, port, value) for port, value in comp._input_values.items())
+        return i
 
+
+def flatten(model: Netlist) -> FlatSystem:
+    """The flat system of ``model``; raises for bad parameters, unconnected ports, signal
+    sets without exactly one output and networks without a reference."""
+    # A large model makes many small containers here (name lists, parameter records, sets),
+    # and the cyclic garbage collector, triggered by their number, would meanwhile traverse the
+    # whole heap several times (most of the time flattening took). None of them form cycles.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _flatten(model)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _flatten(model: Netlist) -> FlatSystem:
+    found = _Instances()
+    _walk(model, "", found, {})
+    n_members = len(found.paths)
+    inline = _add_inline_sources(found)
+    groups = found.groups
+    var_names, param_names, param_values, param_checks = _number(groups, found.values)
+    group_of, row_of = np.array(found.group_of, dtype=np.int64), np.array(found.row_of, dtype=np.int64)
+    var_base = np.array([g.var_ids[0, 0] if g.var_ids.size else 0 for g in groups], dtype=np.int64)
+    width = np.array([g.var_ids.shape[1] for g in groups], dtype=np.int64)
+    table = PortTable(found.paths, [PortLayout.of(g.components[0], g.template.local_names) for g in groups],
+                      group_of, var_base[group_of] + row_of * width[group_of])
+    ends = table.ids(found.end_instance, found.end_port)
+    # An inline source drives its input directly.
+    source_ids = table.ids(range(n_members, n_members + len(inline)), [out for _, _, out in inline])
+    input_ids = table.ids([i for i, _, _ in inline], [port for _, port, _ in inline])
+    sets = connection_sets(table, ends, np.array(found.sizes, dtype=np.int64), input_ids)
+    pairs = np.concatenate([np.column_stack([table.across[source_ids], table.across[input_ids]]),
+                            sets.equalities]).reshape(-1, 2)
+    equalities = np.column_stack([pairs, np.ones(len(pairs))]).astype(float)
+    inline_nodes = [[found.paths[i], f"{found.paths[i]}.{port}"] for i, port, _ in inline]
+    return FlatSystem(model.name, groups, var_names, param_names, param_values, param_checks,
+                      equalities, sets.through_sums, inline_nodes + sets.nodes)
+
+
+def _walk(model: Netlist, prefix: str, found: _Instances, scope: dict) -> dict:
+    """Collect the components of ``model`` (depth first), then its connections; returns
+    ``scope``: member name -> instance number, or the scope of a nested model."""
+    for name, member in model._members.items():
+        if isinstance(member, Netlist):
+            scope[name] = _walk(member, f"{prefix}{name}.", found, {})
+        else:
+            scope[name] = found.add(prefix + name, member)
+    found.sizes.extend(model._sizes)
+    base = len(found.end_port)
+    found.end_instance.extend(map(scope.__getitem__, model._end_member))
+    found.end_port.extend(model._end_port)
+    for k, port in model._end_exposed.items():   # exposed ports of nested models
+        inner = scope
+        while isinstance(port, ExposedPort):
+            inner, port = inner[port.owner.name], port.target
+        found.end_instance[base + k] = inner[port.owner.name]
+        found.end_port[base + k] = port.port.name
+    return scope
+
+
+def _add_inline_sources(found: _Instances) -> list[tuple[int, str, str]]:
+    """Signal inputs given a value by keyword become small source instances of their own,
+    named after the input (``src.V``). Returns (driven instance, input port, source output)."""
+    inline = []
+    for i, port, value in list(found.inline):
+        source = value if isinstance(value, Component) else _ConstantInput(value=value)
+        found.add(f"{found.paths[i]}.{port}", source)
+        out = next(n for n, p in source.ports().items() if p.causality == "output")
+        inline.append((i, port, out))
+    return inline
+
+
+def _class_facts(cls) -> list:
+    """[whether the class overrides validate(), its template once known, whether one template
+    serves every instance]. Templates are keyed by class and ``structure_key()``; a class that
+    keeps the default key and has no structural parameters has one template."""
+    single = cls.structure_key is Component.structure_key and \
+        not any(p.structural for p in cls._parameters.values())
+    return [cls.validate is not Component.validate, None, single]
+
+
+def _number(groups: list[InstanceGroup], values: list[list]):
+    """Global variable and parameter numbers, group by group, instance by instance."""
     var_names: list[str] = []
     param_names: list[str] = []
-    param_values: list[float] = []
-    param_checks: list[tuple[Parameter, str]] = []
-    for group in groups.values():
-        tpl = group.template
-        n, nl, nparam = len(group.paths), len(tpl.local_names), tpl.n_inputs
+    param_values: list[np.ndarray] = []
+    param_checks: list[tuple[Parameter | Mode, str]] = []
+    for group, group_values in zip(groups, values):
+        tpl, paths = group.template, group.paths
+        n, nl, nparam = len(paths), len(tpl.local_names), tpl.n_inputs
         group.var_ids = len(var_names) + np.arange(n * nl).reshape(n, nl)
-        var_names.extend(_local_path(p, name) for p in group.paths for name in tpl.local_names)
+        pieces = [_name_pieces(local) for local in tpl.local_names]
+        var_names.extend([f"{head}{path}{tail}" for path in paths for head, tail in pieces])
         group.param_ids = len(param_names) + np.arange(n * nparam).reshape(n, nparam)
-        for path, comp in zip(group.paths, group.components):
-            if isinstance(comp, _ConstantInput):
-                param_names.append(path)   # params={"src.V": 2.0}
-            else:
-                param_names.extend(f"{path}.{name}" for name in tpl.param_names)
-            param_values.extend(float(comp._values[name]) for name in tpl.param_names)
-            param_checks.extend((type(comp)._parameters[name], path) for name in tpl.param_names)
-            # Modes ride along in the parameter vector: changing them never recompiles.
-            param_names.extend(f"{path}.{name}" for name in tpl.mode_names)
-            param_values.extend(float(start) for start in tpl.mode_starts)
-            param_checks.extend((type(comp)._modes[name], path) for name in tpl.mode_names)
-
-    ports = _port_table(order)
-    equalities: list[tuple[int, int, float]] = []
-    # An inline source drives its input directly.
-    for path, source, input_path in inline:
-        out = next(n for n, p in source.ports().items() if p.causality == "output")
-        equalities.append((ports[f"{path}.{out}"].ids[0], ports[input_path].ids[0], 1.0))
-    inline_inputs = {input_path for _, _, input_path in inline}
-
-    graph = nx.Graph()
-    graph.add_edges_from(edges)
-    through_sums = []
-    connected: set[str] = set()
-    nodes = [[path.rsplit(".", 1)[0], path] for path, _, _ in inline]
-    for node_set in nx.connected_components(graph):
-        members = [ports[p] for p in sorted(node_set)]
-        connected.update(node_set)
-        nodes.append(sorted({m.path for m in members}))
-        if members[0].domain.is_signal:
-            _signal_set(members, inline_inputs, equalities)
-            continue
-        first = members[0]
-        equalities.extend((first.ids[0], m.ids[0], 1.0) for m in members[1:])
-        through_sums.append(np.array([m.ids[1] for m in members]))
-
-    through_sums += _free_ends(ports, connected)
-    _check_unconnected(ports, connected, inline_inputs)
-    _check_references(leaves, edges, ports)
-    return FlatSystem(model.name, list(groups.values()), var_names, param_names,
-                      np.array(param_values, dtype=float), param_checks,
-                      np.array(equalities, dtype=float).reshape(-1, 3), through_sums,
-                      nodes)
+        cls = type(group.components[0])
+        # A number given to an input is named like the input: params={"src.V": 2.0}.
+        suffixes = ([""] if cls is _ConstantInput else [f".{name}" for name in tpl.param_names]) + \
+            [f".{name}" for name in tpl.mode_names]
+        param_names.extend([path + suffix for path in paths for suffix in suffixes])
+        # Modes ride along in the parameter vector: changing them never recompiles.
+        table = np.empty((n, nparam))
+        table[:, :len(tpl.param_names)] = np.array(group_values, dtype=float).reshape(n, -1)
+        table[:, len(tpl.param_names):] = np.array(tpl.mode_starts, dtype=float)
+        param_values.append(table.ravel())
+        declarations = [cls._parameters[name] for name in tpl.param_names] + \
+            [cls._modes[name] for name in tpl.mode_names]
+        param_checks.extend([(decl, path) for path in paths for decl in declarations])
+    values = np.concatenate(param_values) if param_values else np.zeros(0)
+    return var_names, param_names, values, param_checks
 
 
-def _local_path(path: str, local: str) -> str:
+def _name_pieces(local: str) -> tuple[str, str]:
+    """A local variable's global name is ``head + path + tail``: ``R1.p.v``, ``der(C1.v)``."""
     base = derivative_base(local)
-    return f"der({path}.{base})" if base else f"{path}.{local}"
-
-
-def _walk(model: Model, prefix: str, leaves, edges):
-    for name, member in model._members.items():
-        if isinstance(member, Model):
-            _walk(member, f"{prefix}{name}.", leaves, edges)
-        else:
-            leaves.append((prefix + name, member))
-    for ports in model._connections:
-        paths = [_leaf_path(p, prefix) for p in ports]
-        edges.extend((paths[0], other) for other in paths[1:])
-
-
-def _leaf_path(port, prefix: str) -> str:
-    """Flat path of the component port behind ``port``, descending through exposed ports."""
-    while isinstance(port, ExposedPort):
-        prefix = f"{prefix}{port.owner.name}."
-        port = port.target
-    return f"{prefix}{port.owner.name}.{port.port.name}"
-
-
-def _port_table(order) -> dict[str, _PortInfo]:
-    table = {}
-    for group, row, path, comp in order:
-        tpl = group.template
-        index = {n: i for i, n in enumerate(tpl.local_names)}
-        for name, port in comp.ports().items():
-            ids = tuple(int(group.var_ids[row, index[v]]) for v in port.variable_names())
-            table[f"{path}.{name}"] = _PortInfo(comp, path, name, port.domain, port.causality, ids)
-    return table
-
-
-def _signal_set(members, inline_inputs, equalities):
-    names = ", ".join(f"{m.path}.{m.port}" for m in members)
-    outputs = [m for m in members if m.causality == "output"]
-    if len(outputs) != 1:
-        raise PortConnectionError(
-            f"signal connection {{{names}}} has {len(outputs)} outputs; connect exactly one "
-            "output (a sensor, waveform or block output) to inputs")
-    for m in members:
-        if m.causality == "input" and f"{m.path}.{m.port}" in inline_inputs:
-            raise PortConnectionError(
-                f"input {m.path}.{m.port} is both given a value and connected to "
-                f"{outputs[0].path}.{outputs[0].port}; do one or the other")
-    source = outputs[0]
-    equalities.extend((m.ids[0], source.ids[0], 1.0) for m in members if m is not source)
-
-
-def _free_ends(ports, connected):
-    """Unconnected mechanical flanges are free ends: their through variable is zero."""
-    return [np.array([info.ids[1]]) for key, info in ports.items()
-            if key not in connected and info.domain.free_end]
-
-
-def _check_unconnected(ports, connected, inline_inputs):
-    for key, info in ports.items():
-        if key in connected or key in inline_inputs or info.causality == "output" or info.domain.free_end:
-            continue
-        comp = type(info.component).__name__
-        if info.causality == "input":
-            raise UnconnectedPortError(
-                f"input {key} of {comp} {info.path!r} has no value: give it as {info.port}=... "
-                f"(a number or a waveform) or connect a signal output to it")
-        raise UnconnectedPortError(
-            f"port {key} of {comp} {info.path!r} is not connected; connect it "
-            f"(a {info.domain.name} port needs at least one partner)")
-
-
-def _check_references(leaves, edges, ports):
-    """Each network of a domain that needs a reference (electrical) must contain one."""
-    keys = [k for k, info in ports.items() if info.domain.needs_reference]
-    if not keys:
-        return
-    index = {k: i for i, k in enumerate(keys)}
-    pairs = [(index[a], index[b]) for a, b in edges if a in index]
-    for path, comp in leaves:
-        for group in comp.port_groups():
-            members = [index[f"{path}.{p}"] for p in group if f"{path}.{p}" in index]
-            pairs.extend((members[0], m) for m in members[1:])
-    rows, cols = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, int),) * 2
-    graph = sps.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(keys), len(keys)))
-    n_networks, label = connected_components(graph, directed=False)
-    grounded = np.zeros(n_networks, bool)
-    np.logical_or.at(grounded, label, [ports[k].component.is_reference for k in keys])
-    if grounded.all():
-        return
-    floating = np.flatnonzero(~grounded)[0]
-    comps = sorted({ports[keys[i]].path for i in np.flatnonzero(label == floating)})
-    domain = ports[keys[int(np.flatnonzero(label == floating)[0])]].domain.name
-    names = ", ".join(comps[:8]) + (", ..." if len(comps) > 8 else "")
-    raise MissingReferenceError(
-        f"the {domain} network of {names} has no reference: add a Ground and connect "
-        "it to one of its nodes (potentials are only defined relative to ground)")
+    return ("der(", f".{base})") if base else ("", f".{local}")

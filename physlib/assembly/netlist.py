@@ -1,0 +1,189 @@
+"""The netlist under :class:`~physlib.assembly.model.Model`: members, connections, exposed ports.
+
+:class:`Netlist` holds what a model is made of and checks each ``add``/``connect``/``expose``
+as it happens; :class:`~physlib.assembly.model.Model` adds compiling on top. Flattening reads
+netlists through this module only, so it does not depend on the compiler's entry point.
+
+Building is linear in the size of the model: ``add`` and ``connect`` do a constant amount of
+work per member or port (dictionary lookups, no scans of what is already there).
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from ..core.component import Component, PortRef, check_name
+from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, PortConnectionError,
+                           UnknownAttributeError, UnknownNameError)
+
+
+class ExposedPort:
+    """A port a :class:`Model` shows to its parent: ``sub.expose(R1.p, "a")`` gives ``sub.a``."""
+
+    __slots__ = ("owner", "name", "target")
+
+    def __init__(self, owner: "Netlist", name: str, target):
+        self.owner = owner
+        self.name = name
+        self.target = target  # a PortRef, or an ExposedPort of a nested model
+
+    @property
+    def domain(self):
+        return self.target.domain
+
+    @property
+    def path(self) -> str:
+        return f"{self.owner.name}.{self.name}"
+
+    def __repr__(self):
+        return f"<exposed port {self.path} ({self.domain.name})>"
+
+
+class Netlist:
+    """Named members (components and nested netlists), their connections and exposed ports.
+
+    ``_members`` maps a member's name to it, ``_exposed`` the names of exposed ports to them.
+    Connections are kept flat, one entry per connected port in the order they were given:
+    ``_end_member`` (the member's name), ``_end_port`` (the port's name), ``_end_exposed``
+    (entry number -> the port, for exposed ports of nested models) and ``_sizes`` (ports per
+    connection). Only names are kept: the port objects a connection is given are made anew
+    by each ``R1.p``, and holding on to them would leave the garbage collector hundreds of
+    thousands of objects to traverse in a large model.
+    """
+
+    def __init__(self, name: str):
+        self.name = check_name(name, "Model")
+        self._members: dict[str, Component | Netlist] = {}
+        self._exposed: dict[str, ExposedPort] = {}
+        self._end_member: list[str] = []
+        self._end_port: list[str] = []
+        self._end_exposed: dict[int, ExposedPort] = {}
+        self._sizes: list[int] = []
+
+    # --- building ----------------------------------------------------------------------
+
+    def add(self, member):
+        """Add a component or a subsystem (another Model); returns it."""
+        if not isinstance(member, (Component, Netlist)):
+            raise ModelError(f"Model.add takes a Component or a Model, got {member!r}")
+        name = member.name
+        if name is None:
+            raise PortConnectionError(
+                f"{type(member).__name__} needs a name to be added to model {self.name!r}: "
+                f"{type(member).__name__}('name', ...)")
+        if name in self._members:
+            raise DuplicateNameError(
+                f"model {self.name!r} already has a member named {name!r} "
+                f"({self._members[name]!r}); give each component a unique name")
+        if member is self or (isinstance(member, Netlist) and member._contains(self)):
+            raise PortConnectionError(f"model {name!r} cannot contain itself")
+        self._members[name] = member
+        return member
+
+    def connect(self, *ports) -> None:
+        """Connect two or more ports into one node: across variables equal, through variables sum to zero."""
+        if len(ports) < 2:
+            raise PortConnectionError("connect needs at least two ports")
+        members = self._members
+        for port in ports:
+            # Fast path: a port of a member (its owner is registered under its own name).
+            if type(port) is not PortRef or members.get(port.owner.name) is not port.owner:
+                self._check_member_port(port)
+        first = ports[0]
+        domain = first.domain
+        for port in ports[1:]:
+            if port.domain is not domain and port.domain != domain:
+                raise DomainMismatchError(
+                    f"cannot connect {_describe(first)} to {_describe(port)}: "
+                    f"a {domain.name} port only connects to {domain.name} ports")
+            if port.owner is first.owner and port == first:
+                raise PortConnectionError(f"port {port.path} is connected to itself")
+        self._sizes.append(len(ports))
+        for port in ports:
+            if type(port) is PortRef:
+                self._end_port.append(port.port.name)
+            else:
+                self._end_exposed[len(self._end_port)] = port
+                self._end_port.append(port.name)
+            self._end_member.append(port.owner.name)
+
+    def expose(self, port, name: str) -> ExposedPort:
+        """Make an inner port available to a parent model as ``self.<name>``."""
+        check_name(name, "exposed port")
+        self._check_member_port(port)
+        if name in self._exposed or name in self._members:
+            raise DuplicateNameError(f"model {self.name!r} already has a member or port named {name!r}")
+        exposed = ExposedPort(self, name, port)
+        self._exposed[name] = exposed
+        return exposed
+
+    def __getattr__(self, name):
+        exposed = self.__dict__.get("_exposed", {})
+        if name in exposed:
+            return exposed[name]
+        members = self.__dict__.get("_members", {})
+        if name in members:
+            return members[name]
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise UnknownAttributeError(
+            f"model {self.__dict__.get('name')!r} has no exposed port or member {name!r}; it has: "
+            f"{', '.join(list(exposed) + list(members)) or '(nothing yet)'}")
+
+    def __getitem__(self, name: str):
+        """A member by name or dotted path: ``m["sub.R1"]``."""
+        if not isinstance(name, str):
+            raise UnknownNameError(f"model {self.name!r}: members are looked up by name or dotted "
+                                   f"path (m['sub.R1']), got {name!r}")
+        head, _, rest = name.partition(".")
+        try:
+            member = self._members[head]
+        except KeyError:
+            raise UnknownNameError(f"model {self.name!r} has no member {head!r}; members: "
+                                   f"{', '.join(self._members)}") from None
+        return member[rest] if rest else member
+
+    # --- inspection ---------------------------------------------------------------------
+
+    @property
+    def components(self) -> dict:
+        """Direct members (components and subsystems) by name."""
+        return dict(self._members)
+
+    @property
+    def graph(self) -> nx.Graph:
+        """The connection graph of this level: nodes are port paths, edges are connections."""
+        g = nx.Graph()
+        for member in self._members.values():
+            ports = member._exposed.values() if isinstance(member, Netlist) else \
+                [getattr(member, n) for n in member.ports()]
+            for port in ports:
+                g.add_node(port.path, domain=port.domain.name)
+        paths = [f"{member}.{port}" for member, port in zip(self._end_member, self._end_port)]
+        first = 0
+        for size in self._sizes:
+            g.add_edges_from((paths[first], other) for other in paths[first + 1:first + size])
+            first += size
+        return g
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _check_member_port(self, port):
+        if isinstance(port, (ExposedPort, PortRef)):
+            owner = port.owner
+        else:
+            raise PortConnectionError(f"{port!r} is not a port; use e.g. R1.p or sub.a")
+        if self._members.get(owner.name) is not owner:
+            raise PortConnectionError(
+                f"{_describe(port)} belongs to {owner.name!r}, which is not a member of model "
+                f"{self.name!r}; add it with {self.name}.add(...) first")
+
+    def _contains(self, model) -> bool:
+        return any(m is model or (isinstance(m, Netlist) and m._contains(model))
+                   for m in self._members.values())
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, {len(self._members)} members)"
+
+
+def _describe(port) -> str:
+    return f"{port.path} ({port.domain.name})"
