@@ -220,3 +220,39 @@ def test_public_names_of_the_model_module_stay():
     sub = m.add(section("sub"))
     assert isinstance(sub.a, ExposedPort) and sub.a.path == "sub.a"
 
+
+def diode_chain(n):
+    """src -R0- D0 - node0 -R1- D1 - node1 ...; C_k from node k to ground."""
+    from physlib.components.electrical import Diode
+    m = Model("chain")
+    src, gnd = m.add(VoltageSource("src", V=1.0)), m.add(Ground("gnd"))
+    m.connect(src.n, gnd.p)
+    node = src.p
+    for k in range(n):
+        r, d, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Diode(f"D{k}")), m.add(Capacitor(f"C{k}", C=1e-6))
+        m.connect(node, r.p)
+        m.connect(r.n, d.p)
+        m.connect(d.n, c.p)
+        m.connect(c.n, gnd.p)
+        node = d.n
+    return m
+
+
+def test_partitions_of_a_chain_of_many_portions():
+    """Every diode is a nonlinear portion of its own; the resistors and capacitors are one
+    linear portion, joined through ground."""
+    from physlib.assembly.partition import partition
+    n = 300
+    parts = partition(flatten(diode_chain(n)))
+    assert [p.linear for p in parts] == [True] + [False] * n
+    linear, nonlinear = parts[0], parts[1:]
+    assert [p.components for p in nonlinear] == sorted([f"D{k}"] for k in range(n))
+    assert all(p.memoryless for p in nonlinear) and not linear.memoryless
+    assert len(linear.components) == 2 * n + 3                # R, C, src, its inline value, gnd
+    d7 = next(p for p in nonlinear if p.components == ["D7"])
+    assert d7.boundary == [("D7", "R7"), ("C7", "D7", "R8")]
+    assert d7.connections == [("D7.p",), ("D7.n",)] and d7.ports == ["D7.p", "D7.n"]
+    assert len(linear.boundary) == len(linear.ports) == 2 * n
+    assert ("C7", "D7", "R8") in linear.boundary and ("C7.p", "R8.p") in linear.connections
+    assert "C7.p" in linear.ports and "R8.p" not in linear.ports     # one port per shared node
+    assert len(d7.equations) == len(nonlinear[0].equations) and d7.equations[0].startswith("D7: ")

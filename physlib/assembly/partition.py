@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
+import numpy as np
+import scipy.sparse as sps
+from scipy.sparse.csgraph import connected_components
 
 
 @dataclass
@@ -32,36 +34,59 @@ class Partition:
 
 
 def partition(flat) -> list[Partition]:
-    kind, equations, stateful = {}, {}, {}
+    """The maximal linear and nonlinear portions of ``flat`` (a FlatSystem): linear ones first,
+    each kind in the order of its sorted component paths. Linear in the size of the model."""
+    kind, stateful, equations = _component_facts(flat)
+    index = {c: i for i, c in enumerate(kind)}
+    pairs = []
+    for members in flat.nodes:
+        first: dict[bool, int] = {}     # joining each member to the node's first of its kind
+        for a in members:
+            i = index[a]
+            head = first.setdefault(kind[a], i)
+            if head != i:
+                pairs.append((head, i))
+    rows, cols = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
+    graph = sps.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(index), len(index)))
+    _, of = connected_components(graph, directed=False)
+    portions: dict[int, list[str]] = {}
+    for c, k in zip(kind, of.tolist()):
+        portions.setdefault(k, []).append(c)
+    groups = sorted((sorted(g) for g in portions.values()), key=lambda g: (not kind[g[0]], g))
+    label = {c: k for k, comps in enumerate(groups) for c in comps}
+    boundary = [[] for _ in groups]
+    for members in flat.nodes:
+        touched = {label[c] for c in members}
+        if len(touched) > 1:
+            for k in touched:
+                boundary[k].append(tuple(members))
+    connections, ports = [[] for _ in groups], [[] for _ in groups]
+    for node in _physical_nodes(flat):
+        own: dict[int, list[str]] = {}
+        for port in node:
+            own.setdefault(label[port.rsplit(".", 1)[0]], []).append(port)
+        for k, mine in own.items():
+            connections[k].append(tuple(mine))
+            if len(mine) < len(node):
+                ports[k].append(mine[0])
+    return [Partition(kind[comps[0]], comps, [e for c in comps for e in equations[c]],
+                      not any(stateful[c] for c in comps), boundary[k], connections[k], ports[k])
+            for k, comps in enumerate(groups)]
+
+
+def _component_facts(flat):
+    """Per component path: linear or not, has states, its equations as text."""
+    kind, stateful, equations = {}, {}, {}
     for group in flat.groups:
         tpl = group.template
+        names = tpl.local_names
+        texts = [f"{r} = 0" for r in tpl.residuals] + \
+            [f"{names[a]} = {s:+g}·{names[b]}" for a, b, s in tpl.aliases]
         for path in group.paths:
             kind[path] = tpl.linear
             stateful[path] = bool(tpl.der_of)
-            equations[path] = [f"{path}: {r} = 0" for r in tpl.residuals] + \
-                [f"{path}: {tpl.local_names[a]} = {s:+g}·{tpl.local_names[b]}" for a, b, s in tpl.aliases]
-    graph = nx.Graph()
-    graph.add_nodes_from(kind)
-    for members in flat.nodes:
-        for a in members:
-            for b in members:
-                if a < b and kind[a] == kind[b]:
-                    graph.add_edge(a, b)
-    physical = _physical_nodes(flat)
-    parts = []
-    for group in sorted(nx.connected_components(graph), key=lambda g: (not kind[next(iter(g))], sorted(g))):
-        comps = sorted(group)
-        boundary = [tuple(m) for m in flat.nodes if set(m) & group and set(m) - group]
-        connections, ports = [], []
-        for node in physical:
-            own = tuple(port for port in node if port.rsplit(".", 1)[0] in group)
-            if own:
-                connections.append(own)
-                if len(own) < len(node):
-                    ports.append(own[0])
-        parts.append(Partition(kind[comps[0]], comps, [e for c in comps for e in equations[c]],
-                               not any(stateful[c] for c in comps), boundary, connections, ports))
-    return parts
+            equations[path] = [f"{path}: {text}" for text in texts]
+    return kind, stateful, equations
 
 
 def _physical_nodes(flat) -> list[tuple[str, ...]]:
