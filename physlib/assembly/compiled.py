@@ -48,10 +48,15 @@ class DaeSystem:
     dummy_states: list[str]    # variables that would be states but are fixed by constraints
     cache: dict = field(default_factory=dict)   # integrators and Jacobians built on demand
 
+    def symbols(self, kind=cs.SX) -> tuple:
+        """Fresh symbols (x, z, p, t) of the sizes the functions of (x, z, p, t) take; ``kind``
+        is ``casadi.SX`` or ``casadi.MX``. The one place that rebuilds them."""
+        return tuple(kind.sym(n, self.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+
     def dae_dict(self) -> dict:
         """The DAE as a dict of SX expressions, the form CasADi's integrators take."""
         if "dae_dict" not in self.cache:
-            x, z, p, t = (cs.SX.sym(n, self.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+            x, z, p, t = self.symbols()
             ode, alg = self.dae(x, z, p, t)
             self.cache["dae_dict"] = {"x": x, "z": z, "p": p, "t": t, "ode": ode, "alg": alg}
         return self.cache["dae_dict"]

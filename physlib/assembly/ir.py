@@ -102,13 +102,21 @@ class Equations:
         return self.n_template + self.through.shape[0]
 
     @cached_property
-    def _block_starts(self) -> np.ndarray:
-        return np.array([b.first for b in self.blocks], dtype=np.int64)
+    def _block_table(self) -> np.ndarray:
+        """(group, residual, first equation) per template block."""
+        return np.array(self.blocks, dtype=np.int64).reshape(-1, 3)
+
+    def blocks_of(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Block index, group and instance of each template equation in ``rows``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        table = self._block_table
+        block = np.searchsorted(table[:, 2], rows, side="right") - 1
+        return block, table[block, 0], rows - table[block, 2]
 
     def block_of(self, e: int) -> tuple[TemplateBlock, int]:
         """The template block of template equation ``e`` and the instance it belongs to."""
-        block = self.blocks[int(np.searchsorted(self._block_starts, e, side="right")) - 1]
-        return block, int(e) - block.first
+        block, _, instance = self.blocks_of([e])
+        return self.blocks[int(block[0])], int(instance[0])
 
     def incidence(self, mask=None, n_cols=None, col_map=None) -> sps.csr_matrix:
         """Equations × columns (positions, or ``col_map[position]`` where that is >= 0)."""
@@ -193,6 +201,7 @@ class Torn:
     """Which unknown each equation is solved for explicitly, and what is left to the DAE solver."""
 
     target: np.ndarray       # equation -> unknown it is solved for explicitly (-1 if none)
+    target_pos: np.ndarray   # equation -> position it is solved for explicitly (-1 if none)
     rank: np.ndarray         # order of explicit equations within their block (-1 for others)
     z_unknowns: np.ndarray   # unknowns left for the DAE solver (algebraic variables)
     g_eqs: np.ndarray        # equations left as residuals 0 = g

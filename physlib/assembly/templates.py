@@ -146,6 +146,16 @@ class ClassTemplate:
         exprs = [self.initial.get(i, sp.Float(s)) for i, s in enumerate(self.local_start)]
         return self._function("start", exprs)
 
+    def start_rows_function(self, rows: tuple[int, ...]) -> cs.Function:
+        """params -> initial guesses of the locals ``rows`` only (see :attr:`start_function`)."""
+        if len(rows) == len(self.local_names) and rows == tuple(range(len(rows))):
+            return self.start_function
+        cache = self.__dict__.setdefault("_start_rows", {})
+        if rows not in cache:
+            exprs = [self.initial.get(i, sp.Float(self.local_start[i])) for i in rows]
+            cache[rows] = self._function("start_" + "_".join(map(str, rows)), exprs)
+        return cache[rows]
+
     @cached_property
     def energy_function(self) -> cs.Function | None:
         return None if self.energy is None else self._function("energy", [self.energy])

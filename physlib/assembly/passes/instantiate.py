@@ -71,18 +71,16 @@ def _reordered(values: cs.SX, have: np.ndarray, want: np.ndarray) -> cs.SX:
     return values[sorter[np.searchsorted(have, want, sorter=sorter)].tolist()]
 
 
-def base_rows(flat, eqs: Equations, R, T, locals_sx, params_sx, rows) -> cs.SX:
+def base_rows(flat, eqs: Equations, symbolic: Symbolic, rows) -> cs.SX:
     """Residuals of template and linear equations ``rows`` (combinations not applied), one
     mapped call per class on the instances needed."""
+    R, T, locals_sx, params_sx = symbolic.R, symbolic.T, symbolic.locals, symbolic.params
     rows = np.asarray(rows, dtype=np.int64)
     parts, have = [], []
     template = rows[rows < eqs.n_template]
     if len(template):
-        starts = np.array([b.first for b in eqs.blocks], dtype=np.int64)
-        block = np.searchsorted(starts, template, side="right") - 1
-        group = np.array([b.group for b in eqs.blocks], dtype=np.int64)[block]
+        block, group, instance = eqs.blocks_of(template)
         residual = np.array([b.residual for b in eqs.blocks], dtype=np.int64)[block]
-        instance = template - starts[block]
         for gi in sorted(set(group.tolist())):
             sel = group == gi
             ks = np.sort(instance[sel])
@@ -111,8 +109,7 @@ def residuals(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, row
     plain = rows[(rows < eqs.n_base) & ~np.isin(rows, combined)]
     members = [np.asarray(combos[e].members, dtype=np.int64) for e in combined]
     needed = np.unique(np.concatenate([plain] + members)) if combined else plain
-    args = (symbolic.R, symbolic.T, symbolic.locals, symbolic.params)
-    base = base_rows(flat, eqs, *args, needed)
+    base = base_rows(flat, eqs, symbolic, needed)
     if not combined and not len(derived):
         return base
     asked = np.isin(needed, plain)              # not members of combinations only
@@ -123,7 +120,7 @@ def residuals(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, row
                                   for e in combined]))
         have.append(np.array(combined, dtype=np.int64))
     if len(derived):
-        parts.append(_derivative_residuals(flat, aliases, reduced, *args))
+        parts.append(_derivative_residuals(flat, aliases, reduced, symbolic))
         have.append(eqs.n_base + np.arange(len(reduced.new_eqs)))
     return _reordered(cs.vertcat(*parts), np.concatenate(have), rows)
 
@@ -136,17 +133,27 @@ def _combination(combo, residual_of, R):
     return cs.substitute(expr, R[gone], cs.DM.zeros(len(gone))) if gone else expr
 
 
+def _group_starts(g, Pm, T, wanted: np.ndarray):
+    """Start values of the locals of group ``g`` for which ``wanted`` (instances × locals) holds,
+    instance by instance, with the raw ids they belong to."""
+    rows = np.flatnonzero(wanted.any(axis=0))
+    if not len(rows):
+        return None, None
+    k, nl = wanted.shape
+    function = g.template.start_rows_function(tuple(rows.tolist()))
+    out = cs.vec(function.map(k)(cs.SX(nl, k), Pm, T))       # the start values do not read locals
+    keep = wanted[:, rows].ravel()
+    return (out if keep.all() else out[np.flatnonzero(keep).tolist()]), g.var_ids[:, rows].ravel()[keep]
+
+
 def start_values(flat, aliases: AliasMap, params_sx, T) -> cs.SX:
     """Start value of every position of a representative (states at their initial values)."""
     parts, positions = [], []
     for g, Pm in zip(flat.groups, params_sx):
-        tpl, (k, nl) = g.template, g.var_ids.shape
-        ids = g.var_ids.ravel()
-        keep = np.flatnonzero(aliases.rep[ids] == ids)
-        if len(keep):
-            out = cs.vec(tpl.start_function.map(k)(cs.DM.zeros(nl, k), Pm, T))
-            parts.append(out if len(keep) == len(ids) else out[keep.tolist()])
-            positions.append(aliases.col[ids[keep]])
+        values, ids = _group_starts(g, Pm, T, aliases.rep[g.var_ids] == g.var_ids)
+        if values is not None:
+            parts.append(values)
+            positions.append(aliases.col[ids])
     if not parts:
         return cs.SX(0, 1)
     positions = np.concatenate(positions)
@@ -157,13 +164,10 @@ def raw_start_values(flat, params_sx, T, raw_ids) -> cs.SX:
     """Start values of the raw variables ``raw_ids``."""
     parts, have = [], []
     for g, Pm in zip(flat.groups, params_sx):
-        tpl, (k, nl) = g.template, g.var_ids.shape
-        ids = g.var_ids.ravel()
-        keep = np.flatnonzero(np.isin(ids, raw_ids))
-        if len(keep):
-            out = cs.vec(tpl.start_function.map(k)(cs.DM.zeros(nl, k), Pm, T))
-            parts.append(out[keep.tolist()])
-            have.append(ids[keep])
+        values, ids = _group_starts(g, Pm, T, np.isin(g.var_ids, raw_ids))
+        if values is not None:
+            parts.append(values)
+            have.append(ids)
     return _reordered(cs.vertcat(*parts), np.concatenate(have), np.asarray(raw_ids, dtype=np.int64))
 
 
@@ -171,10 +175,13 @@ def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> sps.csr_matrix:
     """Jacobian of the base equations at the start values and compiled-in parameters."""
     R, P, T = cs.SX.sym("r", aliases.n), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
     locals_sx, params_sx = group_inputs(flat, aliases, R, P)
-    res = base_rows(flat, eqs, R, T, locals_sx, params_sx, np.arange(eqs.n_eq))
+    symbolic = Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx), cs.SX(0, 1))
+    res = base_rows(flat, eqs, symbolic, np.arange(eqs.n_eq))
     if eqs.combos:
-        res = cs.vertcat(*[_combination(eqs.combos[e], lambda m: res[m], R) if e in eqs.combos else res[e]
-                           for e in range(eqs.n_eq)])
+        combined = sorted(eqs.combos)
+        pick = np.arange(eqs.n_eq)
+        pick[combined] = eqs.n_eq + np.arange(len(combined))
+        res = cs.vertcat(res, *[_combination(eqs.combos[e], lambda m: res[m], R) for e in combined])[pick.tolist()]
     start = cs.Function("start", [P, T], [start_values(flat, aliases, params_sx, T)])
     jac = cs.Function("base_jacobian", [R, P, T], [cs.jacobian(res, R)])
     values = jac(start(flat.param_values, 0.0), flat.param_values, 0.0)
@@ -188,20 +195,22 @@ def instantiate(flat, aliases: AliasMap, reduced: Reduced) -> Symbolic:
     locals_sx, params_sx = group_inputs(flat, aliases, R, P)
     # Representatives are their own raw variables (sign +1), so their start is their own;
     # derivatives created by index reduction start at zero.
-    start = cs.vertcat(start_values(flat, aliases, params_sx, T), cs.DM.zeros(len(reduced.new_vars)))
+    start = start_values(flat, aliases, params_sx, T)
+    if reduced.new_vars:
+        start = cs.vertcat(start, cs.DM.zeros(len(reduced.new_vars)))
     return Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx), start)
 
 
-def _derivative_residuals(flat, aliases, reduced: Reduced, R, T, locals_sx, params_sx):
+def _derivative_residuals(flat, aliases, reduced: Reduced, symbolic: Symbolic):
     """Time derivatives of the equations that index reduction differentiated, in their order."""
     if not reduced.new_eqs:
         return cs.SX(0, 1)
-    der, eqs = reduced.var_derivative, reduced.equations
+    der, eqs, R = reduced.var_derivative, reduced.equations, symbolic.R
     combos = eqs.combos
     needed = sorted({int(m) for e in reduced.new_eqs for m in
                      (combos[e].members if e in combos else [e])})
     derived = dict(zip(needed, cs.vertsplit(
-        _derivatives_of(flat, aliases, reduced, needed, R, T, locals_sx, params_sx))))
+        _derivatives_of(flat, aliases, reduced, symbolic, needed))))
     out = []
     for e in reduced.new_eqs:
         if e not in combos:
@@ -216,9 +225,10 @@ def _derivative_residuals(flat, aliases, reduced: Reduced, R, T, locals_sx, para
     return cs.vertcat(*out)
 
 
-def _derivatives_of(flat, aliases, reduced, base_ids, R, T, locals_sx, params_sx):
+def _derivatives_of(flat, aliases, reduced, symbolic: Symbolic, base_ids):
     """d/dt of the listed template or linear equations, as one SX vector in that order."""
     der, eqs = reduced.var_derivative, reduced.equations
+    R, T, locals_sx, params_sx = symbolic.R, symbolic.T, symbolic.locals, symbolic.params
     R0 = cs.vertcat(R, 0)                       # the last entry reads zero (no derivative)
     out = [None] * len(base_ids)
     template_parts: dict[tuple[int, int], list[tuple[int, int]]] = {}

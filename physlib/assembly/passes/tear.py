@@ -56,5 +56,6 @@ def tear(reduced: Reduced, order: BlockOrder) -> Torn:
                 target[e], rank[e] = u, r
             z_unknowns.extend(tears)
             g_eqs.extend(residuals)
-    return Torn(target, rank, np.array(z_unknowns, dtype=np.int64), np.array(g_eqs, dtype=np.int64),
-                len(pending) - len(linear_blocks), tuple(linear_blocks))
+    target_pos = np.where(target >= 0, reduced.unknown_pos[np.maximum(target, 0)], -1)
+    return Torn(target, target_pos, rank, np.array(z_unknowns, dtype=np.int64),
+                np.array(g_eqs, dtype=np.int64), len(pending) - len(linear_blocks), tuple(linear_blocks))
