@@ -91,20 +91,22 @@ class Netlist:
         first = ports[0]
         domain = first.domain
         for port in ports[1:]:
-            if port.domain is not domain and port.domain != domain:
+            other = port.domain
+            if other is not domain and other != domain:
                 raise DomainMismatchError(
                     f"cannot connect {_describe(first)} to {_describe(port)}: "
                     f"a {domain.name} port only connects to {domain.name} ports")
             if port.owner is first.owner and port == first:
                 raise PortConnectionError(f"port {port.path} is connected to itself")
         self._sizes.append(len(ports))
+        end_member, end_port = self._end_member, self._end_port
         for port in ports:
             if type(port) is PortRef:
-                self._end_port.append(port.port.name)
+                end_port.append(port.port.name)
             else:
-                self._end_exposed[len(self._end_port)] = port
-                self._end_port.append(port.name)
-            self._end_member.append(port.owner.name)
+                self._end_exposed[len(end_port)] = port
+                end_port.append(port.name)
+            end_member.append(port.owner.name)
 
     def expose(self, port, name: str) -> ExposedPort:
         """Make an inner port available to a parent model as ``self.<name>``."""
