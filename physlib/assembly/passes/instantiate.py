@@ -42,23 +42,15 @@ def columns(matrix: cs.SX, ks) -> cs.SX:
 
 def group_inputs(flat, aliases: AliasMap, R, P):
     """Per group: its instances' locals (locals × instances, signs applied) and parameters."""
-    if not flat.groups:
-        return [], []
-    # Instance by instance, local by local; one negation per position used with sign -1.
-    var_ids = np.concatenate([g.var_ids.ravel() for g in flat.groups])
-    positions, signs = aliases.col[var_ids], aliases.sign[var_ids]
-    neg = signs < 0
-    used = np.zeros(R.numel(), bool)
-    used[positions[neg]] = True
-    negated = np.flatnonzero(used)                       # (np.unique hashes: slow on large arrays)
-    index = positions.copy()
-    index[neg] = R.numel() + np.searchsorted(negated, positions[neg])
-    extended = cs.vertcat(R, -R[negated.tolist()]) if len(negated) else R
-    locals_sx, params_sx, offset = [], [], 0
+    locals_sx, params_sx = [], []
     for g in flat.groups:
         (k, nl), npar = g.var_ids.shape, g.template.n_inputs
-        locals_sx.append(cs.reshape(extended[index[offset:offset + k * nl].tolist()], nl, k))
-        offset += k * nl
+        ids = g.var_ids.ravel()                              # instance by instance, local by local
+        L = R[aliases.col[ids].tolist()]
+        negative = np.flatnonzero(aliases.sign[ids] < 0).tolist()
+        if negative:                    # in place: copying the whole column again costs more
+            L[negative] = -L[negative]
+        locals_sx.append(cs.reshape(L, nl, k))
         params_sx.append(cs.reshape(P[g.param_ids.ravel().tolist()], npar, k) if npar else cs.DM(0, k))
     return locals_sx, params_sx
 
