@@ -11,7 +11,7 @@ from .analysis.linear_model import LinearModel
 from .analysis.analysis_points import inject_across, inject_through
 from .analysis.linearize import linearize
 from .analysis.sweeps import SweepError, SweepTable, lognormal, monte_carlo, normal, sweep, uniform
-from .assembly import CompiledModel, Model
+from .api import CompiledModel, Model
 from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..assembly.netlist import Netlist
 from ..core.errors import PhyslibError, UnknownNameError
 
 
@@ -109,11 +110,9 @@ def with_analysis_points(model, points) -> tuple:
 def copy_model(model):
     """A copy of ``model`` (a :class:`physlib.Model`): the same component objects, the
     connections copied, submodels copied likewise; the original is not changed."""
-    from ..assembly.model import Model
-
-    copy = Model(model.name)
+    copy = type(model)(model.name)        # the user's Model class: it compiles to theirs
     for member in model.components.values():
-        copy.add(copy_model(member) if isinstance(member, Model) else member)
+        copy.add(copy_model(member) if isinstance(member, Netlist) else member)
     ports = _port_lookup(copy)
     for a, b in model.graph.edges:
         copy.connect(ports(a), ports(b))
@@ -136,14 +135,12 @@ def _port_lookup(model):
 def _insert(model, point, path, k):
     """Insert the source for ``point`` at ``path`` (relative to ``model``); returns the path of
     its value parameter, relative to ``model``."""
-    from ..assembly.model import Model
-
     head, _, rest = path.partition(".")
     member = model.components.get(head)
     if member is None:
         raise UnknownNameError(f"analysis point {point}: model {model.name!r} has no member {head!r}; "
                                f"members: {', '.join(model.components)}")
-    if isinstance(member, Model) and "." in rest:
+    if isinstance(member, Netlist) and "." in rest:
         inner = _insert(member, point, rest, k)
         return f"{head}.{inner}"
     port = _port_lookup(model)(path)
@@ -169,9 +166,7 @@ def _insert(model, point, path, k):
 
 def _rebuild_without(model, path):
     """A copy of ``model`` (members shared) without the connections touching port ``path``."""
-    from ..assembly.model import Model
-
-    copy = Model(model.name)
+    copy = type(model)(model.name)        # the user's Model class: it compiles to theirs
     for member in model.components.values():
         copy.add(member)
     ports = _port_lookup(copy)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
+from ..assembly.netlist import Netlist
 from ..core.errors import PhyslibError, UnknownNameError
 from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
@@ -42,11 +43,9 @@ def linearize(model, inputs, outputs, *, at=None, descriptor: bool = False, para
     (an error if there is none — linearizing away from steady state needs an explicit ``at``).
     descriptor: keep the algebraic variables (E, A, B, C, D).
     """
-    from ..assembly.model import Model
-
     inputs = [inputs] if isinstance(inputs, (str, AnalysisPoint)) else list(inputs)
     outputs = [outputs] if isinstance(outputs, (str, AnalysisPoint)) else list(outputs)
-    if isinstance(model, Model):
+    if isinstance(model, Netlist):
         points = [p for p in inputs + outputs if isinstance(p, AnalysisPoint)]
         extended, value_paths = with_analysis_points(model, dict.fromkeys(p for p in points if p in inputs))
         compiled = extended.compile()

@@ -65,14 +65,12 @@ def _parameters(model, values, compiled, names):
 def _portion_model(model, part):
     """(a Model of the portion, {its component names: paths in ``model``}, [(port in it, label
     in ``model``)])."""
-    from ..assembly.model import Model
-
     components = {path: comp for group in model.component_groups
                   for path, comp in zip(group.paths, group.components)}
     # Inline waveforms (a source's V=Step(...), path "V.V") come back with their owner.
     paths = [p for p in part.components if p.rpartition(".")[0] not in components]
     names = {path.replace(".", "__"): path for path in paths}
-    sub = Model(f"{model.source_model.name}_portion")
+    sub = type(model.source_model)(f"{model.source_model.name}_portion")
     clones = {}
     for name, path in names.items():
         clone = clones[path] = _renamed(components[path], name)

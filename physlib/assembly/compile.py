@@ -15,7 +15,6 @@ import time
 from ..core.errors import StructuralError
 from .compiled import CompiledModel, DaeSystem
 from .flatten import FlatSystem, flatten
-from .model import Model
 from .passes.aliases import find_aliases
 from .passes.blt import order_blocks
 from .passes.emit import emit
@@ -31,7 +30,9 @@ log = logging.getLogger("physlib.compile")
 MAX_COMBINATION_ROUNDS = 4  # rounds of finding dependent equations and reducing again
 
 
-def compile_model(model: Model) -> CompiledModel:
+def compile_model(model, cls: type = CompiledModel) -> CompiledModel:
+    """Compile ``model`` (a :class:`~physlib.assembly.model.Model`) into an instance of ``cls``
+    (a :class:`CompiledModel` or a subclass)."""
     started = time.perf_counter()
     # Compiling allocates many small objects and frees none of them early: the cyclic garbage
     # collector would only rescan them (about 20% of the time at 10,000 stages).
@@ -44,7 +45,7 @@ def compile_model(model: Model) -> CompiledModel:
         if collecting:
             gc.enable()
     log.info("compiled %s in %.3f s", model.name, time.perf_counter() - started)
-    return CompiledModel(flat, system)
+    return cls(flat, system)
 
 
 def build_system(flat: FlatSystem) -> DaeSystem:

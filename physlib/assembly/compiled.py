@@ -72,7 +72,10 @@ class DaeSystem:
 
 
 class CompiledModel:
-    """A compiled model: simulate it, find operating points, linearize it, analyze its noise.
+    """A compiled model as the compiler leaves it: the flattened system, the DAE's CasADi
+    functions and accessors by name. The analyses (simulate, operating_point, linearize, noise,
+    ...) are methods of :class:`physlib.CompiledModel`, a subclass in the layer above this one
+    and :mod:`physlib.analysis` (:mod:`physlib.api`), which ``physlib.Model.compile`` returns.
 
     Parameters stay symbolic inputs of the compiled functions, so ``simulate(...,
     params={"R1.R": 2e3})`` reuses them without recompiling.
@@ -196,50 +199,6 @@ class CompiledModel:
                 events.update(te for te in comp.time_events(values, t0, t1) if t0 < te < t1)
         return sorted(events)
 
-    # --- analysis ------------------------------------------------------------------------------
-
-    def simulate(self, t_end: float, **options):
-        """Transient simulation from ``t0`` to ``t_end`` [s]; see :func:`physlib.analysis.simulate.simulate`."""
-        from ..analysis.simulate import simulate
-        return _call(simulate, self, t_end, **options)
-
-    def operating_point(self, **options):
-        """Steady state (x' = 0, 0 = g) for given inputs and parameters; see
-        :func:`physlib.analysis.operating_point.operating_point`."""
-        from ..analysis.operating_point import operating_point
-        return _call(operating_point, self, **options)
-
-    def trim(self, targets: dict, free: list, **options):
-        """Steady state where ``targets`` are met by choosing the ``free`` inputs/parameters; see
-        :func:`physlib.analysis.operating_point.trim`."""
-        from ..analysis.operating_point import trim
-        return _call(trim, self, targets, free, **options)
-
-    def noise(self, output, f=None, **options):
-        """Noise of ``output`` (a variable, or a pair of across variables) from the thermal and
-        shot noise of the dissipative elements; see :func:`physlib.analysis.noise.noise`."""
-        from ..analysis.noise import noise
-        return _call(noise, self, output, f, **options)
-
-    def multiport_noise(self, ports, f, **options):
-        """Port matrices Z, Y, S and thermal-noise correlations 2kT·(Z + Zᴴ), 2kT·(Y + Yᴴ),
-        kT·(I − S·Sᴴ) at ``ports``; see :func:`physlib.analysis.multiport.multiport_noise`."""
-        from ..analysis.multiport import multiport_noise
-        return _call(multiport_noise, self, ports, f, **options)
-
-    def portion_noise(self, f, **options):
-        """Thermal-noise multiport (Z, Y, S and their correlations) of each linear portion of
-        ``partitions`` at the nodes it shares with the rest, independent of the operating point:
-        compute it once; see :func:`physlib.analysis.portion_noise.portion_noise`."""
-        from ..analysis.portion_noise import portion_noise
-        return _call(portion_noise, self, f, **options)
-
-    def linearize(self, inputs, outputs, **options):
-        """Linear model from ``inputs`` to ``outputs`` at an operating point; see
-        :func:`physlib.analysis.linearize.linearize`."""
-        from ..analysis.linearize import linearize
-        return _call(linearize, self, inputs, outputs, **options)
-
     @cached_property
     def partitions(self) -> list:
         """Linear and nonlinear portions of the model (see :mod:`physlib.assembly.partition`)."""
@@ -359,19 +318,3 @@ def _restore_dataclass(cls, fields: dict):
 
 def _declaration(cls, name: str):
     return vars(cls)[name]
-
-
-def _call(function, *args, **options):
-    """``function(*args, **options)``, with an option it does not take named as an OptionError
-    listing the ones it does (Python's TypeError would not say what is valid)."""
-    import inspect
-    accepted = [name for name, par in inspect.signature(function).parameters.items()
-                if par.kind == par.KEYWORD_ONLY]
-    unknown = [name for name in options if name not in accepted]
-    if unknown:
-        from ..analysis.options import OptionError
-        hints = [f"{name!r} (did you mean {difflib.get_close_matches(name, accepted, n=1)[0]!r}?)"
-                 if difflib.get_close_matches(name, accepted, n=1) else repr(name) for name in unknown]
-        raise OptionError(f"{function.__name__}() has no option {', '.join(hints)}; its options are "
-                          f"{', '.join(accepted)}")
-    return function(*args, **options)

@@ -1,0 +1,100 @@
+"""The package's shape: layers import downwards only, no import cycles (imports inside functions
+count: a lazy import is still a dependency), modules and functions of the compiler and the
+analyses small enough to read, and no module reaching into another's private names."""
+import ast
+import pathlib
+
+import networkx as nx
+
+import physlib
+
+PACKAGE = pathlib.Path(physlib.__file__).parent
+LAYERS = ["domains", "core", "components", "assembly", "analysis"]   # lowest first
+
+
+def modules():
+    """{dotted module name: parsed tree} for every module of physlib."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = (path, ast.parse(path.read_text()))
+    return out
+
+
+def imports(name, path, tree):
+    """(imported module, imported names) for every import in the module, at any depth."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, ()
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            yield target, tuple(alias.name for alias in node.names)
+
+
+def dependency_graph():
+    mods = modules()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(mods)
+    for name, (path, tree) in mods.items():
+        for target, names in imports(name, path, tree):
+            if not target.startswith("physlib"):
+                continue
+            # "from . import x" imports the submodule x
+            candidates = [f"{target}.{n}" for n in names if f"{target}.{n}" in mods] or [target]
+            for module in candidates:
+                if module in mods and module != name:
+                    graph.add_edge(name, module)
+    return graph
+
+
+def test_no_import_cycles_between_modules():
+    graph = dependency_graph()
+    # A package's __init__ re-exports its modules; edges into an __init__ stand for "some module
+    # of that package", so only cycles among modules themselves count.
+    inits = {name for name, (path, _) in modules().items() if path.name == "__init__.py"}
+    cycles = [c for c in nx.simple_cycles(graph.subgraph(set(graph) - inits))]
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c + [c[0]]) for c in cycles[:5])
+
+
+def test_layers_import_downwards_only():
+    rank = {layer: k for k, layer in enumerate(LAYERS)}
+    wrong = []
+    for a, b in dependency_graph().edges:
+        la, lb = (n.split(".")[1] if n.count(".") else None for n in (a, b))
+        if la in rank and lb in rank and rank[lb] > rank[la]:
+            wrong.append(f"{a} -> {b}")
+    assert not wrong, "upward imports: " + ", ".join(wrong)
+
+
+def test_compiler_and_analyses_are_small_enough_to_read():
+    long_modules, long_functions = [], []
+    for name, (path, tree) in modules().items():
+        if not name.startswith(("physlib.assembly", "physlib.analysis")):
+            continue
+        lines = len(path.read_text().splitlines())
+        if lines > 400:
+            long_modules.append(f"{name} ({lines} lines)")
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > 60:
+                    long_functions.append(f"{name}.{node.name} ({length} lines)")
+    assert not long_modules, "modules over 400 lines: " + ", ".join(long_modules)
+    assert not long_functions, "functions over 60 lines: " + ", ".join(long_functions)
+
+
+def test_no_module_imports_another_modules_private_names():
+    private = []
+    for name, (path, tree) in modules().items():
+        for target, names in imports(name, path, tree):
+            if target.startswith("physlib"):
+                private += [f"{name}: {n} from {target}" for n in names if n.startswith("_")]
+    assert not private, "private names imported: " + ", ".join(private)
