@@ -44,6 +44,8 @@ def as_real(value: Any) -> float | None:
     """``float(value)`` for a real number -- Python, NumPy (``np.float32``, ``np.int64``, 0-d
     arrays) or SymPy (``sp.Rational(1, 3)``, ``sp.pi``) -- and None for anything else: strings
     (even ``"1e3"``), booleans, lists, complex numbers, symbols."""
+    if type(value) is float or type(value) is int:      # the common case, without ABC checks
+        return float(value)
     if isinstance(value, (bool, np.bool_)):
         return None
     if isinstance(value, numbers.Real):
@@ -95,31 +97,34 @@ class Parameter:
     def required(self) -> bool:
         return self.default is _REQUIRED
 
+    def invalid(self, component: str, problem: str) -> ParameterError:
+        """The error for a bad value of this parameter of ``component``."""
+        return ParameterError(f"parameter {self.name} of {component} {problem}")
+
     def validate(self, value: Any, component: str) -> Any:
         """The value as stored (a float for ordinary parameters), or a :class:`ParameterError`
         naming the parameter and ``component``."""
-        where = f"parameter {self.name} of {component}"
         if self.structural:
             # A flag (default True/False) must be a bool: use_support="no" would be truthy.
             if isinstance(self.default, bool):
                 if not isinstance(value, (bool, np.bool_)):
-                    raise ParameterError(f"{where} is a flag: give True or False, got {_describe_value(value)}")
+                    raise self.invalid(component, f"is a flag: give True or False, got {_describe_value(value)}")
                 return bool(value)
             return value
         number = as_real(value)
         if number is None:
-            raise ParameterError(f"{where} must be a real number [{self.unit}], got {_describe_value(value)}")
+            raise self.invalid(component, f"must be a real number [{self.unit}], got {_describe_value(value)}")
         value = number
         if not math.isfinite(value):
-            raise ParameterError(f"{where} is {value}; give a finite value in {self.unit}")
+            raise self.invalid(component, f"is {value}; give a finite value in {self.unit}")
         if self.positive and value <= 0:
-            raise ParameterError(f"{where} must be > 0 {self.unit}, got {value:g}")
+            raise self.invalid(component, f"must be > 0 {self.unit}, got {value:g}")
         if self.nonnegative and value < 0:
-            raise ParameterError(f"{where} must be >= 0 {self.unit}, got {value:g}")
+            raise self.invalid(component, f"must be >= 0 {self.unit}, got {value:g}")
         if self.nonzero and value == 0:
-            raise ParameterError(f"{where} must not be zero")
+            raise self.invalid(component, "must not be zero")
         if self.check is not None and not self.check[0](value):
-            raise ParameterError(f"{where} = {value:g}: {self.check[1]}")
+            raise self.invalid(component, f"= {value:g}: {self.check[1]}")
         return value
 
     def __get__(self, instance, owner):
@@ -404,20 +409,22 @@ class Component:
                     f"parameter of the class; declare {cond} = Parameter(False, structural=True)")
 
     def __init__(self, name: str | None = None, *positional: Any, **values: Any):
-        self._deriving = False
+        # Set directly: these are not user attributes, and a model builds thousands of components.
+        state = self.__dict__
+        state["_deriving"] = False
         # A waveform given inline as an input value (V=Step(...)) needs no name: it is
         # named after the input it drives. Model.add insists on a name.
-        self.name = None if name is None else check_name(name, type(self).__name__)
+        state["name"] = None if name is None else check_name(name, type(self).__name__)
         if positional:
             first = next(iter(self._parameters), "value")
             raise ParameterError(
                 f"{type(self).__name__} {self.name!r}: give parameters by keyword, e.g. "
                 f"{type(self).__name__}({self.name!r}, {first}=...); got positional "
                 f"{', '.join(map(repr, positional))}")
-        self._values: dict[str, Any] = {}
+        state["_values"] = {}
         # Parameters the user gave: a start value given explicitly must be honoured or reported.
-        self._given: set[str] = {key for key in values if key in self._parameters}
-        self._input_values: dict[str, Any] = {}
+        state["_given"] = {key for key in values if key in self._parameters}
+        state["_input_values"] = {}
         inputs = {n for n, p in self._ports.items() if p.causality == "input"}
         for key in values:   # structural parameters first: they decide which ports exist
             if key in self._parameters and self._parameters[key].structural:
