@@ -15,8 +15,9 @@ def solve_linear_rows(rows: sps.csr_matrix, targets: np.ndarray, X: cs.SX) -> cs
     """Row i of ``rows`` says sum_r c_r·X_r = 0; its solution for X[targets[i]] is
     -sum_{r != targets[i]} (c_r / c_target)·X_r (connection sums and their derivatives)."""
     coo = rows.tocoo()
-    coeff = np.asarray(rows[np.arange(len(targets)), targets]).ravel()
     other = coo.col != targets[coo.row]
+    coeff = np.zeros(rows.shape[0])
+    coeff[coo.row[~other]] = coo.data[~other]
     solve = sps.csr_matrix((-coo.data[other] / coeff[coo.row[other]], (coo.row[other], coo.col[other])),
                            shape=(rows.shape[0], X.numel()))
     return cs.mtimes(sparse_dm(solve), X)
