@@ -8,7 +8,7 @@ import numpy as np
 
 from ..compiled import DaeSystem
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
-from .instantiate import raw_start_values, residuals
+from .instantiate import mapped, raw_start_values, residuals
 
 
 def _rows(flat, attribute, symbolic: Symbolic, rows):
@@ -20,7 +20,7 @@ def _rows(flat, attribute, symbolic: Symbolic, rows):
         if function is None:
             continue
         k, selected = len(g.paths), list(rows(g.template))
-        out = function.map(k)(symbolic.locals[gi], symbolic.params[gi], symbolic.T)
+        out = mapped(function, k, symbolic.locals[gi], symbolic.params[gi], symbolic.T)
         parts.append(cs.vec(out[selected, :]))
         owners.extend((gi, inst, j - selected[0]) for inst in range(k) for j in selected)
     return (cs.vertcat(*parts) if parts else cs.SX(0, 1)), owners
@@ -32,7 +32,7 @@ def _per_component(flat, attribute, symbolic: Symbolic, combine):
     for gi, g in enumerate(flat.groups):
         function = getattr(g.template, attribute)
         if function is not None:
-            out = function.map(len(g.paths))(symbolic.locals[gi], symbolic.params[gi], symbolic.T)
+            out = mapped(function, len(g.paths), symbolic.locals[gi], symbolic.params[gi], symbolic.T)
             parts.append(combine(out))
             owners.extend(g.paths)
     return (cs.vertcat(*parts) if parts else cs.SX(0, 1)), owners

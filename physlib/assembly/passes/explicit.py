@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
-from .instantiate import columns, local_derivatives, residuals, signed, sparse_dm
+from .instantiate import columns, local_derivatives, mapped, residuals, signed, sparse_dm
 
 
 def solve_linear_rows(rows: sps.csr_matrix, targets: np.ndarray, X: cs.SX) -> cs.SX:
@@ -40,8 +40,8 @@ def _template_solutions(flat, aliases, reduced, torn, symbolic, expl_eqs):
             if not hit.any():
                 continue
             ks = inst[hit]
-            sol = g.template.solution_function(j, l).map(len(ks))(
-                columns(symbolic.locals[gi], ks), columns(symbolic.params[gi], ks), symbolic.T)
+            sol = mapped(g.template.solution_function(j, l), len(ks),
+                         columns(symbolic.locals[gi], ks), columns(symbolic.params[gi], ks), symbolic.T)
             ids.append(sel[hit])
             parts.append(signed(sol.T, aliases.sign[g.var_ids[ks, l]]))
     return ids, parts
@@ -67,15 +67,15 @@ def _derivative_solutions(flat, aliases, reduced, torn, symbolic, derived):
         rows = eqs.through[[r for _, r in sums]].tocoo()
         has = np.isin(rows.col, list(der))
         dcols = np.array([der.get(int(c), 0) for c in rows.col], dtype=np.int64)
-        mapped = sps.csr_matrix((rows.data[has], (rows.row[has], dcols[has])), shape=(len(sums), R.numel()))
+        on_ders = sps.csr_matrix((rows.data[has], (rows.row[has], dcols[has])), shape=(len(sums), R.numel()))
         ids.append(np.array([d for d, _ in sums], dtype=np.int64))
-        parts.append(solve_linear_rows(mapped, torn.target_pos[ids[-1]], R))
+        parts.append(solve_linear_rows(on_ders, torn.target_pos[ids[-1]], R))
     for (gi, j, l), items in groups.items():
         g = flat.groups[gi]
         ks = [k for _, k in items]
-        sol = g.template.derivative_solution_function(j, l).map(len(ks))(
-            columns(symbolic.locals[gi], ks), local_derivatives(g, ks, aliases, der, R0),
-            columns(symbolic.params[gi], ks), symbolic.T)
+        sol = mapped(g.template.derivative_solution_function(j, l), len(ks),
+                     columns(symbolic.locals[gi], ks), local_derivatives(g, ks, aliases, der, R0),
+                     columns(symbolic.params[gi], ks), symbolic.T)
         ids.append(np.array([d for d, _ in items], dtype=np.int64))
         parts.append(signed(sol.T, aliases.sign[g.var_ids[ks, l]]))
     return ids, parts
