@@ -16,7 +16,6 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from ..core.errors import InitializationError, PhyslibError
-from .casadi_symbols import dae_symbols
 from .fast_call import fast
 from .start_values import check_initial_state
 
@@ -24,7 +23,7 @@ from .start_values import check_initial_state
 def algebraic_jacobian(system) -> cs.Function:
     """(x, z, p, t) -> (g, dg/dz), built once per compiled model."""
     if "g_jac" not in system.cache:
-        x, z, p, t = dae_symbols(system)
+        x, z, p, t = system.symbols()
         g = system.dae(x, z, p, t)[1]
         system.cache["g_jac"] = cs.Function("g_jac", [x, z, p, t], [g, cs.jacobian(g, z)])
     return system.cache["g_jac"]
@@ -36,12 +35,12 @@ def compiled_newton(system) -> cs.Function:
     (relative to the values, which the solver's absolute tolerances cannot tell). Built once
     per compiled model."""
     if "g_root" not in system.cache:
-        x, z, p, t = dae_symbols(system)
+        x, z, p, t = system.symbols()
         residual = cs.Function("g", [z, x, p, t], [system.dae(x, z, p, t)[1]])
         newton = cs.rootfinder("newton", "newton", residual,
                                {"abstol": 1e-12, "abstolStep": 1e-12, "max_iter": 30,
                                 "error_on_fail": False, "show_eval_warnings": False})
-        xm, zm, pm, tm = dae_symbols(system, cs.MX)
+        xm, zm, pm, tm = system.symbols(cs.MX)
         solved = newton(zm, xm, pm, tm)
         g, jac = algebraic_jacobian(system)(xm, solved, pm, tm)
         step = cs.solve(jac, -g, "csparse")

@@ -16,7 +16,6 @@ import sympy as sp
 
 from ..assembly.sympy_to_casadi import to_casadi
 from ..core.errors import PhyslibError
-from .casadi_symbols import dae_symbols
 from .projection import energy_matrix, invariant_projection
 
 
@@ -33,7 +32,7 @@ class Invariants:
             expressions = [expressions]
         exprs = [sp.sympify(e) for e in expressions]
         system = model.system
-        xs, _, ps, ts = dae_symbols(system)
+        xs, _, ps, ts = system.symbols()
         state_of = {int(pos): i for i, pos in enumerate(system.state_pos)}
         param_index = {name: i for i, name in enumerate(model.parameters)}
         symbols, unknown, not_states = {}, [], []

@@ -26,7 +26,6 @@ from ..assembly.netlist import Netlist
 from ..core.errors import PhyslibError, UnknownNameError
 from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
-from .casadi_symbols import dae_symbols
 from .operating_point import OperatingPoint, input_names, operating_point, resolve_input
 from .projection import constraint_jacobian
 
@@ -156,7 +155,7 @@ def _jacobians(model, inputs, outputs, op):
     distinct = tuple(dict.fromkeys(slots))
     key = ("linearize_jac", positions, distinct)
     if key not in system.cache:
-        xs, zs, ps, ts = dae_symbols(system)
+        xs, zs, ps, ts = system.symbols()
         ode, alg = system.dae(xs, zs, ps, ts)
         out = system.outputs(xs, zs, ps, ts)
         h = cs.vertcat(*[out[i] for i in positions]) if positions else cs.SX(0, 1)

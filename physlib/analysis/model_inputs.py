@@ -12,7 +12,6 @@ import casadi as cs
 import numpy as np
 
 from ..core.errors import PhyslibError, UnknownNameError
-from .casadi_symbols import dae_symbols
 
 # Names of waveform parameters that shift the waveform's value additively (source stepping and
 # the perturbation of waveform-driven inputs use them first).
@@ -76,7 +75,7 @@ def _output_parameter_gradient(model, pos, p, t):
     system = model.system
     key = ("op_output_grad", int(pos))
     if key not in system.cache:
-        x, z, pp, tt = dae_symbols(system)
+        x, z, pp, tt = system.symbols()
         row = system.outputs(x, z, pp, tt)[int(pos)]
         system.cache[key] = cs.Function("du_dp", [pp, tt], [cs.jacobian(row, pp)])
     return np.asarray(system.cache[key](p, t)).ravel()

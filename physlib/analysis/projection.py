@@ -192,7 +192,7 @@ def energy_matrix(system, x, z, p, t, *, sparse: bool = False):
     fun = system.cache.get("energy_hessian")
     if fun is None:
         energy = system.energy
-        xs, zs, ps, ts = (cs.SX.sym(name, energy.size1_in(i)) for i, name in enumerate("xzpt"))
+        xs, zs, ps, ts = system.symbols()
         total = cs.sum1(energy(xs, zs, ps, ts)) if energy.size1_out(0) else cs.SX(0)
         w = cs.vertcat(xs, zs)
         hess = cs.hessian(total, w)[0] if w.numel() else cs.SX(0, 0)
@@ -212,7 +212,7 @@ def constraint_jacobian(system, x, z, p, t) -> np.ndarray:
     not), following the algebraic variables (dummy states after index reduction, say) through
     0 = g(x, z)."""
     if "constraint_jac" not in system.cache:
-        xs, zs, ps, ts = (cs.SX.sym(n, system.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+        xs, zs, ps, ts = system.symbols()
         w = cs.vertcat(xs, zs)
         expr = system.constraints(xs, zs, ps, ts)[0]
         alg = system.dae(xs, zs, ps, ts)[1]

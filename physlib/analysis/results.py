@@ -9,7 +9,6 @@ import casadi as cs
 import numpy as np
 
 from ..core.errors import PhyslibError, UnknownNameError
-from .casadi_symbols import dae_symbols
 from .fast_call import fast
 from .initialization import solve_algebraic
 from .integrators import Integration
@@ -358,7 +357,7 @@ def _row_function(system, positions):
     if key in system.cache:
         return system.cache[key]
     if "output_sx" not in system.cache:
-        system.cache["output_sx"] = system.outputs(*dae_symbols(system))
+        system.cache["output_sx"] = system.outputs(*system.symbols())
     selected = system.cache["output_sx"][list(positions)]
     used = cs.symvar(selected)
     inputs = []

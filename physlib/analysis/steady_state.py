@@ -19,7 +19,6 @@ import casadi as cs
 import numpy as np
 
 from ..core.errors import InitializationError, PhyslibError
-from .casadi_symbols import dae_symbols
 from .initialization import damped_newton, null_space_members
 from .model_inputs import resolve_input, set_inputs, source_slots
 from .start_values import check_finite
@@ -28,7 +27,7 @@ from .start_values import check_finite
 def ignorable_states(system) -> np.ndarray:
     """States that neither f nor g reads (structurally): positions that only integrate a speed."""
     if "op_ignorable" not in system.cache:
-        x, z, p, t = dae_symbols(system)
+        x, z, p, t = system.symbols()
         ode, alg = system.dae(x, z, p, t)
         sp = cs.jacobian(cs.vertcat(ode, alg), x).sparsity()
         used = np.zeros(x.numel(), dtype=bool)
@@ -114,7 +113,7 @@ class _SteadyProblem:
 
     def _build(self, system, target_rows, target_values) -> None:
         nk, nz, nx = len(self.keep), self.nz, len(self.x)
-        _, _, ps, ts = dae_symbols(system)
+        _, _, ps, ts = system.symbols()
         w = cs.SX.sym("w", nk + nz + len(self.free_slots))
         fixed_x = cs.SX.sym("xf", nx)
         kept = {int(i): k for k, i in enumerate(self.keep)}

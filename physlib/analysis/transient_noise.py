@@ -224,7 +224,7 @@ def _newton_steps(system, compiled_newton, iterations: int = 3, small: int = 8):
     nz = system.dae.size1_in(1)
     if nz > small:
         return compiled_newton(system)
-    x, z, p, t = (cs.SX.sym(n, system.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+    x, z, p, t = system.symbols()
     w = cs.SX.sym("w", nz)
     g = cs.Function("g", [w, x, p, t], [system.dae(x, w, p, t)[1]])
     J = cs.Function("J", [w, x, p, t], [cs.jacobian(g(w, x, p, t), w)])
