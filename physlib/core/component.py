@@ -381,6 +381,8 @@ class Component:
                             other.pop(key, None)
                         table[key] = value
         cls._parameters, cls._variables, cls._ports, cls._modes = params, variables, ports, modes
+        cls._input_names = frozenset(n for n, p in ports.items() if p.causality == "input")
+        cls._structural = tuple(n for n, p in params.items() if p.structural)
         for name, var in variables.items():
             if as_real(var.start) is None:
                 raise DeclarationError(f"variable {name} of {cls.__name__} has start "
@@ -421,35 +423,34 @@ class Component:
                 f"{type(self).__name__} {self.name!r}: give parameters by keyword, e.g. "
                 f"{type(self).__name__}({self.name!r}, {first}=...); got positional "
                 f"{', '.join(map(repr, positional))}")
-        state["_values"] = {}
+        parameters, inputs, name = self._parameters, self._input_names, state["name"]
+        state["_values"] = own = {}
         # Parameters the user gave: a start value given explicitly must be honoured or reported.
-        state["_given"] = {key for key in values if key in self._parameters}
-        state["_input_values"] = {}
-        inputs = {n for n, p in self._ports.items() if p.causality == "input"}
-        for key in values:   # structural parameters first: they decide which ports exist
-            if key in self._parameters and self._parameters[key].structural:
-                self._values[key] = self._parameters[key].validate(values[key], self.name)
+        state["_given"] = {key for key in values if key in parameters}
+        state["_input_values"] = given_inputs = {}
+        for key in self._structural:   # structural parameters first: they decide which ports exist
+            if key in values:
+                own[key] = parameters[key].validate(values[key], name)
         for key, value in values.items():
-            if key in self._parameters:
-                self._values[key] = self._parameters[key].validate(value, self.name)
+            if key in parameters:
+                own[key] = parameters[key].validate(value, name)
             elif key in inputs:
-                self._input_values[key] = _input_value(value, self.name, key)
+                given_inputs[key] = _input_value(value, name, key)
             else:
-                valid = sorted(set(self._parameters) | inputs)
+                valid = sorted(set(parameters) | inputs)
                 raise ParameterError(
-                    f"{type(self).__name__} {self.name!r} has no parameter {key!r}; "
+                    f"{type(self).__name__} {name!r} has no parameter {key!r}; "
                     f"valid names: {', '.join(valid) if valid else '(none)'}"
                 )
-        for key, param in self._parameters.items():
-            if key not in self._values:
+        for key, param in parameters.items():
+            if key not in own:
                 if param.required:
                     raise ParameterError(
-                        f"{type(self).__name__} {self.name!r} needs parameter {key} "
+                        f"{type(self).__name__} {name!r} needs parameter {key} "
                         f"[{param.unit}] ({param.description})"
                     )
-                self._values[key] = param.validate(param.default, self.name) if not param.structural \
-                    else param.default
-        absent = [k for k in self._input_values if k not in self.ports()]
+                own[key] = param.default if param.structural else param.validate(param.default, name)
+        absent = [k for k in given_inputs if k not in self.ports()] if given_inputs else ()
         if absent:
             raise ParameterError(f"{type(self).__name__} {self.name!r} has no input {absent[0]!r} "
                                  f"with these settings ({self._ports[absent[0]].condition}=False)")
