@@ -83,15 +83,14 @@ def _portion_model(model, part):
     for node in part.connections:
         if len(node) > 1:
             sub.connect(*[port(p) for p in node])
-    shared = set(part.ports)
     for k, path in enumerate(part.ports):
         domain = port(path).domain
         sub.add(injector_class("through", domain)(f"open{k}", u=0.0))
         sub.connect(port(path), getattr(sub.components[f"open{k}"], "p"))
-    return sub, names, _ports(part, clones, shared, port, sub)
+    return sub, names, _ports(part, clones, port, sub)
 
 
-def _ports(part, clones, shared, port, sub):
+def _ports(part, clones, port, sub):
     """The portion's ports: each shared node against its network's reference (adding one at
     the network's first shared node where the portion holds none)."""
     networks = nx.Graph()
@@ -135,7 +134,9 @@ def _clone_path(port, clones):
 def _renamed(component, name):
     """``component`` under another name: the same class, parameter values and inline inputs."""
     clone = object.__new__(type(component))
-    clone.__dict__.update(component.__dict__)
+    # Own copies of the value tables: nothing done to the clone reaches the user's component.
+    clone.__dict__.update({key: value.copy() if isinstance(value, (dict, set)) else value
+                           for key, value in component.__dict__.items()})
     clone.name = name
     return clone
 
