@@ -14,22 +14,14 @@ from physlib.assembly.netlist import ExposedPort, Netlist
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
 from physlib.components.rotational import Inertia
 from physlib.components.signals import Gain, Step
+from test_results import rc_ladder
 
 ASSEMBLY = pathlib.Path(physlib.__file__).parent / "assembly"
 
 
-def ladder(n, name="ladder"):
-    m = Model(name)
-    src, gnd = m.add(VoltageSource("src", V=Step(height=1.0))), m.add(Ground("gnd"))
-    m.connect(src.n, gnd.p)
-    node = src.p
-    for k in range(1, n + 1):
-        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-3))
-        m.connect(node, r.p)
-        m.connect(r.n, c.p)
-        m.connect(c.n, gnd.p)
-        node = r.n
-    return m
+def ladder(n):
+    """The RC ladder of test_results behind a 1 V step."""
+    return rc_ladder(n, V=Step(height=1.0))
 
 
 def section(name):

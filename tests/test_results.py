@@ -273,10 +273,11 @@ def test_connection_graph_has_ports_as_nodes():
     assert g.has_edge("src.p", "R1.p") and g.nodes["R1.p"]["domain"] == "electrical"
 
 
-def rc_ladder(n):
-    """n stages of R = 1 kΩ, C = 1 mF (τ = 1 s) behind a 1 V source; states C1.v .. Cn.v."""
+def rc_ladder(n, V=1.0):
+    """n stages of R = 1 kΩ, C = 1 mF (τ = 1 s) behind a source of V volts (a number or a
+    waveform); states C1.v .. Cn.v."""
     m = Model("ladder")
-    src, gnd = m.add(VoltageSource("src", V=1.0)), m.add(Ground("gnd"))
+    src, gnd = m.add(VoltageSource("src", V=V)), m.add(Ground("gnd"))
     m.connect(src.n, gnd.p)
     node = src.p
     for k in range(1, n + 1):
