@@ -81,11 +81,10 @@ def consistent_start(model, p: np.ndarray, options):
     :class:`~physlib.analysis.options.SimulateOptions` ``options``: start values and ``x0``,
     the algebraic equations solved, derivatives and explicitly given start values checked."""
     system = model.system
-    start = np.asarray(system.start(p, options.t0)).ravel()
-    x = start[system.state_pos]
+    x, z_start = (np.asarray(v).ravel() for v in system.start(p, options.t0))
     if options.x0:
         x = _apply_x0(model, x, options.x0)
-    z = solve_algebraic(system, x, start[system.z_pos], p, options.t0, lambda i: model.algebraic[i])
+    z = solve_algebraic(system, x, z_start, p, options.t0, lambda i: model.algebraic[i])
     check_derivatives(model, x, z, p, options.t0)
     check_initial_state(model, x, z, p, options.t0, initial=options.initial)
     return x, z

@@ -99,8 +99,7 @@ def set_inputs(model, p, t, inputs):
 
 def _evaluate_output(model, pos, p, t):
     system = model.system
-    start = np.asarray(system.start(p, t)).ravel()
-    x, z = start[system.state_pos], start[system.z_pos]
+    x, z = system.start(p, t)
     return float(np.asarray(system.outputs(x, z, p, t)).ravel()[pos])
 
 

@@ -67,8 +67,7 @@ def solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free
 
 def _guess(model, p, t, x_guess, z_guess):
     system = model.system
-    start = np.asarray(system.start(p, t)).ravel()
-    x, z = start[system.state_pos].copy(), start[system.z_pos].copy()
+    x, z = (np.array(v).ravel() for v in system.start(p, t))
     state_index = {name: i for i, name in enumerate(model.states)}
     alg_index = {name: i for i, name in enumerate(model.algebraic)}
     for given, index, vector, kind in ((x_guess, state_index, x, "state"), (z_guess, alg_index, z, "algebraic variable")):

@@ -24,7 +24,7 @@ class DaeSystem:
 
     dae: cs.Function           # (x, z, p, t) -> (ode, alg)
     outputs: cs.Function       # (x, z, p, t) -> value of every representative variable
-    start: cs.Function         # (p, t) -> start value of every representative variable
+    start: cs.Function         # (p, t) -> start values of the states x and algebraic variables z
     energy: cs.Function        # (x, z, p, t) -> stored energy of each energy-storing component
     dissipation: cs.Function   # (x, z, p, t) -> dissipated power of each dissipative component
     energy_owner: list[str]

@@ -184,7 +184,6 @@ class Symbolic:
     T: cs.SX
     locals: tuple      # per group: SX (locals × instances), signs applied
     params: tuple      # per group: SX (parameters and modes × instances)
-    start: cs.SX       # start value of every position, in (P, T)
 
     def counts(self) -> str:
         return f"{sum(L.numel() for L in self.locals)} locals over {self.R.numel()} positions"

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..compiled import DaeSystem
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
-from .instantiate import mapped, raw_start_values, residuals
+from .instantiate import mapped, position_starts, raw_start_values, residuals
 
 
 def _rows(flat, attribute, symbolic: Symbolic, rows):
@@ -111,7 +111,9 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
         defining_equation=defining, defining_block=defining_block, describe_equation=describe,
         dae=cs.Function("dae", inputs, [f, exprs["g"]], in_names, ["ode", "alg"]),
         outputs=cs.Function("outputs", inputs, [values], in_names, ["values"]),
-        start=cs.Function("start", [P, T], [symbolic.start], ["p", "t"], ["start"]),
+        start=cs.Function("start", [P, T], [position_starts(flat, aliases, reduced, symbolic, reduced.states),
+                                             position_starts(flat, aliases, reduced, symbolic, z_pos)],
+                          ["p", "t"], ["x", "z"]),
         energy=cs.Function("energy", inputs, [exprs["energy"]]),
         dissipation=cs.Function("dissipation", inputs, [exprs["dissipation"]]),
         energy_owner=owners["energy"], dissipation_owner=owners["dissipation"],

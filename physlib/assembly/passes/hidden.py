@@ -12,7 +12,7 @@ import casadi as cs
 import numpy as np
 
 from ..ir import AliasMap, BlockOrder, Combination, Reduced, Symbolic
-from .instantiate import residuals
+from .instantiate import position_starts, residuals
 
 DEPENDENCY_CHECK_LIMIT = 200  # largest linear loop checked numerically for dependent equations
 
@@ -46,7 +46,8 @@ def hidden_dependencies(flat, aliases: AliasMap, reduced: Reduced, order: BlockO
     block_vars = reduced.unknown_pos[order.match[rows]].tolist()
     loop_residuals = residuals(flat, aliases, reduced, symbolic, rows)
     jac = cs.Function("loop_jacobian", [R, P, T], [cs.jacobian(loop_residuals, R[block_vars])])
-    start = cs.Function("start_values", [P, T], [symbolic.start])
+    start = cs.Function("start_values", [P, T],
+                        [position_starts(flat, aliases, reduced, symbolic, np.arange(reduced.n_pos))])
     params = flat.param_values
     perturbed = params * (1.0 + 0.37 * np.sin(np.arange(len(params)) + 1.0))
     values = [np.array(cs.DM(jac(start(pp, 0.0), pp, 0.0))) for pp in (params, perturbed)]

@@ -145,18 +145,35 @@ def _group_starts(g, Pm, T, wanted: np.ndarray):
     return (out if keep.all() else out[np.flatnonzero(keep).tolist()]), g.var_ids[:, rows].ravel()[keep]
 
 
-def start_values(flat, aliases: AliasMap, params_sx, T) -> cs.SX:
-    """Start value of every position of a representative (states at their initial values)."""
-    parts, positions = [], []
+def start_values(flat, aliases: AliasMap, params_sx, T, positions=None) -> cs.SX:
+    """Start values of the representative positions ``positions`` (default: all of them), in
+    that order: a representative is its own raw variable (sign +1), so its start is its own."""
+    wanted = np.ones(aliases.n, bool) if positions is None else np.zeros(aliases.n, bool)
+    if positions is not None:
+        wanted[positions] = True
+    parts, have = [], []
     for g, Pm in zip(flat.groups, params_sx):
-        values, ids = _group_starts(g, Pm, T, aliases.rep[g.var_ids] == g.var_ids)
+        ids = g.var_ids
+        values, ids = _group_starts(g, Pm, T, (aliases.rep[ids] == ids) & wanted[aliases.col[ids]])
         if values is not None:
             parts.append(values)
-            positions.append(aliases.col[ids])
+            have.append(aliases.col[ids])
     if not parts:
         return cs.SX(0, 1)
-    positions = np.concatenate(positions)
-    return _reordered(cs.vertcat(*parts), positions, np.arange(len(positions)))
+    have = np.concatenate(have)
+    return _reordered(cs.vertcat(*parts), have, np.arange(len(have)) if positions is None else positions)
+
+
+def position_starts(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, positions) -> cs.SX:
+    """Start values of ``positions`` in (P, T); the derivatives that index reduction added
+    (positions past the representatives) start at zero."""
+    positions = np.asarray(positions, dtype=np.int64)
+    own = positions < aliases.n
+    values = start_values(flat, aliases, symbolic.params, symbolic.T, positions[own])
+    if own.all():
+        return values
+    return _reordered(cs.vertcat(values, cs.DM.zeros(int((~own).sum()))),
+                      np.concatenate([positions[own], positions[~own]]), positions)
 
 
 def raw_start_values(flat, params_sx, T, raw_ids) -> cs.SX:
@@ -174,7 +191,7 @@ def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> sps.csr_matrix:
     """Jacobian of the base equations at the start values and compiled-in parameters."""
     R, P, T = cs.SX.sym("r", aliases.n), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
     locals_sx, params_sx = group_inputs(flat, aliases, R, P)
-    symbolic = Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx), cs.SX(0, 1))
+    symbolic = Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx))
     res = base_rows(flat, eqs, symbolic, np.arange(eqs.n_eq))
     if eqs.combos:
         combined = sorted(eqs.combos)
@@ -188,16 +205,12 @@ def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> sps.csr_matrix:
 
 
 def instantiate(flat, aliases: AliasMap, reduced: Reduced) -> Symbolic:
-    """Locals and parameters of every instance and start values of every position; residuals
-    are formed on demand (:func:`residuals`), for the equations that are not solved explicitly."""
+    """Locals and parameters of every instance; residuals are formed on demand
+    (:func:`residuals`), for the equations that are not solved explicitly, and start values
+    (:func:`position_starts`) for the positions that need them."""
     R, P, T = cs.SX.sym("r", reduced.n_pos), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
     locals_sx, params_sx = group_inputs(flat, aliases, R, P)
-    # Representatives are their own raw variables (sign +1), so their start is their own;
-    # derivatives created by index reduction start at zero.
-    start = start_values(flat, aliases, params_sx, T)
-    if reduced.new_vars:
-        start = cs.vertcat(start, cs.DM.zeros(len(reduced.new_vars)))
-    return Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx), start)
+    return Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx))
 
 
 def _derivative_residuals(flat, aliases, reduced: Reduced, symbolic: Symbolic):
