@@ -72,7 +72,7 @@ class Invariants:
     def project(self, x, target, p, t, system=None, z=None) -> np.ndarray:
         """x moved back onto ``g(x) = target`` (M-weighted when the energy matrix is definite)."""
         M = None
-        if system is not None and x.size and system.energy.size1_out(0):
+        if system is not None and x.size and system.energy_owner:
             M = energy_matrix(system, x, z, p, t)
             try:
                 np.linalg.cholesky(M)

@@ -47,19 +47,28 @@ def columns(matrix: cs.SX, ks) -> cs.SX:
     return matrix[:, np.asarray(ks, dtype=np.int64).tolist()]
 
 
+def instance_locals(g, col, sign, R) -> cs.SX:
+    """The locals of every instance of group ``g`` (locals × instances, signs applied), read
+    from the position values ``R`` through the raw-variable-to-position map ``col``/``sign``."""
+    (k, nl) = g.var_ids.shape
+    ids = g.var_ids.ravel()                              # instance by instance, local by local
+    L = R[col[ids].tolist()]
+    negative = np.flatnonzero(sign[ids] < 0).tolist()
+    if negative:                        # in place: copying the whole column again costs more
+        L[negative] = -L[negative]
+    return cs.reshape(L, nl, k)
+
+
+def instance_params(g, P) -> cs.SX:
+    """The parameters and modes of every instance of group ``g`` (inputs × instances)."""
+    k, npar = len(g.paths), g.template.n_inputs
+    return cs.reshape(P[g.param_ids.ravel().tolist()], npar, k) if npar else cs.DM(0, k)
+
+
 def group_inputs(flat, aliases: AliasMap, R, P):
     """Per group: its instances' locals (locals × instances, signs applied) and parameters."""
-    locals_sx, params_sx = [], []
-    for g in flat.groups:
-        (k, nl), npar = g.var_ids.shape, g.template.n_inputs
-        ids = g.var_ids.ravel()                              # instance by instance, local by local
-        L = R[aliases.col[ids].tolist()]
-        negative = np.flatnonzero(aliases.sign[ids] < 0).tolist()
-        if negative:                    # in place: copying the whole column again costs more
-            L[negative] = -L[negative]
-        locals_sx.append(cs.reshape(L, nl, k))
-        params_sx.append(cs.reshape(P[g.param_ids.ravel().tolist()], npar, k) if npar else cs.DM(0, k))
-    return locals_sx, params_sx
+    return ([instance_locals(g, aliases.col, aliases.sign, R) for g in flat.groups],
+            [instance_params(g, P) for g in flat.groups])
 
 
 def _reordered(values: cs.SX, have: np.ndarray, want: np.ndarray) -> cs.SX:
