@@ -25,10 +25,7 @@ class DaeSystem:
     dae: cs.Function           # (x, z, p, t) -> (ode, alg)
     outputs: cs.Function       # (x, z, p, t) -> value of every representative variable
     start: cs.Function         # (p, t) -> start values of the states x and algebraic variables z
-    energy: cs.Function        # (x, z, p, t) -> stored energy of each energy-storing component
-    dissipation: cs.Function   # (x, z, p, t) -> dissipated power of each dissipative component
-    energy_owner: list[str]
-    dissipation_owner: list[str]
+    quantities: dict           # "energy", "dissipation" -> ComponentQuantity (functions built on demand)
     guards: cs.Function        # (x, z, p, t) -> zero-crossing functions of hybrid components
     guard_owner: list[tuple]   # (group, instance, guard index) per guard
     constraints: cs.Function   # (x, z, p, t) -> (mode constraint expressions, active flags)
@@ -52,6 +49,29 @@ class DaeSystem:
         """Fresh symbols (x, z, p, t) of the sizes the functions of (x, z, p, t) take; ``kind``
         is ``casadi.SX`` or ``casadi.MX``. The one place that rebuilds them."""
         return tuple(kind.sym(n, self.dae.size1_in(i)) for i, n in enumerate("xzpt"))
+
+    @property
+    def energy(self) -> cs.Function:
+        """(x, z, p, t) -> stored energy [J] of each energy-storing component (``energy_owner``)."""
+        return self._quantity("energy")
+
+    @property
+    def dissipation(self) -> cs.Function:
+        """(x, z, p, t) -> dissipated power [W] of each dissipative component (``dissipation_owner``)."""
+        return self._quantity("dissipation")
+
+    @property
+    def energy_owner(self) -> list[str]:
+        return self.quantities["energy"].owners
+
+    @property
+    def dissipation_owner(self) -> list[str]:
+        return self.quantities["dissipation"].owners
+
+    def _quantity(self, kind: str) -> cs.Function:
+        if kind not in self.cache:
+            self.cache[kind] = self.quantities[kind].function(self)
+        return self.cache[kind]
 
     def dae_dict(self) -> dict:
         """The DAE as a dict of SX expressions, the form CasADi's integrators take."""
