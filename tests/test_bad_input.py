@@ -405,7 +405,7 @@ def test_numpy_and_sympy_scalars_are_accepted_wherever_a_float_is(value):
     assert r.R == 2000.0
     assert IdealGear("g1", ratio=2.0, use_support=np.bool_(True)).use_support is True
     p = S().parameter_vector({"R1.R": value})
-    assert p[S()._param_index["R1.R"]] == 2000.0
+    assert p[S().parameter_slot("R1.R")] == 2000.0
     # a NumPy scalar as a simulation input: RC at t = RC (1 V, R = 2 kΩ, C = 1 µF): 1 - e^-1,
     # within the solver tolerance (rtol 1e-8).
     res = S().simulate(np.float64(2e-3), params={"R1.R": value}, rtol=1e-8, atol=1e-10,

@@ -109,14 +109,6 @@ class CompiledModel:
 
     # --- names -------------------------------------------------------------------------------
 
-    @cached_property
-    def _var_index(self) -> dict[str, int]:
-        return {name: i for i, name in enumerate(self._flat.var_names)}
-
-    @cached_property
-    def _param_index(self) -> dict[str, int]:
-        return {name: i for i, name in enumerate(self._flat.param_names)}
-
     @property
     def variables(self) -> list[str]:
         """Every variable path (``"C1.v"``, ``"R1.p.i"``, ``"der(C1.v)"``)."""
@@ -125,8 +117,10 @@ class CompiledModel:
     @property
     def modes(self) -> list[str]:
         """Paths of the discrete modes of hybrid components (``"clutch1.mode"``)."""
-        return [n for n, (decl, _) in zip(self._flat.param_names, self._flat.param_checks)
-                if isinstance(decl, Mode)]
+        slots = [g.param_ids[:, len(g.template.param_names):].ravel()
+                 for g in self._flat.groups if g.template.mode_names]
+        # Parameter entries are numbered in the order this list keeps: group, instance, mode.
+        return [self._flat.param_names[i] for i in np.sort(np.concatenate(slots)).tolist()] if slots else []
 
     @property
     def parameters(self) -> dict[str, float]:
@@ -144,7 +138,7 @@ class CompiledModel:
 
     def has_variable(self, name: str) -> bool:
         """Whether ``name`` is a variable path of this model."""
-        return isinstance(name, str) and name in self._var_index
+        return self._flat.var_names.find(name) is not None
 
     @property
     def component_groups(self) -> list:
@@ -161,36 +155,32 @@ class CompiledModel:
 
     def variable(self, name: str) -> tuple[int, float]:
         """(representative position, sign) of a variable path; unknown names get suggestions."""
-        try:
-            i = self._var_index[name]
-        except (KeyError, TypeError):   # TypeError: an unhashable name such as a list
-            raise UnknownNameError(_unknown("variable", name, self._var_index)) from None
+        i = self._flat.var_names.find(name)
+        if i is None:
+            raise UnknownNameError(_unknown("variable", name, self._flat.var_names))
         return int(self.system.var_col[i]), float(self.system.var_sign[i])
 
     def mode_slot(self, name: str) -> int | None:
         """Position of a mode (``"clutch1.mode"``) in the parameter vector, or None."""
-        i = self._param_index.get(name)
+        i = self._flat.param_names.find(name)
         if i is not None and isinstance(self._flat.param_checks[i][0], Mode):
             return i
         return None
 
     def parameter_slot(self, name: str) -> int:
         """Position of a parameter (not a mode) in the parameter vector; unknown names get suggestions."""
-        i = self._param_index.get(name) if isinstance(name, str) else None
+        i = self._flat.param_names.find(name)
         if i is None or isinstance(self._flat.param_checks[i][0], Mode):
             raise UnknownNameError(_unknown("parameter", name, self.parameters))
         return i
 
     def unit(self, name: str) -> str:
         """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""
-        i = self._var_index.get(name) if isinstance(name, str) else None
+        i = self._flat.var_names.find(name)
         if i is None:
-            raise UnknownNameError(_unknown("variable", name, self._var_index))
-        for group in self._flat.groups:
-            ids = group.var_ids
-            if ids.size and ids.min() <= i <= ids.max():
-                return group.template.local_units[(i - ids.min()) % ids.shape[1]]
-        return "1"
+            raise UnknownNameError(_unknown("variable", name, self._flat.var_names))
+        group, _, local = self._flat.var_names.locate(i)
+        return self._flat.groups[group].template.local_units[local]
 
     def parameter_vector(self, params: dict | None) -> np.ndarray:
         values = self._flat.param_values.copy()
@@ -198,12 +188,13 @@ class CompiledModel:
             raise ParameterError(f"params must be a dict of parameter paths to values, e.g. "
                                  f"{{'R1.R': 2e3}}; got {type(params).__name__} {params!r:.60}")
         for name, value in (params or {}).items():
-            if not isinstance(name, str) or name not in self._param_index:
-                raise ParameterError(_unknown("parameter", name, self._param_index))
-            declaration, owner = self._flat.param_checks[self._param_index[name]]
+            i = self._flat.param_names.find(name)
+            if i is None:
+                raise ParameterError(_unknown("parameter", name, self._flat.param_names))
+            declaration, owner = self._flat.param_checks[i]
             if isinstance(declaration, Mode):
                 raise ParameterError(f"{name} is a mode of {owner}; modes change only at events")
-            values[self._param_index[name]] = declaration.validate(value, owner)
+            values[i] = declaration.validate(value, owner)
         return values
 
     def time_events(self, p: np.ndarray, t0: float, t1: float) -> list[float]:

@@ -5,21 +5,24 @@ instances' local variables to global variable ids, so equations are later instan
 one mapped CasADi call per group rather than one call per component. Connections become
 across equalities and through sums (:mod:`physlib.assembly.connection_sets`).
 
-The per-instance work is a walk over the netlist, each component's ``validate()`` and class
-template lookup, and building the name lists; numbering, ports and connection sets are NumPy
-arrays, so flattening grows linearly with the model.
+The per-instance work in Python is the walk over the netlist and reading parameter values,
+plus ``validate()`` and the template lookup for the classes that need them per instance;
+grouping, numbering, ports and connection sets are NumPy arrays, and names are made only when
+asked for (:mod:`physlib.assembly.names`), so flattening grows linearly with the model.
 """
 from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
-from operator import itemgetter
+from itertools import compress
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
 from ..core.component import Component, Mode, Output, Parameter
 from ..core.symbols import derivative_base
 from .connection_sets import PortLayout, PortTable, connection_sets
+from .names import InstancePaths, NameTable, ParameterChecks
 from .netlist import ExposedPort, Netlist
 from .templates import ClassTemplate, template_for
 
@@ -49,71 +52,34 @@ class InstanceGroup:
 class FlatSystem:
     name: str
     groups: list[InstanceGroup]
-    var_names: list[str]
-    param_names: list[str]
+    var_names: NameTable     # name of each raw variable
+    param_names: NameTable   # name of each parameter entry (parameters, then modes, per instance)
     param_values: np.ndarray
-    param_checks: list[tuple[Parameter | Mode, str]]  # declaration and component path, per entry
+    param_checks: ParameterChecks  # declaration and component path, per entry
     equalities: np.ndarray   # (k, 3): a, b, sign  -> x_a = sign * x_b
     through_sums: list[np.ndarray]  # each: ids whose sum is zero
     nodes: list[list[str]]   # component paths joined at each connection (and input-to-waveform link)
 
 
-class _Instances:
-    """What a walk over a model collects: instances (grouped by class template as they are
-    found, their parameter values read on the way), and the connections as port ends.
-
+@dataclass
+class _Found:
+    """What a walk over a model collects: its components and their paths (depth first; the
+    inline sources of :func:`_add_inline_sources` after them), and the connections as port ends.
     A large model's components are scattered over memory, so each one is visited once."""
 
-    def __init__(self):
-        self.paths: list[str] = []
-        self.groups: list[InstanceGroup] = []
-        self.group_of: list[int] = []            # per instance: its group
-        self.row_of: list[int] = []              # ... and its row in the group
-        self.values: list[list] = []             # per group: parameter values per instance
-        self.inline: list[tuple[int, str, object]] = []   # (instance, input, value by keyword)
-        self.end_instance: list[int] = []        # per connected port: its instance
-        self.end_port: list[str] = []            # ... and its port name
-        self.sizes: list[int] = []               # ports per connection
-        self._index: dict[int, int] = {}         # id(template) -> group
-        self._classes: dict[type, list] = {}     # class -> facts (see _class_facts)
-        self._getters: list = []                 # per group: reads its parameter values
-
-    def add(self, path: str, comp: Component) -> int:
-        cls = type(comp)
-        facts = self._classes.get(cls) or self._classes.setdefault(cls, _class_facts(cls))
-        if facts[0]:
-            # Checks across several parameters run again here: a parameter assigned after
-            # construction (r.R = 5e3) was checked on its own when it was set.
-            comp.validate()
-        tpl = facts[1] or template_for(comp)
-        if facts[2]:
-            facts[1] = tpl
-        gi = self._index.get(id(tpl))
-        if gi is None:
-            gi = self._index[id(tpl)] = len(self.groups)
-            self.groups.append(InstanceGroup(tpl))
-            self.values.append([])
-            self._getters.append(itemgetter(*tpl.param_names) if tpl.param_names else None)
-        group, i = self.groups[gi], len(self.paths)
-        self.paths.append(path)
-        self.group_of.append(gi)
-        self.row_of.append(len(group.paths))
-        group.paths.append(path)
-        group.components.append(comp)
-        get = self._getters[gi]
-        if get is not None:
-            self.values[gi].append(get(comp._values))
-        if comp._input_values:
-            self.inline.extend((i, port, value) for port, value in comp._input_values.items())
-        return i
+    paths: list[str] = field(default_factory=list)
+    components: list[Component] = field(default_factory=list)
+    end_instance: list[int] = field(default_factory=list)   # per connected port: its instance
+    end_port: list[str] = field(default_factory=list)       # ... and its port name
+    sizes: list[int] = field(default_factory=list)          # ports per connection
 
 
 def flatten(model: Netlist) -> FlatSystem:
     """The flat system of ``model``; raises for bad parameters, unconnected ports, signal
     sets without exactly one output and networks without a reference."""
-    # A large model makes many small containers here (name lists, parameter records, sets),
-    # and the cyclic garbage collector, triggered by their number, would meanwhile traverse the
-    # whole heap several times (most of the time flattening took). None of them form cycles.
+    # A large model makes many small containers here (path lists, arrays, sets), and the
+    # cyclic garbage collector, triggered by their number, would meanwhile traverse the whole
+    # heap several times. None of them form cycles.
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -124,13 +90,12 @@ def flatten(model: Netlist) -> FlatSystem:
 
 
 def _flatten(model: Netlist) -> FlatSystem:
-    found = _Instances()
+    found = _Found()
     _walk(model, "", found, {})
     n_members = len(found.paths)
     inline = _add_inline_sources(found)
-    groups = found.groups
-    var_names, param_names, param_values, param_checks = _number(groups, found.values)
-    group_of, row_of = np.array(found.group_of, dtype=np.int64), np.array(found.row_of, dtype=np.int64)
+    groups, group_of, row_of = _group(found.paths, found.components)
+    var_names, param_names, param_values, param_checks = _number(groups)
     var_base = np.array([g.var_ids[0, 0] if g.var_ids.size else 0 for g in groups], dtype=np.int64)
     width = np.array([g.var_ids.shape[1] for g in groups], dtype=np.int64)
     table = PortTable(found.paths, [PortLayout.of(g.components[0], g.template.local_names) for g in groups],
@@ -148,14 +113,17 @@ def _flatten(model: Netlist) -> FlatSystem:
                       equalities, sets.through_sums, inline_nodes + sets.nodes)
 
 
-def _walk(model: Netlist, prefix: str, found: _Instances, scope: dict) -> dict:
+def _walk(model: Netlist, prefix: str, found: _Found, scope: dict) -> dict:
     """Collect the components of ``model`` (depth first), then its connections; returns
     ``scope``: member name -> instance number, or the scope of a nested model."""
+    paths, components = found.paths, found.components
     for name, member in model._members.items():
         if isinstance(member, Netlist):
             scope[name] = _walk(member, f"{prefix}{name}.", found, {})
         else:
-            scope[name] = found.add(prefix + name, member)
+            scope[name] = len(paths)
+            paths.append(prefix + name)
+            components.append(member)
     found.sizes.extend(model._sizes)
     base = len(found.end_port)
     found.end_instance.extend(map(scope.__getitem__, model._end_member))
@@ -169,57 +137,124 @@ def _walk(model: Netlist, prefix: str, found: _Instances, scope: dict) -> dict:
     return scope
 
 
-def _add_inline_sources(found: _Instances) -> list[tuple[int, str, str]]:
+def _add_inline_sources(found: _Found) -> list[tuple[int, str, str]]:
     """Signal inputs given a value by keyword become small source instances of their own,
     named after the input (``src.V``). Returns (driven instance, input port, source output)."""
+    components = found.components
+    driven = list(compress(range(len(components)), map(attrgetter("_input_values"), components)))
     inline = []
-    for i, port, value in list(found.inline):
-        source = value if isinstance(value, Component) else _ConstantInput(value=value)
-        found.add(f"{found.paths[i]}.{port}", source)
-        out = next(n for n, p in source.ports().items() if p.causality == "output")
-        inline.append((i, port, out))
+    for i in driven:
+        for port, value in components[i]._input_values.items():
+            source = value if isinstance(value, Component) else _ConstantInput(value=value)
+            found.paths.append(f"{found.paths[i]}.{port}")
+            components.append(source)
+            out = next(n for n, p in source.ports().items() if p.causality == "output")
+            inline.append((i, port, out))
     return inline
 
 
-def _class_facts(cls) -> list:
-    """[whether the class overrides validate(), its template once known, whether one template
-    serves every instance]. Templates are keyed by class and ``structure_key()``; a class that
-    keeps the default key and has no structural parameters has one template."""
-    single = cls.structure_key is Component.structure_key and \
+def _group(paths: list[str], components: list[Component]):
+    """The instances grouped by class template, groups in the order their first instance comes,
+    instances in a group in walk order. Returns the groups and, per instance, its group and row.
+
+    Components are validated and templates derived in walk order, so the first bad component
+    is the one reported; that is the only work done per component, and only for classes that
+    need it (one that overrides ``validate()`` or whose template depends on the instance)."""
+    types = list(map(type, components))
+    classes = {cls: c for c, cls in enumerate(dict.fromkeys(types))}
+    code = np.fromiter(map(classes.__getitem__, types), dtype=np.int64, count=len(types))
+    validates = [cls.validate is not Component.validate for cls in classes]
+    single = [_one_template(cls) for cls in classes]
+    first = np.full(len(classes), len(types), dtype=np.int64)
+    np.minimum.at(first, code, np.arange(len(types)))
+    per_instance = np.array([v or not s for v, s in zip(validates, single)], dtype=bool)
+    work = np.union1d(first, np.flatnonzero(per_instance[code]))
+    templates: list[ClassTemplate] = []   # in order of appearance
+    number: dict[int, int] = {}            # id(template) -> its place in templates
+    template_of = np.full(len(types), -1, dtype=np.int64)
+    for i in work.tolist():
+        c = code[i]
+        if validates[c]:
+            # Checks across several parameters run again here: a parameter assigned after
+            # construction (r.R = 5e3) was checked on its own when it was set.
+            components[i].validate()
+        if not single[c] or i == first[c]:
+            tpl = template_for(components[i])
+            template_of[i] = number.setdefault(id(tpl), len(templates))
+            if template_of[i] == len(templates):
+                templates.append(tpl)
+    template_of = np.where(template_of >= 0, template_of, template_of[first][code])
+    return _split(templates, template_of, paths, components)
+
+
+def _split(templates: list[ClassTemplate], template_of: np.ndarray, paths: list[str],
+           components: list[Component]):
+    """One group per template, its instances in walk order; per instance its group and row."""
+    order = np.argsort(template_of, kind="stable")
+    counts = np.bincount(template_of, minlength=len(templates))
+    starts = np.cumsum(counts) - counts
+    row_of = np.empty(len(order), dtype=np.int64)
+    row_of[order] = np.arange(len(order)) - np.repeat(starts, counts)
+    groups = []
+    for tpl, start, count in zip(templates, starts.tolist(), counts.tolist()):
+        members = order[start:start + count].tolist()
+        groups.append(InstanceGroup(tpl, [paths[i] for i in members], [components[i] for i in members]))
+    return groups, template_of, row_of
+
+
+def _one_template(cls) -> bool:
+    """Whether one template serves every instance of ``cls``. Templates are keyed by class and
+    ``structure_key()``; a class that keeps the default key and has no structural parameters
+    has one template."""
+    return cls.structure_key is Component.structure_key and \
         not any(p.structural for p in cls._parameters.values())
-    return [cls.validate is not Component.validate, None, single]
 
 
-def _number(groups: list[InstanceGroup], values: list[list]):
-    """Global variable and parameter numbers, group by group, instance by instance."""
-    var_names: list[str] = []
-    param_names: list[str] = []
-    param_values: list[np.ndarray] = []
-    param_checks: list[tuple[Parameter | Mode, str]] = []
-    for group, group_values in zip(groups, values):
-        tpl, paths = group.template, group.paths
-        n, nl, nparam = len(paths), len(tpl.local_names), tpl.n_inputs
-        group.var_ids = len(var_names) + np.arange(n * nl).reshape(n, nl)
-        pieces = [_name_pieces(local) for local in tpl.local_names]
-        var_names.extend([f"{head}{path}{tail}" for path in paths for head, tail in pieces])
-        group.param_ids = len(param_names) + np.arange(n * nparam).reshape(n, nparam)
-        cls = type(group.components[0])
-        # A number given to an input is named like the input: params={"src.V": 2.0}.
-        suffixes = ([""] if cls is _ConstantInput else [f".{name}" for name in tpl.param_names]) + \
-            [f".{name}" for name in tpl.mode_names]
-        param_names.extend([path + suffix for path in paths for suffix in suffixes])
-        # Modes ride along in the parameter vector: changing them never recompiles.
-        table = np.empty((n, nparam))
-        table[:, :len(tpl.param_names)] = np.array(group_values, dtype=float).reshape(n, -1)
-        table[:, len(tpl.param_names):] = np.array(tpl.mode_starts, dtype=float)
-        param_values.append(table.ravel())
-        declarations = [cls._parameters[name] for name in tpl.param_names] + \
-            [cls._modes[name] for name in tpl.mode_names]
-        param_checks.extend([(decl, path) for path in paths for decl in declarations])
-    values = np.concatenate(param_values) if param_values else np.zeros(0)
-    return var_names, param_names, values, param_checks
+def _number(groups: list[InstanceGroup]):
+    """Global variable and parameter numbers, group by group, instance by instance; the tables
+    of their names, the parameter values and the parameter declarations."""
+    n_vars = n_params = 0
+    values = []
+    for group in groups:
+        tpl, n = group.template, len(group.paths)
+        n_locals, n_inputs = len(tpl.local_names), tpl.n_inputs
+        group.var_ids = n_vars + np.arange(n * n_locals).reshape(n, n_locals)
+        group.param_ids = n_params + np.arange(n * n_inputs).reshape(n, n_inputs)
+        n_vars, n_params = n_vars + n * n_locals, n_params + n * n_inputs
+        values.append(_parameter_values(group).ravel())
+    instances = InstancePaths([g.paths for g in groups])
+    var_names = NameTable(instances, [list(map(_name_pieces, g.template.local_names)) for g in groups])
+    param_names = NameTable(instances, [[("", suffix) for suffix in _parameter_suffixes(g)] for g in groups])
+    checks = ParameterChecks(instances, [_declarations(g) for g in groups])
+    return var_names, param_names, np.concatenate(values) if values else np.zeros(0), checks
 
 
+def _parameter_values(group: InstanceGroup) -> np.ndarray:
+    """(instances, parameters and modes): the values given to the instances, then the modes'
+    start values. Modes ride along in the parameter vector: changing them never recompiles."""
+    tpl, n = group.template, len(group.paths)
+    n_params = len(tpl.param_names)
+    table = np.empty((n, tpl.n_inputs))
+    if n_params:
+        read = itemgetter(*tpl.param_names)
+        given = list(map(read, map(attrgetter("_values"), group.components)))
+        table[:, :n_params] = np.array(given, dtype=float).reshape(n, n_params)
+    table[:, n_params:] = np.array(tpl.mode_starts, dtype=float)
+    return table
+
+
+def _parameter_suffixes(group: InstanceGroup) -> list[str]:
+    """What follows the instance path in the name of each parameter and mode."""
+    tpl = group.template
+    # A number given to an input is named like the input: params={"src.V": 2.0}.
+    own = [""] if type(group.components[0]) is _ConstantInput else [f".{name}" for name in tpl.param_names]
+    return own + [f".{name}" for name in tpl.mode_names]
+
+
+def _declarations(group: InstanceGroup) -> list[Parameter | Mode]:
+    """The declaration of each parameter and mode of the group's class."""
+    cls, tpl = type(group.components[0]), group.template
+    return [cls._parameters[name] for name in tpl.param_names] + [cls._modes[name] for name in tpl.mode_names]
 def _name_pieces(local: str) -> tuple[str, str]:
     """A local variable's global name is ``head + path + tail``: ``R1.p.v``, ``der(C1.v)``."""
     base = derivative_base(local)

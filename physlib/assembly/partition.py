@@ -92,4 +92,9 @@ def _component_facts(flat):
 def _physical_nodes(flat) -> list[tuple[str, ...]]:
     """The port paths joined at each physical node: one through-sum (Kirchhoff's current law)
     per node, its members named ``<component path>.<port>.<through>``."""
-    return [tuple(flat.var_names[i].rsplit(".", 1)[0] for i in ids) for ids in flat.through_sums]
+    sums = flat.through_sums
+    if not sums:
+        return []
+    ports = [name.rsplit(".", 1)[0] for name in flat.var_names.take(np.concatenate(sums))]
+    bounds = np.cumsum([0, *map(len, sums)]).tolist()
+    return [tuple(ports[start:end]) for start, end in zip(bounds, bounds[1:])]

@@ -1,12 +1,11 @@
 """Pass 2: alias elimination over the flat system (see :mod:`physlib.assembly.aliases`)."""
 from __future__ import annotations
 
-from operator import itemgetter
-
 import numpy as np
 
 from ..aliases import eliminate_aliases
 from ..ir import AliasMap
+from ..names import PositionNames
 
 
 def split_through_sums(flat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -46,6 +45,6 @@ def find_aliases(flat) -> AliasMap:
     col[reps] = np.arange(len(reps))
     # States tied to another state are aliases of it now; only representatives stay states.
     keep = rep[state_ids] == state_ids
-    names = itemgetter(*reps.tolist())(flat.var_names) if len(reps) > 1 else [flat.var_names[i] for i in reps]
     return AliasMap(rep, aliases.sign, col[rep], reps, state_ids[keep], der_ids[keep],
-                    aliases.demoted, tuple(names), sum_ids, sum_lengths, len(sum_pairs))
+                    aliases.demoted, PositionNames(flat.var_names, reps), sum_ids, sum_lengths,
+                    len(sum_pairs))

@@ -1,0 +1,167 @@
+"""Name tables of a flattened model, computed from its groups rather than stored name by name.
+
+A flat system numbers its variables (and its parameters) group by group, instance by instance,
+then per local: entry ``start[g] + row * width[g] + k`` belongs to instance ``row`` of group
+``g`` and to the ``k``-th local of the group's class. Its name is ``head + path + tail``, the
+instance's path between the local's two pieces (``"" + "C1" + ".v"``, ``"der(" + "C1" + ".v)"``).
+
+A model of 100,000 stages has over a million variables. The tables here make a name only when
+it is asked for, and find the number of a name by parsing it (the instance path, then the
+local's pieces) rather than through a dictionary of every name: storing the strings cost more
+time and memory than the rest of flattening.
+"""
+from __future__ import annotations
+
+import operator
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate, chain
+
+import numpy as np
+
+
+class InstancePaths:
+    """The instance paths of each group, and where a path is (built on the first lookup)."""
+
+    def __init__(self, paths: list[list[str]]):
+        self.paths = paths
+        self._where: dict[str, tuple[int, int]] | None = None
+
+    def where(self, path: str) -> tuple[int, int] | None:
+        """(group, row) of the instance at ``path``, or None."""
+        if self._where is None:
+            self._where = {p: (g, row) for g, paths in enumerate(self.paths) for row, p in enumerate(paths)}
+        return self._where.get(path)
+
+    def __getstate__(self):
+        return {"paths": self.paths}    # the lookup is rebuilt where it is needed
+
+    def __setstate__(self, state):
+        self.__init__(state["paths"])
+
+
+class GroupedTable(Sequence):
+    """Entries laid out group by group, instance by instance, then per piece of the group:
+    ``pieces[g]`` lists what each instance of group ``g`` has (its locals, its parameters).
+    A subclass says what an entry is (:meth:`entry`)."""
+
+    def __init__(self, instances: InstancePaths, pieces: list[list]):
+        self.instances, self.pieces = instances, pieces
+        sizes = (len(paths) * len(own) for paths, own in zip(instances.paths, pieces))
+        self._starts = list(accumulate(sizes, initial=0))
+
+    def entry(self, piece, path: str):
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def locate(self, i) -> tuple[int, int, int]:
+        """(group, row, piece) of entry ``i``; negative ``i`` counts from the end, as for a list."""
+        i = operator.index(i)
+        n = self._starts[-1]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"{type(self).__name__} index out of range")
+        g = bisect_right(self._starts, i) - 1     # groups without entries are skipped
+        row, k = divmod(i - self._starts[g], len(self.pieces[g]))
+        return g, row, k
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        g, row, k = self.locate(i)
+        return self.entry(self.pieces[g][k], self.instances.paths[g][row])
+
+    def __iter__(self):
+        entry = self.entry
+        for paths, pieces in zip(self.instances.paths, self.pieces):
+            yield from [entry(piece, path) for path in paths for piece in pieces]
+
+
+class NameTable(GroupedTable):
+    """Names ``head + path + tail``; ``pieces[g]`` holds the (head, tail) of each local."""
+
+    def __init__(self, instances: InstancePaths, pieces: list[list[tuple[str, str]]]):
+        super().__init__(instances, pieces)
+        self._heads = tuple(dict.fromkeys(head for own in pieces for head, _ in own))
+        self._piece_of = [{piece: k for k, piece in enumerate(own)} for own in pieces]
+
+    def entry(self, piece: tuple[str, str], path: str) -> str:
+        return piece[0] + path + piece[1]
+
+    def __iter__(self):
+        for paths, pieces in zip(self.instances.paths, self.pieces):
+            yield from [head + path + tail for path in paths for head, tail in pieces]
+
+    def find(self, name) -> int | None:
+        """The number of ``name``, or None. The instance path is the part of the name (after a
+        head) up to one of its dots or all of it, the rest is the tail of one of its locals."""
+        if not isinstance(name, str):
+            return None
+        for head in self._heads:
+            if not name.startswith(head):
+                continue
+            body = name[len(head):]
+            for cut in chain((k for k, c in enumerate(body) if c == "."), [len(body)]):
+                where = self.instances.where(body[:cut])
+                k = None if where is None else self._piece_of[where[0]].get((head, body[cut:]))
+                if k is not None:
+                    g, row = where
+                    return self._starts[g] + row * len(self.pieces[g]) + k
+        return None
+
+    def __contains__(self, name) -> bool:
+        return self.find(name) is not None
+
+    def take(self, ids) -> list[str]:
+        """The names of ``ids`` (valid numbers), made in bulk."""
+        ids = np.asarray(ids, dtype=np.int64)
+        starts = np.array(self._starts, dtype=np.int64)
+        widths = np.array([len(own) for own in self.pieces] + [1], dtype=np.int64)
+        g = np.searchsorted(starts, ids, side="right") - 1
+        row, k = np.divmod(ids - starts[g], widths[g])
+        first_path = np.array([0, *accumulate(map(len, self.instances.paths))], dtype=np.int64)
+        first_piece = np.array([0, *accumulate(widths[:-1].tolist())], dtype=np.int64)
+        paths = list(chain.from_iterable(self.instances.paths))
+        pieces = list(chain.from_iterable(self.pieces))
+        return [pieces[p][0] + paths[r] + pieces[p][1]
+                for p, r in zip((first_piece[g] + k).tolist(), (first_path[g] + row).tolist())]
+
+
+class ParameterChecks(GroupedTable):
+    """Per parameter entry: (its declaration, the path of its component), for checking values
+    given by name; ``pieces[g]`` holds the declarations of group ``g``."""
+
+    def entry(self, piece, path: str) -> tuple:
+        return piece, path
+
+
+class PositionNames(Sequence):
+    """Names of positions: the names of raw variables ``ids`` in a :class:`NameTable` (the
+    representatives of alias sets), then ``extra`` names (derivatives added by index reduction)."""
+
+    def __init__(self, table: NameTable, ids: np.ndarray, extra: tuple[str, ...] = ()):
+        self.table, self.ids, self.extra = table, ids, extra
+
+    def __len__(self) -> int:
+        return len(self.ids) + len(self.extra)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        i, n = operator.index(i), len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("position index out of range")
+        return self.table[int(self.ids[i])] if i < len(self.ids) else self.extra[i - len(self.ids)]
+
+    def __iter__(self):
+        yield from self.table.take(self.ids)
+        yield from self.extra
+
+    def __add__(self, more) -> PositionNames:
+        """These names followed by ``more``."""
+        return PositionNames(self.table, self.ids, self.extra + tuple(more))
