@@ -214,10 +214,10 @@ class Torn:
 
 @dataclass(frozen=True)
 class Solved:
-    """The solved positions in evaluation order and their definitions."""
+    """The value of every position in terms of the states, algebraic variables, P and T."""
 
-    positions: np.ndarray    # solved positions, in evaluation order
-    values: cs.SX            # their definitions in terms of earlier ones, states, P and T
+    positions: np.ndarray    # solved positions, each after those it reads
+    values: cs.SX            # value of every position (states and algebraic variables: R's symbols)
 
     def counts(self) -> str:
         return f"{len(self.positions)} positions solved"

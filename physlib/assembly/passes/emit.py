@@ -43,15 +43,13 @@ def _component_expressions(flat, symbolic: Symbolic) -> tuple[dict, dict]:
 
 
 def _substituted(symbolic: Symbolic, solved: Solved, exprs: dict) -> dict:
-    """``exprs`` with the solved positions replaced by their definitions; "values" is the value
-    of every position."""
-    exprs = dict(exprs, values=symbolic.R)
-    if not len(solved.positions):
+    """``exprs`` with the solved positions replaced by their values."""
+    keys = [k for k, expr in exprs.items() if expr.numel()]
+    if not len(solved.positions) or not keys:
         return exprs
-    keys = list(exprs)
-    v = symbolic.R[solved.positions.tolist()]
-    _, out = cs.substitute_inplace([v], [solved.values], [exprs[k] for k in keys], False)
-    return dict(zip(keys, out))
+    at = solved.positions.tolist()
+    out = cs.substitute([exprs[k] for k in keys], [symbolic.R[at]], [solved.values[at]])
+    return {**exprs, **dict(zip(keys, out))}
 
 
 def _defining(reduced: Reduced, order: BlockOrder):
@@ -83,7 +81,7 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
     exprs, owners = _component_expressions(flat, symbolic)
     exprs["g"] = residuals(flat, aliases, reduced, symbolic, torn.g_eqs) if len(torn.g_eqs) else cs.SX(0, 1)
     exprs = _substituted(symbolic, solved, exprs)
-    values = exprs["values"]
+    values = solved.values
     z_pos = reduced.unknown_pos[torn.z_unknowns]
     x, z = R[reduced.states.tolist()], R[z_pos.tolist()]
     f = values[reduced.der_pos.tolist()] if len(reduced.states) else cs.SX(0, 1)

@@ -24,13 +24,18 @@ def sparse_dm(matrix) -> cs.DM:
 
 
 def signed(expr, signs) -> cs.SX:
-    """``expr * signs`` elementwise, without a product where every sign is the same."""
-    signs = np.asarray(signs, dtype=float)
-    if np.all(signs == 1):
+    """``expr * signs`` elementwise (column-major), negating only the entries whose sign is
+    negative: a product with a vector of signs would make a new node for every entry."""
+    signs = np.asarray(signs, dtype=float).ravel(order="F")
+    negative = np.flatnonzero(signs < 0)
+    if not len(negative):
         return expr
-    if np.all(signs == -1):
+    if len(negative) == len(signs):
         return -expr
-    return expr * cs.DM(signs)
+    expr = cs.SX(expr)
+    at = negative.tolist()
+    expr[at] = -expr[at]
+    return expr
 
 
 def mapped(function: cs.Function, k: int, *args) -> cs.SX:
@@ -52,11 +57,7 @@ def instance_locals(g, col, sign, R) -> cs.SX:
     from the position values ``R`` through the raw-variable-to-position map ``col``/``sign``."""
     (k, nl) = g.var_ids.shape
     ids = g.var_ids.ravel()                              # instance by instance, local by local
-    L = R[col[ids].tolist()]
-    negative = np.flatnonzero(sign[ids] < 0).tolist()
-    if negative:                        # in place: copying the whole column again costs more
-        L[negative] = -L[negative]
-    return cs.reshape(L, nl, k)
+    return cs.reshape(signed(R[col[ids].tolist()], sign[ids]), nl, k)
 
 
 def instance_params(g, P) -> cs.SX:
