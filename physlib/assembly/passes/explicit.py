@@ -50,12 +50,16 @@ class _Known:
         return cls(symbolic.R, list(symbolic.locals))
 
     @classmethod
-    def to_fill(cls, flat, aliases: AliasMap, symbolic: Symbolic, level_of_pos: np.ndarray) -> _Known:
-        """The symbols, copied, to be replaced level by level (:meth:`add`)."""
+    def to_fill(cls, flat, aliases: AliasMap, symbolic: Symbolic, level_of_pos: np.ndarray,
+                last_read: np.ndarray) -> _Known:
+        """The symbols, copied, to be replaced level by level (:meth:`add`). A group's locals
+        are only read by its own solutions, up to level ``last_read[group]``: values found at
+        that level or later are not copied into its locals."""
         entries = []
-        for g in flat.groups:
+        for g, last in zip(flat.groups, last_read.tolist()):
             raw = g.var_ids.ravel()          # entry i of the locals matrix (column-major) is raw[i]
             level = level_of_pos[aliases.col[raw]]
+            level[level >= last] = -1
             order = np.argsort(level, kind="stable")
             bounds = np.flatnonzero(np.diff(level[order])) + 1
             entries.append({int(level[run[0]]): (run, raw[run])
@@ -225,7 +229,8 @@ def solve_explicit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder,
     level_of_pos = np.full(reduced.n_pos, -1, dtype=np.int64)
     solved_by = item_of_pos >= 0
     level_of_pos[solved_by] = level[item_of_pos[solved_by]]
-    known, R, solved = _Known.to_fill(flat, aliases, symbolic, level_of_pos), symbolic.R, []
+    known = _Known.to_fill(flat, aliases, symbolic, level_of_pos, _last_read(reduced, expl_eqs, level, len(flat.groups)))
+    R, solved = symbolic.R, []
     for at in range(int(level.max(initial=-1)) + 1):
         found = definitions.of(known, expl_eqs[level[:n_expl] == at])
         for i in np.flatnonzero(level[n_expl:] == at).tolist():
@@ -235,6 +240,20 @@ def solve_explicit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder,
         known.add(at, found, aliases)
         solved += [positions for positions, _ in found]
     return Solved(np.concatenate(solved) if solved else np.zeros(0, np.int64), known.values)
+
+
+def _last_read(reduced: Reduced, expl_eqs: np.ndarray, level: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the highest level of its template equations (or their derivatives) solved
+    explicitly: the last level that reads its locals (-1 if none)."""
+    eqs = reduced.equations
+    base = expl_eqs.copy()
+    derived = base >= eqs.n_base
+    base[derived] = np.asarray(eqs.derivative_of, dtype=np.int64)[base[derived] - eqs.n_base]
+    template = base < eqs.n_template
+    last = np.full(n_groups, -1, dtype=np.int64)
+    if template.any():
+        np.maximum.at(last, eqs.blocks_of(base[template])[1], level[:len(expl_eqs)][template])
+    return last
 
 
 def _substituted(definitions: _Definitions, order: BlockOrder, torn: Torn, expl_eqs, blocks) -> Solved:
