@@ -134,7 +134,8 @@ def test_connection_sets_order_members_by_port_path():
     m.connect(rs[0].p, rs[1].p, rs[2].p, gnd.p)
     m.connect(*[r.n for r in rs])
     fs = flatten(m)
-    assert fs.nodes == [["R1", "R10", "R2", "gnd"], ["R1", "R10", "R2"]]
+    assert list(fs.nodes) == [["R1", "R10", "R2", "gnd"], ["R1", "R10", "R2"]]
+    assert fs.nodes[-1] == fs.nodes[1] == ["R1", "R10", "R2"] and len(fs.nodes) == 2
     names = [(fs.var_names[int(a)], fs.var_names[int(b)]) for a, b, _ in fs.equalities]
     assert names[:3] == [("R1.p.v", "R10.p.v"), ("R1.p.v", "R2.p.v"), ("R1.p.v", "gnd.p.v")]
     assert [[fs.var_names[i] for i in s] for s in fs.through_sums[:1]] == \

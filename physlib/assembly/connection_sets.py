@@ -5,11 +5,12 @@ Every port of every instance gets a number (instance by instance, each in the or
 connection sets (nodes): across variables equal, through variables summing to zero, or, in
 the signal domain, every input equal to the set's one output. Connected components, ordering
 and the checks (unconnected ports, signal sets, floating networks) run on NumPy/SciPy arrays,
-so the cost grows linearly with the model; Python loops run only over the few class layouts
-and over the result lists :class:`~physlib.assembly.flatten.FlatSystem` keeps.
+so the cost grows linearly with the model; Python loops run only over the few class layouts.
+The sets come out as :class:`Runs` of one array each, not as one small array or list per set.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,13 +118,59 @@ class PortTable:
         return rank
 
 
+class Runs(Sequence):
+    """Consecutive runs of one array, as a sequence of arrays: run ``k`` is
+    ``values[offsets[k]:offsets[k + 1]]``. A large model has hundreds of thousands of short
+    runs (one per connection set), far cheaper kept this way than as an array each."""
+
+    def __init__(self, values: np.ndarray, lengths: np.ndarray):
+        self.values = np.asarray(values, dtype=np.int64)
+        self.lengths = np.asarray(lengths, dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        k = range(len(self))[k]     # an IndexError out of range; negative counts from the end
+        return self.values[self.offsets[k]:self.offsets[k + 1]]
+
+    def __iter__(self):
+        return iter(np.split(self.values, self.offsets[1:-1]))
+
+    def __add__(self, more: Runs) -> Runs:
+        return Runs(np.concatenate([self.values, more.values]), np.concatenate([self.lengths, more.lengths]))
+
+
+class NodePaths(Sequence):
+    """Per connection set, the paths of the instances it joins (``runs`` of instance numbers)."""
+
+    def __init__(self, paths: list[str], runs: Runs):
+        self.paths, self.runs = paths, runs
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        return [self.paths[i] for i in self.runs[k].tolist()]
+
+    def __iter__(self):
+        names = [self.paths[i] for i in self.runs.values.tolist()]
+        bounds = self.runs.offsets.tolist()
+        return (names[start:end] for start, end in zip(bounds, bounds[1:]))
+
+
 @dataclass(frozen=True)
 class ConnectionSets:
     """What connections give the flat system (see :class:`~physlib.assembly.flatten.FlatSystem`)."""
 
-    equalities: np.ndarray          # (k, 2): across variables x_a = x_b
-    through_sums: list[np.ndarray]  # per physical set, then per free end: through ids summing to zero
-    nodes: list[list[str]]          # per set: the instance paths it joins, sorted
+    equalities: np.ndarray   # (k, 2): across variables x_a = x_b
+    through_sums: Runs       # per physical set, then per free end: through ids summing to zero
+    members: Runs            # per set: the instances it joins, sorted by path
 
 
 def connection_sets(table: PortTable, ends: np.ndarray, sizes: np.ndarray,
@@ -145,15 +192,14 @@ def connection_sets(table: PortTable, ends: np.ndarray, sizes: np.ndarray,
     signal = table.is_signal[members[first]]
     _check_signal_sets(table, members, node, first, signal, given_mask)
     equalities = _equalities(table, members, node, first, signal)
-    bounds = np.append(first, len(members)).tolist()
-    through = table.through[members]
-    sums = [through[s:e] for s, e, sig in zip(bounds, bounds[1:], signal.tolist()) if not sig]
+    physical = ~signal[node]
+    sizes = np.diff(np.append(first, len(members)))
     free = np.flatnonzero(~connected & table.free_end)
-    sums.extend(table.through[free].reshape(-1, 1))
-    nodes = _node_paths(table, members, node, first)
+    sums = Runs(np.concatenate([table.through[members[physical]], table.through[free]]),
+                np.concatenate([sizes[~signal], np.ones(len(free), dtype=np.int64)]))
     _check_unconnected(table, connected, given_mask)
     _check_references(table, edges)
-    return ConnectionSets(equalities, sums, nodes)
+    return ConnectionSets(equalities, sums, _instances_joined(table, members, first))
 
 
 def _edges(ends: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -228,16 +274,14 @@ def _equalities(table, members, node, first, signal) -> np.ndarray:
     return np.column_stack([a[keep], b[keep]])
 
 
-def _node_paths(table, members, node, first) -> list[list[str]]:
-    """Per set, the distinct instance paths of its members (sorted: members are)."""
+def _instances_joined(table, members, first) -> Runs:
+    """Per set, the distinct instances of its members (sorted by path: members are)."""
     inst = table.inst[members]
     keep = np.ones(len(members), dtype=bool)
     keep[1:] = inst[1:] != inst[:-1]
     keep[first] = True
-    paths = table.paths
-    flat = [paths[i] for i in inst[keep].tolist()]
-    bounds = np.append(np.cumsum(keep)[first] - 1, len(flat)).tolist() if len(first) else [0]
-    return [flat[s:e] for s, e in zip(bounds, bounds[1:])]
+    starts = np.cumsum(keep)[first] - 1
+    return Runs(inst[keep], np.diff(np.append(starts, int(keep.sum()))))
 
 
 def _check_unconnected(table, connected, given):

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import chain, compress
 from operator import attrgetter, itemgetter
 
 import numpy as np
 
 from ..core.component import Component, Mode, Output, Parameter
 from ..core.symbols import derivative_base
-from .connection_sets import PortLayout, PortTable, connection_sets
+from .connection_sets import NodePaths, PortLayout, PortTable, Runs, connection_sets
 from .names import InstancePaths, NameTable, ParameterChecks
 from .netlist import ExposedPort, Netlist
 from .templates import ClassTemplate, template_for
@@ -57,8 +57,8 @@ class FlatSystem:
     param_values: np.ndarray
     param_checks: ParameterChecks  # declaration and component path, per entry
     equalities: np.ndarray   # (k, 3): a, b, sign  -> x_a = sign * x_b
-    through_sums: list[np.ndarray]  # each: ids whose sum is zero
-    nodes: list[list[str]]   # component paths joined at each connection (and input-to-waveform link)
+    through_sums: Runs       # each: ids whose sum is zero
+    nodes: NodePaths         # component paths joined at each connection (and input-to-waveform link)
 
 
 @dataclass
@@ -108,9 +108,11 @@ def _flatten(model: Netlist) -> FlatSystem:
     pairs = np.concatenate([np.column_stack([table.across[source_ids], table.across[input_ids]]),
                             sets.equalities]).reshape(-1, 2)
     equalities = np.column_stack([pairs, np.ones(len(pairs))]).astype(float)
-    inline_nodes = [[found.paths[i], f"{found.paths[i]}.{port}"] for i, port, _ in inline]
+    # An input and its inline source are joined too (the source's path extends the input's).
+    inline_links = Runs(np.column_stack([[i for i, _, _ in inline], np.arange(n_members, len(found.paths))]).ravel(),
+                        np.full(len(inline), 2))
     return FlatSystem(model.name, groups, var_names, param_names, param_values, param_checks,
-                      equalities, sets.through_sums, inline_nodes + sets.nodes)
+                      equalities, sets.through_sums, NodePaths(found.paths, inline_links + sets.members))
 
 
 def _walk(model: Netlist, prefix: str, found: _Found, scope: dict) -> dict:
@@ -236,9 +238,9 @@ def _parameter_values(group: InstanceGroup) -> np.ndarray:
     n_params = len(tpl.param_names)
     table = np.empty((n, tpl.n_inputs))
     if n_params:
-        read = itemgetter(*tpl.param_names)
-        given = list(map(read, map(attrgetter("_values"), group.components)))
-        table[:, :n_params] = np.array(given, dtype=float).reshape(n, n_params)
+        given = map(itemgetter(*tpl.param_names), map(attrgetter("_values"), group.components))
+        numbers = given if n_params == 1 else chain.from_iterable(given)    # one value, or a tuple
+        table[:, :n_params] = np.fromiter(numbers, dtype=float, count=n * n_params).reshape(n, n_params)
     table[:, n_params:] = np.array(tpl.mode_starts, dtype=float)
     return table
 

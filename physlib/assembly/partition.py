@@ -93,8 +93,6 @@ def _physical_nodes(flat) -> list[tuple[str, ...]]:
     """The port paths joined at each physical node: one through-sum (Kirchhoff's current law)
     per node, its members named ``<component path>.<port>.<through>``."""
     sums = flat.through_sums
-    if not sums:
-        return []
-    ports = [name.rsplit(".", 1)[0] for name in flat.var_names.take(np.concatenate(sums))]
-    bounds = np.cumsum([0, *map(len, sums)]).tolist()
+    ports = [name.rsplit(".", 1)[0] for name in flat.var_names.take(sums.values)]
+    bounds = sums.offsets.tolist()
     return [tuple(ports[start:end]) for start, end in zip(bounds, bounds[1:])]

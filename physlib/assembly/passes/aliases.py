@@ -12,9 +12,7 @@ def split_through_sums(flat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The one rule for connection sums: a sum of two members says x_a = -x_b (an alias pair,
     returned as rows (a, b, -1)); a sum of one member or three and more stays an equation
     (returned as its members' ids, concatenated, and the number of members of each)."""
-    sums = flat.through_sums
-    lengths = np.fromiter(map(len, sums), dtype=np.int64, count=len(sums))
-    ids = np.concatenate(sums).astype(np.int64) if sums else np.zeros(0, np.int64)
+    ids, lengths = flat.through_sums.values, flat.through_sums.lengths
     starts = np.cumsum(lengths) - lengths
     first = starts[lengths == 2]
     pairs = np.column_stack([ids[first], ids[first + 1], -np.ones(len(first))])
