@@ -99,19 +99,17 @@ def _signs_to_root(n, parent, a, b, s):
     """Product of the pair signs along each variable's tree path to its representative.
 
     ``parent[x]`` is x's tree predecessor (``n`` for a representative); the sign of the tree
-    edge (parent, x) is the last pair given for it, either way round. Pointer jumping: each
-    step doubles the length of path already folded into ``sign``."""
-    key = np.concatenate([a * (n + 1) + b, b * (n + 1) + a])
-    given = np.tile(np.arange(len(a)), 2)
-    order = np.lexsort((given, key))
-    key, value = key[order], np.concatenate([s, s])[order]
-    last = np.r_[key[1:] != key[:-1], True][:len(key)]   # the last pair given for each edge
-    key, value = key[last], value[last]
+    edge (parent, x) is the last pair given for it, either way round (found by comparing each
+    pair with the tree rather than by sorting the pairs). Pointer jumping: each step doubles
+    the length of path already folded into ``sign``."""
+    pair = np.arange(len(a))
+    down_to_b, down_to_a = parent[b] == a, parent[a] == b    # pairs that are tree edges
+    edge = np.full(n, -1, dtype=np.int64)                    # per variable: its tree edge's pair
+    np.maximum.at(edge, np.concatenate([b[down_to_b], a[down_to_a]]),
+                  np.concatenate([pair[down_to_b], pair[down_to_a]]))
     sign = np.ones(n)
-    tree = (parent >= 0) & (parent < n)
-    inner = np.flatnonzero(tree)
-    if len(inner):
-        sign[inner] = value[np.searchsorted(key, parent[inner] * (n + 1) + inner)]
+    tree = edge >= 0
+    sign[tree] = s[edge[tree]]
     up = np.where(tree, parent, np.arange(n))   # representatives point at themselves
     while True:
         nxt = up[up]
