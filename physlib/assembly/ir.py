@@ -4,7 +4,8 @@ Every pass takes some of these frozen dataclasses and returns a new one; none ch
 They also own the index spaces the passes translate between, so no pass passes bare index
 arrays around:
 
-* **raw variable**: an entry of ``FlatSystem.var_names`` (every local of every instance).
+* **raw variable**: an entry of ``FlatSystem.var_names`` (every local of every instance; the
+  names are made on demand, :mod:`physlib.assembly.names`).
 * **local**: a variable of one instance, numbered as in ``ClassTemplate.local_names``;
   ``InstanceGroup.var_ids[instance, local]`` is its raw variable.
 * **position**: a representative variable after alias elimination (:class:`AliasMap`:
@@ -28,6 +29,8 @@ import casadi as cs
 import numpy as np
 import scipy.sparse as sps
 
+from .names import PositionNames
+
 
 @dataclass(frozen=True)
 class AliasMap:
@@ -40,7 +43,7 @@ class AliasMap:
     state_ids: np.ndarray  # raw ids of the states that stay states (representatives)
     der_ids: np.ndarray    # raw ids of their derivatives
     demoted: np.ndarray    # rows (a, b, s): x_a = s·x_b kept as an equation, not an alias
-    names: tuple[str, ...]  # name of each position
+    names: PositionNames   # name of each position: the name of its representative
     sum_ids: np.ndarray    # raw ids of the connection sums that stay equations, concatenated
     sum_lengths: np.ndarray  # number of members of each of those sums
     n_sum_pairs: int       # connection sums of two members (aliases)
@@ -140,7 +143,7 @@ class Reduced:
     """The equations after index reduction, with the position and unknown spaces it settles."""
 
     equations: Equations
-    names: tuple[str, ...]         # name of each position, derivatives of index reduction last
+    names: PositionNames           # name of each position, derivatives of index reduction last
     var_derivative: Mapping[int, int]  # position -> position of its derivative
     new_vars: tuple[int, ...]      # base position of each new derivative position
     new_eqs: tuple[int, ...]       # base equation of each derivative row
