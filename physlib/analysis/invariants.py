@@ -42,7 +42,7 @@ class Invariants:
                 symbols[sym] = ts
             elif name in param_index:
                 symbols[sym] = ps[param_index[name]]
-            elif name in model.variables:
+            elif model.has_variable(name):
                 pos, sign = model.variable(name)
                 if pos in state_of:
                     symbols[sym] = sign * xs[state_of[pos]]

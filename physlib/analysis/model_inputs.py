@@ -29,10 +29,9 @@ def parameter_slot(model, name) -> int | None:
 def input_names(model) -> list[str]:
     """Paths usable as inputs: source values given as numbers (parameters named like the input,
     ``"src.V"``) and inputs driven by a waveform (``"src.V"`` with ``V=Step(...)``)."""
-    variables = set(model.variables)
-    names = [n for n in model.parameters if n in variables]
+    names = [n for n in model.parameters if model.has_variable(n)]
     driven = {n.rsplit(".", 1)[0] for n in model.parameters
-              if "." in n and n.rsplit(".", 1)[0] in variables}
+              if "." in n and model.has_variable(n.rsplit(".", 1)[0])}
     return sorted(set(names) | driven)
 
 
@@ -49,7 +48,7 @@ def resolve_input(model, name: str, p: np.ndarray, t: float) -> tuple[int, float
     slot = parameter_slot(model, name)
     if slot is not None:
         return slot, 1.0
-    if name not in model.variables:
+    if not model.has_variable(name):
         raise UnknownNameError(
             f"unknown input {name!r}; inputs are source values or parameters — valid inputs: "
             f"{', '.join(input_names(model)) or '(none)'}; parameters: {', '.join(list(model.parameters)[:20])}")
@@ -106,10 +105,9 @@ def _evaluate_output(model, pos, p, t):
 def source_slots(model) -> np.ndarray:
     """Parameter slots of source values (numbers given to inputs, and additive parameters of
     waveforms driving inputs): scaled together for source stepping."""
-    variables = set(model.variables)
     slots = []
     for name in model.parameters:
         head, _, tail = name.rpartition(".")
-        if name in variables or (head in variables and tail in ADDITIVE):
+        if model.has_variable(name) or (tail in ADDITIVE and model.has_variable(head)):
             slots.append(model.parameter_slot(name))
     return np.array(sorted(set(slots)), dtype=int)

@@ -205,7 +205,7 @@ def _add_source(model, element, k):
 
 def transfer_operating_point(model, noisy, op):
     """The operating point ``op`` of ``model`` in the model with noise sources (all at zero)."""
-    missing = [n for n in noisy.states if n not in model.variables]
+    missing = [n for n in noisy.states if not model.has_variable(n)]
     if missing:
         raise PhyslibError(f"noise: the states {', '.join(missing)} of the model with noise sources "
                            f"are not variables of {model.name}")

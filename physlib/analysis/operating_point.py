@@ -57,7 +57,7 @@ class OperatingPoint:
         return sign * float(self._values[pos])
 
     def __contains__(self, name: str) -> bool:
-        return name in self.model.variables or parameter_slot(self.model, name) is not None
+        return self.model.has_variable(name) or parameter_slot(self.model, name) is not None
 
     @property
     def states(self) -> dict[str, float]:
