@@ -102,7 +102,7 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
         constraints=_function("constraints", inputs,
                               [exprs["constraints"], exprs["active"], exprs["restitution"]]),
         constraint_owner=owners["constraints"],
-        state_pos=reduced.states, z_pos=z_pos, position_names=list(reduced.names),
+        state_pos=reduced.states, z_pos=z_pos, position_names=reduced.names,
         var_col=aliases.col, var_sign=aliases.sign,
         stats=statistics(flat, aliases, len(solved.positions), torn.n_loops),
         differentiated=[describe(e) for e in reduced.new_eqs],
