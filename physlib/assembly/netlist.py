@@ -70,43 +70,44 @@ class Netlist:
             raise PortConnectionError(
                 f"{type(member).__name__} needs a name to be added to model {self.name!r}: "
                 f"{type(member).__name__}('name', ...)")
-        if name in self._members:
+        members = self._members
+        if name in members:
             raise DuplicateNameError(
                 f"model {self.name!r} already has a member named {name!r} "
-                f"({self._members[name]!r}); give each component a unique name")
+                f"({members[name]!r}); give each component a unique name")
         if member is self or (isinstance(member, Netlist) and member._contains(self)):
             raise PortConnectionError(f"model {name!r} cannot contain itself")
-        self._members[name] = member
+        members[name] = member
         return member
 
     def connect(self, *ports) -> None:
         """Connect two or more ports into one node: across variables equal, through variables sum to zero."""
         if len(ports) < 2:
             raise PortConnectionError("connect needs at least two ports")
-        members = self._members
-        for port in ports:
-            # Fast path: a port of a member (its owner is registered under its own name).
-            if type(port) is not PortRef or members.get(port.owner.name) is not port.owner:
-                self._check_member_port(port)
-        first = ports[0]
-        domain = first.domain
-        for port in ports[1:]:
-            other = port.domain
-            if other is not domain and other != domain:
-                raise DomainMismatchError(
-                    f"cannot connect {_describe(first)} to {_describe(port)}: "
-                    f"a {domain.name} port only connects to {domain.name} ports")
-            if port.owner is first.owner and port == first:
-                raise PortConnectionError(f"port {port.path} is connected to itself")
-        self._sizes.append(len(ports))
-        end_member, end_port = self._end_member, self._end_port
+        # Each port's member name and declaration (its Port; an exposed port stands for itself),
+        # read once: every attribute read on a port, component or model passes through its
+        # class's __getattr__ hook, several times slower than an ordinary attribute read.
+        members, names, specs = self._members, [], []
         for port in ports:
             if type(port) is PortRef:
-                end_port.append(port.port.name)
+                owner, spec = port.owner, port.port
+                name = owner.name
+                if members.get(name) is not owner:
+                    self._check_member_port(port)   # raises: the owner is not a member
             else:
+                self._check_member_port(port)
+                spec = port.port if isinstance(port, PortRef) else port
+                name = port.owner.name
+            names.append(name)
+            specs.append(spec)
+        _check_joinable(ports, names, specs)
+        self._sizes.append(len(ports))
+        end_port = self._end_port
+        for port, spec in zip(ports, specs):
+            if spec is port:
                 self._end_exposed[len(end_port)] = port
-                end_port.append(port.name)
-            end_member.append(port.owner.name)
+            end_port.append(spec.name)
+        self._end_member.extend(names)
 
     def expose(self, port, name: str) -> ExposedPort:
         """Make an inner port available to a parent model as ``self.<name>``."""
@@ -185,6 +186,20 @@ class Netlist:
 
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r}, {len(self._members)} members)"
+
+
+def _check_joinable(ports, names: list[str], specs: list) -> None:
+    """Raise unless the ports are of one domain and none is the first port again; ``names`` and
+    ``specs`` are the ports' member names and declarations."""
+    domain = specs[0].domain
+    for k in range(1, len(ports)):
+        other = specs[k].domain
+        if other is not domain and other != domain:
+            raise DomainMismatchError(
+                f"cannot connect {_describe(ports[0])} to {_describe(ports[k])}: "
+                f"a {domain.name} port only connects to {domain.name} ports")
+        if specs[k] is specs[0] and names[k] == names[0]:   # members have unique names
+            raise PortConnectionError(f"port {ports[k].path} is connected to itself")
 
 
 def _describe(port) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
-import re
-from typing import Any, Callable
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy as sp
@@ -26,13 +26,13 @@ from .errors import (DeclarationError, MissingPortError, ParameterError, PortCon
 from .symbols import ModeSymbol, VariableSymbol
 
 _REQUIRED = object()
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def check_name(name: Any, what: str) -> str:
     """Validate a component/model/port name: an identifier (dots separate path levels)."""
-    # fullmatch: with match and "$", a trailing newline ("R1\n") would pass.
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    # An ASCII identifier is exactly [A-Za-z_][A-Za-z0-9_]*; two string methods check it faster
+    # than a regular expression, for the thousands of names of a large model.
+    if not isinstance(name, str) or not (name.isascii() and name.isidentifier()):
         raise ParameterError(
             f"{what} name {name!r} is not valid: use letters, digits and '_' "
             "(not starting with a digit); dots are reserved for paths like 'sub.R1.v'"
@@ -111,7 +111,7 @@ class Parameter:
                     raise self.invalid(component, f"is a flag: give True or False, got {_describe_value(value)}")
                 return bool(value)
             return value
-        number = as_real(value)
+        number = value if type(value) is float else as_real(value)
         if number is None:
             raise self.invalid(component, f"must be a real number [{self.unit}], got {_describe_value(value)}")
         value = number
@@ -146,7 +146,8 @@ class Parameter:
                 f"component's ports and equations) and cannot be changed after construction; create "
                 f"a new component instead: {kind}({instance.name!r}, {self.name}={value!r}, ...)")
         instance._values[self.name] = self.validate(value, instance.name)
-        instance._given.add(self.name)
+        # A new set: the one the component has is shared with others made with the same keywords.
+        object.__setattr__(instance, "_given", instance._given | {self.name})
 
 
 class Variable:
@@ -262,7 +263,11 @@ class Port:
             raise self._missing(instance)
         if instance._deriving and self.domain.is_signal:
             return VariableSymbol(self.name, real=True)
-        return PortRef(instance, self)
+        # Without calling PortRef.__init__: a large model takes a port for every connection.
+        ref = _new_object(PortRef)
+        ref.owner = instance
+        ref.port = self
+        return ref
 
     def _missing(self, instance) -> MissingPortError:
         return MissingPortError(
@@ -279,7 +284,9 @@ class Port:
         if self.name not in instance.ports():
             raise self._missing(instance)
         # src.V = 2.0 after construction: like the keyword argument, used at the next compile.
-        instance._input_values[self.name] = _input_value(value, instance.name, self.name)
+        values = dict(instance._input_values)    # the shared empty table of the class stays empty
+        values[self.name] = _input_value(value, instance.name, self.name)
+        object.__setattr__(instance, "_input_values", values)
 
 
 class Input(Port):
@@ -367,6 +374,10 @@ class Component:
     _variables: dict[str, Variable] = {}
     _modes: dict[str, Mode] = {}
     _ports: dict[str, Port] = {}
+    _given_sets: dict[tuple[str, ...], frozenset] = {}   # see _given_names
+    # Signal-input values given by keyword, shared while a component has none (most have none).
+    _input_values: Mapping[str, Any] = MappingProxyType({})
+    _deriving = False   # True on a component only while its class's equations are derived
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -383,6 +394,7 @@ class Component:
         cls._parameters, cls._variables, cls._ports, cls._modes = params, variables, ports, modes
         cls._input_names = frozenset(n for n, p in ports.items() if p.causality == "input")
         cls._structural = tuple(n for n, p in params.items() if p.structural)
+        cls._given_sets = {}
         for name, var in variables.items():
             if as_real(var.start) is None:
                 raise DeclarationError(f"variable {name} of {cls.__name__} has start "
@@ -411,50 +423,75 @@ class Component:
                     f"parameter of the class; declare {cond} = Parameter(False, structural=True)")
 
     def __init__(self, name: str | None = None, *positional: Any, **values: Any):
-        # Set directly: these are not user attributes, and a model builds thousands of components.
-        state = self.__dict__
-        state["_deriving"] = False
+        cls = type(self)
         # A waveform given inline as an input value (V=Step(...)) needs no name: it is
         # named after the input it drives. Model.add insists on a name.
-        state["name"] = None if name is None else check_name(name, type(self).__name__)
+        name = None if name is None else check_name(name, cls.__name__)
+        # Stored with object.__setattr__, not through self.__dict__: reading the instance
+        # dictionary makes it a separate object, one more for the garbage collector to traverse
+        # in every component of a large model.
+        store = object.__setattr__
+        store(self, "name", name)
         if positional:
-            first = next(iter(self._parameters), "value")
-            raise ParameterError(
-                f"{type(self).__name__} {self.name!r}: give parameters by keyword, e.g. "
-                f"{type(self).__name__}({self.name!r}, {first}=...); got positional "
-                f"{', '.join(map(repr, positional))}")
-        parameters, inputs, name = self._parameters, self._input_names, state["name"]
-        state["_values"] = own = {}
-        # Parameters the user gave: a start value given explicitly must be honoured or reported.
-        state["_given"] = {key for key in values if key in parameters}
-        state["_input_values"] = given_inputs = {}
-        for key in self._structural:   # structural parameters first: they decide which ports exist
+            raise self._positional_error(positional)
+        parameters = cls._parameters
+        own, inputs = {}, {}
+        for key in cls._structural:   # structural parameters first: they decide which ports exist
             if key in values:
                 own[key] = parameters[key].validate(values[key], name)
         for key, value in values.items():
-            if key in parameters:
-                own[key] = parameters[key].validate(value, name)
-            elif key in inputs:
-                given_inputs[key] = _input_value(value, name, key)
+            param = parameters.get(key)
+            if param is not None:
+                own[key] = param.validate(value, name)
+            elif key in cls._input_names:
+                inputs[key] = _input_value(value, name, key)
             else:
-                valid = sorted(set(parameters) | inputs)
-                raise ParameterError(
-                    f"{type(self).__name__} {name!r} has no parameter {key!r}; "
-                    f"valid names: {', '.join(valid) if valid else '(none)'}"
-                )
-        for key, param in parameters.items():
+                raise self._unknown_keyword_error(key)
+        if len(own) < len(parameters):
+            self._add_defaults(own)
+        store(self, "_values", own)
+        # Parameters the user gave: a start value given explicitly must be honoured or reported.
+        keywords = tuple(values)
+        given = cls._given_sets.get(keywords)
+        store(self, "_given", cls._given_names(keywords) if given is None else given)
+        if inputs:
+            store(self, "_input_values", inputs)
+            self._check_inputs_exist()
+        self.validate()
+
+    @classmethod
+    def _given_names(cls, keywords: tuple[str, ...]) -> frozenset:
+        """The parameters among ``keywords``, as a frozenset shared by every component of the
+        class made with the same keywords (not one set per component)."""
+        given = cls._given_sets[keywords] = frozenset(k for k in keywords if k in cls._parameters)
+        return given
+
+    def _positional_error(self, positional: tuple) -> ParameterError:
+        kind, first = type(self).__name__, next(iter(self._parameters), "value")
+        return ParameterError(
+            f"{kind} {self.name!r}: give parameters by keyword, e.g. {kind}({self.name!r}, {first}=...); "
+            f"got positional {', '.join(map(repr, positional))}")
+
+    def _unknown_keyword_error(self, key: str) -> ParameterError:
+        valid = sorted(set(self._parameters) | self._input_names)
+        return ParameterError(f"{type(self).__name__} {self.name!r} has no parameter {key!r}; "
+                              f"valid names: {', '.join(valid) if valid else '(none)'}")
+
+    def _add_defaults(self, own: dict) -> None:
+        """Adds to ``own`` the default values of the parameters it lacks; a missing required
+        parameter is a :class:`ParameterError`."""
+        for key, param in self._parameters.items():
             if key not in own:
                 if param.required:
-                    raise ParameterError(
-                        f"{type(self).__name__} {name!r} needs parameter {key} "
-                        f"[{param.unit}] ({param.description})"
-                    )
-                own[key] = param.default if param.structural else param.validate(param.default, name)
-        absent = [k for k in given_inputs if k not in self.ports()] if given_inputs else ()
+                    raise ParameterError(f"{type(self).__name__} {self.name!r} needs parameter {key} "
+                                         f"[{param.unit}] ({param.description})")
+                own[key] = param.default if param.structural else param.validate(param.default, self.name)
+
+    def _check_inputs_exist(self) -> None:
+        absent = [k for k in self._input_values if k not in self.ports()]
         if absent:
             raise ParameterError(f"{type(self).__name__} {self.name!r} has no input {absent[0]!r} "
                                  f"with these settings ({self._ports[absent[0]].condition}=False)")
-        self.validate()
 
     # --- declarations, overridden by subclasses -------------------------------------------
 
@@ -583,6 +620,9 @@ class Component:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+_new_object = object.__new__
 
 
 def _input_value(value: Any, component: str, port: str):
