@@ -94,6 +94,7 @@ def test_position_names_are_the_names_of_the_representatives(flat):
     assert aliases.names[-1] == expected[-1] and aliases.names[np.int64(1)] == expected[1]
     more = aliases.names + ("der(x)",)
     assert list(more) == expected + ["der(x)"] and more[-1] == "der(x)" and len(more) == len(expected) + 1
+    assert more.take([len(expected), 0, 2, len(expected)]) == ["der(x)", expected[0], expected[2], "der(x)"]
     with pytest.raises(IndexError):
         more[len(more)]
 
@@ -109,6 +110,9 @@ def test_compiled_model_reads_names_through_the_tables():
     sim = mixed_model().compile()
     variables, parameters = plain_names(sim._flat)
     assert sim.variables == variables
+    names = sim.system.position_names
+    assert sim.states == [names[i] for i in sim.system.state_pos] == ["mid.sub.C1.v", "L1.i"]
+    assert sim.algebraic == [names[i] for i in sim.system.z_pos]
     assert sim.modes == ["S1.closed"]
     assert list(sim.parameters) == [n for n in parameters if n != "S1.closed"]
     assert sim.has_variable("der(L1.i)") and not sim.has_variable("L1.x")

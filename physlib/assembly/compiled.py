@@ -130,11 +130,11 @@ class CompiledModel:
 
     @property
     def states(self) -> list[str]:
-        return [self.system.position_names[i] for i in self.system.state_pos]
+        return self.system.position_names.take(self.system.state_pos)
 
     @property
     def algebraic(self) -> list[str]:
-        return [self.system.position_names[i] for i in self.system.z_pos]
+        return self.system.position_names.take(self.system.z_pos)
 
     def has_variable(self, name: str) -> bool:
         """Whether ``name`` is a variable path of this model."""

@@ -162,6 +162,14 @@ class PositionNames(Sequence):
         yield from self.table.take(self.ids)
         yield from self.extra
 
+    def take(self, positions) -> list[str]:
+        """The names at ``positions`` (valid, non-negative), made in bulk."""
+        positions = np.asarray(positions, dtype=np.int64)
+        raw = positions < len(self.ids)
+        made = iter(self.table.take(self.ids[positions[raw]]))
+        return [next(made) if is_raw else self.extra[p - len(self.ids)]
+                for p, is_raw in zip(positions.tolist(), raw.tolist())]
+
     def __add__(self, more) -> PositionNames:
         """These names followed by ``more``."""
         return PositionNames(self.table, self.ids, self.extra + tuple(more))
