@@ -120,7 +120,8 @@ class CompiledModel:
         slots = [g.param_ids[:, len(g.template.param_names):].ravel()
                  for g in self._flat.groups if g.template.mode_names]
         # Parameter entries are numbered in the order this list keeps: group, instance, mode.
-        return [self._flat.param_names[i] for i in np.sort(np.concatenate(slots)).tolist()] if slots else []
+        ordered = np.sort(np.concatenate(slots)).tolist() if slots else []
+        return [self._flat.param_names[i] for i in ordered]
 
     @property
     def parameters(self) -> dict[str, float]:

@@ -102,15 +102,15 @@ def _flatten(model: Netlist) -> FlatSystem:
                       group_of, var_base[group_of] + row_of * width[group_of])
     ends = table.ids(found.end_instance, found.end_port)
     # An inline source drives its input directly.
-    source_ids = table.ids(range(n_members, n_members + len(inline)), [out for _, _, out in inline])
-    input_ids = table.ids([i for i, _, _ in inline], [port for _, port, _ in inline])
+    driven, sources = [i for i, _, _ in inline], np.arange(n_members, len(found.paths))
+    source_ids = table.ids(sources, [out for _, _, out in inline])
+    input_ids = table.ids(driven, [port for _, port, _ in inline])
     sets = connection_sets(table, ends, np.array(found.sizes, dtype=np.int64), input_ids)
     pairs = np.concatenate([np.column_stack([table.across[source_ids], table.across[input_ids]]),
                             sets.equalities]).reshape(-1, 2)
     equalities = np.column_stack([pairs, np.ones(len(pairs))]).astype(float)
     # An input and its inline source are joined too (the source's path extends the input's).
-    inline_links = Runs(np.column_stack([[i for i, _, _ in inline], np.arange(n_members, len(found.paths))]).ravel(),
-                        np.full(len(inline), 2))
+    inline_links = Runs(np.column_stack([driven, sources]).ravel(), np.full(len(inline), 2))
     return FlatSystem(model.name, groups, var_names, param_names, param_values, param_checks,
                       equalities, sets.through_sums, NodePaths(found.paths, inline_links + sets.members))
 

@@ -51,6 +51,7 @@ class GroupedTable(Sequence):
         self._starts = list(accumulate(sizes, initial=0))
 
     def entry(self, piece, path: str):
+        """The entry of ``piece`` for the instance at ``path``."""
         raise NotImplementedError
 
     def __len__(self) -> int:
