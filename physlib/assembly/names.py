@@ -15,23 +15,28 @@ from __future__ import annotations
 import operator
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate, chain
+from itertools import accumulate, chain, count
 
 import numpy as np
 
 
 class InstancePaths:
-    """The instance paths of each group, and where a path is (built on the first lookup)."""
+    """The instance paths of each group, and where a path is (its lookup built on first use)."""
 
     def __init__(self, paths: list[list[str]]):
         self.paths = paths
-        self._where: dict[str, tuple[int, int]] | None = None
+        self._first = list(accumulate(map(len, paths), initial=0))   # per group: its first instance
+        self._number: dict[str, int] | None = None      # path -> instance, counted over all groups
 
     def where(self, path: str) -> tuple[int, int] | None:
         """(group, row) of the instance at ``path``, or None."""
-        if self._where is None:
-            self._where = {p: (g, row) for g, paths in enumerate(self.paths) for row, p in enumerate(paths)}
-        return self._where.get(path)
+        if self._number is None:
+            self._number = dict(zip(chain.from_iterable(self.paths), count()))
+        k = self._number.get(path)
+        if k is None:
+            return None
+        g = bisect_right(self._first, k) - 1
+        return g, k - self._first[g]
 
     def __getstate__(self):
         return {"paths": self.paths}    # the lookup is rebuilt where it is needed
@@ -105,12 +110,17 @@ class NameTable(GroupedTable):
             if not name.startswith(head):
                 continue
             body = name[len(head):]
-            for cut in chain((k for k, c in enumerate(body) if c == "."), [len(body)]):
+            dot = body.find(".")
+            while True:
+                cut = len(body) if dot < 0 else dot
                 where = self.instances.where(body[:cut])
                 k = None if where is None else self._piece_of[where[0]].get((head, body[cut:]))
                 if k is not None:
                     g, row = where
                     return self._starts[g] + row * len(self.pieces[g]) + k
+                if dot < 0:
+                    break
+                dot = body.find(".", dot + 1)
         return None
 
     def __contains__(self, name) -> bool:
