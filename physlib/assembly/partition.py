@@ -69,23 +69,23 @@ def partition(flat) -> list[Partition]:
             connections[k].append(tuple(mine))
             if len(mine) < len(node):
                 ports[k].append(mine[0])
-    return [Partition(kind[comps[0]], comps, [e for c in comps for e in equations[c]],
+    return [Partition(kind[comps[0]], comps, [f"{c}: {text}" for c in comps for text in equations[c]],
                       not any(stateful[c] for c in comps), boundary[k], connections[k], ports[k])
             for k, comps in enumerate(groups)]
 
 
 def _component_facts(flat):
-    """Per component path: linear or not, has states, its equations as text."""
+    """Per component path: linear or not, has states, its class's equations as text (one list
+    shared by the class; a portion prefixes them with the path)."""
     kind, stateful, equations = {}, {}, {}
     for group in flat.groups:
         tpl = group.template
         names = tpl.local_names
         texts = [f"{r} = 0" for r in tpl.residuals] + \
             [f"{names[a]} = {s:+g}·{names[b]}" for a, b, s in tpl.aliases]
-        for path in group.paths:
-            kind[path] = tpl.linear
-            stateful[path] = bool(tpl.der_of)
-            equations[path] = [f"{path}: {text}" for text in texts]
+        kind.update(dict.fromkeys(group.paths, tpl.linear))
+        stateful.update(dict.fromkeys(group.paths, bool(tpl.der_of)))
+        equations.update(dict.fromkeys(group.paths, texts))
     return kind, stateful, equations
 
 
