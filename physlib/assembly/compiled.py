@@ -15,6 +15,7 @@ import numpy as np
 from ..core.component import Component, Mode, Parameter, Port, Variable
 from ..core.errors import ParameterError, PhyslibError, UnknownNameError
 from .flatten import FlatSystem
+from .names import PositionNames
 from .templates import ClassTemplate
 
 
@@ -32,7 +33,7 @@ class DaeSystem:
     constraint_owner: list[tuple]
     state_pos: np.ndarray      # state i -> representative position
     z_pos: np.ndarray          # algebraic variable i -> representative position
-    position_names: list[str]  # name of each representative position
+    position_names: PositionNames  # name of each representative position
     var_col: np.ndarray        # raw variable id -> representative position
     var_sign: np.ndarray       # raw variable value = sign * representative value
     start_check: cs.Function   # (x, z, p, t) -> (explicitly given start values, values reached)
