@@ -82,32 +82,34 @@ class Netlist:
 
     def connect(self, *ports) -> None:
         """Connect two or more ports into one node: across variables equal, through variables sum to zero."""
+        if len(ports) == 2 and _connected_pair(self, *ports):
+            return
         if len(ports) < 2:
             raise PortConnectionError("connect needs at least two ports")
-        # Each port's member name and declaration (its Port; an exposed port stands for itself),
-        # read once: every attribute read on a port, component or model passes through its
-        # class's __getattr__ hook, several times slower than an ordinary attribute read.
-        members, names, specs = self._members, [], []
+        members = self._members
+        for port in ports:
+            # Fast path: a port of a member (its owner is registered under its own name).
+            if type(port) is not PortRef or members.get(port.owner.name) is not port.owner:
+                self._check_member_port(port)
+        first = ports[0]
+        domain = first.domain
+        for port in ports[1:]:
+            other = port.domain
+            if other is not domain and other != domain:
+                raise DomainMismatchError(
+                    f"cannot connect {_describe(first)} to {_describe(port)}: "
+                    f"a {domain.name} port only connects to {domain.name} ports")
+            if port.owner is first.owner and port == first:
+                raise PortConnectionError(f"port {port.path} is connected to itself")
+        self._sizes.append(len(ports))
+        end_member, end_port = self._end_member, self._end_port
         for port in ports:
             if type(port) is PortRef:
-                owner, spec = port.owner, port.port
-                name = owner.name
-                if members.get(name) is not owner:
-                    self._check_member_port(port)   # raises: the owner is not a member
+                end_port.append(port.port.name)
             else:
-                self._check_member_port(port)
-                spec = port.port if isinstance(port, PortRef) else port
-                name = port.owner.name
-            names.append(name)
-            specs.append(spec)
-        _check_joinable(ports, names, specs)
-        self._sizes.append(len(ports))
-        end_port = self._end_port
-        for port, spec in zip(ports, specs):
-            if spec is port:
                 self._end_exposed[len(end_port)] = port
-            end_port.append(spec.name)
-        self._end_member.extend(names)
+                end_port.append(port.name)
+            end_member.append(port.owner.name)
 
     def expose(self, port, name: str) -> ExposedPort:
         """Make an inner port available to a parent model as ``self.<name>``."""
@@ -188,18 +190,26 @@ class Netlist:
         return f"{type(self).__name__}({self.name!r}, {len(self._members)} members)"
 
 
-def _check_joinable(ports, names: list[str], specs: list) -> None:
-    """Raise unless the ports are of one domain and none is the first port again; ``names`` and
-    ``specs`` are the ports' member names and declarations."""
-    domain = specs[0].domain
-    for k in range(1, len(ports)):
-        other = specs[k].domain
-        if other is not domain and other != domain:
-            raise DomainMismatchError(
-                f"cannot connect {_describe(ports[0])} to {_describe(ports[k])}: "
-                f"a {domain.name} port only connects to {domain.name} ports")
-        if specs[k] is specs[0] and names[k] == names[0]:   # members have unique names
-            raise PortConnectionError(f"port {ports[k].path} is connected to itself")
+def _connected_pair(netlist: Netlist, a, b) -> bool:
+    """Record in ``netlist`` the connection of two ports of its member components, of one
+    domain, and return True; return False, recording nothing, for any other pair (the general
+    path of :meth:`Netlist.connect` then accepts it or says what is wrong).
+
+    Most connections are such pairs. Each attribute read on a port, component or model passes
+    through its class's __getattr__ hook, several times slower than an ordinary one, so each
+    is read once here."""
+    if type(a) is not PortRef or type(b) is not PortRef:
+        return False
+    owner_a, owner_b, port_a, port_b = a.owner, b.owner, a.port, b.port
+    name_a, name_b = owner_a.name, owner_b.name
+    members = netlist._members
+    if members.get(name_a) is not owner_a or members.get(name_b) is not owner_b \
+            or port_a.domain is not port_b.domain or (port_a is port_b and name_a == name_b):
+        return False
+    netlist._sizes.append(2)
+    netlist._end_member.extend((name_a, name_b))
+    netlist._end_port.extend((port_a.name, port_b.name))
+    return True
 
 
 def _describe(port) -> str:

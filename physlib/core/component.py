@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import sys
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
@@ -26,6 +27,8 @@ from .errors import (DeclarationError, MissingPortError, ParameterError, PortCon
 from .symbols import ModeSymbol, VariableSymbol
 
 _REQUIRED = object()
+_LARGEST = sys.float_info.max
+_SMALLEST_POSITIVE = 5e-324     # the smallest positive float: x > 0 exactly when x >= this
 
 
 def check_name(name: Any, what: str) -> str:
@@ -89,6 +92,11 @@ class Parameter:
         self.check = check
         self.structural = structural
         self.name = ""
+        # Floats from _plain_from up to the largest finite float pass validate() unchanged (+inf:
+        # validate has more to check). Lets a constructor skip the call for most values.
+        more = structural or nonzero or check is not None or type(self).validate is not Parameter.validate
+        self._plain_from = math.inf if more else \
+            _SMALLEST_POSITIVE if positive else 0.0 if nonnegative else -_LARGEST
 
     def __set_name__(self, owner, name):
         self.name = name
@@ -246,6 +254,8 @@ class Port:
         self.description = description
         self.condition = condition
         self.name = ""
+        # Read at every port access; a non-domain is refused when the class is declared.
+        self._signal = isinstance(domain, Domain) and domain.is_signal
 
     def __set_name__(self, owner, name):
         self.name = name
@@ -261,7 +271,7 @@ class Port:
             return self
         if self.condition is not None and not instance._values[self.condition]:
             raise self._missing(instance)
-        if instance._deriving and self.domain.is_signal:
+        if self._signal and instance._deriving:
             return VariableSymbol(self.name, real=True)
         # Without calling PortRef.__init__: a large model takes a port for every connection.
         ref = _new_object(PortRef)
@@ -442,7 +452,8 @@ class Component:
         for key, value in values.items():
             param = parameters.get(key)
             if param is not None:
-                own[key] = param.validate(value, name)
+                plain = type(value) is float and param._plain_from <= value <= _LARGEST
+                own[key] = value if plain else param.validate(value, name)
             elif key in cls._input_names:
                 inputs[key] = _input_value(value, name, key)
             else:
