@@ -50,7 +50,9 @@ Measured for each N (wall clock, ``time.perf_counter``):
 
 Every timing except ``sim1`` (and the cold template compile) is the best of several runs: 7
 simulations for N <= 1000 and 5 above; 5 builds and compiles of the same model for N <= 1000 and 3
-above (compiling a model again does the whole work again; nothing is cached on the Model). The
+above (compiling a model again does the whole work again; nothing is cached on the Model; the
+100,000-stage ladder is built once). The first compile of a process also pays for fresh memory
+pages; for the 100,000-stage ladder it is printed after the targets. The
 ``sim`` and ``hand_sim`` numbers both include copying the CasADi output matrix into NumPy
 (``np.array(DM)``), which at N >= 1000 costs about as much as the integration itself.
 Tolerances rtol = 1e-6, atol = 1e-8; output grid: 101 points on [0, t_end].
@@ -252,10 +254,12 @@ def run_case(part: Part, n: int) -> dict:
     gc.collect()      # once per case: a full collection costs ~50 ms with SymPy loaded
     base_mb = _peak_mb()
 
-    if n > COMPILE_ONLY_ABOVE:
-        rebuild = 1
-    row["build_s"], model = timed(lambda: part.build(n), rebuild)
-    row["compile_s"], sim = timed(model.compile, rebuild)
+    row["build_s"], model = timed(lambda: part.build(n), 1 if n > COMPILE_ONLY_ABOVE else rebuild)
+    # The first compile of a process also pays for fresh memory pages (page faults); the
+    # figure is the best of all, as for every other size, and the first one is kept too.
+    row["compile_first_s"], _ = timed(model.compile)
+    best, sim = timed(model.compile, rebuild - 1)
+    row["compile_s"] = min(best, row["compile_first_s"])
     row["states"] = len(sim.states)
     row["algebraic"] = len(sim.algebraic)
     if n > COMPILE_ONLY_ABOVE:
@@ -404,6 +408,8 @@ def check_targets(results: dict[str, list[dict]]) -> list[str]:
     r = rows.get(("rc_ladder", 100000))
     lines.append("[info] peak memory of the 100000-stage RC ladder (build and compile): "
                  + (f"{r['peak_mb']:.0f} MB (ru_maxrss)" if r else "not run"))
+    lines.append("[info] first compile of the 100000-stage RC ladder in its process: "
+                 + (f"{r['compile_first_s']:.3f} s" if r else "not run"))
     big = [r for r in ordered if r["n"] >= 1000 and "ratio" in r]
     for r in big:
         part, n = r["part"], r["n"]
