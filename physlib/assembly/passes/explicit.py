@@ -6,8 +6,9 @@ of the states, the algebraic variables, the parameters and time.
 The values are built level by level: an equation's level is one more than the highest level
 of the solved positions it reads (zero if it reads none), so the equations of one level are
 instantiated together on the values found so far, and no symbolic substitution is needed.
-Substituting afterwards walks and rebuilds the whole expression graph again (a fifth of the
-compile of a 100,000-stage ladder, four levels deep). A model with a dependency chain deeper
+Substituting afterwards walks and rebuilds the whole expression graph again (0.7 s of the 6 s
+it took to compile a 100,000-stage RC ladder, whose equations are six levels deep). A model
+with a dependency chain deeper
 than :data:`MAX_LEVELS` (a long train of ideal gears, say) is solved that way instead: every
 definition in terms of the positions, then all of them substituted in evaluation order.
 """
