@@ -15,21 +15,9 @@ from physlib.assembly.passes.incidence import EquationDescriber, build_equations
 from physlib.assembly.passes.index_reduction import reduce_equations
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
 
+from test_index_reduction import parallel_capacitors
 
 ASSEMBLY = Path(__file__).resolve().parents[1] / "physlib" / "assembly"
-
-
-def parallel_capacitors():
-    """Two capacitors in parallel between free nodes: index reduction and a hidden dependency."""
-    m = Model("parallel_free")
-    c1, c2 = m.add(Capacitor("C1", C=1e-6)), m.add(Capacitor("C2", C=2e-6))
-    r1, r2 = m.add(Resistor("R1", R=1e3)), m.add(Resistor("R2", R=1e3))
-    src, gnd = m.add(VoltageSource("V", V=1.0)), m.add(Ground("g"))
-    m.connect(src.p, r1.p)
-    m.connect(r1.n, c1.p, c2.p)
-    m.connect(c1.n, c2.n, r2.p)
-    m.connect(r2.n, src.n, gnd.p)
-    return m
 
 
 def test_compiling_twice_leaves_the_first_compiled_model_intact():

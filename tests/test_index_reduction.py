@@ -128,12 +128,8 @@ def test_gear_coupled_inertias_reduce_to_an_ode():
     np.testing.assert_allclose(res["J1.w"], 2.0 / (j_eq * w) * (1 - np.cos(w * res.t)), atol=1e-8)
 
 
-def test_running_out_of_reduction_rounds_is_a_structural_error(monkeypatch):
-    # Two capacitors in parallel between free nodes: their dependency is found numerically
-    # (hidden) and needs a second round of reduction. With one round allowed the compiler must
-    # say so, not compile the first round's system with the dependency left in.
-    import physlib.assembly.compile as compile_module
-
+def parallel_capacitors():
+    """Two capacitors in parallel between free nodes: index reduction and a hidden dependency."""
     m = Model("parallel_free")
     c1, c2 = m.add(Capacitor("C1", C=1e-6)), m.add(Capacitor("C2", C=2e-6))
     r1, r2 = m.add(Resistor("R1", R=1e3)), m.add(Resistor("R2", R=1e3))
@@ -142,6 +138,16 @@ def test_running_out_of_reduction_rounds_is_a_structural_error(monkeypatch):
     m.connect(r1.n, c1.p, c2.p)
     m.connect(c1.n, c2.n, r2.p)
     m.connect(r2.n, src.n, gnd.p)
+    return m
+
+
+def test_running_out_of_reduction_rounds_is_a_structural_error(monkeypatch):
+    # Two capacitors in parallel between free nodes: their dependency is found numerically
+    # (hidden) and needs a second round of reduction. With one round allowed the compiler must
+    # say so, not compile the first round's system with the dependency left in.
+    import physlib.assembly.compile as compile_module
+
+    m = parallel_capacitors()
     assert m.compile().states == ["C2.v"]             # with the default rounds: one state
     monkeypatch.setattr(compile_module, "MAX_COMBINATION_ROUNDS", 1)
     with pytest.raises(StructuralError, match="rounds of reduction.*Capacitor C2"):

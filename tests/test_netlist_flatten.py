@@ -14,6 +14,7 @@ from physlib.assembly.netlist import ExposedPort, Netlist
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
 from physlib.components.rotational import Inertia
 from physlib.components.signals import Gain, Step
+from test_hierarchy import rc_section
 from test_results import rc_ladder
 
 ASSEMBLY = pathlib.Path(physlib.__file__).parent / "assembly"
@@ -24,24 +25,13 @@ def ladder(n):
     return rc_ladder(n, V=Step(height=1.0))
 
 
-def section(name):
-    """One ladder stage as a subsystem: a -R- b, C from b to g."""
-    sec = Model(name)
-    r, c = sec.add(Resistor("R", R=1e3)), sec.add(Capacitor("C", C=1e-3))
-    sec.connect(r.n, c.p)
-    sec.expose(r.p, "a")
-    sec.expose(r.n, "b")
-    sec.expose(c.n, "g")
-    return sec
-
-
 def nested_ladder(n):
     """The same ladder, each stage a subsystem, the stages themselves inside one more level."""
     m = Model("nested")
     src, gnd = m.add(VoltageSource("src", V=Step(height=1.0))), m.add(Ground("gnd"))
     m.connect(src.n, gnd.p)
     chain = m.add(Model("chain"))
-    stages = [chain.add(section(f"s{k}")) for k in range(1, n + 1)]
+    stages = [chain.add(rc_section(f"s{k}", C=1e-3)) for k in range(1, n + 1)]
     for left, right in zip(stages, stages[1:]):
         chain.connect(left.b, right.a)
     chain.expose(stages[0].a, "a")
@@ -78,8 +68,8 @@ def test_nested_subsystems_flatten_like_the_flat_model():
     n = 4
     flat, nested = flatten(ladder(n)), flatten(nested_ladder(n))
     rename = {"src": "src", "gnd": "gnd", "src.V": "src.V"}
-    rename.update({f"chain.s{k}.R": f"R{k}" for k in range(1, n + 1)})
-    rename.update({f"chain.s{k}.C": f"C{k}" for k in range(1, n + 1)})
+    rename.update({f"chain.s{k}.R1": f"R{k}" for k in range(1, n + 1)})
+    rename.update({f"chain.s{k}.C1": f"C{k}" for k in range(1, n + 1)})
 
     def renamed(name):
         for old in sorted(rename, key=len, reverse=True):
@@ -123,7 +113,7 @@ def test_nested_subsystems_flatten_like_the_flat_model():
     a = nested_ladder(n).compile().simulate(3.0, t_eval=t, rtol=1e-10, atol=1e-12)
     b = ladder(n).compile().simulate(3.0, t_eval=t, rtol=1e-10, atol=1e-12)
     for k in range(1, n + 1):
-        np.testing.assert_allclose(a[f"chain.s{k}.C.v"], b[f"C{k}.v"], rtol=0, atol=1e-9)
+        np.testing.assert_allclose(a[f"chain.s{k}.C1.v"], b[f"C{k}.v"], rtol=0, atol=1e-9)
 
 
 def test_connection_sets_order_members_by_port_path():
@@ -211,7 +201,7 @@ def test_public_names_of_the_model_module_stay():
     assert model_module.ExposedPort is ExposedPort
     m = Model("m")
     assert isinstance(m, Netlist) and repr(m) == "Model('m', 0 members)"
-    sub = m.add(section("sub"))
+    sub = m.add(rc_section("sub"))
     assert isinstance(sub.a, ExposedPort) and sub.a.path == "sub.a"
 
 
