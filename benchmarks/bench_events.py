@@ -107,7 +107,7 @@ TARGET_S = 1.0                                   # CoupledClutches compile + sim
 WARM_BUDGET_S, MAX_RUNS = 2.0, 10                # cheap runs are repeated more (see timed)
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
-# The MSL reference's events (tests/test_clutches.py, shared/reference/README.md).
+# The MSL reference's events (tests/test_clutches.py, tests/data/README.md).
 REFERENCE_EVENTS = [
     (0.4, "clutch2"), (0.7096214638, "clutch2"), (0.7916582843, "clutch1"),
     (0.8311085061, "clutch1"), (0.9, "clutch3"), (0.9068491375, "clutch1"),

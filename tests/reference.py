@@ -1,18 +1,24 @@
-"""Access to ../shared/reference and the Modelica "tube" comparison used by its pass rule."""
+"""Access to the committed reference data in tests/data (sources and licences in
+tests/data/README.md) and the Modelica "tube" comparison used by its pass rule."""
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parent / "data"
+
+
+def reference_file(*parts: str) -> Path:
+    """The path of tests/data/<parts...>; a missing file is an error, never a skip."""
+    path = REFERENCE.joinpath(*parts)
+    if not path.is_file():
+        raise FileNotFoundError(f"reference data file {path} is missing: it is part of the "
+                                f"repository (see tests/data/README.md); restore it from git")
+    return path
 
 
 def load_msl(model: str) -> dict[str, np.ndarray]:
-    """Columns of shared/reference/msl/<model>/reference.csv by name (skips if absent)."""
-    path = REFERENCE / "msl" / model / "reference.csv"
-    if not path.exists():
-        pytest.skip(f"reference data not found at {path}")
+    """Columns of tests/data/msl/<model>/reference.csv by name."""
+    path = reference_file("msl", model, "reference.csv")
     with open(path) as fh:
         header = [h.strip('"') for h in fh.readline().strip().split(",")]
     data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)

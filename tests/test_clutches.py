@@ -7,7 +7,7 @@ import pytest
 
 from reference import assert_in_tube, load_msl
 
-# shared/reference/README.md: the reference's events (time events at 0.4 and 0.9 s).
+# tests/data/README.md: the reference's events (time events at 0.4 and 0.9 s).
 REFERENCE_EVENTS = [
     (0.4, "clutch2"), (0.7096214638, "clutch2"), (0.7916582843, "clutch1"),
     (0.8311085061, "clutch1"), (0.9, "clutch3"), (0.9068491375, "clutch1"),
@@ -49,7 +49,7 @@ def test_trajectories_stay_in_the_msl_tube(run):
     for name in ("J1.w", "J1.phi", "clutch1.w_rel", "clutch1.phi_rel", "clutch2.w_rel",
                  "clutch2.phi_rel", "clutch3.w_rel", "clutch3.phi_rel"):
         assert_in_tube(name, t_ref, ref[name], np.interp(t_ref, res.t, res[name]))
-    # End values given in the reference README.
+    # End values given in tests/data/README.md.
     assert res["J1.phi"][-1] == pytest.approx(7.486092184, rel=2e-3)
     assert res["J1.w"][-1] == pytest.approx(3.247034565, rel=2e-3)
 

@@ -39,7 +39,7 @@ def test_rows_just_before_and_after_a_time_event(solver, options):
 
 
 def series_resonance():
-    """The MSL SeriesResonance (shared/reference/README.md): two L-C-R series circuits, driven
+    """The MSL SeriesResonance (tests/data/README.md): two L-C-R series circuits, driven
     by sin and cos of a chirp whose frequency rises from 0 to 200 Hz over 1 s; 100 Hz
     resonance. A pure ODE: four states, no algebraic variables."""
     L, C, R = 0.1 / (2 * np.pi), 0.001 / (2 * np.pi), 0.5

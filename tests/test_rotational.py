@@ -14,7 +14,7 @@ from reference import assert_in_tube, load_msl
 
 
 def first(lumped_gear: bool = False) -> Model:
-    """MSL Rotational.Examples.First (shared/reference/README.md).
+    """MSL Rotational.Examples.First (tests/data/README.md).
 
     With ``lumped_gear`` the rigid pair inertia1–gear–inertia2 is replaced by the one inertia
     it is equivalent to on the gear's output side, J2 + ratio²·J1 = 12 kg·m², driven by

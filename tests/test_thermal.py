@@ -14,7 +14,7 @@ from reference import assert_in_tube, load_msl
 
 
 def two_masses() -> Model:
-    """MSL HeatTransfer.Examples.TwoMasses (shared/reference/README.md)."""
+    """MSL HeatTransfer.Examples.TwoMasses (tests/data/README.md)."""
     m = Model("TwoMasses")
     mass1 = m.add(HeatCapacitor("mass1", C=15.0, T0=373.15))
     mass2 = m.add(HeatCapacitor("mass2", C=15.0, T0=273.15))

@@ -14,7 +14,7 @@ from reference import assert_in_tube, load_msl
 
 
 def test_oscillator_stays_in_msl_tube():
-    # MSL Translational.Examples.Oscillator (shared/reference/README.md). Springs start at their
+    # MSL Translational.Examples.Oscillator (tests/data/README.md). Springs start at their
     # rest length 1 m; mass centres at s = −0.5 m; damper1 (parallel to spring2) starts at 1 m.
     ref = load_msl("Oscillator")
     m = Model("Oscillator")
