@@ -55,7 +55,7 @@ from bench_scale import build_rc_ladder
 from benchlib import machine
 
 import physlib
-from physlib.analysis.sweeps import MIN_CHUNK_SECONDS, chunk_sizes
+from physlib.analysis.sweeps.executors import MIN_CHUNK_SECONDS, chunk_sizes
 
 T_END = 10.0
 

@@ -10,7 +10,7 @@ Run: python examples/noise_mechanical.py (saves noise_mechanical.png).
 import numpy as np
 
 from physlib import Model
-from physlib.analysis.noise import BOLTZMANN
+from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components.translational import Damper, Fixed, Mass, Spring
 
 M, K, D, T = 1e-9, 1.0, 1e-6, 300.0      # kg, N/m, N·s/m, K

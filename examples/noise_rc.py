@@ -9,7 +9,7 @@ Run: python examples/noise_rc.py (saves noise_rc.png).
 import numpy as np
 
 from physlib import Model
-from physlib.analysis.noise import BOLTZMANN
+from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
 
 R, C, T = 1e3, 1e-9, 300.15      # Ω, F, K

@@ -11,7 +11,7 @@ Run: python examples/noise_transient.py (saves noise_transient.png).
 import numpy as np
 
 from physlib import Model
-from physlib.analysis.transient_noise import simulate_stochastic
+from physlib.analysis.noise.transient import simulate_stochastic
 from physlib.components.electrical import Capacitor, Diode, Ground, Resistor, VoltageSource
 from physlib.components.signals import Ramp
 

@@ -6,10 +6,10 @@ Build a system from components with across/through ports, compile it once, then 
     from physlib.components.electrical import VoltageSource, Resistor, Capacitor, Ground
 """
 from .analysis import OperatingPoint, SimulationResult
-from .analysis.start_values import StartValueWarning
-from .analysis.linear_model import LinearModel
-from .analysis.analysis_points import inject_across, inject_through
-from .analysis.linearize import linearize
+from .analysis.common.start_values import StartValueWarning
+from .analysis.linear.linear_model import LinearModel
+from .analysis.linear.analysis_points import inject_across, inject_through
+from .analysis.linear.linearize import linearize
 from .analysis.sweeps import SweepError, SweepTable, lognormal, monte_carlo, normal, sweep, uniform
 from .api import CompiledModel, Model
 from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,

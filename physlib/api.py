@@ -10,13 +10,13 @@ from __future__ import annotations
 import difflib
 import inspect
 
-from .analysis.linearize import linearize
-from .analysis.multiport import multiport_noise
-from .analysis.noise import noise
-from .analysis.operating_point import operating_point, trim
-from .analysis.options import OptionError
-from .analysis.portion_noise import portion_noise
-from .analysis.simulate import simulate
+from .analysis.common.options import OptionError
+from .analysis.linear.linearize import linearize
+from .analysis.linear.operating_point import operating_point, trim
+from .analysis.noise.multiport import multiport_noise
+from .analysis.noise.portions import portion_noise
+from .analysis.noise.small_signal import noise
+from .analysis.simulation.simulate import simulate
 from .assembly import compiled, model
 
 __all__ = ["Model", "CompiledModel"]
@@ -27,42 +27,42 @@ class CompiledModel(compiled.CompiledModel):
 
     Parameters stay symbolic inputs of the compiled functions, so ``simulate(...,
     params={"R1.R": 2e3})`` reuses them without recompiling. An option a method does not take
-    is an :class:`~physlib.analysis.options.OptionError` listing the ones it does.
+    is an :class:`~physlib.analysis.common.options.OptionError` listing the ones it does.
     """
 
     def simulate(self, t_end: float, **options):
-        """Transient simulation from ``t0`` to ``t_end`` [s]; see :func:`physlib.analysis.simulate.simulate`."""
+        """Transient simulation from ``t0`` to ``t_end`` [s]; see :func:`physlib.analysis.simulation.simulate.simulate`."""
         return _call(simulate, self, t_end, **options)
 
     def operating_point(self, **options):
         """Steady state (x' = 0, 0 = g) for given inputs and parameters; see
-        :func:`physlib.analysis.operating_point.operating_point`."""
+        :func:`physlib.analysis.linear.operating_point.operating_point`."""
         return _call(operating_point, self, **options)
 
     def trim(self, targets: dict, free: list, **options):
         """Steady state where ``targets`` are met by choosing the ``free`` inputs/parameters; see
-        :func:`physlib.analysis.operating_point.trim`."""
+        :func:`physlib.analysis.linear.operating_point.trim`."""
         return _call(trim, self, targets, free, **options)
 
     def linearize(self, inputs, outputs, **options):
         """Linear model from ``inputs`` to ``outputs`` at an operating point; see
-        :func:`physlib.analysis.linearize.linearize`."""
+        :func:`physlib.analysis.linear.linearize.linearize`."""
         return _call(linearize, self, inputs, outputs, **options)
 
     def noise(self, output, f=None, **options):
         """Noise of ``output`` (a variable, or a pair of across variables) from the thermal and
-        shot noise of the dissipative elements; see :func:`physlib.analysis.noise.noise`."""
+        shot noise of the dissipative elements; see :func:`physlib.analysis.noise.small_signal.noise`."""
         return _call(noise, self, output, f, **options)
 
     def multiport_noise(self, ports, f, **options):
         """Port matrices Z, Y, S and thermal-noise correlations 2kT·(Z + Zᴴ), 2kT·(Y + Yᴴ),
-        kT·(I − S·Sᴴ) at ``ports``; see :func:`physlib.analysis.multiport.multiport_noise`."""
+        kT·(I − S·Sᴴ) at ``ports``; see :func:`physlib.analysis.noise.multiport.multiport_noise`."""
         return _call(multiport_noise, self, ports, f, **options)
 
     def portion_noise(self, f, **options):
         """Thermal-noise multiport (Z, Y, S and their correlations) of each linear portion of
         ``partitions`` at the nodes it shares with the rest, independent of the operating point:
-        compute it once; see :func:`physlib.analysis.portion_noise.portion_noise`."""
+        compute it once; see :func:`physlib.analysis.noise.portions.portion_noise`."""
         return _call(portion_noise, self, f, **options)
 
 

@@ -10,7 +10,7 @@ import sympy as sp
 from scipy.special import lambertw
 
 from physlib import Component, Model, Parameter, PhyslibError, Variable, der
-from physlib.analysis.fixed_step import integrate_fixed
+from physlib.analysis.simulation.fixed_step import integrate_fixed
 from physlib.components.electrical import Capacitor, Diode, Ground, Resistor, VoltageSource
 from physlib.components.signals import Step
 

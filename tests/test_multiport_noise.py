@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 import physlib
 from physlib import Component, Model, Parameter, Port
-from physlib.analysis.noise import (BOLTZMANN, NoiseWarning, noise_elements, noise_source_model,
-                                    transfer_operating_point)
-from physlib.analysis.options import OptionError
+from physlib.analysis.common.options import OptionError
+from physlib.analysis.noise.sources import (BOLTZMANN, NoiseWarning, noise_elements, noise_source_model,
+                                            transfer_operating_point)
 from physlib.components.electrical import (EMF, Capacitor, CurrentSource, Diode, Ground, HeatingResistor, Inductor,
                                            Resistor, VoltageSource)
 from physlib.components.rotational import Damper, Fixed, Inertia

@@ -11,7 +11,7 @@ import scipy.sparse as sps
 import sympy as sp
 
 from physlib import Component, Model, Parameter, PhyslibError, Variable, der
-from physlib.analysis.projection import (energy_matrix, energy_projection, invariant_projection,
+from physlib.analysis.common.projection import (energy_matrix, energy_projection, invariant_projection,
                                          naive_projection)
 from physlib.components.electrical import Capacitor, Ground, Inductor, Resistor, VoltageSource
 

@@ -4,7 +4,7 @@ import pytest
 from scipy.optimize import brentq
 
 from physlib import Model, ParameterError
-from physlib.analysis.time_events import LEFT_LIMIT
+from physlib.analysis.simulation.time_events import LEFT_LIMIT
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
 from physlib.components.signals import (PID, PWM, Add, Constant, Limiter, Product, Pulse, Ramp, Relay,
                                         Sawtooth, SignalPWM, Sine, Table, Triangle)

@@ -166,7 +166,7 @@ def switched_rc():
     (dict(t_end=5e-3, x0={"C1.v": "one"}), "C1.v"),
 ])
 def test_bad_options_raise_before_any_work(options, named):
-    from physlib.analysis.options import OptionError
+    from physlib.analysis.common.options import OptionError
     sim = switched_rc()
     options = dict(options)
     t_end = options.pop("t_end")
@@ -180,7 +180,7 @@ def test_bad_options_raise_before_any_work(options, named):
 def test_an_output_that_would_not_fit_in_memory_is_refused(monkeypatch):
     # The estimate is points x (states + algebraic + 2) x 8 bytes, checked before the run; the
     # limit is lowered here so that the test needs no gigabytes.
-    from physlib.analysis import options
+    from physlib.analysis.common import options
     monkeypatch.setattr(options, "MAX_OUTPUT_BYTES", 10_000)
     sim = switched_rc()
     with pytest.raises(options.OptionError, match="t_eval"):

@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 from physlib import Input, InitializationError, Mode, Model, Parameter, PhyslibError
-from physlib.analysis.start_values import StartValueWarning
+from physlib.analysis.common.start_values import StartValueWarning
 from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Inductor, OnePort, Resistor,
                                            VoltageSource)
 from physlib.components.rotational import Inertia, Torque

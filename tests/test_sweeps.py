@@ -17,7 +17,7 @@ import sympy as sp
 
 import physlib
 from physlib import Model, Parameter
-from physlib.analysis.options import OptionError
+from physlib.analysis.common.options import OptionError
 from physlib.components.electrical import Capacitor, Ground, OnePort, Resistor, VoltageSource
 from physlib.components.signals import Step
 

@@ -1,0 +1,8 @@
+"""What the analyses share: compiled-function calls (:mod:`.fast_call`), Newton solves of the
+algebraic equations and consistent starts (:mod:`.initialization`, :mod:`.start_values`),
+projections onto constraints (:mod:`.projection`), Hermite interpolation (:mod:`.interpolation`)
+and option checking (:mod:`.options`, with :class:`~.options.OptionError`).
+
+Imports nothing from the job subpackages beside it (``linear``, ``noise``, ``simulation``,
+``sweeps``), which all import from here.
+"""

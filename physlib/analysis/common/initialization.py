@@ -1,0 +1,196 @@
+"""Consistent initialization: solve 0 = g(x, z, p, t) for the algebraic variables z.
+
+A damped Newton method with exact sparse Jacobians from CasADi. It is also the whole
+"simulation" of models without states (static networks), evaluated at each output time.
+:func:`consistent_start` gives the state a simulation starts from: the start values with
+``x0`` applied, the algebraic variables solved, and the checks of
+:mod:`physlib.analysis.common.start_values` passed.
+"""
+from __future__ import annotations
+
+import numbers
+
+import casadi as cs
+import numpy as np
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
+
+from ...core.errors import InitializationError, PhyslibError
+from .fast_call import fast
+from .start_values import check_initial_state
+
+
+def algebraic_jacobian(system) -> cs.Function:
+    """(x, z, p, t) -> (g, dg/dz), built once per compiled model."""
+    if "g_jac" not in system.cache:
+        x, z, p, t = system.symbols()
+        g = system.dae(x, z, p, t)[1]
+        system.cache["g_jac"] = cs.Function("g_jac", [x, z, p, t], [g, cs.jacobian(g, z)])
+    return system.cache["g_jac"]
+
+
+def compiled_newton(system) -> cs.Function:
+    """(z guess, x, p, t) -> (z, last Newton step): CasADi's compiled Newton solver for
+    0 = g(x, z, p, t), followed by one more Newton step whose size tells whether it converged
+    (relative to the values, which the solver's absolute tolerances cannot tell). Built once
+    per compiled model."""
+    if "g_root" not in system.cache:
+        x, z, p, t = system.symbols()
+        residual = cs.Function("g", [z, x, p, t], [system.dae(x, z, p, t)[1]])
+        newton = cs.rootfinder("newton", "newton", residual,
+                               {"abstol": 1e-12, "abstolStep": 1e-12, "max_iter": 30,
+                                "error_on_fail": False, "show_eval_warnings": False})
+        xm, zm, pm, tm = system.symbols(cs.MX)
+        solved = newton(zm, xm, pm, tm)
+        g, jac = algebraic_jacobian(system)(xm, solved, pm, tm)
+        step = cs.solve(jac, -g, "csparse")
+        system.cache["g_root"] = cs.Function("g_root", [zm, xm, pm, tm], [solved + step, step])
+    return system.cache["g_root"]
+
+
+def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=60) -> np.ndarray:
+    """Solve 0 = g(x, z, p, t) for z from ``z_guess``; ``describe(i)`` names algebraic variable
+    i in error messages.
+
+    Fast path: CasADi's compiled Newton (undamped), accepted when its last step is below 1e-8
+    of the values (the returned values include that step, so they are accurate to rounding
+    for the quadratic convergence near the root). Otherwise the damped Newton below starts
+    again from the guess: it converges from farther away, and when it fails too its error
+    names the equation with the largest residual."""
+    z = np.array(z_guess, dtype=float)
+    if z.size == 0:
+        return z
+    try:
+        solved, step = fast(system, "g_root", lambda: compiled_newton(system))(z, x, p, t)
+        if np.all(np.isfinite(solved)) and np.all(np.abs(step) <= 1e-8 * (1.0 + np.abs(solved))):
+            return solved
+    except RuntimeError:        # a singular Jacobian: the damped Newton below explains it
+        pass
+    fun = algebraic_jacobian(system)
+
+    def evaluate(zz):
+        g, jac = fun(x, zz, p, t)
+        return np.asarray(g).ravel(), jac
+
+    return damped_newton(evaluate, lambda jac, rhs: _solve(jac, rhs, describe), z, tol=tol,
+                         max_iter=max_iter, fail=lambda zz, g, why: _failure(zz, g, describe, why))
+
+
+def consistent_start(model, p: np.ndarray, options):
+    """States and algebraic variables at t0 of a run with
+    :class:`~physlib.analysis.common.options.SimulateOptions` ``options``: start values and ``x0``,
+    the algebraic equations solved, derivatives and explicitly given start values checked."""
+    system = model.system
+    x, z_start = (np.asarray(v).ravel() for v in system.start(p, options.t0))
+    if options.x0:
+        x = _apply_x0(model, x, options.x0)
+    z = solve_algebraic(system, x, z_start, p, options.t0, lambda i: model.algebraic[i])
+    check_derivatives(model, x, z, p, options.t0)
+    check_initial_state(model, x, z, p, options.t0, initial=options.initial)
+    return x, z
+
+
+def _apply_x0(model, x, x0):
+    x = x.copy()
+    state_pos = {int(pos): i for i, pos in enumerate(model.system.state_pos)}
+    for name, value in x0.items():
+        pos, sign = model.variable(name)
+        if pos not in state_pos:
+            states = ", ".join(model.states[:10]) if model.states else "none (it is purely algebraic)"
+            raise PhyslibError(f"x0: {name} is not a state of {model.name}; its states: {states}")
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+            raise PhyslibError(f"x0: the initial value of {name} must be a finite number, got {value!r}")
+        x[state_pos[pos]] = sign * float(value)
+    return x
+
+
+def damped_newton(evaluate, solve, w, *, tol, max_iter, fail):
+    """Newton's method with a backtracking line search on the residual's max-norm.
+
+    ``evaluate(w) -> (F, J)``; ``solve(J, rhs) -> step``; ``fail(w, F, reason)`` builds the
+    exception raised when it does not converge. Converged when a full step is below ``tol``
+    relative to ``1 + |w|``, or when no decrease is possible any more and the step is at
+    rounding level.
+    """
+    F, J = evaluate(w)
+    norm = np.linalg.norm(F, np.inf)
+    for _ in range(max_iter):
+        if not np.all(np.isfinite(F)):
+            break
+        step = solve(J, -F)
+        scale = 1.0 + np.abs(w)
+        if np.all(np.abs(step) <= tol * scale):
+            return w + step
+        lam = 1.0
+        while True:
+            trial = w + lam * step
+            F_trial, J_trial = evaluate(trial)
+            n_trial = np.linalg.norm(F_trial, np.inf)
+            if np.isfinite(n_trial) and n_trial <= (1 - 1e-4 * lam) * norm:
+                break
+            lam *= 0.5
+            if lam < 1e-10:
+                if np.all(np.abs(step) <= 1e-8 * scale):
+                    return w
+                raise fail(w, F, "the line search stalled")
+        w, F, J, norm = trial, F_trial, J_trial, n_trial
+    raise fail(w, F, f"Newton did not converge in {max_iter} iterations")
+
+
+def _solve(jac, rhs, describe):
+    n = jac.size1()
+    if n <= 100:
+        a = np.array(cs.DM(jac))
+        try:
+            return np.linalg.solve(a, rhs)
+        except np.linalg.LinAlgError:
+            raise _singular(a, describe) from None
+    a = sps.csc_matrix(cs.DM(jac).sparse())
+    step = spla.spsolve(a, rhs)
+    if not np.all(np.isfinite(step)):
+        raise _singular(a.toarray(), describe)
+    return step
+
+
+def null_space_members(a, describe) -> list[str]:
+    """The unknowns (named by ``describe(i)``, up to eight, largest first) that a singular
+    matrix ``a`` leaves free: the entries of its null vector (the last right singular vector)
+    above 1e-6."""
+    _, _, vt = np.linalg.svd(a)
+    null = np.abs(vt[-1])
+    return [describe(i) for i in np.argsort(-null)[:8] if null[i] > 1e-6]
+
+
+def _singular(a, describe):
+    return InitializationError(
+        "the algebraic equations are singular: nothing fixes "
+        + ", ".join(null_space_members(a, describe))
+        + " (is a reference missing, e.g. a rotational network with nothing fixing its "
+        "speed, or are ideal elements in a loop or cut-set?)")
+
+
+def _failure(z, g, describe, reason):
+    worst = int(np.nanargmax(np.abs(np.nan_to_num(g, nan=np.inf))))
+    return InitializationError(
+        f"no consistent values for the algebraic variables: {reason}; the largest residual "
+        f"({g[worst]:.3g}) is in the equation solved for {describe(worst)}. Give better start "
+        "values or check the model")
+
+
+def check_derivatives(model, x, z, p, t) -> None:
+    """Raise if some state derivative is not finite at the start.
+
+    That happens when equations that are structurally fine are numerically dependent in a way
+    the compiler could not reduce (its numeric check covers linear loops whose dependency does
+    not change with the parameters)."""
+    if not len(x):
+        return
+    f = np.asarray(model.system.dae(x, z, p, t)[0]).ravel()
+    bad = np.flatnonzero(~np.isfinite(f))
+    if len(bad):
+        names = ", ".join(model.states[i] for i in bad[:8])
+        raise InitializationError(
+            f"the derivatives of {names} are not finite at t = {t:g}: the equations that determine "
+            "them are numerically dependent, with constraints between states that the compiler "
+            "could not reduce (e.g. ideal elements in parallel or in a loop whose coupling depends "
+            "on parameter values). Merge such elements, or add a small series resistance")

@@ -1,0 +1,175 @@
+"""Linear models: x' = A x + B u, y = C x + D u (or E x' = A x + B u), with named signals.
+
+A :class:`LinearModel` is what :meth:`CompiledModel.linearize` returns. It holds plain NumPy
+matrices and the names of its states, inputs and outputs, and converts to the Python control
+ecosystem (:meth:`LinearModel.to_control`, :meth:`LinearModel.to_scipy`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ...core.errors import PhyslibError
+
+
+class LinearModel:
+    """A linear time-invariant model with named states, inputs and outputs.
+
+    ``A`` (n×n), ``B`` (n×m), ``C`` (p×n), ``D`` (p×m); ``E`` (n×n) for a descriptor model
+    (``E x' = A x + B u``), ``None`` otherwise. ``states``, ``inputs``, ``outputs`` are the
+    signal names (also as ``state_names``, ``input_names``, ``output_names``). ``at`` is the
+    :class:`~physlib.analysis.linear.operating_point.OperatingPoint` it was linearized at, if any.
+    """
+
+    def __init__(self, A, B, C, D, *, states, inputs, outputs, E=None, at=None):
+        self.A = np.atleast_2d(np.asarray(A, dtype=float))
+        n = len(states)
+        self.A = self.A.reshape(n, n)
+        self.B = np.asarray(B, dtype=float).reshape(n, len(inputs))
+        self.C = np.asarray(C, dtype=float).reshape(len(outputs), n)
+        self.D = np.asarray(D, dtype=float).reshape(len(outputs), len(inputs))
+        self.E = None if E is None else np.asarray(E, dtype=float).reshape(n, n)
+        self.states = list(states)
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.at = at
+
+    # --- names ----------------------------------------------------------------------------
+
+    @property
+    def state_names(self) -> list[str]:
+        return self.states
+
+    @property
+    def input_names(self) -> list[str]:
+        return self.inputs
+
+    @property
+    def output_names(self) -> list[str]:
+        return self.outputs
+
+    @property
+    def descriptor(self) -> bool:
+        return self.E is not None
+
+    # --- analysis -------------------------------------------------------------------------
+
+    def poles(self) -> np.ndarray:
+        """Eigenvalues of A (finite generalized eigenvalues of (A, E) for a descriptor model),
+        sorted by real part, then imaginary part."""
+        if self.E is None:
+            values = np.linalg.eigvals(self.A) if self.A.size else np.empty(0, complex)
+        else:
+            values = scipy.linalg.eigvals(self.A, self.E) if self.A.size else np.empty(0, complex)
+            values = values[np.isfinite(values)]
+        return values[np.lexsort((values.imag, values.real))]
+
+    def frequency_response(self, f) -> np.ndarray:
+        """Complex frequency response C (s E − A)⁻¹ B + D at s = 2πj·f, f in Hz.
+
+        Returns an array of shape (outputs, inputs, len(f))."""
+        f = np.atleast_1d(np.asarray(f, dtype=float))
+        n, m, p = self.A.shape[0], self.B.shape[1], self.C.shape[0]
+        out = np.empty((p, m, f.size), dtype=complex)
+        E = np.eye(n) if self.E is None else self.E
+        for k, fk in enumerate(f):
+            s = 2j * np.pi * fk
+            if n:
+                try:
+                    X = np.linalg.solve(s * E - self.A, self.B)
+                except np.linalg.LinAlgError:
+                    raise PhyslibError(f"the model has a pole at f = {fk:g} Hz (s = {s:g}); "
+                                       "its frequency response is infinite there") from None
+                out[:, :, k] = self.C @ X + self.D
+            else:
+                out[:, :, k] = self.D
+        return out
+
+    def dcgain(self) -> np.ndarray:
+        """Steady-state gain (outputs × inputs): −C A⁻¹ B + D (C (−A)⁻¹ B + D with E)."""
+        return self.frequency_response([0.0])[:, :, 0].real
+
+    def bode(self, f, ax=None, *, inputs=None, outputs=None):
+        """Bode plot (magnitude in dB, phase in degrees) of every input/output pair, f in Hz.
+
+        ``ax``: a pair of matplotlib axes (magnitude, phase) to draw into; default: a new
+        figure. ``inputs``/``outputs``: names to restrict the plot to. Returns the Figure."""
+        import matplotlib.pyplot as plt
+
+        f = np.atleast_1d(np.asarray(f, dtype=float))
+        H = self.frequency_response(f)
+        ins = [self.inputs.index(n) for n in (inputs or self.inputs)]
+        outs = [self.outputs.index(n) for n in (outputs or self.outputs)]
+        if ax is None:
+            fig, (ax_mag, ax_phase) = plt.subplots(2, 1, sharex=True, figsize=(7, 5.5))
+        else:
+            ax_mag, ax_phase = ax
+            fig = ax_mag.figure
+        for i in outs:
+            for j in ins:
+                h = H[i, j]
+                label = f"{self.inputs[j]} → {self.outputs[i]}"
+                with np.errstate(divide="ignore"):
+                    ax_mag.semilogx(f, 20 * np.log10(np.abs(h)), label=label)
+                ax_phase.semilogx(f, np.degrees(np.unwrap(np.angle(h))), label=label)
+        ax_mag.set_ylabel("magnitude [dB]")
+        ax_phase.set_ylabel("phase [deg]")
+        ax_phase.set_xlabel("frequency [Hz]")
+        for axis in (ax_mag, ax_phase):
+            axis.grid(True, which="both", alpha=0.3)
+        ax_mag.legend(loc="best")
+        fig.tight_layout()
+        return fig
+
+    # --- conversions ----------------------------------------------------------------------
+
+    def _explicit(self, what: str):
+        if self.E is None:
+            return self.A, self.B
+        try:
+            return np.linalg.solve(self.E, self.A), np.linalg.solve(self.E, self.B)
+        except np.linalg.LinAlgError:
+            raise PhyslibError(f"{what} needs an explicit state-space model but E is singular; "
+                               "linearize with descriptor=False to eliminate the algebraic "
+                               "variables") from None
+
+    def to_scipy(self):
+        """The model as :class:`scipy.signal.StateSpace` (continuous time)."""
+        import scipy.signal
+
+        A, B = self._explicit("to_scipy()")
+        return scipy.signal.StateSpace(A, B, self.C, self.D)
+
+    def to_control(self):
+        """The model as a python-control ``StateSpace`` with the signal names (python-control
+        does not allow dots in names: ``"rotor.w"`` becomes ``"rotor_w"``).
+
+        python-control is optional: ``pip install control`` (or ``physlib[control]``)."""
+        try:
+            import control
+        except ImportError:
+            raise PhyslibError("LinearModel.to_control() needs the python-control package: "
+                               "pip install control (or pip install physlib[control])") from None
+        A, B = self._explicit("to_control()")
+        return control.ss(A, B, self.C, self.D, states=_unique(self.states),
+                          inputs=_unique(self.inputs), outputs=_unique(self.outputs))
+
+    def __repr__(self):
+        kind = "descriptor " if self.E is not None else ""
+        return (f"<LinearModel {kind}{len(self.states)} states, inputs {self.inputs}, "
+                f"outputs {self.outputs}>")
+
+
+def _unique(names):
+    """Signal names for python-control, which needs them distinct and without dots (it reads
+    a dot as a subsystem separator): ``"rotor.w"`` becomes ``"rotor_w"``."""
+    seen, out = set(), []
+    for name in names:
+        base = name = name.replace(".", "_")
+        k = 1
+        while name in seen:
+            k += 1
+            name = f"{base}#{k}"
+        seen.add(name)
+        out.append(name)
+    return out

@@ -1,0 +1,249 @@
+"""Linearization of a compiled model at an operating point (ALGORITHMS §6).
+
+At (x_e, z_e, u_e) of x' = f(x, z, u), 0 = g(x, z, u), y = h(x, z, u), with exact CasADi
+Jacobians and the algebraic variables eliminated::
+
+    A = f_x − f_z g_z⁻¹ g_x     B = f_u − f_z g_z⁻¹ g_u
+    C = h_x − h_z g_z⁻¹ g_x     D = h_u − h_z g_z⁻¹ g_u
+
+``descriptor=True`` keeps them instead: E [x; z]' = A [x; z] + B u with E = diag(I, 0).
+A singular g_z means the DAE's index is above one at that point (in that mode): an error.
+
+Inputs are parameter paths — source values given as numbers (``"src.V"``, ``"tau1.tau"``) or
+any other parameter — or signal inputs driven by a waveform (``"src.V"`` with ``V=Step(...)``),
+perturbed through the waveform's offset. The model is linearized in its current modes (a
+locked clutch stays locked).
+
+**Analysis points** (:mod:`physlib.analysis.linear.analysis_points`) perturb a port of a model
+before compilation; :func:`linearize` accepts them with the :class:`physlib.Model`.
+"""
+from __future__ import annotations
+
+import casadi as cs
+import numpy as np
+
+from ...assembly.netlist import Netlist
+from ...core.errors import PhyslibError, UnknownNameError
+from .analysis_points import AnalysisPoint, with_analysis_points
+from .linear_model import LinearModel
+from .operating_point import OperatingPoint, input_names, operating_point, resolve_input
+from ..common.projection import constraint_jacobian
+
+
+def linearize(model, inputs, outputs, *, at=None, descriptor: bool = False, params: dict | None = None,
+              t: float = 0.0, times=None):
+    """Linear model of ``model`` from ``inputs`` to ``outputs`` (lists of paths).
+
+    model: a :class:`CompiledModel`, or a :class:`physlib.Model` (compiled here; needed when an
+    input or output is an analysis point, :func:`inject_through` / :func:`inject_across`).
+    at: an :class:`OperatingPoint` (``sim.operating_point(...)``, ``sim.trim(...)``,
+    ``res.at(t)``), a list of them, or a :class:`SimulationResult` with ``times=[...]`` (one
+    LinearModel per time: a list); default: the steady state at time ``t`` with ``params``
+    (an error if there is none — linearizing away from steady state needs an explicit ``at``).
+    descriptor: keep the algebraic variables (E, A, B, C, D).
+    """
+    inputs = [inputs] if isinstance(inputs, (str, AnalysisPoint)) else list(inputs)
+    outputs = [outputs] if isinstance(outputs, (str, AnalysisPoint)) else list(outputs)
+    if isinstance(model, Netlist):
+        points = [p for p in inputs + outputs if isinstance(p, AnalysisPoint)]
+        extended, value_paths = with_analysis_points(model, dict.fromkeys(p for p in points if p in inputs))
+        compiled = extended.compile()
+        mapped_in = [value_paths[p] if isinstance(p, AnalysisPoint) else p for p in inputs]
+        if at is not None:
+            raise PhyslibError("linearize(Model, ...) compiles the model here, so `at` cannot be an "
+                               "operating point of another compiled model; leave it out (steady state)")
+        lin = _linearize_compiled(compiled, mapped_in, outputs, at, descriptor, params, t, times,
+                                  names=[str(p) for p in inputs])
+        return lin
+    if any(isinstance(p, AnalysisPoint) for p in inputs):
+        raise PhyslibError(
+            "an analysis point as input changes the model (a zero-valued source is inserted), which "
+            "needs the model before compilation: call physlib.linearize(model, inputs=[...], "
+            "outputs=[...]) with the physlib.Model instead of the CompiledModel")
+    return _linearize_compiled(model, inputs, outputs, at, descriptor, params, t, times)
+
+
+def _is_result(at) -> bool:
+    """Whether ``at`` is a simulation result (it has ``at(t)``), told apart by behaviour so that
+    linearization does not import the simulation package above it."""
+    return callable(getattr(at, "at", None))
+
+
+def _linearize_compiled(model, inputs, outputs, at, descriptor, params, t, times, names=None):
+    if not inputs and not outputs:
+        raise PhyslibError("linearize needs inputs and/or outputs, e.g. inputs=['src.V'], outputs=['C1.v']")
+    if _is_result(at):
+        if times is None:
+            raise PhyslibError("linearizing along a result needs times=[...] (e.g. at=res, times=[0.5, 1.0])")
+        at = [at.at(float(tt)) for tt in np.atleast_1d(times)]
+    elif isinstance(at, tuple) and len(at) == 2 and _is_result(at[0]):
+        at = [at[0].at(float(tt)) for tt in np.atleast_1d(at[1])]
+    if isinstance(at, (list, tuple)):
+        return [_linearize_at(model, inputs, outputs, op, descriptor, names) for op in at]
+    if at is None:
+        try:
+            at = operating_point(model, t=t, params=params)
+        except PhyslibError as err:
+            raise PhyslibError(
+                f"linearize without `at` linearizes at the steady state, and none was found: {err}. "
+                "To linearize away from steady state, pass at= an operating point explicitly "
+                "(e.g. at=res.at(t))") from None
+    elif params is not None:
+        raise PhyslibError("params= applies to the default steady state only; the operating point "
+                           "given as `at` already has its parameters")
+    return _linearize_at(model, inputs, outputs, at, descriptor, names)
+
+
+def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
+    if not isinstance(op, OperatingPoint):
+        raise PhyslibError(f"at must be an OperatingPoint (sim.operating_point(), res.at(t)), got {op!r}")
+    if op.model is not model:
+        raise PhyslibError("the operating point belongs to another compiled model")
+    x, z, p, t = op.x, op.z, op.p, op.t
+    fx, fz, fu, gx, gz, gu, hx, hz, hu = _jacobians(model, inputs, outputs, op)
+    nx, nz = len(x), len(z)
+    input_labels = names or list(inputs)
+    output_labels = [str(o) for o in outputs]
+    if descriptor:
+        n = nx + nz
+        E = np.zeros((n, n))
+        E[:nx, :nx] = np.eye(nx)
+        A = np.block([[fx, fz], [gx, gz]]) if n else np.zeros((0, 0))
+        return LinearModel(A, np.vstack([fu, gu]), np.hstack([hx, hz]), hu, E=E,
+                           states=model.states + model.algebraic, inputs=input_labels,
+                           outputs=output_labels, at=op)
+    if nz:
+        _check_index(model, gz, op)
+        sol = np.linalg.solve(gz, np.hstack([gx, gu]))
+        gzx, gzu = sol[:, :nx], sol[:, nx:]
+        A, B = fx - fz @ gzx, fu - fz @ gzu
+        C, D = hx - hz @ gzx, hu - hz @ gzu
+    else:
+        A, B, C, D = fx, fu, hx, hu
+    keep, T = constrained_coordinates(model, x, z, p, t)
+    if keep is not None:
+        A, B, C = A[keep] @ T, B[keep], C @ T
+    states = [model.states[i] for i in keep] if keep is not None else model.states
+    return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op)
+
+
+def _input_slots(model, inputs, p, t):
+    """(parameter slot, gain) of each input: its value enters the parameter vector as gain·u."""
+    slots, gains = [], []
+    for name in inputs:
+        if not isinstance(name, str):
+            raise PhyslibError(f"an input is a path such as 'src.V', got {name!r}")
+        try:
+            slot, gain = resolve_input(model, name, p, t)
+        except UnknownNameError:
+            raise UnknownNameError(
+                f"unknown input {name!r}; valid inputs: {', '.join(input_names(model)) or '(none)'} "
+                "(or any parameter path, or physlib.inject_through/inject_across at a port)") from None
+        slots.append(slot)
+        gains.append(gain)
+    return slots, np.array(gains)
+
+
+def _jacobians(model, inputs, outputs, op):
+    """f_x, f_z, f_u, g_x, g_z, g_u, h_x, h_z, h_u at ``op`` as dense arrays, outputs signed.
+
+    Jacobians with respect to the input parameters only (a noise analysis has one input per
+    dissipative element; the whole parameter vector would be thousands of columns more),
+    compiled once per set of outputs and input slots."""
+    system = model.system
+    x, z, p, t = op.x, op.z, op.p, op.t
+    slots, gains = _input_slots(model, inputs, p, t)
+    rows = [_output_row(model, name) for name in outputs]
+    positions = tuple(pos for pos, _ in rows)
+    signs = np.array([sign for _, sign in rows]).reshape(-1, 1)
+    distinct = tuple(dict.fromkeys(slots))
+    key = ("linearize_jac", positions, distinct)
+    if key not in system.cache:
+        xs, zs, ps, ts = system.symbols()
+        ode, alg = system.dae(xs, zs, ps, ts)
+        out = system.outputs(xs, zs, ps, ts)
+        h = cs.vertcat(*[out[i] for i in positions]) if positions else cs.SX(0, 1)
+        us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
+        jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, us)]
+        system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
+    nx, nz, ny, nd = len(x), len(z), len(outputs), len(distinct)
+    shapes = [(r, c) for r in (nx, nz, ny) for c in (nx, nz, nd)]
+    blocks = [np.array(cs.DM(m)).reshape(shape) for m, shape in zip(system.cache[key](x, z, p, t), shapes)]
+    blocks[6:] = [m * signs for m in blocks[6:]]
+    columns = [distinct.index(k) for k in slots]
+    for k in (2, 5, 8):         # parameter columns -> inputs (the same slot may serve twice)
+        blocks[k] = blocks[k][:, columns] / gains if slots else np.zeros((blocks[k].shape[0], 0))
+    return blocks
+
+
+def constrained_coordinates(model, x, z, p, t):
+    """States that stay independent under the mode constraints active at the point, and T with
+    x = T·x[keep] on the constraint manifold; (None, None) when no constraint is active.
+
+    A locked clutch makes its two shafts' speeds equal (H·x = 0 with H the active constraints'
+    Jacobian): the linear model then has one speed for them, as a hand-derived model of the
+    locked drivetrain would. The states that go are chosen from the last one backwards (each
+    one that adds to the rank of H's chosen columns), so the first-named of equal states stays."""
+    system = model.system
+    if not len(x) or not system.constraints.nnz_out(0):
+        return None, None
+    active = np.asarray(system.constraints(x, z, p, t)[1]).ravel() > 0.5
+    if not np.any(active):
+        return None, None
+    H = constraint_jacobian(system, x, z, p, t)[active]
+    n = H.shape[1]
+    rank = np.linalg.matrix_rank(H)
+    if rank == 0:
+        return None, None
+    basis, dependent = np.zeros((H.shape[0], 0)), []
+    for j in range(n - 1, -1, -1):
+        column = H[:, j]
+        residual = column - basis @ (basis.T @ column)
+        if np.linalg.norm(residual) > 1e-10 * max(np.linalg.norm(column), 1e-300):
+            basis = np.column_stack([basis, residual / np.linalg.norm(residual)])
+            dependent.append(j)
+            if len(dependent) == rank:
+                break
+    dependent = np.sort(dependent)
+    keep = np.setdiff1d(np.arange(n), dependent)
+    T = np.zeros((n, len(keep)))
+    T[keep, np.arange(len(keep))] = 1.0
+    T[dependent] = -np.linalg.lstsq(H[:, dependent], H[:, keep], rcond=None)[0]
+    return keep, T
+
+
+def _output_row(model, name):
+    if isinstance(name, AnalysisPoint):
+        domain_vars = [v for v in model.variables if v.startswith(name.port + ".")
+                       and v.count(".") == name.port.count(".") + 1]
+        if len(domain_vars) != 2:
+            raise UnknownNameError(f"analysis point {name}: {name.port} is not a physical port of {model.name}")
+        across, through = domain_vars   # ports list their across variable first
+        return model.variable(across if name.kind == "through" else through)
+    if not isinstance(name, str):
+        raise PhyslibError(f"an output is a variable path such as 'C1.v', got {name!r}")
+    try:
+        return model.variable(name)
+    except UnknownNameError as err:
+        raise UnknownNameError(f"unknown output {name!r}: {err}; outputs are variable paths — "
+                               f"e.g. states {', '.join(model.states[:8])}; all paths: sim.variables") from None
+
+
+def _check_index(model, gz, op):
+    """Raise when g_z is singular at the point: the index is above one there."""
+    try:
+        cond = np.linalg.cond(gz)
+    except np.linalg.LinAlgError:
+        cond = np.inf
+    if np.isfinite(cond) and cond < 1e13:
+        return
+    _, s, vt = np.linalg.svd(gz)
+    null = np.abs(vt[-1])
+    involved = [model.algebraic[i] for i in np.argsort(-null)[:8] if null[i] > 1e-6]
+    modes = model.modes
+    mode_text = (" in mode " + ", ".join(f"{m} = {int(op.p[model.mode_slot(m)])}" for m in modes)) if modes else ""
+    raise PhyslibError(
+        f"cannot linearize {model.name} at t = {op.t:g}{mode_text}: the algebraic equations are "
+        f"singular there (∂g/∂z has condition number {cond:.3g}), so the DAE's index is above one "
+        f"at this point and the algebraic variables {', '.join(involved)} cannot be eliminated. "
+        "Linearize at another point, or use descriptor=True for the (E, A, B, C, D) form")

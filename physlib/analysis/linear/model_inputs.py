@@ -1,0 +1,113 @@
+"""Inputs of a compiled model, reached through its parameter vector.
+
+An input is a source value given as a number (a parameter named like the input, ``"src.V"``)
+or a signal driven by a waveform (``VoltageSource("src", V=Step(...))`` makes ``"src.V"`` one):
+then a parameter of the waveform that moves its value — its offset, preferably — stands for
+it, with the gain ∂u/∂p. Operating points set inputs this way, linearization perturbs them,
+and source stepping scales all source values together.
+"""
+from __future__ import annotations
+
+import casadi as cs
+import numpy as np
+
+from ...core.errors import PhyslibError, UnknownNameError
+
+# Names of waveform parameters that shift the waveform's value additively (source stepping and
+# the perturbation of waveform-driven inputs use them first).
+ADDITIVE = ("offset", "k", "height", "amplitude")
+
+
+def parameter_slot(model, name) -> int | None:
+    """The slot of parameter ``name`` in the parameter vector, None if it is not a parameter."""
+    try:
+        return model.parameter_slot(name)
+    except UnknownNameError:
+        return None
+
+
+def input_names(model) -> list[str]:
+    """Paths usable as inputs: source values given as numbers (parameters named like the input,
+    ``"src.V"``) and inputs driven by a waveform (``"src.V"`` with ``V=Step(...)``)."""
+    names = [n for n in model.parameters if model.has_variable(n)]
+    driven = {n.rsplit(".", 1)[0] for n in model.parameters
+              if "." in n and model.has_variable(n.rsplit(".", 1)[0])}
+    return sorted(set(names) | driven)
+
+
+def resolve_input(model, name: str, p: np.ndarray, t: float) -> tuple[int, float]:
+    """(parameter slot, gain): how input ``name`` is perturbed through the parameter vector.
+
+    ``name`` is a parameter path (a source value given as a number, ``"src.V"``, or any other
+    parameter such as ``"R1.R"``): gain 1. Or it is a signal variable driven by a waveform
+    (``VoltageSource("src", V=Step(...))`` makes ``"src.V"`` one): a parameter of that waveform
+    that moves its value (its offset, preferably) is perturbed, and gain = ∂u/∂p there. Since
+    a waveform's parameters enter the model only through its value, ∂F/∂u = (∂F/∂p)/gain
+    exactly.
+    """
+    slot = parameter_slot(model, name)
+    if slot is not None:
+        return slot, 1.0
+    if not model.has_variable(name):
+        raise UnknownNameError(
+            f"unknown input {name!r}; inputs are source values or parameters — valid inputs: "
+            f"{', '.join(input_names(model)) or '(none)'}; parameters: {', '.join(list(model.parameters)[:20])}")
+    pos, sign = model.variable(name)
+    prefix = name + "."
+    candidates = [n for n in model.parameters if n.startswith(prefix) and "." not in n[len(prefix):]]
+    candidates.sort(key=lambda n: (ADDITIVE.index(n[len(prefix):]) if n[len(prefix):] in ADDITIVE
+                                   else len(ADDITIVE)))
+    if candidates:
+        grad = _output_parameter_gradient(model, pos, p, t)
+        for cand in candidates:
+            s = model.parameter_slot(cand)
+            gain = sign * grad[s]
+            if gain != 0.0:
+                return s, float(gain)
+    raise PhyslibError(
+        f"{name} is not an input that can be perturbed: it is neither a source value given as a "
+        "number nor driven by a waveform with a parameter that moves it (it may be computed by "
+        f"the model, e.g. a signal in a feedback loop). Valid inputs: {', '.join(input_names(model)) or '(none)'}")
+
+
+def _output_parameter_gradient(model, pos, p, t):
+    system = model.system
+    key = ("op_output_grad", int(pos))
+    if key not in system.cache:
+        x, z, pp, tt = system.symbols()
+        row = system.outputs(x, z, pp, tt)[int(pos)]
+        system.cache[key] = cs.Function("du_dp", [pp, tt], [cs.jacobian(row, pp)])
+    return np.asarray(system.cache[key](p, t)).ravel()
+
+
+def set_inputs(model, p, t, inputs):
+    """Apply ``inputs`` ({path: value}) to the parameter vector ``p`` (in place)."""
+    for name, value in (inputs or {}).items():
+        slot, gain = resolve_input(model, name, p, t)
+        if gain == 1.0 and parameter_slot(model, name) is not None:
+            p[slot] = float(value)
+            continue
+        pos, sign = model.variable(name)
+        for _ in range(4):   # waveforms are affine in their offset: one step is exact
+            current = sign * _evaluate_output(model, pos, p, t)
+            if abs(current - value) <= 1e-14 * (1 + abs(value)):
+                break
+            p[slot] += (value - current) / gain
+    return p
+
+
+def _evaluate_output(model, pos, p, t):
+    system = model.system
+    x, z = system.start(p, t)
+    return float(np.asarray(system.outputs(x, z, p, t)).ravel()[pos])
+
+
+def source_slots(model) -> np.ndarray:
+    """Parameter slots of source values (numbers given to inputs, and additive parameters of
+    waveforms driving inputs): scaled together for source stepping."""
+    slots = []
+    for name in model.parameters:
+        head, _, tail = name.rpartition(".")
+        if model.has_variable(name) or (tail in ADDITIVE and model.has_variable(head)):
+            slots.append(model.parameter_slot(name))
+    return np.array(sorted(set(slots)), dtype=int)

@@ -1,0 +1,120 @@
+"""Operating points: a consistent set of states, algebraic variables and parameters at a time.
+
+:func:`operating_point` finds a steady state (x' = 0 and 0 = g together) for given inputs and
+parameters; :func:`trim` also chooses free inputs or parameters so that chosen outputs meet
+targets there (ALGORITHMS §6). Both solve one square nonlinear system with exact CasADi
+Jacobians (:mod:`physlib.analysis.linear.steady_state`): first a compiled Newton solve
+(``casadi.rootfinder``), then, if that fails, a damped Newton method with continuation — source
+stepping (every source value scaled from 0 to 1) and, failing that, a Newton homotopy from the
+start values (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1). Inputs are source values or
+waveform-driven signals, set through the parameter vector (:mod:`physlib.analysis.linear.model_inputs`).
+
+States that no equation reads (angles and positions whose only role is der(phi) = w: the
+model is invariant to them) cannot be fixed by a steady state. They keep their start (or
+guessed) value and their derivative is not required to vanish: a motor turning at constant
+speed is in steady state although its angle grows.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.errors import PhyslibError, UnknownNameError
+from .model_inputs import input_names, parameter_slot, resolve_input
+from .steady_state import solve_steady_state, steady_residual
+
+__all__ = ["OperatingPoint", "input_names", "operating_point", "resolve_input", "trim"]
+
+
+class OperatingPoint:
+    """Values of every variable of a compiled model at one time, with named access.
+
+    ``op["C1.v"]`` (any variable path, or a parameter path such as ``"tau1.tau"``); ``op.t``;
+    ``op.x``/``op.z``/``op.p`` hold the solver vectors; ``op.states``, ``op.algebraic`` and
+    ``op.derivatives`` are dicts by name.
+    """
+
+    def __init__(self, model, t: float, x: np.ndarray, z: np.ndarray, p: np.ndarray):
+        self.model = model
+        self.t = float(t)
+        self.x = np.asarray(x, dtype=float)
+        self.z = np.asarray(z, dtype=float)
+        self.p = np.asarray(p, dtype=float)
+        self._values = np.asarray(model.system.outputs(self.x, self.z, self.p, self.t)).ravel()
+
+    @property
+    def values(self) -> np.ndarray:
+        """The value of every representative variable (positions as in ``model.system``)."""
+        return self._values
+
+    def __getitem__(self, name: str) -> float:
+        try:
+            pos, sign = self.model.variable(name)
+        except UnknownNameError:
+            slot = parameter_slot(self.model, name)
+            if slot is None:
+                raise
+            return float(self.p[slot])
+        return sign * float(self._values[pos])
+
+    def __contains__(self, name: str) -> bool:
+        return self.model.has_variable(name) or parameter_slot(self.model, name) is not None
+
+    @property
+    def states(self) -> dict[str, float]:
+        return dict(zip(self.model.states, self.x.tolist()))
+
+    @property
+    def algebraic(self) -> dict[str, float]:
+        return dict(zip(self.model.algebraic, self.z.tolist()))
+
+    @property
+    def derivatives(self) -> dict[str, float]:
+        """x' at this point, by state name."""
+        f = np.asarray(self.model.system.dae(self.x, self.z, self.p, self.t)[0]).ravel()
+        return dict(zip(self.model.states, f.tolist()))
+
+    @property
+    def is_steady(self) -> bool:
+        """True when every derivative a steady state can fix vanishes (within 1e-8 relative)."""
+        return steady_residual(self.model, self.x, self.z, self.p, self.t) <= 1e-8
+
+    def __repr__(self):
+        return f"<OperatingPoint t={self.t:g} of {self.model.name}: {len(self.x)} states>"
+
+
+def operating_point(model, *, t: float = 0.0, params: dict | None = None, inputs: dict | None = None,
+                    x_guess: dict | None = None, z_guess: dict | None = None,
+                    tol: float = 1e-12, max_iter: int = 100) -> OperatingPoint:
+    """The steady state of ``model`` at time ``t``: x' = 0 and 0 = g(x, z, p, t).
+
+    params: parameter values by path; inputs: source values by path (``{"src.V": 5.0}``, also
+    for a source driven by a waveform: its offset is shifted to give that value at ``t``);
+    x_guess, z_guess: starting values of states / algebraic variables by path (default: the
+    start values). Raises :class:`InitializationError` naming the equations and variables
+    that did not converge."""
+    x, z, p = solve_steady_state(model, t, params, inputs, x_guess, z_guess, {}, [], tol, max_iter)
+    return OperatingPoint(model, t, x, z, p)
+
+
+def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | None = None,
+         inputs: dict | None = None, x_guess: dict | None = None, z_guess: dict | None = None,
+         free_guess: dict | None = None, tol: float = 1e-12, max_iter: int = 100) -> OperatingPoint:
+    """A steady state where the variables in ``targets`` ({path: value}) take their values,
+    found by choosing the inputs or parameters listed in ``free``.
+
+    As many free names as targets (the system must be square). The free values are in the
+    returned point's parameter vector: ``op["tau1.tau"]``. ``free_guess``: starting values of
+    the free names (default: their current values)."""
+    targets = dict(targets)
+    free = list(free)
+    if len(free) != len(targets):
+        raise PhyslibError(
+            f"trim needs as many free inputs/parameters as targets (a square system): got "
+            f"{len(targets)} target(s) ({', '.join(targets)}) and {len(free)} free "
+            f"({', '.join(free) or 'none'})")
+    if not targets:
+        raise PhyslibError("trim needs at least one target, e.g. targets={'cart.z': 1.0}")
+    if free_guess:
+        inputs = {**(inputs or {}), **free_guess}
+    x, z, p = solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_iter)
+    return OperatingPoint(model, t, x, z, p)

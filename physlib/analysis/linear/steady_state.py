@@ -1,0 +1,267 @@
+"""The steady-state solver behind :func:`~physlib.analysis.linear.operating_point.operating_point` and
+:func:`~physlib.analysis.linear.operating_point.trim`.
+
+One square nonlinear system, with exact CasADi Jacobians: unknowns w = [x_kept, z, p_free]
+(the states a steady state can fix, the algebraic variables, the free inputs or parameters of
+a trim), equations [f_kept = 0, g = 0, y_target − value = 0]. First a compiled Newton solve
+(``casadi.rootfinder``); if that fails, a damped Newton method from the guess; then
+continuation: source stepping (every source value scaled from 0 to 1) and, failing that, a
+Newton homotopy from the guess (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1). Both go in λ
+steps that double after a success and shrink fourfold after a failure.
+
+States that no equation reads (angles and positions whose only role is der(phi) = w: the
+model is invariant to them) cannot be fixed by a steady state. They keep their start (or
+guessed) value and their derivative is not required to vanish.
+"""
+from __future__ import annotations
+
+import casadi as cs
+import numpy as np
+
+from ...core.errors import InitializationError, PhyslibError
+from ..common.initialization import damped_newton, null_space_members
+from .model_inputs import resolve_input, set_inputs, source_slots
+from ..common.start_values import check_finite
+
+
+def ignorable_states(system) -> np.ndarray:
+    """States that neither f nor g reads (structurally): positions that only integrate a speed."""
+    if "op_ignorable" not in system.cache:
+        x, z, p, t = system.symbols()
+        ode, alg = system.dae(x, z, p, t)
+        sp = cs.jacobian(cs.vertcat(ode, alg), x).sparsity()
+        used = np.zeros(x.numel(), dtype=bool)
+        _, cols = sp.get_triplet()
+        used[np.asarray(cols, dtype=int)] = True
+        system.cache["op_ignorable"] = ~used
+    return system.cache["op_ignorable"]
+
+
+def steady_residual(model, x, z, p, t) -> float:
+    """The largest derivative a steady state can fix, relative to 1 + |x|."""
+    if not len(x):
+        return 0.0
+    keep = ~ignorable_states(model.system)
+    f = np.asarray(model.system.dae(x, z, p, t)[0]).ravel()[keep]
+    scale = 1.0 + np.abs(x[keep])
+    return float(np.max(np.abs(f) / scale)) if f.size else 0.0
+
+
+def solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_iter):
+    """(x, z, p) of the steady state at t with ``targets`` met by the ``free`` names (none for
+    a plain operating point); see the module docstring."""
+    p = model.parameter_vector(params)
+    set_inputs(model, p, t, inputs)
+    x, z = _guess(model, p, t, x_guess, z_guess)
+    problem = _SteadyProblem(model, x, z, p, t, targets, free)
+    if problem.w0.size:
+        w = _direct(problem.F, problem.w0, problem.args(p), tol)
+        if w is None:
+            w = _continuation(model, problem, p, tol, max_iter)
+        x, z, p = problem.split(w, p)
+    # An explicitly solved equation that divides by zero (a loop whose coefficients cancel)
+    # is an error naming it, as at the start of a simulation, not an operating point of infs.
+    check_finite(model, x, z, p, t, "at the operating point")
+    return x, z, p
+
+
+def _guess(model, p, t, x_guess, z_guess):
+    system = model.system
+    x, z = (np.array(v).ravel() for v in system.start(p, t))
+    state_index = {name: i for i, name in enumerate(model.states)}
+    alg_index = {name: i for i, name in enumerate(model.algebraic)}
+    for given, index, vector, kind in ((x_guess, state_index, x, "state"), (z_guess, alg_index, z, "algebraic variable")):
+        for name, value in (given or {}).items():
+            if name not in index:
+                pos, sign = model.variable(name)   # unknown names raise with suggestions
+                for other, i in index.items():
+                    if model.variable(other)[0] == pos:
+                        vector[i] = sign * model.variable(other)[1] * float(value)
+                        break
+                else:
+                    raise PhyslibError(f"{name} is not a {kind} of {model.name}; "
+                                       f"{kind}s: {', '.join(list(index)[:12]) or '(none)'}")
+            else:
+                vector[index[name]] = float(value)
+    return x, z
+
+
+class _SteadyProblem:
+    """The square system of a steady state from the guess (x, z) with parameters p: unknowns
+    w = [x_kept, z, p_free], equations [f_kept, g, y_target − value], as CasADi functions
+    ``F(w, args)`` and ``FJ(w, args) -> (F, dF/dw)`` with args = [x, p, t] (:meth:`args`)."""
+
+    def __init__(self, model, x, z, p, t, targets, free):
+        self.x, self.t = x, t
+        self.keep = np.flatnonzero(~ignorable_states(model.system)) if len(x) else np.zeros(0, dtype=int)
+        self.nz = len(z)
+        self.free_slots = []
+        for name in free:
+            slot, _ = resolve_input(model, name, p, t)
+            if slot in self.free_slots:
+                raise PhyslibError(f"trim: {name} is listed twice among the free names")
+            self.free_slots.append(slot)
+        self.w0 = np.concatenate([x[self.keep], z, p[self.free_slots] if self.free_slots else np.zeros(0)])
+        states = model.states
+        self.names = [states[i] for i in self.keep] + list(model.algebraic) + list(free)
+        self.equations = ([f"der({states[i]}) = 0" for i in self.keep]
+                          + [f"the equation solved for {name}" for name in model.algebraic]
+                          + [f"target {name} = {value:g}" for name, value in targets.items()])
+        self._build(model.system, [model.variable(name) for name in targets],
+                    np.array([float(v) for v in targets.values()]))
+
+    def _build(self, system, target_rows, target_values) -> None:
+        nk, nz, nx = len(self.keep), self.nz, len(self.x)
+        _, _, ps, ts = system.symbols()
+        w = cs.SX.sym("w", nk + nz + len(self.free_slots))
+        fixed_x = cs.SX.sym("xf", nx)
+        kept = {int(i): k for k, i in enumerate(self.keep)}
+        freed = {s: k for k, s in enumerate(self.free_slots)}
+        x_full = cs.vertcat(*[w[kept[i]] if i in kept else fixed_x[i] for i in range(nx)]) if nx else cs.SX(0, 1)
+        z_full = w[nk:nk + nz] if nz else cs.SX(0, 1)
+        p_full = cs.vertcat(*[w[nk + nz + freed[i]] if i in freed else ps[i]
+                              for i in range(ps.numel())]) if ps.numel() else cs.SX(0, 1)
+        ode, alg = system.dae(x_full, z_full, p_full, ts)
+        residual = [ode[list(self.keep)] if nk else cs.SX(0, 1), alg]
+        if target_rows:
+            out = system.outputs(x_full, z_full, p_full, ts)
+            residual.append(cs.vertcat(*[sign * out[pos] for pos, sign in target_rows]) - cs.DM(target_values))
+        residual = cs.vertcat(*residual)
+        if residual.numel() != w.numel():    # cannot happen for a square trim; kept as a guard
+            raise PhyslibError(f"steady state: {residual.numel()} equations for {w.numel()} unknowns")
+        args = cs.vertcat(fixed_x, ps, ts)
+        self.F = cs.Function("steady", [w, args], [residual])
+        self.FJ = cs.Function("steady_jac", [w, args], [residual, cs.jacobian(residual, w)])
+
+    def args(self, p) -> np.ndarray:
+        return np.concatenate([self.x, p, [self.t]])
+
+    def residual(self, w, p) -> np.ndarray:
+        return np.asarray(self.FJ(w, self.args(p))[0]).ravel()
+
+    def evaluator(self, p, offset=None):
+        """``evaluate(w) -> (F − offset, J)`` with parameters p, for Newton's method."""
+        arg = self.args(p)
+
+        def evaluate(w):
+            F, J = self.FJ(w, arg)
+            F = np.asarray(F).ravel()
+            return (F if offset is None else F - offset), J
+        return evaluate
+
+    def split(self, w, p):
+        """(x, z, p) from a solution w."""
+        nk, nz = len(self.keep), self.nz
+        x = self.x.copy()
+        x[self.keep] = w[:nk]
+        p = p.copy()
+        if self.free_slots:
+            p[self.free_slots] = w[nk + nz:]
+        return x, w[nk:nk + nz], p
+
+
+def _direct(F, w0, arg, tol):
+    """One compiled Newton solve (casadi.rootfinder); None when it does not converge."""
+    try:
+        solver = cs.rootfinder("steady_rf", "newton", F,
+                               {"abstol": 1e-14, "abstolStep": 1e-14, "max_iter": 60, "error_on_fail": True,
+                                "show_eval_warnings": False})
+        w = np.asarray(solver(w0, arg)).ravel()
+    except RuntimeError:
+        return None
+    res = np.asarray(F(w, arg)).ravel()
+    if not (np.all(np.isfinite(w)) and np.all(np.isfinite(res))):
+        return None
+    # Accept at rounding level of the residual's own terms.
+    if np.max(np.abs(res)) > 1e-9 * (1 + np.max(np.abs(w))):
+        return None
+    return w
+
+
+class _NotConverged(Exception):
+    pass
+
+
+def _continuation(model, problem, p, tol, max_iter):
+    """Damped Newton, then source stepping, then a Newton homotopy from w0."""
+    def newton(evaluate, w):
+        return damped_newton(evaluate, lambda J, rhs: _linear_solve(J, rhs, problem.names),
+                             w, tol=tol, max_iter=max_iter,
+                             fail=lambda ww, F, why: _NotConverged(ww, F, why))
+
+    try:
+        return newton(problem.evaluator(p), problem.w0)
+    except (_NotConverged, InitializationError) as err:
+        first_error = err
+    for attempt in (_source_stepping, _homotopy):
+        w = attempt(model, problem, p, newton)
+        if w is not None:
+            return w
+    if isinstance(first_error, InitializationError):    # a singular Jacobian on the way
+        w, F, why = problem.w0, problem.residual(problem.w0, p), str(first_error)
+    else:
+        w, F, why = first_error.args
+    raise _failure(F, why, problem.names, problem.equations)
+
+
+def _source_stepping(model, problem, p, newton):
+    """The solution with every source value scaled by λ from 0 to 1; None if it fails."""
+    slots = source_slots(model)
+    if not slots.size:
+        return None
+
+    def solve_at(lam, w):
+        pp = p.copy()
+        pp[slots] = lam * p[slots]
+        return newton(problem.evaluator(pp), w)
+    return _march(solve_at, problem.w0, 0.25)
+
+
+def _homotopy(model, problem, p, newton):
+    """The solution of F(w) − (1 − λ)·F(w0) = 0 (exact at w0 for λ = 0) for λ from 0 to 1;
+    None if it fails."""
+    F0 = problem.residual(problem.w0, p)
+    if not np.all(np.isfinite(F0)):
+        return None
+    return _march(lambda lam, w: newton(problem.evaluator(p, (1 - lam) * F0), w), problem.w0, 0.1)
+
+
+def _march(solve_at, w, step):
+    """Continuation: ``solve_at(λ, w)`` from the previous solution w for λ from 0 to 1, the step
+    in λ doubled after a success (up to 0.5) and quartered after a failure. None when the step
+    falls below 1e-6."""
+    lam = 0.0
+    while lam < 1.0:
+        trial = min(1.0, lam + step)
+        try:
+            w = solve_at(trial, w)
+            lam, step = trial, min(step * 2, 0.5)
+        except (_NotConverged, InitializationError):
+            step /= 4
+            if step < 1e-6:
+                return None
+    return w
+
+
+def _linear_solve(J, rhs, names):
+    a = np.array(cs.DM(J))
+    try:
+        step = np.linalg.solve(a, rhs)
+        if np.all(np.isfinite(step)):
+            return step
+    except np.linalg.LinAlgError:
+        pass
+    raise InitializationError(
+        "the steady-state equations are singular; nothing fixes " + ", ".join(null_space_members(a, names.__getitem__))
+        + " at steady state (a free-spinning body or an integrator with nothing to balance it?)")
+
+
+def _failure(F, why, names, equations):
+    F = np.nan_to_num(np.asarray(F, dtype=float), nan=np.inf)
+    worst = np.argsort(-np.abs(F))[:4]
+    listed = "; ".join(f"{equations[i]} (residual {F[i]:.3g})" for i in worst if F[i] != 0)
+    return InitializationError(
+        f"no steady state found ({why}, also after source stepping and homotopy continuation): "
+        f"largest residuals in {listed}. Unknowns solved for: {', '.join(names[:12])}"
+        f"{' ...' if len(names) > 12 else ''}. Give a guess (x_guess=..., z_guess=...) or check "
+        "that a steady state exists for these inputs")

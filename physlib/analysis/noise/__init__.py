@@ -1,0 +1,14 @@
+"""Noise: the thermal and shot noise sources of the dissipative elements (:mod:`.sources`), the
+noise of an output at an operating point (:mod:`.small_signal`), multiport noise
+(:mod:`.multiport`) and per linear portion (:mod:`.portions`), and noise along a transient run
+(:mod:`.transient`). Imports ``common`` and ``linear``.
+"""
+from .multiport import MultiportNoise, multiport_noise
+from .portions import portion_noise
+from .small_signal import (BOLTZMANN, ELEMENTARY_CHARGE, NoiseElement, NoiseResult, NoiseSource, NoiseWarning,
+                           noise, noise_elements, noise_source_model, transfer_operating_point)
+from .transient import simulate_stochastic
+
+__all__ = ["BOLTZMANN", "ELEMENTARY_CHARGE", "MultiportNoise", "NoiseElement", "NoiseResult", "NoiseSource",
+           "NoiseWarning", "multiport_noise", "noise", "noise_elements", "noise_source_model",
+           "portion_noise", "simulate_stochastic", "transfer_operating_point"]

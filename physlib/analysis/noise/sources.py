@@ -1,0 +1,218 @@
+"""Noise sources of a model: its dissipative elements, their densities, and a copy of the model
+with a zero-valued through source in parallel with each (the inputs of every noise analysis).
+
+An element is a noise source when it declares a ``dissipation()`` pair and connects two ports
+of one physical domain; its small-signal conductance G = ∂through/∂across comes from its own
+class's equations at the operating point (derived once per class), its density is 4kT·G
+(thermal), 4kT²·G (heat conduction) or 2q·|I| (shot), plus KF·|I|^AF/f (flicker).
+"""
+from __future__ import annotations
+
+import warnings
+
+import casadi as cs
+import numpy as np
+
+from ...core.errors import PhyslibError
+from ..common.fast_call import FastFunction
+from ..common.initialization import solve_algebraic
+from ..linear.analysis_points import copy_model, inject_through, injector_class, with_analysis_points
+from ..linear.operating_point import OperatingPoint
+
+BOLTZMANN = 1.380649e-23            # J/K (SI 2019, exact)
+ELEMENTARY_CHARGE = 1.602176634e-19  # C (SI 2019, exact)
+
+
+class NoiseWarning(UserWarning):
+    """A noise analysis that returns zero or leaves elements out says so with this warning."""
+
+
+# --- noise elements ---------------------------------------------------------------------------------
+
+class NoiseElement:
+    """A dissipative element that is a noise source: ``path``, ``component``, its two ``ports``
+    of one domain (names), its ``heat_port`` (name or None: where its temperature comes from)
+    and ``kind`` ("thermal" or "shot"); :meth:`density` and :meth:`flicker` give its source's
+    PSD at an operating point, :meth:`conductance` its small-signal conductance there and
+    :meth:`local_values` its variables there by local name."""
+
+    def __init__(self, path, component, group, row, ports, heat_port, kind):
+        self.path, self.component, self.group, self.row = path, component, group, row
+        self.ports, self.heat_port, self.kind = ports, heat_port, kind
+
+    def local_values(self, model, op):
+        system = model.system
+        ids = self.group.var_ids[self.row]
+        values = op.values[system.var_col[ids]] * system.var_sign[ids]
+        return dict(zip(self.group.template.local_names, values.tolist()))
+
+    def flicker(self, model, op) -> float:
+        """The 1/f coefficient [through unit²]: KF·|I|^AF for elements with flicker parameters
+        (a diode's KF, AF), 0 otherwise."""
+        params = dict(zip(self.group.template.param_names, op.p[self.group.param_ids[self.row]]))
+        if params.get("KF", 0.0) == 0.0:
+            return 0.0
+        domain = self.component.ports()[self.ports[0]].domain
+        current = self.local_values(model, op)[f"{self.ports[0]}.{domain.through}"]
+        return params["KF"] * abs(current) ** params.get("AF", 1.0)
+
+    def conductance(self, model, op) -> float:
+        """∂through/∂across at the operating point ``op`` [through/across unit: S, N·s/m, ...]."""
+        return _conductance(model, self, op)
+
+    def density(self, model, op, T):
+        domain = self.component.ports()[self.ports[0]].domain
+        local = self.local_values(model, op)
+        if self.kind == "shot":
+            current = local[f"{self.ports[0]}.{domain.through}"]
+            return 2 * ELEMENTARY_CHARGE * abs(current)
+        G = self.conductance(model, op)
+        if domain.name == "thermal":
+            temperature = 0.5 * (local[f"{self.ports[0]}.T"] + local[f"{self.ports[1]}.T"])
+            return 4 * BOLTZMANN * temperature**2 * G
+        temperature = local[f"{self.heat_port}.T"] if self.heat_port else T
+        return 4 * BOLTZMANN * temperature * G
+
+
+def noise_elements(model) -> list[NoiseElement]:
+    """The model's noise sources' elements: dissipative components with two ports of one physical
+    domain (plus, optionally, a heat port giving their temperature)."""
+    out, skipped = [], []
+    for group in model.component_groups:
+        template = group.template
+        if template.dissipation is None:
+            continue
+        for row, (path, comp) in enumerate(zip(group.paths, group.components)):
+            ports = comp.ports()
+            physical = [n for n, p in ports.items() if not p.domain.is_signal]
+            by_domain: dict[str, list[str]] = {}
+            for name in physical:
+                by_domain.setdefault(ports[name].domain.name, []).append(name)
+            pairs = [names for names in by_domain.values() if len(names) == 2]
+            heat = [n for n in physical if ports[n].domain.name == "thermal" and len(by_domain["thermal"]) == 1]
+            if len(pairs) != 1:
+                skipped.append(path)
+                continue
+            kind = getattr(comp, "noise_kind", "thermal")
+            out.append(NoiseElement(path, comp, group, row, tuple(pairs[0]), heat[0] if heat else None, kind))
+    if skipped:
+        warnings.warn(f"noise: {', '.join(skipped[:8])} dissipate power but do not connect two ports "
+                      "of one domain, so they are left out as noise sources", NoiseWarning, stacklevel=4)
+    return out
+
+
+_CONDUCTANCE: dict = {}
+
+
+def _conductance(model, element, op) -> float:
+    """∂through/∂across of the element at its operating point: its local equations solved for
+    everything but its ports' across variables and its states (derived once per class)."""
+    template = element.group.template
+    key = (template.class_name, id(template), element.ports)
+    fun = _CONDUCTANCE.get(key)
+    if fun is None:
+        fun = _CONDUCTANCE[key] = _conductance_function(element)
+    local = element.local_values(model, op)
+    values = np.array([local[n] for n in template.local_names])
+    params = op.p[element.group.param_ids[element.row]]
+    J_u, J_a = fun(values, params, op.t)
+    J_u, J_a = J_u.reshape(fun.shape_u, order="F"), J_a.reshape(-1, 1)
+    try:
+        du = np.linalg.solve(J_u, -J_a).ravel()
+    except np.linalg.LinAlgError:
+        raise PhyslibError(f"noise: the equations of {element.path} do not determine its current from "
+                           "its port potentials at the operating point, so its conductance is unknown") from None
+    return float(du[fun.through_index])
+
+
+def _conductance_function(element):
+    template = element.group.template
+    comp = element.component
+    names = template.local_names
+    given = {f"{name}.{port.domain.across}" for name, port in comp.ports().items() if not port.domain.is_signal}
+    states = {names[i] for i in template.der_of.values()}
+    unknown = [n for n in names if n not in given and n not in states]
+    domain = comp.ports()[element.ports[0]].domain
+    across = f"{element.ports[0]}.{domain.across}"
+    through = f"{element.ports[0]}.{domain.through}"
+    v, p, time = cs.SX.sym("v", len(names)), cs.SX.sym("p", template.n_inputs), cs.SX.sym("t")
+    residuals = [template.residual_function(v, p, time)]
+    index = {n: i for i, n in enumerate(names)}
+    aliases = [v[a] - sign * v[b] for a, b, sign in template.aliases]
+    res = cs.vertcat(*residuals, *aliases)
+    if res.size1() != len(unknown):
+        raise PhyslibError(f"noise: {element.path} ({template.class_name}) has {res.size1()} local "
+                           f"equations for {len(unknown)} unknowns with its port potentials given; "
+                           "its conductance cannot be derived")
+    u = cs.vertcat(*[v[index[n]] for n in unknown])
+    J_u = cs.jacobian(res, u)
+    J_a = cs.jacobian(res, v[index[across]])
+    fun = cs.Function(f"conductance_{template.class_name}", [v, p, time],
+                      [cs.densify(J_u), cs.densify(J_a)])
+    return _Conductance(fun, unknown.index(through))
+
+
+class _Conductance(FastFunction):
+    """The local Jacobians of a class's equations, and where its through variable sits among
+    the unknowns."""
+
+    def __init__(self, function, through_index):
+        super().__init__(function)
+        self.through_index = through_index
+        self.shape_u = (function.size1_out(0), function.size2_out(0))
+
+
+# --- the model with noise sources ---------------------------------------------------------------------
+
+def noise_source_model(model, elements, external=()):
+    """(compiled copy of ``model`` with a zero-valued source in parallel with each of the
+    ``elements`` (:func:`noise_elements`) and a through source into each ``external`` port's
+    node, {element path or "external(port)": path of its source's value}); built once per
+    compiled model (and set of external ports) and kept in its cache."""
+    key = ("noise_model", tuple(e.path for e in elements), tuple(external))
+    cached = model.system.cache.get(key)
+    if cached is not None:
+        return cached
+    if model.source_model is None:
+        raise PhyslibError(f"noise needs the physlib.Model that {model.name} was compiled from "
+                           "(compile it with Model.compile())")
+    copy = copy_model(model.source_model)
+    inputs = {}
+    for k, element in enumerate(elements):
+        inputs[element.path] = _add_source(copy, element, k)
+    if external:
+        points = [inject_through(port) for port in external]
+        copy, paths = with_analysis_points(copy, points)
+        inputs.update({f"external({point.port})": paths[point] for point in points})
+    noisy = copy.compile()
+    model.system.cache[key] = (noisy, inputs)
+    return noisy, inputs
+
+
+def _add_source(model, element, k):
+    """Add the source of ``element`` in the (sub)model holding it; returns its value's path."""
+    *parents, leaf = element.path.split(".")
+    level = model
+    for name in parents:
+        level = level.components[name]
+    domain = element.component.ports()[element.ports[0]].domain
+    name = f"noise{k}_{leaf}"
+    source = level.add(injector_class("parallel", domain)(name, u=0.0))
+    level.connect(getattr(element.component, element.ports[0]), source.a)
+    level.connect(getattr(element.component, element.ports[1]), source.b)
+    return ".".join([*parents, name, "u"])
+
+
+def transfer_operating_point(model, noisy, op):
+    """The operating point ``op`` of ``model`` in the model with noise sources (all at zero)."""
+    missing = [n for n in noisy.states if not model.has_variable(n)]
+    if missing:
+        raise PhyslibError(f"noise: the states {', '.join(missing)} of the model with noise sources "
+                           f"are not variables of {model.name}")
+    x = np.array([op[n] for n in noisy.states])
+    p = noisy.parameter_vector({n: float(op.p[model.parameter_slot(n)]) for n in model.parameters})
+    for name in model.modes:
+        p[noisy.mode_slot(name)] = op.p[model.mode_slot(name)]
+    guess = np.array([op[n] if model.has_variable(n) else 0.0 for n in noisy.algebraic])
+    z = solve_algebraic(noisy.system, x, guess, p, op.t, lambda i: noisy.algebraic[i])
+    return OperatingPoint(noisy, op.t, x, z, p)

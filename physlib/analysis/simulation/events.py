@@ -1,0 +1,294 @@
+"""Hybrid simulation: modes, state events and event iteration (ALGORITHMS.md §4).
+
+While the solver integrates, every mode is frozen. Guards (zero-crossing functions declared
+by components) are sampled at least every ``max_step``; when one changes sign, the crossing is
+located to ``event_tol`` seconds (:mod:`physlib.analysis.simulation.event_location`), the solver stops
+there, and the modes are updated by event iteration: each hybrid component's
+:meth:`transition` is evaluated on the current solution, modes change, newly active mode
+constraints are enforced by projecting the state (energy-minimizing by default,
+ALGORITHMS.md §1), the algebraic variables are solved again, and this repeats until no mode
+changes. Then the solver restarts (cold start). The run from event to event is
+:func:`physlib.analysis.simulation.hybrid_simulation.simulate_hybrid`; this module holds the
+:class:`HybridStepper` it (and the fixed-step solvers' event hook) steps with.
+
+Discrete variables (:class:`~physlib.core.component.Discrete`: sampled values, controller
+memory) change in the same event iteration, at their component's sample instants (its time
+events, and t0 when it is one), through the component's ``update``. Their changes are not
+listed as events (a 1 kHz controller would add a thousand a second and trip the event-storm
+check); the result rows just before and after each sample instant show them.
+
+After every event the guards that sit at zero are looked at again a moment later (settling):
+one that leaves zero on the side calling for another mode triggers that change at once, one
+that crosses straight back is a new event (so chattering trips the event-storm check), and
+one that stays at zero is masked until it leaves zero (anti-chattering).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as cs
+import numpy as np
+
+from ...core.errors import InitializationError, PhyslibError
+from ..common.fast_call import fast
+from .hybrid_components import hybrid_instances
+from ..common.initialization import solve_algebraic
+from .integrators import Integration
+from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
+from ..common.start_values import check_finite
+
+
+@dataclass
+class Event:
+    """A mode change: time [s], component path, modes before and after, and its cause."""
+
+    t: float
+    component: str
+    before: dict
+    after: dict
+    cause: str      # "state" (a guard crossed zero), "time" (a scheduled time) or "initial"
+
+    def __repr__(self):
+        return f"<Event t={self.t:.10g} {self.component}: {self.before} -> {self.after} ({self.cause})>"
+
+
+class HybridStepper:
+    """Integrates a compiled model with modes from event to event."""
+
+    def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection, step=None):
+        self.model = model
+        self.system = model.system
+        self.p = p.copy()
+        self.solver = solver
+        self.rtol, self.atol = rtol, atol
+        self.event_tol = event_tol
+        self.max_events = max_events
+        self.projection = projection
+        self.events: list[Event] = []
+        self.zero_band = 10 * atol         # guard values this small count as zero after an event
+        self.noise = 1e-6 * self.zero_band # a probe moving a guard less than this is rounding
+        self._hybrid = hybrid_instances(model)
+        self._sampled = [inst for inst in self._hybrid if inst.discrete_slot]
+        self.has_states = len(self.system.state_pos) > 0
+        # step(x, z, p, ta, tb) -> (x, z): the fixed-step runs' own stepper, which then does
+        # the short integrations of settling (no SUNDIALS integrator in a fixed-step run).
+        self._step = step
+        self._integration = Integration(model, solver, rtol, atol) if step is None else None
+        self._describe = lambda i: model.algebraic[i]  # noqa: E731
+
+    # --- numerics -----------------------------------------------------------------------------
+
+    def solve_z(self, x, z, t):
+        return solve_algebraic(self.system, x, z, self.p, t, self._describe)
+
+    def integrate(self, x, z, ta, tb):
+        if tb <= ta:
+            return x, z
+        if not self.has_states:                # no states: the algebraic solution at tb
+            return x, self.solve_z(x, z, tb)
+        if self._step is not None:
+            return self._step(x, z, self.p, ta, tb)
+        X, Z = self._integration(x, z, self.p, ta, tb)
+        return X[:, 0], Z[:, 0]
+
+    def no_guards(self) -> np.ndarray:
+        """The guards' "fired" flags at a time event or the start: none."""
+        return np.zeros(len(self.system.guard_owner), bool)
+
+    def guards(self, x, z, t):
+        return fast(self.system, "guards")(x, z, self.p, t)
+
+    def guards_along(self, X, Z, times):
+        """Guard values at several points (columns of X, Z at ``times``)."""
+        n = len(times)
+        along = fast(self.system, f"guards_along{n}", lambda: _along(self.system.guards, n))
+        return along(X, Z, self.p, np.asarray(times)).reshape(n, -1).T
+
+    def integrate_chunk(self, x, z, ta, tb, n):
+        """States and algebraic variables at n equally spaced points of (ta, tb], one call."""
+        if not self.has_states:
+            times = ta + (tb - ta) * np.arange(1, n + 1) / n
+            Z = np.column_stack([self.solve_z(x, z, tt) for tt in times])
+            return np.empty((0, n)), Z
+        return self._integration(x, z, self.p, ta, tb, _even_grid(n))
+
+    def handle_event(self, t, x, z, fired, cause, record=None, g_before=None):
+        """Event iteration at time t, then settling. Returns (t, x, z, reference guard values,
+        mask) to integrate on from; t moves on if settling found another event.
+
+        ``fired``: guards that crossed zero (none at a time event or the start), ``g_before``
+        their values before the crossing. ``record(t, x, z, p)`` receives the rows just before
+        and after each state event.
+
+        Settling: a guard that is zero after the event may leave zero on the side that calls for
+        another mode (a rectifier whose source starts at exactly 0 V), or cross straight back
+        (chattering, which the event-storm check then stops). So the transitions are asked
+        again a moment later (100·event_tol); if a mode changes there, that is a new event."""
+        if record:
+            record(t, x, z, self.p)
+        x, z = self.iterate_modes(t, x, z, fired, cause)
+        if record:
+            record(t, x, z, self.p)
+        return self.settle(t, x, z, fired, record, g_before)
+
+    def settle(self, t, x, z, fired, record=None, g_before=None):
+        """The settling part of :meth:`handle_event`, after the event iteration at t."""
+        g_before = np.zeros(len(fired)) if g_before is None else g_before
+        while True:
+            g = self.guards(x, z, t)
+            near = np.abs(g) <= self.zero_band
+            if not np.any(near):            # nothing can leave zero: no probe needed
+                return t, x, z, g, np.zeros(len(g), bool)
+            g, mask, (t_d, (x_d, z_d), g_d) = self.probe(x, z, t)
+            back = fired & near & (np.sign(g_d) == np.sign(g_before)) & (g_d != 0)
+            count, p_old = len(self.events), self.p.copy()
+            x_new, z_new = self.iterate_modes(t_d, x_d, z_d, back, "state")
+            if len(self.events) == count:
+                return t, x, z, g, mask
+            if record:
+                record(t_d, x_d, z_d, p_old)
+                record(t_d, x_new, z_new, self.p)
+            g_before = np.where(back, -np.sign(g_d), g_before)
+            t, x, z, fired = t_d, x_new, z_new, back
+
+    def probe(self, x, z, t):
+        """Guard values to compare the next sample with, and the guards masked for now.
+
+        A guard that is zero at an event (a clutch that just broke away starts at w_rel = 0, a
+        bouncing ball at zero height) takes the sign it has a moment later, so the next
+        crossing is caught even if it comes within one sampling interval; a guard still zero
+        then is masked until it leaves zero (anti-chattering)."""
+        g = self.guards(x, z, t)
+        t_d = t + 100 * self.event_tol
+        x_d, z_d = self.integrate(x, z, t, t_d)
+        g_d = self.guards(x_d, z_d, t_d)
+        near = np.abs(g) <= self.zero_band
+        leaving = (np.abs(g_d) > np.abs(g)) & (np.abs(g_d) > self.noise)
+        g = np.where(near & leaving, g_d, g)
+        return g, near & ~leaving, (t_d, (x_d, z_d), g_d)
+
+    # --- events ---------------------------------------------------------------------------------
+
+    def crossed(self, g_ref, g, mask):
+        """Guards that crossed zero since their reference values ``g_ref``.
+
+        An unmasked guard crossed when its sign changed (or it reached zero). A masked guard
+        (zero at an event, its reference the value then) crossed when it left the zero band,
+        unless its reference was already clearly on that side: a ball whose bounce is too low
+        to leave the band would otherwise fall through the floor unnoticed, while a clutch
+        that starts slipping just moves away from zero."""
+        changed = ((g_ref > 0) & (g <= 0)) | ((g_ref < 0) & (g >= 0))
+        same_side = (np.sign(g_ref) == np.sign(g)) & (np.abs(g_ref) > self.noise)
+        return np.where(mask, (np.abs(g) > self.zero_band) & ~same_side, changed)
+
+    def watch(self, g_ref, g, mask):
+        """Reference values and mask after a sample ``g`` without crossings: masked guards keep
+        the value they were masked at until they leave the zero band."""
+        mask = mask & (np.abs(g) <= self.zero_band)
+        return np.where(mask, g_ref, g), mask
+
+    # --- event iteration ------------------------------------------------------------------------
+
+    def start(self, t0, t_end, x, z):
+        """The event iteration at the start of a run from t0 to t_end; returns (x, z).
+
+        Discrete variables that start from a parameter take its value, and each component with
+        discrete variables gets its sample instants in [t0, t_end) (an instant at t_end, like
+        any event there, changes nothing before the end); one at t0 is taken here."""
+        before = self.p.copy()
+        shared = {}     # equal schedules (many blocks at one rate) are stored once
+        for inst in self._sampled:
+            for slot, source in inst.start_slots.items():
+                self.p[slot] = self.p[source]
+            values = {name: float(self.p[slot]) for name, slot in inst.param_slots.items()}
+            times = inst.component.time_events(values, t0, t_end)
+            samples = frozenset(te for te in times if t0 <= te < t_end)
+            inst.samples = shared.setdefault(samples, samples)
+        if not np.array_equal(before, self.p):
+            z = self.solve_z(x, z, t0)
+        return self.iterate_modes(t0, x, z, self.no_guards(), "initial")
+
+    def iterate_modes(self, t, x, z, fired, cause):
+        """Event iteration at time t: update modes, and the discrete variables of components
+        with a sample instant at t, until they settle; returns (x, z)."""
+        pre = self.p.copy()
+        due = [inst for inst in self._sampled if t in inst.samples]
+        for _ in range(20 + 2 * len(self._hybrid)):
+            values = fast(self.system, "outputs")(x, z, self.p, t)
+            changes = []
+            for inst in self._hybrid:
+                new = inst.transition(values, self.p, pre, fired)
+                if new:
+                    changes.append((inst, new))
+            updates = [(inst, new) for inst in due if (new := inst.update(values, self.p, pre, t))]
+            if not changes and not updates:
+                return x, z
+            before_p = self.p.copy()
+            for inst, new in changes:
+                before = inst.modes(self.p)
+                for name, code in new.items():
+                    self.p[inst.mode_slot[name]] = code
+                self._record(Event(t, inst.path, before, inst.modes(self.p), cause))
+            for inst, new in updates:
+                for name, value in new.items():
+                    self.p[inst.discrete_slot[name]] = value
+            x = self._project(x, z, t, before_p)
+            try:
+                z = self.solve_z(x, z, t)
+                check_finite(self.model, x, z, self.p, t, "after the event")
+            except InitializationError as err:
+                names = ", ".join(f"{inst.path} -> {inst.modes(self.p) | inst.discrete(self.p)}"
+                                  for inst, _ in changes + updates)
+                raise PhyslibError(
+                    f"at t = {t:.10g} s the modes {names} leave the equations without a solution "
+                    f"(conflicting ideal elements?): {err}") from None
+        names = ", ".join(sorted({inst.path for inst, _ in changes + updates}))
+        raise PhyslibError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
+                           "cycles; check the transition logic of these components")
+
+    def _project(self, x, z, t, before_p):
+        """Make the state consistent with the mode constraints now active (ALGORITHMS §1).
+
+        A constraint that has just become active is enforced as ``expr⁺ = −e·expr⁻`` (e = 0:
+        a lock or plastic contact); constraints already active with e = 0 are kept as well, so
+        that one lock does not undo another."""
+        if self.projection is None or not len(x) or not self.system.constraints.nnz_out(0):
+            return x
+        constraints = fast(self.system, "constraints")
+        h, active, e = constraints(x, z, self.p, t)
+        was_active = constraints(x, z, before_p, t)[1] > 0.5
+        rows = np.flatnonzero((active > 0.5) & (~was_active | (e == 0)))
+        target = -e[rows] * h[rows]
+        if not len(rows) or np.all(np.abs(h[rows] - target) <= self.atol):
+            return x
+        J = constraint_jacobian(self.system, x, z, self.p, t)[rows]
+        d = J @ x - h[rows] + target
+        if self.projection == "naive":
+            return naive_projection(x, J, d)
+        return energy_projection(x, energy_matrix(self.system, x, z, self.p, t), J, d)
+
+    def _record(self, event: Event):
+        self.events.append(event)
+        window = [e for e in self.events[-(self.max_events + 1):]]
+        if len(window) > self.max_events and window[-1].t - window[0].t <= 1e-6 * max(1.0, abs(event.t)):
+            counts = {}
+            for e in window:
+                counts[e.component] = counts.get(e.component, 0) + 1
+            worst = max(counts, key=counts.get)
+            raise PhyslibError(
+                f"event storm: more than {self.max_events} events within "
+                f"{window[-1].t - window[0].t:.3g} s around t = {event.t:.10g} s, most of them in "
+                f"{worst}; the model chatters (raise max_events if this is intended)")
+
+
+def _along(function, n: int) -> cs.Function:
+    """``function`` (x, z, p, t) evaluated at n points: (X, Z, p, T) with one column of X, Z
+    and T per point and the same parameters p."""
+    X, Z, T = (cs.MX.sym(name, function.size1_in(i), n) for i, name in ((0, "X"), (1, "Z"), (3, "T")))
+    p = cs.MX.sym("p", function.size1_in(2))
+    return cs.Function(f"{function.name()}_along", [X, Z, p, T], [function.map(n)(X, Z, p, T)])
+
+
+def _even_grid(n: int) -> tuple:
+    """n equally spaced output points of normalized time, (1/n, 2/n, ..., 1)."""
+    return tuple((np.arange(1, n + 1) / n).tolist())

@@ -1,0 +1,101 @@
+"""The components of a compiled model that have modes or discrete variables, as the event
+iteration sees them.
+
+Each :class:`HybridInstance` reads one component's local values (its port and internal
+variables, parameters, modes and discrete variables, with ``pre(...)`` for the values before
+the event) out of the solver vectors, asks the component for its next modes
+(:meth:`~physlib.core.component.Component.transition`) or, at its sample instants, for new
+discrete values (``update``), and returns only what changed.
+"""
+from __future__ import annotations
+
+import math
+
+from ...core.component import Discrete, as_real
+from ...core.errors import PhyslibError
+
+
+class HybridInstance:
+    """One component with modes or discrete variables: reads its values and asks it for its
+    next modes (``transition``) or, at its sample instants, discrete values (``update``)."""
+
+    def __init__(self, model, group, row, guard_rows):
+        self.component = group.components[row]
+        self.path = group.paths[row]
+        tpl = group.template
+        self.local_pos = model.system.var_col[group.var_ids[row]]
+        self.local_sign = model.system.var_sign[group.var_ids[row]]
+        self.local_names = tpl.local_names
+        self.param_slots = dict(zip(tpl.param_names, group.param_ids[row][:len(tpl.param_names)].tolist()))
+        slots = dict(zip(tpl.mode_names, group.param_ids[row][len(tpl.param_names):].tolist()))
+        declared = type(self.component)._modes
+        self.mode_slot = {n: s for n, s in slots.items() if not isinstance(declared[n], Discrete)}
+        self.discrete_slot = {n: s for n, s in slots.items() if isinstance(declared[n], Discrete)}
+        # discrete slot -> slot of the parameter it starts from
+        self.start_slots = {s: self.param_slots[declared[n].start_parameter]
+                            for n, s in self.discrete_slot.items() if declared[n].start_parameter}
+        self.samples = frozenset()      # sample instants of the run (HybridStepper.start)
+        # (instant, discrete values before it) of the latest sample: pre(...) stays the value
+        # before the instant however often it is iterated there (a state event that lands on
+        # an instant iterates there twice, with a settling probe in between).
+        self._pre = (None, {})
+        self.guard_rows = guard_rows
+
+    def modes(self, p) -> dict:
+        return {name: int(p[slot]) for name, slot in self.mode_slot.items()}
+
+    def discrete(self, p) -> dict:
+        return {name: float(p[slot]) for name, slot in self.discrete_slot.items()}
+
+    def _local(self, values, p, pre):
+        local = dict(zip(self.local_names, (self.local_sign * values[self.local_pos]).tolist()))
+        local.update({name: float(p[slot]) for name, slot in self.param_slots.items()})
+        local.update({name: int(p[slot]) for name, slot in self.mode_slot.items()})
+        local.update({f"pre({name})": int(pre[slot]) for name, slot in self.mode_slot.items()})
+        local.update(self.discrete(p))
+        return local
+
+    def transition(self, values, p, pre, fired):
+        local = self._local(values, p, pre)
+        new = self.component.transition(local, [bool(fired[r]) for r in self.guard_rows])
+        return {name: int(code) for name, code in (new or {}).items()
+                if int(code) != int(p[self.mode_slot[name]])}
+
+    def update(self, values, p, pre, t):
+        """Changed discrete values at sample instant t (``pre``: the parameter vector at the
+        start of this event iteration, for the modes' ``pre(...)`` as in :meth:`transition`)."""
+        if self._pre[0] != t:
+            self._pre = (t, self.discrete(p))
+        local = self._local(values, p, pre)
+        local.update({f"pre({name})": value for name, value in self._pre[1].items()})
+        new = self.component.update(local, t) or {}
+        bad = {name: value for name, value in new.items()
+               if name not in self.discrete_slot or not math.isfinite(_real_or_nan(value))}
+        if bad:
+            raise PhyslibError(f"{type(self.component).__name__} {self.path!r}: update() at "
+                               f"t = {t:.10g} s returned {bad}; it gives finite values of its "
+                               f"discrete variables ({', '.join(self.discrete_slot) or 'none'})")
+        return {name: float(value) for name, value in new.items()
+                if float(value) != p[self.discrete_slot[name]]}
+
+
+def _real_or_nan(value) -> float:
+    """``value`` as a float, NaN if it is not a real number."""
+    number = as_real(value)
+    return math.nan if number is None else number
+
+
+def hybrid_instances(model) -> list[HybridInstance]:
+    """One :class:`HybridInstance` per component with modes or discrete variables, with the
+    rows of the guards it owns."""
+    system = model.system
+    rows: dict[tuple[int, int], list[int]] = {}
+    for r, (gi, inst, _) in enumerate(system.guard_owner):
+        rows.setdefault((gi, inst), []).append(r)
+    out = []
+    for gi, group in enumerate(model.component_groups):
+        if group.template.mode_names:
+            for row in range(len(group.paths)):
+                out.append(HybridInstance(model, group, row, rows.get((gi, row), [])))
+    return out
+

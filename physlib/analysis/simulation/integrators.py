@@ -1,0 +1,270 @@
+"""SUNDIALS integrators (CVODES, IDAS through CasADi): built once, called safely, failures named.
+
+Every variable-step integration of physlib runs through :class:`Integration`:
+
+* **Normalized time.** The DAE is integrated over τ ∈ [0, 1] with t = ta + h·τ (ta and h are
+  appended to the parameters), so one integrator serves every interval of the same output
+  pattern, and the solver's step-size heuristics and CasADi's grid handling never see absolute
+  time scales: 1 ns of a 1e-10 F RC circuit is as well resolved as 1 s of a 1 mF one. (CasADi
+  treats output times closer than about 1e-9 s to the start as the start itself and returns
+  the initial state there.)
+* **Messages.** SUNDIALS and CasADi write warnings and error reports to ``sys.stderr``; during
+  a call they are captured per thread and sent to the ``physlib.solver`` logger at DEBUG level
+  (and quoted in the error when the call fails), so a run prints nothing.
+* **Failures.** A failed call becomes a :class:`~physlib.core.errors.SimulationError` saying
+  when the solver stopped and, when the solution grows without bound, which state diverged
+  and its last finite value. A call that returns non-finite numbers is a failure too.
+"""
+from __future__ import annotations
+
+import io
+import logging
+import re
+import sys
+import threading
+
+import casadi as cs
+import numpy as np
+
+from ...core.errors import SimulationError
+
+log = logging.getLogger("physlib.solver")
+
+MAX_STEPS_PER_OUTPUT = 50_000   # solver steps between two output points before giving up
+FIRST_TIME = 1e-14              # IDAS's first requested time, as a fraction of the interval
+_CACHE_LIMIT = 64               # integrators kept per compiled model
+
+
+class Integration:
+    """Integrates one compiled model with one solver and tolerances.
+
+    ``integration(x, z, p, ta, tb, grid)`` returns the states and algebraic variables at the
+    times ``ta + (tb - ta)·grid`` (``grid``: increasing values in (0, 1], default ``(1.0,)``)
+    as two arrays with one column per output."""
+
+    def __init__(self, model, solver: str, rtol: float, atol: float):
+        self.model = model
+        self.system = model.system
+        self.solver, self.rtol, self.atol = solver, rtol, atol
+
+    def __call__(self, x, z, p, ta: float, tb: float, grid=(1.0,), max_step: float | None = None):
+        grid = tuple(float(g) for g in grid)
+        max_step_tau = None if max_step is None else max_step / (tb - ta)
+        out, failure, messages = self._call(self._integrator(grid, max_step_tau), x, z, p, ta, tb)
+        if failure is not None and "IDACalcIC" in failure:
+            # IDAS's consistent-initialization step (IDACalcIC) takes its Newton step from the
+            # first output time; a first output far beyond the fastest dynamics (a 1e-12 s time
+            # constant in a 1e6 s run) makes it diverge. The state is consistent already, so
+            # the same call with IDACalcIC looking only 1e-14 of the interval ahead is a local
+            # correction that converges.
+            out, failure, messages = self._call(self._integrator(grid, max_step_tau, True), x, z, p, ta, tb)
+        if failure is not None:
+            raise self._failure(x, z, p, ta, tb, failure, messages)
+        n = len(grid)
+        X = out["xf"].full().reshape(len(x), n)
+        Z = out["zf"].full().reshape(len(z), n) if len(z) else np.empty((0, n))
+        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Z))):
+            raise self._failure(x, z, p, ta, tb, "the solution is not finite", messages)
+        return X, Z
+
+    def _call(self, integrator, x, z, p, ta, tb):
+        """(outputs, failure reason or None, captured solver messages)."""
+        with solver_messages() as messages:
+            try:
+                out = integrator(x0=x, z0=z, p=np.concatenate([p, [ta, tb - ta]]))
+            except RuntimeError as err:
+                return None, _last_line(str(err)), messages.getvalue()
+        return out, None, messages.getvalue()
+
+    def _integrator(self, grid: tuple, max_step_tau: float | None, close_start: bool = False):
+        """The integrator for an output pattern; ``close_start``: IDAS's initial-condition
+        step looks only a tiny fraction of the interval ahead (see :meth:`_call`)."""
+        key = ("scaled", self.solver, self.rtol, self.atol, grid, max_step_tau, close_start)
+        cache = self.system.cache
+        integrator = cache.get(key)
+        if integrator is None:
+            dae = self.system.dae_dict()
+            ta, h, tau = cs.SX.sym("ta"), cs.SX.sym("h"), cs.SX.sym("tau")
+            time = ta + h * tau
+            problem = {"x": dae["x"], "z": dae["z"], "p": cs.vertcat(dae["p"], ta, h), "t": tau,
+                       "ode": h * cs.substitute(dae["ode"], dae["t"], time),
+                       "alg": cs.substitute(dae["alg"], dae["t"], time)}
+            options = {"abstol": self.atol, "reltol": self.rtol, "max_num_steps": MAX_STEPS_PER_OUTPUT,
+                       "disable_internal_warnings": True, "show_eval_warnings": False}
+            if self.solver == "idas":
+                # Algebraic variables carry no initial rates, so keep them out of the local error
+                # test; their accuracy follows from the states they are solved from.
+                options["suppress_algebraic"] = True
+                if close_start:
+                    options["first_time"] = FIRST_TIME
+            if max_step_tau is not None:
+                options["max_step_size"] = max_step_tau
+            integrator = cs.integrator("simulate", self.solver, problem, 0.0, list(grid), options)
+            scaled = [k for k in cache if isinstance(k, tuple) and k[0] == "scaled"]
+            if len(scaled) >= _CACHE_LIMIT:
+                cache.pop(scaled[0], None)
+            cache[key] = integrator
+        return integrator
+
+    # --- failures ---------------------------------------------------------------------------------
+
+    def _failure(self, x, z, p, ta, tb, reason, messages) -> SimulationError:
+        """The error for a failed integration from (x, z) at ta towards tb: where the solver
+        stopped and, if the solution ran away, which state did."""
+        t_stop = _stop_time(messages, ta, tb)
+        if t_stop is not None:
+            t_good = ta + (t_stop - ta) * (1 - 1e-6)
+            reached = self._try(x, z, p, ta, t_good) if t_good > ta else None
+        else:
+            t_good, reached = self._last_good(x, z, p, ta, tb)
+            t_stop = t_good
+        text = f"{self.solver} stopped at t = {t_stop:.6g} s (integrating from {ta:.6g} s to {tb:.6g} s)"
+        runaway = _runaway(x, reached[0]) if reached is not None else None
+        if runaway is not None:
+            name, value = self.model.states[runaway], reached[0][runaway]
+            text += (f": the solution diverges: {name} reached {value:.4g} at t = {t_good:.6g} s "
+                     "and grows without bound. Check the signs and parameters of the equations "
+                     f"that drive {name}")
+        else:
+            text += f": {reason}. Check parameters and initial values, or tighten rtol/atol"
+            if "TOO_MUCH_WORK" in reason:
+                text += (f" (more than {MAX_STEPS_PER_OUTPUT} solver steps between two output "
+                         "points: give more output points with t_eval)")
+        if messages.strip():
+            text += f"\nsolver messages (times in seconds):\n{_abridged(_in_seconds(messages, ta, tb))}"
+        return SimulationError(text)
+
+    def _try(self, x, z, p, ta, tb):
+        """(X, Z) at tb, or None if the solver cannot get there with finite values."""
+        integrator = self._integrator((1.0,), None)
+        with solver_messages():
+            try:
+                out = integrator(x0=x, z0=z, p=np.concatenate([p, [ta, tb - ta]]))
+            except RuntimeError:
+                return None
+        X, Z = out["xf"].full().ravel(), out["zf"].full().ravel()
+        return (X, Z) if np.all(np.isfinite(X)) and np.all(np.isfinite(Z)) else None
+
+    def _last_good(self, x, z, p, ta, tb, rounds: int = 20):
+        """The latest time the solver reaches with finite values, by bisection (CVODES's failure
+        report does not say when it stopped): 20 halvings, 1e-6 of the interval. Returns the
+        time and the (X, Z) reached there (None if not even the start could be left)."""
+        lo, hi, reached = ta, tb, None
+        for _ in range(rounds):
+            mid = 0.5 * (lo + hi)
+            found = self._try(x, z, p, ta, mid)
+            if found is None:
+                hi = mid
+            else:
+                lo, reached = mid, found
+        return lo, reached
+
+
+def _runaway(x_start, x_reached, factor: float = 1e3):
+    """Index of the state that grew the most relative to its start (|x| / (|x0| + 1)), if it
+    grew by more than ``factor``; else None."""
+    if not len(x_start):
+        return None
+    growth = np.abs(x_reached) / (np.abs(x_start) + 1.0)
+    i = int(np.argmax(growth))
+    return i if growth[i] > factor else None
+
+
+class _ThreadRouter(io.TextIOBase):
+    """Stands in for ``sys.stderr`` while solver calls run: text written by a thread inside a
+    call goes to that call's buffer, everything else to the real stream."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.buffers: dict[int, io.StringIO] = {}
+
+    def write(self, text):
+        buffer = self.buffers.get(threading.get_ident())
+        return (buffer or self.stream).write(text)
+
+    def flush(self):
+        self.stream.flush()
+
+
+_router_lock = threading.Lock()
+_router: _ThreadRouter | None = None
+_router_users = 0
+
+
+class solver_messages:
+    """Context manager capturing what solvers print to ``sys.stderr`` in this thread; the text
+    is logged at DEBUG on ``physlib.solver`` and available as ``getvalue()`` of the buffer."""
+
+    def __enter__(self) -> io.StringIO:
+        global _router, _router_users
+        self.buffer = io.StringIO()
+        with _router_lock:
+            if _router_users == 0:
+                _router = _ThreadRouter(sys.stderr)
+                sys.stderr = _router
+            _router_users += 1
+            self.router = _router
+            self.previous = _router.buffers.get(threading.get_ident())
+            _router.buffers[threading.get_ident()] = self.buffer
+        return self.buffer
+
+    def __exit__(self, *exc):
+        global _router, _router_users
+        with _router_lock:
+            if self.previous is None:
+                self.router.buffers.pop(threading.get_ident(), None)
+            else:
+                self.router.buffers[threading.get_ident()] = self.previous
+            _router_users -= 1
+            if _router_users == 0:
+                if sys.stderr is self.router:
+                    sys.stderr = self.router.stream
+                _router = None
+        text = self.buffer.getvalue()
+        if text.strip():
+            if self.previous is not None:
+                self.previous.write(text)
+            log.debug("%s", text.rstrip())
+        return False
+
+
+def _last_line(message: str) -> str:
+    message = message.strip()
+    return message.splitlines()[-1] if message else "unknown solver failure"
+
+
+_AT_TIME = re.compile(r"\bt\s*=\s*([-+0-9.eE]+)")
+
+
+def _stop_time(messages: str, ta: float, tb: float) -> float | None:
+    """The time at which SUNDIALS reports it stopped ("At t = 0.99998, mxstep steps taken..."),
+    converted from normalized time to seconds; None if it did not say."""
+    found = _AT_TIME.findall(messages)
+    for value in reversed(found):
+        try:
+            tau = float(value)
+        except ValueError:
+            continue
+        if 0.0 <= tau <= 1.0:
+            return ta + (tb - ta) * tau
+    return None
+
+
+def _in_seconds(messages: str, ta: float, tb: float) -> str:
+    """The messages with their normalized times "t = τ" written as times in seconds."""
+    def convert(match):
+        try:
+            return f"t = {ta + (tb - ta) * float(match.group(1)):.6g}"
+        except ValueError:
+            return match.group(0)
+    return _AT_TIME.sub(convert, messages)
+
+
+def _abridged(messages: str, lines: int = 6) -> str:
+    """The distinct lines of the solver's messages, at most ``lines`` of them."""
+    seen: list[str] = []
+    for line in messages.strip().splitlines():
+        if line not in seen:
+            seen.append(line)
+    text = "\n".join(seen[:lines])
+    return text + (f"\n... ({len(seen) - lines} more distinct lines)" if len(seen) > lines else "")

@@ -1,0 +1,372 @@
+"""Simulation results: named access, interpolation, energy bookkeeping, plots, CSV and pandas."""
+from __future__ import annotations
+
+import csv
+import numbers
+import os
+
+import casadi as cs
+import numpy as np
+
+from ...core.errors import PhyslibError, UnknownNameError
+from ..common.fast_call import fast
+from ..common.initialization import solve_algebraic
+from .integrators import Integration
+from ..common.interpolation import hermite
+from ..linear.operating_point import OperatingPoint
+
+
+class SimulationResult:
+    """The trajectory of every variable of a compiled model.
+
+    ``res.t`` are the output times [s] (an event time appears twice: just before and just
+    after it); ``res["C1.v"]`` is a variable's trajectory, ``res["clutch1.mode"]`` a mode's;
+    ``res.events`` lists the mode changes (time, component, modes before and after).
+    ``p`` holds the parameter vector, one column per output time when modes change.
+    """
+
+    def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=None,
+                 t_values: np.ndarray | None = None, continuation=None):
+        self.model = model
+        # (solver, rtol, atol) of a variable-step run: at(t) continues the solution from the
+        # output row before t with that solver instead of interpolating.
+        self._continuation = continuation
+        self.t = t
+        # Time at which each row's outputs are evaluated: the left limit for the row just before
+        # a time event (its stamp is the event time, but a step source has not switched yet).
+        self._t_values = t if t_values is None else t_values
+        self.x = x
+        self.z = z
+        self.p = p
+        self.events = list(events or [])
+        # Standard deviations of the variables whose noise was propagated along the run
+        # (simulate(..., noise=[...])), by path.
+        self.noise: dict[str, np.ndarray] = {}
+        # Rows of representative positions computed so far (position -> values over t): a read
+        # evaluates only the rows it returns.
+        self._evaluated: dict[int, np.ndarray] = {}
+
+    def _evaluate(self, function) -> np.ndarray:
+        n = len(self.t)
+        if n == 0:
+            return np.empty((function.size1_out(0), 0))
+        return np.array(function.map(n)(self.x, self.z, self.p, self._t_values[None, :])).reshape(-1, n)
+
+    def _p_at(self, i: int) -> np.ndarray:
+        return self.p[:, i] if self.p.ndim == 2 else self.p
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._read([name])[0]
+
+    def _read(self, names) -> list[np.ndarray]:
+        """The trajectories of several paths, computing each needed row once.
+
+        States and algebraic variables are rows of ``x`` and ``z`` already. Any other variable
+        is one row of the model's output map; only the requested rows are computed, from the
+        part of the model they depend on (see :func:`_row_function`), so the cost of a read
+        does not grow with the size of the model."""
+        reads, missing = [], {}
+        for name in names:
+            mode = self.model.mode_slot(name)
+            if mode is not None:
+                reads.append((mode, None))
+                continue
+            pos, sign = self.model.variable(name)
+            reads.append((pos, sign))
+            if pos not in self._direct and pos not in self._evaluated:
+                missing[pos] = None
+        if missing:
+            self._evaluated.update(zip(missing, self._evaluate_rows(list(missing))))
+        out = []
+        for pos, sign in reads:
+            if sign is None:            # a mode: its slot in the parameter vector
+                out.append(self.p[pos] if self.p.ndim == 2 else np.full(len(self.t), self.p[pos]))
+            elif pos in self._direct:
+                kind, row = self._direct[pos]
+                out.append(sign * (self.x if kind == "x" else self.z)[row])
+            else:
+                out.append(sign * self._evaluated[pos])
+        return out
+
+    @property
+    def _direct(self) -> dict[int, tuple[str, int]]:
+        """Representative positions held in ``x`` or ``z``: position -> ("x" | "z", row);
+        built once per compiled model."""
+        system = self.model.system
+        if "direct_rows" not in system.cache:
+            rows = {int(pos): ("z", i) for i, pos in enumerate(system.z_pos)}
+            rows.update({int(pos): ("x", i) for i, pos in enumerate(system.state_pos)})
+            system.cache["direct_rows"] = rows
+        return system.cache["direct_rows"]
+
+    def _evaluate_rows(self, positions) -> np.ndarray:
+        """Rows of the output map at the given positions, one row per position."""
+        function, inputs = _row_function(self.model.system, positions)
+        n = len(self.t)
+        if n == 0:
+            return np.empty((len(positions), 0))
+        p = self.p if self.p.ndim == 2 else self.p[:, None]
+        sources = {"x": self.x, "z": self.z, "p": p, "t": self._t_values[None, :]}
+        args = np.empty((len(inputs), n))
+        for k, (kind, i) in enumerate(inputs):
+            args[k] = sources[kind][i]
+        return np.array(function.map(n)(args)).reshape(len(positions), n)
+
+    def __contains__(self, name: str) -> bool:
+        return self.model.has_variable(name) or self.model.mode_slot(name) is not None
+
+    @property
+    def names(self) -> list[str]:
+        """All paths that can be read with ``res[name]``: variables, then modes."""
+        return self.model.variables + self.model.modes
+
+    def at(self, t: float) -> OperatingPoint:
+        """The operating point at time ``t`` [s], consistent with the model's equations.
+
+        After a variable-step run, the solution is continued from the output row before ``t``
+        with the run's solver and tolerances (one short integration), so ``at(t)`` is as
+        accurate as an output point at ``t`` would have been. After a fixed-step run the states
+        are the cubic Hermite interpolant between the two neighbouring output rows,
+        through their values and their derivatives x' = f(x, z, p, t) at both rows (error
+        O(h⁴) in the row spacing h, against O(h²) for linear interpolation); the algebraic
+        variables are then solved at the interpolated states, so every output satisfies the
+        model's equations at ``t``. At an event time (two rows with the same time stamp) the
+        values are those just after the event, and an interval never spans an event: its rows
+        are both on the same side. A time that is an output time gives that row unchanged.
+        With a ``t_eval`` that leaves out an event's time, the rows around it do not show the
+        event and neither does the interpolant."""
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, numbers.Real):
+            raise PhyslibError(f"at(t): t must be a time in seconds, got {t!r} ({type(t).__name__})")
+        if not self.t[0] <= t <= self.t[-1]:
+            raise PhyslibError(f"t = {t} is outside the simulated interval [{self.t[0]}, {self.t[-1]}]")
+        # The last row stamped at or before t: at an event time, the row just after the event.
+        i = int(np.searchsorted(self.t, t, side="right")) - 1
+        if self.t[i] == t:
+            return OperatingPoint(self.model, t, self.x[:, i], self.z[:, i], self._p_at(i))
+        # t[i] < t < t[i + 1]: row i is the last row at its stamp and row i + 1 the first at its
+        # own, so both lie between the same events.
+        j = i + 1
+        system, p = self.model.system, self._p_at(i)
+        skipped = [e for e in self.events if self.t[i] < e.t < self.t[j]]
+        if skipped:
+            # A t_eval without the event times has no rows around the mode change: neither
+            # continuing from row i nor interpolating would apply it.
+            raise PhyslibError(
+                f"at({t}): the mode change of {skipped[0].component} at t = {skipped[0].t:.10g} s lies "
+                f"between the output times {self.t[i]:.10g} and {self.t[j]:.10g} s, which this run's "
+                "t_eval left out; simulate with the default output times (they include every "
+                "event) or put the times you need in t_eval")
+        if self._continuation is not None and self.x.shape[0]:
+            x, z = self._continue(i, t)
+            return OperatingPoint(self.model, t, x, z, p)
+        h = self.t[j] - self.t[i]
+        s = (t - self.t[i]) / h
+        x = self.x[:, i]
+        if x.size:
+            dae = fast(system, "dae")
+            # Each row's derivative from its own values, at the time it was evaluated at (the
+            # left limit for a row just before a time event).
+            fa = dae(self.x[:, i], self.z[:, i], self._p_at(i), self._t_values[i])[0]
+            fb = dae(self.x[:, j], self.z[:, j], self._p_at(j), self._t_values[j])[0]
+            x = hermite(s, self.x[:, i], h * fa, self.x[:, j], h * fb)
+        z_guess = (1 - s) * self.z[:, i] + s * self.z[:, j]
+        z = solve_algebraic(system, x, z_guess, p, t, lambda k: self.model.algebraic[k])
+        return OperatingPoint(self.model, t, x, z, p)
+
+    def operating_point(self, k: int) -> OperatingPoint:
+        """The values at output row ``k`` as an operating point (time-dependent inputs taken at
+        the row's evaluation time: the left limit for the row just before a time event)."""
+        return OperatingPoint(self.model, self._t_values[k], self.x[:, k], self.z[:, k], self.p_at(k))
+
+    def p_at(self, k: int) -> np.ndarray:
+        """The parameter vector (with the modes) at output row ``k``."""
+        return self._p_at(k)
+
+    def noise_std(self, name: str) -> np.ndarray:
+        """Standard deviation of ``name``'s noise around this trajectory at every output time,
+        if the run propagated it (``simulate(..., noise=[name])``)."""
+        if name not in self.noise:
+            raise PhyslibError(f"the noise of {name!r} was not propagated in this run; simulate with "
+                               f"noise=[{name!r}]" + (f" (propagated: {', '.join(self.noise)})" if self.noise else ""))
+        return self.noise[name]
+
+    def plot_noise(self, name: str, ax=None, k: float = 3.0):
+        """The noiseless trajectory of ``name`` with its ±k·σ noise envelope; returns the Figure."""
+        import matplotlib.pyplot as plt
+
+        std = self.noise_std(name)
+        if ax is None:
+            fig, ax = plt.subplots()
+        else:
+            fig = ax.figure
+        mean = self[name]
+        ax.fill_between(self.t, mean - k * std, mean + k * std, alpha=0.3, label=f"±{k:g}σ")
+        ax.plot(self.t, mean, label=name)
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel(f"{name} [{self.model.unit(name)}]")
+        ax.legend()
+        return fig
+
+    def _continue(self, i: int, t: float):
+        """States and algebraic variables at t, integrated from output row i with the run's
+        solver and tolerances (stopping at time events in between, which a ``t_eval`` without
+        them leaves out of the rows)."""
+        solver, rtol, atol = self._continuation
+        p = self._p_at(i)
+        integration = Integration(self.model, solver, rtol, atol)
+        x, z, ta = self.x[:, i], self.z[:, i], self.t[i]
+        for tb in [*self.model.time_events(p, ta, t), t]:
+            if ta < tb:
+                z = solve_algebraic(self.model.system, x, z, p, ta, lambda k: self.model.algebraic[k])
+                X, Z = integration(x, z, p, ta, tb)
+                x, z, ta = X[:, 0], Z[:, 0], tb
+        return x, z
+
+    def stored_energy(self, component: str | None = None) -> np.ndarray:
+        """Energy [J] stored in one component, or in all together, along the trajectory."""
+        return self._by_owner(self.model.system.energy, self.model.system.energy_owner, component, "stores no energy")
+
+    def dissipated_power(self, component: str | None = None) -> np.ndarray:
+        """Power [W] dissipated in one component, or in all together, along the trajectory."""
+        return self._by_owner(self.model.system.dissipation, self.model.system.dissipation_owner,
+                              component, "declares no dissipation")
+
+    def _by_owner(self, function, owners, component, missing):
+        values = self._evaluate(function)
+        if component is None:
+            return values.sum(axis=0)
+        if component not in owners:
+            raise UnknownNameError(f"{component!r} {missing} (components that do: {', '.join(owners[:10])})")
+        return values[owners.index(component)]
+
+    def plot(self, *names, ax=None):
+        """Plot the named variables over time; returns the matplotlib Figure."""
+        import matplotlib.pyplot as plt
+
+        if not names:
+            raise PhyslibError("name the variables to plot, e.g. res.plot('C1.v')")
+        if ax is None:
+            fig, axes = plt.subplots(len(names), 1, sharex=True, squeeze=False,
+                                     figsize=(7, 2.2 + 1.6 * len(names)))
+            axes = axes[:, 0]
+        else:
+            fig, axes = ax.figure, [ax] * len(names)
+        for axis, name in zip(axes, names):
+            axis.plot(self.t, self[name], label=name)
+            unit = "mode" if self.model.mode_slot(name) is not None else self.model.unit(name)
+            axis.set_ylabel(f"{name} [{unit}]")
+            axis.grid(True, alpha=0.3)
+            axis.legend(loc="best")
+        axes[-1].set_xlabel("time [s]")
+        fig.tight_layout()
+        return fig
+
+    def to_csv(self, path, names=None) -> None:
+        """Write ``time`` [s] and the named variables (default: all, then the modes) as CSV,
+        one row per output time, values in SI units at full precision.
+
+        ``path``: a file name (``str`` or ``os.PathLike``), written anew, or an open text file
+        (anything with a ``write`` method: ``io.StringIO``, ``sys.stdout``), written at its
+        current position and left open."""
+        if not hasattr(path, "write") and not isinstance(path, (str, os.PathLike)):
+            raise PhyslibError(f"to_csv: path must be a file name or an open text file, got {path!r} "
+                               f"({type(path).__name__})")
+        names = list(names) if names is not None else self.names
+        columns = self._read(names)
+        if hasattr(path, "write"):
+            self._write_csv(path, names, columns)
+        else:
+            with open(path, "w", newline="") as fh:
+                self._write_csv(fh, names, columns)
+
+    def _write_csv(self, fh, names, columns) -> None:
+        writer = csv.writer(fh)
+        writer.writerow(["time"] + names)
+        for i, tt in enumerate(self.t):
+            writer.writerow([repr(float(tt))] + [repr(float(c[i])) for c in columns])
+
+    def to_pandas(self, names=None):
+        """A pandas ``DataFrame`` with one column per named variable (default: all, then the
+        modes, like :meth:`to_csv`), indexed by time [s] (index name ``"time"``; an event time
+        appears twice, as in ``res.t``). Values in SI units.
+
+        pandas is optional: ``pip install pandas``."""
+        try:
+            import pandas
+        except ImportError:
+            raise PhyslibError("SimulationResult.to_pandas() needs the pandas package: "
+                               "pip install pandas") from None
+        names = list(names) if names is not None else self.names
+        columns = self._read(names)
+        values = np.column_stack(columns) if columns else np.empty((len(self.t), 0))
+        return pandas.DataFrame(values, index=pandas.Index(self.t, name="time"), columns=names)
+
+    def __getstate__(self):
+        """Pickled with the standard ``pickle`` module, its compiled model included (see
+        :meth:`~physlib.assembly.compiled.CompiledModel.__getstate__`); the output-map rows read
+        so far are left behind (recomputed when read again), the trajectories travel whole."""
+        state = self.__dict__.copy()
+        state["_evaluated"] = {}
+        return state
+
+    def __repr__(self):
+        return f"<SimulationResult {self.model.name}: {len(self.t)} points, t = {self.t[0]:g}..{self.t[-1]:g} s>"
+
+
+class ResultRows:
+    """The rows of a simulation result, collected as a run produces them."""
+
+    def __init__(self, nx: int, nz: int, n_p: int = 0):
+        self.sizes = (nx, nz, n_p)
+        self.times, self.xs, self.zs, self.ps, self.t_values = [], [], [], [], []
+
+    def add(self, t, x, z, p=None, t_value=None) -> None:
+        """A row at time stamp ``t``. ``p``: the parameter vector in force (runs whose modes or
+        discrete variables change it keep one per row); ``t_value``: when to evaluate
+        time-dependent outputs, if not at ``t`` (just before a time event it is the left limit,
+        although the row carries the event's time stamp)."""
+        self.times.append(t)
+        self.xs.append(np.array(x))
+        self.zs.append(np.array(z))
+        if p is not None:
+            self.ps.append(np.array(p))
+        self.t_values.append(t if t_value is None else t_value)
+
+    def arrays(self):
+        """(times, X, Z, P, t_values): X, Z and P with one column per row."""
+        nx, nz, n_p = self.sizes
+        return (np.array(self.times), _stack(self.xs, nx), _stack(self.zs, nz), _stack(self.ps, n_p),
+                np.array(self.t_values))
+
+
+def _stack(rows, n):
+    return np.array(rows).reshape(len(rows), n).T if rows else np.empty((n, 0))
+
+
+def _row_function(system, positions):
+    """A CasADi function giving the output-map rows at ``positions``, and what to feed it.
+
+    The model's outputs are expanded once into one SX expression (cached on the compiled
+    model). Selecting entries of it is cheap, and a function built from the selection holds
+    only the subgraph those entries depend on; its single input stacks just the states,
+    algebraic variables, parameters and time that subgraph reads. So a row of a
+    10,000-stage model costs a few operations per time point instead of the whole map.
+    Returns ``(function, inputs)`` with ``inputs`` a list of ``("x" | "z" | "p" | "t", row)``.
+    Functions for single positions are cached on the compiled model (keyed by position)."""
+    key = ("output_row", positions[0]) if len(positions) == 1 else None
+    if key in system.cache:
+        return system.cache[key]
+    if "output_sx" not in system.cache:
+        system.cache["output_sx"] = system.outputs(*system.symbols())
+    selected = system.cache["output_sx"][list(positions)]
+    used = cs.symvar(selected)
+    inputs = []
+    for symbol in used:
+        # Vector symbols are named "x_0", "x_1", ...; a vector of length one is named "x".
+        kind, _, index = symbol.name().partition("_")
+        inputs.append((kind, int(index) if index else 0))
+    stacked = cs.vertcat(*used) if used else cs.SX(0, 1)
+    out = (cs.Function("output_rows", [stacked], [selected]), inputs)
+    if key is not None:
+        system.cache[key] = out
+    return out

@@ -1,0 +1,150 @@
+"""Transient simulation of a compiled model with SUNDIALS (IDAS or CVODES) through CasADi.
+
+Time events (steps, pulses) split the run into segments: the solver never integrates across a
+discontinuity, the algebraic variables are re-initialized after each one, and the result holds
+the values just before and just after it at the same time stamp.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ...core.errors import PhyslibError
+from .fixed_step import simulate_fixed
+from .hybrid_simulation import simulate_hybrid
+from ..common.initialization import consistent_start, solve_algebraic
+from .integrators import Integration
+from ..common.options import SimulateOptions, simulate_options
+from .results import ResultRows, SimulationResult
+from .time_events import left_limit, snap_to_events
+
+
+def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: float | None = None,
+             rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
+             x0: dict | None = None, projection: str | None = "energy", noise=None,
+             noise_T: float = 300.15, max_step: float | None = None, event_tol: float = 1e-10,
+             max_events: int = 100, invariants=None, initial: str = "strict") -> SimulationResult:
+    """Simulate ``model`` from ``t0`` to ``t_end`` [s].
+
+    solver: ``"idas"`` (default, DAE) or ``"cvodes"`` (models whose equations reduce to an ODE).
+    rtol, atol: solver tolerances. t_eval: output times (default: 501 points plus both sides
+    of every time event). params: parameter values by path, e.g. ``{"R1.R": 2e3}`` (no
+    recompile). x0: initial values of states by path, e.g. ``{"C1.v": 1.0}``.
+    max_step: largest solver step [s]; for models with modes also the guard sampling interval
+    (default (t_end − t0)/1000). event_tol: time tolerance of event location [s]. max_events:
+    more events than this within a microsecond is an event storm (an error). projection: how
+    states are made consistent when an event activates a mode constraint: "energy" (ALGORITHMS
+    §1), "naive" (keep the first state, for comparison) or None.
+    Fixed step: ``solver`` ``"euler"``, ``"rk4"``, ``"trapezoidal"`` or ``"backward_euler"`` with
+    the step ``dt`` [s] (required); output at every step unless ``t_eval`` is given (see
+    :mod:`physlib.analysis.simulation.fixed_step`). invariants: SymPy expressions whose symbols are paths
+    of states (``sympy.Symbol("lv.x")``), parameters or ``t``; their values at ``t0`` are kept
+    by invariant projection after every step. Fixed-step solvers only: a variable-step solver
+    cannot be corrected between its internal steps, so ``invariants`` with ``"idas"`` or
+    ``"cvodes"`` is an error. initial: ``"strict"`` (default): a start value given explicitly
+    (``Capacitor(v0=...)``) that the constraints override is an InitializationError naming the
+    component, the value and the constraint; ``"relaxed"``: start from the consistent values
+    with a :class:`~physlib.analysis.common.start_values.StartValueWarning` listing what changed.
+    noise: variable paths whose thermal and shot noise is propagated along the run (at
+    temperature ``noise_T`` [K]): ``res.noise_std(name)`` is its standard deviation around the
+    noiseless trajectory at each output time (see :mod:`physlib.analysis.noise.transient`).
+
+    Every option is validated before the run (:mod:`physlib.analysis.common.options`): a wrong type or
+    an impossible value (``t_end`` not finite, ``event_tol`` or ``max_step`` not positive, an
+    output that would not fit in memory) is an ``OptionError`` naming the option.
+
+    Threads: calls on one compiled model are serialized by a lock held for the whole call
+    (SUNDIALS integrators keep per-object work memory that concurrent calls would share, and
+    CasADi releases the GIL while they run); calls on different compiled models run in
+    parallel. For parallel runs of one model, compile it once per thread or use processes.
+    """
+    options = simulate_options(model, t_end, t0=t0, solver=solver, dt=dt, rtol=rtol, atol=atol,
+                               t_eval=t_eval, params=params, x0=x0, projection=projection, noise=noise,
+                               noise_T=noise_T, max_step=max_step, event_tol=event_tol,
+                               max_events=max_events, invariants=invariants, initial=initial)
+    with model_lock(model):
+        if options.fixed_step:
+            result = simulate_fixed(model, options)
+        else:
+            result = _simulate_variable(model, options)
+        if options.noise:
+            from ..noise.transient import propagate_noise
+            result.noise = propagate_noise(model, result, options.noise, options.noise_T)
+        return result
+
+
+def model_lock(model) -> threading.RLock:
+    """The lock that serializes solver calls on one compiled model (created on first use)."""
+    return model.system.cache.setdefault("lock", threading.RLock())
+
+
+def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
+    solver, t0, t_end = options.solver, options.t0, options.t_end
+    p = model.parameter_vector(options.params)
+    events = model.time_events(p, t0, t_end)
+    grid = snap_to_events(options.grid, events, t0, t_end)
+    nz = len(model.system.z_pos)
+    if solver == "cvodes" and nz:
+        raise PhyslibError(
+            f"solver 'cvodes' needs an ODE, but {model.name} keeps {nz} algebraic variables "
+            f"({', '.join(model.algebraic[:5])}); use solver='idas'")
+    x, z = consistent_start(model, p, options)
+    rows = ResultRows(len(x), nz, len(p))
+    continuation = (solver, options.rtol, options.atol)
+    if model.has_modes:
+        events = simulate_hybrid(model, t0, t_end, grid, options.t_eval is not None, p, x, z,
+                                 solver=solver, rtol=options.rtol, atol=options.atol,
+                                 max_step=options.max_step, event_tol=options.event_tol,
+                                 max_events=options.max_events, projection=options.projection,
+                                 record=rows.add)
+        times, X, Z, P, t_values = rows.arrays()
+        return SimulationResult(model, times, X, Z, P, events, t_values=t_values, continuation=continuation)
+    _run_segments(model, options, p, x, z, events, grid, rows)
+    times, X, Z, _, t_values = rows.arrays()
+    return SimulationResult(model, times, X, Z, p, t_values=t_values, continuation=continuation)
+
+
+def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: ResultRows) -> None:
+    """A run without modes: integrate from time event to time event (see the module
+    docstring) through the output times ``grid``, adding the output rows to ``rows``."""
+    system, t0, t_end = model.system, options.t0, options.t_end
+    user_grid = options.t_eval is not None
+    describe = lambda i: model.algebraic[i]  # noqa: E731
+    integration = Integration(model, options.solver, options.rtol, options.atol)
+    if grid[0] == t0:
+        rows.add(t0, x, z)
+    bounds = [t0] + events + [t_end]
+    for k in range(len(bounds) - 1):
+        a, b = bounds[k], bounds[k + 1]
+        if k > 0:
+            # After a time event: states are continuous, algebraic variables are re-solved.
+            z = solve_algebraic(system, x, z, p, a, describe)
+            if not user_grid or np.any(grid == a):
+                rows.add(a, x, z)
+        inner = grid[(grid > a) & (grid < b)]
+        X, Z = _integrate(integration, a, np.append(inner, b), x, z, p, options.max_step, model)
+        for i, tt in enumerate(inner):
+            rows.add(tt, X[:, i], Z[:, i])
+        x, z = X[:, -1], Z[:, -1]
+        if b == t_end:
+            if grid[-1] == t_end:
+                rows.add(b, x, z)
+        elif not user_grid:
+            # Just before the event, at the same time stamp: the left limit in time.
+            left = left_limit(b, t0, t_end)
+            rows.add(b, x, solve_algebraic(system, x, z, p, left, describe), t_value=left)
+
+
+def _integrate(integration, t_start, out_t, x, z, p, max_step, model):
+    """States and algebraic variables at ``out_t`` (all > t_start), starting from (x, z)."""
+    nz = len(z)
+    if not len(x):
+        Z = np.empty((nz, len(out_t)))
+        describe = lambda i: model.algebraic[i]  # noqa: E731
+        for i, tt in enumerate(out_t):
+            z = solve_algebraic(model.system, x, z, p, tt, describe)
+            Z[:, i] = z
+        return np.empty((0, len(out_t))), Z
+    h = out_t[-1] - t_start
+    return integration(x, z, p, t_start, out_t[-1], (out_t - t_start) / h, max_step=max_step)
