@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from physlib import Model
-from physlib.analysis.noise.sources import BOLTZMANN, ELEMENTARY_CHARGE, NoiseWarning
+from physlib.analysis.noise import BOLTZMANN, ELEMENTARY_CHARGE, NoiseWarning
 from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, Resistor,
                                            VoltageSource)
 from physlib.components.thermal import FixedTemperature, HeatCapacitor, ThermalConductor
@@ -17,8 +17,8 @@ from physlib.components.translational import Damper, Fixed, Mass, Spring
 from physlib.core.errors import PhyslibError, UnknownNameError
 
 from passive_networks import build_network, draw_network
+from reference import reference_file
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "spice" / "rc_noise"
 T = 300.15                   # K, ngspice's temp = 27 °C
 K_NGSPICE = 1.38064852e-23   # J/K: ngspice-39's Boltzmann constant (CODATA 2014; physlib: SI 2019)
 
@@ -35,7 +35,8 @@ def rc(R=1e3, C=1e-9):
 
 
 def read(name, *columns):
-    with open(REFERENCE / name) as f:
+    """Columns of tests/data/spice/rc_noise/<name>, from ngspice-39 (tests/data/README.md)."""
+    with open(reference_file("spice", "rc_noise", name)) as f:
         rows = list(csv.DictReader(f))
     return [np.array([float(row[c]) for row in rows]) for c in columns]
 
@@ -206,7 +207,7 @@ def test_transient_noise_of_a_diode_under_a_ramp_agrees_with_a_stochastic_ensemb
     # at most 1.8). The Euler–Maruyama step biases the ensemble's variance by dt/(2τ) ≤ 1.5 %.
     import importlib.util
 
-    from physlib.analysis.noise.transient import simulate_stochastic
+    from physlib.analysis.transient_noise import simulate_stochastic
 
     path = Path(__file__).resolve().parents[1] / "examples" / "noise_transient.py"
     spec = importlib.util.spec_from_file_location("noise_transient", path)
