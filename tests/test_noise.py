@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from physlib import Model
-from physlib.analysis.noise import BOLTZMANN, ELEMENTARY_CHARGE, NoiseWarning
+from physlib.analysis.noise.sources import BOLTZMANN, ELEMENTARY_CHARGE, NoiseWarning
 from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, Resistor,
                                            VoltageSource)
 from physlib.components.thermal import FixedTemperature, HeatCapacitor, ThermalConductor
@@ -207,7 +207,7 @@ def test_transient_noise_of_a_diode_under_a_ramp_agrees_with_a_stochastic_ensemb
     # at most 1.8). The Euler–Maruyama step biases the ensemble's variance by dt/(2τ) ≤ 1.5 %.
     import importlib.util
 
-    from physlib.analysis.transient_noise import simulate_stochastic
+    from physlib.analysis.noise.transient import simulate_stochastic
 
     path = Path(__file__).resolve().parents[1] / "examples" / "noise_transient.py"
     spec = importlib.util.spec_from_file_location("noise_transient", path)
