@@ -98,3 +98,32 @@ def test_no_module_imports_another_modules_private_names():
             if target.startswith("physlib"):
                 private += [f"{name}: {n} from {target}" for n in names if n.startswith("_")]
     assert not private, "private names imported: " + ", ".join(private)
+
+
+def test_tests_examples_and_benchmarks_read_nothing_outside_the_repository():
+    # A fresh clone must run everything on its own: reference data lives in tests/data (see
+    # tests/data/README.md), never in a folder beside the clone or at a path of one machine.
+    # The system's pseudo-files under /proc and /dev are not project data.
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    outside = re.compile(
+        r"""["']shared["']|shared[/\\]reference"""             # the old reference folder
+        r"""|["']\.\.["'/\\]|\bpardir\b"""                     # climbing up by name
+        r"""|\bROOT\.parent\b|\.parent\.parent\.parent\b"""    # climbing above the root
+        r"""|(?<![\w.~])/(?:work|home|Users|root|mnt|tmp)/"""  # a machine's own folders
+        r"""|["']/(?!proc/|dev/)[A-Za-z_]|["'](?:~|[A-Za-z]:)[/\\]""")   # absolute literals
+    climb = re.compile(r"parents\[(\d+)\]")
+    text = {"", ".py", ".md", ".txt", ".cir", ".csv", ".toml", ".cfg", ".ini", ".sh", ".json",
+            ".yaml", ".yml"}
+    found = []
+    for folder in ("tests", "examples", "benchmarks"):
+        for path in sorted((root / folder).rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts or path.suffix not in text:
+                continue
+            depth = len(path.relative_to(root).parts)    # Path(__file__).parents[depth - 1] is root
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                too_high = [n for n in climb.findall(line) if int(n) >= depth]
+                if outside.search(line) or too_high:
+                    found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert not found, "paths outside the repository:\n" + "\n".join(found)
