@@ -9,9 +9,11 @@ work per member or port (dictionary lookups, no scans of what is already there).
 """
 from __future__ import annotations
 
+import weakref
+
 import networkx as nx
 
-from ..core.component import Component, PortRef, check_name
+from ..core.component import Component, PortRef, check_name, check_rename
 from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, PortConnectionError,
                            UnknownAttributeError, UnknownNameError)
 
@@ -50,8 +52,13 @@ class Netlist:
     thousands of objects to traverse in a large model.
     """
 
+    _member_of = None   # a weak reference to the netlist this one was added to (see add)
+
     def __init__(self, name: str):
         self.name = check_name(name, "Model")
+        # Given to every member as it is added: one weak reference per model, not per member,
+        # and none back from member to model that would keep a discarded model alive.
+        self._ref = weakref.ref(self)
         self._members: dict[str, Component | Netlist] = {}
         self._exposed: dict[str, ExposedPort] = {}
         self._end_member: list[str] = []
@@ -72,13 +79,47 @@ class Netlist:
                 f"{type(member).__name__}('name', ...)")
         members = self._members
         if name in members:
+            if members[name] is member:
+                raise DuplicateNameError(
+                    f"{member!r} is already a member of model {self.name!r}: add each component "
+                    f"once and connect its ports as often as needed")
             raise DuplicateNameError(
                 f"model {self.name!r} already has a member named {name!r} "
                 f"({members[name]!r}); give each component a unique name")
         if member is self or (isinstance(member, Netlist) and member._contains(self)):
             raise PortConnectionError(f"model {name!r} cannot contain itself")
+        owner = member._member_of
+        if owner is None or not self._shared_copy(member, owner()):
+            object.__setattr__(member, "_member_of", self._ref)
         members[name] = member
         return member
+
+    def holds(self, member) -> bool:
+        """Whether ``member`` (a component or subsystem) is a member of this netlist, under
+        its name."""
+        return self._members.get(member.name) is member
+
+    def _shared_copy(self, member, other) -> bool:
+        """Whether this netlist is a copy of ``other``, the netlist ``member`` was added to
+        before (None once freed), sharing the member with it; raises :class:`ModelError` if
+        ``other`` is another model that still holds ``member``: one object in two models would
+        let renaming it or changing a parameter in one silently change the other.
+
+        Copies of a model that physlib makes (same class and name: analysis points, noise
+        analyses) share its components on purpose; ``other`` stays their owner."""
+        if other is None or other is self or not other.holds(member):
+            return False
+        if type(other) is type(self) and other.name == self.name:
+            return True
+        kind = type(member).__name__
+        if isinstance(member, Component):
+            raise ModelError(
+                f"{kind} {member.name!r} already belongs to model {other.name!r}; a component can be "
+                f"a member of one model only: create another one for model {self.name!r}, e.g. "
+                f"{kind}({member.name!r}, ...)")
+        raise ModelError(
+            f"model {member.name!r} is already a subsystem of model {other.name!r}; a model can be "
+            f"added to one parent only: build another one for model {self.name!r}")
 
     def connect(self, *ports) -> None:
         """Connect two or more ports into one node: across variables equal, through variables sum to zero."""
@@ -99,8 +140,14 @@ class Netlist:
                 raise DomainMismatchError(
                     f"cannot connect {_describe(first)} to {_describe(port)}: "
                     f"a {domain.name} port only connects to {domain.name} ports")
-            if port.owner is first.owner and port == first:
-                raise PortConnectionError(f"port {port.path} is connected to itself")
+        seen = set()
+        for port in ports:
+            key = (id(port.owner), port.name)
+            if key in seen:
+                raise PortConnectionError(
+                    f"port {port.path} is connected to itself: it appears more than once in "
+                    f"connect({', '.join(p.path for p in ports)}); list each port once")
+            seen.add(key)
         self._sizes.append(len(ports))
         end_member, end_port = self._end_member, self._end_port
         for port in ports:
@@ -120,6 +167,23 @@ class Netlist:
         exposed = ExposedPort(self, name, port)
         self._exposed[name] = exposed
         return exposed
+
+    def __setattr__(self, name, value):
+        if name == "name" and "name" in self.__dict__:
+            check_rename(self, value)
+        object.__setattr__(self, name, value)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)     # weak references do not pickle: rebuilt when loaded
+        state.pop("_ref", None)
+        state.pop("_member_of", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._ref = weakref.ref(self)
+        for member in self._members.values():
+            object.__setattr__(member, "_member_of", self._ref)
 
     def __getattr__(self, name):
         exposed = self.__dict__.get("_exposed", {})

@@ -22,8 +22,8 @@ import numpy as np
 import sympy as sp
 
 from ..domains import Domain, signal
-from .errors import (DeclarationError, MissingPortError, ParameterError, PortConnectionError,
-                     UnknownAttributeError)
+from .errors import (DeclarationError, MissingPortError, ModelError, ParameterError,
+                     PortConnectionError, UnknownAttributeError)
 from .symbols import ModeSymbol, VariableSymbol
 
 _REQUIRED = object()
@@ -41,6 +41,28 @@ def check_name(name: Any, what: str) -> str:
             "(not starting with a digit); dots are reserved for paths like 'sub.R1.v'"
         )
     return name
+
+
+def check_rename(member: Any, new: Any) -> None:
+    """Refuse ``member.name = new`` (a component or a model) once a model holds ``member``:
+    the model files its members, their ports and variable paths (``"R1.v"``) under the name
+    they had when added, and would go on using the old one."""
+    ref = member._member_of         # a weak reference to the model, set by Model.add
+    model = None if ref is None else ref()
+    old = member.__dict__.get("name")
+    if model is None or new == old or not model.holds(member):
+        return
+    if isinstance(member, Component):
+        kind = type(member).__name__
+        raise ModelError(
+            f"cannot rename {kind} {old!r} to {new!r}: it is already a member of model "
+            f"{model.name!r}, which knows it and its variables ({old}.…) by its old name; give "
+            f"the name when creating it, before adding it: {kind}({new!r}, ...), then "
+            f"{model.name}.add(...)")
+    raise ModelError(
+        f"cannot rename model {old!r} to {new!r}: it is already a subsystem of model "
+        f"{model.name!r}, which knows it and its variables ({old}.…) by its old name; name it "
+        f"when creating it, before adding it: Model({new!r})")
 
 
 def as_real(value: Any) -> float | None:
@@ -388,6 +410,7 @@ class Component:
     # Signal-input values given by keyword, shared while a component has none (most have none).
     _input_values: Mapping[str, Any] = MappingProxyType({})
     _deriving = False   # True on a component only while its class's equations are derived
+    _member_of = None   # a weak reference to the model it was added to (set by Model.add)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -618,6 +641,8 @@ class Component:
         # A mistyped parameter (``r.RR = 5e3`` for ``r.R``) would otherwise become a new
         # attribute that nothing reads. Names close to a declared one are refused; other new
         # attributes stay allowed, for subclasses that keep their own data.
+        if name == "name":
+            check_rename(self, value)
         cls = type(self)
         if not name.startswith("_") and name not in self.__dict__ and not hasattr(cls, name):
             known = set(cls._ports) | set(cls._parameters) | set(cls._variables) | set(cls._modes)
@@ -628,6 +653,15 @@ class Component:
                     f"{cls.__name__} {self.__dict__.get('name')!r} has no port, parameter or "
                     f"variable {name!r}; did you mean {' or '.join(map(repr, close))}?")
         object.__setattr__(self, name, value)
+
+    def __getstate__(self):
+        # Pickles and copies leave the model behind: a weak reference cannot be pickled, and
+        # a copy is not a member of the model. Model.__setstate__ restores it for members.
+        state = self.__dict__
+        if "_member_of" in state:
+            state = dict(state)
+            del state["_member_of"]
+        return state
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
