@@ -4,6 +4,11 @@ They sit above both :mod:`physlib.assembly` (which builds and compiles a model) 
 :mod:`physlib.analysis` (which analyses a compiled one), so that neither of those imports the
 other backwards: the assembly layer's classes hold the netlist and the compiled equations,
 and these subclasses add the analyses as methods that call :mod:`physlib.analysis`.
+
+Each method spells out the options of the analysis it calls, with the same defaults (a test
+keeps them equal), so that ``help()``, ``inspect.signature`` and an editor's completion show
+them; its docstring is the analysis function's. An option it does not take is an
+:class:`~physlib.analysis.common.options.OptionError` naming the valid ones.
 """
 from __future__ import annotations
 
@@ -22,6 +27,22 @@ from .assembly import compiled, model
 __all__ = ["Model", "CompiledModel"]
 
 
+def _analysis(function):
+    """Decorate a method that forwards to the analysis ``function``: its docstring becomes the
+    method's summary followed by the function's, and its signature as ``inspect`` reports it
+    leaves out the ``**unknown`` catch-all (which only turns a misspelt option into an
+    OptionError)."""
+    def decorate(method):
+        own = inspect.cleandoc(method.__doc__ or "")
+        theirs = inspect.cleandoc(function.__doc__ or "")
+        method.__doc__ = f"{own}\n\n{theirs}" if theirs else own
+        signature = inspect.signature(method)
+        method.__signature__ = signature.replace(parameters=[
+            p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD])
+        return method
+    return decorate
+
+
 class CompiledModel(compiled.CompiledModel):
     """A compiled model: simulate it, find operating points, linearize it, analyze its noise.
 
@@ -30,40 +51,57 @@ class CompiledModel(compiled.CompiledModel):
     is an :class:`~physlib.analysis.common.options.OptionError` listing the ones it does.
     """
 
-    def simulate(self, t_end: float, **options):
-        """Transient simulation from ``t0`` to ``t_end`` [s]; see :func:`physlib.analysis.simulation.simulate.simulate`."""
-        return _call(simulate, self, t_end, **options)
+    @_analysis(simulate)
+    def simulate(self, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: float | None = None,
+                 rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
+                 x0: dict | None = None, projection: str | None = "energy", noise=None,
+                 noise_T: float = 300.15, max_step: float | None = None, event_tol: float = 1e-10,
+                 max_events: int = 100, invariants=None, initial: str = "strict", **unknown):
+        """Transient simulation from ``t0`` to ``t_end`` [s]
+        (:func:`physlib.analysis.simulation.simulate.simulate`)."""
+        return _forward(simulate, (self, t_end), locals(), unknown)
 
-    def operating_point(self, **options):
-        """Steady state (x' = 0, 0 = g) for given inputs and parameters; see
-        :func:`physlib.analysis.linear.operating_point.operating_point`."""
-        return _call(operating_point, self, **options)
+    @_analysis(operating_point)
+    def operating_point(self, *, t: float = 0.0, params: dict | None = None, inputs: dict | None = None,
+                        x_guess: dict | None = None, z_guess: dict | None = None, tol: float = 1e-12,
+                        max_iter: int = 100, **unknown):
+        """Steady state (x' = 0, 0 = g) for given inputs and parameters
+        (:func:`physlib.analysis.linear.operating_point.operating_point`)."""
+        return _forward(operating_point, (self,), locals(), unknown)
 
-    def trim(self, targets: dict, free: list, **options):
-        """Steady state where ``targets`` are met by choosing the ``free`` inputs/parameters; see
-        :func:`physlib.analysis.linear.operating_point.trim`."""
-        return _call(trim, self, targets, free, **options)
+    @_analysis(trim)
+    def trim(self, targets: dict, free: list, *, t: float = 0.0, params: dict | None = None,
+             inputs: dict | None = None, x_guess: dict | None = None, z_guess: dict | None = None,
+             free_guess: dict | None = None, tol: float = 1e-12, max_iter: int = 100, **unknown):
+        """Steady state where ``targets`` are met by choosing the ``free`` inputs/parameters
+        (:func:`physlib.analysis.linear.operating_point.trim`)."""
+        return _forward(trim, (self, targets, free), locals(), unknown)
 
-    def linearize(self, inputs, outputs, **options):
-        """Linear model from ``inputs`` to ``outputs`` at an operating point; see
-        :func:`physlib.analysis.linear.linearize.linearize`."""
-        return _call(linearize, self, inputs, outputs, **options)
+    @_analysis(linearize)
+    def linearize(self, inputs, outputs, *, at=None, descriptor: bool = False, params: dict | None = None,
+                  t: float = 0.0, times=None, **unknown):
+        """Linear model from ``inputs`` to ``outputs`` at an operating point
+        (:func:`physlib.analysis.linear.linearize.linearize`)."""
+        return _forward(linearize, (self, inputs, outputs), locals(), unknown)
 
-    def noise(self, output, f=None, **options):
+    @_analysis(noise)
+    def noise(self, output, f=None, *, T: float = 300.15, at=None, external=None, **unknown):
         """Noise of ``output`` (a variable, or a pair of across variables) from the thermal and
-        shot noise of the dissipative elements; see :func:`physlib.analysis.noise.small_signal.noise`."""
-        return _call(noise, self, output, f, **options)
+        shot noise of the dissipative elements (:func:`physlib.analysis.noise.small_signal.noise`)."""
+        return _forward(noise, (self, output, f), locals(), unknown)
 
-    def multiport_noise(self, ports, f, **options):
+    @_analysis(multiport_noise)
+    def multiport_noise(self, ports, f, *, T: float = 300.15, z0=50.0, at=None, **unknown):
         """Port matrices Z, Y, S and thermal-noise correlations 2kT·(Z + Zᴴ), 2kT·(Y + Yᴴ),
-        kT·(I − S·Sᴴ) at ``ports``; see :func:`physlib.analysis.noise.multiport.multiport_noise`."""
-        return _call(multiport_noise, self, ports, f, **options)
+        kT·(I − S·Sᴴ) at ``ports`` (:func:`physlib.analysis.noise.multiport.multiport_noise`)."""
+        return _forward(multiport_noise, (self, ports, f), locals(), unknown)
 
-    def portion_noise(self, f, **options):
+    @_analysis(portion_noise)
+    def portion_noise(self, f, *, T: float = 300.15, z0=50.0, params: dict | None = None, **unknown):
         """Thermal-noise multiport (Z, Y, S and their correlations) of each linear portion of
         ``partitions`` at the nodes it shares with the rest, independent of the operating point:
-        compute it once; see :func:`physlib.analysis.noise.portions.portion_noise`."""
-        return _call(portion_noise, self, f, **options)
+        compute it once (:func:`physlib.analysis.noise.portions.portion_noise`)."""
+        return _forward(portion_noise, (self, f), locals(), unknown)
 
 
 class Model(model.Model):
@@ -71,15 +109,15 @@ class Model(model.Model):
     compiled_class = CompiledModel
 
 
-def _call(function, *args, **options):
-    """``function(*args, **options)``, with an option it does not take named as an OptionError
-    listing the ones it does (Python's TypeError would not say what is valid)."""
+def _forward(function, args, values, unknown):
+    """``function(*args, **options)`` with the keyword-only options of ``function`` taken from
+    the calling method's ``values`` (its ``locals()``); an option in ``unknown`` is an
+    OptionError listing the valid ones (Python's TypeError would not say what is valid)."""
     accepted = [name for name, par in inspect.signature(function).parameters.items()
                 if par.kind == par.KEYWORD_ONLY]
-    unknown = [name for name in options if name not in accepted]
     if unknown:
         hints = [f"{name!r} (did you mean {difflib.get_close_matches(name, accepted, n=1)[0]!r}?)"
                  if difflib.get_close_matches(name, accepted, n=1) else repr(name) for name in unknown]
         raise OptionError(f"{function.__name__}() has no option {', '.join(hints)}; its options are "
                           f"{', '.join(accepted)}")
-    return function(*args, **options)
+    return function(*args, **{name: values[name] for name in accepted})
