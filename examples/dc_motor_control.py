@@ -64,8 +64,8 @@ def design():
     import control
 
     lin = plant().compile().linearize(["src.V"], ["L1.i", "rotor.w"])
-    # The angles (rotor.phi, load.phi_rel) are states too, but nothing depends on them (no
-    # spring): the speed loop is the (L1.i, rotor.w) block.
+    # The rotor angle is a state too (the damper's relative angle is minus it, not a state of
+    # its own), but nothing depends on it (no spring): the speed loop is the (L1.i, rotor.w) block.
     keep = [lin.states.index("L1.i"), lin.states.index("rotor.w")]
     others = [k for k in range(len(lin.states)) if k not in keep]
     assert np.all(lin.A[np.ix_(keep, others)] == 0)

@@ -24,6 +24,7 @@ from ..core.symbols import derivative_base
 from .connection_sets import NodePaths, PortLayout, PortTable, Runs, connection_sets
 from .names import InstancePaths, NameTable, ParameterChecks
 from .netlist import ExposedPort, Netlist
+from .positions import Tie, position_ties, tie_component, tie_links
 from .templates import ClassTemplate, template_for
 
 
@@ -93,21 +94,29 @@ def _flatten(model: Netlist) -> FlatSystem:
     found = _Found()
     _walk(model, "", found, {})
     n_members = len(found.paths)
+    ties = position_ties(found.components, found.end_instance, found.end_port, found.sizes)
     inline = _add_inline_sources(found)
-    groups, group_of, row_of = _group(found.paths, found.components)
+    first_tie = len(found.paths)
+    followers: dict[int, frozenset[str]] = {}
+    for tie in ties:
+        followers[tie.follower] = followers.get(tie.follower, frozenset()) | {tie.state.state}
+        found.paths.append(f"{found.paths[tie.follower]}.{tie.state.state}_position")
+        found.components.append(tie_component(tie))
+    groups, group_of, row_of = _group(found.paths, found.components, followers)
     var_names, param_names, param_values, param_checks = _number(groups)
+    tie_pairs = _link_ties(ties, first_tie, groups, group_of, row_of, param_values)
     var_base = np.array([g.var_ids[0, 0] if g.var_ids.size else 0 for g in groups], dtype=np.int64)
     width = np.array([g.var_ids.shape[1] for g in groups], dtype=np.int64)
     table = PortTable(found.paths, [PortLayout.of(g.components[0], g.template.local_names) for g in groups],
                       group_of, var_base[group_of] + row_of * width[group_of])
     ends = table.ids(found.end_instance, found.end_port)
     # An inline source drives its input directly.
-    driven, sources = [i for i, _, _ in inline], np.arange(n_members, len(found.paths))
+    driven, sources = [i for i, _, _ in inline], np.arange(n_members, n_members + len(inline))
     source_ids = table.ids(sources, [out for _, _, out in inline])
     input_ids = table.ids(driven, [port for _, port, _ in inline])
     sets = connection_sets(table, ends, np.array(found.sizes, dtype=np.int64), input_ids)
     pairs = np.concatenate([np.column_stack([table.across[source_ids], table.across[input_ids]]),
-                            sets.equalities]).reshape(-1, 2)
+                            sets.equalities, tie_pairs]).reshape(-1, 2)
     equalities = np.column_stack([pairs, np.ones(len(pairs))]).astype(float)
     # An input and its inline source are joined too (the source's path extends the input's).
     inline_links = Runs(np.column_stack([driven, sources]).ravel(), np.full(len(inline), 2))
@@ -155,9 +164,32 @@ def _add_inline_sources(found: _Found) -> list[tuple[int, str, str]]:
     return inline
 
 
-def _group(paths: list[str], components: list[Component]):
+def _link_ties(ties: list[Tie], first: int, groups, group_of, row_of, param_values) -> np.ndarray:
+    """Pairs (tie variable, the variable it stands for), one per variable of each tie; and each
+    tie's start parameters made the same entries as its owners' (so that a start value given
+    with ``params=`` reaches the tie too)."""
+    def slot(i):
+        g = groups[group_of[i]]
+        return g, int(row_of[i])
+    pairs = []
+    for k, tie in enumerate(ties):
+        g_tie, r_tie = slot(first + k)
+        tpl = g_tie.template
+        for local, owner, variable, start in tie_links(tie):
+            g, r = slot(owner)
+            pairs.append((g_tie.var_ids[r_tie, tpl.local_names.index(local)],
+                          g.var_ids[r, g.template.local_names.index(variable)]))
+            entry = g.param_ids[r, g.template.param_names.index(start)]
+            own = tpl.param_names.index(f"{local}_start")
+            param_values[g_tie.param_ids[r_tie, own]] = param_values[entry]    # the unused copy
+            g_tie.param_ids[r_tie, own] = entry
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def _group(paths: list[str], components: list[Component], followers: dict[int, frozenset[str]]):
     """The instances grouped by class template, groups in the order their first instance comes,
     instances in a group in walk order. Returns the groups and, per instance, its group and row.
+    ``followers``: per instance, the position states it does not integrate.
 
     Components are validated and templates derived in walk order, so the first bad component
     is the one reported; that is the only work done per component, and only for classes that
@@ -166,7 +198,8 @@ def _group(paths: list[str], components: list[Component]):
     classes = {cls: c for c, cls in enumerate(dict.fromkeys(types))}
     code = np.fromiter(map(classes.__getitem__, types), dtype=np.int64, count=len(types))
     validates = [cls.validate is not Component.validate for cls in classes]
-    single = [_one_template(cls) for cls in classes]
+    varied = {classes[types[i]] for i in followers}
+    single = [_one_template(cls) and c not in varied for cls, c in classes.items()]
     first = np.full(len(classes), len(types), dtype=np.int64)
     np.minimum.at(first, code, np.arange(len(types)))
     per_instance = np.array([v or not s for v, s in zip(validates, single)], dtype=bool)
@@ -181,7 +214,7 @@ def _group(paths: list[str], components: list[Component]):
             # construction (r.R = 5e3) was checked on its own when it was set.
             components[i].validate()
         if not single[c] or i == first[c]:
-            tpl = template_for(components[i])
+            tpl = template_for(components[i], followers.get(i, frozenset()))
             template_of[i] = number.setdefault(id(tpl), len(templates))
             if template_of[i] == len(templates):
                 templates.append(tpl)

@@ -52,6 +52,7 @@ class ClassTemplate:
     dissipation: tuple[sp.Expr, sp.Expr] | None
     symbols: dict = field(repr=False, default_factory=dict)  # name -> sympy symbol
     mode_symbols: list = field(repr=False, default_factory=list)  # per mode: its sympy symbol
+    followers: frozenset = frozenset()  # position states determined outside (not integrated here)
 
     @cached_property
     def _sx(self):
@@ -174,18 +175,24 @@ class ClassTemplate:
 _cache: dict[tuple, ClassTemplate] = {}
 
 
-def template_for(component: Component) -> ClassTemplate:
-    """The template of ``component``'s class (and structure), derived on first use."""
-    key = (type(component), component.structure_key())
+def template_for(component: Component, followers: frozenset[str] = frozenset()) -> ClassTemplate:
+    """The template of ``component``'s class (and structure), derived on first use.
+
+    ``followers``: position states the instance does not integrate (their values follow from
+    other positions, :mod:`physlib.assembly.positions`): their ``der(x) = ...`` equation and
+    start value are left out, and ``x`` is determined from outside."""
+    key = (type(component), component.structure_key(), followers)
     if key not in _cache:
-        _cache[key] = _derive(component)
+        _cache[key] = _derive(component, followers)
     return _cache[key]
 
 
-def _derive(comp: Component) -> ClassTemplate:
+def _derive(comp: Component, followers: frozenset[str] = frozenset()) -> ClassTemplate:
     cls = type(comp)
     label = f"{cls.__name__} {comp.name!r}" if comp.name else cls.__name__
     raw, initial, energy, dissipation, guards, constraints = _declarations(comp, label)
+    if followers:
+        raw, initial = _without_integration(raw, initial, followers, label)
     names, start, units = _port_and_internal_locals(comp)
     params = [n for n, p in cls._parameters.items() if not p.structural]
     known_params = {sp.Symbol(n, real=True) for n in params} | \
@@ -219,7 +226,7 @@ def _derive(comp: Component) -> ClassTemplate:
                          cls.dissipates_power,
                          None if energy is None else sp.sympify(energy),
                          None if dissipation is None else tuple(sp.sympify(x) for x in dissipation),
-                         symbols, [mode.symbol() for mode in cls._modes.values()])
+                         symbols, [mode.symbol() for mode in cls._modes.values()], followers)
 
 
 def _declarations(comp: Component, label: str):
@@ -255,6 +262,19 @@ def _declarations(comp: Component, label: str):
     finally:
         comp._deriving = False
     return raw, initial, energy, dissipation, guards, constraints
+
+
+def _without_integration(raw, initial, followers, label):
+    """``raw`` without the equations that integrate the ``followers``, ``initial`` without
+    their start values."""
+    def integrates(expr):
+        return any(isinstance(s, VariableSymbol) and derivative_base(s.name) in followers
+                   for s in expr.free_symbols)
+    kept = [e for e in raw if not integrates(e)]
+    if len(raw) - len(kept) != len(followers):
+        raise EquationError(f"{label}: each of the position states {sorted(followers)} must appear "
+                            "differentiated in exactly one equation, der(x) = speed")
+    return kept, {s: v for s, v in initial.items() if getattr(s, "name", None) not in followers}
 
 
 def _constraint(c, label):

@@ -8,6 +8,7 @@ angle (Inertia.phi, spring deflections, AngleSensor) integrate it as a state of 
 import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
+from ..core.positions import PositionState
 from ..domains import rotational
 
 __all__ = ["TwoFlange", "Compliant", "Supported", "Fixed", "Inertia", "Spring", "Damper",
@@ -32,6 +33,8 @@ class Compliant(TwoFlange):
     Variables: w_rel [rad/s] = flange_b.w − flange_a.w; tau [N.m] transmitted torque.
     States: phi_rel [rad] relative angle, der(phi_rel) = w_rel.
     """
+
+    position_states = (PositionState("phi_rel", "phi_rel_start", "flange_b", "flange_a", reads=False),)
 
     phi_rel_start = Parameter(0.0, unit="rad", description="initial relative angle")
     phi_rel = Variable("rad", "relative angle flange_b - flange_a")
@@ -73,6 +76,7 @@ class Supported(Component):
 class Fixed(Component):
     """Flange fixed to the ground: flange.w = 0."""
 
+    fixed_ports = ("flange",)
     flange = Port(rotational, "fixed flange")
 
     def equations(self):
@@ -85,6 +89,9 @@ class Inertia(TwoFlange):
     Parameters: J [kg.m2] moment of inertia (> 0); phi0 [rad], w0 [rad/s] initial angle and speed.
     States: phi [rad], w [rad/s]. Stores J·w²/2.
     """
+
+    position_states = (PositionState("phi", "phi0", "flange_a"),)
+    rigid_ports = (("flange_a", "flange_b"),)
 
     J = Parameter(unit="kg.m2", description="moment of inertia", positive=True)
     phi0 = Parameter(0.0, unit="rad", description="initial angle")
@@ -111,6 +118,8 @@ class Spring(Compliant):
     phi_rel_start [rad] initial relative angle.
     States: phi_rel [rad]. Stores c·(phi_rel − phi_rel0)²/2.
     """
+
+    position_states = (PositionState("phi_rel", "phi_rel_start", "flange_b", "flange_a"),)
 
     c = Parameter(unit="N.m/rad", description="torsional stiffness", nonnegative=True)
     phi_rel0 = Parameter(0.0, unit="rad", description="unstretched relative angle")
@@ -145,6 +154,8 @@ class SpringDamper(Compliant):
     phi_rel0 [rad] unstretched relative angle; phi_rel_start [rad] initial relative angle.
     States: phi_rel [rad]. Stores c·(phi_rel − phi_rel0)²/2; dissipates d·w_rel².
     """
+
+    position_states = (PositionState("phi_rel", "phi_rel_start", "flange_b", "flange_a"),)
 
     c = Parameter(unit="N.m/rad", description="torsional stiffness", nonnegative=True)
     d = Parameter(unit="N.m.s/rad", description="damping constant", nonnegative=True)
@@ -244,6 +255,8 @@ class SpeedSensor(Component):
 class TorqueSensor(TwoFlange):
     """Ideal torque sensor in series: output tau = flange_a.tau, rigid (equal speeds)."""
 
+    rigid_ports = (("flange_a", "flange_b"),)
+
     tau = Output("N.m", "torque from flange_a to flange_b")
 
     def equations(self):
@@ -259,6 +272,8 @@ class AngleSensor(Component):
     """
 
     flange = Port(rotational, "measured flange")
+    position_states = (PositionState("phi", "phi0", "flange"),)
+
     phi = Output("rad", "absolute angle")
     phi0 = Parameter(0.0, unit="rad", description="initial angle")
 
@@ -395,6 +410,8 @@ class Brake(TwoFlange, Supported, StickSlip):
     Dissipates tau·w_rel [W] (the power flanges and housing lose into it): mu·cgeo·fn·|w_rel|
     sliding, 0 stuck or free.
     """
+
+    rigid_ports = (("flange_a", "flange_b"),)     # the shaft runs through
 
     w_rel = Variable("rad/s", "shaft speed relative to the housing")
     tau = Variable("N.m", "friction torque, flange_a.tau + flange_b.tau")

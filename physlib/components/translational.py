@@ -8,6 +8,7 @@ need a position (Mass.s, spring deflections, PositionSensor) integrate it as a s
 import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
+from ..core.positions import PositionState
 from ..domains import rotational, translational
 
 __all__ = ["HardStop", "TwoFlange", "Compliant", "Supported", "Fixed", "Mass", "Spring", "Damper",
@@ -31,6 +32,8 @@ class Compliant(TwoFlange):
     Variables: v_rel [m/s] = flange_b.v − flange_a.v; f [N] transmitted force.
     States: s_rel [m] relative position, der(s_rel) = v_rel.
     """
+
+    position_states = (PositionState("s_rel", "s_rel_start", "flange_b", "flange_a", reads=False),)
 
     s_rel_start = Parameter(0.0, unit="m", description="initial relative position")
     s_rel = Variable("m", "relative position flange_b - flange_a")
@@ -72,6 +75,7 @@ class Supported(Component):
 class Fixed(Component):
     """Flange fixed to the ground: flange.v = 0."""
 
+    fixed_ports = ("flange",)
     flange = Port(translational, "fixed flange")
 
     def equations(self):
@@ -84,6 +88,9 @@ class Mass(TwoFlange):
     Parameters: m [kg] mass (> 0); s0 [m], v0 [m/s] initial position and velocity.
     States: s [m], v [m/s]. Stores m·v²/2.
     """
+
+    position_states = (PositionState("s", "s0", "flange_a"),)
+    rigid_ports = (("flange_a", "flange_b"),)
 
     m = Parameter(unit="kg", description="mass", positive=True)
     s0 = Parameter(0.0, unit="m", description="initial position")
@@ -110,6 +117,8 @@ class Spring(Compliant):
     s_rel_start [m] initial relative position.
     States: s_rel [m]. Stores c·(s_rel − s_rel0)²/2.
     """
+
+    position_states = (PositionState("s_rel", "s_rel_start", "flange_b", "flange_a"),)
 
     c = Parameter(unit="N/m", description="stiffness", nonnegative=True)
     s_rel0 = Parameter(0.0, unit="m", description="unstretched length")
@@ -144,6 +153,8 @@ class SpringDamper(Compliant):
     length; s_rel_start [m] initial relative position.
     States: s_rel [m]. Stores c·(s_rel − s_rel0)²/2; dissipates d·v_rel².
     """
+
+    position_states = (PositionState("s_rel", "s_rel_start", "flange_b", "flange_a"),)
 
     c = Parameter(unit="N/m", description="stiffness", nonnegative=True)
     d = Parameter(unit="N.s/m", description="damping constant", nonnegative=True)
@@ -223,6 +234,8 @@ class SpeedSensor(Component):
 class ForceSensor(TwoFlange):
     """Ideal force sensor in series: output f = flange_a.f, rigid (equal velocities)."""
 
+    rigid_ports = (("flange_a", "flange_b"),)
+
     f = Output("N", "force from flange_a to flange_b")
 
     def equations(self):
@@ -238,6 +251,8 @@ class PositionSensor(Component):
     """
 
     flange = Port(translational, "measured flange")
+    position_states = (PositionState("s", "s0", "flange"),)
+
     s = Output("m", "absolute position")
     s0 = Parameter(0.0, unit="m", description="initial position")
 
@@ -268,6 +283,7 @@ class HardStop(Compliant):
     """
 
     APART, CONTACT, IMPACT = 0, 1, 2
+    position_states = (PositionState("s_rel", "s_rel_start", "flange_b", "flange_a"),)   # the gap
 
     e = Parameter(0.0, unit="1", description="coefficient of restitution",
                   check=(lambda v: 0.0 <= v <= 1.0, "must lie in [0, 1]"))

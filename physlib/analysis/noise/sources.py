@@ -130,7 +130,7 @@ def _conductance_function(element):
     comp = element.component
     names = template.local_names
     given = {f"{name}.{port.domain.across}" for name, port in comp.ports().items() if not port.domain.is_signal}
-    states = {names[i] for i in template.der_of.values()}
+    states = {names[i] for i in template.der_of.values()} | template.followers    # known here
     unknown = [n for n in names if n not in given and n not in states]
     domain = comp.ports()[element.ports[0]].domain
     across = f"{element.ports[0]}.{domain.across}"
