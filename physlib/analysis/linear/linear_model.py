@@ -10,6 +10,12 @@ import numpy as np
 import scipy.linalg
 
 from ...core.errors import PhyslibError
+from .minimal_realization import minimal_basis, named_basis
+
+
+class DescriptorError(PhyslibError, ValueError):
+    """An operation needs an explicit model (x' = A x + B u) but the descriptor model's E is
+    singular (it has algebraic variables): linearize with ``descriptor=False``."""
 
 
 class LinearModel:
@@ -121,6 +127,26 @@ class LinearModel:
         fig.tight_layout()
         return fig
 
+    def minimal(self, tol: float = 1e-10) -> "LinearModel":
+        """A minimal realization: the same transfer function from ``inputs`` to ``outputs``
+        with the uncontrollable and unobservable states removed.
+
+        Orthogonal staircase reductions (:mod:`physlib.analysis.linear.minimal_realization`);
+        ``tol`` is the relative rank tolerance (a direction whose singular value is below
+        ``tol`` times the norm of A and B, or of Aᵀ and Cᵀ, counts as absent). A state that
+        survives unchanged (its coordinate lies in the kept subspace, e.g. when the removed
+        states do not couple to it) keeps its name; the other states are orthonormal
+        combinations of the original ones named ``"minimal[0]"``, ``"minimal[1]"``, ….
+        A descriptor model with an invertible E is reduced in explicit form (E⁻¹A, E⁻¹B; the
+        result has no E); with a singular E it is a :class:`DescriptorError`. ``D``, the
+        signal names and ``at`` are kept.
+        """
+        A, B = self._explicit("minimal()")
+        T = minimal_basis(A, B, self.C, tol)
+        T, names = named_basis(T, self.states, tol)
+        return LinearModel(T.T @ A @ T, T.T @ B, self.C @ T, self.D, states=names, inputs=self.inputs,
+                           outputs=self.outputs, at=self.at)
+
     # --- conversions ----------------------------------------------------------------------
 
     def _explicit(self, what: str):
@@ -129,7 +155,7 @@ class LinearModel:
         try:
             return np.linalg.solve(self.E, self.A), np.linalg.solve(self.E, self.B)
         except np.linalg.LinAlgError:
-            raise PhyslibError(f"{what} needs an explicit state-space model but E is singular; "
+            raise DescriptorError(f"{what} needs an explicit state-space model but E is singular; "
                                "linearize with descriptor=False to eliminate the algebraic "
                                "variables") from None
 
