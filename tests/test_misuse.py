@@ -1,11 +1,16 @@
 """Misuses that used to pass silently: each raises a PhyslibError subclass naming the component
 or port involved and saying what to do."""
+import math
 import pickle
 
+import numpy as np
 import pytest
 
 from physlib import DuplicateNameError, Model, ModelError, PhyslibError, PortConnectionError
-from physlib.components.electrical import Capacitor, Ground, Resistor
+from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Inductor, Resistor,
+                                           VoltageSource)
+from physlib.components.signals import Ramp, Sine, Step
+from physlib.core.errors import ImpulseError, SimulationError
 
 
 def test_renaming_a_component_after_adding_it_is_refused():
@@ -59,3 +64,57 @@ def test_a_port_repeated_in_one_connect_is_refused(repeat):
     with pytest.raises(PortConnectionError, match=rf"port {named} is connected to itself: it appears "
                                                   r"more than once in connect\(.*\); list each port once"):
         m.connect(*ports)
+
+
+def inductor_fed_by(current, parallel_resistor=False):
+    """I1 -> L1 -> ground; with ``parallel_resistor`` R1 across the source (L1 stays a state)."""
+    m = Model("m")
+    i, L, g = m.add(CurrentSource("I1", I=current)), m.add(Inductor("L1", L=1e-3)), m.add(Ground("g"))
+    m.connect(i.p, L.p)
+    m.connect(L.n, i.n, g.p)
+    if parallel_resistor:
+        r = m.add(Resistor("R1", R=10.0))
+        m.connect(r.p, i.p)
+        m.connect(r.n, g.p)
+    return m.compile()
+
+
+def test_a_current_step_through_an_inductor_is_an_impulse_not_zero():
+    sim = inductor_fed_by(Step(height=1.0, t0=1e-3))
+    with pytest.raises(ImpulseError, match=r"Step I1.I jumps from 0 to 1 at t = 0.001 s.*the state "
+                                           r"L1.i of Inductor L1.*der\(L1.i\) is an impulse.*add a "
+                                           r"resistance.*Ramp instead of a Step") as caught:
+        sim.simulate(2e-3)
+    assert isinstance(caught.value, SimulationError)
+    with pytest.raises(ImpulseError, match="L1.i"):
+        sim.simulate(2e-3, solver="rk4", dt=1e-5)
+    # Runs that hold no jump are simulated: before the step, from the step on, or without it.
+    assert np.all(sim.simulate(0.9e-3)["L1.v"] == 0.0)
+    assert abs(sim.simulate(3e-3, t0=1e-3)["L1.i"][-1]) == pytest.approx(1.0)
+    assert np.all(sim.simulate(2e-3, params={"I1.I.height": 0.0})["L1.i"] == 0.0)
+
+
+def test_a_voltage_step_directly_across_a_capacitor_is_an_impulse():
+    m = Model("m")
+    v, c, g = m.add(VoltageSource("V1", V=Step(height=1.0, t0=1e-3))), m.add(Capacitor("C1", C=1e-6)), \
+        m.add(Ground("g"))
+    m.connect(v.p, c.p)
+    m.connect(c.n, v.n, g.p)
+    with pytest.raises(ImpulseError, match=r"Step V1.V jumps from 0 to 1 at t = 0.001 s.*the state "
+                                           r"C1.v of Capacitor C1.*der\(C1.v\) is an impulse"):
+        m.compile().simulate(2e-3)
+
+
+@pytest.mark.parametrize("current, L1_v", [
+    (Ramp(height=1.0, duration=1e-4, t0=1e-3), 1e-3 * 1.0 / 1e-4),     # L·slope during the ramp
+    (Sine(amplitude=1.0, f=1e3, t0=1e-3), 1e-3 * 2 * math.pi * 1e3),    # L·ω·amplitude
+    (1.0, 0.0),
+])
+def test_continuous_or_constant_currents_through_an_inductor_still_simulate(current, L1_v):
+    res = inductor_fed_by(current).simulate(2e-3, rtol=1e-9, atol=1e-12)
+    assert np.max(np.abs(res["L1.v"])) == pytest.approx(L1_v, rel=1e-3)
+
+
+def test_a_step_into_an_inductor_that_stays_a_state_still_simulates():
+    res = inductor_fed_by(Step(height=1.0, t0=1e-3), parallel_resistor=True).simulate(2e-3)
+    assert np.max(np.abs(res["L1.v"])) == pytest.approx(10.0, rel=1e-6)   # R1·1 A just after the step

@@ -15,6 +15,7 @@ import numpy as np
 from ..core.component import Component, Mode, Parameter, Port, Variable
 from ..core.errors import ParameterError, PhyslibError, UnknownNameError
 from .flatten import FlatSystem
+from .forced_jumps import check_forced_jumps
 from .names import PositionNames
 from .templates import ClassTemplate
 
@@ -45,6 +46,7 @@ class DaeSystem:
     differentiated: list[str]  # equations differentiated by index reduction
     dummy_states: list[str]    # variables that would be states but are fixed by constraints
     cache: dict = field(default_factory=dict)   # integrators and Jacobians built on demand
+    forced_inputs: tuple = ()  # time-dependent inputs that fix dummy states (forced_jumps)
 
     def symbols(self, kind=cs.SX) -> tuple:
         """Fresh symbols (x, z, p, t) of the sizes the functions of (x, z, p, t) take; ``kind``
@@ -200,7 +202,13 @@ class CompiledModel:
         return values
 
     def time_events(self, p: np.ndarray, t0: float, t1: float) -> list[float]:
-        """Times in (t0, t1) where some equation is not smooth in time (e.g. a step)."""
+        """Times in (t0, t1) where some equation is not smooth in time (e.g. a step).
+
+        Every run asks for them with its parameters and interval: an input that would jump
+        where constraints tie a state to it (a current step through an inductor) is an
+        :class:`~physlib.core.errors.ImpulseError` here (:mod:`physlib.assembly.forced_jumps`)."""
+        if self.system.forced_inputs:
+            check_forced_jumps(self, p, t0, t1)
         events = set()
         for group in self._flat.groups:
             comps = group.components

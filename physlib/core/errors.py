@@ -69,3 +69,9 @@ class InitializationError(PhyslibError):
 
 class SimulationError(PhyslibError):
     """The solver failed."""
+
+
+class ImpulseError(SimulationError):
+    """An input jumps where constraints tie a state to it: a current step through an inductor,
+    a voltage step directly across a capacitor. The state would jump and its derivative be an
+    impulse, which a simulation cannot represent."""

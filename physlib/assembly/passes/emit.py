@@ -8,6 +8,7 @@ import numpy as np
 
 from ..compiled import DaeSystem
 from ..component_quantities import ComponentQuantity
+from ..forced_jumps import forced_inputs
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
 from .instantiate import mapped, position_starts, raw_start_values, residuals
 
@@ -107,6 +108,7 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
         stats=statistics(flat, aliases, len(solved.positions), torn.n_loops),
         differentiated=[describe(e) for e in reduced.new_eqs],
         dummy_states=[reduced.names[d] for d in reduced.dummies],
+        forced_inputs=forced_inputs(flat, aliases, reduced, order),
     )
 
 
