@@ -1,9 +1,9 @@
-"""Pass 2: alias elimination over the flat system (see :mod:`physlib.assembly.aliases`)."""
+"""Pass 2: alias elimination over the flat system (see :mod:`physlib.assembly.alias_sets`)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..aliases import eliminate_aliases
+from ..alias_sets import eliminate_aliases
 from ..ir import AliasMap
 from ..names import PositionNames
 
@@ -21,7 +21,7 @@ def split_through_sums(flat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def find_aliases(flat) -> AliasMap:
     """Representatives and signs of all variables; states and their derivatives; alias pairs kept
-    as equations (see :func:`~physlib.assembly.aliases.eliminate_aliases`)."""
+    as equations (see :func:`~physlib.assembly.alias_sets.eliminate_aliases`)."""
     pairs = [flat.equalities]
     states, ders = [], []
     for g in flat.groups:

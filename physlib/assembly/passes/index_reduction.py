@@ -1,4 +1,4 @@
-"""Pass 4: index reduction (see :mod:`physlib.assembly.index_reduction` for the algorithm).
+"""Pass 4: index reduction (see :mod:`physlib.assembly.pantelides` for the algorithm).
 
 Runs Pantelides' algorithm only when the equations cannot all be matched to non-states,
 checks the dummy states it chooses numerically, appends the differentiated equations, and
@@ -13,7 +13,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from ..index_reduction import IndexReduction, reduce_index
+from ..pantelides import IndexReduction, reduce_index
 from ..ir import AliasMap, Equations, Reduced
 from ..structure import diagnose
 from .instantiate import numeric_jacobian

@@ -1,11 +1,11 @@
 """Pass 8: which unknown each equation is solved for explicitly, in which order, and what is
-left to the DAE solver (see :mod:`physlib.assembly.tearing` for tearing nonlinear loops)."""
+left to the DAE solver (see :mod:`physlib.assembly.loop_tearing` for tearing nonlinear loops)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir import BlockOrder, LinearBlock, Reduced, Torn
-from ..tearing import tear_block
+from ..loop_tearing import tear_block
 
 SYMBOLIC_SOLVE_LIMIT = 12   # largest linear loop solved symbolically (elimination grows as n³)
 
