@@ -27,7 +27,9 @@ from functools import lru_cache
 import sympy as sp
 
 from ..core.component import Component, Parameter, Variable
+from ..core.errors import DeclarationError
 from ..core.positions import PositionState
+from ..core.symbols import VariableSymbol, derivative_base
 
 GROUND = 0
 
@@ -184,3 +186,16 @@ def tie_links(tie: Tie) -> list[tuple[str, int, str, str]]:
     links = [("x", tie.follower, tie.state.state, tie.state.start)]
     links += [(f"b{k}", i, s.state, s.start) for k, (i, s, _) in enumerate(tie.terms)]
     return links
+
+
+def without_integration(raw, initial, followers, label):
+    """``raw`` without the equations that integrate the ``followers``, ``initial`` without
+    their start values."""
+    def integrates(expr):
+        return any(isinstance(s, VariableSymbol) and derivative_base(s.name) in followers
+                   for s in expr.free_symbols)
+    kept = [e for e in raw if not integrates(e)]
+    if len(raw) - len(kept) != len(followers):
+        raise DeclarationError(f"{label}: each of the position states {sorted(followers)} must appear "
+                               "differentiated in exactly one equation, der(x) = speed")
+    return kept, {s: v for s, v in initial.items() if getattr(s, "name", None) not in followers}

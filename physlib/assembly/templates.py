@@ -19,6 +19,7 @@ import sympy as sp
 from ..core.component import Component
 from ..core.errors import DeclarationError, PhyslibError
 from ..core.symbols import ModeSymbol, VariableSymbol, derivative_base, t
+from .positions import without_integration
 from .sympy_to_casadi import to_casadi
 
 
@@ -192,7 +193,7 @@ def _derive(comp: Component, followers: frozenset[str] = frozenset()) -> ClassTe
     label = f"{cls.__name__} {comp.name!r}" if comp.name else cls.__name__
     raw, initial, energy, dissipation, guards, constraints = _declarations(comp, label)
     if followers:
-        raw, initial = _without_integration(raw, initial, followers, label)
+        raw, initial = without_integration(raw, initial, followers, label)
     names, start, units = _port_and_internal_locals(comp)
     params = [n for n, p in cls._parameters.items() if not p.structural]
     known_params = {sp.Symbol(n, real=True) for n in params} | \
@@ -262,19 +263,6 @@ def _declarations(comp: Component, label: str):
     finally:
         comp._deriving = False
     return raw, initial, energy, dissipation, guards, constraints
-
-
-def _without_integration(raw, initial, followers, label):
-    """``raw`` without the equations that integrate the ``followers``, ``initial`` without
-    their start values."""
-    def integrates(expr):
-        return any(isinstance(s, VariableSymbol) and derivative_base(s.name) in followers
-                   for s in expr.free_symbols)
-    kept = [e for e in raw if not integrates(e)]
-    if len(raw) - len(kept) != len(followers):
-        raise EquationError(f"{label}: each of the position states {sorted(followers)} must appear "
-                            "differentiated in exactly one equation, der(x) = speed")
-    return kept, {s: v for s, v in initial.items() if getattr(s, "name", None) not in followers}
 
 
 def _constraint(c, label):
