@@ -173,8 +173,19 @@ def tie_class(signs: tuple[int, ...]) -> type:
         return [self.x - self.x_start - total]
 
     attrs["equations"] = equations
-    name = "_PositionTie_" + "".join("p" if s > 0 else "m" for s in signs)
+    name = _TIE_PREFIX + "".join("p" if s > 0 else "m" for s in signs)
     return type(name, (Component,), attrs)
+
+
+_TIE_PREFIX = "_PositionTie_"
+
+
+def __getattr__(name: str):
+    """A tie class by name, so that pickle finds one made in another process."""
+    signs = name[len(_TIE_PREFIX):]
+    if name.startswith(_TIE_PREFIX) and set(signs) <= {"p", "m"}:
+        return tie_class(tuple(1 if s == "p" else -1 for s in signs))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def tie_component(tie: Tie) -> Component:
