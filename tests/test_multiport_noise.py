@@ -145,7 +145,11 @@ def test_bosma_forms_equal_the_per_element_sum_on_random_passive_networks(networ
     identity = np.broadcast_to(np.eye(len(ports)), Z_ref.shape)
     references = {"Z": C_ref, "Y": Y_ref @ C_ref @ adjoint(Y_ref), "S": C_S_ref}
     q_Y = np.linalg.norm(Y_ref, axis=(1, 2)) / np.linalg.norm(Y_ref + adjoint(Y_ref), axis=(1, 2))
-    allowed = {"Z": 1e-10, "Y": np.maximum(1e-10, 1e-14 * np.linalg.cond(Z_ref) * q_Y), "S": 1e-10}
+    # Waves go through (Z + Z0)⁻¹, which amplifies the same rounding by its condition number
+    # (hypothesis found 1.02e-10 at cond(Z) = 2.6e5: a port nearly shorted by an inductor).
+    cond_S = np.linalg.cond(Z_ref + np.diag(np.asarray(z0, dtype=float)))
+    allowed = {"Z": 1e-10, "Y": np.maximum(1e-10, 1e-14 * np.linalg.cond(Z_ref) * q_Y),
+               "S": np.maximum(1e-10, 1e-14 * cond_S)}
     for form, C in references.items():
         error = np.linalg.norm(result.correlation(form) - C, axis=(1, 2)) / np.linalg.norm(C, axis=(1, 2))
         assert np.all(error < allowed[form]), (form, error)
