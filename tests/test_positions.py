@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from physlib import Model
+from physlib import Model, UnknownNameError
 from physlib.components import rotational as rot
 from physlib.components import translational as tr
 from physlib.components.electrical import EMF, Ground, Inductor, Resistor, VoltageSource
@@ -151,3 +151,34 @@ def test_random_drivetrains_integrate_each_angle_once(train):
     phi = [res[f"J{i}.phi"] for i in range(n)] + [np.zeros_like(res.t)]
     for name, a, b in elements:
         np.testing.assert_allclose(res[f"{name}.phi_rel"], phi[b] - phi[a], rtol=0, atol=1e-12)
+
+
+def test_a_position_nothing_reads_is_not_integrated():
+    """Fixed – damper – (massless node) – damper – inertia: no spring or body needs the node's
+    position, so neither damper's relative angle is a state; asking for one says why and how to
+    get it (a sensor on the flange, which then reads it)."""
+    def build(sensor: bool):
+        m = Model("dampers")
+        fixed, d1 = m.add(rot.Fixed("fixed")), m.add(rot.Damper("d1", d=1.0))
+        d2, j = m.add(rot.Damper("d2", d=2.0)), m.add(rot.Inertia("J", J=1.0, w0=1.0))
+        m.connect(fixed.flange, d1.flange_a)
+        node = [d1.flange_b, d2.flange_a]
+        if sensor:
+            node.append(m.add(rot.AngleSensor("angle")).flange)
+        m.connect(*node)
+        m.connect(d2.flange_b, j.flange_a)
+        return m.compile()
+
+    sim = build(sensor=False)
+    assert sorted(sim.states) == ["J.phi", "J.w"]
+    res = sim.simulate(1.0)
+    with pytest.raises(UnknownNameError, match=r"d1\.phi_rel is not computed.*AngleSensor"):
+        res["d1.phi_rel"]
+    # w_J' = −(1/(1/d1 + 1/d2))·w_J / J: the two dampers in series, 2/3 N·m·s/rad.
+    assert res["J.w"][-1] == pytest.approx(np.exp(-2 / 3), rel=1e-5)
+
+    sensed = build(sensor=True)
+    assert sorted(sensed.states) == ["J.phi", "J.w", "angle.phi"]
+    res = sensed.simulate(1.0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(res["d1.phi_rel"], res["angle.phi"], atol=1e-13)
+    np.testing.assert_allclose(res["d2.phi_rel"], res["J.phi"] - res["angle.phi"], atol=1e-13)

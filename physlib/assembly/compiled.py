@@ -161,7 +161,8 @@ class CompiledModel:
         """(representative position, sign) of a variable path; unknown names get suggestions."""
         i = self._flat.var_names.find(name)
         if i is None:
-            raise UnknownNameError(_unknown("variable", name, self._flat.var_names))
+            raise UnknownNameError(_unknown("variable", name, self._flat.var_names,
+                                           self._flat.unread_positions))
         return int(self.system.var_col[i]), float(self.system.var_sign[i])
 
     def mode_slot(self, name: str) -> int | None:
@@ -182,7 +183,8 @@ class CompiledModel:
         """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""
         i = self._flat.var_names.find(name)
         if i is None:
-            raise UnknownNameError(_unknown("variable", name, self._flat.var_names))
+            raise UnknownNameError(_unknown("variable", name, self._flat.var_names,
+                                           self._flat.unread_positions))
         group, _, local = self._flat.var_names.locate(i)
         return self._flat.groups[group].template.local_units[local]
 
@@ -280,9 +282,13 @@ def _short(names, limit=10):
     return ", ".join(names[:limit]) + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
 
 
-def _unknown(kind: str, name: str, known) -> str:
+def _unknown(kind: str, name: str, known, unread=frozenset()) -> str:
     if not isinstance(name, str):
         return f"unknown {kind} {name!r}: give its path as a string, e.g. 'C1.v' or 'R1.R'"
+    if name in unread:
+        return (f"{name} is not computed: nothing in the model reads that position and no body or "
+                "spring fixes it, so physlib does not integrate it; to have it, put an AngleSensor "
+                "(rotational) or PositionSensor (translational) on one of its flanges")
     close = difflib.get_close_matches(name, list(known), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return f"unknown {kind} {name!r}{hint}"

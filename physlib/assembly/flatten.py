@@ -24,7 +24,7 @@ from ..core.symbols import derivative_base
 from .connection_sets import NodePaths, PortLayout, PortTable, Runs, connection_sets
 from .names import InstancePaths, NameTable, ParameterChecks
 from .netlist import ExposedPort, Netlist
-from .positions import Tie, position_ties, tie_component, tie_links
+from .positions import Tie, plan_positions, tie_component, tie_links
 from .templates import ClassTemplate, template_for
 
 
@@ -60,6 +60,7 @@ class FlatSystem:
     equalities: np.ndarray   # (k, 3): a, b, sign  -> x_a = sign * x_b
     through_sums: Runs       # each: ids whose sum is zero
     nodes: NodePaths         # component paths joined at each connection (and input-to-waveform link)
+    unread_positions: frozenset = frozenset()   # position variables nothing reads: not computed
 
 
 @dataclass
@@ -94,17 +95,15 @@ def _flatten(model: Netlist) -> FlatSystem:
     found = _Found()
     _walk(model, "", found, {})
     n_members = len(found.paths)
-    ties = position_ties(found.components, found.end_instance, found.end_port, found.sizes)
+    positions = plan_positions(found.components, found.end_instance, found.end_port, found.sizes)
     inline = _add_inline_sources(found)
     first_tie = len(found.paths)
-    followers: dict[int, frozenset[str]] = {}
-    for tie in ties:
-        followers[tie.follower] = followers.get(tie.follower, frozenset()) | {tie.state.state}
+    for tie in positions.ties:
         found.paths.append(f"{found.paths[tie.follower]}.{tie.state.state}_position")
         found.components.append(tie_component(tie))
-    groups, group_of, row_of = _group(found.paths, found.components, followers)
+    groups, group_of, row_of = _group(found.paths, found.components, positions.variants())
     var_names, param_names, param_values, param_checks = _number(groups)
-    tie_pairs = _link_ties(ties, first_tie, groups, group_of, row_of, param_values)
+    tie_pairs = _link_ties(positions.ties, first_tie, groups, group_of, row_of, param_values)
     var_base = np.array([g.var_ids[0, 0] if g.var_ids.size else 0 for g in groups], dtype=np.int64)
     width = np.array([g.var_ids.shape[1] for g in groups], dtype=np.int64)
     table = PortTable(found.paths, [PortLayout.of(g.components[0], g.template.local_names) for g in groups],
@@ -120,8 +119,10 @@ def _flatten(model: Netlist) -> FlatSystem:
     equalities = np.column_stack([pairs, np.ones(len(pairs))]).astype(float)
     # An input and its inline source are joined too (the source's path extends the input's).
     inline_links = Runs(np.column_stack([driven, sources]).ravel(), np.full(len(inline), 2))
+    unread = frozenset(f"{found.paths[i]}.{state.state}" for i, state in positions.unread)
     return FlatSystem(model.name, groups, var_names, param_names, param_values, param_checks,
-                      equalities, sets.through_sums, NodePaths(found.paths, inline_links + sets.members))
+                      equalities, sets.through_sums, NodePaths(found.paths, inline_links + sets.members),
+                      unread)
 
 
 def _walk(model: Netlist, prefix: str, found: _Found, scope: dict) -> dict:
@@ -186,10 +187,11 @@ def _link_ties(ties: list[Tie], first: int, groups, group_of, row_of, param_valu
     return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
-def _group(paths: list[str], components: list[Component], followers: dict[int, frozenset[str]]):
+def _group(paths: list[str], components: list[Component],
+           variants: dict[int, tuple[frozenset[str], frozenset[str]]]):
     """The instances grouped by class template, groups in the order their first instance comes,
     instances in a group in walk order. Returns the groups and, per instance, its group and row.
-    ``followers``: per instance, the position states it does not integrate.
+    ``variants``: per instance, the position states it does not integrate (following, unread).
 
     Components are validated and templates derived in walk order, so the first bad component
     is the one reported; that is the only work done per component, and only for classes that
@@ -198,7 +200,7 @@ def _group(paths: list[str], components: list[Component], followers: dict[int, f
     classes = {cls: c for c, cls in enumerate(dict.fromkeys(types))}
     code = np.fromiter(map(classes.__getitem__, types), dtype=np.int64, count=len(types))
     validates = [cls.validate is not Component.validate for cls in classes]
-    varied = {classes[types[i]] for i in followers}
+    varied = {classes[types[i]] for i in variants}
     single = [_one_template(cls) and c not in varied for cls, c in classes.items()]
     first = np.full(len(classes), len(types), dtype=np.int64)
     np.minimum.at(first, code, np.arange(len(types)))
@@ -214,7 +216,7 @@ def _group(paths: list[str], components: list[Component], followers: dict[int, f
             # construction (r.R = 5e3) was checked on its own when it was set.
             components[i].validate()
         if not single[c] or i == first[c]:
-            tpl = template_for(components[i], followers.get(i, frozenset()))
+            tpl = template_for(components[i], *variants.get(i, ()))
             template_of[i] = number.setdefault(id(tpl), len(templates))
             if template_of[i] == len(templates):
                 templates.append(tpl)

@@ -18,6 +18,10 @@ a cycle and *follows*: its value is its start plus the signed sum of the integra
 displacements along the forest path between its ends. A follower keeps its name and value but
 is no longer a state; a small linear tie component (``<path>.<state>_position``) holds the sum,
 reading the integrated states' start parameters so that changing one never recompiles.
+
+A position that nothing reads and that no integrated positions span (a damper's relative angle
+across a massless node between dampers) is not computed at all: it is *unread*, and reading it
+is an error that says how to ask for it (an angle or position sensor on the flange).
 """
 from __future__ import annotations
 
@@ -35,6 +39,24 @@ GROUND = 0
 
 
 @dataclass(frozen=True)
+class PositionPlan:
+    """Which position states follow from others (with their ties) and which nobody reads."""
+
+    ties: tuple
+    unread: tuple[tuple[int, PositionState], ...] = ()
+
+    def variants(self) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
+        """Per instance that has them: (its following states, its unread states)."""
+        out: dict[int, tuple[frozenset, frozenset]] = {}
+        for i, state, kind in [(t.follower, t.state, 0) for t in self.ties] + \
+                [(i, s, 1) for i, s in self.unread]:
+            pair = list(out.get(i, (frozenset(), frozenset())))
+            pair[kind] = pair[kind] | {state.state}
+            out[i] = (pair[0], pair[1])
+        return out
+
+
+@dataclass(frozen=True)
 class Tie:
     """A follower ``x`` = its start + Σ sign·(basis state − its start): instance numbers and names."""
 
@@ -47,12 +69,12 @@ def declares_positions(cls) -> bool:
     return bool(getattr(cls, "position_states", ()))
 
 
-def position_ties(components, end_instance, end_port, sizes) -> list[Tie]:
-    """The ties of the followers among the position states of ``components``, given the
-    connections as port ends (instance, port name) in runs of ``sizes``."""
+def plan_positions(components, end_instance, end_port, sizes) -> PositionPlan:
+    """Which position states of ``components`` follow from others and which nobody reads,
+    given the connections as port ends (instance, port name) in runs of ``sizes``."""
     classes = set(map(type, components))
     if not any(declares_positions(cls) for cls in classes):
-        return []
+        return PositionPlan(())
     nodes = _Nodes()
     start = 0
     for size in sizes:
@@ -72,24 +94,26 @@ def position_ties(components, end_instance, end_port, sizes) -> list[Tie]:
             rank = 0 if state.minus is None else 1 if state.reads else 2
             edges.append((rank, i, state))
     edges.sort(key=lambda e: e[0])       # stable: walk order within a rank
-    return _forest_ties(nodes, edges)
+    return _forest_plan(nodes, edges)
 
 
-def _forest_ties(nodes: "_Nodes", edges) -> list[Tie]:
+def _forest_plan(nodes: "_Nodes", edges) -> PositionPlan:
     forest = _Nodes()
     tree: dict[object, list] = {}       # node -> [(neighbour, instance, state, sign of D(nb) − D(node))]
-    followers = []
+    followers, unread = [], []
     for _, i, state in edges:
         plus = nodes.find((i, state.plus)) if state.plus else nodes.find(GROUND)
         minus = nodes.find((i, state.minus)) if state.minus else nodes.find(GROUND)
-        if forest.find(plus) != forest.find(minus):
+        if forest.find(plus) == forest.find(minus):
+            followers.append((i, state, plus, minus))
+        elif state.reads or state.minus is None:
             forest.join(plus, minus)
             tree.setdefault(minus, []).append((plus, i, state, 1))
             tree.setdefault(plus, []).append((minus, i, state, -1))
         else:
-            followers.append((i, state, plus, minus))
+            unread.append((i, state))     # nothing needs this position: not integrated either
     if not followers:
-        return []
+        return PositionPlan((), tuple(unread))
     parent = _root(tree)
     ties = []
     for i, state, plus, minus in followers:
@@ -97,7 +121,7 @@ def _forest_ties(nodes: "_Nodes", edges) -> list[Tie]:
         # x − x0 = D(plus) − D(minus) = Σ up the plus side − Σ up the minus side.
         terms = [(j, s, sign) for j, s, sign in up] + [(j, s, -sign) for j, s, sign in down]
         ties.append(Tie(i, state, tuple(terms)))
-    return ties
+    return PositionPlan(tuple(ties), tuple(unread))
 
 
 def _root(tree):
@@ -200,8 +224,8 @@ def tie_links(tie: Tie) -> list[tuple[str, int, str, str]]:
 
 
 def without_integration(raw, initial, followers, label):
-    """``raw`` without the equations that integrate the ``followers``, ``initial`` without
-    their start values."""
+    """``raw`` without the equations that integrate the ``followers`` (position states that
+    are not integrated), ``initial`` without their start values."""
     def integrates(expr):
         return any(isinstance(s, VariableSymbol) and derivative_base(s.name) in followers
                    for s in expr.free_symbols)

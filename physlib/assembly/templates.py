@@ -176,25 +176,27 @@ class ClassTemplate:
 _cache: dict[tuple, ClassTemplate] = {}
 
 
-def template_for(component: Component, followers: frozenset[str] = frozenset()) -> ClassTemplate:
+def template_for(component: Component, followers: frozenset[str] = frozenset(),
+                 unread: frozenset[str] = frozenset()) -> ClassTemplate:
     """The template of ``component``'s class (and structure), derived on first use.
 
-    ``followers``: position states the instance does not integrate (their values follow from
-    other positions, :mod:`physlib.assembly.positions`): their ``der(x) = ...`` equation and
-    start value are left out, and ``x`` is determined from outside."""
-    key = (type(component), component.structure_key(), followers)
+    Position states the instance does not integrate (:mod:`physlib.assembly.positions`) lose
+    their ``der(x) = ...`` equation and start value: ``followers`` are determined from outside,
+    ``unread`` ones are not variables at all."""
+    key = (type(component), component.structure_key(), followers, unread)
     if key not in _cache:
-        _cache[key] = _derive(component, followers)
+        _cache[key] = _derive(component, followers, unread)
     return _cache[key]
 
 
-def _derive(comp: Component, followers: frozenset[str] = frozenset()) -> ClassTemplate:
+def _derive(comp: Component, followers: frozenset[str] = frozenset(),
+            unread: frozenset[str] = frozenset()) -> ClassTemplate:
     cls = type(comp)
     label = f"{cls.__name__} {comp.name!r}" if comp.name else cls.__name__
     raw, initial, energy, dissipation, guards, constraints = _declarations(comp, label)
-    if followers:
-        raw, initial = without_integration(raw, initial, followers, label)
-    names, start, units = _port_and_internal_locals(comp)
+    if followers or unread:
+        raw, initial = without_integration(raw, initial, followers | unread, label)
+    names, start, units = _port_and_internal_locals(comp, unread)
     params = [n for n, p in cls._parameters.items() if not p.structural]
     known_params = {sp.Symbol(n, real=True) for n in params} | \
         {mode.symbol() for mode in cls._modes.values()}
@@ -273,8 +275,9 @@ def _constraint(c, label):
             _expression(c[2] if len(c) > 2 else 0, label, "constraints"))
 
 
-def _port_and_internal_locals(comp: Component):
-    """Names, start values and units of the port variables, then the declared variables."""
+def _port_and_internal_locals(comp: Component, left_out: frozenset[str] = frozenset()):
+    """Names, start values and units of the port variables, then the declared variables but
+    those ``left_out``."""
     names, start, units = [], [], []
     for port in comp.ports().values():
         d = port.domain
@@ -285,6 +288,8 @@ def _port_and_internal_locals(comp: Component):
             start += [d.across_start, 0.0]
             units += [d.across_unit, d.through_unit]
     for name, var in comp.variables().items():
+        if name in left_out:
+            continue
         names.append(name)
         start.append(var.start)
         units.append(var.unit)
