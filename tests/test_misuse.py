@@ -47,6 +47,15 @@ def test_one_component_in_two_models_is_refused():
     assert issubclass(ModelError, PhyslibError)
 
 
+def test_two_models_of_the_same_name_cannot_share_a_component():
+    """Only copies physlib makes itself (analysis points, noise sources) share members; a
+    user's second model of the same class and name is a second model."""
+    first, r = Model("m"), Resistor("R1", R=1.0)
+    first.add(r)
+    with pytest.raises(ModelError, match=r"Resistor 'R1' already belongs to model 'm'"):
+        Model("m").add(r)
+
+
 def test_a_model_pickles_and_keeps_its_members():
     m = Model("m")
     m.add(Resistor("R1", R=1.0))

@@ -53,6 +53,7 @@ class Netlist:
     """
 
     _member_of = None   # a weak reference to the netlist this one was added to (see add)
+    _copy_of = None     # a weak reference to the netlist this one copies (see share_members_of)
 
     def __init__(self, name: str):
         self.name = check_name(name, "Model")
@@ -99,17 +100,42 @@ class Netlist:
         its name."""
         return self._members.get(member.name) is member
 
+    def share_members_of(self, original: "Netlist") -> None:
+        """Make this netlist a copy that may take members of ``original`` without taking them
+        over (physlib's own copies of a model, with analysis points or noise sources inserted):
+        ``original`` stays their owner."""
+        self._copy_of = original._ref
+
+    def take_over(self, rebuilt: "Netlist") -> None:
+        """Take the members and connections of ``rebuilt``, a copy of this netlist sharing its
+        members, keeping this netlist's own identity (its ownership of its members)."""
+        identity = ("_ref", "_copy_of")
+        self.__dict__.update({k: v for k, v in rebuilt.__dict__.items() if k not in identity})
+
+    def _copies(self, other) -> bool:
+        """Whether this netlist is a copy of ``other`` (directly or through other copies)."""
+        seen, origin = set(), self._copy_of
+        while origin is not None and id(origin) not in seen:
+            seen.add(id(origin))
+            netlist = origin()
+            if netlist is None:
+                return False
+            if netlist is other:
+                return True
+            origin = netlist._copy_of
+        return False
+
     def _shared_copy(self, member, other) -> bool:
         """Whether this netlist is a copy of ``other``, the netlist ``member`` was added to
         before (None once freed), sharing the member with it; raises :class:`ModelError` if
         ``other`` is another model that still holds ``member``: one object in two models would
         let renaming it or changing a parameter in one silently change the other.
 
-        Copies of a model that physlib makes (same class and name: analysis points, noise
+        Copies of a model that physlib makes (:meth:`share_members_of`: analysis points, noise
         analyses) share its components on purpose; ``other`` stays their owner."""
         if other is None or other is self or not other.holds(member):
             return False
-        if type(other) is type(self) and other.name == self.name:
+        if self._copies(other):
             return True
         kind = type(member).__name__
         if isinstance(member, Component):
@@ -177,6 +203,7 @@ class Netlist:
         state = dict(self.__dict__)     # weak references do not pickle: rebuilt when loaded
         state.pop("_ref", None)
         state.pop("_member_of", None)
+        state.pop("_copy_of", None)
         return state
 
     def __setstate__(self, state):

@@ -111,6 +111,7 @@ def copy_model(model):
     """A copy of ``model`` (a :class:`physlib.Model`): the same component objects, the
     connections copied, submodels copied likewise; the original is not changed."""
     copy = type(model)(model.name)        # the user's Model class: it compiles to theirs
+    copy.share_members_of(model)
     for member in model.components.values():
         copy.add(copy_model(member) if isinstance(member, Netlist) else member)
     ports = _port_lookup(copy)
@@ -160,13 +161,14 @@ def _insert(model, point, path, k):
         ports = _port_lookup(rebuilt)
         rebuilt.connect(ports(path), getattr(source, "a"))
         rebuilt.connect(getattr(source, "b"), *[ports(n) for n in neighbours])
-        model.__dict__.update(rebuilt.__dict__)
+        model.take_over(rebuilt)
     return f"{name}.u"
 
 
 def _rebuild_without(model, path):
     """A copy of ``model`` (members shared) without the connections touching port ``path``."""
     copy = type(model)(model.name)        # the user's Model class: it compiles to theirs
+    copy.share_members_of(model)
     for member in model.components.values():
         copy.add(member)
     ports = _port_lookup(copy)
