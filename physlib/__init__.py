@@ -7,7 +7,7 @@ Build a system from components with across/through ports, compile it once, then 
 """
 from .analysis import OperatingPoint, SimulationResult
 from .analysis.common.start_values import StartValueWarning
-from .analysis.linear.linear_model import LinearModel
+from .analysis.linear.linear_model import DescriptorError, LinearModel
 from .analysis.linear.analysis_points import inject_across, inject_through
 from .analysis.linear.linearize import linearize
 from .analysis.sweeps import SweepError, SweepTable, lognormal, monte_carlo, normal, sweep, uniform
@@ -16,7 +16,7 @@ from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNa
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
                    UnknownNameError, ModelError, Variable, der, t, MissingPortError,
-                   UnknownAttributeError)
+                   UnknownAttributeError, ImpulseError, PositionState)
 
 __version__ = "0.1.0"
 
@@ -25,6 +25,7 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "DuplicateNameError", "PortConnectionError", "DomainMismatchError",
            "UnconnectedPortError", "MissingReferenceError", "StructuralError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
-           "MissingPortError", "UnknownAttributeError", "DeclarationError",
+           "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
+           "DescriptorError", "PositionState",
            "LinearModel", "linearize", "inject_through", "inject_across",
            "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError"]

@@ -41,3 +41,13 @@ def test_custom_component_from_readme_obeys_its_law():
     assert abs(i - 1e-3 * np.sinh(v / 10.0)) < 1e-12
     assert abs(v + 100.0 * i - 30.0) < 1e-9        # Kirchhoff's voltage law around the loop
     assert abs(res.dissipated_power("X1")[0] - v * i) < 1e-12
+
+
+def test_minimal_realization_snippet_keeps_the_names_and_the_response(monkeypatch):
+    monkeypatch.syspath_prepend(str(README.parent))
+    block = next(b for b in readme_blocks() if "lin.minimal()" in b)
+    namespace = {}
+    exec(block, namespace)
+    assert namespace["lin"].states == ["L1.i", "rotor.phi", "rotor.w"]
+    assert namespace["small"].states == ["L1.i", "rotor.w"]
+    assert namespace["same"]

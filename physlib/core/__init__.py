@@ -1,13 +1,15 @@
 """Declarations: the Component base class, ports, parameters, variables, errors."""
 from .component import Component, Input, Mode, Output, Parameter, Port, PortRef, Variable
-from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, InitializationError,
+from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, ImpulseError, InitializationError,
                      MissingPortError, MissingReferenceError, ModelError, ParameterError, PhyslibError,
                      PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
                      UnknownAttributeError, UnknownNameError)
+from .positions import PositionState
 from .symbols import der, t
 
 __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef", "Variable", "der", "t",
            "PhyslibError", "ParameterError", "DuplicateNameError", "PortConnectionError",
            "DomainMismatchError", "UnconnectedPortError", "MissingReferenceError", "StructuralError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
-           "MissingPortError", "UnknownAttributeError", "DeclarationError"]
+           "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
+           "PositionState"]
