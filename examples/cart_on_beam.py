@@ -1,4 +1,4 @@
-"""Cart on a beam (ALGORITHMS §6): a custom component, linearized at rest and trimmed.
+"""Cart on a beam: a custom component, linearized at rest and trimmed.
 
 A beam of inertia J turns about a horizontal pivot, driven by a torque; a cart of mass m rolls
 without friction along it. The cart's centre of mass moves on a line at distance h below the
@@ -8,9 +8,10 @@ angle. With the cart at (z·cos θ + h·sin θ, z·sin θ − h·cos θ), Lagran
     m·(z'' + h·θ'') − m·z·θ'² + m·g·sin θ = 0
     m·h·z'' + (J + m·(z² + h²))·θ'' + 2·m·z·z'·θ' + m·g·(z·cos θ + h·sin θ) = τ
 
-Linearized at rest (m = 2, J = 10, g = 9.81, h = 1) the poles are ±2.3402 and ±1.8747j: one
-unstable mode (cart runs off, beam tips) and one oscillation. Holding the cart at z = 1 needs
-the torque m·g·z = 19.62 N·m.
+The parameters are those of the cart-on-beam example of the Altair Activate 2022.1 manual
+("Extended Definitions", §7.1.2). Linearized at rest (m = 2, J = 10, g = 9.81, h = 1) the
+poles are ±2.3402 and ±1.8747j: one unstable mode (cart runs off, beam tips) and one
+oscillation. Holding the cart at z = 1 needs the torque m·g·z = 19.62 N·m.
 
 Run: python examples/cart_on_beam.py   (saves cart_on_beam.png: Bode plot and a transient)
 """

@@ -127,3 +127,31 @@ def test_tests_examples_and_benchmarks_read_nothing_outside_the_repository():
                 if outside.search(line) or too_high:
                     found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
     assert not found, "paths outside the repository:\n" + "\n".join(found)
+
+
+def test_no_reference_to_documents_outside_the_repository():
+    # Users get the package, its tests, examples, benchmarks and README, nothing beside them: a
+    # method is explained where it is used (with a citation where it is published), never by a
+    # section number of a design document or a path into a folder they do not have. The words
+    # are built from pieces so that this test does not find itself.
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    design_doc = re.compile("ALGO" + "RITHMS")
+    sibling_folder = re.compile(r"\b" + "sha" + r"red[/\\]")
+    text = {"", ".py", ".md", ".txt", ".cir", ".csv", ".toml", ".cfg", ".ini", ".sh", ".json",
+            ".yaml", ".yml"}
+    this_file = pathlib.Path(__file__).resolve()
+    paths = [root / "README.md"]
+    for folder in ("physlib", "examples", "benchmarks", "tests"):
+        paths += sorted((root / folder).rglob("*"))
+    found = []
+    for path in paths:
+        relative = path.relative_to(root)
+        if (not path.is_file() or "__pycache__" in path.parts or path.suffix not in text
+                or relative.parts[:2] == ("tests", "data") or path.resolve() == this_file):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if design_doc.search(line) or sibling_folder.search(line):
+                found.append(f"{relative}:{number}: {line.strip()}")
+    assert not found, "references users cannot follow:\n" + "\n".join(found)

@@ -2,7 +2,7 @@
 
 Every comparison is with a closed form: the RC charge 1 − e^(−t/RC), the stability functions
 of the four methods, the Shockley diode law, the Lambert-W operating point and the
-Lotka–Volterra first integral (ALGORITHMS.md §2).
+Lotka–Volterra first integral H = c·(x − ln x) + a·(y − ln y), kept by invariant projection.
 """
 import numpy as np
 import pytest
@@ -183,7 +183,7 @@ def test_diode_clamp_settles_at_the_lambert_w_operating_point():
     assert res["C1.v"][-1] == pytest.approx(vd + RS * i, rel=1e-9)
 
 
-# --- invariant projection: Lotka–Volterra (ALGORITHMS.md §2) -----------------------------------
+# --- invariant projection: Lotka–Volterra -------------------------------------------------------
 
 class LotkaVolterra(Component):
     """Predator–prey populations without ports: x' = a·x·(1 − y), y' = −c·y·(1 − x)."""

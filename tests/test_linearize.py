@@ -1,4 +1,4 @@
-"""Operating points, trim and linearization against closed forms (issue 10, ALGORITHMS §6)."""
+"""Operating points, trim and linearization against closed forms (issue 10)."""
 import importlib.util
 from pathlib import Path
 
@@ -97,7 +97,7 @@ def test_descriptor_form_keeps_the_algebraic_variables(cart):
     np.testing.assert_allclose(lin.frequency_response(f), reduced.frequency_response(f), rtol=1e-10)
 
 
-# --- cart on a beam (ALGORITHMS §6) ------------------------------------------------------------
+# --- cart on a beam ----------------------------------------------------------------------------
 
 def _cart_poles():
     """Closed form at rest: M q'' + K q = 0 with M = [[m, −m h], [−m h, J + m h²]]... for the

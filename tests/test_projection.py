@@ -1,4 +1,6 @@
-"""State projection (ALGORITHMS.md §1–§3) against the closed forms of locks and collisions.
+"""State projection (energy-minimizing at locks and impacts, invariant projection) against the
+closed forms of locks and collisions (the two collisions are those of P. J. Mosterman's HYBRSIM
+hybrid bond graph simulator, 1998: plastic, and elastic with restitution 0.6).
 
 Every expected value below is physics worked out by hand: momentum conservation, the plastic
 collision loss ½·J1·J2/(J1 + J2)·Δw², Newton's restitution law, the quadratic form of stored

@@ -1,11 +1,13 @@
-"""Linear/nonlinear partitioning of a model (ALGORITHMS.md §5).
+"""Linear/nonlinear partitioning of a model, for noise analysis.
 
 Components whose equations are all affine in their variables are linear; the others are
 nonlinear. Linear components joined through connections form one maximal linear portion;
 nonlinear ones likewise. Energy-storing linear elements (capacitor and inductor networks,
 masses, springs) are linear, so they stay on the linear side and a nonlinear portion is
 memoryless unless a nonlinear component itself stores energy. Noise analysis computes a
-linear portion's noise once and re-linearizes only the nonlinear portions.
+linear portion's noise once and re-linearizes only the nonlinear portions (the scheme of
+US Patent 11,636,238, "Estimating noise characteristics in physical system simulations",
+The MathWorks, 2023).
 """
 from __future__ import annotations
 

@@ -287,8 +287,9 @@ class AngleSensor(Component):
 # --- friction with stick-slip -----------------------------------------------------------------
 
 class StickSlip(Component):
-    """Dry friction with stick-slip (ALGORITHMS.md §4, the Modelica Standard Library's model),
-    shared by :class:`Clutch` and :class:`Brake`.
+    """Dry friction with stick-slip (the Modelica Standard Library's model: M. Otter,
+    H. Elmqvist, S. E. Mattsson, "Hybrid modeling in Modelica based on the synchronous data flow
+    principle", CACSD 1999), shared by :class:`Clutch` and :class:`Brake`.
 
     The normal force is fn = fn_max·f_normalized. Sliding, the friction torque is ±mu·cgeo·fn
     against the sliding speed; stuck, the relative acceleration is zero as long as the torque

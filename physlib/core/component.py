@@ -569,7 +569,8 @@ class Component:
     def constraints(self) -> list:
         """State constraints of modes: ``[(mode_condition, expr), ...]`` where ``expr = 0`` must
         hold while ``mode_condition`` is true (a stuck clutch: ``(Eq(self.mode, 0), w_rel)``).
-        When an event makes one active, the states are projected onto it (ALGORITHMS §1).
+        When an event makes one active, the states are projected onto it (by default to the
+        nearest state in the metric of stored energy: a plastic lock, momentum conserved).
         A third entry, a restitution coefficient e, makes it an impact law instead: on becoming
         active, ``expr`` jumps to −e times its value before the event."""
         return []

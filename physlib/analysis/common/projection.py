@@ -1,9 +1,9 @@
 """State projection: onto new constraints at an event, and back onto invariants during integration.
 
-Energy-minimizing projection (ALGORITHMS.md §1). When an event activates constraints ``C x = d``
-(a clutch locks two shafts, a switch closes onto a charged capacitor, two bodies stick), the
-state ``x0`` reached under the old constraints is replaced by the point on the new constraint
-manifold closest to it in the energy norm::
+Energy-minimizing projection. When an event activates constraints ``C x = d`` (a clutch locks
+two shafts, a switch closes onto a charged capacitor, two bodies stick), the state ``x0`` reached
+under the old constraints (with a fixed-step solver, overshot past the event) is replaced by the
+point on the new constraint manifold closest to it in the energy norm::
 
     minimize ½ (x − x0)ᵀ M (x − x0)  subject to  C x = d
     x = x0 − M⁻¹Cᵀ (C M⁻¹ Cᵀ)⁻¹ (C x0 − d)
@@ -11,12 +11,17 @@ manifold closest to it in the energy norm::
 with ``M = ∂²E/∂x²`` the matrix of the stored energy's quadratic form (inertias, masses,
 inductances, capacitances, stiffnesses). For two locked shafts this gives the common speed
 (J1·w1 + J2·w2)/(J1 + J2): momentum is conserved and the energy lost is that of a plastic
-collision. :func:`naive_projection` is the prior-art rule (keep one shaft's speed) kept for
-comparison: it creates or destroys momentum.
+collision (for velocities, the perfectly plastic impact law: the velocity after the impact is
+the M-orthogonal projection of the one before). The method is that of US Patent 8,019,575,
+"State projection via minimization of error energy" (The MathWorks, filed 2006).
+:func:`naive_projection` is the prior-art rule (keep one shaft's speed) kept for comparison: it
+creates or destroys momentum.
 
-Invariant projection (ALGORITHMS.md §2). If the exact solution keeps ``g(x) = g0`` (a
-conservation law), the minimum-norm correction ``x ← x + M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁻¹ R``, with
-``J = ∂g/∂x`` and ``R = g0 − g(x)``, removes the drift of a numerical solution.
+Invariant projection. If the exact solution keeps ``g(x) = g0`` (a conservation law), the
+minimum-norm correction ``x ← x + M⁻¹Jᵀ (J M⁻¹ Jᵀ)⁻¹ R``, with ``J = ∂g/∂x`` and
+``R = g0 − g(x)``, removes the drift of a numerical solution (C. W. Gear, "Maintaining solution
+invariants in the numerical solution of ODEs", SIAM J. Sci. Stat. Comput. 7(3), 1986;
+L. F. Shampine, Comput. Math. Appl. 12B, 1986).
 """
 from __future__ import annotations
 

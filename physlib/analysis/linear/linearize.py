@@ -1,4 +1,4 @@
-"""Linearization of a compiled model at an operating point (ALGORITHMS §6).
+"""Linearization of a compiled model at an operating point.
 
 At (x_e, z_e, u_e) of x' = f(x, z, u), 0 = g(x, z, u), y = h(x, z, u), with exact CasADi
 Jacobians and the algebraic variables eliminated::

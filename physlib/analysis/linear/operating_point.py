@@ -2,8 +2,9 @@
 
 :func:`operating_point` finds a steady state (x' = 0 and 0 = g together) for given inputs and
 parameters; :func:`trim` also chooses free inputs or parameters so that chosen outputs meet
-targets there (ALGORITHMS §6). Both solve one square nonlinear system with exact CasADi
-Jacobians (:mod:`physlib.analysis.linear.steady_state`): first a compiled Newton solve
+targets there with every derivative zero (e.g. the torque that holds a cart at rest on a
+beam). Both solve one square nonlinear system with exact CasADi Jacobians
+(:mod:`physlib.analysis.linear.steady_state`): first a compiled Newton solve
 (``casadi.rootfinder``), then, if that fails, a damped Newton method with continuation — source
 stepping (every source value scaled from 0 to 1) and, failing that, a Newton homotopy from the
 start values (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1). Inputs are source values or

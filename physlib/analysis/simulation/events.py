@@ -1,13 +1,15 @@
-"""Hybrid simulation: modes, state events and event iteration (ALGORITHMS.md §4).
+"""Hybrid simulation: modes, state events and event iteration.
 
 While the solver integrates, every mode is frozen. Guards (zero-crossing functions declared
 by components) are sampled at least every ``max_step``; when one changes sign, the crossing is
 located to ``event_tol`` seconds (:mod:`physlib.analysis.simulation.event_location`), the solver stops
 there, and the modes are updated by event iteration: each hybrid component's
 :meth:`transition` is evaluated on the current solution, modes change, newly active mode
-constraints are enforced by projecting the state (energy-minimizing by default,
-ALGORITHMS.md §1), the algebraic variables are solved again, and this repeats until no mode
-changes. Then the solver restarts (cold start). The run from event to event is
+constraints are enforced by projecting the state (by default onto the nearest state in the
+metric of stored energy: a plastic lock), the algebraic variables are solved again, and this
+repeats until no mode changes (Modelica's synchronous event semantics: M. Otter, H. Elmqvist,
+S. E. Mattsson, "Hybrid modeling in Modelica based on the synchronous data flow principle",
+CACSD 1999). Then the solver restarts (cold start). The run from event to event is
 :func:`physlib.analysis.simulation.hybrid_simulation.simulate_hybrid`; this module holds the
 :class:`HybridStepper` it (and the fixed-step solvers' event hook) steps with.
 
@@ -247,7 +249,8 @@ class HybridStepper:
                            "cycles; check the transition logic of these components")
 
     def _project(self, x, z, t, before_p):
-        """Make the state consistent with the mode constraints now active (ALGORITHMS §1).
+        """Make the state consistent with the mode constraints now active: the nearest state
+        in the metric of stored energy (``projection="energy"``), or the naive rule.
 
         A constraint that has just become active is enforced as ``expr⁺ = −e·expr⁻`` (e = 0:
         a lock or plastic contact); constraints already active with e = 0 are kept as well, so

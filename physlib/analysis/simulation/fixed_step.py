@@ -26,10 +26,10 @@ and their derivatives (local error O(dt⁴), the order of rk4) with z solved at 
 interpolated states (and, with invariants, projected onto them). The step grid does not depend
 on ``t_eval``.
 
-Invariants (ALGORITHMS.md §2): SymPy expressions of states (``sympy.Symbol("lv.x")``),
-parameters (``"lv.a"``) and time (``"t"``) whose values at ``t0`` are kept by invariant
-projection after every step — M-weighted by the energy matrix when that is positive definite
-at the current state, Euclidean otherwise (states that store no energy) — and z re-solved
+Invariants: SymPy expressions of states (``sympy.Symbol("lv.x")``), parameters (``"lv.a"``)
+and time (``"t"``) whose values at ``t0`` are kept by invariant projection after every
+step — M-weighted by the energy matrix when that is positive definite at the current state,
+Euclidean otherwise (states that store no energy) — and z re-solved
 (:mod:`physlib.analysis.simulation.invariants`).
 
 The ``step_end(t, x, z)`` hook runs at every step end after the invariant projection and may
@@ -63,7 +63,8 @@ def simulate_fixed(model, options):
     iterations converge to rounding level); ``max_step`` is an error (the step is ``dt``).
     Models with modes have their guards checked at step ends; an event found there is handled
     at the step end, where ``projection`` makes the overshot state consistent with the new
-    modes' constraints (ALGORITHMS §1).
+    modes' constraints (by default the state nearest in stored energy that meets them,
+    :func:`~physlib.analysis.common.projection.energy_projection`).
     """
     t0, t_end = options.t0, options.t_end
     p = model.parameter_vector(options.params)

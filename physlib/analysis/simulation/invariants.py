@@ -1,4 +1,5 @@
-"""Invariants kept by projection during fixed-step runs (ALGORITHMS.md §2).
+"""Invariants kept by projection during fixed-step runs (Gear's invariant projection, see
+:mod:`physlib.analysis.common.projection`).
 
 An invariant is a SymPy expression of states (``sympy.Symbol("lv.x")``), parameters
 (``"lv.a"``) and time (``"t"``) whose value at ``t0`` the fixed-step solvers keep after every

@@ -34,8 +34,9 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     max_step: largest solver step [s]; for models with modes also the guard sampling interval
     (default (t_end − t0)/1000). event_tol: time tolerance of event location [s]. max_events:
     more events than this within a microsecond is an event storm (an error). projection: how
-    states are made consistent when an event activates a mode constraint: "energy" (ALGORITHMS
-    §1), "naive" (keep the first state, for comparison) or None.
+    states are made consistent when an event activates a mode constraint: "energy" (the state
+    nearest in the metric of stored energy that meets the constraints: a plastic lock, which
+    conserves momentum), "naive" (keep the first state, for comparison) or None.
     Fixed step: ``solver`` ``"euler"``, ``"rk4"``, ``"trapezoidal"`` or ``"backward_euler"`` with
     the step ``dt`` [s] (required); output at every step unless ``t_eval`` is given (see
     :mod:`physlib.analysis.simulation.fixed_step`). invariants: SymPy expressions whose symbols are paths
