@@ -21,10 +21,14 @@ of the inputs, and the algebraic variables are re-solved after it.
 Output: without ``t_eval``, every step end (and, at a time event or where the ``step_end``
 hook changed the state, the values just before and just after it at the same time stamp). With
 ``t_eval``, exactly those times: a time on the step grid (within 1e-9·dt) gets the step's value;
-a time inside a step gets the cubic Hermite interpolant of the states through both step ends
-and their derivatives (local error O(dt⁴), the order of rk4) with z solved at the
-interpolated states (and, with invariants, projected onto them). The step grid does not depend
-on ``t_eval``.
+a time inside a step gets the method's interpolant of the states with z solved at the
+interpolated states (and, with invariants, projected onto them): for rk4 the cubic Hermite
+through both step ends and their derivatives (local error O(dt⁴), rk4's order), for euler,
+backward_euler and trapezoidal linear interpolation between the two step values, which never
+leaves their range (a cubic through the derivatives overshoots by |dt·λ| times the range on
+a stiff state an implicit step steps over; see
+:mod:`~physlib.analysis.simulation.fixed_step_methods`). The step grid does not depend on
+``t_eval``.
 
 Invariants: SymPy expressions of states (``sympy.Symbol("lv.x")``), parameters (``"lv.a"``)
 and time (``"t"``) whose values at ``t0`` are kept by invariant projection after every
@@ -43,7 +47,7 @@ import numpy as np
 
 from ...core.errors import PhyslibError
 from .events import HybridStepper
-from .fixed_step_methods import StepMethod
+from .fixed_step_methods import INTERPOLANT, StepMethod
 from ..common.initialization import consistent_start
 from .invariants import Invariants
 from ..common.options import FIXED_STEP
@@ -76,7 +80,8 @@ def simulate_fixed(model, options):
     times, X, Z, P, t_values = integrate_fixed(model, options.solver, t0, t_end, options.dt, x, z, p,
                                                t_eval=options.t_eval, step_end=hook,
                                                invariants=options.invariants, return_p=True)
-    return SimulationResult(model, times, X, Z, P, events, t_values=t_values)
+    return SimulationResult(model, times, X, Z, P, events, t_values=t_values,
+                            interpolant=INTERPOLANT[options.solver])
 
 
 def integrate_fixed(model, solver: str, t0: float, t_end: float, dt: float, x, z, p, t_eval=None,
@@ -184,7 +189,7 @@ class _FixedStepRun:
             self.k_eval += 1
         if inner:
             for tt, xi, zi in self.method.interpolate(xa, za, a, x, z, b, b_eval, self.p, inner):
-                # The interpolant keeps invariants only to O(dt⁴): project it too.
+                # The interpolant keeps invariants only approximately: project it too.
                 self._record(tt, *self._keep_invariants(xi, zi, tt))
 
 

@@ -12,7 +12,7 @@ from ...core.errors import PhyslibError, UnknownNameError
 from ..common.fast_call import fast
 from ..common.initialization import solve_algebraic
 from .integrators import Integration
-from ..common.interpolation import hermite
+from ..common.interpolation import hermite, linear
 from ..linear.operating_point import OperatingPoint
 
 
@@ -26,11 +26,16 @@ class SimulationResult:
     """
 
     def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=None,
-                 t_values: np.ndarray | None = None, continuation=None):
+                 t_values: np.ndarray | None = None, continuation=None, interpolant: str = "linear"):
         self.model = model
         # (solver, rtol, atol) of a variable-step run: at(t) continues the solution from the
         # output row before t with that solver instead of interpolating.
         self._continuation = continuation
+        # Otherwise (a fixed-step run) at(t) interpolates the states between rows: "hermite"
+        # (rk4) or "linear" (euler, backward_euler, trapezoidal; see fixed_step_methods).
+        if interpolant not in ("hermite", "linear"):
+            raise PhyslibError(f"interpolant must be 'hermite' or 'linear', got {interpolant!r}")
+        self._interpolant = interpolant
         self.t = t
         # Time at which each row's outputs are evaluated: the left limit for the row just before
         # a time event (its stamp is the event time, but a step source has not switched yet).
@@ -126,9 +131,12 @@ class SimulationResult:
         After a variable-step run, the solution is continued from the output row before ``t``
         with the run's solver and tolerances (one short integration), so ``at(t)`` is as
         accurate as an output point at ``t`` would have been. After a fixed-step run the states
-        are the cubic Hermite interpolant between the two neighbouring output rows,
-        through their values and their derivatives x' = f(x, z, p, t) at both rows (error
-        O(h⁴) in the row spacing h, against O(h²) for linear interpolation); the algebraic
+        are interpolated between the two neighbouring output rows as the method interpolates
+        between its steps: after rk4 by the cubic Hermite interpolant through their values and
+        their derivatives x' = f(x, z, p, t) at both rows (error O(h⁴) in the row spacing h,
+        rk4's order); after euler, backward_euler and trapezoidal linearly, which never leaves
+        the range of the two rows' values (a cubic through the derivatives overshoots by about
+        h·|x'| on a stiff state that an implicit method steps over). The algebraic
         variables are then solved at the interpolated states, so every output satisfies the
         model's equations at ``t``. At an event time (two rows with the same time stamp) the
         values are those just after the event, and an interval never spans an event: its rows
@@ -162,7 +170,9 @@ class SimulationResult:
         h = self.t[j] - self.t[i]
         s = (t - self.t[i]) / h
         x = self.x[:, i]
-        if x.size:
+        if x.size and getattr(self, "_interpolant", "linear") == "linear":
+            x = linear(s, self.x[:, i], self.x[:, j])
+        elif x.size:
             dae = fast(system, "dae")
             # Each row's derivative from its own values, at the time it was evaluated at (the
             # left limit for a row just before a time event).
