@@ -8,31 +8,14 @@ from hypothesis import strategies as st
 from physlib import Model, UnknownNameError
 from physlib.components import rotational as rot
 from physlib.components import translational as tr
-from physlib.components.electrical import EMF, Ground, Inductor, Resistor, VoltageSource
-
-R, L, K, J, B = 1.0, 0.5, 0.01, 0.01, 0.1
-
-
-def dc_motor() -> Model:
-    """The README's DC motor: source, R, L, EMF, inertia, damper to a fixed flange."""
-    m = Model("motor")
-    V1, R1, L1 = m.add(VoltageSource("V1", V=1.0)), m.add(Resistor("R1", R=R)), m.add(Inductor("L1", L=L))
-    emf, J1 = m.add(EMF("emf", k=K)), m.add(rot.Inertia("J1", J=J))
-    d, fixed, g = m.add(rot.Damper("d", d=B)), m.add(rot.Fixed("fixed")), m.add(Ground("g"))
-    m.connect(V1.p, R1.p)
-    m.connect(R1.n, L1.p)
-    m.connect(L1.n, emf.p)
-    m.connect(emf.n, V1.n, g.p)
-    m.connect(emf.flange, J1.flange_a)
-    m.connect(J1.flange_b, d.flange_a)
-    m.connect(d.flange_b, fixed.flange)
-    return m
+from test_linearize import B, J, K, L, R, dc      # examples/dc_motor.py and its values
 
 
 def test_dc_motor_has_one_angle_and_its_linear_model_is_stabilizable():
-    sim = dc_motor().compile()
-    lin = sim.linearize(["V1.V"], ["J1.w"])
-    assert sorted(lin.states) == ["J1.phi", "J1.w", "L1.i"]
+    """The README's DC motor (source, R, L, EMF, rotor inertia, damper to a fixed flange)."""
+    sim = dc.build().compile()
+    lin = sim.linearize(["src.V"], ["rotor.w"])
+    assert sorted(lin.states) == ["L1.i", "rotor.phi", "rotor.w"]
     # The closed form V -> w: K / ((L s + R)(J s + B) + K²); 1e-10 is rounding of 3x3 solves.
     f = np.logspace(-2, 4, 20)
     s = 2j * np.pi * f
@@ -43,9 +26,9 @@ def test_dc_motor_has_one_angle_and_its_linear_model_is_stabilizable():
     control = pytest.importorskip("control")
     gain, _, poles = control.lqr(lin.A, lin.B, np.eye(3), np.eye(1))
     assert np.all(np.real(poles) < 0)
-    # The damper's relative angle is still there: minus the inertia's angle (flange_b is fixed).
+    # The damper's relative angle is still there: minus the rotor's angle (flange_b is fixed).
     res = sim.simulate(1.0)
-    np.testing.assert_allclose(res["d.phi_rel"], -res["J1.phi"], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(res["load.phi_rel"], -res["rotor.phi"], rtol=0, atol=1e-15)
 
 
 def test_spring_deflection_is_the_difference_of_positions_over_a_long_run():
