@@ -24,7 +24,7 @@ from ..core.symbols import derivative_base
 from .connection_sets import NodePaths, PortLayout, PortTable, Runs, connection_sets
 from .names import InstancePaths, NameTable, ParameterChecks
 from .netlist import ExposedPort, Netlist
-from .positions import Tie, plan_positions, tie_component, tie_links
+from .positions import Synthetic, plan_positions
 from .templates import ClassTemplate, template_for
 
 
@@ -95,15 +95,16 @@ def _flatten(model: Netlist) -> FlatSystem:
     found = _Found()
     _walk(model, "", found, {})
     n_members = len(found.paths)
-    positions = plan_positions(found.components, found.end_instance, found.end_port, found.sizes)
+    positions = plan_positions(found.components, found.paths, found.end_instance, found.end_port,
+                               found.sizes)
     inline = _add_inline_sources(found)
-    first_tie = len(found.paths)
-    for tie in positions.ties:
-        found.paths.append(f"{found.paths[tie.follower]}.{tie.state.state}_position")
-        found.components.append(tie_component(tie))
+    first_synthetic = len(found.paths)
+    for synthetic in positions.synthetic:
+        found.paths.append(synthetic.path)
+        found.components.append(synthetic.component)
     groups, group_of, row_of = _group(found.paths, found.components, positions.variants())
     var_names, param_names, param_values, param_checks = _number(groups)
-    tie_pairs = _link_ties(positions.ties, first_tie, groups, group_of, row_of, param_values)
+    tie_pairs = _link_synthetic(positions.synthetic, first_synthetic, groups, group_of, row_of, param_values)
     var_base = np.array([g.var_ids[0, 0] if g.var_ids.size else 0 for g in groups], dtype=np.int64)
     width = np.array([g.var_ids.shape[1] for g in groups], dtype=np.int64)
     table = PortTable(found.paths, [PortLayout.of(g.components[0], g.template.local_names) for g in groups],
@@ -165,26 +166,46 @@ def _add_inline_sources(found: _Found) -> list[tuple[int, str, str]]:
     return inline
 
 
-def _link_ties(ties: list[Tie], first: int, groups, group_of, row_of, param_values) -> np.ndarray:
-    """Pairs (tie variable, the variable it stands for), one per variable of each tie; and each
-    tie's start parameters made the same entries as its owners' (so that a start value given
-    with ``params=`` reaches the tie too)."""
-    def slot(i):
-        g = groups[group_of[i]]
-        return g, int(row_of[i])
-    pairs = []
-    for k, tie in enumerate(ties):
-        g_tie, r_tie = slot(first + k)
-        tpl = g_tie.template
-        for local, owner, variable, start in tie_links(tie):
-            g, r = slot(owner)
-            pairs.append((g_tie.var_ids[r_tie, tpl.local_names.index(local)],
-                          g.var_ids[r, g.template.local_names.index(variable)]))
-            entry = g.param_ids[r, g.template.param_names.index(start)]
-            own = tpl.param_names.index(f"{local}_start")
-            param_values[g_tie.param_ids[r_tie, own]] = param_values[entry]    # the unused copy
-            g_tie.param_ids[r_tie, own] = entry
-    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+def _link_synthetic(synthetic: tuple[Synthetic, ...], first: int, groups, group_of, row_of,
+                    param_values) -> np.ndarray:
+    """Pairs (variable of a synthetic component, the variable it stands for); and each synthetic
+    component's start parameters made the same entries as their owners' (so that a start value
+    given with ``params=`` reaches it too). Tables of numbers, one NumPy pass at the end."""
+    numbers: dict = {}
+
+    def number(names: list[str], name: str) -> int:
+        table = numbers.get(id(names))
+        if table is None:
+            table = numbers[id(names)] = {n: j for j, n in enumerate(names)}
+        return table[name]
+    var_rows, param_rows = [], []       # (own instance, own local, other instance, other local)
+    for k, item in enumerate(synthetic):
+        own = first + k
+        tpl = groups[group_of[own]].template
+        for local, owner, variable in item.variables:
+            other = first + owner[1] if isinstance(owner, tuple) else owner   # ("new", k)
+            var_rows.append((own, number(tpl.local_names, local), other,
+                             number(groups[group_of[other]].template.local_names, variable)))
+        for local, owner, parameter in item.parameters:
+            param_rows.append((own, number(tpl.param_names, local), owner,
+                               number(groups[group_of[owner]].template.param_names, parameter)))
+
+    def ids(table: str, instances, columns):
+        first_id = np.array([getattr(g, table)[0, 0] if getattr(g, table).size else 0 for g in groups])
+        width = np.array([getattr(g, table).shape[1] for g in groups])
+        gi = group_of[instances]
+        return first_id[gi] + row_of[instances] * width[gi] + columns
+
+    v = np.array(var_rows, dtype=np.int64).reshape(-1, 4)
+    pairs = np.column_stack([ids("var_ids", v[:, 0], v[:, 1]), ids("var_ids", v[:, 2], v[:, 3])])
+    p = np.array(param_rows, dtype=np.int64).reshape(-1, 4)
+    if len(p):
+        entries = ids("param_ids", p[:, 2], p[:, 3])        # owners' entries (never remapped)
+        param_values[ids("param_ids", p[:, 0], p[:, 1])] = param_values[entries]   # unused copies
+        for gi in np.unique(group_of[p[:, 0]]).tolist():
+            mine = group_of[p[:, 0]] == gi
+            groups[gi].param_ids[row_of[p[mine, 0]], p[mine, 1]] = entries[mine]
+    return pairs
 
 
 def _group(paths: list[str], components: list[Component],

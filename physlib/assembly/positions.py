@@ -11,25 +11,26 @@ component holds flanges together (an inertia's two flanges) and with the ground 
 is fixed. Each position state ``x`` with ``der(x) = plus.speed − minus.speed`` is an edge from
 ``minus`` (the ground when absent) to ``plus``: it measures ``x − x_start = D(plus) − D(minus)``,
 ``D`` being a node's displacement since the start. Going through the states in order of
-preference — absolute positions (bodies, sensors) first, then positions a component reads (a
-spring's deflection), then the rest (a damper's relative angle) — a state whose edge joins two
-trees of the spanning forest so far is integrated (Kruskal's algorithm); any other state closes
-a cycle and *follows*: its value is its start plus the signed sum of the integrated states'
-displacements along the forest path between its ends. A follower keeps its name and value but
-is no longer a state; a small linear tie component (``<path>.<state>_position``) holds the sum,
-reading the integrated states' start parameters so that changing one never recompiles.
+preference, a state whose edge joins two trees of the spanning forest so far is integrated
+(Kruskal's algorithm); any other state closes a cycle and *follows*: its value is its start
+plus the displacement between its ends, read off the forest. The preference is that of the
+Modelica Standard Library's state selection: first positions a component reads (a spring's
+deflection, a stop's gap), which stay accurate however far the bodies turn (a deflection
+computed as the difference of two large angles would carry the angles' error); then absolute
+positions (bodies, sensors); a position nothing reads (a damper's relative angle) is never
+integrated: it follows, or, if nothing spans it, is *unread* and not computed at all (reading
+it is an error that says to put a sensor on the flange).
 
-A position that nothing reads and that no integrated positions span (a damper's relative angle
-across a massless node between dampers) is not computed at all: it is *unread*, and reading it
-is an error that says how to ask for it (an angle or position sensor on the flange).
+A follower keeps its name and value but is no longer a state. Small linear components hold the
+forest: one per forest node a follower needs, ``D = D(parent) ± (b − b_start)`` with ``b`` the
+integrated state of the edge to its parent, and one per follower, ``x = x_start + D(plus) −
+D(minus)`` (named ``<path>.<state>_position``); they read the start parameters of the states
+they name, so changing one with ``params=`` never recompiles. Their number and size grow
+linearly with the model, whatever the depth of the forest.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-
-import sympy as sp
-
 from ..core.component import Component, Parameter, Variable
 from ..core.errors import DeclarationError
 from ..core.positions import PositionState
@@ -39,39 +40,45 @@ GROUND = 0
 
 
 @dataclass(frozen=True)
-class PositionPlan:
-    """Which position states follow from others (with their ties) and which nobody reads."""
+class Synthetic:
+    """A small linear component of the position forest, and what its variables and start
+    parameters stand for: ``(local, instance, variable)`` and ``(local parameter, instance,
+    parameter)``, where an instance is a component's number or ``("new", k)`` for the k-th
+    synthetic component."""
 
-    ties: tuple
+    path: str
+    component: Component
+    variables: tuple
+    parameters: tuple = ()
+
+
+@dataclass(frozen=True)
+class PositionPlan:
+    """Which position states follow from others, which nobody reads, and the components that
+    compute the followers."""
+
+    followers: tuple[tuple[int, PositionState], ...] = ()
     unread: tuple[tuple[int, PositionState], ...] = ()
+    synthetic: tuple[Synthetic, ...] = ()
 
     def variants(self) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
         """Per instance that has them: (its following states, its unread states)."""
         out: dict[int, tuple[frozenset, frozenset]] = {}
-        for i, state, kind in [(t.follower, t.state, 0) for t in self.ties] + \
-                [(i, s, 1) for i, s in self.unread]:
-            pair = list(out.get(i, (frozenset(), frozenset())))
-            pair[kind] = pair[kind] | {state.state}
-            out[i] = (pair[0], pair[1])
+        for kind, entries in enumerate((self.followers, self.unread)):
+            for i, state in entries:
+                pair = list(out.get(i, (frozenset(), frozenset())))
+                pair[kind] = pair[kind] | {state.state}
+                out[i] = (pair[0], pair[1])
         return out
-
-
-@dataclass(frozen=True)
-class Tie:
-    """A follower ``x`` = its start + Σ sign·(basis state − its start): instance numbers and names."""
-
-    follower: int
-    state: PositionState
-    terms: tuple[tuple[int, PositionState, int], ...]   # (instance, its position state, sign)
 
 
 def declares_positions(cls) -> bool:
     return bool(getattr(cls, "position_states", ()))
 
 
-def plan_positions(components, end_instance, end_port, sizes) -> PositionPlan:
-    """Which position states of ``components`` follow from others and which nobody reads,
-    given the connections as port ends (instance, port name) in runs of ``sizes``."""
+def plan_positions(components, paths, end_instance, end_port, sizes) -> PositionPlan:
+    """Which position states of ``components`` (at ``paths``) follow from others and which
+    nobody reads, given the connections as port ends (instance, port name) in runs of ``sizes``."""
     classes = set(map(type, components))
     if not any(declares_positions(cls) for cls in classes):
         return PositionPlan(())
@@ -91,13 +98,13 @@ def plan_positions(components, end_instance, end_port, sizes) -> PositionPlan:
         for port in getattr(cls, "fixed_ports", ()):
             nodes.join((i, port), GROUND)
         for state in getattr(cls, "position_states", ()):
-            rank = 0 if state.minus is None else 1 if state.reads else 2
+            rank = 0 if state.reads and state.minus else 1 if state.minus is None else 2
             edges.append((rank, i, state))
     edges.sort(key=lambda e: e[0])       # stable: walk order within a rank
-    return _forest_plan(nodes, edges)
+    return _forest_plan(nodes, edges, paths)
 
 
-def _forest_plan(nodes: "_Nodes", edges) -> PositionPlan:
+def _forest_plan(nodes: "_Nodes", edges, paths) -> PositionPlan:
     forest = _Nodes()
     tree: dict[object, list] = {}       # node -> [(neighbour, instance, state, sign of D(nb) − D(node))]
     followers, unread = [], []
@@ -115,13 +122,35 @@ def _forest_plan(nodes: "_Nodes", edges) -> PositionPlan:
     if not followers:
         return PositionPlan((), tuple(unread))
     parent = _root(tree)
-    ties = []
+    synthetic: list[Synthetic] = []
+    displacement: dict = {}             # forest node -> its synthetic component's number (D)
+
+    def node(v):
+        """The number of the component computing D(v), made (with its ancestors') on first
+        use; None for a root (D = 0)."""
+        chain = []
+        while parent.get(v) is not None and v not in displacement:
+            chain.append(v)
+            v = parent[v][0]
+        for v in reversed(chain):
+            up, i, state, sign = parent[v]
+            above = displacement.get(up)
+            variables = [("b", i, state.state)]
+            if above is not None:
+                variables.append(("D_parent", ("new", above), "D"))
+            synthetic.append(Synthetic(f"{paths[i]}.{state.state}_end", _NODE[sign, above is not None](),
+                                       tuple(variables), (("b_start", i, state.start),)))
+            displacement[v] = len(synthetic) - 1
+        return displacement.get(v)
+
     for i, state, plus, minus in followers:
-        up, down = _path(parent, plus, minus)
-        # x − x0 = D(plus) − D(minus) = Σ up the plus side − Σ up the minus side.
-        terms = [(j, s, sign) for j, s, sign in up] + [(j, s, -sign) for j, s, sign in down]
-        ties.append(Tie(i, state, tuple(terms)))
-    return PositionPlan(tuple(ties), tuple(unread))
+        ends = [node(plus), node(minus)]
+        variables = [("x", i, state.state)] + [(local, ("new", k), "D") for local, k in
+                                               zip(("D_plus", "D_minus"), ends) if k is not None]
+        synthetic.append(Synthetic(f"{paths[i]}.{state.state}_position",
+                                   _FOLLOW[tuple(k is not None for k in ends)](), tuple(variables),
+                                   (("x_start", i, state.start),)))
+    return PositionPlan(tuple((i, s) for i, s, _, _ in followers), tuple(unread), tuple(synthetic))
 
 
 def _root(tree):
@@ -133,94 +162,69 @@ def _root(tree):
         parent[root] = None
         stack = [root]
         while stack:
-            node = stack.pop()
-            for nb, i, state, sign in tree[node]:
+            v = stack.pop()
+            for nb, i, state, sign in tree[v]:
                 if nb not in parent:
-                    parent[nb] = (node, i, state, sign)
+                    parent[nb] = (v, i, state, sign)
                     stack.append(nb)
     return parent
 
 
-def _path(parent, a, b):
-    """The forest edges from ``a`` and from ``b`` up to their common ancestor, each as
-    (instance, state, sign of D(child) − D(parent))."""
-    def chain(node):
-        out = [node]
-        while parent.get(node) is not None:
-            node = parent[node][0]
-            out.append(node)
-        return out
-    ca, cb = chain(a), chain(b)
-    common = set(ca) & set(cb)
-    up = [parent[n][1:] for n in ca if n not in common]
-    down = [parent[n][1:] for n in cb if n not in common]
-    return up, down
-
-
 class _Nodes:
-    """Union-find over hashable keys."""
+    """Union-find over hashable keys (union by size, path compression); the ground, once in a
+    set, is its root."""
 
     def __init__(self):
         self.up: dict = {}
+        self.size: dict = {}
 
     def find(self, key):
         up = self.up
         root = key
-        while up.get(root, root) != root:
+        while root in up:
             root = up[root]
         while key != root:
-            key, up[key] = up[key], root
+            up[key], key = root, up[key]
         return root
 
     def join(self, a, b):
         ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            if rb == GROUND:          # the ground stays its own set's root
-                ra, rb = rb, ra
-            self.up[rb] = ra
+        if ra == rb:
+            return
+        size = self.size
+        if rb == GROUND or (ra != GROUND and size.get(ra, 1) < size.get(rb, 1)):
+            ra, rb = rb, ra
+        self.up[rb] = ra
+        size[ra] = size.get(ra, 1) + size.get(rb, 1)
 
 
-@lru_cache(maxsize=None)
-def tie_class(signs: tuple[int, ...]) -> type:
-    """The class of ties with these signs: ``x − x_start = Σ signs[k]·(b_k − b_k_start)``."""
-    attrs = {"__doc__": "How a position that is not integrated follows from those that are.",
-             "__module__": __name__,
-             "x": Variable(description="the following position"),
-             "x_start": Parameter(0.0, description="its start (the follower's parameter)")}
-    for k in range(len(signs)):
-        attrs[f"b{k}"] = Variable(description="an integrated position")
-        attrs[f"b{k}_start"] = Parameter(0.0, description="its start (its owner's parameter)")
-
-    def equations(self):
-        total = sum((s * (getattr(self, f"b{k}") - getattr(self, f"b{k}_start"))
-                     for k, s in enumerate(signs)), sp.Integer(0))
-        return [self.x - self.x_start - total]
-
-    attrs["equations"] = equations
-    name = _TIE_PREFIX + "".join("p" if s > 0 else "m" for s in signs)
-    return type(name, (Component,), attrs)
+def _linear_class(name: str, doc: str, variables: tuple[str, ...], starts: tuple[str, ...], residual):
+    """A component class with the given variables and start parameters whose one equation is
+    ``residual(self) = 0``; defined in this module under ``name``, so that pickle finds it."""
+    attrs = {"__doc__": doc, "__module__": __name__,
+             "equations": lambda self: [residual(self)]}
+    attrs.update({v: Variable(description="a displacement or position") for v in variables})
+    attrs.update({p: Parameter(0.0, description="a start value (its owner's parameter)") for p in starts})
+    cls = type(name, (Component,), attrs)
+    globals()[name] = cls
+    return cls
 
 
-_TIE_PREFIX = "_PositionTie_"
+# D = [D_parent] + sign·(b − b_start): the displacement of a forest node since the start.
+_NODE = {(sign, chained): _linear_class(
+    f"_PositionNode{'Plus' if sign > 0 else 'Minus'}{'Chained' if chained else ''}",
+    "The displacement of a node of the position forest.",
+    ("D", "b", "D_parent") if chained else ("D", "b"), ("b_start",),
+    (lambda self, s=sign, c=chained: self.D - (self.D_parent if c else 0) - s * (self.b - self.b_start)))
+    for sign in (1, -1) for chained in (False, True)}
 
-
-def __getattr__(name: str):
-    """A tie class by name, so that pickle finds one made in another process."""
-    signs = name[len(_TIE_PREFIX):]
-    if name.startswith(_TIE_PREFIX) and set(signs) <= {"p", "m"}:
-        return tie_class(tuple(1 if s == "p" else -1 for s in signs))
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def tie_component(tie: Tie) -> Component:
-    return tie_class(tuple(sign for _, _, sign in tie.terms))()
-
-
-def tie_links(tie: Tie) -> list[tuple[str, int, str, str]]:
-    """(tie local, instance, its variable, its start parameter) for each variable of the tie."""
-    links = [("x", tie.follower, tie.state.state, tie.state.start)]
-    links += [(f"b{k}", i, s.state, s.start) for k, (i, s, _) in enumerate(tie.terms)]
-    return links
+# x = x_start + [D_plus] − [D_minus]: a position that follows from the forest.
+_FOLLOW = {(p, m): _linear_class(
+    f"_PositionTie{'Plus' if p else ''}{'Minus' if m else ''}",
+    "A position that follows from the integrated ones.",
+    ("x",) + (("D_plus",) if p else ()) + (("D_minus",) if m else ()), ("x_start",),
+    (lambda self, p=p, m=m: self.x - self.x_start - (self.D_plus if p else 0) + (self.D_minus if m else 0)))
+    for p in (False, True) for m in (False, True)}
 
 
 def without_integration(raw, initial, followers, label):

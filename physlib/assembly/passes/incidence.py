@@ -112,8 +112,8 @@ class EquationDescriber:
             return "connection: " + " + ".join(names[i] for i in ids.tolist()) + " = 0"
         block, instance = eqs.block_of(e)
         g = self.flat.groups[block.group]
-        if g.template.class_name.startswith("_PositionTie"):
-            return f"{g.paths[instance][:-len('_position')]} as a difference of integrated positions"
+        if g.template.class_name.startswith("_Position"):
+            return f"{g.paths[instance]}: positions as differences of integrated positions"
         if g.template.class_name.startswith("_"):       # internal helper, e.g. a given input value
             return f"the value given to input {g.paths[instance]}"
         return f"{g.template.class_name} {g.paths[instance]}: {g.template.residuals[block.residual]} = 0"
