@@ -2,12 +2,17 @@
 
 Every variable-step integration of physlib runs through :class:`Integration`:
 
-* **Normalized time.** The DAE is integrated over τ ∈ [0, 1] with t = ta + h·τ (ta and h are
-  appended to the parameters), so one integrator serves every interval of the same output
-  pattern, and the solver's step-size heuristics and CasADi's grid handling never see absolute
-  time scales: 1 ns of a 1e-10 F RC circuit is as well resolved as 1 s of a 1 mF one. (CasADi
-  treats output times closer than about 1e-9 s to the start as the start itself and returns
-  the initial state there.)
+* **Normalized time.** The DAE is integrated over τ ∈ [0, L] with t = ta + (tb − ta)·τ/L (ta
+  and (tb − ta)/L are appended to the parameters), so one integrator serves every interval of
+  the same output pattern. L is 1 unless outputs lie closer together (or to the start) than
+  1e-6 of the interval: CasADi returns the previous output's values for an output less than
+  1e-9 (in τ) after it, so L, a power of ten, keeps every output gap at least 1e-6 in τ (an
+  output 1e-12 s into a run of 1e6 s is an output, not the start).
+* **First step from the dynamics.** IDAS's consistent initialization (IDACalcIC) and its first
+  step are sized from the first requested output time. When that lies far beyond the model's
+  fastest dynamics (:mod:`physlib.analysis.simulation.time_scale`), an extra first output is
+  requested at 100 time constants of the fastest mode, so that a valid model starts (and
+  restarts after every event) whatever the output grid.
 * **Messages.** SUNDIALS and CasADi write warnings and error reports to ``sys.stderr``; during
   a call they are captured per thread and sent to the ``physlib.solver`` logger at DEBUG level
   (and quoted in the error when the call fails), so a run prints nothing.
@@ -27,11 +32,14 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import SimulationError
+from .time_scale import fastest_rate
 
 log = logging.getLogger("physlib.solver")
 
 MAX_STEPS_PER_OUTPUT = 50_000   # solver steps between two output points before giving up
 FIRST_TIME = 1e-14              # IDAS's first requested time, as a fraction of the interval
+MIN_GAP = 1e-6                  # smallest output gap in τ (CasADi merges outputs < 1e-9 apart)
+LEAD_TIME_CONSTANTS = 100.0     # IDAS's first output: this many fastest time constants ahead
 _CACHE_LIMIT = 64               # integrators kept per compiled model
 
 
@@ -48,30 +56,55 @@ class Integration:
         self.solver, self.rtol, self.atol = solver, rtol, atol
 
     def __call__(self, x, z, p, ta: float, tb: float, grid=(1.0,), max_step: float | None = None):
-        grid = tuple(float(g) for g in grid)
-        max_step_tau = None if max_step is None else max_step / (tb - ta)
-        out, failure, messages = self._call(self._integrator(grid, max_step_tau), x, z, p, ta, tb)
-        if failure is not None and "IDACalcIC" in failure:
-            # IDAS's consistent-initialization step (IDACalcIC) takes its Newton step from the
-            # first output time; a first output far beyond the fastest dynamics (a 1e-12 s time
-            # constant in a 1e6 s run) makes it diverge. The state is consistent already, so
-            # the same call with IDACalcIC looking only 1e-14 of the interval ahead is a local
-            # correction that converges.
-            out, failure, messages = self._call(self._integrator(grid, max_step_tau, True), x, z, p, ta, tb)
+        X, Z, failure, messages, scale = self._solve(x, z, p, ta, tb, grid, max_step)
         if failure is not None:
-            raise self._failure(x, z, p, ta, tb, failure, messages)
-        n = len(grid)
-        X = out["xf"].full().reshape(len(x), n)
-        Z = out["zf"].full().reshape(len(z), n) if len(z) else np.empty((0, n))
-        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Z))):
-            raise self._failure(x, z, p, ta, tb, "the solution is not finite", messages)
+            raise self._failure(x, z, p, ta, tb, failure, messages, scale)
         return X, Z
 
-    def _call(self, integrator, x, z, p, ta, tb):
+    def _solve(self, x, z, p, ta, tb, grid, max_step):
+        """(X, Z, failure reason or None, captured solver messages, τ scale L)."""
+        grid = np.asarray(grid, dtype=float).ravel()
+        lead = self._lead(x, z, p, ta, tb, grid[0])
+        full = grid if lead is None else np.concatenate([[lead], grid])
+        scale = _time_scale(full)
+        pattern = tuple((full * scale).tolist())
+        max_step_tau = None if max_step is None else max_step / (tb - ta) * scale
+        out, failure, messages = self._call(self._integrator(pattern, max_step_tau), x, z, p, ta, tb, scale)
+        if failure is not None and "IDACalcIC" in failure:
+            # IDAS's consistent-initialization step (IDACalcIC) takes its Newton step from the
+            # first output time; if the dynamics at the start were misjudged (a model too large
+            # for fastest_rate), the same call with IDACalcIC looking only 1e-14 of the
+            # interval ahead is a local correction that converges.
+            out, failure, messages = self._call(self._integrator(pattern, max_step_tau, True), x, z, p,
+                                                ta, tb, scale)
+        if failure is not None:
+            return None, None, failure, messages, scale
+        n, k = len(full), len(full) - len(grid)
+        X = out["xf"].full().reshape(len(x), n)[:, k:]
+        Z = (out["zf"].full().reshape(len(z), n) if len(z) else np.empty((0, n)))[:, k:]
+        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Z))):
+            return None, None, "the solution is not finite", messages, scale
+        return X, Z, None, messages, scale
+
+    def _lead(self, x, z, p, ta, tb, first):
+        """An extra first output (a fraction of the interval, a power of ten) for IDAS when the
+        first output lies more than LEAD_TIME_CONSTANTS time constants of the model's fastest
+        mode ahead; None if it does not."""
+        if self.solver != "idas" or not len(x):
+            return None
+        rate = fastest_rate(self.system, x, z, p, ta)
+        if rate is None or not rate > 0:
+            return None
+        lead = LEAD_TIME_CONSTANTS / rate / (tb - ta)
+        if lead >= 0.1 * first:
+            return None
+        return 10.0 ** np.floor(np.log10(lead))
+
+    def _call(self, integrator, x, z, p, ta, tb, scale=1.0):
         """(outputs, failure reason or None, captured solver messages)."""
         with solver_messages() as messages:
             try:
-                out = integrator(x0=x, z0=z, p=np.concatenate([p, [ta, tb - ta]]))
+                out = integrator(x0=x, z0=z, p=np.concatenate([p, [ta, (tb - ta) / scale]]))
             except RuntimeError as err:
                 return None, _last_line(str(err)), messages.getvalue()
         return out, None, messages.getvalue()
@@ -108,10 +141,10 @@ class Integration:
 
     # --- failures ---------------------------------------------------------------------------------
 
-    def _failure(self, x, z, p, ta, tb, reason, messages) -> SimulationError:
+    def _failure(self, x, z, p, ta, tb, reason, messages, scale=1.0) -> SimulationError:
         """The error for a failed integration from (x, z) at ta towards tb: where the solver
         stopped and, if the solution ran away, which state did."""
-        t_stop = _stop_time(messages, ta, tb)
+        t_stop = _stop_time(messages, ta, tb, scale)
         if t_stop is not None:
             t_good = ta + (t_stop - ta) * (1 - 1e-6)
             reached = self._try(x, z, p, ta, t_good) if t_good > ta else None
@@ -131,19 +164,13 @@ class Integration:
                 text += (f" (more than {MAX_STEPS_PER_OUTPUT} solver steps between two output "
                          "points: give more output points with t_eval)")
         if messages.strip():
-            text += f"\nsolver messages (times in seconds):\n{_abridged(_in_seconds(messages, ta, tb))}"
+            text += f"\nsolver messages (times in seconds):\n{_abridged(_in_seconds(messages, ta, tb, scale))}"
         return SimulationError(text)
 
     def _try(self, x, z, p, ta, tb):
         """(X, Z) at tb, or None if the solver cannot get there with finite values."""
-        integrator = self._integrator((1.0,), None)
-        with solver_messages():
-            try:
-                out = integrator(x0=x, z0=z, p=np.concatenate([p, [ta, tb - ta]]))
-            except RuntimeError:
-                return None
-        X, Z = out["xf"].full().ravel(), out["zf"].full().ravel()
-        return (X, Z) if np.all(np.isfinite(X)) and np.all(np.isfinite(Z)) else None
+        X, Z, failure, _, _ = self._solve(x, z, p, ta, tb, (1.0,), None)
+        return None if failure is not None else (X[:, 0], Z[:, 0])
 
     def _last_good(self, x, z, p, ta, tb, rounds: int = 20):
         """The latest time the solver reaches with finite values, by bisection (CVODES's failure
@@ -158,6 +185,15 @@ class Integration:
             else:
                 lo, reached = mid, found
         return lo, reached
+
+
+def _time_scale(grid) -> float:
+    """L of the module docstring: 1, or the power of ten that makes every gap between the start
+    and the outputs ``grid`` (fractions of the interval) at least MIN_GAP in τ."""
+    gap = float(np.min(np.diff(np.concatenate([[0.0], grid]))))
+    if not gap > 0 or gap >= MIN_GAP:
+        return 1.0
+    return float(min(10.0 ** np.ceil(np.log10(MIN_GAP / gap)), 1e20))
 
 
 def _runaway(x_start, x_reached, factor: float = 1e3):
@@ -236,25 +272,25 @@ def _last_line(message: str) -> str:
 _AT_TIME = re.compile(r"\bt\s*=\s*([-+0-9.eE]+)")
 
 
-def _stop_time(messages: str, ta: float, tb: float) -> float | None:
+def _stop_time(messages: str, ta: float, tb: float, scale: float = 1.0) -> float | None:
     """The time at which SUNDIALS reports it stopped ("At t = 0.99998, mxstep steps taken..."),
-    converted from normalized time to seconds; None if it did not say."""
+    converted from normalized time τ ∈ [0, scale] to seconds; None if it did not say."""
     found = _AT_TIME.findall(messages)
     for value in reversed(found):
         try:
             tau = float(value)
         except ValueError:
             continue
-        if 0.0 <= tau <= 1.0:
-            return ta + (tb - ta) * tau
+        if 0.0 <= tau <= scale:
+            return ta + (tb - ta) * tau / scale
     return None
 
 
-def _in_seconds(messages: str, ta: float, tb: float) -> str:
+def _in_seconds(messages: str, ta: float, tb: float, scale: float = 1.0) -> str:
     """The messages with their normalized times "t = τ" written as times in seconds."""
     def convert(match):
         try:
-            return f"t = {ta + (tb - ta) * float(match.group(1)):.6g}"
+            return f"t = {ta + (tb - ta) * float(match.group(1)) / scale:.6g}"
         except ValueError:
             return match.group(0)
     return _AT_TIME.sub(convert, messages)
