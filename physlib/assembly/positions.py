@@ -15,8 +15,9 @@ preference, a state whose edge joins two trees of the spanning forest so far is 
 (Kruskal's algorithm); any other state closes a cycle and *follows*: its value is its start
 plus the displacement between its ends, read off the forest. The preference is that of the
 Modelica Standard Library's state selection: first positions a component reads (a spring's
-deflection, a stop's gap), which stay accurate however far the bodies turn (a deflection
-computed as the difference of two large angles would carry the angles' error); then absolute
+deflection, a stop's gap), so that the solver's error test weighs them on their own scale and
+they stay accurate however far the bodies turn (the difference of two angles of 1e4 rad loses
+digits of a 5e-7 rad deflection: 4e-6 of a stiff spring's torque, measured); then absolute
 positions (bodies, sensors); a position nothing reads (a damper's relative angle) is never
 integrated: it follows, or, if nothing spans it, is *unread* and not computed at all (reading
 it is an error that says to put a sensor on the flange).
