@@ -38,6 +38,7 @@ from ..common.initialization import solve_algebraic
 from .integrators import Integration
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
+from .run_stats import count as count_event
 
 
 @dataclass
@@ -147,6 +148,7 @@ class HybridStepper:
             x_new, z_new = self.iterate_modes(t_d, x_d, z_d, back, "state")
             if len(self.events) == count:
                 return t, x, z, g, mask
+            count_event("events", "state")      # a mode changed a moment later: a new event
             if record:
                 record(t_d, x_d, z_d, p_old)
                 record(t_d, x_new, z_new, self.p)
@@ -225,6 +227,7 @@ class HybridStepper:
             updates = [(inst, new) for inst in due if (new := inst.update(values, self.p, pre, t))]
             if not changes and not updates:
                 return x, z
+            count_event("event_iterations")
             before_p = self.p.copy()
             for inst, new in changes:
                 before = inst.modes(self.p)

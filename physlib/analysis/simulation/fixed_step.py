@@ -52,6 +52,7 @@ from ..common.initialization import consistent_start
 from .invariants import Invariants
 from ..common.options import FIXED_STEP
 from .results import ResultRows, SimulationResult
+from .run_stats import count, phase
 from .time_events import left_limit
 
 _GRID_TOL = 1e-9          # relative to dt: times closer than this to a grid point are on it
@@ -72,7 +73,8 @@ def simulate_fixed(model, options):
     """
     t0, t_end = options.t0, options.t_end
     p = model.parameter_vector(options.params)
-    x, z = consistent_start(model, p, options)
+    with phase("initialization"):
+        x, z = consistent_start(model, p, options)
     hook, events = None, []
     if model.has_modes:
         hook, events, (x, z, p) = step_end_events(model, p, t0, t_end, x, z, projection=options.projection,
@@ -80,6 +82,8 @@ def simulate_fixed(model, options):
     times, X, Z, P, t_values = integrate_fixed(model, options.solver, t0, t_end, options.dt, x, z, p,
                                                t_eval=options.t_eval, step_end=hook,
                                                invariants=options.invariants, return_p=True)
+    count("events", "time", n=sum(t0 < te < t_end for te in model.time_events(p, t0, t_end)))
+    count("events", "state", n=len({e.t for e in events if e.cause == "state"}))
     return SimulationResult(model, times, X, Z, P, events, t_values=t_values,
                             interpolant=INTERPOLANT[options.solver])
 
@@ -135,6 +139,7 @@ class _FixedStepRun:
 
     def _step(self, a, b, event) -> None:
         """The step from a to b (``event``: b is a time event), with its output rows."""
+        count("steps")
         user_grid = self.t_eval is not None
         # At a time event the stages at the end of the step see the input's left limit.
         b_eval = left_limit(b, self.t0, self.t_end) if event else b

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...core.errors import SimulationError
 from .event_location import locate
+from .run_stats import count, phase
 from .events import HybridStepper
 from .time_events import left_limit, snap_to_events
 
@@ -30,10 +31,11 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
     Returns the list of events."""
     stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                             max_events=max_events, projection=projection)
-    x, z = stepper.start(t0, t_end, x, z)
-    if grid[0] == t0:
-        record(t0, x, z, stepper.p)
-    state = stepper.settle(t0, x, z, stepper.no_guards(), None if user_grid else record)
+    with phase("initialization"):
+        x, z = stepper.start(t0, t_end, x, z)
+        if grid[0] == t0:
+            record(t0, x, z, stepper.p)
+        state = stepper.settle(t0, x, z, stepper.no_guards(), None if user_grid else record)
     _HybridRun(stepper, t0, t_end, grid, user_grid, max_step, record, state).run()
     return stepper.events
 
@@ -161,13 +163,15 @@ class _HybridRun:
         """Locate the crossing between t and the sample at ``t_sample`` whose guards
         ``g_sample`` (seen at ``t_seen``) crossed, and handle it."""
         stepper = self.stepper
-        te, xe, ze, fired, released = locate(stepper, self.x, self.z, self.t, t_sample, self.g,
-                                             self.mask, t_seen)
-        count = len(stepper.events)
-        self.t, self.x, self.z, g, self.mask = stepper.handle_event(te, xe, ze, fired, "state",
-                                                                    self.event_record, g_before=self.g)
+        count("events", "state")
+        with phase("events"):
+            te, xe, ze, fired, released = locate(stepper, self.x, self.z, self.t, t_sample, self.g,
+                                                 self.mask, t_seen)
+            before = len(stepper.events)
+            self.t, self.x, self.z, g, self.mask = stepper.handle_event(te, xe, ze, fired, "state",
+                                                                        self.event_record, g_before=self.g)
         self.g = g
-        if len(stepper.events) == count and np.any(released):
+        if len(stepper.events) == before and np.any(released):
             # Nothing changed: a guard just moved away from zero. Watch it from the side it
             # went to, or it would be masked and located here again forever.
             self.mask = self.mask & ~released
@@ -177,16 +181,18 @@ class _HybridRun:
         """The time event at the current stop: the rows just before (at the left limit) and
         after it, with the event iteration and settling in between."""
         stepper, t = self.stepper, self.t
-        if not self.user_grid:
-            left = left_limit(t, self.t0, self.t_end)
-            z_left = stepper.solve_z(self.x, self.z, left) if z_left is None else z_left
-            self.record(t, self.x, z_left, stepper.p, left)
-        z = stepper.solve_z(self.x, self.z, t)
-        x, z = stepper.iterate_modes(t, self.x, z, stepper.no_guards(), "time")
-        if not self.user_grid or np.any(self.grid == t):
-            self.record(t, x, z, stepper.p)
-        self.t, self.x, self.z, self.g, self.mask = stepper.settle(t, x, z, stepper.no_guards(),
-                                                                   self.event_record)
+        count("events", "time")
+        with phase("events"):
+            if not self.user_grid:
+                left = left_limit(t, self.t0, self.t_end)
+                z_left = stepper.solve_z(self.x, self.z, left) if z_left is None else z_left
+                self.record(t, self.x, z_left, stepper.p, left)
+            z = stepper.solve_z(self.x, self.z, t)
+            x, z = stepper.iterate_modes(t, self.x, z, stepper.no_guards(), "time")
+            if not self.user_grid or np.any(self.grid == t):
+                self.record(t, x, z, stepper.p)
+            self.t, self.x, self.z, self.g, self.mask = stepper.settle(t, x, z, stepper.no_guards(),
+                                                                       self.event_record)
 
 
 def _evenly_spaced(t, outputs) -> bool:

@@ -27,11 +27,13 @@ import logging
 import re
 import sys
 import threading
+import time
 
 import casadi as cs
 import numpy as np
 
 from ...core.errors import SimulationError
+from . import run_stats
 from .time_scale import fastest_rate
 
 log = logging.getLogger("physlib.solver")
@@ -102,12 +104,17 @@ class Integration:
 
     def _call(self, integrator, x, z, p, ta, tb, scale=1.0):
         """(outputs, failure reason or None, captured solver messages)."""
+        stats, started = run_stats.current(), time.perf_counter()
         with solver_messages() as messages:
             try:
                 out = integrator(x0=x, z0=z, p=np.concatenate([p, [ta, (tb - ta) / scale]]))
             except RuntimeError as err:
-                return None, _last_line(str(err)), messages.getvalue()
-        return out, None, messages.getvalue()
+                out, failure = None, _last_line(str(err))
+            else:
+                failure = None
+        if stats is not None:
+            stats.solver_call(integrator.stats(), time.perf_counter() - started)
+        return out, failure, messages.getvalue()
 
     def _integrator(self, grid: tuple, max_step_tau: float | None, close_start: bool = False):
         """The integrator for an output pattern; ``close_start``: IDAS's initial-condition

@@ -44,6 +44,9 @@ class SimulationResult:
         self.z = z
         self.p = p
         self.events = list(events or [])
+        # What the run did: solver steps, evaluations, starts, events, time per phase
+        # (physlib.analysis.simulation.run_stats); filled in by simulate.
+        self.stats: dict = {}
         # Standard deviations of the variables whose noise was propagated along the run
         # (simulate(..., noise=[...])), by path.
         self.noise: dict[str, np.ndarray] = {}

@@ -17,6 +17,7 @@ from ..common.initialization import consistent_start, solve_algebraic
 from .integrators import Integration
 from ..common.options import SimulateOptions, simulate_options
 from .results import ResultRows, SimulationResult
+from .run_stats import RunStats, count, phase, recording
 from .time_events import left_limit, snap_to_events
 
 
@@ -64,11 +65,13 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
                                t_eval=t_eval, params=params, x0=x0, projection=projection, noise=noise,
                                noise_T=noise_T, max_step=max_step, event_tol=event_tol,
                                max_events=max_events, invariants=invariants, initial=initial)
-    with model_lock(model):
+    stats = RunStats(fixed_step=options.fixed_step)
+    with model_lock(model), recording(stats):
         if options.fixed_step:
             result = simulate_fixed(model, options)
         else:
             result = _simulate_variable(model, options)
+        result.stats = stats.as_dict()
         if options.noise:
             from ..noise.transient import propagate_noise
             result.noise = propagate_noise(model, result, options.noise, options.noise_T)
@@ -90,7 +93,8 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
         raise PhyslibError(
             f"solver 'cvodes' needs an ODE, but {model.name} keeps {nz} algebraic variables "
             f"({', '.join(model.algebraic[:5])}); use solver='idas'")
-    x, z = consistent_start(model, p, options)
+    with phase("initialization"):
+        x, z = consistent_start(model, p, options)
     rows = ResultRows(len(x), nz, len(p))
     continuation = (solver, options.rtol, options.atol)
     if model.has_modes:
@@ -120,7 +124,9 @@ def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: 
         a, b = bounds[k], bounds[k + 1]
         if k > 0:
             # After a time event: states are continuous, algebraic variables are re-solved.
-            z = solve_algebraic(system, x, z, p, a, describe)
+            count("events", "time")
+            with phase("events"):
+                z = solve_algebraic(system, x, z, p, a, describe)
             if not user_grid or np.any(grid == a):
                 rows.add(a, x, z)
         inner = grid[(grid > a) & (grid < b)]
