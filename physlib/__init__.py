@@ -5,18 +5,29 @@ Build a system from components with across/through ports, compile it once, then 
     from physlib import Model
     from physlib.components.electrical import VoltageSource, Resistor, Capacitor, Ground
 """
-from .analysis import OperatingPoint, SimulationResult
-from .analysis.common.start_values import StartValueWarning
-from .analysis.linear.linear_model import DescriptorError, LinearModel
-from .analysis.linear.analysis_points import inject_across, inject_through
-from .analysis.linear.linearize import linearize
-from .analysis.sweeps import SweepError, SweepTable, lognormal, monte_carlo, normal, sweep, uniform
-from .api import CompiledModel, Model
+from .api import Model
 from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
-                   UnknownNameError, ModelError, Variable, der, t, MissingPortError,
+                   UnknownNameError, ModelError, Variable, der, MissingPortError,
                    UnknownAttributeError, ImpulseError, PositionState)
+
+# Names imported on first use (PEP 562), so that ``import physlib`` loads only what building a
+# model takes: the analyses (and SciPy's dense algebra, pandas, dask, matplotlib behind them)
+# and SymPy (``t``) load when first asked for.
+_LAZY = {
+    "CompiledModel": "physlib.api", "t": "physlib.core.symbols",
+    "SimulationResult": "physlib.analysis.simulation.results",
+    "OperatingPoint": "physlib.analysis.linear.operating_point",
+    "StartValueWarning": "physlib.analysis.common.start_values",
+    "DescriptorError": "physlib.analysis.linear.linear_model",
+    "LinearModel": "physlib.analysis.linear.linear_model",
+    "inject_across": "physlib.analysis.linear.analysis_points",
+    "inject_through": "physlib.analysis.linear.analysis_points",
+    "linearize": "physlib.analysis.linear.linearize",
+    **dict.fromkeys(["SweepError", "SweepTable", "lognormal", "monte_carlo", "normal", "sweep", "uniform"],
+                    "physlib.analysis.sweeps"),
+}
 
 __version__ = "0.1.0"
 
@@ -29,3 +40,17 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "DescriptorError", "PositionState",
            "LinearModel", "linearize", "inject_through", "inject_across",
            "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError"]
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

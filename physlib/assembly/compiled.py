@@ -296,7 +296,7 @@ def _unknown(kind: str, name: str, known, unread=frozenset()) -> str:
 
 class _Pickler(pickle.Pickler):
     """Pickles CasADi functions as their ``serialize()`` strings, class templates without the
-    CasADi functions cached on them (rebuilt from their SymPy equations on first use), a
+    CasADi functions cached on them (rebuilt from their expressions on first use), a
     :class:`DaeSystem` without its cache, and the declarations of component classes
     (``Parameter``, ``Variable``, ``Mode``, ``Port``, which may hold lambdas) as references to
     the class attribute that declares them, so they stay the class's own objects when loaded;

@@ -23,7 +23,6 @@ import scipy.sparse as sps
 
 from ..core.component import Component
 from ..core.errors import ImpulseError
-from ..core.symbols import t
 from .ir import AliasMap, BlockOrder, Reduced
 
 JUMP_TOLERANCE = 1e-9   # relative change of an input at a time event that counts as a jump
@@ -57,7 +56,7 @@ def forced_inputs(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder) 
         if base in eqs.combos:
             continue
         block, instance = eqs.block_of(base)
-        if t in flat.groups[block.group].template.residuals[block.residual].free_symbols:
+        if flat.groups[block.group].template.timed[block.residual]:
             candidates.append((base, block, instance))
     if not candidates:
         return ()

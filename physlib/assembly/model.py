@@ -6,8 +6,6 @@ What a model holds and the checks of ``add``/``connect``/``expose`` live in
 from __future__ import annotations
 
 from ..core.errors import ModelError, ParameterError
-from .compile import compile_model
-from .compiled import CompiledModel
 from .netlist import ExposedPort, Netlist
 
 __all__ = ["Model", "ExposedPort"]
@@ -25,8 +23,12 @@ class Model(Netlist):
     Compiling never changes the model, so it can be compiled again or edited further.
     """
 
-    compiled_class: type = CompiledModel
-    """What :meth:`compile` returns: :class:`physlib.Model` sets the analysing subclass."""
+    @property
+    def compiled_class(self) -> type:
+        """What :meth:`compile` returns: :class:`physlib.Model` sets the analysing subclass.
+        (Imported here, when first compiling: building a model does not need the compiler.)"""
+        from .compiled import CompiledModel
+        return CompiledModel
 
     def compile(self, **options):
         """Flatten, analyze and reduce the equations; returns a reusable CompiledModel.
@@ -37,6 +39,7 @@ class Model(Netlist):
         if not self._members:
             raise ModelError(f"model {self.name!r} has no components: add them with "
                              f"{self.name}.add(...) before compiling")
+        from .compile import compile_model
         compiled = compile_model(self, self.compiled_class)
         # Analyses that add components (noise sources, analysis points) start from the model.
         compiled.source_model = self

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import weakref
 
-import networkx as nx
-
 from ..core.component import Component, PortRef, check_name, check_rename
 from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, PortConnectionError,
                            UnknownAttributeError, UnknownNameError)
@@ -248,6 +246,7 @@ class Netlist:
     @property
     def graph(self) -> nx.Graph:
         """The connection graph of this level: nodes are port paths, edges are connections."""
+        import networkx as nx
         g = nx.Graph()
         for member in self._members.values():
             ports = member._exposed.values() if isinstance(member, Netlist) else \

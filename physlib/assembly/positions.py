@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from ..core.component import Component, Parameter, Variable
 from ..core.errors import DeclarationError
 from ..core.positions import PositionState
-from ..core.symbols import VariableSymbol, derivative_base
+from ..core.symbols import derivative_base
 
 GROUND = 0
 
@@ -230,7 +230,9 @@ _FOLLOW = {(p, m): _linear_class(
 
 def without_integration(raw, initial, followers, label):
     """``raw`` without the equations that integrate the ``followers`` (position states that
-    are not integrated), ``initial`` without their start values."""
+    are not integrated), ``initial`` without their start values (while deriving, in SymPy)."""
+    from ..core.symbolic import VariableSymbol
+
     def integrates(expr):
         return any(isinstance(s, VariableSymbol) and derivative_base(s.name) in followers
                    for s in expr.free_symbols)

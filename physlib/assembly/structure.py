@@ -8,7 +8,6 @@ that over-determine, or the unknowns left undetermined.
 """
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sps
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
@@ -46,6 +45,7 @@ def match_and_order(incidence: sps.csr_matrix, preferred: sps.csr_matrix,
 
 
 def _topological_labels(labels, src, dst, n_blocks):
+    import networkx as nx
     cond = nx.DiGraph()
     cond.add_nodes_from(range(n_blocks))
     cond.add_edges_from((int(b), int(a)) for a, b in zip(labels[src], labels[dst]) if a != b)

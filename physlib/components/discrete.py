@@ -18,11 +18,12 @@ import math
 import sys
 from decimal import Decimal
 
-import sympy as sp
-
 from ..core import Component, Input, Output, Parameter
 from ..core.component import Discrete
 from ..core.errors import ParameterError
+from ..core.lazy import lazy_module
+
+sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["Discrete", "Sampled", "ZeroOrderHold", "UnitDelay", "DiscretePID"]
 

@@ -5,11 +5,13 @@ Sign convention: the current of a port is positive *into* the component; a one-p
 parts at the end (EMF, HeatingResistor) follow the rotational and thermal conventions on
 their other ports.
 """
-import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, ParameterError, Port, Variable, der
+from ..core.lazy import lazy_module
 from ..domains import electrical, rotational, thermal
 from .rotational import Supported
+
+sp = lazy_module("sympy")     # imported when equations are derived
 
 BOLTZMANN = 1.380649e-23      # J/K
 ELEMENTARY_CHARGE = 1.602176634e-19  # C

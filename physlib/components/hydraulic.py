@@ -5,10 +5,12 @@ Sign convention: a port's volume flow ``q`` is positive *into* the component. A 
 ``port_b``. Pressures are absolute or gauge as the user chooses: nothing here depends on the
 zero of pressure except FluidCapacitance's stored energy, which counts from p = 0.
 """
-import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
+from ..core.lazy import lazy_module
 from ..domains import hydraulic, rotational, translational
+
+sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["TwoPort", "FixedPressure", "PressureSource", "FlowSource", "LaminarResistance",
            "Orifice", "FluidCapacitance", "Inertance", "CheckValve", "Pump", "Cylinder",

@@ -5,11 +5,13 @@ Sign convention (as in the Modelica Standard Library): a flange's torque ``tau``
 flange_a.w``, ``phi_rel`` likewise). Flanges carry speeds, not angles: components that need an
 angle (Inertia.phi, spring deflections, AngleSensor) integrate it as a state of their own.
 """
-import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
 from ..core.positions import PositionState
+from ..core.lazy import lazy_module
 from ..domains import rotational
+
+sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["TwoFlange", "Compliant", "Supported", "Fixed", "Inertia", "Spring", "Damper",
            "SpringDamper", "IdealGear", "IdealPlanetary", "Torque", "Speed", "SpeedSensor",

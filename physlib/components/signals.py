@@ -10,12 +10,21 @@ its discontinuities as time events, so the solver never steps across one.
 import math
 
 import numpy as np
-import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, Variable, der
 from ..core.component import as_real
 from ..core.errors import ParameterError
-from ..core.symbols import t
+from ..core import symbols
+from ..core.lazy import lazy_module
+
+sp = lazy_module("sympy")     # imported when equations are derived
+
+
+def __getattr__(name):
+    # ``t``, the SymPy symbol of time, is made (and SymPy imported) when first asked for.
+    if name == "t":
+        return symbols.t
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "PWM", "Sawtooth", "Triangle",
            "Table", "Expression", "Gain", "Add", "Product", "Integrator", "Limiter", "Table1D", "Relay",
@@ -54,6 +63,7 @@ class Step(Waveform):
     t0 = Parameter(0.0, unit="s", description="step time")
 
     def value(self):
+        t = symbols.t
         return sp.Piecewise((self.offset, t < self.t0), (self.offset + self.height, True))
 
     def time_events(self, values, t_start, t_stop):
@@ -72,6 +82,7 @@ class Ramp(Waveform):
     t0 = Parameter(0.0, unit="s", description="start time")
 
     def value(self):
+        t = symbols.t
         ramp = sp.Min(sp.Max((t - self.t0) / self.duration, 0), 1)
         return self.offset + self.height * ramp
 
@@ -92,6 +103,7 @@ class Sine(Waveform):
     t0 = Parameter(0.0, unit="s", description="start time")
 
     def value(self):
+        t = symbols.t
         wave = self.amplitude * sp.sin(2 * sp.pi * self.f * (t - self.t0) + self.phase)
         return self.offset + sp.Piecewise((0, t < self.t0), (wave, True))
 
@@ -112,6 +124,7 @@ def _cycle(t0, period):
     left-limit offset the solvers use, 1e-12 of the run) counts as reached, so the value at an
     edge is the value after it and just before it the value before. The time since the period
     start is then at least −tolerance."""
+    t = symbols.t
     eps = EDGE_TOLERANCE * (sp.Abs(t) + sp.Abs(t0))
     cycles = sp.floor((t - t0 + eps) / period)
     return t - t0 - cycles * period, eps
@@ -144,6 +157,7 @@ class Pulse(Waveform):
             raise ParameterError(f"Pulse {self.name!r}: width ({self.width}) exceeds period ({self.period})")
 
     def value(self):
+        t = symbols.t
         in_cycle, eps = _cycle(self.t0, self.period)
         on = sp.And(t >= self.t0, in_cycle < self.width - eps)
         return self.offset + sp.Piecewise((self.amplitude, on), (0, True))
@@ -174,6 +188,7 @@ class PWM(Waveform):
     t0 = Parameter(0.0, unit="s", description="time of the first rising edge")
 
     def value(self):
+        t = symbols.t
         period = 1 / self.f
         in_cycle, eps = _cycle(self.t0, period)
         # duty 0 and 1 are decided without the comparison, which rounding could tip within
@@ -206,6 +221,7 @@ class Sawtooth(Waveform):
     t0 = Parameter(0.0, unit="s", description="start of the first period")
 
     def value(self):
+        t = symbols.t
         in_cycle, _ = _cycle(self.t0, self.period)
         # Within the edge tolerance after a drop the time since it is slightly negative.
         ramp = self.amplitude * sp.Max(in_cycle, 0) / self.period
@@ -230,6 +246,7 @@ class Triangle(Waveform):
     t0 = Parameter(0.0, unit="s", description="start of the first period")
 
     def value(self):
+        t = symbols.t
         in_cycle, _ = _cycle(self.t0, self.period)
         phase = sp.Max(in_cycle, 0) / self.period
         wave = self.amplitude * (1 - sp.Abs(1 - 2 * phase))
@@ -261,6 +278,7 @@ class Table(Waveform):
         self._values["points"] = pts
 
     def value(self):
+        t = symbols.t
         pts = self.points
         pieces = [(pts[0][1], t < pts[0][0])]
         for (t0, y0), (t1, y1) in zip(pts, pts[1:]):
@@ -286,6 +304,7 @@ class Expression(Waveform):
         super().__init__(name, expr=expr)
 
     def validate(self):
+        t = symbols.t
         expr = sp.sympify(self.expr)
         extra = expr.free_symbols - {t}
         if extra:
@@ -523,6 +542,7 @@ class SignalPWM(Component):
     on = Mode({"off": 0, "on": 1}, start="off", description="duty above the carrier")
 
     def equations(self):
+        t = symbols.t
         in_cycle, _ = _cycle(self.t0, 1 / self.f)
         on = sp.And(sp.Eq(self.on, 1), t >= self.t0)
         return [sp.Eq(self.carrier, sp.Piecewise((0, t < self.t0), (sp.Max(in_cycle, 0) * self.f, True))),

@@ -10,10 +10,12 @@ stored energy; the conductors declare the pair (dT, Q) as their dissipation, who
 [W.K] measures the irreversibility of the heat transfer (entropy production × T_a·T_b), not a
 loss of energy — leave thermal parts out when adding dissipated power to an energy balance.
 """
-import sympy as sp
 
 from ..core import Component, Input, Output, Parameter, Port, Variable, der
+from ..core.lazy import lazy_module
 from ..domains import thermal
+
+sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["TwoPort", "FixedTemperature", "HeatFlowSource", "HeatCapacitor", "ThermalConductor",
            "Convection", "BodyRadiation", "TemperatureSensor", "HeatFlowSensor", "STEFAN_BOLTZMANN"]

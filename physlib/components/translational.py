@@ -5,11 +5,13 @@ the component; relative quantities are flange_b minus flange_a (``v_rel = flange
 flange_a.v``, ``s_rel`` likewise). Flanges carry velocities, not positions: components that
 need a position (Mass.s, spring deflections, PositionSensor) integrate it as a state of their own.
 """
-import sympy as sp
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
 from ..core.positions import PositionState
+from ..core.lazy import lazy_module
 from ..domains import rotational, translational
+
+sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["HardStop", "TwoFlange", "Compliant", "Supported", "Fixed", "Mass", "Spring", "Damper",
            "SpringDamper", "Force", "Velocity", "IdealRackPinion", "SpeedSensor", "ForceSensor",

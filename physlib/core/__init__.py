@@ -5,7 +5,7 @@ from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, 
                      PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
                      UnknownAttributeError, UnknownNameError)
 from .positions import PositionState
-from .symbols import der, t
+from .symbols import der
 
 __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef", "Variable", "der", "t",
            "PhyslibError", "ParameterError", "DuplicateNameError", "PortConnectionError",
@@ -13,3 +13,11 @@ __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
            "PositionState"]
+
+
+def __getattr__(name):
+    # ``t`` is a SymPy symbol: SymPy is imported when it is first asked for.
+    if name == "t":
+        from .symbols import t
+        return t
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

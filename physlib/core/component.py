@@ -19,12 +19,11 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 import numpy as np
-import sympy as sp
 
 from ..domains import Domain, signal
 from .errors import (DeclarationError, MissingPortError, ModelError, ParameterError,
                      PortConnectionError, UnknownAttributeError)
-from .symbols import ModeSymbol, VariableSymbol
+from . import symbols
 
 _REQUIRED = object()
 _LARGEST = sys.float_info.max
@@ -77,7 +76,9 @@ def as_real(value: Any) -> float | None:
         return float(value)
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         return float(value)
-    if isinstance(value, sp.Basic) and getattr(value, "is_number", False) and value.is_real:
+    sympy = sys.modules.get("sympy")      # without SymPy imported, value is no SymPy number
+    if sympy is not None and isinstance(value, sympy.Basic) and getattr(value, "is_number", False) \
+            and value.is_real:
         try:
             return float(value)
         except (TypeError, ValueError):
@@ -161,7 +162,7 @@ class Parameter:
         if instance is None:
             return self
         if instance._deriving and not self.structural:
-            return sp.Symbol(self.name, real=True)
+            return symbols.parameter_symbol(self.name)
         return instance._values[self.name]
 
     def __set__(self, instance, value):
@@ -197,7 +198,7 @@ class Variable:
         self.name = name
 
     def symbol(self):
-        return VariableSymbol(self.name, real=True)
+        return symbols.VariableSymbol(self.name, real=True)
 
     def __get__(self, instance, owner):
         if instance is None:
@@ -238,7 +239,7 @@ class Mode(Variable):
         self.codes = dict(codes)
 
     def symbol(self):
-        return ModeSymbol(self.name, integer=True)
+        return symbols.ModeSymbol(self.name, integer=True)
 
 
 class Discrete(Mode):
@@ -259,7 +260,7 @@ class Discrete(Mode):
         Variable.__init__(self, unit, description, 0.0 if isinstance(start, str) else start)
 
     def symbol(self):
-        return ModeSymbol(self.name, real=True)     # real-valued, unlike a mode's integer codes
+        return symbols.ModeSymbol(self.name, real=True)     # real-valued, unlike a mode's integer codes
 
 
 class Port:
@@ -294,7 +295,7 @@ class Port:
         if self.condition is not None and not instance._values[self.condition]:
             raise self._missing(instance)
         if self._signal and instance._deriving:
-            return VariableSymbol(self.name, real=True)
+            return symbols.VariableSymbol(self.name, real=True)
         # Without calling PortRef.__init__: a large model takes a port for every connection.
         ref = _new_object(PortRef)
         ref.owner = instance
@@ -375,7 +376,7 @@ class PortRef:
         if attr in (port.domain.across, port.domain.through) and attr is not None:
             owner = object.__getattribute__(self, "owner")
             if owner._deriving:
-                return VariableSymbol(f"{port.name}.{attr}", real=True)
+                return symbols.VariableSymbol(f"{port.name}.{attr}", real=True)
             return f"{owner.name}.{port.name}.{attr}"
         raise UnknownAttributeError(f"port {self.path} ({port.domain.name}) has no attribute {attr!r}; "
                                     f"its variables: {', '.join(port.variable_names())}")
@@ -597,7 +598,7 @@ class Component:
         if name not in self.variables():
             raise UnknownAttributeError(f"{type(self).__name__} {self.name!r} has no variable {name!r}; "
                                         f"its variables: {', '.join(self.variables()) or '(none)'}")
-        return VariableSymbol(name, real=True) if self._deriving else f"{self.name}.{name}"
+        return symbols.VariableSymbol(name, real=True) if self._deriving else f"{self.name}.{name}"
 
     def ports(self) -> dict[str, Port]:
         """The ports this component has (conditional ports only when their condition holds)."""

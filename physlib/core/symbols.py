@@ -1,19 +1,11 @@
-"""Symbols used in component equations: time ``t``, variables, and ``der``."""
-import sympy as sp
+"""Symbols used in component equations: time ``t``, variables, and ``der``.
 
-t = sp.Symbol("t", real=True)
-"""Simulation time [s]; use it in equations and in :class:`~physlib.components.signals.Expression`."""
+The SymPy objects live in :mod:`physlib.core.symbolic` and are handed out on first use (PEP 562),
+so that declaring and building components does not import SymPy: it is needed only when a
+class's equations are derived, and a class whose derivation is cached never needs it.
+"""
 
-
-class VariableSymbol(sp.Symbol):
-    """A SymPy symbol that stands for a component variable (not a parameter).
-
-    Kept as its own class so that :func:`der` can tell variables from parameters.
-    """
-
-
-class ModeSymbol(sp.Symbol):
-    """A SymPy symbol for a component's discrete mode (constant between events)."""
+_SYMBOLIC = frozenset({"t", "VariableSymbol", "ModeSymbol", "derivative_symbol", "parameter_symbol"})
 
 
 def der(expr):
@@ -22,28 +14,8 @@ def der(expr):
     ``der(v)`` makes ``v`` a state of the component. Parameters are constant in time, so
     ``der(C*v) == C*der(v)``.
     """
-    from .errors import DeclarationError
-    if isinstance(expr, str):
-        raise DeclarationError(f"der({expr!r}): give the variable itself, der(self.{expr}), not a string")
-    try:
-        expr = sp.sympify(expr, strict=True)
-    except (sp.SympifyError, TypeError, ValueError):
-        raise DeclarationError(f"der() takes a variable or an expression of variables, got {expr!r}") from None
-    if not isinstance(expr, sp.Expr) or not (
-            t in expr.free_symbols or any(isinstance(s, VariableSymbol) for s in expr.free_symbols)):
-        raise DeclarationError(
-            f"der({expr}): {expr} contains no variable of the component (parameters are constant, so "
-            "its derivative would be 0); take the derivative of a variable, e.g. der(self.x) with "
-            "x = Variable(...)")
-    result = sp.diff(expr, t)
-    for sym in expr.free_symbols:
-        if isinstance(sym, VariableSymbol):
-            result += sp.diff(expr, sym) * derivative_symbol(sym)
-    return result
-
-
-def derivative_symbol(sym: VariableSymbol) -> VariableSymbol:
-    return VariableSymbol(f"der({sym.name})", real=True)
+    from .symbolic import der as derivative
+    return derivative(expr)
 
 
 def derivative_base(name: str) -> str | None:
@@ -51,3 +23,10 @@ def derivative_base(name: str) -> str | None:
     if name.startswith("der(") and name.endswith(")"):
         return name[4:-1]
     return None
+
+
+def __getattr__(name):
+    if name in _SYMBOLIC:
+        from . import symbolic
+        return getattr(symbolic, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

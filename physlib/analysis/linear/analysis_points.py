@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
 from ...assembly.netlist import Netlist
 from ...core.errors import PhyslibError, UnknownNameError
+from ...core.lazy import lazy_module
+
+sp = lazy_module("sympy")     # imported when the equations are derived
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ ecosystem (:meth:`LinearModel.to_control`, :meth:`LinearModel.to_scipy`).
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
 from ...core.errors import PhyslibError
 from .minimal_realization import minimal_basis, named_basis
@@ -63,6 +62,7 @@ class LinearModel:
     def poles(self) -> np.ndarray:
         """Eigenvalues of A (finite generalized eigenvalues of (A, E) for a descriptor model),
         sorted by real part, then imaginary part."""
+        import scipy.linalg
         if self.E is None:
             values = np.linalg.eigvals(self.A) if self.A.size else np.empty(0, complex)
         else:
@@ -161,6 +161,7 @@ class LinearModel:
 
     def to_scipy(self):
         """The model as :class:`scipy.signal.StateSpace` (continuous time)."""
+        import scipy.linalg
         import scipy.signal
 
         A, B = self._explicit("to_scipy()")

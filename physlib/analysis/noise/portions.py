@@ -19,7 +19,6 @@ domain are left open and are not ports (temperature × heat flow is not a power)
 """
 from __future__ import annotations
 
-import networkx as nx
 
 from ...core.errors import PhyslibError
 from ..linear.analysis_points import injector_class
@@ -93,6 +92,7 @@ def _portion_model(model, part):
 def _ports(part, clones, port, sub):
     """The portion's ports: each shared node against its network's reference (adding one at
     the network's first shared node where the portion holds none)."""
+    import networkx as nx
     networks = nx.Graph()
     for node in part.connections:
         networks.add_nodes_from(node)

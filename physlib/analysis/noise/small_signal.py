@@ -32,8 +32,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.integrate
-import scipy.linalg
 import scipy.sparse as sps
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
@@ -104,6 +102,7 @@ class NoiseResult:
         return float(np.sqrt(self.band_variance(f_lo, f_hi)))
 
     def band_variance(self, f_lo: float, f_hi: float, source: str | None = None) -> float:
+        import scipy.integrate
         if not (0 < f_lo < f_hi):
             raise PhyslibError(f"a band needs 0 < f_lo < f_hi, got [{f_lo}, {f_hi}]")
         grid = np.geomspace(f_lo, f_hi, max(2001, int(400 * np.log10(f_hi / f_lo)) + 1))
@@ -300,6 +299,7 @@ def _variance(A, B, C, D, Q):
     A_k, B_k, C_k = A[np.ix_(keep, keep)], B[keep], C[:, keep]
     if np.max(np.linalg.eigvals(A_k).real) >= -1e-12 * max(1.0, np.abs(A_k).max()):
         return float("inf")
+    import scipy.linalg
     P = scipy.linalg.solve_continuous_lyapunov(A_k, -(B_k * Q) @ B_k.T)
     return float((C_k @ P @ C_k.T).item())
 

@@ -30,7 +30,6 @@ import warnings
 
 import casadi as cs
 import numpy as np
-import scipy.linalg
 
 from ...core.errors import PhyslibError
 from ..common.fast_call import FastFunction
@@ -99,6 +98,7 @@ def _linearize(model, noisy, elements, input_paths, names, op, T):
 def _propagate(P, linear, h):
     """P after h seconds of P' = A·P + P·Aᵀ + B·Q·Bᵀ with A, B, Q constant (Van Loan 1978), in
     full state coordinates (the reduced ones of the current modes, mapped back)."""
+    import scipy.linalg
     A, B, Q, keep, T_map = linear["A"], linear["B"], linear["Q"], linear["keep"], linear["T"]
     n = A.shape[0]
     G = (B * Q) @ B.T

@@ -13,9 +13,7 @@ import difflib
 
 import casadi as cs
 import numpy as np
-import sympy as sp
 
-from ...assembly.sympy_to_casadi import to_casadi
 from ...core.errors import PhyslibError
 from ..common.projection import energy_matrix, invariant_projection
 
@@ -29,6 +27,8 @@ class Invariants:
     """
 
     def __init__(self, model, expressions):
+        import sympy as sp
+        from ...assembly.sympy_to_casadi import to_casadi
         if isinstance(expressions, sp.Basic) or isinstance(expressions, str):
             expressions = [expressions]
         exprs = [sp.sympify(e) for e in expressions]

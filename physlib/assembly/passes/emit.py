@@ -144,7 +144,7 @@ def _explicit_starts(flat, aliases: AliasMap, reduced: Reduced, describe):
     rep, col = aliases.rep, aliases.col
     for g in flat.groups:
         tpl = g.template
-        uses = {l: {s.name for s in expr.free_symbols} & set(tpl.param_names) for l, expr in tpl.initial.items()}
+        uses = tpl.initial_uses
         found = []          # (instance, order of the local, raw id, parameters given)
         for li, (l, names) in enumerate(uses.items()):
             raw = g.var_ids[:, l]

@@ -1,0 +1,119 @@
+"""The analysing :class:`CompiledModel`: :class:`physlib.Model` compiles to it.
+
+It sits above both :mod:`physlib.assembly` (which builds and compiles a model) and
+:mod:`physlib.analysis` (which analyses a compiled one), so that neither of those imports the
+other backwards: the assembly layer's class holds the compiled equations, and this subclass
+adds the analyses as methods that call :mod:`physlib.analysis`. :mod:`physlib.api` hands it out
+on first use, so that importing physlib does not import the analyses.
+
+Each method spells out the options of the analysis it calls, with the same defaults (a test
+keeps them equal), so that ``help()``, ``inspect.signature`` and an editor's completion show
+them; its docstring is the analysis function's. An option it does not take is an
+:class:`~physlib.analysis.common.options.OptionError` naming the valid ones.
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+
+from .analysis.common.options import OptionError
+from .analysis.linear.linearize import linearize
+from .analysis.linear.operating_point import operating_point, trim
+from .analysis.noise.multiport import multiport_noise
+from .analysis.noise.portions import portion_noise
+from .analysis.noise.small_signal import noise
+from .analysis.simulation.simulate import simulate
+from .assembly import compiled
+
+__all__ = ["CompiledModel"]
+
+
+def _analysis(function):
+    """Decorate a method that forwards to the analysis ``function``: its docstring becomes the
+    method's summary followed by the function's, and its signature as ``inspect`` reports it
+    leaves out the ``**unknown`` catch-all (which only turns a misspelt option into an
+    OptionError)."""
+    def decorate(method):
+        own = inspect.cleandoc(method.__doc__ or "")
+        theirs = inspect.cleandoc(function.__doc__ or "")
+        method.__doc__ = f"{own}\n\n{theirs}" if theirs else own
+        signature = inspect.signature(method)
+        method.__signature__ = signature.replace(parameters=[
+            p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD])
+        return method
+    return decorate
+
+
+class CompiledModel(compiled.CompiledModel):
+    """A compiled model: simulate it, find operating points, linearize it, analyze its noise.
+
+    Parameters stay symbolic inputs of the compiled functions, so ``simulate(...,
+    params={"R1.R": 2e3})`` reuses them without recompiling. An option a method does not take
+    is an :class:`~physlib.analysis.common.options.OptionError` listing the ones it does.
+    """
+
+    @_analysis(simulate)
+    def simulate(self, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: float | None = None,
+                 rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
+                 x0: dict | None = None, projection: str | None = "energy", noise=None,
+                 noise_T: float = 300.15, max_step: float | None = None, event_tol: float = 1e-10,
+                 max_events: int = 100, invariants=None, initial: str = "strict", **unknown):
+        """Transient simulation from ``t0`` to ``t_end`` [s]
+        (:func:`physlib.analysis.simulation.simulate.simulate`)."""
+        return _forward(simulate, (self, t_end), locals(), unknown)
+
+    @_analysis(operating_point)
+    def operating_point(self, *, t: float = 0.0, params: dict | None = None, inputs: dict | None = None,
+                        x_guess: dict | None = None, z_guess: dict | None = None, tol: float = 1e-12,
+                        max_iter: int = 100, **unknown):
+        """Steady state (x' = 0, 0 = g) for given inputs and parameters
+        (:func:`physlib.analysis.linear.operating_point.operating_point`)."""
+        return _forward(operating_point, (self,), locals(), unknown)
+
+    @_analysis(trim)
+    def trim(self, targets: dict, free: list, *, t: float = 0.0, params: dict | None = None,
+             inputs: dict | None = None, x_guess: dict | None = None, z_guess: dict | None = None,
+             free_guess: dict | None = None, tol: float = 1e-12, max_iter: int = 100, **unknown):
+        """Steady state where ``targets`` are met by choosing the ``free`` inputs/parameters
+        (:func:`physlib.analysis.linear.operating_point.trim`)."""
+        return _forward(trim, (self, targets, free), locals(), unknown)
+
+    @_analysis(linearize)
+    def linearize(self, inputs, outputs, *, at=None, descriptor: bool = False, params: dict | None = None,
+                  t: float = 0.0, times=None, **unknown):
+        """Linear model from ``inputs`` to ``outputs`` at an operating point
+        (:func:`physlib.analysis.linear.linearize.linearize`)."""
+        return _forward(linearize, (self, inputs, outputs), locals(), unknown)
+
+    @_analysis(noise)
+    def noise(self, output, f=None, *, T: float = 300.15, at=None, external=None, **unknown):
+        """Noise of ``output`` (a variable, or a pair of across variables) from the thermal and
+        shot noise of the dissipative elements (:func:`physlib.analysis.noise.small_signal.noise`)."""
+        return _forward(noise, (self, output, f), locals(), unknown)
+
+    @_analysis(multiport_noise)
+    def multiport_noise(self, ports, f, *, T: float = 300.15, z0=50.0, at=None, **unknown):
+        """Port matrices Z, Y, S and thermal-noise correlations 2kT·(Z + Zᴴ), 2kT·(Y + Yᴴ),
+        kT·(I − S·Sᴴ) at ``ports`` (:func:`physlib.analysis.noise.multiport.multiport_noise`)."""
+        return _forward(multiport_noise, (self, ports, f), locals(), unknown)
+
+    @_analysis(portion_noise)
+    def portion_noise(self, f, *, T: float = 300.15, z0=50.0, params: dict | None = None, **unknown):
+        """Thermal-noise multiport (Z, Y, S and their correlations) of each linear portion of
+        ``partitions`` at the nodes it shares with the rest, independent of the operating point:
+        compute it once (:func:`physlib.analysis.noise.portions.portion_noise`)."""
+        return _forward(portion_noise, (self, f), locals(), unknown)
+
+
+def _forward(function, args, values, unknown):
+    """``function(*args, **options)`` with the keyword-only options of ``function`` taken from
+    the calling method's ``values`` (its ``locals()``); an option in ``unknown`` is an
+    OptionError listing the valid ones (Python's TypeError would not say what is valid)."""
+    accepted = [name for name, par in inspect.signature(function).parameters.items()
+                if par.kind == par.KEYWORD_ONLY]
+    if unknown:
+        hints = [f"{name!r} (did you mean {difflib.get_close_matches(name, accepted, n=1)[0]!r}?)"
+                 if difflib.get_close_matches(name, accepted, n=1) else repr(name) for name in unknown]
+        raise OptionError(f"{function.__name__}() has no option {', '.join(hints)}; its options are "
+                          f"{', '.join(accepted)}")
+    return function(*args, **{name: values[name] for name in accepted})

@@ -1,0 +1,173 @@
+"""Per-class equation templates: what deriving a component class's equations produces.
+
+A :class:`ClassTemplate` holds a class's equations as CasADi expressions of its *local*
+variables (port variables, internal variables, derivatives), its parameters and time, plus
+the structural facts the assembly needs: which variables each equation contains, which
+equations are plain aliases (``x = ±y``), and, for each equation and each variable it is
+linear in with a coefficient that cannot vanish, the explicit solution for that variable.
+Flattening then instantiates all components of a class with one mapped call.
+
+Deriving it takes SymPy (:mod:`physlib.assembly.derivation`); the template itself holds no
+SymPy object, only CasADi expressions, text and plain Python data, so that it can be cached on
+disk (:mod:`physlib.assembly.template_cache`) and used in a process that never imports SymPy.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import casadi as cs
+
+from ..core.errors import DeclarationError, PhyslibError
+
+# The outputs of ClassTemplate.expressions, each a column of scalar expressions in (v, p, t).
+EXPRESSION_GROUPS = ("res", "guards", "constraints", "start", "energy", "dissipation", "sol", "dt", "partial")
+
+
+class EquationError(DeclarationError):
+    """A component class declares equations physlib cannot use."""
+
+
+@dataclass
+class ClassTemplate:
+    class_name: str
+    local_names: list[str]            # port variables, then internal variables, then der(...)
+    param_names: list[str]            # non-structural parameters, in declaration order
+    mode_names: list[str]             # discrete modes; the functions' p input is params + modes
+    mode_starts: list[int]
+    local_start: list[float]          # initial guess of every local variable
+    local_units: list[str]
+    der_of: dict[int, int]            # local index of der(x) -> local index of x
+    residuals: list[str]              # equations in residual form (= 0), non-alias ones, as text
+    aliases: list[tuple[int, int, float]]  # (a, b, sign): local a = sign * local b
+    incidence: list[list[int]]        # per residual: local indices it contains
+    explicit: list[set[int]]          # per residual: locals it can be solved for explicitly
+    risky: list[set[int]]             # per residual: locals it is linear in, with a coefficient
+                                      # that may vanish (Rs·i with Rs >= 0): matched only if needed
+    initial_uses: dict[int, frozenset[str]]  # state local index -> parameters its initial value reads
+    linear: bool                      # every equation affine in the variables, no modes
+    residual_linear: list[bool]       # per residual: affine in the variables, no modes
+    timed: list[bool]                 # per residual: contains time t explicitly
+    guards: list[str]                 # zero-crossing functions, as text
+    constraints: list[str]            # mode constraints (condition, expression, restitution), as text
+    dissipates_power: bool            # effort × flow of the dissipation pair is a power [W]
+    energy: str | None                # stored energy, as text
+    dissipation: tuple[str, str] | None   # (effort, flow), as text
+    # (v, p, t) -> one column per EXPRESSION_GROUPS entry: residuals; guards; constraint
+    # expressions, 1 where active, restitutions; start values of all locals; energy;
+    # dissipation pair; explicit solutions; d/dt of each residual at fixed locals; partial
+    # derivatives of each residual by its locals.
+    expressions: cs.Function = field(repr=False)
+    solutions: dict[tuple[int, int], int] = field(repr=False)   # (residual, local) -> row of "sol"
+    partials: list = field(repr=False)   # per residual: [(local, row of "partial")], None if no CasADi form
+    followers: frozenset = frozenset()  # position states determined outside (not integrated here)
+
+    @cached_property
+    def _sx(self):
+        v = cs.SX.sym("v", len(self.local_names))
+        p = cs.SX.sym("p", self.n_inputs)
+        time = cs.SX.sym("t")
+        out = self.expressions.call({"v": v, "p": p, "t": time})
+        rows = {name: [out[name][i] for i in range(out[name].numel())] for name in EXPRESSION_GROUPS}
+        return v, p, time, rows
+
+    def _function(self, name, exprs):
+        v, p, time, _ = self._sx
+        label = re.sub(r"_+", "_", f"{self.class_name.strip('_')}_{name}")
+        return cs.Function(label, [v, p, time], [cs.vertcat(*exprs)] if exprs else [cs.SX(0, 1)])
+
+    def _rows(self, group: str) -> list:
+        return self._sx[3][group]
+
+    @property
+    def n_inputs(self) -> int:
+        """Length of the p input of the class functions: parameters, then modes."""
+        return len(self.param_names) + len(self.mode_names)
+
+    @cached_property
+    def guard_function(self) -> cs.Function | None:
+        """(locals, params + modes, t) -> zero-crossing functions."""
+        return self._function("guards", self._rows("guards")) if self.guards else None
+
+    @cached_property
+    def constraint_function(self) -> cs.Function | None:
+        """(locals, params + modes, t) -> (mode constraint expressions, 1 where active,
+        restitution coefficients)."""
+        return self._function("constraints", self._rows("constraints")) if self.constraints else None
+
+    @cached_property
+    def residual_function(self) -> cs.Function:
+        """(locals, params, t) -> residuals."""
+        return self._function("res", self._rows("res"))
+
+    def solution_function(self, equation: int, local: int) -> cs.Function:
+        """(locals, params, t) -> the value of ``local`` that satisfies ``equation`` (one of
+        the locals it is explicit in)."""
+        key = (equation, local)
+        cache = self.__dict__.setdefault("_solutions", {})
+        if key not in cache:
+            cache[key] = self._function(f"sol{equation}_{local}", [self._rows("sol")[self.solutions[key]]])
+        return cache[key]
+
+    def _derivative(self, equation: int):
+        """(vdot symbols, SX time derivative of residual ``equation`` in locals and vdot)."""
+        cache = self.__dict__.setdefault("_derivatives", {})
+        if equation not in cache:
+            if self.partials[equation] is None:
+                raise PhyslibError(f"index reduction must differentiate the equation {self.residuals[equation]} "
+                                   f"= 0 of {self.class_name}, and its derivative has no CasADi form")
+            vdot = cs.SX.sym("vdot", len(self.local_names))
+            total = self._rows("dt")[equation]
+            partial = self._rows("partial")
+            for i, row in self.partials[equation]:
+                total = total + partial[row] * vdot[i]
+            cache[equation] = (vdot, total)
+        return cache[equation]
+
+    def derivative_function(self, equation: int) -> cs.Function:
+        """(locals, d/dt of locals, params, t) -> time derivative of residual ``equation``
+        (for index reduction)."""
+        v, p, time, _ = self._sx
+        vdot, total = self._derivative(equation)
+        return cs.Function(f"{self.class_name.strip('_')}_dres{equation}", [v, vdot, p, time], [total])
+
+    def derivative_solution_function(self, equation: int, local: int) -> cs.Function:
+        """(locals, d/dt of locals, params, t) -> d/dt of ``local`` from the derivative of
+        ``equation``; valid where the equation is explicit in ``local`` (a constant, nonzero
+        coefficient, which its derivative shares)."""
+        v, p, time, _ = self._sx
+        vdot, total = self._derivative(equation)
+        rest = cs.substitute(total, vdot[local], 0)
+        coeff = cs.jacobian(total, vdot[local])
+        return cs.Function(f"{self.class_name.strip('_')}_dsol{equation}_{local}",
+                           [v, vdot, p, time], [-rest / coeff])
+
+    @cached_property
+    def start_function(self) -> cs.Function:
+        """params -> initial guesses of all locals (states at their initial values)."""
+        return self._function("start", self._rows("start"))
+
+    def start_rows_function(self, rows: tuple[int, ...]) -> cs.Function:
+        """params -> initial guesses of the locals ``rows`` only (see :attr:`start_function`)."""
+        if len(rows) == len(self.local_names) and rows == tuple(range(len(rows))):
+            return self.start_function
+        cache = self.__dict__.setdefault("_start_rows", {})
+        if rows not in cache:
+            start = self._rows("start")
+            cache[rows] = self._function("start_" + "_".join(map(str, rows)), [start[i] for i in rows])
+        return cache[rows]
+
+    @cached_property
+    def energy_function(self) -> cs.Function | None:
+        return None if self.energy is None else self._function("energy", self._rows("energy"))
+
+    @property
+    def power_dissipation_function(self) -> cs.Function | None:
+        """The dissipation pair of components whose effort × flow is a power (not heat conduction)."""
+        return self.dissipation_function if self.dissipates_power else None
+
+    @cached_property
+    def dissipation_function(self) -> cs.Function | None:
+        """(locals, params, t) -> (effort, flow); their product is the dissipated power."""
+        return None if self.dissipation is None else self._function("dissipation", self._rows("dissipation"))

@@ -1,0 +1,210 @@
+"""The on-disk cache of class templates, so that a new process does not derive them again.
+
+Deriving a component class's equations (SymPy, :mod:`physlib.assembly.derivation`) costs a
+second or more per process for a handful of classes, most of it importing SymPy. A derived
+:class:`~physlib.assembly.class_template.ClassTemplate` holds only CasADi expressions (stored as
+the ``serialize()`` string of one function) and plain data, so it is written here once and read
+back by later processes, which then never import SymPy.
+
+**Key.** A SHA-256 over: the cache format, physlib's version and the text of the modules that
+derive templates (so that editing physlib invalidates it), the Python, CasADi and SymPy
+versions, the class's module and qualified name, the text of the module of each component
+class in its MRO (a changed equation, or helper beside it, is a new key), the structure key
+and the position variant. Classes without a source file (defined in a REPL or notebook),
+classes their module does not hold under their name (made inside a function, which may depend
+on its variables, or by ``type()``), and structure keys that are not plain data, are not
+cached on disk.
+
+**Location.** ``$PHYSLIB_CACHE_DIR``, else the user cache folder (``$XDG_CACHE_HOME/physlib``
+or ``~/.cache/physlib``; ``~/Library/Caches/physlib`` on macOS, ``%LOCALAPPDATA%\\physlib``
+on Windows), in a subfolder per format. ``PHYSLIB_NO_CACHE=1`` turns the cache off.
+
+**Failure.** Entries are written to a temporary file and renamed into place, so a reader never
+sees half an entry. Anything that goes wrong reading or writing (missing, corrupt or foreign
+file, unwritable folder, content that does not pickle) is logged at DEBUG on the logger
+``"physlib.cache"`` and the template is derived instead: never an error, never a wrong
+template (an entry must name its own key, and loading accepts plain data only).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import logging
+import os
+import pickle
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import casadi as cs
+
+from ..core.component import Component
+from .class_template import ClassTemplate
+
+FORMAT = 1
+log = logging.getLogger("physlib.cache")
+
+# physlib's own modules whose text decides what a derivation produces.
+_DERIVING_MODULES = ("core", "domains", "assembly/class_template.py", "assembly/derivation.py",
+                     "assembly/positions.py", "assembly/sympy_to_casadi.py", "assembly/template_cache.py")
+
+
+def cache_dir() -> Path | None:
+    """Where templates are cached; None when caching is off (``PHYSLIB_NO_CACHE=1``)."""
+    if os.environ.get("PHYSLIB_NO_CACHE", "").strip() not in ("", "0"):
+        return None
+    root = os.environ.get("PHYSLIB_CACHE_DIR")
+    if not root:
+        if sys.platform == "win32":
+            root = os.path.join(os.environ.get("LOCALAPPDATA") or os.path.expanduser("~"), "physlib")
+        elif sys.platform == "darwin":
+            root = os.path.join(os.path.expanduser("~"), "Library", "Caches", "physlib")
+        else:
+            base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+            root = os.path.join(base, "physlib")
+    return Path(root) / f"templates-v{FORMAT}"
+
+
+def cache_key(cls: type, structure, followers: frozenset, unread: frozenset) -> str | None:
+    """The disk-cache key of a class's template, or None when it must not be cached on disk."""
+    try:
+        sources = [_class_source(klass) for klass in cls.__mro__
+                   if isinstance(klass, type) and issubclass(klass, Component) and klass is not Component]
+        if any(s is None for s in sources):
+            return None
+        parts = [str(FORMAT), _environment(), cls.__module__, cls.__qualname__, *sources,
+                 _plain(structure), repr(sorted(followers)), repr(sorted(unread))]
+    except (OSError, TypeError, ValueError) as err:
+        log.debug("template of %s not cached on disk: %s", cls.__qualname__, err)
+        return None
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def load(key: str | None) -> ClassTemplate | None:
+    """The cached template under ``key``, or None (missing, unreadable, or caching is off)."""
+    folder = cache_dir()
+    if key is None or folder is None:
+        return None
+    path = folder / f"{key}.pkl"
+    try:
+        with open(path, "rb") as file:
+            entry = _PlainUnpickler(file).load()
+        if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
+            raise ValueError("entry of another key or format")
+        fields = dict(entry["fields"])
+        fields["expressions"] = cs.Function.deserialize(fields["expressions"])
+        return ClassTemplate(**fields)
+    except FileNotFoundError:
+        return None
+    except Exception as err:    # noqa: BLE001 -- a bad entry of any kind means: derive again
+        log.debug("template cache entry %s unusable (%s: %s); deriving", path, type(err).__name__, err)
+        return None
+
+
+def store(key: str | None, template: ClassTemplate) -> None:
+    """Writes ``template`` under ``key`` (atomically); failures are logged, never raised."""
+    folder = cache_dir()
+    if key is None or folder is None:
+        return
+    temporary = None
+    try:
+        fields = {f.name: getattr(template, f.name) for f in dataclasses.fields(template)}
+        fields["expressions"] = template.expressions.serialize()
+        data = pickle.dumps({"format": FORMAT, "key": key, "fields": fields}, protocol=pickle.HIGHEST_PROTOCOL)
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=folder, prefix=f".{key}.", suffix=".tmp",
+                                         delete=False) as file:
+            temporary = file.name
+            file.write(data)
+        os.replace(temporary, folder / f"{key}.pkl")
+        temporary = None
+    except Exception as err:    # noqa: BLE001 -- the cache is an optimisation: never fail for it
+        log.debug("template of %s not cached in %s (%s: %s)", template.class_name, folder,
+                  type(err).__name__, err)
+    finally:
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Loads plain data only (numbers, strings, bytes, lists, tuples, dicts, sets): an entry
+    naming any class or function is refused, so a foreign file cannot run code."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"{module}.{name} is not plain data")
+
+
+def _class_source(cls: type) -> str | None:
+    """A fingerprint of the source of ``cls``: the text of its module; None without one, and
+    for a class its module does not hold under its name (made by ``type()`` or inside a
+    function, as ``Add(k=[...])`` makes one class per number of inputs)."""
+    module = sys.modules.get(cls.__module__)
+    found = module
+    for part in cls.__qualname__.split("."):
+        found = getattr(found, part, None)
+    if found is not cls:
+        return None
+    path = getattr(module, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return None
+    return _file_digest(path)
+
+
+def _file_digest(path: str) -> str:
+    stat = os.stat(path)
+    return _digest(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=None)
+def _digest(path: str, mtime_ns: int, size: int) -> str:
+    with open(path, "rb") as file:
+        return hashlib.sha256(file.read()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _environment() -> str:
+    """physlib's version and deriving code, and the Python, CasADi and SymPy versions."""
+    import physlib
+    package = Path(physlib.__file__).parent
+    files = []
+    for name in _DERIVING_MODULES:
+        where = package / name
+        files += sorted(where.glob("*.py")) if where.is_dir() else [where]
+    code = hashlib.sha256(b"".join(_file_digest(str(f)).encode() for f in files)).hexdigest()
+    return "|".join([physlib.__version__, code, sys.version.split()[0], cs.__version__, _sympy_version()])
+
+
+def _sympy_version() -> str:
+    """SymPy's version without importing SymPy (which a cache hit is meant to avoid)."""
+    spec = importlib.util.find_spec("sympy")
+    if spec is None or not spec.origin:
+        return "none"
+    release = Path(spec.origin).parent / "release.py"
+    return _file_digest(str(release)) if release.exists() else _file_digest(spec.origin)
+
+
+def _plain(value) -> str:
+    """A canonical text of a structure key made of plain data; TypeError for anything else
+    (its repr might not tell two values apart, or might change between processes)."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return f"{type(value).__name__}:{value!r}"
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__}(" + ",".join(_plain(v) for v in value) + ")"
+    if isinstance(value, (frozenset, set)):
+        return f"{type(value).__name__}(" + ",".join(sorted(_plain(v) for v in value)) + ")"
+    if isinstance(value, dict):
+        return "dict(" + ",".join(sorted(f"{_plain(k)}:{_plain(v)}" for k, v in value.items())) + ")"
+    module = type(value).__module__
+    if module == "numpy" and hasattr(value, "dtype"):          # a NumPy scalar or array
+        import numpy as np
+        array = np.asarray(value)
+        if array.dtype.hasobject:
+            raise TypeError("a NumPy array of objects")
+        digest = hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+        return f"ndarray({array.dtype.str},{array.shape},{digest})"
+    raise TypeError(f"structure key holds a {type(value).__name__}")

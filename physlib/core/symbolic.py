@@ -1,0 +1,54 @@
+"""The SymPy side of component equations: time ``t``, variable and mode symbols, ``der``.
+
+Imported only when a class's equations are derived (see :mod:`physlib.core.symbols`, which
+hands these names out on first use, so that importing physlib does not import SymPy)."""
+import sympy as sp
+
+t = sp.Symbol("t", real=True)
+"""Simulation time [s]; use it in equations and in :class:`~physlib.components.signals.Expression`."""
+
+
+class VariableSymbol(sp.Symbol):
+    """A SymPy symbol that stands for a component variable (not a parameter).
+
+    Kept as its own class so that :func:`der` can tell variables from parameters.
+    """
+
+
+class ModeSymbol(sp.Symbol):
+    """A SymPy symbol for a component's discrete mode (constant between events)."""
+
+
+def der(expr):
+    """Time derivative of a variable, or of an expression of variables, parameters and ``t``.
+
+    ``der(v)`` makes ``v`` a state of the component. Parameters are constant in time, so
+    ``der(C*v) == C*der(v)``.
+    """
+    from .errors import DeclarationError
+    if isinstance(expr, str):
+        raise DeclarationError(f"der({expr!r}): give the variable itself, der(self.{expr}), not a string")
+    try:
+        expr = sp.sympify(expr, strict=True)
+    except (sp.SympifyError, TypeError, ValueError):
+        raise DeclarationError(f"der() takes a variable or an expression of variables, got {expr!r}") from None
+    if not isinstance(expr, sp.Expr) or not (
+            t in expr.free_symbols or any(isinstance(s, VariableSymbol) for s in expr.free_symbols)):
+        raise DeclarationError(
+            f"der({expr}): {expr} contains no variable of the component (parameters are constant, so "
+            "its derivative would be 0); take the derivative of a variable, e.g. der(self.x) with "
+            "x = Variable(...)")
+    result = sp.diff(expr, t)
+    for sym in expr.free_symbols:
+        if isinstance(sym, VariableSymbol):
+            result += sp.diff(expr, sym) * derivative_symbol(sym)
+    return result
+
+
+def derivative_symbol(sym: VariableSymbol) -> VariableSymbol:
+    return VariableSymbol(f"der({sym.name})", real=True)
+
+
+def parameter_symbol(name: str) -> sp.Symbol:
+    """The symbol a (non-structural) parameter stands for inside equations."""
+    return sp.Symbol(name, real=True)

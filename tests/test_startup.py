@@ -1,0 +1,132 @@
+"""Start-up: ``import physlib`` loads only what building a model takes, and the one-time SymPy
+derivation of each component class is cached on disk (physlib.assembly.template_cache), so a
+process with a warm cache builds, compiles and simulates without importing SymPy. No timing
+is asserted here (benchmarks/bench_startup.py measures it); what is checked is what gets
+imported and that the cache never changes a result or fails a run."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import physlib
+from physlib.assembly import template_cache, templates
+
+from test_electrical_transients import rc_model
+
+RC = textwrap.dedent("""
+    import json, sys
+    from physlib import Model
+    from physlib.components.electrical import VoltageSource, Resistor, Capacitor, Ground
+    from physlib.components.signals import Step
+
+    m = Model("rc")
+    src = m.add(VoltageSource("src", V=Step(height=1.0, t0=0.0)))
+    r = m.add(Resistor("R1", R=1e3))
+    c = m.add(Capacitor("C1", C=1e-6))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    res = m.compile().simulate(5e-3)
+    print(json.dumps({"modules": sorted(sys.modules), "t": res.t.tolist(), "v": res["C1.v"].tolist()}))
+""")
+
+
+def run(code, cache):
+    env = dict(os.environ, PHYSLIB_CACHE_DIR=str(cache))
+    env.pop("PHYSLIB_NO_CACHE", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_importing_physlib_loads_no_analysis_plotting_or_dense_algebra(tmp_path):
+    modules = set(run("import json, sys, physlib; print(json.dumps(sorted(sys.modules)))", tmp_path))
+    for heavy in ("matplotlib", "pandas", "dask", "scipy.linalg", "sympy", "networkx", "physlib.analysis"):
+        assert heavy not in modules, heavy
+
+
+def test_every_public_name_still_imports_from_the_package():
+    for name in physlib.__all__:
+        assert getattr(physlib, name) is not None, name
+    from physlib import CompiledModel, t, linearize            # noqa: F401  (loaded on first use)
+    from physlib.api import CompiledModel as api_class
+    assert api_class is CompiledModel and physlib.Model("m").compiled_class is CompiledModel
+
+
+def test_a_warm_cache_compiles_and_simulates_without_sympy_and_bit_for_bit(tmp_path):
+    cold = run(RC, tmp_path)
+    assert "sympy" in cold["modules"]                          # derived, and cached
+    assert list((tmp_path / f"templates-v{template_cache.FORMAT}").glob("*.pkl"))
+    warm = run(RC, tmp_path)
+    for heavy in ("sympy", "networkx", "matplotlib", "pandas", "dask"):
+        assert heavy not in warm["modules"], heavy
+    assert warm["t"] == cold["t"] and warm["v"] == cold["v"]
+
+
+def test_corrupt_and_foreign_entries_are_derived_again_with_the_same_result(tmp_path):
+    cold = run(RC, tmp_path)
+    entries = sorted((tmp_path / f"templates-v{template_cache.FORMAT}").glob("*.pkl"))
+    entries[0].write_bytes(b"not a pickle")
+    entries[1].write_bytes(entries[2].read_bytes())            # a valid entry under another key
+    again = run(RC, tmp_path)
+    assert again["t"] == cold["t"] and again["v"] == cold["v"]
+    assert "sympy" in again["modules"]                         # those two were derived again
+
+
+def test_an_unwritable_or_disabled_cache_still_compiles(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(templates, "_cache", {})
+    a = rc_model().compile().simulate(5e-3)
+    monkeypatch.setenv("PHYSLIB_NO_CACHE", "1")
+    assert template_cache.cache_dir() is None
+    monkeypatch.setattr(templates, "_cache", {})
+    b = rc_model().compile().simulate(5e-3)
+    np.testing.assert_array_equal(a["C1.v"], b["C1.v"])
+
+
+def test_a_changed_class_source_is_a_new_key(tmp_path, monkeypatch):
+    module = tmp_path / "startup_component.py"
+    source = textwrap.dedent("""
+        import sympy as sp
+        from physlib import Component, Port
+        from physlib.domains import electrical
+
+        class Leak(Component):
+            p = Port(electrical)
+            n = Port(electrical)
+
+            def equations(self):
+                return [sp.Eq(self.p.i, SCALE * (self.p.v - self.n.v)), sp.Eq(self.p.i + self.n.i, 0)]
+
+        SCALE = 1
+    """)
+    module.write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import startup_component
+    first = template_cache.cache_key(startup_component.Leak, (), frozenset(), frozenset())
+    assert first is not None
+    assert first == template_cache.cache_key(startup_component.Leak, (), frozenset(), frozenset())
+    module.write_text(source.replace("SCALE = 1", "SCALE = 2"))
+    os.utime(module, ns=(os.stat(module).st_mtime_ns + 10**9,) * 2)
+    assert template_cache.cache_key(startup_component.Leak, (), frozenset(), frozenset()) != first
+    assert template_cache.cache_key(startup_component.Leak, (1,), frozenset(), frozenset()) != first
+
+
+def test_classes_without_a_stable_identity_are_not_cached_on_disk():
+    from physlib.components.signals import Add
+
+    made = type(Add("a", k=[1, 2, 3]))                          # one class per number of inputs
+    assert made is not Add and template_cache.cache_key(made, (), frozenset(), frozenset()) is None
+
+    class Local(physlib.Component):
+        pass
+
+    assert template_cache.cache_key(Local, (), frozenset(), frozenset()) is None
+    with pytest.raises(TypeError):
+        template_cache._plain(object())  # noqa: SLF001 -- a structure key of no plain data
