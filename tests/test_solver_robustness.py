@@ -208,3 +208,28 @@ def test_threads_on_one_compiled_model_give_the_serial_results_bit_for_bit(build
         threaded = list(pool.map(run, values))
     for (v_s, i_s), (v_t, i_t) in zip(serial, threaded):
         assert np.array_equal(v_s, v_t) and np.array_equal(i_s, i_t)
+
+
+class _LinearLoop(Component):
+    """x0' = 3(x2 − x1), x1' = 0, x2' = x2, the rate 3(x2 − x1) = 1.5·z through an algebraic
+    loop (z − w/2 = 3(x2 − x1), w = −z): the system hypothesis found on which IDAS's consistent
+    initialization failed its line search at rtol 1e-10 and the run stopped at t = 0."""
+
+    x0, x1, x2 = Variable(start=-2.0), Variable(start=-2.0), Variable(start=-2.0)
+    z, w = Variable(), Variable()
+
+    def equations(self):
+        return [der(self.x0) - sp.Rational(3, 2) * self.z, der(self.x1), der(self.x2) - self.x2,
+                self.z - self.w / 2 - 3 * (self.x2 - self.x1), self.w + self.z]
+
+
+def test_idas_starts_a_linear_loop_at_tight_tolerances():
+    m = Model("loop")
+    m.add(_LinearLoop("sys"))
+    sim = m.compile()
+    assert sim.algebraic                       # the loop keeps an algebraic variable: IDAS
+    times = np.array([0.0, 0.5, 1.0])
+    res = sim.simulate(1.0, solver="idas", rtol=1e-10, atol=1e-12, t_eval=times)
+    # Closed form: x2 = −2eᵗ, x1 = −2, x0 = −2 + 6t − 6(eᵗ − 1); 1e-8: ten times rtol·|x|.
+    np.testing.assert_allclose(res["sys.x2"], -2 * np.exp(times), rtol=1e-8)
+    np.testing.assert_allclose(res["sys.x0"], -2 + 6 * times - 6 * (np.exp(times) - 1), rtol=1e-8, atol=1e-9)

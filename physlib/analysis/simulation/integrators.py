@@ -33,6 +33,7 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import SimulationError
+from ..common.fast_call import fast
 from . import run_stats
 from .time_scale import fastest_rate
 
@@ -72,11 +73,19 @@ class Integration:
         pattern = tuple((full * scale).tolist())
         max_step_tau = None if max_step is None else max_step / (tb - ta) * scale
         out, failure, messages = self._call(self._integrator(pattern, max_step_tau), x, z, p, ta, tb, scale)
+        if failure is not None and _failed_at_start(failure, messages):
+            # IDAS starts from zero rates, which its consistent initialization (IDACalcIC)
+            # corrects; that Newton iteration can fail (a line search "with too small a step" at
+            # tight tolerances, on a linear system), and IDAS's first steps then fail their error
+            # test. The model's equations give the exact rates x' = f(x, z, p, t): start from
+            # them (an integrator built for this call only).
+            rates = fast(self.system, "dae")(x, z, p, ta)[0] * (tb - ta) / scale
+            out, failure, messages = self._call(self._integrator(pattern, max_step_tau, rates=rates),
+                                                x, z, p, ta, tb, scale)
         if failure is not None and "IDACalcIC" in failure:
-            # IDAS's consistent-initialization step (IDACalcIC) takes its Newton step from the
-            # first output time; if the dynamics at the start were misjudged (a model too large
-            # for fastest_rate), the same call with IDACalcIC looking only 1e-14 of the
-            # interval ahead is a local correction that converges.
+            # IDACalcIC takes its Newton step from the first output time; if the dynamics at the
+            # start were misjudged (a model too large for fastest_rate), the same call with
+            # IDACalcIC looking only 1e-14 of the interval ahead is a local correction.
             out, failure, messages = self._call(self._integrator(pattern, max_step_tau, True), x, z, p,
                                                 ta, tb, scale)
         if failure is not None:
@@ -116,12 +125,14 @@ class Integration:
             stats.solver_call(integrator.stats(), time.perf_counter() - started)
         return out, failure, messages.getvalue()
 
-    def _integrator(self, grid: tuple, max_step_tau: float | None, close_start: bool = False):
+    def _integrator(self, grid: tuple, max_step_tau: float | None, close_start: bool = False,
+                    rates=None):
         """The integrator for an output pattern; ``close_start``: IDAS's initial-condition
-        step looks only a tiny fraction of the interval ahead (see :meth:`_call`)."""
+        step looks only a tiny fraction of the interval ahead; ``rates``: IDAS starts from these
+        initial rates (in τ) instead of zero (not kept: they belong to one call)."""
         key = ("scaled", self.solver, self.rtol, self.atol, grid, max_step_tau, close_start)
         cache = self.system.cache
-        integrator = cache.get(key)
+        integrator = cache.get(key) if rates is None else None
         if integrator is None:
             dae = self.system.dae_dict()
             ta, h, tau = cs.SX.sym("ta"), cs.SX.sym("h"), cs.SX.sym("tau")
@@ -139,7 +150,11 @@ class Integration:
                     options["first_time"] = FIRST_TIME
             if max_step_tau is not None:
                 options["max_step_size"] = max_step_tau
+            if rates is not None:
+                options["init_xdot"] = np.asarray(rates, dtype=float).ravel().tolist()
             integrator = cs.integrator("simulate", self.solver, problem, 0.0, list(grid), options)
+            if rates is not None:
+                return integrator
             scaled = [k for k in cache if isinstance(k, tuple) and k[0] == "scaled"]
             if len(scaled) >= _CACHE_LIMIT:
                 cache.pop(scaled[0], None)
@@ -192,6 +207,12 @@ class Integration:
             else:
                 lo, reached = mid, found
         return lo, reached
+
+
+def _failed_at_start(failure: str, messages: str) -> bool:
+    """Whether IDAS failed in its consistent initialization or in its first step (an error test
+    failing "at t = 0", the start of the call in τ)."""
+    return "IDACalcIC" in failure or ("IDA_ERR_FAIL" in failure and re.search(r"\bt = 0\b", messages) is not None)
 
 
 def _time_scale(grid) -> float:
