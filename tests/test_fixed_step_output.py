@@ -15,9 +15,8 @@ with A = diag(−1/τ1, −1/τ2) and b = (1/τ1, 1/τ2)·1 V (the source is 1 V
 import numpy as np
 import pytest
 
-from physlib import Model
-from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
 from physlib.components.signals import Step
+from test_stiff_start import stiff_circuit
 
 TAU = np.array([1e-12, 1e6])                # s: R1·C1, R2·C2
 DT, T_END = 1e3, 1e6                        # s
@@ -28,16 +27,8 @@ MARGIN = 1e-12                              # V
 
 
 def two_rc(tau_fast=TAU[0]):
-    m = Model("two_rc")
-    src = m.add(VoltageSource("src", V=Step(height=1.0, t0=0.0)))
-    r1, c1 = m.add(Resistor("R1", R=1.0)), m.add(Capacitor("C1", C=tau_fast, v0=0.0))
-    r2, c2 = m.add(Resistor("R2", R=1e6)), m.add(Capacitor("C2", C=1.0, v0=0.0))
-    gnd = m.add(Ground("gnd"))
-    m.connect(src.p, r1.p, r2.p)
-    m.connect(r1.n, c1.p)
-    m.connect(r2.n, c2.p)
-    m.connect(c1.n, c2.n, src.n, gnd.p)
-    return m.compile()
+    """The stiff circuit of test_stiff_start, driven by a 1 V step at t = 0."""
+    return stiff_circuit(V=Step(height=1.0, t0=0.0), C1=tau_fast)
 
 
 def step_values(solver, n):

@@ -17,10 +17,12 @@ from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSo
 T_EVAL = np.array([0.0, 1e-12, 1e-11, 1e-9, 1e-6, 1.0, 1e3, 1e5, 1e6])
 
 
-def stiff_circuit():
+def stiff_circuit(V=1.0, C1=1e-12):
+    """A source V feeding R1 = 1 Ω + C1 (τ = C1 / 1 F·s, 1e-12 s by default) and R2 = 1 MΩ +
+    C2 = 1 F (τ = 1e6 s), both capacitors from 0 V."""
     m = Model("stiff_start")
-    src = m.add(VoltageSource("src", V=1.0))
-    r1, c1 = m.add(Resistor("R1", R=1.0)), m.add(Capacitor("C1", C=1e-12, v0=0.0))
+    src = m.add(VoltageSource("src", V=V))
+    r1, c1 = m.add(Resistor("R1", R=1.0)), m.add(Capacitor("C1", C=C1, v0=0.0))
     r2, c2 = m.add(Resistor("R2", R=1e6)), m.add(Capacitor("C2", C=1.0, v0=0.0))
     gnd = m.add(Ground("gnd"))
     m.connect(src.p, r1.p, r2.p)
