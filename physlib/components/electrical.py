@@ -377,6 +377,12 @@ class IdealDiode(_IdealSwitching):
         return [self.s]
 
     def transition(self, v, fired):
+        if fired[0]:
+            # s just crossed zero: the diode switches once. Solved again in the new mode, s may
+            # come out a rounding error on the old side (a turn-off located 1e-10 s past the
+            # current's zero leaves a blocking voltage of ±1e-12 V); switching back on that
+            # would be chattering within one instant.
+            return {"on": 1 - int(v["pre(on)"])}
         if v["on"] and v["s"] < 0:
             return {"on": 0}
         if not v["on"] and v["s"] > 0:
