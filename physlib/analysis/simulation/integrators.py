@@ -103,7 +103,13 @@ class Integration:
         mode ahead; None if it does not."""
         if self.solver != "idas" or not len(x):
             return None
-        rate = fastest_rate(self.system, x, z, p, ta)
+        # One estimate per mode (parameter vector) of a run: a run with modes starts the solver
+        # again and again in the same few modes, and the estimate only sizes a first output.
+        rates = self.__dict__.setdefault("_rates", {})
+        key = p.tobytes()
+        if key not in rates:
+            rates[key] = fastest_rate(self.system, x, z, p, ta)
+        rate = rates[key]
         if rate is None or not rate > 0:
             return None
         lead = LEAD_TIME_CONSTANTS / rate / (tb - ta)
