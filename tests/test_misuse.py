@@ -9,7 +9,7 @@ import pytest
 from physlib import DuplicateNameError, Model, ModelError, PhyslibError, PortConnectionError
 from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Inductor, Resistor,
                                            VoltageSource)
-from physlib.components.signals import Ramp, Sine, Step
+from physlib.components.signals import Ramp, Sine, Step, Triangle
 from physlib.core.errors import ImpulseError, SimulationError
 
 
@@ -122,6 +122,20 @@ def test_a_voltage_step_directly_across_a_capacitor_is_an_impulse():
 def test_continuous_or_constant_currents_through_an_inductor_still_simulate(current, L1_v):
     res = inductor_fed_by(current).simulate(2e-3, rtol=1e-9, atol=1e-12)
     assert np.max(np.abs(res["L1.v"])) == pytest.approx(L1_v, rel=1e-3)
+
+
+def test_a_triangle_current_through_an_inductor_gives_its_slopes_even_at_the_corners():
+    """v = L·di/dt is ±L·2·amplitude/period, piecewise constant (was: a compile error, the
+    derivative of floor having no form). At each corner the row holds the slope after it, as
+    every row at a time event holds the values after it (0 before t0 = 0.1 ms)."""
+    wave = Triangle(amplitude=2.0, period=1e-3, t0=0.1e-3, offset=0.5)
+    times = np.linspace(0.0, 2e-3, 9)
+    res = inductor_fed_by(wave).simulate(2e-3, t_eval=times)
+    slope = 1e-3 * 2 * 2.0 / 1e-3                    # L · 2·amplitude/period = 4 V
+    rising = ((times - 0.1e-3) % 1e-3) < 0.5e-3 - 1e-12
+    want = np.where(times < 0.1e-3, 0.0, np.where(rising, slope, -slope))
+    np.testing.assert_allclose(np.abs(res["L1.v"]), np.abs(want), atol=1e-9)
+    assert len(set(np.sign(res["L1.v"][times > 0.1e-3]))) == 2     # both slopes, no half ones
 
 
 def test_a_step_into_an_inductor_that_stays_a_state_still_simulates():

@@ -92,7 +92,7 @@ def _expressions(class_name, names, symbols, params, modes, residuals, explicit,
             solutions[(j, local)] = len(groups["sol"])
             sym = symbols[names[local]]
             groups["sol"].append(-expr.subs(sym, 0) / coefficients[j][local])
-        pieces = [(None, sp.diff(expr, t))] + [(i, c) for i, c in sorted(coefficients[j].items()) if c != 0]
+        pieces = [(None, _time_derivative(expr))] + [(i, c) for i, c in sorted(coefficients[j].items()) if c != 0]
         try:        # d/dt, for index reduction: None where CasADi has no form (DiracDelta of sign(x))
             converted = [(i, to_casadi(e, table)) for i, e in pieces]
         except PhyslibError:
@@ -107,6 +107,16 @@ def _expressions(class_name, names, symbols, params, modes, residuals, explicit,
     label = re.sub(r"_+", "_", f"{class_name.strip('_')}_expressions")
     function = cs.Function(label, [v, p, time], outputs, ["v", "p", "t"], list(EXPRESSION_GROUPS))
     return function, solutions, partials
+
+
+def _time_derivative(expr):
+    """∂expr/∂t with ``floor`` and ``ceiling`` of time held constant: they are piecewise
+    constant, their jumps are time events the solver stops at, and SymPy would leave their
+    derivative unevaluated (a sawtooth's or triangle's slope would have no CasADi form)."""
+    steps = {f: sp.Dummy(real=True) for f in expr.atoms(sp.floor, sp.ceiling) if t in f.free_symbols}
+    if not steps:
+        return sp.diff(expr, t)
+    return sp.diff(expr.xreplace(steps), t).xreplace({d: f for f, d in steps.items()})
 
 
 def _declarations(comp: Component, label: str):

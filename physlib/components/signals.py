@@ -223,8 +223,10 @@ class Sawtooth(Waveform):
     def value(self):
         t = symbols.t
         in_cycle, _ = _cycle(self.t0, self.period)
-        # Within the edge tolerance after a drop the time since it is slightly negative.
-        ramp = self.amplitude * sp.Max(in_cycle, 0) / self.period
+        # Within the edge tolerance after a drop the time since it is slightly negative. A
+        # Piecewise rather than Max: at the drop itself the slope is the one after it (Max's
+        # derivative there would be half of it).
+        ramp = self.amplitude * sp.Piecewise((0, in_cycle < 0), (in_cycle, True)) / self.period
         return self.offset + sp.Piecewise((0, t < self.t0), (ramp, True))
 
     def time_events(self, values, t_start, t_stop):
@@ -247,9 +249,14 @@ class Triangle(Waveform):
 
     def value(self):
         t = symbols.t
-        in_cycle, _ = _cycle(self.t0, self.period)
-        phase = sp.Max(in_cycle, 0) / self.period
-        wave = self.amplitude * (1 - sp.Abs(1 - 2 * phase))
+        in_cycle, eps = _cycle(self.t0, self.period)
+        # Rising, then falling from half a period (within the edge tolerance, as for the drops):
+        # at a corner the value is continuous and the slope is the one after it, which a forced
+        # state (an inductor fed by this current) then follows.
+        half = self.period / 2
+        rising = sp.Piecewise((0, in_cycle < 0), (in_cycle, True)) / half
+        falling = (self.period - in_cycle) / half
+        wave = self.amplitude * sp.Piecewise((rising, in_cycle < half - eps), (falling, True))
         return self.offset + sp.Piecewise((0, t < self.t0), (wave, True))
 
     def time_events(self, values, t_start, t_stop):
