@@ -4,9 +4,11 @@ event to the end (the method is described in :mod:`physlib.analysis.simulation.e
 The run goes from stop to stop: the output times, the time events and ``t_end``. Between
 stops the guards are sampled every ``max_step`` on the solver's output, so one solver call
 reaches the next stop (a cold restart per sampling interval would cost tens of solver steps).
-On the default output grid, 16 output intervals are integrated in one call with the guards
-sampled m times per interval (an integrator with 16·m outputs, built once per model); after a
-crossing, or where a chunk fails, the run goes interval by interval. A crossing is located
+On an evenly spaced output grid (the default one, or a ``t_eval`` from ``linspace``), 16
+output intervals are integrated in one call with the guards sampled m times per interval (an
+integrator with 16·m outputs, built once per model), the algebraic variables solved again from
+the interpolated states at each output; after a crossing, or where a chunk fails, the run goes
+interval by interval. A crossing is located
 (:mod:`physlib.analysis.simulation.event_location`) and handled (:meth:`HybridStepper.handle_event`)
 where it happens; before a time event the guards are seen at its left limit, so an input that
 steps there is a time event, not a state event.
@@ -57,7 +59,7 @@ class _HybridRun:
         self.stops = np.unique(np.concatenate([self.grid[self.grid > t0], list(time_events), [t_end]]))
         spacing = (self.grid[-1] - self.grid[0]) / max(len(self.grid) - 1, 1)
         self.per_output = max(1, int(np.ceil(spacing / self.step - 1e-9)))
-        self.chunking = not user_grid and len(self.grid) > 1
+        self.chunking = len(self.grid) > 1
         # Guards are seen at the left limit of time events and of t_end (an edge exactly at t_end
         # changes nothing before it).
         self.timed = np.isin(self.stops, list(time_events)) | (self.stops == t_end)
@@ -109,6 +111,11 @@ class _HybridRun:
         def at_output(k):
             if (k + 1) % self.per_output == 0:
                 self.t = outputs[(k + 1) // self.per_output - 1]      # the exact output time
+                if len(self.z):
+                    # The solver interpolates the algebraic variables between its steps (and
+                    # keeps them out of its error test); solved from the interpolated states,
+                    # every output row satisfies the model's equations, as at a call's end.
+                    self.z = stepper.solve_z(self.x, self.z, self.t)
                 self.record(self.t, self.x, self.z, stepper.p)
 
         k = self._advance(X, Z, times, G, at_output)
