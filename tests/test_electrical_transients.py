@@ -15,9 +15,10 @@ from reference import assert_in_tube, load_msl
 K_B, Q_E = 1.380649e-23, 1.602176634e-19
 
 
-def rc_model(R=1e3, C=1e-6):
+def rc_model(R=1e3, C=1e-6, V=None):
+    """The README's RC circuit: source V (default a 1 V step at t = 0) → R1 → C1 → ground."""
     m = Model("rc")
-    src = m.add(VoltageSource("src", V=Step(height=1.0, t0=0.0)))
+    src = m.add(VoltageSource("src", V=Step(height=1.0, t0=0.0) if V is None else V))
     r = m.add(Resistor("R1", R=R))
     c = m.add(Capacitor("C1", C=C, v0=0.0))
     gnd = m.add(Ground("gnd"))

@@ -7,16 +7,11 @@ import pytest
 from physlib import Model
 from physlib.components.electrical import Capacitor, Ground, IdealDiode, Resistor, VoltageSource
 from physlib.components.signals import Sine, Step
+from test_electrical_transients import rc_model
 
 
 def rc(t_step: float):
-    m = Model("rc")
-    src, r = m.add(VoltageSource("src", V=Step(height=1.0, t0=t_step))), m.add(Resistor("R1", R=1e3))
-    c, gnd = m.add(Capacitor("C1", C=1e-6)), m.add(Ground("gnd"))
-    m.connect(src.p, r.p)
-    m.connect(r.n, c.p)
-    m.connect(c.n, src.n, gnd.p)
-    return m.compile()
+    return rc_model(V=Step(height=1.0, t0=t_step)).compile()
 
 
 def rectifier():

@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 import physlib
-from physlib import CompiledModel, Model
+from physlib import CompiledModel
 from physlib.analysis.common.options import OptionError
 from physlib.analysis.linear.linearize import linearize
 from physlib.analysis.linear.operating_point import operating_point, trim
@@ -15,7 +15,7 @@ from physlib.analysis.noise.multiport import multiport_noise
 from physlib.analysis.noise.portions import portion_noise
 from physlib.analysis.noise.small_signal import noise
 from physlib.analysis.simulation.simulate import simulate
-from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+from test_electrical_transients import rc_model
 
 METHODS = {"simulate": simulate, "operating_point": operating_point, "trim": trim,
            "linearize": linearize, "noise": noise, "multiport_noise": multiport_noise,
@@ -23,13 +23,7 @@ METHODS = {"simulate": simulate, "operating_point": operating_point, "trim": tri
 
 
 def rc():
-    m = Model("rc")
-    src, r = m.add(VoltageSource("src", V=1.0)), m.add(Resistor("R1", R=1e3))
-    c, gnd = m.add(Capacitor("C1", C=1e-6)), m.add(Ground("gnd"))
-    m.connect(src.p, r.p)
-    m.connect(r.n, c.p)
-    m.connect(c.n, src.n, gnd.p)
-    return m.compile()
+    return rc_model(V=1.0).compile()
 
 
 def test_simulate_lists_its_options():
