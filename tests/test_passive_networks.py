@@ -1,5 +1,6 @@
 """Property: any passive RLC network driven by a source keeps the energy books balanced."""
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.integrate import simpson
@@ -78,3 +79,36 @@ def test_capacitors_in_parallel_between_free_nodes_act_as_one():
     assert np.max(np.abs(res["C3.v"] - res["C4.v"])) < 1e-9
     # They share the current in proportion to their capacitances (same dv/dt).
     np.testing.assert_allclose(3.0 * res["C3.i"], res["C4.i"], atol=1e-9)
+
+
+# A network hypothesis found: the source drives resistors only (C0 sits across the source, C3
+# on a node of its own), so IDAS's steps, sized by the states alone, spanned the whole period
+# and the algebraic node voltages it interpolated between them were 60 % off.
+SINE_DRIVEN_RESISTORS = (6, [("C", 0, 1, 1e-06), ("R", 1, 2, 1.0), ("R", 2, 3, 1.0),
+                             ("C", 0, 4, 0.0004888164529216298), ("R", 2, 5, 1.0)])
+
+
+def _sine_driven_resistors():
+    t = np.linspace(0.0, 0.02, 4001)
+    res = build(*SINE_DRIVEN_RESISTORS).compile().simulate(0.02, t_eval=t, rtol=1e-10, atol=1e-12)
+    return t, res
+
+
+def test_node_voltages_follow_a_sine_source_between_long_steps():
+    """Node 2 (1 Ω from the source; 1 kΩ and two 1 Ω + 1 kΩ branches to ground) is the source
+    voltage times 1/(1 + G), G = 1/1000 + 2/1001 S. With at least 50 steps per period of the
+    sine (simulate's input time scale) the interpolated voltage is within 2e-3 V of it (was
+    0.6 V off); 5e-3 V asked."""
+    t, res = _sine_driven_resistors()
+    exact = np.sin(2 * np.pi * 50.0 * t) / (1 + 1 / 1000 + 2 / 1001)
+    assert np.max(np.abs(res["Rleak2.v"] - exact)) < 5e-3
+
+
+@pytest.mark.xfail(strict=True, reason="known silent inaccuracy: IDAS interpolates algebraic "
+                   "variables between steps the states alone size (2e-3 V here); outputs must be "
+                   "made consistent with the equations (the engine issue)")
+def test_the_books_of_a_sine_driven_resistive_network_balance_to_1e_6():
+    t, res = _sine_driven_resistors()
+    delivered = simpson(-res["src.v"] * res["src.i"], x=t)
+    lost = simpson(res.dissipated_power(), x=t)
+    assert abs(delivered - lost) < 1e-6 * delivered

@@ -222,6 +222,21 @@ class CompiledModel:
                 events.update(te for te in comp.time_events(values, t0, t1) if t0 < te < t1)
         return sorted(events)
 
+    def input_time_scale(self, p: np.ndarray) -> float | None:
+        """The shortest :meth:`~physlib.core.component.Component.time_scale` of the components
+        (a sine source's period) with the parameter vector ``p``; None if none has one."""
+        scales = []
+        for group in self._flat.groups:
+            comps = group.components
+            if type(comps[0]).time_scale is Component.time_scale:
+                continue
+            names = group.template.param_names
+            for row, comp in enumerate(comps):
+                scale = comp.time_scale(dict(zip(names, p[group.param_ids[row]].tolist())))
+                if scale is not None and scale > 0:
+                    scales.append(scale)
+        return min(scales) if scales else None
+
     @cached_property
     def partitions(self) -> list:
         """Linear and nonlinear portions of the model (see :mod:`physlib.assembly.partition`)."""

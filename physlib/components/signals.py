@@ -110,6 +110,9 @@ class Sine(Waveform):
     def time_events(self, values, t_start, t_stop):
         return [values["t0"]]
 
+    def time_scale(self, values):
+        return 1.0 / values["f"]          # the period
+
 
 EDGE_TOLERANCE = 1e-14   # relative tolerance of waveform edge times (see _cycle)
 MAX_PERIODS = 100_000    # periods of a periodic waveform in one run (each edge is a solver stop)

@@ -580,6 +580,14 @@ class Component:
         """Times in [t0, t1] where the equations are not smooth in time (given parameter values)."""
         return []
 
+    def time_scale(self, values: dict[str, float]) -> float | None:
+        """The time [s] over which the equations' explicit dependence on time changes shape (a
+        sine's period), given parameter values; None if they do not depend on time between
+        their time events other than linearly. A variable-step run keeps its steps well below
+        it where algebraic variables follow such an input (see
+        :meth:`~physlib.assembly.compiled.CompiledModel.input_time_scale`)."""
+        return None
+
     def validate(self) -> None:
         """Checks that involve several parameters; raise :class:`ParameterError`."""
 
