@@ -18,3 +18,19 @@ def _private_template_cache():
 
 
 _private_template_cache()
+
+
+def _hypothesis_profiles():
+    """In CI (CI=true) property tests draw the same examples every run (derandomized), so a
+    run's verdict is reproducible; locally they draw new ones each time, which is how bugs are
+    found (each found example is then a test of its own)."""
+    import os
+
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, print_blob=True)
+    if os.environ.get("CI"):
+        settings.load_profile("ci")
+
+
+_hypothesis_profiles()
