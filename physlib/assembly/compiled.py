@@ -211,31 +211,27 @@ class CompiledModel:
         :class:`~physlib.core.errors.ImpulseError` here (:mod:`physlib.assembly.forced_jumps`)."""
         if self.system.forced_inputs:
             check_forced_jumps(self, p, t0, t1)
-        events = set()
-        for group in self._flat.groups:
-            comps = group.components
-            if type(comps[0]).time_events is Component.time_events:
-                continue
-            names = group.template.param_names
-            for row, comp in enumerate(comps):
-                values = dict(zip(names, p[group.param_ids[row]].tolist()))
-                events.update(te for te in comp.time_events(values, t0, t1) if t0 < te < t1)
+        events = {te for comp, values in self._declaring("time_events", p)
+                  for te in comp.time_events(values, t0, t1) if t0 < te < t1}
         return sorted(events)
 
     def input_time_scale(self, p: np.ndarray) -> float | None:
         """The shortest :meth:`~physlib.core.component.Component.time_scale` of the components
         (a sine source's period) with the parameter vector ``p``; None if none has one."""
-        scales = []
+        scales = [scale for comp, values in self._declaring("time_scale", p)
+                  if (scale := comp.time_scale(values)) is not None and scale > 0]
+        return min(scales) if scales else None
+
+    def _declaring(self, method: str, p: np.ndarray):
+        """(component, its parameter values in ``p``) for every component whose class
+        overrides the Component method ``method``."""
         for group in self._flat.groups:
             comps = group.components
-            if type(comps[0]).time_scale is Component.time_scale:
+            if getattr(type(comps[0]), method) is getattr(Component, method):
                 continue
             names = group.template.param_names
             for row, comp in enumerate(comps):
-                scale = comp.time_scale(dict(zip(names, p[group.param_ids[row]].tolist())))
-                if scale is not None and scale > 0:
-                    scales.append(scale)
-        return min(scales) if scales else None
+                yield comp, dict(zip(names, p[group.param_ids[row]].tolist()))
 
     @cached_property
     def partitions(self) -> list:
