@@ -388,3 +388,82 @@ class IdealDiode(_IdealSwitching):
         if not v["on"] and v["s"] > 0:
             return {"on": 1}
         return {}
+
+
+# --- linear controlled sources (SPICE's E, G, F, H) ---------------------------------------------
+
+class _VoltageControlled(OnePort):
+    """Output pins p, n (a one-port: v, i) controlled by the voltage between pc and nc, which
+    draw no current."""
+
+    pc = Port(electrical, "positive control pin")
+    nc = Port(electrical, "negative control pin")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.pc.i, 0), sp.Eq(self.nc.i, 0)]
+
+    def port_groups(self):
+        return [("p", "n"), ("pc", "nc")]
+
+
+class VCVS(_VoltageControlled):
+    """Voltage-controlled voltage source (SPICE's E): v = gain·(pc.v − nc.v).
+
+    Parameters: gain [1] voltage gain.
+    """
+
+    gain = Parameter(1.0, unit="1", description="voltage gain")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.v, self.gain * (self.pc.v - self.nc.v))]
+
+
+class VCCS(_VoltageControlled):
+    """Voltage-controlled current source (SPICE's G): i = gm·(pc.v − nc.v), flowing from p
+    through the source to n.
+
+    Parameters: gm [S] transconductance.
+    """
+
+    gm = Parameter(1.0, unit="S", description="transconductance")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.i, self.gm * (self.pc.v - self.nc.v))]
+
+
+class CCCS(OnePort):
+    """Current-controlled current source (SPICE's F): i = gain·ic, flowing from p through the
+    source to n; ic is a signal, e.g. the ``i_sense`` output of a :class:`SensingVoltageSource`.
+
+    Parameters: gain [1] current gain. Inputs: ic [A] controlling current.
+    """
+
+    gain = Parameter(1.0, unit="1", description="current gain")
+    ic = Input("A", "controlling current")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.i, self.gain * self.ic)]
+
+
+class CCVS(OnePort):
+    """Current-controlled voltage source (SPICE's H): v = r·ic.
+
+    Parameters: r [Ohm] transresistance. Inputs: ic [A] controlling current.
+    """
+
+    r = Parameter(1.0, unit="Ohm", description="transresistance")
+    ic = Input("A", "controlling current")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.v, self.r * self.ic)]
+
+
+class SensingVoltageSource(VoltageSource):
+    """A :class:`VoltageSource` that also outputs its current as a signal ``i_sense`` [A] (from
+    p through the source to n), to control a :class:`CCCS` or :class:`CCVS` (SPICE's F and H
+    name such a source)."""
+
+    i_sense = Output("A", "source current, from p through the source to n")
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.i_sense, self.i)]

@@ -28,7 +28,7 @@ def __getattr__(name):
 
 __all__ = ["t", "Waveform", "Constant", "Step", "Ramp", "Sine", "Pulse", "PWM", "Sawtooth", "Triangle",
            "Table", "Expression", "Gain", "Add", "Product", "Integrator", "Limiter", "Table1D", "Relay",
-           "SignalPWM", "PID", "StateSpace", "TransferFunction"]
+           "SignalPWM", "PID", "StateSpace", "TransferFunction", "Trapezoid", "DampedSine", "Exponentials"]
 
 
 class Waveform(Component):
@@ -856,3 +856,110 @@ class TransferFunction(StateSpace):
         C = (num[:0:-1] - D * den[:0:-1])
         super().__init__(name, A=A.tolist(), B=B.tolist(), C=C.tolist(), D=float(D),
                          num=tuple(num), den=tuple(den))
+
+
+# --- SPICE's source waveforms (PULSE, SIN, EXP), used by physlib.spice -------------------------
+
+class Trapezoid(Waveform):
+    """Periodic trapezoid, SPICE's PULSE: from t0 on, every ``period`` a linear rise over
+    ``rising`` seconds from offset to offset + amplitude, ``width`` seconds there, a linear fall
+    over ``falling`` seconds, then offset until the period ends (offset before t0).
+
+    Parameters: amplitude; rising [s] (> 0); width [s] (>= 0); falling [s] (> 0); period [s]
+    (>= rising + width + falling); offset; t0 [s] start of the first rise. SPICE's
+    PULSE(V1 V2 TD TR TF PW PER) is offset=V1, amplitude=V2−V1, t0=TD, rising=TR, falling=TF,
+    width=PW, period=PER. The corners are time events.
+    """
+
+    amplitude = Parameter(1.0, description="pulse amplitude")
+    rising = Parameter(unit="s", description="rise time", positive=True)
+    width = Parameter(unit="s", description="time at offset + amplitude", nonnegative=True)
+    falling = Parameter(unit="s", description="fall time", positive=True)
+    period = Parameter(unit="s", description="period", positive=True)
+    offset = Parameter(0.0, description="value between pulses")
+    t0 = Parameter(0.0, unit="s", description="start of the first rise")
+
+    def validate(self):
+        if self.rising + self.width + self.falling > self.period * (1 + 1e-12):
+            raise ParameterError(f"Trapezoid {self.name!r}: rising + width + falling "
+                                 f"({self.rising + self.width + self.falling}) exceeds the "
+                                 f"period ({self.period})")
+
+    def value(self):
+        t = symbols.t
+        tau, eps = _cycle(self.t0, self.period)
+        top, down = self.rising + self.width, self.rising + self.width + self.falling
+        shape = sp.Piecewise((0, t < self.t0), (tau / self.rising, tau < self.rising - eps),
+                             (1, tau < top - eps), (1 - (tau - top) / self.falling, tau < down - eps),
+                             (0, True))
+        return self.offset + self.amplitude * shape
+
+    def time_events(self, values, t_start, t_stop):
+        t0, period = values["t0"], values["period"]
+        r, w, f = values["rising"], values["width"], values["falling"]
+        return [t0 + k * period + d for k in _periods(self, t0, period, t_start, t_stop)
+                for d in (0.0, r, r + w, r + w + f)]
+
+
+class DampedSine(Waveform):
+    """SPICE's SIN: offset + amplitude·exp(−damping·(t − t0))·sin(2π·f·(t − t0) + phase) from
+    t0 on, offset + amplitude·sin(phase) before.
+
+    Parameters: amplitude; f [Hz] (> 0); phase [rad]; damping [1/s]; offset; t0 [s] delay.
+    SPICE's SIN(VO VA FREQ TD THETA PHASE) is offset=VO, amplitude=VA, f=FREQ, t0=TD,
+    damping=THETA, phase=PHASE·π/180 (SPICE gives degrees).
+    """
+
+    amplitude = Parameter(1.0, description="amplitude")
+    f = Parameter(1.0, unit="Hz", description="frequency", positive=True)
+    phase = Parameter(0.0, unit="rad", description="phase at t0")
+    damping = Parameter(0.0, unit="1/s", description="damping factor")
+    offset = Parameter(0.0, description="offset")
+    t0 = Parameter(0.0, unit="s", description="delay")
+
+    def value(self):
+        t = symbols.t
+        wave = sp.exp(-self.damping * (t - self.t0)) * sp.sin(2 * sp.pi * self.f * (t - self.t0) + self.phase)
+        return self.offset + self.amplitude * sp.Piecewise((sp.sin(self.phase), t < self.t0), (wave, True))
+
+    def time_events(self, values, t_start, t_stop):
+        return [values["t0"]]
+
+    def time_scale(self, values):
+        return 1.0 / values["f"]
+
+
+class Exponentials(Waveform):
+    """SPICE's EXP: offset until t_rise, then an exponential approach to offset + amplitude
+    with time constant tau_rise, and from t_fall on an exponential return toward offset with
+    time constant tau_fall (the two add, as in SPICE).
+
+    Parameters: amplitude; offset; t_rise [s]; tau_rise [s] (> 0); t_fall [s] (>= t_rise);
+    tau_fall [s] (> 0). SPICE's EXP(V1 V2 TD1 TAU1 TD2 TAU2) is offset=V1, amplitude=V2−V1,
+    t_rise=TD1, tau_rise=TAU1, t_fall=TD2, tau_fall=TAU2.
+    """
+
+    amplitude = Parameter(1.0, description="V2 − V1")
+    offset = Parameter(0.0, description="initial value V1")
+    t_rise = Parameter(0.0, unit="s", description="start of the rise")
+    tau_rise = Parameter(unit="s", description="rise time constant", positive=True)
+    t_fall = Parameter(unit="s", description="start of the fall")
+    tau_fall = Parameter(unit="s", description="fall time constant", positive=True)
+
+    def validate(self):
+        if self.t_fall < self.t_rise:
+            raise ParameterError(f"Exponentials {self.name!r}: t_fall ({self.t_fall}) is before "
+                                 f"t_rise ({self.t_rise})")
+
+    def value(self):
+        t = symbols.t
+        rise = 1 - sp.exp(-(t - self.t_rise) / self.tau_rise)
+        fall = 1 - sp.exp(-(t - self.t_fall) / self.tau_fall)
+        shape = sp.Piecewise((0, t < self.t_rise), (rise, t < self.t_fall), (rise - fall, True))
+        return self.offset + self.amplitude * shape
+
+    def time_events(self, values, t_start, t_stop):
+        return [values["t_rise"], values["t_fall"]]
+
+    def time_scale(self, values):
+        return min(values["tau_rise"], values["tau_fall"])

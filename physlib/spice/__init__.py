@@ -1,0 +1,56 @@
+"""Read SPICE netlists (ngspice-39 dialect) into physlib models and run their analyses.
+
+>>> deck = physlib.spice.read("filter.cir")        # doctest: +SKIP
+>>> deck.op()["v(out)"], deck.ac("dec", 10, 1, 1e6)["v(out)"]   # doctest: +SKIP
+
+:func:`read` takes a path or the deck's text and returns a :class:`SpiceDeck` (``.model``,
+``.analyses``, ``.params``, ``.title``, ``.warnings`` and the analyses ``op``, ``dc``,
+``tran``, ``ac``, ``run``). Anything physlib cannot read is a :class:`SpiceError` naming the
+file, line and text; likely mistakes ngspice accepts are :class:`SpiceWarning`.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from .errors import SpiceError, SpiceWarning
+
+__all__ = ["read", "SpiceDeck", "SpiceError", "SpiceWarning"]
+
+
+def read(source, *, name: str | None = None):
+    """Read a deck: ``source`` is a path (str or os.PathLike) or the deck's text (a string
+    with a line break). ``name`` is the model's name (default: from the file name, else
+    ``"deck"``). ``.include``/``.lib`` paths are relative to the deck's folder (the current
+    folder for text). Returns a :class:`SpiceDeck`."""
+    from .deck import SpiceDeck
+    from .lexer import read_cards
+    from .netlist import Netlist
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source):
+        path = os.fspath(source)
+        try:
+            with open(path) as handle:
+                text = handle.read()
+        except OSError as err:
+            raise SpiceError(f"cannot read the deck {path}: {err.strerror}") from None
+        file, folder = path, os.path.dirname(os.path.abspath(path))
+        default = os.path.splitext(os.path.basename(path))[0]
+    elif isinstance(source, str):
+        text, file, folder, default = source, "<text>", None, "deck"
+    else:
+        raise SpiceError(f"read() takes a path or the deck's text, not {type(source).__name__}")
+    warnings: list = []
+    title, cards = read_cards(text, file, folder, warnings)
+    netlist = Netlist(cards, warnings)
+    title = getattr(netlist, "title", title)
+    model_name = name or re.sub(r"\W", "_", default)
+    if not model_name.isidentifier():
+        model_name = "deck_" + model_name
+    return SpiceDeck(title, netlist, model_name, warnings)
+
+
+def __getattr__(attr):
+    if attr == "SpiceDeck":
+        from .deck import SpiceDeck
+        return SpiceDeck
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")

@@ -1,0 +1,95 @@
+"""The dot cards: ``.param``, ``.func``, ``.model``, ``.global``, ``.options``, ``.temp``,
+``.ic``, ``.nodeset``, the analyses (kept as tokens; :mod:`physlib.spice.analyses` reads
+them), output requests (``.print`` & co., accepted with a warning: every vector is returned)
+and everything else (a SpiceError naming what is supported)."""
+from __future__ import annotations
+
+import re
+
+from .errors import SpiceError
+from .lexer import split
+from .netlist import ANALYSES, OUTPUT_CARDS, SUPPORTED, UNSUPPORTED_CARDS, parse_assignments
+
+__all__ = ["sort_card", "OPTIONS"]
+
+OPTIONS = {"reltol": 1e-3, "abstol": 1e-12, "vntol": 1e-6, "gmin": 1e-12, "temp": 27.0,
+           "tnom": 27.0}
+MODEL_TYPES = {"d": "diode"}
+_FUNC = re.compile(r"\.func\s+([A-Za-z_]\w*)\s*\(([^)]*)\)\s*=?\s*(.+)$", re.I | re.S)
+_NODE_VALUE = re.compile(r"v\s*\(\s*([^)\s]+)\s*\)\s*=\s*(\{[^}]*\}|'[^']*'|\S+)", re.I)
+
+
+def sort_card(netlist, card, key: str, body):
+    """Record one dot card in ``netlist`` (``body``: where .param/.func/.model go)."""
+    text = card.text
+    if key == ".param":
+        body.params += parse_assignments(text[len(".param"):], card.where)
+    elif key == ".func":
+        match = _FUNC.match(text)
+        if not match:
+            raise SpiceError("expected .func name(arg, ...) {expression}", card.where)
+        args = [a.strip().lower() for a in match.group(2).split(",") if a.strip()]
+        body.functions.append((match.group(1).lower(), args, match.group(3), card.where))
+    elif key == ".model":
+        _model(card, body)
+    elif key == ".global":
+        netlist.globals_ += [w.lower() for w in text.split()[1:]]
+    elif key in ANALYSES:
+        netlist.analyses.append((key[1:], split(text, card.where)[1:], card))
+    elif key in (".options", ".option", ".opt", ".opts"):
+        _options(netlist, card)
+    elif key == ".temp":
+        words = split(text, card.where)
+        if len(words) != 2:
+            raise SpiceError(".temp takes one temperature [°C]", card.where)
+        netlist.options["temp"] = (words[1], card)
+    elif key in (".ic", ".nodeset"):
+        found = _NODE_VALUE.findall(text[len(key):])
+        if not found:
+            raise SpiceError(f"expected {key} v(node)=value ...", card.where)
+        target = netlist.ic if key == ".ic" else netlist.nodeset
+        target.update({node.lower(): (value, card) for node, value in found})
+    elif key in OUTPUT_CARDS:
+        netlist.warnings.append((card.where, f"{key} is ignored: the results hold every node "
+                                 "voltage and source current"))
+    elif key == ".title":
+        netlist.title = text[len(".title"):].strip()
+    elif key in UNSUPPORTED_CARDS:
+        raise SpiceError(f"{key} is not supported yet; supported: {SUPPORTED}", card.where)
+    else:
+        raise SpiceError(f"unknown card {key}; supported: {SUPPORTED}", card.where)
+
+
+def _model(card, body):
+    tokens = split(card.text, card.where)
+    if len(tokens) < 3:
+        raise SpiceError(".model needs a name and a type, e.g. .model dmod D(IS=1e-14)", card.where)
+    name, kind = tokens[1].lower(), tokens[2].lower()
+    if kind not in MODEL_TYPES:
+        raise SpiceError(f".model type {tokens[2]} is not supported; supported: D (diode)",
+                         card.where)
+    if name in body.models:
+        raise SpiceError(f".model {name} is defined twice", card.where)
+    body.models[name] = (kind, tokens[3:], card)
+
+
+def _options(netlist, card):
+    tokens = split(card.text, card.where)[1:]
+    pos = 0
+    while pos < len(tokens):
+        name = tokens[pos].lower()
+        value = None
+        if pos + 2 < len(tokens) + 1 and pos + 1 < len(tokens) and tokens[pos + 1] == "=":
+            if pos + 2 >= len(tokens):
+                raise SpiceError(f"option {name} has no value", card.where)
+            value = tokens[pos + 2]
+            pos += 3
+        else:
+            pos += 1
+        if name in OPTIONS:
+            if value is None:
+                raise SpiceError(f"option {name} needs a value ({name}=...)", card.where)
+            netlist.options[name] = (value, card)
+        else:
+            netlist.warnings.append((card.where, f"option {name} is ignored by physlib (it uses "
+                                     f"only {', '.join(OPTIONS)})"))

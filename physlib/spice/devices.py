@@ -1,0 +1,137 @@
+"""One physlib component per element card: R, C, L, V, I, D, E, G, F, H.
+
+Supported per element (anything else on the line is a SpiceError):
+``Rname n+ n- value`` (or ``r=value``); ``Cname n+ n- value [ic=v0]``; ``Lname n+ n- value
+[ic=i0]``; ``V``/``I`` with a source value (:mod:`physlib.spice.sources`); ``Dname a k model``
+with ``.model name D(IS= N= RS=)``; ``Ename n+ n- nc+ nc- gain``; ``Gname n+ n- nc+ nc- gm``;
+``Fname n+ n- vname gain``; ``Hname n+ n- vname r``.
+"""
+from __future__ import annotations
+
+from ..components import electrical as el
+from .errors import SpiceError
+from .sources import build_waveform, parse_source
+
+__all__ = ["make_component", "find_model"]
+
+DIODE_PARAMETERS = {"is": "Is", "js": "Is", "n": "N", "rs": "Rs"}
+KELVIN = 273.15
+
+
+def _split_options(tokens, where, allowed: tuple[str, ...]):
+    """(positional tokens, {key: value token}) of ``tokens``; keys outside ``allowed`` are
+    refused."""
+    positional, options, pos = [], {}, 0
+    while pos < len(tokens):
+        if pos + 1 < len(tokens) and tokens[pos + 1] == "=":
+            key = tokens[pos].lower()
+            if key not in allowed:
+                raise SpiceError(f"{tokens[pos]}= is not supported here; supported: "
+                                 f"{', '.join(k + '=' for k in allowed) or 'none'}", where)
+            if pos + 2 >= len(tokens):
+                raise SpiceError(f"{tokens[pos]}= has no value", where)
+            options[key] = tokens[pos + 2]
+            pos += 3
+        else:
+            positional.append(tokens[pos])
+            pos += 1
+    return positional, options
+
+
+def _passive(b, letter, name, tokens, card, scope, prefix):
+    key = letter.lower()
+    positional, options = _split_options(tokens[3:], card.where, (key, "ic") if letter != "R"
+                                         else (key,))
+    if key in options:
+        positional.insert(0, options.pop(key))
+    if len(positional) != 1:
+        raise SpiceError(f"{letter} takes one value after its nodes, got "
+                         f"{' '.join(positional) or 'none'} (options such as m=, tc= are not "
+                         "supported yet)", card.where)
+    value = b.value(positional[0], scope, card.where)
+    cls, param, start = {"R": (el.Resistor, "R", None), "C": (el.Capacitor, "C", "v0"),
+                         "L": (el.Inductor, "L", "i0")}[letter]
+    values = {param: value()}
+    b.bind(f"{prefix}{name}.{param}", value, card.where)
+    if "ic" in options:
+        ic = b.value(options["ic"], scope, card.where)
+        values[start] = ic()
+        b.bind(f"{prefix}{name}.{start}", ic, card.where)
+    return cls(name, **values), ["p", "n"]
+
+
+def _source(b, letter, name, tokens, card, scope, prefix, sensed):
+    spec = parse_source(tokens[3:], card.where, lambda t: b.value(t, scope, card.where), b.is_value)
+    path = f"{prefix}{name}.{'V' if letter == 'V' else 'I'}"
+    if spec.kind:
+        value, bindings, at0 = build_waveform(spec, b.ctx.tran, card.where)
+        for param, function in bindings.items():
+            b.bind(f"{path}.{param}", function, card.where)
+    else:
+        at0 = spec.dc or (lambda: 0.0)
+        value = at0()
+        b.bind(path, at0, card.where)
+    dc = spec.dc or at0
+    if spec.dc is None and spec.kind:
+        b.ctx.warn(card.where, f"{name} has no DC value: its t = 0 value is used (as ngspice)")
+    b.sources[prefix + name] = {"input": path, "dc": dc, "at0": at0, "ac": spec.ac,
+                                "waveform": spec.kind, "where": card.where}
+    if letter == "V":
+        cls = el.SensingVoltageSource if name in sensed else el.VoltageSource
+        return cls(name, V=value), ["p", "n"]
+    return el.CurrentSource(name, I=value), ["p", "n"]
+
+
+def find_model(scope, name: str, where):
+    """(type, tokens, card, scope of its definition) of .model ``name`` seen from ``scope``."""
+    while scope is not None:
+        body = getattr(scope, "body", None)
+        if body is not None and name in body.models:
+            return body.models[name] + (scope,)
+        scope = scope.parent
+    raise SpiceError(f"unknown .model {name}", where)
+
+
+def _diode(b, name, tokens, card, scope, prefix):
+    if len(tokens) != 4:
+        raise SpiceError("D takes two nodes and a model name (area, off, ic= are not "
+                         "supported yet)", card.where)
+    kind, params, model_card, model_scope = find_model(scope, tokens[3].lower(), card.where)
+    _, options = _split_options(params, model_card.where, tuple(DIODE_PARAMETERS))
+    values = {}
+    for key, token in options.items():
+        function = b.value(token, model_scope, model_card.where)
+        values[DIODE_PARAMETERS[key]] = function()
+        b.bind(f"{prefix}{name}.{DIODE_PARAMETERS[key]}", function, model_card.where)
+    temp, tnom = b.ctx.temperatures()
+    if abs(temp - tnom) > 1e-12:
+        raise SpiceError(f"the diode at {temp} °C with TNOM = {tnom} °C: physlib's Diode has no "
+                         "temperature dependence of IS yet; use temp = tnom", card.where)
+    values["T"] = temp + KELVIN
+    b.bind(f"{prefix}{name}.T", lambda: b.ctx.temperatures()[0] + KELVIN, card.where)
+    return el.Diode(name, **values), ["p", "n"]
+
+
+def _controlled(b, letter, name, tokens, card, scope, prefix):
+    count = 6 if letter in "EG" else 5
+    if len(tokens) != count or tokens[3 if letter in "FH" else 5].lower() in ("poly", "value", "table"):
+        form = "n+ n- nc+ nc- value" if letter in "EG" else "n+ n- vname value"
+        raise SpiceError(f"{letter} is supported in its linear form {letter}name {form} only "
+                         "(POLY, VALUE=, TABLE are not supported yet)", card.where)
+    value = b.value(tokens[-1], scope, card.where)
+    cls, param = {"E": (el.VCVS, "gain"), "G": (el.VCCS, "gm"), "F": (el.CCCS, "gain"),
+                  "H": (el.CCVS, "r")}[letter]
+    b.bind(f"{prefix}{name}.{param}", value, card.where)
+    pins = ["p", "n", "pc", "nc"] if letter in "EG" else ["p", "n"]
+    return cls(name, **{param: value()}), pins
+
+
+def make_component(b, letter, name, tokens, card, body, scope, prefix, sensed):
+    """(component, its pin names in the card's node order) for one element card."""
+    if letter in "RCL":
+        return _passive(b, letter, name, tokens, card, scope, prefix)
+    if letter in "VI":
+        return _source(b, letter, name, tokens, card, scope, prefix, sensed)
+    if letter == "D":
+        return _diode(b, name, tokens, card, scope, prefix)
+    return _controlled(b, letter, name, tokens, card, scope, prefix)

@@ -1,0 +1,170 @@
+"""Build the physlib model of a sorted deck: one component per element, one subsystem per
+subcircuit instance (``x1``, whose ``r1`` is ``x1.r1``), ground components for ``0``/``gnd``.
+
+Names are lower case (SPICE is case-insensitive; ngspice prints lower-case vector names).
+Every numeric value is recorded as a *binding*, parameter path → value function of the
+``.param`` scope, so :class:`physlib.spice.SpiceDeck` can recompute the parameter vector for new
+``.param`` values without recompiling.
+"""
+from __future__ import annotations
+
+from ..api import Model
+from ..assembly.model import ExposedPort
+from ..components import electrical as el
+from ..core.errors import PhyslibError
+from .errors import SpiceError
+from .expressions import Scope, evaluate, parse
+from .numbers import parse_number
+
+__all__ = ["Builder", "GROUND_NAMES"]
+
+GROUND_NAMES = ("0", "gnd")
+PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, "H": 2}
+
+
+class Builder:
+    """Builds ``model`` from ``netlist``; afterwards ``bindings`` (path → value function),
+    ``nodes`` (node name as ngspice prints it → a pin path, None for ground), ``sources``
+    (name → (path, spec)) and ``elements`` (name → component path) describe it."""
+
+    def __init__(self, netlist, name: str, ctx):
+        self.netlist, self.ctx = netlist, ctx
+        self.bindings: dict = {}
+        self.nodes: dict[str, str | None] = {"0": None}
+        self.sources: dict = {}
+        self.elements: dict = {}          # path -> card
+        self.scopes: list[Scope] = []
+        self.port_names: dict = {}        # (prefix, local node) -> node name outside
+        top_scope = Scope(label="deck")
+        top_scope.body = netlist.top
+        netlist.top.fill(top_scope)
+        self.scope = top_scope
+        self.scopes.append(top_scope)
+        self.model = self.level(netlist.top, top_scope, "", name, {}, [])[0]
+
+    # --- values ---------------------------------------------------------------------------
+
+    def is_value(self, token: str) -> bool:
+        return token[:1] in "{'" or parse_number(token) is not None
+
+    def value(self, token: str, scope: Scope, where):
+        """A function giving the token's value in ``scope`` (numbers warn once here)."""
+        if token[:1] in "{'":
+            tree = parse(token, where)
+            return lambda: evaluate(tree, scope, where)
+        number = parse_number(token)
+        if number is None:
+            if token.replace("_", "a").isalnum() and token[0].isalpha():
+                tree = ("name", token.lower())     # ngspice accepts a bare .param name
+                return lambda: evaluate(tree, scope, where)
+            raise SpiceError(f"{token!r} is not a number or an expression", where)
+        if number[1]:
+            self.ctx.warn(where, number[1])
+        return lambda: number[0]
+
+    def bind(self, path: str, function, where):
+        try:
+            function()
+        except SpiceError:
+            raise
+        self.bindings[path] = (function, where)
+
+    # --- one level: the deck or a subcircuit instance -------------------------------------
+
+    def level(self, body, scope, prefix, name, ports: dict, parents: list):
+        """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
+        subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
+        model, nets, members, controls = Model(name), {}, {}, []
+        self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
+        sensed = {tokens[3].lower() for card, tokens in body.elements
+                  if card.text[0].upper() in "FH" and len(tokens) > 3}
+        for card, tokens in body.elements:
+            letter = card.text[0].upper()
+            if letter == "X":
+                child, exposed = self._instance(card, tokens, body, scope, prefix, parents)
+                self._add(model, child, card, prefix, members)
+                for node, port in exposed:
+                    nets.setdefault(node, []).append(getattr(child, port))
+                continue
+            comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
+            self._add(model, comp, card, prefix, members)
+            if letter in "FH":
+                controls.append((comp, tokens[3].lower(), card))
+            for pin, node in zip(pins, tokens[1:]):
+                nets.setdefault(node.lower(), []).append(getattr(comp, pin))
+        for comp, source, card in controls:
+            sensor = members.get(source)
+            if not isinstance(sensor, el.SensingVoltageSource):
+                raise SpiceError(f"controlling source {source} is not a voltage source of the "
+                                 "same (sub)circuit", card.where)
+            model.connect(sensor.i_sense, comp.ic)
+        return model, self._wire(model, nets, prefix, ports, body)
+
+    def _add(self, model, member, card, prefix, members):
+        if member.name in members:
+            raise SpiceError(f"duplicate element name {member.name} (names are "
+                             "case-insensitive)", card.where)
+        members[member.name] = member
+        self.elements[prefix + member.name] = card
+        model.add(member)
+
+    def _wire(self, model, nets, prefix, ports, body) -> dict:
+        exposed, ground = {}, None
+        for node, pins in nets.items():
+            if node in GROUND_NAMES:
+                if ground is None:
+                    ground = model.add(el.Ground("_gnd"))
+                model.connect(ground.p, *pins)
+                continue
+            outer = ports.get(node)
+            if outer is None and node in self.netlist.globals_:
+                outer = node
+            shown = outer if outer is not None else prefix + node
+            self.nodes.setdefault(shown, prefix + _path(pins[0]))
+            if outer is not None and prefix:
+                name = f"node{len(exposed)}"
+                model.expose(pins[0], name)
+                exposed[node] = name
+            elif len(pins) < 2:
+                raise SpiceError(f"node {prefix + node} has only one connection (physlib needs "
+                                 "two: add a resistor to ground if it is meant to float)",
+                                 _first_card(body, node))
+            if len(pins) > 1:
+                model.connect(*pins)
+        return exposed
+
+    # --- elements ---------------------------------------------------------------------------
+
+    def _component(self, card, tokens, letter, body, scope, prefix, sensed):
+        from .devices import make_component      # one function per element letter
+        if len(tokens) < PINS[letter] + 1:
+            raise SpiceError(f"{letter} needs {PINS[letter]} nodes", card.where)
+        name = tokens[0].lower()
+        if not (name.isascii() and name.isidentifier()):
+            raise SpiceError(f"element name {tokens[0]!r}: physlib needs letters, digits and "
+                             "'_' only", card.where)
+        try:
+            return make_component(self, letter, name, tokens, card, body, scope, prefix, sensed)
+        except SpiceError:
+            raise
+        except PhyslibError as err:
+            raise SpiceError(str(err), card.where) from None
+
+    def _instance(self, card, tokens, body, scope, prefix, parents):
+        from .subcircuits import instantiate
+        return instantiate(self, card, tokens, body, scope, prefix, parents)
+
+
+def _path(ref) -> str:
+    """'r1.p' for a component pin; for a subsystem's exposed port, the pin it stands for
+    ('x1.r1.p')."""
+    if isinstance(ref, ExposedPort):
+        return f"{ref.owner.name}.{_path(ref.target)}"
+    return ref.path
+
+
+def _first_card(body, node):
+    for card, tokens in body.elements:
+        if node in (t.lower() for t in tokens[1:]):
+            return card.where
+    return None

@@ -1,0 +1,179 @@
+"""From a deck's text to its cards, as ngspice-39 reads them.
+
+The first line is the title. Comment lines start with ``*``; inline comments start with ``;``
+anywhere, or with ``$ ``, ``//`` or ``--`` at the start of a word. A line starting with ``+``
+continues the card before it (comment and blank lines may come between). Reading stops at
+``.end``. ``.include file`` inserts a file's cards; ``.lib file section`` inserts the cards
+between ``.lib section`` and ``.endl`` of that file; paths are relative to the folder of the
+file that names them. ``.control`` … ``.endc`` blocks (ngspice's scripts) are skipped with a
+warning. :func:`split` turns a card's text into tokens.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from .errors import Location, SpiceError
+
+__all__ = ["Card", "read_cards", "split"]
+
+_INLINE = re.compile(r";|(?:(?<=\s)|^)(?:\$(?=\s|$)|//|--)")
+
+
+class Card:
+    """One logical line of a deck: its location (:class:`Location`) and its text."""
+
+    __slots__ = ("where", "text")
+
+    def __init__(self, where: Location, text: str):
+        self.where, self.text = where, text
+
+    def __repr__(self):
+        return f"Card({self.text!r} at {self.where.file}:{self.where.line})"
+
+
+def _strip(line: str) -> str:
+    """The line without its inline comment (quotes and braces are not searched)."""
+    depth, quote = 0, False
+    for match in _INLINE.finditer(line):
+        before = line[:match.start()]
+        depth = before.count("{") - before.count("}")
+        quote = before.count("'") % 2 == 1
+        if depth == 0 and not quote:
+            return before
+    return line
+
+
+def _physical(text: str, file: str, first: int = 1):
+    """(line number, text) of the non-comment lines, inline comments removed."""
+    for number, raw in enumerate(text.splitlines(), first):
+        line = _strip(raw).rstrip()
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith("*"):
+            continue
+        yield number, line
+
+
+def _join(text: str, file: str, first: int) -> list[Card]:
+    """Cards with continuation lines joined; stops at .end."""
+    cards: list[list] = []
+    for number, line in _physical(text, file, first):
+        stripped = line.lstrip()
+        if stripped.startswith("+"):
+            if not cards:
+                raise SpiceError("a continuation line '+' with no card before it",
+                                 Location(file, number, line))
+            cards[-1][1] += " " + stripped[1:]
+            continue
+        cards.append([number, stripped])
+    out = []
+    for number, text_ in cards:
+        if text_.split()[0].lower() == ".end":
+            break
+        out.append(Card(Location(file, number, text_), text_))
+    return out
+
+
+def read_cards(text: str, file: str = "<text>", folder: str | None = None,
+               warnings: list | None = None, _seen=()) -> tuple[str, list[Card]]:
+    """(title, cards) of a deck; ``.include``/``.lib`` files are read from ``folder``."""
+    lines = text.splitlines()
+    title = lines[0].strip() if lines else ""
+    cards = _join("\n".join(lines[1:]), file, 2)
+    return title, _expand(cards, folder, warnings, _seen + (os.path.abspath(file),))
+
+
+def _words(card: Card) -> list[str]:
+    return card.text.split()
+
+
+def _expand(cards: list[Card], folder, warnings, seen) -> list[Card]:
+    """Cards with .include/.lib calls replaced by what they name and .control/.lib blocks
+    (section definitions in the deck itself) removed."""
+    out, skip_until = [], None
+    for card in cards:
+        words = _words(card)
+        key = words[0].lower()
+        if skip_until:
+            if key == skip_until:
+                skip_until = None
+            continue
+        if key == ".control":
+            skip_until = ".endc"
+            if warnings is not None:
+                warnings.append((card.where, "the .control block (an ngspice script) is skipped"))
+        elif key in (".include", ".inc") or (key == ".lib" and len(words) >= 3):
+            out += _included(card, words, folder, warnings, seen)
+        elif key == ".lib":
+            skip_until = ".endl"         # a section defined in this file, used only if called
+        else:
+            out.append(card)
+    return out
+
+
+def _included(card: Card, words, folder, warnings, seen) -> list[Card]:
+    if len(words) < 2:
+        raise SpiceError(f"{words[0]} needs a file name", card.where)
+    name = words[1].strip("\"'")
+    path = name if os.path.isabs(name) else os.path.join(folder or os.getcwd(), name)
+    if os.path.abspath(path) in seen:
+        raise SpiceError(f"{name} includes itself (recursion)", card.where)
+    try:
+        with open(path) as handle:
+            text = handle.read()
+    except OSError as err:
+        raise SpiceError(f"cannot read {path}: {err.strerror}", card.where) from None
+    cards = _join(text, path, 1)                  # an included file has no title line
+    if words[0].lower() == ".lib":
+        cards = _section(cards, words[2].lower(), card)
+    return _expand(cards, os.path.dirname(path), warnings, seen + (os.path.abspath(path),))
+
+
+def _section(cards: list[Card], section: str, call: Card) -> list[Card]:
+    """The cards between ``.lib section`` and ``.endl`` of a library file."""
+    inside, out = False, []
+    for card in cards:
+        words = [w.lower() for w in _words(card)]
+        if words[0] == ".lib" and len(words) == 2 and words[1] == section:
+            inside = True
+        elif inside and words[0] == ".endl":
+            return out
+        elif inside:
+            out.append(card)
+    raise SpiceError(f"no section {section!r} (.lib {section} … .endl) in that file", call.where)
+
+
+_TOKEN = re.compile(r"\s+|[(),]|=|\{|'|[^\s(),={']+")
+
+
+def split(text: str, where: Location) -> list[str]:
+    """Tokens of a card: words, ``=``, and ``{expr}`` / ``'expr'`` kept whole (with their
+    delimiters). Parentheses and commas separate like blanks, as in ngspice's element lines
+    (``PULSE(0 1 1n)``, ``D(IS=1e-14)``)."""
+    tokens, pos = [], 0
+    while pos < len(text):
+        char = text[pos]
+        if char == "{":
+            end, depth = pos, 0
+            while end < len(text):
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+            if depth:
+                raise SpiceError("unbalanced braces '{'", where)
+            tokens.append(text[pos:end + 1])
+            pos = end + 1
+        elif char == "'":
+            end = text.find("'", pos + 1)
+            if end < 0:
+                raise SpiceError("unbalanced quote \"'\"", where)
+            tokens.append(text[pos:end + 1])
+            pos = end + 1
+        else:
+            match = _TOKEN.match(text, pos)
+            word = match.group(0)
+            if not word.isspace() and word not in "(),":
+                tokens.append(word)
+            pos = match.end()
+    return tokens

@@ -1,0 +1,153 @@
+"""A deck's cards sorted into what they declare: elements and subcircuit instances (per
+subcircuit body), ``.subckt`` definitions, ``.model``, ``.param``, ``.func``, ``.global``, the
+analysis cards, ``.options``/``.temp``, ``.ic``/``.nodeset``. Nothing is built here: that is
+:mod:`physlib.spice.elements`; every card is either sorted or refused with a SpiceError.
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import Location, SpiceError
+from .expressions import Scope, parse
+from .lexer import Card, split
+
+__all__ = ["Body", "Subckt", "Netlist", "parse_assignments", "ELEMENT_LETTERS"]
+
+ELEMENT_LETTERS = "RCLVIDEFGHX"
+UNSUPPORTED_ELEMENTS = {
+    "A": "XSPICE code models", "B": "arbitrary (behavioural) sources", "K": "mutual inductance",
+    "S": "voltage-controlled switches", "W": "current-controlled switches",
+    "T": "lossless transmission lines", "O": "lossy transmission lines", "U": "RC lines",
+    "Y": "transmission lines", "Q": "bipolar transistors", "M": "MOSFETs", "J": "JFETs",
+    "Z": "MESFETs/HFETs", "N": "OSDI devices", "P": "coupled transmission lines"}
+ANALYSES = (".op", ".dc", ".tran", ".ac")
+UNSUPPORTED_CARDS = (".noise", ".pz", ".tf", ".sens", ".disto", ".four", ".meas", ".measure",
+                     ".sp", ".pss", ".hb", ".sp", ".if", ".else", ".endif", ".csparam")
+OUTPUT_CARDS = (".print", ".plot", ".probe", ".save", ".width")
+SUPPORTED = ("elements R C L V I D E F G H X; cards .param .func .subckt/.ends .model (D) "
+             ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .end")
+
+
+class Body:
+    """The contents of the deck or of one subcircuit: element cards (in order), local
+    ``.param``/``.func`` definitions (a Scope filled when instantiated), ``.model`` cards and
+    nested ``.subckt`` definitions."""
+
+    def __init__(self):
+        self.elements: list[tuple[Card, list[str]]] = []
+        self.params: list[tuple[str, str, Location]] = []       # name, expression text
+        self.functions: list[tuple[str, list[str], str, Location]] = []
+        self.models: dict[str, tuple[str, list[str], Card]] = {}  # name -> (type, tokens, card)
+        self.subckts: dict[str, "Subckt"] = {}
+
+    def fill(self, scope: Scope):
+        """Define this body's .param and .func in ``scope``."""
+        for name, text, where in self.params:
+            scope.define(name, parse(text, where), where)
+        for name, args, text, where in self.functions:
+            scope.functions[name] = (args, parse(text, where), where)
+
+
+class Subckt:
+    """A ``.subckt name ports... [params:] a=1 b={2*a}`` definition."""
+
+    def __init__(self, name: str, ports: list[str], defaults: list, card: Card):
+        self.name, self.ports, self.defaults, self.card = name, ports, defaults, card
+        self.body = Body()
+
+
+_ASSIGN = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*")
+
+
+def parse_assignments(text: str, where: Location) -> list[tuple[str, str, Location]]:
+    """``a=1 b = {2*a} c='a+1'`` (``.param`` lines, subcircuit defaults and overrides) as
+    (lower-case name, expression text) pairs; an expression runs up to the next ``name =``
+    outside braces and quotes, so unbraced expressions with blanks (``.param c = a + 1``) work."""
+    starts, depth, quote, pos = [], 0, False, 0
+    while pos < len(text):
+        char = text[pos]
+        if char == "'":
+            quote = not quote
+        elif char in "{}" and not quote:
+            depth += 1 if char == "{" else -1
+        elif not quote and depth == 0 and (pos == 0 or text[pos - 1] in " \t,"):
+            match = _ASSIGN.match(text, pos)
+            if match and not text[match.end():match.end() + 1] == "=":
+                starts.append(match)
+                pos = match.end()
+                continue
+        pos += 1
+    if not starts or text[:starts[0].start()].strip(" ,"):
+        raise SpiceError("expected name=value assignments", where)
+    out = []
+    for k, match in enumerate(starts):
+        end = starts[k + 1].start() if k + 1 < len(starts) else len(text)
+        value = text[match.end():end].strip(" ,")
+        if not value:
+            raise SpiceError(f"no value for {match.group(1)}", where)
+        out.append((match.group(1).lower(), value, where))
+    return out
+
+
+class Netlist:
+    """The cards of a deck, sorted: ``top`` (a :class:`Body`), ``globals_``, ``analyses``
+    (kind, tokens, card), ``options`` (name -> (value token or None, card)), ``ic`` and
+    ``nodeset`` (node -> (expression text, card)), ``warnings`` ((location, text) pairs)."""
+
+    def __init__(self, cards: list[Card], warnings: list):
+        self.top = Body()
+        self.globals_: list[str] = []
+        self.analyses: list[tuple[str, list[str], Card]] = []
+        self.options: dict[str, tuple] = {}
+        self.ic: dict[str, tuple] = {}
+        self.nodeset: dict[str, tuple] = {}
+        self.warnings = warnings
+        self._sort(cards)
+
+    def _sort(self, cards: list[Card]):
+        stack: list[tuple[Body, Subckt | None]] = [(self.top, None)]
+        for card in cards:
+            key = card.text.split()[0].lower()
+            body, current = stack[-1]
+            if key == ".subckt":
+                sub = self._subckt(card)
+                if sub.name in body.subckts:
+                    raise SpiceError(f"subcircuit {sub.name} is defined twice", card.where)
+                body.subckts[sub.name] = sub
+                stack.append((sub.body, sub))
+            elif key == ".ends":
+                if current is None:
+                    raise SpiceError(".ends without .subckt", card.where)
+                stack.pop()
+            elif key.startswith("."):
+                self._control(card, key, body, current)
+            else:
+                self._element(card, body)
+        if len(stack) > 1:
+            raise SpiceError(f"subcircuit {stack[-1][1].name} has no .ends", stack[-1][1].card.where)
+
+    def _element(self, card: Card, body: Body):
+        letter = card.text[0].upper()
+        if letter in UNSUPPORTED_ELEMENTS or letter not in ELEMENT_LETTERS:
+            what = UNSUPPORTED_ELEMENTS.get(letter, "an unknown element letter")
+            raise SpiceError(f"{letter} elements ({what}) are not supported; supported: "
+                             f"{SUPPORTED}", card.where)
+        body.elements.append((card, split(card.text, card.where)))
+
+    def _subckt(self, card: Card) -> Subckt:
+        text = card.text
+        marker = re.search(r"\sparams:", text, re.I) or re.search(r"\s[A-Za-z_][\w.]*\s*=", text)
+        head, params = (text[:marker.start()], text[marker.end() if marker.group(0).lower().strip()
+                        == "params:" else marker.start():]) if marker else (text, "")
+        words = head.split()
+        if len(words) < 2:
+            raise SpiceError(".subckt needs a name", card.where)
+        defaults = parse_assignments(params, card.where) if params.strip() else []
+        return Subckt(words[1].lower(), [w.lower() for w in words[2:]], defaults, card)
+
+    def _control(self, card: Card, key: str, body: Body, current):
+        from . import cards                   # the dot cards' own parsers
+        if current is not None and key not in (".param", ".func", ".model", ".subckt"):
+            raise SpiceError(f"{key} inside .subckt {current.name} is not supported "
+                             "(only .param, .func, .model and nested .subckt)", card.where)
+        cards.sort_card(self, card, key, body)

@@ -1,0 +1,47 @@
+"""SPICE numbers: ``1k``, ``2.5meg``, ``10uF``, ``1MOhm`` (= 1e-3: ``M`` is milli), ``3mil``.
+
+As ngspice-39 reads them: a decimal number with an optional exponent, then an optional scale
+suffix (case-insensitive: t g meg k m mil u n p f a), then any letters, which are ignored
+(``10uF`` is 10 µ, the ``F`` a unit). :func:`parse_number` also says when a value looks like a
+mistake (``1M`` where mega was probably meant, ``2k7``, a lone trailing ``F``)."""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+__all__ = ["parse_number", "NUMBER", "SCALE"]
+
+NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12, "f": -15,
+         "a": -18}     # powers of ten; "mil" is 25.4e-6
+_SUFFIX = re.compile(r"(meg|mil|[tgkmunpfa])?([A-Za-z_]*)(.*)", re.I | re.S)
+
+
+def parse_number(token: str) -> tuple[float, str | None] | None:
+    """(value, a warning or None) for a SPICE number token, None if it is not a number.
+
+    ``parse_number("10uF") == (1e-05, None)``; ``parse_number("1MOhm")`` is 1e-3 with a warning
+    that ``M`` means milli. Anything after the suffix's letters that is not a letter (``2k7``'s
+    ``7``) makes ngspice ignore it too; that is warned about."""
+    match = NUMBER.match(token)
+    if not match:
+        return None
+    mantissa = float(match.group(0))
+    suffix, letters, rest = _SUFFIX.fullmatch(token[match.end():]).groups()
+    key = suffix.lower() if suffix else None
+    if key == "mil":
+        value = mantissa * 25.4e-6
+    elif key:       # correctly rounded: 10u is 1e-05, not 10 * 1e-6
+        value = float(Decimal(match.group(0)).scaleb(SCALE[key]))
+    else:
+        value = mantissa
+    warning = None
+    if rest:
+        warning = (f"{token!r} is read as {value:g} as ngspice reads it: the characters "
+                   f"{rest!r} after the scale suffix are ignored (for 2.7k write 2.7k, not 2k7)")
+    elif suffix == "M" and not (letters[:2].lower() in ("eg", "il")):
+        warning = (f"{token!r} is {value:g}: M is milli in SPICE; write 'meg' for mega")
+    elif key == "f" and not letters and mantissa >= 1:
+        warning = (f"{token!r} is {value:g}: a trailing F is femto in SPICE, not farad "
+                   "(write 1u or 1uF for microfarads)")
+    return value, warning

@@ -1,0 +1,75 @@
+"""Results of the SPICE analyses, indexed by ngspice's vector names.
+
+``res["v(out)"]``, ``res["v(x1.mid)"]`` (a node inside subcircuit instance x1),
+``res["v(a,b)"]`` (the difference), ``res["i(v1)"]`` (the current through V source v1 from its +
+node through it to its − node, as ngspice's ``v1#branch``; also of any other two-terminal
+element, ``i(r1)``), and the scale by its ngspice name (``time``, ``frequency``, ``v-sweep``,
+``i-sweep``). Names are case-insensitive. ``.op`` values are floats, the others NumPy arrays
+(complex for ``.ac``).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..core.errors import UnknownNameError
+
+__all__ = ["SpiceResult"]
+
+_VECTOR = re.compile(r"\s*([vi])\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*$", re.I)
+
+
+class SpiceResult:
+    """One analysis' vectors. ``kind`` ("op", "dc", "tran", "ac"), ``scale`` (its name, None
+    for .op), ``names`` (every vector ngspice would print: node voltages and source currents),
+    ``raw`` (the physlib result it was read from: OperatingPoint(s), SimulationResult or
+    LinearModel)."""
+
+    def __init__(self, kind: str, scale: str | None, scale_values, read, nodes, currents, raw):
+        self.kind, self.scale, self.raw = kind, scale, raw
+        self._scale_values = scale_values
+        self._read = read                 # variable path -> values
+        self._nodes = nodes               # node name -> pin path (None: ground)
+        self._currents = currents         # element path -> True if a source
+        self.names = ([scale] if scale else []) + [f"v({n})" for n in nodes if nodes[n]] + \
+            [f"i({e})" for e, source in currents.items() if source]
+
+    def _voltage(self, node: str):
+        node = node.lower()
+        if node in ("0", "gnd"):
+            return 0.0 * self._zero()
+        if node not in self._nodes:
+            raise UnknownNameError(f"no node {node!r}; nodes: {', '.join(sorted(self._nodes))}")
+        path = self._nodes[node]
+        return 0.0 * self._zero() if path is None else self._read(path + ".v")
+
+    def _zero(self):
+        return 0.0 if self._scale_values is None else np.zeros(len(self._scale_values))
+
+    def __getitem__(self, name: str):
+        key = name.strip().lower()
+        if self.scale and key == self.scale:
+            return self._scale_values
+        match = _VECTOR.match(key)
+        if not match:
+            raise UnknownNameError(f"{name!r} is not a vector name: use v(node), v(a,b), "
+                                   f"i(vname) or {self.scale or 'nothing else'}")
+        kind, first, second = match.groups()
+        if kind == "v":
+            value = self._voltage(first)
+            return value - self._voltage(second) if second else value
+        if second or first not in self._currents:
+            raise UnknownNameError(f"no element {first!r} with a current; elements: "
+                                   f"{', '.join(sorted(self._currents))}")
+        return self._read(first + ".i")
+
+    def __contains__(self, name: str) -> bool:
+        try:
+            self[name]
+        except (UnknownNameError, KeyError):
+            return False
+        return True
+
+    def __repr__(self):
+        return f"<SpiceResult {self.kind}: {len(self.names)} vectors>"
