@@ -104,7 +104,7 @@ class _Parser:
     def atom(self):
         kind, value = self.take()
         if kind == "num":
-            number = parse_number(value)
+            number = parse_number(value, expression=True)
             return ("num", number[0])
         if kind == "name":
             name = value.lower()

@@ -17,11 +17,12 @@ SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12,
 _SUFFIX = re.compile(r"(meg|mil|[tgkmunpfa])?([A-Za-z_]*)(.*)", re.I | re.S)
 
 
-def parse_number(token: str) -> tuple[float, str | None] | None:
+def parse_number(token: str, expression: bool = False) -> tuple[float, str | None] | None:
     """(value, a warning or None) for a SPICE number token, None if it is not a number.
 
     ``parse_number("10uF") == (1e-05, None)``; ``parse_number("1MOhm")`` is 1e-3 with a warning
-    that ``M`` means milli. Anything after the suffix's letters that is not a letter (``2k7``'s
+    that ``M`` means milli. ``expression=True``: inside ``{...}`` ngspice-39 reads ``mil`` as
+    milli (``{2.5mil}`` is 2.5e-3, while the value ``2.5mil`` is 63.5e-6); so does this. Anything after the suffix's letters that is not a letter (``2k7``'s
     ``7``) makes ngspice ignore it too; that is warned about."""
     match = NUMBER.match(token)
     if not match:
@@ -29,6 +30,8 @@ def parse_number(token: str) -> tuple[float, str | None] | None:
     mantissa = float(match.group(0))
     suffix, letters, rest = _SUFFIX.fullmatch(token[match.end():]).groups()
     key = suffix.lower() if suffix else None
+    if key == "mil" and expression:
+        key = "m"
     if key == "mil":
         value = mantissa * 25.4e-6
     elif key:       # correctly rounded: 10u is 1e-05, not 10 * 1e-6

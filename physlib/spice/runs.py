@@ -70,7 +70,8 @@ def run_ac(deck, freqs, params):
     p = deck.parameter_values(params)
     op = _dc_op(deck, p)
     nodes = [path for path in deck.nodes.values() if path]
-    currents = [name for name, s in deck._builder.sources.items()]
+    currents = [path for path in deck._builder.elements
+                if path.rsplit(".", 1)[-1][0] != "x"]              # every element's current
     outputs = [n + ".v" for n in nodes] + [c + ".i" for c in currents]
     lin = deck.compile().linearize([s["input"] for _, s in sources], outputs, at=op)
     response = lin.frequency_response(freqs)                   # outputs × inputs × f
