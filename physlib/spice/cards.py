@@ -6,11 +6,52 @@ from __future__ import annotations
 
 import re
 
-from .errors import SpiceError
+from .errors import Location, SpiceError
 from .lexer import split
-from .netlist import ANALYSES, OUTPUT_CARDS, SUPPORTED, UNSUPPORTED_CARDS, parse_assignments
 
-__all__ = ["sort_card", "OPTIONS"]
+__all__ = ["sort_card", "OPTIONS", "parse_assignments", "SUPPORTED"]
+
+ANALYSES = (".op", ".dc", ".tran", ".ac")
+UNSUPPORTED_CARDS = (".noise", ".pz", ".tf", ".sens", ".disto", ".four", ".meas", ".measure",
+                     ".sp", ".pss", ".hb", ".sp", ".if", ".else", ".endif", ".csparam")
+OUTPUT_CARDS = (".print", ".plot", ".probe", ".save", ".width")
+SUPPORTED = ("elements R C L V I D E F G H X; cards .param .func .subckt/.ends .model (D) "
+             ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .end")
+
+
+_ASSIGN = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*")
+
+
+def parse_assignments(text: str, where: Location) -> list[tuple[str, str, Location]]:
+    """``a=1 b = {2*a} c='a+1'`` (``.param`` lines, subcircuit defaults and overrides) as
+    (lower-case name, expression text) pairs; an expression runs up to the next ``name =``
+    outside braces and quotes, so unbraced expressions with blanks (``.param c = a + 1``) work."""
+    starts, depth, quote, pos = [], 0, False, 0
+    while pos < len(text):
+        char = text[pos]
+        if char == "'":
+            quote = not quote
+        elif char in "{}" and not quote:
+            depth += 1 if char == "{" else -1
+        elif not quote and depth == 0 and (pos == 0 or text[pos - 1] in " \t,"):
+            match = _ASSIGN.match(text, pos)
+            if match and not text[match.end():match.end() + 1] == "=":
+                starts.append(match)
+                pos = match.end()
+                continue
+        pos += 1
+    if not starts or text[:starts[0].start()].strip(" ,"):
+        raise SpiceError("expected name=value assignments", where)
+    out = []
+    for k, match in enumerate(starts):
+        end = starts[k + 1].start() if k + 1 < len(starts) else len(text)
+        value = text[match.end():end].strip(" ,")
+        if not value:
+            raise SpiceError(f"no value for {match.group(1)}", where)
+        out.append((match.group(1).lower(), value, where))
+    return out
+
+
 
 OPTIONS = {"reltol": 1e-3, "abstol": 1e-12, "vntol": 1e-6, "gmin": 1e-12, "temp": 27.0,
            "tnom": 27.0}

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import warnings as warnings_module
 
-import numpy as np
 
 from .analyses import ac_frequencies, dc_values, parse_analysis
 from .cards import OPTIONS

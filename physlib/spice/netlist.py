@@ -9,25 +9,19 @@ import re
 
 from .errors import Location, SpiceError
 from .expressions import Scope, parse
+from .cards import SUPPORTED, parse_assignments, sort_card
 from .lexer import Card, split
 
 __all__ = ["Body", "Subckt", "Netlist", "parse_assignments", "ELEMENT_LETTERS"]
 
 ELEMENT_LETTERS = "RCLVIDEFGHX"
+
 UNSUPPORTED_ELEMENTS = {
     "A": "XSPICE code models", "B": "arbitrary (behavioural) sources", "K": "mutual inductance",
     "S": "voltage-controlled switches", "W": "current-controlled switches",
     "T": "lossless transmission lines", "O": "lossy transmission lines", "U": "RC lines",
     "Y": "transmission lines", "Q": "bipolar transistors", "M": "MOSFETs", "J": "JFETs",
     "Z": "MESFETs/HFETs", "N": "OSDI devices", "P": "coupled transmission lines"}
-ANALYSES = (".op", ".dc", ".tran", ".ac")
-UNSUPPORTED_CARDS = (".noise", ".pz", ".tf", ".sens", ".disto", ".four", ".meas", ".measure",
-                     ".sp", ".pss", ".hb", ".sp", ".if", ".else", ".endif", ".csparam")
-OUTPUT_CARDS = (".print", ".plot", ".probe", ".save", ".width")
-SUPPORTED = ("elements R C L V I D E F G H X; cards .param .func .subckt/.ends .model (D) "
-             ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .end")
-
-
 class Body:
     """The contents of the deck or of one subcircuit: element cards (in order), local
     ``.param``/``.func`` definitions (a Scope filled when instantiated), ``.model`` cards and
@@ -54,39 +48,6 @@ class Subckt:
     def __init__(self, name: str, ports: list[str], defaults: list, card: Card):
         self.name, self.ports, self.defaults, self.card = name, ports, defaults, card
         self.body = Body()
-
-
-_ASSIGN = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*")
-
-
-def parse_assignments(text: str, where: Location) -> list[tuple[str, str, Location]]:
-    """``a=1 b = {2*a} c='a+1'`` (``.param`` lines, subcircuit defaults and overrides) as
-    (lower-case name, expression text) pairs; an expression runs up to the next ``name =``
-    outside braces and quotes, so unbraced expressions with blanks (``.param c = a + 1``) work."""
-    starts, depth, quote, pos = [], 0, False, 0
-    while pos < len(text):
-        char = text[pos]
-        if char == "'":
-            quote = not quote
-        elif char in "{}" and not quote:
-            depth += 1 if char == "{" else -1
-        elif not quote and depth == 0 and (pos == 0 or text[pos - 1] in " \t,"):
-            match = _ASSIGN.match(text, pos)
-            if match and not text[match.end():match.end() + 1] == "=":
-                starts.append(match)
-                pos = match.end()
-                continue
-        pos += 1
-    if not starts or text[:starts[0].start()].strip(" ,"):
-        raise SpiceError("expected name=value assignments", where)
-    out = []
-    for k, match in enumerate(starts):
-        end = starts[k + 1].start() if k + 1 < len(starts) else len(text)
-        value = text[match.end():end].strip(" ,")
-        if not value:
-            raise SpiceError(f"no value for {match.group(1)}", where)
-        out.append((match.group(1).lower(), value, where))
-    return out
 
 
 class Netlist:
@@ -146,8 +107,7 @@ class Netlist:
         return Subckt(words[1].lower(), [w.lower() for w in words[2:]], defaults, card)
 
     def _control(self, card: Card, key: str, body: Body, current):
-        from . import cards                   # the dot cards' own parsers
         if current is not None and key not in (".param", ".func", ".model", ".subckt"):
             raise SpiceError(f"{key} inside .subckt {current.name} is not supported "
                              "(only .param, .func, .model and nested .subckt)", card.where)
-        cards.sort_card(self, card, key, body)
+        sort_card(self, card, key, body)

@@ -12,7 +12,7 @@ import re
 
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
-from .netlist import parse_assignments
+from .cards import parse_assignments
 
 __all__ = ["instantiate", "find_subckt"]
 
