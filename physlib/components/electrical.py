@@ -6,7 +6,10 @@ parts at the end (EMF, HeatingResistor) follow the rotational and thermal conven
 their other ports.
 """
 
+import math
+
 from ..core import Component, Input, Mode, Output, Parameter, ParameterError, Port, Variable, der
+from ..core.component import as_real
 from ..core.lazy import lazy_module
 from ..domains import electrical, rotational, thermal
 from .rotational import Supported
@@ -113,51 +116,264 @@ class Inductor(OnePort):
         return self.L * self.i**2 / 2
 
 
-class Diode(OnePort):
-    """Shockley diode with series resistance: i = Is·(exp(vd/(n·Vt)) − 1), v = vd + Rs·i, Vt = k·T/q.
+class _BreakdownVoltage(Parameter):
+    """BV: a positive voltage, or +inf (the default): no breakdown, as SPICE without BV."""
 
-    Parameters: Is [A] saturation current; N [1] emission coefficient (also accepted as
-    ``n=``, SPICE's name clashing with the pin ``n``); Rs [Ohm] series resistance (>= 0);
-    T [K] junction temperature.
-    Variables: vd [V] junction voltage.
-    Above vd = 40·n·Vt the exponential continues as its tangent, so Newton steps from a poor
-    guess cannot overflow; real diodes never get there.
-    Noise: shot noise 2·q·|i| [A²/Hz] in parallel (the junction's, not thermal: a diode does
-    not dissipate as a resistor at equilibrium with its temperature), and flicker noise
-    KF·|i|^AF/f (SPICE's parameters; KF = 0 by default: none).
+    def validate(self, value, component):
+        number = as_real(value)
+        if number == math.inf:
+            return math.inf
+        return super().validate(value, component)
+
+
+class Diode(OnePort):
+    """SPICE level-1 junction diode (SPICE2, Nagel 1975; ngspice-39's ``D`` model, level 1):
+    series resistance RS to an internal junction, the diode current with reverse breakdown,
+    depletion and diffusion charge, temperature dependence, shot, flicker and thermal noise.
+
+    Parameters (SPICE names; ``n``, ``IS``, ``RS`` and ``CJ0`` are accepted for N, Is, Rs, CJO):
+
+    ====== ======== ======================================================= =========
+    name   unit     meaning                                                 default
+    ====== ======== ======================================================= =========
+    Is     A        saturation current at TNOM (> 0)                        1e-14
+    N      1        emission coefficient (> 0)                              1
+    Rs     Ohm      series resistance (>= 0)                                0
+    CJO    F        zero-bias junction capacitance (>= 0)                   0
+    VJ     V        junction potential (> 0)                                1
+    M      1        grading coefficient (0 <= M <= 0.9)                     0.5
+    FC     1        forward-bias depletion capacitance coefficient [0, 1)   0.5
+    TT     s        transit time (>= 0)                                     0
+    BV     V        reverse breakdown voltage (> 0; inf: no breakdown)      inf
+    IBV    A        current at the breakdown voltage (> 0)                  1e-3
+    EG     eV       activation energy (> 0)                                 1.11
+    XTI    1        saturation-current temperature exponent                 3
+    T      K        device (circuit) temperature (> 0)                      300.15
+    TNOM   K        temperature the parameters were measured at (> 0)       300.15
+    KF     A        flicker noise coefficient (>= 0)                        0
+    AF     1        flicker noise exponent (> 0)                            1
+    GMIN   S        conductance across the junction (>= 0); ngspice: 1e-12  0
+    ====== ======== ======================================================= =========
+
+    Variables: vd [V] junction voltage (after RS); id [A] junction current without the
+    charge current (the diode equation plus GMIN·vd), the current shot and flicker noise
+    follow. The defaults give the Shockley diode physlib has always had (no charge, no
+    breakdown, GMIN = 0); at T ≠ TNOM Is, VJ and CJO follow the temperature.
+
+    Equations (ngspice-39 ``dioload.c``, ``diotemp.c``; vt = k·T/q, vte = N·vt)::
+
+        v  = vd + Rs·i
+        i  = id + dQ/dt                       (Q: junction charge; only with CJO > 0 or TT > 0)
+        id = IS(T)·(exp(vd/vte) − 1)                    vd >= −3·vte
+           = −IS(T)·(1 + (3·vte/(e·vd))³)               −BVeff <= vd < −3·vte
+           = −IS(T)·exp(−(BVeff + vd)/vte)              vd < −BVeff (only when BV is given)
+           + GMIN·vd
+        Q  = TT·id + Qj(vd)
+        Qj = VJ·CJO·(1 − (1 − vd/VJ)^(1−M))/(1 − M)                       vd < FC·VJ
+           = CJO·F1 + CJO/F2·(F3·(vd − FC·VJ) + M/(2·VJ)·(vd² − (FC·VJ)²))  vd >= FC·VJ
+        F1 = VJ·(1 − (1 − FC)^(1−M))/(1 − M),  F2 = (1 − FC)^(1+M),  F3 = 1 − FC·(1 + M)
+        IS(T) = Is·exp((T/TNOM − 1)·EG/vte)·(T/TNOM)^(XTI/N)
+
+    BVeff matches the breakdown branch to IBV at −BV: ngspice's fixed-point iteration
+    BVeff = BV − vte·ln(IBV/IS(T) + 1 − BVeff/vt) from BV − vte·ln(1 + IBV/IS(T)), run to
+    its 25 steps (ngspice stops earlier, at its RELTOL); BVeff = BV when IBV < IS(T)·BV/vt.
+    VJ(T) and CJO(T) follow ngspice's default (TLEVC = 0) rule from the silicon band gap
+    Eg(T) = 1.16 − 7.02e-4·T²/(T + 1108) eV (the identity at T = TNOM), and VJ(T) is limited to
+    1/FC as ngspice does. Above vd = 40·vte the exponentials continue as their tangents, so
+    Newton steps from a poor guess cannot overflow; real diodes never get there.
+
+    Structure: the charge (a state, vd) exists when CJO > 0 or TT > 0, and the breakdown branch
+    when BV is finite, with the values the diode has when the model is compiled; CJO, TT and BV
+    given later through ``params=`` do not add them.
+
+    Noise (as ngspice's ``dionoise.c``): with Rs > 0 three sources, ``"D1.rs"`` thermal
+    4·k·T/Rs in parallel with Rs (T: the diode's temperature), ``"D1.id"`` shot 2·q·|id| and
+    ``"D1.1overf"`` flicker KF·|id|^AF/f, both across the junction (inside Rs). With Rs = 0 the
+    junction is the whole diode: one source ``"D1"`` (shot, with the 1/f part), as before.
+
+    References: L. W. Nagel, "SPICE2: A computer program to simulate semiconductor circuits",
+    ERL Memo ERL-M520, UC Berkeley, 1975; the ngspice manual, chapter "Diodes" (junction
+    diode model, level 1).
     """
 
     noise_kind = "shot"
+    noise_current = "id"          # the current shot and flicker noise follow (not the charge's)
 
-    Is = Parameter(1e-14, unit="A", description="saturation current", positive=True)
+    Is = Parameter(1e-14, unit="A", description="saturation current at TNOM", positive=True)
     N = Parameter(1.0, unit="1", description="emission coefficient", positive=True)
     Rs = Parameter(0.0, unit="Ohm", description="series resistance", nonnegative=True)
-    T = Parameter(300.15, unit="K", description="junction temperature", positive=True)
-    KF = Parameter(0.0, unit="A", description="flicker noise coefficient (KF·|i|^AF/f [A²/Hz])",
+    CJO = Parameter(0.0, unit="F", description="zero-bias junction capacitance", nonnegative=True)
+    VJ = Parameter(1.0, unit="V", description="junction potential", positive=True)
+    M = Parameter(0.5, unit="1", description="grading coefficient",
+                  check=(lambda m: 0.0 <= m <= 0.9, "the grading coefficient must be in [0, 0.9] "
+                         "(ngspice limits it to 0.9)"))
+    FC = Parameter(0.5, unit="1", description="forward-bias depletion capacitance coefficient",
+                   check=(lambda fc: 0.0 <= fc < 1.0, "FC must be in [0, 1)"))
+    TT = Parameter(0.0, unit="s", description="transit time", nonnegative=True)
+    BV = _BreakdownVoltage(math.inf, unit="V", description="reverse breakdown voltage (inf: none)",
+                           positive=True)
+    IBV = Parameter(1e-3, unit="A", description="current at the breakdown voltage", positive=True)
+    EG = Parameter(1.11, unit="eV", description="activation energy", positive=True)
+    XTI = Parameter(3.0, unit="1", description="saturation-current temperature exponent")
+    T = Parameter(300.15, unit="K", description="device temperature", positive=True)
+    TNOM = Parameter(300.15, unit="K", description="temperature the parameters were measured at",
+                     positive=True)
+    KF = Parameter(0.0, unit="A", description="flicker noise coefficient (KF·|id|^AF/f [A²/Hz])",
                    nonnegative=True)
     AF = Parameter(1.0, unit="1", description="flicker noise current exponent", positive=True)
+    GMIN = Parameter(0.0, unit="S", description="conductance across the junction (ngspice: 1e-12)",
+                     nonnegative=True)
     vd = Variable("V", "junction voltage")
+    id = Variable("A", "junction current without the charge current")
 
     EXP_LIMIT = 40.0
+    BREAKDOWN_STEPS = 25          # ngspice's iteration limit for BVeff
+    REFTEMP = 300.15              # K: ngspice's reference temperature of the band-gap rule
+    ALIASES = {"n": "N", "IS": "Is", "RS": "Rs", "CJ0": "CJO"}
 
     def __init__(self, name=None, *positional, **values):
-        if "n" in values:
-            if "N" in values:
-                raise ParameterError(f"Diode {name!r}: give the emission coefficient once (n or N)")
-            values["N"] = values.pop("n")
+        for alias, canonical in self.ALIASES.items():
+            if alias in values:
+                if canonical in values:
+                    what = "emission coefficient (n or N)" if alias == "n" else f"{canonical} once ({alias} or {canonical})"
+                    raise ParameterError(f"Diode {name!r}: give the {what}")
+                values[canonical] = values.pop(alias)
         super().__init__(name, *positional, **values)   # positional values: an error naming them
 
-    def equations(self):
-        x = self.vd / (self.N * BOLTZMANN * self.T / ELEMENTARY_CHARGE)
+    # --- structure --------------------------------------------------------------------------
+
+    def has_charge(self) -> bool:
+        return self._values["CJO"] > 0 or self._values["TT"] > 0
+
+    def has_breakdown(self) -> bool:
+        return math.isfinite(self._values["BV"])
+
+    def structure_key(self):
+        return (self.has_charge(), self.has_breakdown())
+
+    # --- equations --------------------------------------------------------------------------
+
+    def _exp(self, x):
+        """exp(x), continued as its tangent above EXP_LIMIT."""
         limit = self.EXP_LIMIT
-        safe_exp = sp.Piecewise((sp.exp(x), x < limit), (sp.exp(limit) * (1 + x - limit), True))
-        return super().equations() + [
-            sp.Eq(self.v, self.vd + self.Rs * self.i),
-            sp.Eq(self.i, self.Is * (safe_exp - 1)),
+        return sp.Piecewise((sp.exp(x), x < limit), (sp.exp(limit) * (1 + x - limit), True))
+
+    def junction_current(self, vd):
+        """id(vd) [A]: ngspice's forward, reverse and breakdown branches plus GMIN·vd."""
+        vt = BOLTZMANN * self.T / ELEMENTARY_CHARGE
+        vte = self.N * vt
+        ratio = self.T / self.TNOM
+        i_sat = self.Is * sp.exp((ratio - 1) * self.EG / vte) * ratio ** (self.XTI / self.N)
+        forward = i_sat * (self._exp(vd / vte) - 1)
+        reverse = -i_sat * (1 + (3 * vte / (sp.E * vd)) ** 3)
+        pieces = [(forward, vd >= -3 * vte)]
+        if self.has_breakdown():
+            bv_eff = self._breakdown_voltage(i_sat, vt, vte)
+            pieces.append((reverse, vd >= -bv_eff))
+            pieces.append((-i_sat * self._exp(-(bv_eff + vd) / vte), True))
+        else:
+            pieces.append((reverse, True))
+        return sp.Piecewise(*pieces) + self.GMIN * vd
+
+    def _breakdown_voltage(self, i_sat, vt, vte):
+        """ngspice's BVeff (``diotemp.c``): the fixed-point iteration, its 25 steps."""
+        bv, ibv = self.BV, self.IBV
+        x = bv - vte * sp.log(1 + ibv / i_sat)
+        for _ in range(self.BREAKDOWN_STEPS):
+            x = bv - vte * sp.log(ibv / i_sat + 1 - x / vt)
+        return sp.Piecewise((bv, ibv < i_sat * bv / vt), (x, True))
+
+    def depletion_charge(self, vd):
+        """Qj(vd) [C] with VJ(T), CJO(T) as ngspice's TLEVC = 0 and the linear extension above
+        FC·VJ."""
+        k, q, ref = BOLTZMANN, ELEMENTARY_CHARGE, self.REFTEMP
+        T, tnom, m, fc = self.T, self.TNOM, self.M, self.FC
+        vt, vtnom = k * T / q, k * tnom / q
+
+        def pb_factor(temp, v_t):
+            egfet = 1.16 - (7.02e-4 * temp**2) / (temp + 1108)
+            arg = -egfet / (2 * k * temp) + 1.1150877 / (k * (ref + ref))
+            return -2 * v_t * (sp.Rational(3, 2) * sp.log(temp / ref) + q * arg)
+
+        fact1, fact2 = tnom / ref, T / ref
+        pbo = (self.VJ - pb_factor(tnom, vtnom)) / fact1
+        gma_old = (self.VJ - pbo) / pbo
+        vj = pb_factor(T, vt) + fact2 * pbo
+        gma_new = (vj - pbo) / pbo
+        cj = self.CJO / (1 + m * (400e-6 * (tnom - ref) - gma_old)) * (1 + m * (400e-6 * (T - ref) - gma_new))
+        xfc = sp.log(1 - fc)
+        f1 = vj * (1 - sp.exp((1 - m) * xfc)) / (1 - m)      # before the limit, as ngspice
+        vj = sp.Piecewise((1 / fc, fc * vj > 1), (vj, True))   # VJ(T) at most 1/FC
+        dep = fc * vj
+        f2, f3 = sp.exp((1 + m) * xfc), 1 - fc * (1 + m)
+        below = vj * cj * (1 - sp.exp((1 - m) * sp.log(1 - vd / vj))) / (1 - m)
+        above = cj * f1 + cj / f2 * (f3 * (vd - dep) + m / (2 * vj) * (vd**2 - dep**2))
+        return sp.Piecewise((below, vd < dep), (above, True))
+
+    def equations(self):
+        eqs = super().equations() + [
+            sp.Eq(self.v, self.vd + self.Rs * (self.i - self._noise("rs"))),
+            sp.Eq(self.id, self.junction_current(self.vd)),
         ]
+        junction = self.id + self._noise("id") + self._noise("1overf")
+        if self.has_charge():
+            charge = self.TT * self.junction_current(self.vd) + self.depletion_charge(self.vd)
+            junction += sp.diff(charge, self.vd) * der(self.vd)
+        return eqs + [sp.Eq(self.i, junction)]
 
     def dissipation(self):
         return self.v, self.i
+
+    # --- noise ------------------------------------------------------------------------------
+
+    NOISE_PARTS = {"rs": "thermal", "id": "shot", "1overf": "flicker"}
+
+    def _noise(self, part):
+        """The zero-valued noise current of ``part`` (only in :meth:`noise_variant`'s class)."""
+        return 0
+
+    def noise_parts(self, params):
+        """The noise sources inside the diode, ``{part: kind}``, with its parameter values
+        ``params`` (by name): with Rs > 0 the thermal noise of Rs and the junction's shot and
+        flicker noise; None with Rs = 0 (one shot source across the diode, which is then the
+        junction)."""
+        return dict(self.NOISE_PARTS) if params["Rs"] > 0 else None
+
+    def internal_noise(self, part, values, params):
+        """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
+        (``values``: the diode's variables by local name, ``params``: its parameters)."""
+        current = abs(values["id"])
+        if part == "rs":
+            return 4 * BOLTZMANN * params["T"] / params["Rs"], 0.0
+        if part == "id":
+            return 2 * ELEMENTARY_CHARGE * current, 0.0
+        return 0.0, params["KF"] * current ** params["AF"]
+
+    def noise_variant(self):
+        """A copy of this diode whose noise currents are zero-valued parameters (named by
+        :meth:`noise_input`): the inputs a noise analysis linearizes from."""
+        return _noisy_diode_class()(self.name, **self._values)
+
+    @staticmethod
+    def noise_input(part):
+        """The parameter of :meth:`noise_variant` that is the noise current of ``part``."""
+        return "noise_" + {"1overf": "flicker"}.get(part, part)
+
+
+_NOISY_DIODE = []
+
+
+def _noisy_diode_class():
+    if not _NOISY_DIODE:
+        def _noise(self, part):
+            return getattr(self, Diode.noise_input(part))
+
+        namespace = {Diode.noise_input(part): Parameter(0.0, unit="A", description=f"noise current ({part})")
+                     for part in Diode.NOISE_PARTS}
+        namespace.update(_noise=_noise, __doc__="A Diode with its noise currents as parameters "
+                         "(built by noise analyses).", __module__=__name__)
+        _NOISY_DIODE.append(type("NoisyDiode", (Diode,), namespace))
+    return _NOISY_DIODE[0]
 
 
 # --- ideal ----------------------------------------------------------------------------------

@@ -108,13 +108,16 @@ def with_analysis_points(model, points) -> tuple:
     return copy, paths
 
 
-def copy_model(model):
+def copy_model(model, replace=None):
     """A copy of ``model`` (a :class:`physlib.Model`): the same component objects, the
-    connections copied, submodels copied likewise; the original is not changed."""
+    connections copied, submodels copied likewise; the original is not changed. ``replace``
+    maps ``id(component)`` to a component with the same name and ports that takes its place in
+    the copy (a noise analysis's variant of a diode)."""
+    replace = replace or {}
     copy = type(model)(model.name)        # the user's Model class: it compiles to theirs
     copy.share_members_of(model)
     for member in model.components.values():
-        copy.add(copy_model(member) if isinstance(member, Netlist) else member)
+        copy.add(copy_model(member, replace) if isinstance(member, Netlist) else replace.get(id(member), member))
     ports = _port_lookup(copy)
     for a, b in model.graph.edges:
         copy.connect(ports(a), ports(b))

@@ -169,7 +169,7 @@ def multiport_noise(model, ports, f, *, T: float = 300.15, z0=50.0, at=None) -> 
         raise PhyslibError("multiport_noise: at must be an operating point of this compiled model")
     _check_elements(model, op, T)
 
-    elements = [e for e in noise_elements(model) if e.component.ports()[e.ports[0]].domain.name != "thermal"]
+    elements = [e for e in noise_elements(model, op.p, parts=False) if e.component.ports()[e.ports[0]].domain.name != "thermal"]
     probed, inputs = noise_source_model(model, (), tuple(terminals))
     across = [f"{t}.{name}" for t, name in terminals.items()]
     for element in elements:
@@ -260,7 +260,7 @@ def _check_elements(model, op, T):
     """Warn about noise elements whose noise is not thermal noise at T: the
     fluctuation–dissipation form then differs from their actual noise."""
     others = []
-    for element in noise_elements(model):
+    for element in noise_elements(model, op.p, parts=False):
         domain = element.component.ports()[element.ports[0]].domain
         if element.kind != "thermal":
             others.append(f"{element.path} ({element.kind} noise)")

@@ -177,7 +177,7 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None, external=None) -
         raise PhyslibError("noise: at must be an operating point of this compiled model")
     unit = model.unit(names[0])
     external = _external(external)
-    elements = noise_elements(model)
+    elements = noise_elements(model, op.p)
     if not elements and not external:
         warnings.warn(f"{model.name} has no dissipative elements, so no noise sources: the noise of "
                       f"{label} is zero", NoiseWarning, stacklevel=3)

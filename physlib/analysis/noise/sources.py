@@ -5,6 +5,13 @@ An element is a noise source when it declares a ``dissipation()`` pair and conne
 of one physical domain; its small-signal conductance G = ∂through/∂across comes from its own
 class's equations at the operating point (derived once per class), its density is 4kT·G
 (thermal), 4kT²·G (heat conduction) or 2q·|I| (shot), plus KF·|I|^AF/f (flicker).
+
+A component may instead have sources inside it, at nodes no port reaches (a diode's junction
+behind its series resistance): its class declares ``noise_parts(params)`` (``{part: kind}``, or
+None at parameter values where it is one element as above), ``internal_noise(part, values,
+params)`` (the part's white density and 1/f coefficient) and ``noise_variant()`` (a copy whose
+noise currents are parameters, named by ``noise_input(part)``). Each part is then a source
+``"<path>.<part>"``, and the model copy the analyses linearize holds the variant.
 """
 from __future__ import annotations
 
@@ -36,9 +43,26 @@ class NoiseElement:
     PSD at an operating point, :meth:`conductance` its small-signal conductance there and
     :meth:`local_values` its variables there by local name."""
 
-    def __init__(self, path, component, group, row, ports, heat_port, kind):
+    def __init__(self, path, component, group, row, ports, heat_port, kind, part=None):
         self.path, self.component, self.group, self.row = path, component, group, row
-        self.ports, self.heat_port, self.kind = ports, heat_port, kind
+        self.ports, self.heat_port, self.kind, self.part = ports, heat_port, kind, part
+        # A part inside the component: the path is "<component path>.<part>".
+        self.owner = path if part is None else path[:-len(part) - 1]
+
+    def params(self, op) -> dict:
+        """The element's parameters at the operating point ``op``, by name."""
+        return dict(zip(self.group.template.param_names, op.p[self.group.param_ids[self.row]].tolist()))
+
+    def _current(self, model, op) -> float:
+        """The current shot and flicker noise follow: the component's ``noise_current``
+        variable if it names one (a diode's junction current, without its charge current),
+        else the through variable of its first port."""
+        local = self.local_values(model, op)
+        name = getattr(self.component, "noise_current", None)
+        if name is None:
+            domain = self.component.ports()[self.ports[0]].domain
+            name = f"{self.ports[0]}.{domain.through}"
+        return local[name]
 
     def local_values(self, model, op):
         system = model.system
@@ -49,23 +73,24 @@ class NoiseElement:
     def flicker(self, model, op) -> float:
         """The 1/f coefficient [through unit²]: KF·|I|^AF for elements with flicker parameters
         (a diode's KF, AF), 0 otherwise."""
-        params = dict(zip(self.group.template.param_names, op.p[self.group.param_ids[self.row]]))
+        params = self.params(op)
+        if self.part is not None:
+            return self.component.internal_noise(self.part, self.local_values(model, op), params)[1]
         if params.get("KF", 0.0) == 0.0:
             return 0.0
-        domain = self.component.ports()[self.ports[0]].domain
-        current = self.local_values(model, op)[f"{self.ports[0]}.{domain.through}"]
-        return params["KF"] * abs(current) ** params.get("AF", 1.0)
+        return params["KF"] * abs(self._current(model, op)) ** params.get("AF", 1.0)
 
     def conductance(self, model, op) -> float:
         """∂through/∂across at the operating point ``op`` [through/across unit: S, N·s/m, ...]."""
         return _conductance(model, self, op)
 
     def density(self, model, op, T):
+        if self.part is not None:
+            return self.component.internal_noise(self.part, self.local_values(model, op), self.params(op))[0]
         domain = self.component.ports()[self.ports[0]].domain
         local = self.local_values(model, op)
         if self.kind == "shot":
-            current = local[f"{self.ports[0]}.{domain.through}"]
-            return 2 * ELEMENTARY_CHARGE * abs(current)
+            return 2 * ELEMENTARY_CHARGE * abs(self._current(model, op))
         G = self.conductance(model, op)
         if domain.name == "thermal":
             temperature = 0.5 * (local[f"{self.ports[0]}.T"] + local[f"{self.ports[1]}.T"])
@@ -74,10 +99,14 @@ class NoiseElement:
         return 4 * BOLTZMANN * temperature * G
 
 
-def noise_elements(model) -> list[NoiseElement]:
+def noise_elements(model, p=None, *, parts: bool = True) -> list[NoiseElement]:
     """The model's noise sources' elements: dissipative components with two ports of one physical
-    domain (plus, optionally, a heat port giving their temperature)."""
+    domain (plus, optionally, a heat port giving their temperature). With ``parts``, a component
+    with sources inside it (``noise_parts``, see the module docstring) gives one element per
+    source, decided with the parameter vector ``p`` (default: the compiled values)."""
     out, skipped = [], []
+    if p is None:
+        p = model.parameter_vector(None)
     for group in model.component_groups:
         template = group.template
         if template.dissipation is None:
@@ -94,6 +123,13 @@ def noise_elements(model) -> list[NoiseElement]:
                 skipped.append(path)
                 continue
             kind = getattr(comp, "noise_kind", "thermal")
+            inside = None
+            if parts and hasattr(comp, "noise_parts"):
+                inside = comp.noise_parts(dict(zip(template.param_names, p[group.param_ids[row]].tolist())))
+            if inside:
+                out += [NoiseElement(f"{path}.{part}", comp, group, row, tuple(pairs[0]), None, kind_, part)
+                        for part, kind_ in inside.items()]
+                continue
             out.append(NoiseElement(path, comp, group, row, tuple(pairs[0]), heat[0] if heat else None, kind))
     if skipped:
         warnings.warn(f"noise: {', '.join(skipped[:8])} dissipate power but do not connect two ports "
@@ -176,10 +212,17 @@ def noise_source_model(model, elements, external=()):
     if model.source_model is None:
         raise PhyslibError(f"noise needs the physlib.Model that {model.name} was compiled from "
                            "(compile it with Model.compile())")
-    copy = copy_model(model.source_model)
+    variants = {}
+    for element in elements:
+        if element.part is not None and id(element.component) not in variants:
+            variants[id(element.component)] = element.component.noise_variant()
+    copy = copy_model(model.source_model, replace=variants)
     inputs = {}
     for k, element in enumerate(elements):
-        inputs[element.path] = _add_source(copy, element, k)
+        if element.part is not None:
+            inputs[element.path] = f"{element.owner}.{element.component.noise_input(element.part)}"
+        else:
+            inputs[element.path] = _add_source(copy, element, k)
     if external:
         points = [inject_through(port) for port in external]
         copy, paths = with_analysis_points(copy, points)
