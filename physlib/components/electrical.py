@@ -158,7 +158,9 @@ class Diode(OnePort):
     Variables: vd [V] junction voltage (after RS); id [A] junction current without the
     charge current (the diode equation plus GMIN·vd), the current shot and flicker noise
     follow. The defaults give the Shockley diode physlib has always had (no charge, no
-    breakdown, GMIN = 0); at T ≠ TNOM Is, VJ and CJO follow the temperature.
+    breakdown, GMIN = 0, no state), except below vd = −3·N·vt, where SPICE's reverse current
+    differs from Shockley's by at most 0.4 % of Is; at T ≠ TNOM Is, VJ and CJO follow the
+    temperature (before, Is did not).
 
     Equations (ngspice-39 ``dioload.c``, ``diotemp.c``; vt = k·T/q, vte = N·vt)::
 
