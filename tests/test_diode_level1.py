@@ -84,7 +84,7 @@ def test_ac_response_equals_ngspice_from_1_hz_to_10_ghz(dc):
 
 
 def test_noise_total_and_every_source_equal_ngspice(dc):
-    # ngspice's dionoise.c: thermal 4kT/RS across RS, shot 2q·id and flicker KF·id^AF/f across the
+    # ngspice's diode noise: thermal 4kT/RS across RS, shot 2q·id and flicker KF·id^AF/f across the
     # junction, inside RS. k differs by 2.6e-6 (R1's and RS's thermal noise), vt by 3.4e-7 (the
     # transfer functions): measured at most 1.1e-6 relative at every frequency, so 1e-5.
     sim, op = dc

@@ -162,7 +162,7 @@ class Diode(OnePort):
     differs from Shockley's by at most 0.4 % of Is; at T ≠ TNOM Is, VJ and CJO follow the
     temperature (before, Is did not).
 
-    Equations (ngspice-39 ``dioload.c``, ``diotemp.c``; vt = k·T/q, vte = N·vt)::
+    Equations (ngspice-39's level-1 diode; vt = k·T/q, vte = N·vt)::
 
         v  = vd + Rs·i
         i  = id + dQ/dt                       (Q: junction charge; only with CJO > 0 or TT > 0)
@@ -188,7 +188,7 @@ class Diode(OnePort):
     when BV is finite, with the values the diode has when the model is compiled; CJO, TT and BV
     given later through ``params=`` do not add them.
 
-    Noise (as ngspice's ``dionoise.c``): with Rs > 0 three sources, ``"D1.rs"`` thermal
+    Noise (as ngspice's diode noise): with Rs > 0 three sources, ``"D1.rs"`` thermal
     4·k·T/Rs in parallel with Rs (T: the diode's temperature), ``"D1.id"`` shot 2·q·|id| and
     ``"D1.1overf"`` flicker KF·|id|^AF/f, both across the junction (inside Rs). With Rs = 0 the
     junction is the whole diode: one source ``"D1"`` (shot, with the 1/f part), as before.
@@ -278,7 +278,7 @@ class Diode(OnePort):
         return sp.Piecewise(*pieces) + self.GMIN * vd
 
     def _breakdown_voltage(self, i_sat, vt, vte):
-        """ngspice's BVeff (``diotemp.c``): the fixed-point iteration, its 25 steps."""
+        """ngspice's BVeff (its temperature update): the fixed-point iteration, its 25 steps."""
         bv, ibv = self.BV, self.IBV
         x = bv - vte * sp.log(1 + ibv / i_sat)
         for _ in range(self.BREAKDOWN_STEPS):
