@@ -1,126 +1,44 @@
-"""Locating a state event: the earliest time in a sampling interval at which a guard crosses zero.
+"""Locating a state event within one solver step: the earliest time at which a guard crosses zero.
 
-The crossing is first estimated on the solver's dense output: a cubic Hermite interpolant of
-the states between the interval's ends (values and derivatives at both), the algebraic
-variables solved along it, and the Illinois variant of regula falsi on each guard that changed
-sign (:func:`dense_root`). Two integrations confirm the estimate: no crossing ``event_tol``/2
-before it, a crossing ``event_tol``/2 after. The interpolant is only as accurate as the
-solver's tolerances allow, so an estimate that is not confirmed is narrowed by
-:func:`bracket` with one integration per step from the bracket's left end, until the
-bracket is shorter than ``event_tol``; the run goes on from just past the crossing.
+The solver's step from t_prev to t_n carries an interpolating polynomial of the states
+(SUNDIALS' ``IDAGetDky``; the algebraic variables are reconstructed on it). The guards are
+evaluated on it and the crossing is bracketed (:func:`bracket`: the Illinois variant of regula
+falsi on the guard that crosses first, with bisection steps) until the bracket is shorter than
+``event_tol`` (:func:`estimate_in_step`), with physlib's crossing test (masked guards, zero
+band) deciding which side of the bracket a point is on. The run then confirms the estimate on
+solver steps (see :mod:`physlib.analysis.simulation.hybrid_simulation`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ...core.errors import PhyslibError
-from ..common.fast_call import fast
-from ..common.interpolation import hermite
+
+def released_guards(stepper, g_n, g_ref, mask):
+    """(released, reference, mask) for locating a crossing: masked guards that left the zero
+    band by the step's end are located where they crossed zero, not where they left the band
+    (a ball whose bounce is too low to leave the band would otherwise hit the floor at the
+    band's depth, gaining m·g·band each time), so they take the reference −sign(g) unmasked."""
+    released = mask & (np.abs(g_n) > stepper.zero_band)
+    return released, np.where(released, -np.sign(g_n), g_ref), mask & ~released
 
 
-def locate(stepper, x, z, ta, tb, g_a, mask, t_seen=None):
-    """Earliest crossing in (ta, tb] for a :class:`~physlib.analysis.simulation.events.HybridStepper`
-    that holds (x, z) at ta with guard reference values ``g_a`` and ``mask``.
+def estimate_in_step(stepper, solver, t_lo, t_hi, g_hi, g_ref, mask) -> float:
+    """The time just past the earliest crossing in (t_lo, t_hi] on the solver's interpolating
+    polynomial of its last step (guards ``g_hi`` at t_hi crossed from their references
+    ``g_ref``), to within ``event_tol``."""
+    crossing = np.flatnonzero(stepper.crossed(g_ref, g_hi, mask))
+    # The guard whose straight-line crossing comes first leads the regula falsi.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = np.where(g_ref[crossing] != g_hi[crossing],
+                            g_ref[crossing] / (g_ref[crossing] - g_hi[crossing]), 1.0)
+    j = int(crossing[np.argmin(fraction)])
 
-    Returns (t, x, z, fired, released) just past the crossing; ``released``: masked guards
-    that left the zero band (located where they crossed zero). ``t_seen``: the time at which
-    the guards at tb are evaluated (the left limit when tb is a time event)."""
-    x_hi, z_hi = stepper.integrate(x, z, ta, tb)
-    t_seen = tb if t_seen is None else t_seen
-    z_seen = z_hi if t_seen == tb else stepper.solve_z(x_hi, z_hi, t_seen)
-    g_hi = stepper.guards(x_hi, z_seen, t_seen)
-    # A guard masked at zero that has left the zero band is located where it crossed zero,
-    # not where it left the band: a ball whose bounce is too low to leave the band would
-    # otherwise hit the floor at the band's depth, gaining m·g·band each time.
-    left = mask & (np.abs(g_hi) > stepper.zero_band)
-    g_a = np.where(left, -np.sign(g_hi), g_a)
-    mask = mask & ~left
-    # The bracket's ends, (t, x, z, guards); the guards at the left end start as the reference.
-    ends = {"lo": (ta, x, z, g_a), "hi": (tb, x_hi, z_hi, g_hi)}
-    found = None if np.any(left) else dense_root(stepper, x, z, ta, x_hi, z_seen, t_seen, g_a, mask)
-    j = None
-    if found is not None:
-        estimate, j = found
-        confirmed = _confirm(stepper, ends, estimate, g_a, mask)
-        if confirmed is not None:
-            return confirmed + (left,)
-    t_hi, x_hi, z_hi, g_hi = _narrow(stepper, ends, g_a, mask, j)
-    return t_hi, x_hi, z_hi, stepper.crossed(g_a, g_hi, mask), left
-
-
-def _confirm(stepper, ends, estimate, g_a, mask):
-    """(t, x, z, fired) event_tol/2 past ``estimate`` if the guards cross between event_tol/2
-    before and after it; otherwise None, with ``ends`` moved to what the two integrations
-    showed."""
-    ta, x, z, _ = ends["lo"]
-    tb = ends["hi"][0]
-    t_before = max(ta, estimate - 0.5 * stepper.event_tol)
-    t_after = min(tb, max(estimate + 0.5 * stepper.event_tol, t_before + stepper.event_tol))
-    x_b, z_b = stepper.integrate(x, z, ta, t_before)
-    g_b = stepper.guards(x_b, z_b, t_before)
-    if t_before > ta and np.any(stepper.crossed(g_a, g_b, mask)):
-        ends["hi"] = (t_before, x_b, z_b, g_b)
-        return None
-    x_c, z_c = stepper.integrate(x_b, z_b, t_before, t_after)
-    g_c = stepper.guards(x_c, z_c, t_after)
-    fired = stepper.crossed(g_a, g_c, mask)
-    if np.any(fired):
-        return t_after, x_c, z_c, fired
-    ends["lo"] = (t_after, x_c, z_c, g_c)
-    return None
-
-
-def _narrow(stepper, ends, g_a, mask, j):
-    """Regula falsi on guard ``j`` (the one that crosses first; bisection when None), each
-    value from an integration out of the bracket's left end (the crossing test itself covers
-    every guard). Returns the bracket's right end (t, x, z, guards), just past the crossing."""
     def probe(t):
-        t_lo, x_lo, z_lo, _ = ends["lo"]
-        x_m, z_m = stepper.integrate(x_lo, z_lo, t_lo, t)
-        g_m = stepper.guards(x_m, z_m, t)
-        beyond = bool(np.any(stepper.crossed(g_a, g_m, mask)))
-        ends["hi" if beyond else "lo"] = (t, x_m, z_m, g_m)
-        return beyond, (None if j is None else g_m[j])
+        x, z = solver.at(t)
+        g = stepper.guards(x, z, t)
+        return bool(np.any(stepper.crossed(g_ref, g, mask))), g[j]
 
-    (lo, _, _, g_lo), (hi, _, _, g_hi) = ends["lo"], ends["hi"]
-    bracket(probe, lo, hi, None if j is None else g_lo[j], None if j is None else g_hi[j],
-            stepper.event_tol)
-    return ends["hi"]
-
-
-def dense_root(stepper, xa, za, ta, xb, zb, tb, g_a, mask):
-    """(time, guard index) of the earliest zero in (ta, tb) of the guards that changed
-    sign, on the cubic Hermite interpolant of the states (algebraic variables solved along
-    it); None if it cannot be estimated (no states, or a solve fails)."""
-    g_b = stepper.guards(xb, zb, tb)
-    changed = np.flatnonzero(~mask & stepper.crossed(g_a, g_b, mask))
-    if not stepper.has_states or not len(changed):
-        return None
-    dae = fast(stepper.system, "dae")
-    h = tb - ta
-    # Derivatives scaled by h: the interpolant's parameter runs over [0, 1].
-    fa, fb = dae(xa, za, stepper.p, ta)[0] * h, dae(xb, zb, stepper.p, tb)[0] * h
-    state = {"z": za}
-
-    def guard(tau, j):
-        t = ta + h * tau
-        x = hermite(tau, xa, fa, xb, fb)
-        state["z"] = stepper.solve_z(x, state["z"], t)
-        return stepper.guards(x, state["z"], t)[j]
-
-    tol = 0.25 * stepper.event_tol / h
-    roots = []
-    try:
-        for j in changed:
-            def probe(tau, j=j):
-                value = guard(tau, j)
-                return value == 0 or (value > 0) == (g_b[j] > 0), value
-            lo, hi = bracket(probe, 0.0, 1.0, g_a[j], g_b[j], tol)
-            roots.append(0.5 * (lo + hi))
-    except PhyslibError:
-        return None
-    first = int(np.argmin(roots))
-    return ta + h * roots[first], int(changed[first])
+    return bracket(probe, t_lo, t_hi, g_ref[j], g_hi[j], stepper.event_tol)[1]
 
 
 def bracket(probe, lo: float, hi: float, f_lo, f_hi, tol: float, max_iter: int = 100):

@@ -28,14 +28,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import casadi as cs
 import numpy as np
 
 from ...core.errors import InitializationError, PhyslibError
 from ..common.fast_call import fast
 from .hybrid_components import hybrid_instances
 from ..common.initialization import solve_algebraic
-from .integrators import Integration
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
 from .run_stats import count as count_event
@@ -58,7 +56,7 @@ class Event:
 class HybridStepper:
     """Integrates a compiled model with modes from event to event."""
 
-    def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection, step=None):
+    def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection, step):
         self.model = model
         self.system = model.system
         self.p = p.copy()
@@ -73,10 +71,9 @@ class HybridStepper:
         self._hybrid = hybrid_instances(model)
         self._sampled = [inst for inst in self._hybrid if inst.discrete_slot]
         self.has_states = len(self.system.state_pos) > 0
-        # step(x, z, p, ta, tb) -> (x, z): the fixed-step runs' own stepper, which then does
-        # the short integrations of settling (no SUNDIALS integrator in a fixed-step run).
+        # step(x, z, p, ta, tb) -> (x, z): the run's own solver, which does the short
+        # integrations of settling.
         self._step = step
-        self._integration = Integration(model, solver, rtol, atol) if step is None else None
         self._describe = lambda i: model.algebraic[i]  # noqa: E731
 
     # --- numerics -----------------------------------------------------------------------------
@@ -89,10 +86,7 @@ class HybridStepper:
             return x, z
         if not self.has_states:                # no states: the algebraic solution at tb
             return x, self.solve_z(x, z, tb)
-        if self._step is not None:
-            return self._step(x, z, self.p, ta, tb)
-        X, Z = self._integration(x, z, self.p, ta, tb)
-        return X[:, 0], Z[:, 0]
+        return self._step(x, z, self.p, ta, tb)
 
     def no_guards(self) -> np.ndarray:
         """The guards' "fired" flags at a time event or the start: none."""
@@ -100,20 +94,6 @@ class HybridStepper:
 
     def guards(self, x, z, t):
         return fast(self.system, "guards")(x, z, self.p, t)
-
-    def guards_along(self, X, Z, times):
-        """Guard values at several points (columns of X, Z at ``times``)."""
-        n = len(times)
-        along = fast(self.system, f"guards_along{n}", lambda: _along(self.system.guards, n))
-        return along(X, Z, self.p, np.asarray(times)).reshape(n, -1).T
-
-    def integrate_chunk(self, x, z, ta, tb, n):
-        """States and algebraic variables at n equally spaced points of (ta, tb], one call."""
-        if not self.has_states:
-            times = ta + (tb - ta) * np.arange(1, n + 1) / n
-            Z = np.column_stack([self.solve_z(x, z, tt) for tt in times])
-            return np.empty((0, n)), Z
-        return self._integration(x, z, self.p, ta, tb, _even_grid(n))
 
     def handle_event(self, t, x, z, fired, cause, record=None, g_before=None):
         """Event iteration at time t, then settling. Returns (t, x, z, reference guard values,
@@ -285,16 +265,3 @@ class HybridStepper:
                 f"event storm: more than {self.max_events} events within "
                 f"{window[-1].t - window[0].t:.3g} s around t = {event.t:.10g} s, most of them in "
                 f"{worst}; the model chatters (raise max_events if this is intended)")
-
-
-def _along(function, n: int) -> cs.Function:
-    """``function`` (x, z, p, t) evaluated at n points: (X, Z, p, T) with one column of X, Z
-    and T per point and the same parameters p."""
-    X, Z, T = (cs.MX.sym(name, function.size1_in(i), n) for i, name in ((0, "X"), (1, "Z"), (3, "T")))
-    p = cs.MX.sym("p", function.size1_in(2))
-    return cs.Function(f"{function.name()}_along", [X, Z, p, T], [function.map(n)(X, Z, p, T)])
-
-
-def _even_grid(n: int) -> tuple:
-    """n equally spaced output points of normalized time, (1/n, 2/n, ..., 1)."""
-    return tuple((np.arange(1, n + 1) / n).tolist())

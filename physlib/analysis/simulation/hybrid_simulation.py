@@ -1,29 +1,42 @@
 """Variable-step simulation of a model with modes: from the start through every state and time
-event to the end (the method is described in :mod:`physlib.analysis.simulation.events`).
+event to the end (the event method is described in :mod:`physlib.analysis.simulation.events`).
 
-The run goes from stop to stop: the output times, the time events and ``t_end``. Between
-stops the guards are sampled every ``max_step`` on the solver's output, so one solver call
-reaches the next stop (a cold restart per sampling interval would cost tens of solver steps).
-On an evenly spaced output grid (the default one, or a ``t_eval`` from ``linspace``), 16
-output intervals are integrated in one call with the guards sampled m times per interval (an
-integrator with 16·m outputs, built once per model), the algebraic variables solved again from
-the interpolated states at each output; after a crossing, or where a chunk fails, the run goes
-interval by interval. A crossing is located
-(:mod:`physlib.analysis.simulation.event_location`) and handled (:meth:`HybridStepper.handle_event`)
-where it happens; before a time event the guards are seen at its left limit, so an input that
-steps there is a time event, not a state event.
+One SUNDIALS run (:class:`~physlib.analysis.simulation.sundials.Stepper`) goes from event to
+event, stepped one internal step at a time:
+
+* **Every crossing found.** The guards are evaluated at every internal step. When one has
+  crossed, the crossing is located to ``event_tol`` on the solver's interpolating polynomial
+  over that step (:func:`~physlib.analysis.simulation.event_location.locate_in_step`), as
+  SUNDIALS' own root finding does, and the event is handled there.
+* **Outputs cost interpolation.** Output times are served from the same polynomial
+  (``IDAGetDky``) as the steps pass them; the output grid never changes the steps, so any
+  ``t_eval`` — uneven, dense, a single point — gives the same solution.
+* **Starts only at events.** The solver starts at t0, at each event instant and at each time
+  event (``IDAReInit`` from the consistent state with consistent rates: no initial-condition
+  search), never per output.
+* **Time events.** The run integrates to the left limit of a time event (the input is still on
+  its old side), sees the guards there, then handles the edge at the event time.
+
+Models without states have nothing to integrate: their algebraic variables are solved at
+samples ``max_step`` apart (default (t_end − t0)/1000) and at the output times, and a crossing
+between two samples is located by bisection on solved points.
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
 from ...core.errors import SimulationError
-from .event_location import locate
-from .run_stats import count, phase
+from .event_location import estimate_in_step, released_guards
 from .events import HybridStepper
+from .run_stats import count, current as current_stats, phase
+from .dae_points import consistent_rates
+from .sundials import Stepper
 from .time_events import left_limit, snap_to_events
 
-CHUNK_OUTPUTS = 16      # output intervals integrated per solver call on the default grid
+MAX_STEPS_BETWEEN_STARTS = 200_000   # a run that takes more is stuck (a finite-time blow-up)
+MAX_CONFIRMATIONS = 8     # estimates of one crossing confirmed on solver steps before taking the last
 
 
 def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol, atol, max_step,
@@ -31,180 +44,284 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
     """Run from t0 to t_end with state and time events; calls ``record(t, x, z, p[, t_value])``
     (t_value: the time at which outputs are evaluated, the left limit just before a time event).
     Returns the list of events."""
-    stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
-                            max_events=max_events, projection=projection)
-    with phase("initialization"):
-        x, z = stepper.start(t0, t_end, x, z)
-        if grid[0] == t0:
-            record(t0, x, z, stepper.p)
-        state = stepper.settle(t0, x, z, stepper.no_guards(), None if user_grid else record)
-    _HybridRun(stepper, t0, t_end, grid, user_grid, max_step, record, state).run()
-    return stepper.events
+    run = _HybridRun(model, p, t0, t_end, grid, user_grid, record, solver=solver, rtol=rtol, atol=atol,
+                     max_step=max_step, event_tol=event_tol, max_events=max_events, projection=projection)
+    try:
+        run.start(x, z)
+        run.run()
+    finally:
+        run.finish()
+    return run.stepper.events
 
 
 class _HybridRun:
-    """One run of :func:`simulate_hybrid`: its stops, and where it is — time t, states x,
-    algebraic variables z, and the guards' reference values g and mask (see
-    :meth:`HybridStepper.crossed`)."""
+    """One run of :func:`simulate_hybrid`: the event logic (``stepper``), the solver stepping
+    between events (``solver``), and where the run is — time t, states x, algebraic variables
+    z, and the guards' reference values g and mask (see :meth:`HybridStepper.crossed`)."""
 
-    def __init__(self, stepper, t0, t_end, grid, user_grid, max_step, record, state):
-        self.stepper, self.t0, self.t_end, self.user_grid = stepper, t0, t_end, user_grid
-        self.record = record
+    def __init__(self, model, p, t0, t_end, grid, user_grid, record, *, solver, rtol, atol, max_step,
+                 event_tol, max_events, projection):
+        self.t0, self.t_end, self.user_grid, self.record = t0, t_end, user_grid, record
         # Rows around events go into the result only on the default output grid.
         self.event_record = None if user_grid else record
-        self.step = max_step if max_step is not None else (t_end - t0) / 1000.0
-        self.t, self.x, self.z, self.g, self.mask = state
-        time_events = set(stepper.model.time_events(stepper.p, t0, t_end))
-        self.grid = snap_to_events(grid, time_events, t0, t_end)
-        self.stops = np.unique(np.concatenate([self.grid[self.grid > t0], list(time_events), [t_end]]))
-        spacing = (self.grid[-1] - self.grid[0]) / max(len(self.grid) - 1, 1)
-        self.per_output = max(1, int(np.ceil(spacing / self.step - 1e-9)))
-        self.chunking = len(self.grid) > 1
-        # Guards are seen at the left limit of time events and of t_end (an edge exactly at t_end
-        # changes nothing before it).
-        self.timed = np.isin(self.stops, list(time_events)) | (self.stops == t_end)
-        self.crossing_ahead = -1     # a chunk saw a guard cross before stops[crossing_ahead]
+        self.stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
+                                     max_events=max_events, projection=projection, step=self._probe)
+        system = model.system
+        if len(system.state_pos):
+            self.solver = Stepper(system, solver, rtol, atol, max_step)
+        else:
+            sample = max_step if max_step is not None else (t_end - t0) / 1000.0
+            self.solver = _AlgebraicSampler(self.stepper, sample)
+        self.time_events = model.time_events(p, t0, t_end)
+        self.grid = snap_to_events(grid, self.time_events, t0, t_end)
+        self.next_output = 0                # index of the first output time not yet recorded
+        self.next_stop = t_end              # the next time event (or the end)
+        self.started = None                 # (t, x, p) the solver last started from
+        self.stats = current_stats()
+        self.steps = 0                      # solver steps since the last start
+        self.solver_seconds = 0.0
+
+    # --- the run ----------------------------------------------------------------------------------
+
+    def start(self, x, z) -> None:
+        stepper, t0 = self.stepper, self.t0
+        with phase("initialization"):
+            x, z = stepper.start(t0, self.t_end, x, z)
+            self._output_through(t0, lambda t: (x, z))
+            self.t, self.x, self.z, self.g, self.mask = stepper.settle(t0, x, z, stepper.no_guards(),
+                                                                       self.event_record)
+        self._restart_unless_running()
 
     def run(self) -> None:
-        i = 0
-        while i < len(self.stops):
-            if self._may_chunk(i):
-                i += self._chunk(i)
+        for stop in self.time_events:
+            self.next_stop = stop
+            self._run_to(left_limit(stop, self.t0, self.t_end), seen_at=None)
+            self._time_event(stop)
+        self.next_stop = self.t_end
+        self._run_to(self.t_end, seen_at=left_limit(self.t_end, self.t0, self.t_end))
+        self._output_through(self.t_end, lambda t: (self.x, self.z))
+
+    def finish(self) -> None:
+        self._count_solver()
+        if self.stats is not None:
+            self.stats.seconds["integration"] += self.solver_seconds
+        close = getattr(self.solver, "close", None)
+        if close is not None:
+            close()
+
+    def _run_to(self, target: float, seen_at: float | None) -> None:
+        """Step to ``target``, handling the state events on the way. ``seen_at``: where the
+        guards of the step that reaches the target are evaluated (the left limit of t_end: an
+        input edge exactly at the end changes nothing before it)."""
+        stepper, solver = self.stepper, self.solver
+        while self.t < target:
+            t_prev = self.t
+            self.steps += 1
+            if self.steps > MAX_STEPS_BETWEEN_STARTS:
+                raise SimulationError(
+                    f"{self.stepper.solver} stopped at t = {self.t:.6g} s: more than "
+                    f"{MAX_STEPS_BETWEEN_STARTS} steps since the last event; the solution may grow "
+                    "without bound (check the signs and parameters of the equations) or chatter")
+            started = time.perf_counter()
+            t_n = solver.step(target)
+            self.solver_seconds += time.perf_counter() - started
+            x_n, z_n = solver.current()
+            t_seen, z_seen = t_n, z_n
+            if seen_at is not None and t_n >= target:
+                t_seen = seen_at
+                z_seen = stepper.solve_z(x_n, z_n, seen_at)
+            g_n = stepper.guards(x_n, z_seen, t_seen)
+            if np.any(stepper.crossed(self.g, g_n, self.mask)):
+                self._state_event(t_prev, t_n, t_seen, x_n, z_seen, g_n)
                 continue
-            z_left = self._run_to_stop(i)
-            if self.timed[i] and self.stops[i] < self.t_end:
-                self._time_event(z_left)
-            elif np.any(self.grid == self.stops[i]):
-                self.record(self.t, self.x, self.z, self.stepper.p)
-            i += 1
+            self._output_through(t_n if t_n < target else target, solver.at, below=target)
+            self.t, self.x, self.z = t_n, x_n, z_n
+            self.g, self.mask = stepper.watch(self.g, g_n, self.mask)
 
-    # --- several output intervals per solver call ---------------------------------------------
+    def _state_event(self, t_prev, t_n, t_seen, x_n, z_n, g_n) -> None:
+        """A guard crossed within the last step (t_prev, t_n]: locate the crossing and handle it.
 
-    def _may_chunk(self, i) -> bool:
-        """Whether the next CHUNK_OUTPUTS stops can be integrated in one call: default grid,
-        evenly spaced outputs from here, no time event among them, the end not among them, and
-        no crossing seen ahead."""
-        k_out = min(CHUNK_OUTPUTS, len(self.stops) - i)
-        outputs = self.stops[i:i + k_out]
-        return (self.chunking and i > self.crossing_ahead and self.t == (self.stops[i - 1] if i else self.t0)
-                and not self.timed[i:i + k_out].any() and outputs[-1] < self.t_end
-                and k_out == CHUNK_OUTPUTS and _evenly_spaced(self.t, outputs))
+        The crossing is estimated on the step's interpolating polynomial, then confirmed on
+        solver steps: the solver starts again from the step point at t_prev and steps to
+        event_tol before the estimate and to the estimate itself. The event's state is then a
+        step point of the solver, consistent with the equations to the solver's precision (an
+        interpolated state is only within the tolerances, and after the mode change a guard
+        such as a just-blocked diode's voltage, zero with zero slope, would take the sign of
+        that interpolation error). If the guards have already crossed before the estimate, the
+        crossing is estimated again on the new run's last step; if they have not crossed at
+        the estimate, the run goes on from there."""
+        stepper, solver = self.stepper, self.solver
+        with phase("events"):
+            released, g_ref, mask = released_guards(stepper, g_n, self.g, self.mask)
+            if not stepper.has_states:
+                te = estimate_in_step(stepper, solver, t_prev, t_seen, g_n, g_ref, mask)
+                xe, ze = solver.at(te)
+                return self._handle_state_event(te, xe, ze, g_ref, mask, released)
+            t_lo, t_hi, g_hi = t_prev, t_seen, g_n
+            for _ in range(MAX_CONFIRMATIONS):
+                te = estimate_in_step(stepper, solver, t_lo, t_hi, g_hi, g_ref, mask)
+                self._restart(self.t, self.x, self.z)
+                for target in (max(self.t, te - stepper.event_tol), te):
+                    if target <= self.t:
+                        continue
+                    x_c, z_c, g_c = self._step_to(target)
+                    if np.any(stepper.crossed(g_ref, g_c, mask)):
+                        break
+                    self._output_through(target, solver.at, below=target)
+                    self.t, self.x, self.z = target, x_c, z_c
+                    self.g, self.mask = stepper.watch(g_ref, g_c, mask)
+                    g_ref, mask = self.g, self.mask
+                else:
+                    return      # no crossing up to the estimate: the run goes on from it
+                if target == te:
+                    return self._handle_state_event(te, x_c, z_c, g_ref, mask, released)
+                # Crossed before the estimate: estimate again within the new run's last step.
+                t_lo, t_hi, g_hi = max(self.t, solver.t_now - solver.h_last), solver.t_now, g_c
+            self._handle_state_event(solver.t_now, x_c, z_c, g_ref, mask, released)
 
-    def _chunk(self, i) -> int:
-        """Integrate through the CHUNK_OUTPUTS stops from i in one call, sampling the guards
-        ``per_output`` times per interval; returns how many outputs were completed. The run
-        stops at the sample just before a guard crossing (the intervals from there are then
-        stepped through one by one, which locates it)."""
-        outputs = self.stops[i:i + CHUNK_OUTPUTS]
-        stepper, t = self.stepper, self.t
-        n = len(outputs) * self.per_output
-        try:
-            X, Z = stepper.integrate_chunk(self.x, self.z, t, outputs[-1], n)
-        except SimulationError:
-            # IDAS's initial-condition step can fail for a long first output interval on
-            # stiff mode equations; single intervals are the robust fallback.
-            self.crossing_ahead = i + len(outputs) - 1
-            return 0
-        times = t + (outputs[-1] - t) * np.arange(1, n + 1) / n
-        G = stepper.guards_along(X, Z, times)
+    def _step_to(self, target):
+        """Step the running solver to ``target``; (x, z, guards) there. The output times
+        within the steps before the last are recorded (those of the last step are the
+        caller's: an event may lie in it)."""
+        while self.solver.t_now < target:
+            self._output_through(self.solver.t_now, self.solver.at)
+            started = time.perf_counter()
+            self.solver.step(target)
+            self.solver_seconds += time.perf_counter() - started
+        x, z = self.solver.current()
+        return x, z, self.stepper.guards(x, z, target)
 
-        def at_output(k):
-            if (k + 1) % self.per_output == 0:
-                self.t = outputs[(k + 1) // self.per_output - 1]      # the exact output time
-                if len(self.z):
-                    # The solver interpolates the algebraic variables between its steps (and
-                    # keeps them out of its error test); solved from the interpolated states,
-                    # every output row satisfies the model's equations, as at a call's end.
-                    self.z = stepper.solve_z(self.x, self.z, self.t)
-                self.record(self.t, self.x, self.z, stepper.p)
-
-        k = self._advance(X, Z, times, G, at_output)
-        if k is None:
-            return len(outputs)
-        self.crossing_ahead = i + k // self.per_output      # step through that interval sample by sample
-        return k // self.per_output
-
-    # --- one stop at a time ---------------------------------------------------------------------
-
-    def _run_to_stop(self, i):
-        """Integrate to stops[i], handling the state events on the way. Returns the algebraic
-        variables at the stop's left limit if the last solver call computed them (a time event's
-        stop), else None."""
-        stepper, stop, z_left = self.stepper, self.stops[i], None
-        while self.t < stop:
-            # One solver call to the stop, the guards sampled every `step` on its dense output
-            # (a sample a rounding error short of the stop is the stop).
-            n = max(1, int(np.ceil((stop - self.t) / self.step * (1 - 1e-6))))
-            X, Z = stepper.integrate_chunk(self.x, self.z, self.t, stop, n)
-            times = self.t + (stop - self.t) * np.arange(1, n + 1) / n
-            times[-1] = stop
-            G = stepper.guards_along(X, Z, times)
-            t_seen = stop
-            if self.timed[i]:
-                # Before a time event the guards are seen at its left limit (the input that
-                # steps there is a time event, not a state event); the algebraic variables the
-                # solver returns at the stop already see the edge.
-                t_seen = left_limit(stop, self.t0, self.t_end)
-                z_left = stepper.solve_z(X[:, -1], Z[:, -1], t_seen)
-                G[:, -1] = stepper.guards(X[:, -1], z_left, t_seen)
-            k = self._advance(X, Z, times, G)
-            if k is not None:
-                self._state_event(times[k], t_seen if k == n - 1 else times[k], G[:, k])
-                z_left = None
-        return z_left
-
-    def _advance(self, X, Z, times, G, after_sample=None):
-        """Move along the samples (columns of X, Z and G at ``times``) up to the first whose
-        guards crossed; returns its index, None if none did. ``after_sample(k)`` runs once
-        sample k is the current state."""
-        for k in range(len(times)):
-            if np.any(self.stepper.crossed(self.g, G[:, k], self.mask)):
-                return k
-            self.t, self.x, self.z = times[k], X[:, k], Z[:, k]
-            self.g, self.mask = self.stepper.watch(self.g, G[:, k], self.mask)
-            if after_sample is not None:
-                after_sample(k)
-        return None
-
-    def _state_event(self, t_sample, t_seen, g_sample) -> None:
-        """Locate the crossing between t and the sample at ``t_sample`` whose guards
-        ``g_sample`` (seen at ``t_seen``) crossed, and handle it."""
+    def _handle_state_event(self, te, xe, ze, g_ref, mask, released) -> None:
+        """The event iteration and settling at te, just past a crossing, then a restart."""
         stepper = self.stepper
         count("events", "state")
-        with phase("events"):
-            te, xe, ze, fired, released = locate(stepper, self.x, self.z, self.t, t_sample, self.g,
-                                                 self.mask, t_seen)
-            before = len(stepper.events)
-            self.t, self.x, self.z, g, self.mask = stepper.handle_event(te, xe, ze, fired, "state",
-                                                                        self.event_record, g_before=self.g)
-        self.g = g
+        if te >= self.next_stop - stepper.event_tol and self.next_stop < self.t_end:
+            # Within event_tol of a time event: the crossing is located at it (the state
+            # event first, then the time event's own iteration).
+            te = self.next_stop
+        self._output_before(te)
+        g_e = stepper.guards(xe, ze, te)
+        fired = stepper.crossed(g_ref, g_e, mask)
+        before = len(stepper.events)
+        self.t, self.x, self.z, g, self.mask = stepper.handle_event(te, xe, ze, fired, "state",
+                                                                    self.event_record, g_before=g_ref)
         if len(stepper.events) == before and np.any(released):
             # Nothing changed: a guard just moved away from zero. Watch it from the side it
             # went to, or it would be masked and located here again forever.
             self.mask = self.mask & ~released
-            self.g = np.where(released, g_sample, self.g)
+            g = np.where(released, g_e, g)
+        self.g = g
+        self._restart_unless_running()
 
-    def _time_event(self, z_left) -> None:
-        """The time event at the current stop: the rows just before (at the left limit) and
-        after it, with the event iteration and settling in between."""
-        stepper, t = self.stepper, self.t
+    def _time_event(self, stop: float) -> None:
+        """The time event at ``stop`` (the run stands at its left limit): the rows just before
+        and after it, the event iteration and settling in between, then a restart."""
+        stepper = self.stepper
         count("events", "time")
         with phase("events"):
+            self._output_before(stop)
             if not self.user_grid:
-                left = left_limit(t, self.t0, self.t_end)
-                z_left = stepper.solve_z(self.x, self.z, left) if z_left is None else z_left
-                self.record(t, self.x, z_left, stepper.p, left)
-            z = stepper.solve_z(self.x, self.z, t)
-            x, z = stepper.iterate_modes(t, self.x, z, stepper.no_guards(), "time")
-            if not self.user_grid or np.any(self.grid == t):
-                self.record(t, x, z, stepper.p)
-            self.t, self.x, self.z, self.g, self.mask = stepper.settle(t, x, z, stepper.no_guards(),
+                self.record(stop, self.x, self.z, stepper.p, left_limit(stop, self.t0, self.t_end))
+            z = stepper.solve_z(self.x, self.z, stop)
+            x, z = stepper.iterate_modes(stop, self.x, z, stepper.no_guards(), "time")
+            on_grid = self.next_output < len(self.grid) and self.grid[self.next_output] == stop
+            if on_grid:
+                self._output_through(stop, lambda t: (x, z))
+            elif not self.user_grid:
+                self.record(stop, x, z, stepper.p)
+            self.t, self.x, self.z, self.g, self.mask = stepper.settle(stop, x, z, stepper.no_guards(),
                                                                        self.event_record)
+        self._restart_unless_running()
+
+    # --- the solver -------------------------------------------------------------------------------
+
+    def _restart_unless_running(self) -> None:
+        """Start the solver from the run's point, unless it already runs from there: settling
+        probed the guards a moment after the event with the solver started at this very point
+        and these modes, and that run goes on as it is."""
+        key = (self.t, self.x.tobytes(), self.stepper.p.tobytes())
+        if self.started == key and not self._outputs_within(self.t, self.solver.t_now):
+            self.t = self.solver.t_now
+            self.x, self.z = self.solver.current()
+            return
+        self._restart(self.t, self.x, self.z)
+
+    def _restart(self, t, x, z) -> None:
+        # Output times the last run passed without recording (between an event and the
+        # settling probe 100·event_tol later) take the values the run restarts from.
+        self._output_through(t, lambda _: (x, z))
+        self._count_solver()
+        count("solver_starts")
+        self.steps = 0
+        rates = consistent_rates(self.stepper.system, x, z, self.stepper.p, t)
+        self.solver.restart(t, x, z, self.stepper.p, rates)
+        self.started = (t, x.tobytes(), self.stepper.p.tobytes())
+
+    def _count_solver(self) -> None:
+        """Add the solver's counters since its last start to the run's statistics."""
+        if self.stats is not None and self.started is not None:
+            self.stats.add_solver_counters(self.solver.counters())
+
+    def _probe(self, x, z, p, ta, tb):
+        """(x, z) at tb from (x, z) at ta: the short integration of settling, by the solver
+        started at ta (the run goes on from it if nothing changes there)."""
+        self._restart(ta, x, z)
+        while self.solver.t_now < tb:
+            started = time.perf_counter()
+            self.solver.step(tb)
+            self.solver_seconds += time.perf_counter() - started
+        return self.solver.current()
+
+    # --- outputs ----------------------------------------------------------------------------------
+
+    def _outputs_within(self, ta, tb) -> bool:
+        k = self.next_output
+        return k < len(self.grid) and self.grid[k] <= tb
+
+    def _output_through(self, t, values, below=None) -> None:
+        """Record the output times up to and including t (those below ``below`` only, if given)
+        with ``values(time) -> (x, z)``."""
+        grid, k = self.grid, self.next_output
+        while k < len(grid) and grid[k] <= t and (below is None or grid[k] < below):
+            x, z = values(grid[k])
+            self.record(grid[k], x, z, self.stepper.p)
+            k += 1
+        self.next_output = k
+
+    def _output_before(self, te) -> None:
+        """Record the output times before te that the solver's last step covers."""
+        solver, grid, k = self.solver, self.grid, self.next_output
+        while k < len(grid) and grid[k] < te:
+            x, z = solver.at(grid[k]) if grid[k] > self.t else (self.x, self.z)
+            self.record(grid[k], x, z, self.stepper.p)
+            k += 1
+        self.next_output = k
 
 
-def _evenly_spaced(t, outputs) -> bool:
-    """Whether t and the output times are evenly spaced, as the samples of a chunk are (after an
-    event between two output times the first interval is shorter: those rows would be recorded
-    at times their values do not belong to)."""
-    steps = np.diff(np.concatenate([[t], outputs]))
-    return bool(np.ptp(steps) <= 1e-9 * steps.mean())
+class _AlgebraicSampler:
+    """The solver's interface (see :class:`~physlib.analysis.simulation.sundials.Stepper`) for
+    a model without states: samples ``sample`` seconds apart, algebraic variables solved."""
+
+    def __init__(self, stepper: HybridStepper, sample: float):
+        self.stepper, self.sample = stepper, sample
+        self.t_now, self.t_prev = 0.0, 0.0
+        self.x, self.z = np.empty(0), np.empty(0)
+
+    def restart(self, t, x, z, p, rates) -> None:
+        self.t_now = self.t_prev = t
+        self.x, self.z = x, z
+
+    def step(self, t_stop: float) -> float:
+        self.t_prev = self.t_now
+        self.t_now = min(self.t_now + self.sample, t_stop)
+        self.z = self.stepper.solve_z(self.x, self.z, self.t_now)
+        return self.t_now
+
+    def current(self):
+        return self.x, self.z
+
+    def at(self, t: float):
+        return self.x, self.stepper.solve_z(self.x, self.z, t)
+
+    def counters(self) -> dict:
+        return {}

@@ -49,9 +49,13 @@ class RunStats:
     def solver_call(self, counters: dict, seconds: float) -> None:
         """One call of a SUNDIALS integrator: its ``stats()`` and its wall time."""
         self.counts["solver_starts"] += 1
+        self.add_solver_counters(counters)
+        self.seconds["integration"] += seconds
+
+    def add_solver_counters(self, counters: dict) -> None:
+        """Add a solver's counters (SUNDIALS' names: ``nsteps``, ``nfevals``, ...)."""
         for key, name in SOLVER_COUNTERS.items():
             self.counts[name] += int(counters.get(key, 0))
-        self.seconds["integration"] += seconds
 
     def as_dict(self) -> dict:
         counts = dict(self.counts)

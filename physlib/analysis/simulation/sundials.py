@@ -1,0 +1,330 @@
+"""SUNDIALS IDA and CVODE stepped one step at a time (ctypes on the libraries of scikit-sundae).
+
+The hybrid runs (:mod:`physlib.analysis.simulation.hybrid_simulation`) need what CasADi's
+integrator interface does not give: one solver run from event to event whose every internal
+step can be looked at (guards checked on each step), output at any time from the solver's own
+interpolating polynomial (``IDAGetDky``/``CVodeGetDky``, no restart), and a cheap restart at an
+event (``IDAReInit``: the solver memory, its linear solver and the Jacobian's storage are kept).
+The wheels of scikit-sundae ship SUNDIALS 7 as shared libraries on Linux, macOS and Windows,
+so no system library is needed; they are called here through ctypes.
+
+Residual (IDA: F = [x' − f(x, z, p, t); g(x, z, p, t)] over y = [x; z]), right-hand side
+(CVODE: f) and their Jacobians (dense, IDA's ∂F/∂y + cj·∂F/∂y') are CasADi functions called
+through ``FunctionBuffer`` (about 1 µs a call), wrapped once per compiled model; each callback
+copies SUNDIALS' vectors into the buffer's inputs and its outputs back.
+
+The algebraic variables take part in IDA's error test like the states: the solver starts from
+rates consistent for both (:func:`consistent_rates`), so its steps resolve an algebraic
+variable that follows a fast input even where the states barely move, and the interpolating
+polynomial is accurate for every variable between steps.
+
+Solver messages (SUNDIALS' error handler) are collected and quoted in the
+:class:`~physlib.core.errors.SimulationError` a failed step raises.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import casadi as cs
+import numpy as np
+
+from ...core.errors import SimulationError
+from .dae_points import algebraic_between_steps, consistent_row
+from .sundials_library import (CV_JAC_FN, ERR_FN, IDA_JAC_FN, RES_FN, RHS_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
+                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, libraries)
+
+# --- the compiled functions the callbacks evaluate ----------------------------------------------
+
+def _buffered(function: cs.Function):
+    """(trigger, input arrays, output arrays) of a FunctionBuffer of ``function``."""
+    buffer, trigger = function.buffer()
+    inputs = [np.zeros(function.nnz_in(i)) for i in range(function.n_in())]
+    outputs = [np.zeros(function.nnz_out(i)) for i in range(function.n_out())]
+    for k, a in enumerate(inputs):
+        buffer.set_arg(k, memoryview(a))
+    for k, a in enumerate(outputs):
+        buffer.set_res(k, memoryview(a))
+    return buffer, trigger, inputs, outputs
+
+
+def stepping_functions(system, solver: str):
+    """The residual/right-hand side and dense Jacobian functions of ``system`` for ``solver``
+    (``"idas"``: F(y, y', p, t) and ∂F/∂y + cj·∂F/∂y'; ``"cvodes"``: f and ∂f/∂x), built once per
+    compiled model."""
+    key = ("sundials", solver)
+    if key not in system.cache:
+        x, z, p, t = system.symbols(cs.SX)
+        ode, alg = system.dae(x, z, p, t)
+        nx = x.numel()
+        if solver == "idas":
+            y, yp, cj = cs.vertcat(x, z), cs.SX.sym("yp", x.numel() + z.numel()), cs.SX.sym("cj")
+            residual = cs.vertcat(yp[:nx] - ode, alg)
+            jac = cs.jacobian(residual, y) + cj * cs.diag(cs.vertcat(cs.DM.ones(nx), cs.DM.zeros(z.numel())))
+            system.cache[key] = (cs.Function("ida_residual", [y, yp, p, t], [residual]),
+                                 cs.Function("ida_jacobian", [y, p, t, cj], [cs.densify(jac)]))
+        else:
+            system.cache[key] = (cs.Function("cvode_rhs", [x, p, t], [ode]),
+                                 cs.Function("cvode_jacobian", [x, p, t], [cs.densify(cs.jacobian(ode, x))]))
+    return system.cache[key]
+
+
+# --- one solver ----------------------------------------------------------------------------------
+
+class Stepper:
+    """One SUNDIALS solver (IDA for ``"idas"``, CVODE with BDF for ``"cvodes"``) for a compiled
+    model, restarted at every event and stepped one step at a time.
+
+    ``restart(t, x, z, p)`` starts from a consistent point (no initial-condition search);
+    ``step(t_stop)`` takes one internal step, never past ``t_stop``, and returns the time
+    reached; ``at(t)`` is (x, z) at any t within the last step, from the solver's interpolating
+    polynomial; ``counters()`` the solver's statistics since the last restart."""
+
+    def __init__(self, system, solver: str, rtol: float, atol: float, max_step: float | None):
+        core, nvec, dmat, dls, ida, cvode = libraries()
+        self.core, self.nvec = core, nvec
+        self.system, self.solver = system, solver
+        self.ida = solver == "idas"
+        self.lib = ida if self.ida else cvode
+        self.nx, self.nz = len(system.state_pos), len(system.z_pos)
+        n = self.nx + (self.nz if self.ida else 0)
+        self.n = n
+        residual, jacobian = stepping_functions(system, solver)
+        self._res = _buffered(residual)
+        self._jac = _buffered(jacobian)
+        self.messages: list[str] = []
+
+        ctx = POINTER()
+        _check(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
+        self.ctx = ctx
+        self._err = ERR_FN(self._on_error)
+        core.SUNContext_ClearErrHandlers(ctx)
+        core.SUNContext_PushErrHandler(ctx, self._err, None)
+        self.y, self.yp = nvec.N_VNew_Serial(n, ctx), nvec.N_VNew_Serial(n, ctx)
+        self.dky = nvec.N_VNew_Serial(n, ctx)
+        self.rtol, self.atol = rtol, atol
+        self.y_arr = _view(core, self.y, n)
+        self.yp_arr = _view(core, self.yp, n)
+        self.dky_arr = _view(core, self.dky, n)
+        self.A = dmat.SUNDenseMatrix(n, n, ctx)
+        self.A_arr = np.ctypeslib.as_array(dmat.SUNDenseMatrix_Data(self.A), shape=(n * n,))
+        self.LS = dls.SUNLinSol_Dense(self.y, self.A, ctx)
+        self._views: dict[int, np.ndarray] = {}
+        self.t_now = 0.0
+        self.h_last = 0.0
+        self._started = False
+        self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
+            self._create_cvode(ctx, rtol, atol, max_step)
+
+    def _create_ida(self, ctx, rtol, atol, max_step):
+        ida = self.lib
+        core, nvec, n = self.core, self.nvec, self.n
+        mem = POINTER(ida.IDACreate(ctx))
+        self._callback = RES_FN(self._ida_residual)
+        self._jac_callback = IDA_JAC_FN(self._ida_jacobian)
+        _check(ida.IDAInit(mem, self._callback, 0.0, self.y, self.yp), "IDAInit")
+        _check(ida.IDASStolerances(mem, rtol, atol), "IDASStolerances")
+        _check(ida.IDASetLinearSolver(mem, self.LS, self.A), "IDASetLinearSolver")
+        _check(ida.IDASetJacFn(mem, self._jac_callback), "IDASetJacFn")
+        if self.nz:
+            self._id = nvec.N_VNew_Serial(n, ctx)
+            ident = _view(core, self._id, n)
+            ident[:self.nx], ident[self.nx:] = 1.0, 0.0
+            _check(ida.IDASetId(mem, self._id), "IDASetId")
+            _check(ida.IDASetSuppressAlg(mem, 1), "IDASetSuppressAlg")
+        if max_step is not None:
+            _check(ida.IDASetMaxStep(mem, max_step), "IDASetMaxStep")
+        ida.IDASetMaxNumSteps(mem, MAX_STEPS_PER_CALL)
+        return mem
+
+    def _create_cvode(self, ctx, rtol, atol, max_step):
+        cvode = self.lib
+        mem = POINTER(cvode.CVodeCreate(CV_BDF, ctx))
+        self._callback = RHS_FN(self._cv_rhs)
+        self._jac_callback = CV_JAC_FN(self._cv_jacobian)
+        _check(cvode.CVodeInit(mem, self._callback, 0.0, self.y), "CVodeInit")
+        _check(cvode.CVodeSStolerances(mem, rtol, atol), "CVodeSStolerances")
+        _check(cvode.CVodeSetLinearSolver(mem, self.LS, self.A), "CVodeSetLinearSolver")
+        _check(cvode.CVodeSetJacFn(mem, self._jac_callback), "CVodeSetJacFn")
+        if max_step is not None:
+            _check(cvode.CVodeSetMaxStep(mem, max_step), "CVodeSetMaxStep")
+        cvode.CVodeSetMaxNumSteps(mem, MAX_STEPS_PER_CALL)
+        return mem
+
+    # --- callbacks (called by SUNDIALS; exceptions must not escape into C) ----------------------
+
+    def _array(self, vector) -> np.ndarray:
+        view = self._views.get(vector)
+        if view is None:
+            view = self._views[vector] = _view(self.core, vector, self.n)
+        return view
+
+    def _ida_residual(self, t, yy, yp, rr, _data):
+        try:
+            _, trigger, (y_in, yp_in, _p, t_in), (out,) = self._res
+            y_in[:] = self._array(yy)
+            yp_in[:] = self._array(yp)
+            t_in[0] = t
+            trigger()
+            if not np.all(np.isfinite(out)):
+                return 1            # recoverable: IDA retries with a smaller step
+            self._array(rr)[:] = out
+            return 0
+        except Exception:       # noqa: BLE001 - reported as a failed call
+            return -1
+
+    def _ida_jacobian(self, t, cj, yy, _yp, _rr, _matrix, _data, _t1, _t2, _t3):
+        try:
+            _, trigger, (y_in, _p, t_in, cj_in), (out,) = self._jac
+            y_in[:] = self._array(yy)
+            t_in[0], cj_in[0] = t, cj
+            trigger()
+            self.A_arr[:] = out
+            return 0 if np.all(np.isfinite(out)) else 1
+        except Exception:       # noqa: BLE001
+            return -1
+
+    def _cv_rhs(self, t, y, ydot, _data):
+        try:
+            _, trigger, (x_in, _p, t_in), (out,) = self._res
+            x_in[:] = self._array(y)
+            t_in[0] = t
+            trigger()
+            if not np.all(np.isfinite(out)):
+                return 1
+            self._array(ydot)[:] = out
+            return 0
+        except Exception:       # noqa: BLE001
+            return -1
+
+    def _cv_jacobian(self, t, y, _fy, _matrix, _data, _t1, _t2, _t3):
+        try:
+            _, trigger, (x_in, _p, t_in), (out,) = self._jac
+            x_in[:] = self._array(y)
+            t_in[0] = t
+            trigger()
+            self.A_arr[:] = out
+            return 0 if np.all(np.isfinite(out)) else 1
+        except Exception:       # noqa: BLE001
+            return -1
+
+    def _on_error(self, line, func, file, message, code, _data, _ctx):
+        self.messages.append(f"{(func or b'').decode()}: {(message or b'').decode()}")
+
+    # --- stepping -------------------------------------------------------------------------------
+
+    def restart(self, t: float, x, z, p, rates) -> None:
+        """Start at t from the consistent (x, z) with parameters p; ``rates``: y' there
+        (see :func:`consistent_rates`)."""
+        self.p = p
+        self._res[2][-2 if not self.ida else 2][:] = p
+        self._jac[2][1][:] = p
+        self.y_arr[:self.nx] = x
+        self.yp_arr[:] = rates
+        if self.ida:
+            self.y_arr[self.nx:] = z
+            _check(self.lib.IDAReInit(self.mem, t, self.y, self.yp), "IDAReInit")
+        else:
+            _check(self.lib.CVodeReInit(self.mem, t, self.y), "CVodeReInit")
+        self.t_now, self.h_last = t, 0.0
+        self.messages.clear()
+
+    def step(self, t_stop: float) -> float:
+        """One internal step towards (never past) ``t_stop``; returns the time reached."""
+        tret = REAL()
+        if self.ida:
+            self.lib.IDASetStopTime(self.mem, t_stop)
+            flag = self.lib.IDASolve(self.mem, t_stop, ctypes.byref(tret), self.y, self.yp, IDA_ONE_STEP)
+        else:
+            self.lib.CVodeSetStopTime(self.mem, t_stop)
+            flag = self.lib.CVode(self.mem, t_stop, self.y, ctypes.byref(tret), CV_ONE_STEP)
+        if flag not in SUCCESS_FLAGS:
+            name = (self.lib.IDAGetReturnFlagName if self.ida else self.lib.CVodeGetReturnFlagName)(flag)
+            raise SimulationError(f"{self.solver} failed at t = {tret.value:.10g} s: "
+                                  f"{(name or b'').decode()}" + _quoted(self.messages))
+        last = REAL()
+        (self.lib.IDAGetLastStep if self.ida else self.lib.CVodeGetLastStep)(self.mem, ctypes.byref(last))
+        self.t_now, self.h_last = tret.value, last.value
+        return self.t_now
+
+    def current(self):
+        """(x, z) at the time the last step reached (the solver's corrected solution)."""
+        y = self.y_arr
+        if self.ida:
+            return y[:self.nx].copy(), y[self.nx:].copy()
+        return y.copy(), np.empty(0)
+
+    def at(self, t: float):
+        """(x, z) at t within the last step: the states from the solver's interpolating
+        polynomial, the algebraic variables reconstructed there (:func:`algebraic_between_steps`),
+        both moved within their tolerances onto the algebraic equations (:func:`consistent_row`)."""
+        if t == self.t_now:
+            return self.current()
+        x, y = self._dky(t, 0)
+        if not self.ida or not self.nz:
+            return x, np.empty(0)
+        z_guess = y[self.nx:]
+        x_rate = self._dky(t, 1)[0]
+        z = algebraic_between_steps(self.system, x, x_rate, z_guess, self.p, t, self.rtol, self.atol,
+                                    max(self.h_last, 1e-300))
+        return consistent_row(self.system, x, z, self.p, t, self.rtol, self.atol)
+
+    def _dky(self, t: float, k: int):
+        get = self.lib.IDAGetDky if self.ida else self.lib.CVodeGetDky
+        flag = get(self.mem, t, k, self.dky)
+        if flag != 0:
+            raise SimulationError(f"{self.solver}: no interpolation at t = {t:.10g} s "
+                                  f"(last step [{self.t_now - self.h_last:.10g}, {self.t_now:.10g}] s)")
+        y = self.dky_arr.copy()
+        return y[:self.nx], y
+
+    # --- statistics -----------------------------------------------------------------------------
+
+    def _raw_counters(self) -> dict:
+        prefix = "IDAGet" if self.ida else "CVodeGet"
+        names = {"nsteps": "NumSteps", "nfevals": "NumResEvals" if self.ida else "NumRhsEvals",
+                 "nlinsetups": "NumLinSolvSetups", "netfails": "NumErrTestFails",
+                 "nniters": "NumNonlinSolvIters"}
+        out, value = {}, ctypes.c_long()
+        for key, name in names.items():
+            getattr(self.lib, prefix + name)(self.mem, ctypes.byref(value))
+            out[key] = value.value
+        return out
+
+    def counters(self) -> dict:
+        """The solver's counters since the previous call (SUNDIALS resets them at each restart,
+        so they are read before one)."""
+        raw = self._raw_counters()
+        return {k: raw[k] for k in raw}
+
+    def close(self) -> None:
+        if getattr(self, "mem", None) is None:
+            return
+        mem = self.mem
+        (self.lib.IDAFree if self.ida else self.lib.CVodeFree)(ctypes.byref(mem))
+        self.core.SUNLinSolFree(self.LS)
+        self.core.SUNMatDestroy(self.A)
+        for v in (self.y, self.yp, self.dky) + ((self._id,) if self.ida and self.nz else ()):
+            self.core.N_VDestroy(v)
+        self.core.SUNContext_Free(ctypes.byref(self.ctx))
+        self.mem = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:       # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+def _view(core, vector, n: int) -> np.ndarray:
+    return np.ctypeslib.as_array(core.N_VGetArrayPointer(vector), shape=(n,))
+
+
+def _check(flag: int, what: str) -> None:
+    if flag != 0:
+        raise SimulationError(f"SUNDIALS {what} returned {flag}")
+
+
+def _quoted(messages) -> str:
+    if not messages:
+        return ""
+    return "\nsolver messages:\n" + "\n".join(messages[-5:])
