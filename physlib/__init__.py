@@ -8,8 +8,8 @@ Build a system from components with across/through ports, compile it once, then 
 from .api import Model
 from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
-                   PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
-                   UnknownNameError, ModelError, Variable, der, MissingPortError,
+                   PortConnectionError, SimulationError, StructuralError, StructureChangeError,
+                   UnconnectedPortError, UnknownNameError, ModelError, Variable, der, MissingPortError,
                    UnknownAttributeError, ImpulseError, PositionState)
 
 # Names imported on first use (PEP 562), so that ``import physlib`` loads only what building a
@@ -34,7 +34,7 @@ __version__ = "0.1.0"
 __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Component", "Mode", "Port",
            "Input", "Output", "Parameter", "Variable", "der", "t", "PhyslibError", "ParameterError",
            "DuplicateNameError", "PortConnectionError", "DomainMismatchError",
-           "UnconnectedPortError", "MissingReferenceError", "StructuralError",
+           "UnconnectedPortError", "MissingReferenceError", "StructuralError", "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
            "DescriptorError", "PositionState",

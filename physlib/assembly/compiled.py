@@ -13,7 +13,7 @@ import casadi as cs
 import numpy as np
 
 from ..core.component import Component, Mode, Parameter, Port, Variable
-from ..core.errors import ParameterError, PhyslibError, UnknownNameError
+from ..core.errors import ParameterError, PhyslibError, StructureChangeError, UnknownNameError
 from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
 from .names import PositionNames
@@ -193,6 +193,7 @@ class CompiledModel:
         if params is not None and not isinstance(params, Mapping):
             raise ParameterError(f"params must be a dict of parameter paths to values, e.g. "
                                  f"{{'R1.R': 2e3}}; got {type(params).__name__} {params!r:.60}")
+        given = []
         for name, value in (params or {}).items():
             i = self._flat.param_names.find(name)
             if i is None:
@@ -201,7 +202,34 @@ class CompiledModel:
             if isinstance(declaration, Mode):
                 raise ParameterError(f"{name} is a mode of {owner}; modes change only at events")
             values[i] = declaration.validate(value, owner)
+            given.append(i)
+        if given:
+            self._check_structure(values, given)
         return values
+
+    def _check_structure(self, values: np.ndarray, given: list[int]) -> None:
+        """A :class:`StructureChangeError` if ``values`` (entries ``given`` set by name) would
+        need other equations for a component than the ones compiled in
+        (:meth:`Component.structure_change`)."""
+        checked = set()
+        for i in given:
+            g, row, _ = self._flat.param_names.locate(i)
+            group = self._flat.groups[g]
+            comp = group.components[row]
+            if (g, row) in checked or type(comp).structure_change is Component.structure_change:
+                continue
+            checked.add((g, row))
+            names = group.template.param_names
+            ids = group.param_ids[row][:len(names)]
+            why = comp.structure_change(dict(zip(names, self._flat.param_values[ids].tolist())),
+                                        dict(zip(names, values[ids].tolist())))
+            if why:
+                path = group.paths[row]
+                raise StructureChangeError(
+                    f"params for {type(comp).__name__} {path}: {why}; a compiled model keeps "
+                    f"the equations it was compiled with. Set the value before compiling "
+                    f"({path.rsplit('.', 1)[-1]}.<parameter> = value, or in the constructor) "
+                    "and compile again")
 
     def time_events(self, p: np.ndarray, t0: float, t1: float) -> list[float]:
         """Times in (t0, t1) where some equation is not smooth in time (e.g. a step).

@@ -185,8 +185,10 @@ class Diode(OnePort):
     Newton steps from a poor guess cannot overflow; real diodes never get there.
 
     Structure: the charge (a state, vd) exists when CJO > 0 or TT > 0, and the breakdown branch
-    when BV is finite, with the values the diode has when the model is compiled; CJO, TT and BV
-    given later through ``params=`` do not add them.
+    when BV is finite, with the values the diode has when the model is compiled. ``params=``
+    may change CJO, TT and BV within that structure; a value that would add or remove the
+    charge or the breakdown branch (CJO = 1e-12 for a diode compiled with CJO = TT = 0) is a
+    :class:`~physlib.core.errors.StructureChangeError`: set it before compiling.
 
     Noise (as ngspice's diode noise): with Rs > 0 three sources, ``"D1.rs"`` thermal
     4·k·T/Rs in parallel with Rs (T: the diode's temperature), ``"D1.id"`` shot 2·q·|id| and
@@ -244,14 +246,29 @@ class Diode(OnePort):
 
     # --- structure --------------------------------------------------------------------------
 
-    def has_charge(self) -> bool:
-        return self._values["CJO"] > 0 or self._values["TT"] > 0
+    def has_charge(self, values=None) -> bool:
+        """Whether the junction stores charge (CJO > 0 or TT > 0): then vd is a state."""
+        values = self._values if values is None else values
+        return values["CJO"] > 0 or values["TT"] > 0
 
-    def has_breakdown(self) -> bool:
-        return math.isfinite(self._values["BV"])
+    def has_breakdown(self, values=None) -> bool:
+        """Whether the reverse breakdown branch exists (BV finite)."""
+        return math.isfinite((self._values if values is None else values)["BV"])
 
     def structure_key(self):
         return (self.has_charge(), self.has_breakdown())
+
+    def structure_change(self, compiled, asked):
+        changes = []
+        if self.has_charge(compiled) != self.has_charge(asked):
+            changes.append(f"CJO = {asked['CJO']:g} F, TT = {asked['TT']:g} s "
+                           f"{'give' if self.has_charge(asked) else 'remove'} the junction charge "
+                           f"(compiled with CJO = {compiled['CJO']:g} F, TT = {compiled['TT']:g} s; "
+                           "whether one is > 0 decides whether vd is a state)")
+        if self.has_breakdown(compiled) != self.has_breakdown(asked):
+            changes.append(f"BV = {asked['BV']:g} V {'adds' if self.has_breakdown(asked) else 'removes'} "
+                           f"the breakdown branch (compiled with BV = {compiled['BV']:g} V)")
+        return "; ".join(changes) or None
 
     # --- equations --------------------------------------------------------------------------
 
@@ -260,22 +277,41 @@ class Diode(OnePort):
         limit = self.EXP_LIMIT
         return sp.Piecewise((sp.exp(x), x < limit), (sp.exp(limit) * (1 + x - limit), True))
 
-    def junction_current(self, vd):
-        """id(vd) [A]: ngspice's forward, reverse and breakdown branches plus GMIN·vd."""
+    def _exp_integral(self, x):
+        """∫₀ˣ of :meth:`_exp`."""
+        limit = self.EXP_LIMIT
+        return sp.Piecewise((sp.exp(x) - 1, x < limit),
+                            (sp.exp(limit) * (1 + (x - limit) + (x - limit)**2 / 2) - 1, True))
+
+    def junction_current(self, vd, integral=False):
+        """id(vd) [A]: ngspice's forward, reverse and breakdown branches plus GMIN·vd.
+        ``integral``: ∫₀^vd id dv [A·V] instead (branch by branch, for the stored energy)."""
         vt = BOLTZMANN * self.T / ELEMENTARY_CHARGE
         vte = self.N * vt
         ratio = self.T / self.TNOM
         i_sat = self.Is * sp.exp((ratio - 1) * self.EG / vte) * ratio ** (self.XTI / self.N)
-        forward = i_sat * (self._exp(vd / vte) - 1)
-        reverse = -i_sat * (1 + (3 * vte / (sp.E * vd)) ** 3)
+        if integral:
+            knee = i_sat * vte * (sp.exp(-3) + 2)                     # the forward one at -3·vte
+            forward = i_sat * (vte * self._exp_integral(vd / vte) - vd)
+
+            def reverse(v):
+                return knee - i_sat * (v + 3 * vte) + \
+                    i_sat * (3 * vte / sp.E) ** 3 / 2 * (1 / v**2 - 1 / (9 * vte**2))
+        else:
+            forward = i_sat * (self._exp(vd / vte) - 1)
+
+            def reverse(v):
+                return -i_sat * (1 + (3 * vte / (sp.E * v)) ** 3)
         pieces = [(forward, vd >= -3 * vte)]
         if self.has_breakdown():
             bv_eff = self._breakdown_voltage(i_sat, vt, vte)
-            pieces.append((reverse, vd >= -bv_eff))
-            pieces.append((-i_sat * self._exp(-(bv_eff + vd) / vte), True))
+            pieces.append((reverse(vd), vd >= -bv_eff))
+            beyond = -(bv_eff + vd) / vte
+            pieces.append((reverse(-bv_eff) + i_sat * vte * self._exp_integral(beyond) if integral
+                           else -i_sat * self._exp(beyond), True))
         else:
-            pieces.append((reverse, True))
-        return sp.Piecewise(*pieces) + self.GMIN * vd
+            pieces.append((reverse(vd), True))
+        return sp.Piecewise(*pieces) + (self.GMIN * vd**2 / 2 if integral else self.GMIN * vd)
 
     def _breakdown_voltage(self, i_sat, vt, vte):
         """ngspice's BVeff (its temperature update): the fixed-point iteration, its 25 steps."""
@@ -285,9 +321,9 @@ class Diode(OnePort):
             x = bv - vte * sp.log(ibv / i_sat + 1 - x / vt)
         return sp.Piecewise((bv, ibv < i_sat * bv / vt), (x, True))
 
-    def depletion_charge(self, vd):
+    def depletion_charge(self, vd, integral=False):
         """Qj(vd) [C] with VJ(T), CJO(T) as ngspice's TLEVC = 0 and the linear extension above
-        FC·VJ."""
+        FC·VJ. ``integral``: ∫₀^vd Qj dv [C·V] instead (for the stored energy)."""
         k, q, ref = BOLTZMANN, ELEMENTARY_CHARGE, self.REFTEMP
         T, tnom, m, fc = self.T, self.TNOM, self.M, self.FC
         vt, vtnom = k * T / q, k * tnom / q
@@ -308,9 +344,19 @@ class Diode(OnePort):
         vj = sp.Piecewise((1 / fc, fc * vj > 1), (vj, True))   # VJ(T) at most 1/FC
         dep = fc * vj
         f2, f3 = sp.exp((1 + m) * xfc), 1 - fc * (1 + m)
-        below = vj * cj * (1 - sp.exp((1 - m) * sp.log(1 - vd / vj))) / (1 - m)
-        above = cj * f1 + cj / f2 * (f3 * (vd - dep) + m / (2 * vj) * (vd**2 - dep**2))
+        if integral:       # (1 - dep/vj) = 1 - FC also where VJ(T) is limited
+            at_dep = vj * cj / (1 - m) * (dep - vj / (2 - m) * (1 - sp.exp((2 - m) * xfc)))
+            below = vj * cj / (1 - m) * (vd - vj / (2 - m) * (1 - sp.exp((2 - m) * sp.log(1 - vd / vj))))
+            above = at_dep + cj * f1 * (vd - dep) + cj / f2 * (
+                f3 * (vd - dep)**2 / 2 + m / (2 * vj) * ((vd**3 - dep**3) / 3 - dep**2 * (vd - dep)))
+        else:
+            below = vj * cj * (1 - sp.exp((1 - m) * sp.log(1 - vd / vj))) / (1 - m)
+            above = cj * f1 + cj / f2 * (f3 * (vd - dep) + m / (2 * vj) * (vd**2 - dep**2))
         return sp.Piecewise((below, vd < dep), (above, True))
+
+    def charge(self, vd, integral=False):
+        """Q(vd) = TT·id(vd) + Qj(vd) [C]; ``integral``: ∫₀^vd Q dv [C·V]."""
+        return self.TT * self.junction_current(vd, integral) + self.depletion_charge(vd, integral)
 
     def equations(self):
         eqs = super().equations() + [
@@ -319,12 +365,21 @@ class Diode(OnePort):
         ]
         junction = self.id + self._noise("id") + self._noise("1overf")
         if self.has_charge():
-            charge = self.TT * self.junction_current(self.vd) + self.depletion_charge(self.vd)
-            junction += sp.diff(charge, self.vd) * der(self.vd)
+            junction += sp.diff(self.charge(self.vd), self.vd) * der(self.vd)
         return eqs + [sp.Eq(self.i, junction)]
 
+    def energy(self):
+        """The energy the junction charge stores [J]: W(vd) = ∫₀^vd v·dQ = vd·Q(vd) − ∫₀^vd Q dv,
+        so dW/dt = vd·dQ/dt, the power the charge current takes (none without charge)."""
+        if not self.has_charge():
+            return None
+        return self.vd * self.charge(self.vd) - self.charge(self.vd, integral=True)
+
     def dissipation(self):
-        return self.v, self.i
+        """Rs·i² + vd·id [W]: the series resistance and the junction's conduction current; the
+        charge current's power vd·dQ/dt is stored (:meth:`energy`), not dissipated. The two
+        terms share no flow, so the pair is (power, 1)."""
+        return self.Rs * self.i**2 + self.vd * self.id, sp.Integer(1)
 
     # --- noise ------------------------------------------------------------------------------
 

@@ -2,14 +2,15 @@
 from .component import Component, Input, Mode, Output, Parameter, Port, PortRef, Variable
 from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, ImpulseError, InitializationError,
                      MissingPortError, MissingReferenceError, ModelError, ParameterError, PhyslibError,
-                     PortConnectionError, SimulationError, StructuralError, UnconnectedPortError,
-                     UnknownAttributeError, UnknownNameError)
+                     PortConnectionError, SimulationError, StructuralError, StructureChangeError,
+                     UnconnectedPortError, UnknownAttributeError, UnknownNameError)
 from .positions import PositionState
 from .symbols import der
 
 __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef", "Variable", "der", "t",
            "PhyslibError", "ParameterError", "DuplicateNameError", "PortConnectionError",
            "DomainMismatchError", "UnconnectedPortError", "MissingReferenceError", "StructuralError",
+           "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
            "PositionState"]

@@ -595,6 +595,14 @@ class Component:
         """What, besides the class, decides the structure of the equations."""
         return tuple(self._values[n] for n, p in self._parameters.items() if p.structural)
 
+    def structure_change(self, compiled: dict, asked: dict) -> str | None:
+        """Why ordinary parameter values ``asked`` (by name) need other equations than the
+        values ``compiled`` did, or None. A class whose structure follows the values of
+        ordinary parameters (a diode has a charge state only when CJO or TT > 0) says so here,
+        and a compiled model refuses such ``params=`` with a
+        :class:`~physlib.core.errors.StructureChangeError` instead of ignoring them."""
+        return None
+
     def variables(self) -> dict[str, Variable]:
         """The component's internal variables: the declared ones, plus any a subclass adds
         per instance (a state-space block has as many states as its matrix is large)."""

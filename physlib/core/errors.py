@@ -13,6 +13,13 @@ class ParameterError(PhyslibError, ValueError):
     """A parameter is unknown, missing, or has a non-physical value."""
 
 
+class StructureChangeError(ParameterError):
+    """A parameter value given to a compiled model (``params=``) that would change the
+    structure of its equations: a diode compiled without junction charge (CJO = TT = 0)
+    asked for CJO > 0. The compiled equations cannot follow it; set the value on the component
+    before compiling, or compile again."""
+
+
 class UnknownNameError(PhyslibError, KeyError):
     """A variable, parameter or mode path that the model does not have."""
 
