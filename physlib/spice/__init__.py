@@ -7,6 +7,8 @@
 ``.analyses``, ``.params``, ``.title``, ``.warnings`` and the analyses ``op``, ``dc``,
 ``tran``, ``ac``, ``run``). Anything physlib cannot read is a :class:`SpiceError` naming the
 file, line and text; likely mistakes ngspice accepts are :class:`SpiceWarning`.
+:func:`write` turns a physlib model (or a deck) into an ngspice netlist;
+``python -m physlib.spice deck.cir`` runs a deck's cards from the command line.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import re
 
 from .errors import SpiceError, SpiceWarning
 
-__all__ = ["read", "SpiceDeck", "SpiceError", "SpiceWarning"]
+__all__ = ["read", "write", "SpiceDeck", "SpiceError", "SpiceWarning"]
 
 
 def read(source, *, name: str | None = None):
@@ -53,4 +55,7 @@ def __getattr__(attr):
     if attr == "SpiceDeck":
         from .deck import SpiceDeck
         return SpiceDeck
+    if attr == "write":                   # physlib.spice.write(model, path=None, ...)
+        from .writer import write
+        return write
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
