@@ -72,12 +72,9 @@ def test_ac_matches_ngspice_on_its_frequency_grid(name):
 
 
 KNOWN = "known gap, not yet explained: "
-NONLINEAR_GAP = pytest.mark.xfail(strict=True, reason=KNOWN + "the reverse-biased or barely "
-                                  "conducting diode's nA current is 1.8e-4 to 2.3e-4 off "
-                                  "ngspice's (ngspice adds GMIN across the junction; physlib not)")
 
 
-@pytest.mark.parametrize("name", ["diode_dc", pytest.param("include_lib", marks=NONLINEAR_GAP)])
+@pytest.mark.parametrize("name", ["diode_dc", "include_lib"])
 def test_nonlinear_op_matches_ngspice(name):
     ref = reference(f"{name}_op.csv")
     result = deck(f"{name}.cir").op()
@@ -87,8 +84,7 @@ def test_nonlinear_op_matches_ngspice(name):
 
 @pytest.mark.parametrize("name, card, tol", [("dc_sweep_dc.csv", 0, 1e-9),
                                              ("dc_sweep_dc2.csv", 1, 1e-9),
-                                             pytest.param("diode_dc_dc.csv", 0, 1e-5,
-                                                          marks=NONLINEAR_GAP)])
+                                             ("diode_dc_dc.csv", 0, 1e-5)])
 def test_dc_sweeps_match_ngspice(name, card, tol):
     ref = reference(name)
     d = deck(name.rsplit("_dc", 1)[0] + ".cir")
@@ -165,8 +161,8 @@ BAD = [
      "parameter recursion"),
     ("unsupported element", "t\nV1 a 0 1\nQ1 a b 0 npn\n.end\n", 3, "Q elements"),
     ("unsupported card", "t\nV1 a 0 1\nR1 a 0 1\n.noise v(a) V1 dec 10 1 1k\n.end\n", 4, ".noise"),
-    ("unsupported diode parameter", "t\nV1 a 0 1\nD1 a 0 dm\n.model dm D(IS=1n CJO=1p)\n.end\n",
-     4, "CJO"),
+    ("unsupported diode parameter", "t\nV1 a 0 1\nD1 a 0 dm\n.model dm D(IS=1n IKF=1m)\n.end\n",
+     4, "IKF"),
     ("unsupported resistor option", "t\nV1 a 0 1\nR1 a 0 1k tc1=0.01\n.end\n", 3, "tc1"),
 ]
 

@@ -23,8 +23,9 @@ class _Context:
     def tran(self):
         return self.tran_values
 
-    def temperatures(self):
-        return self.deck.options["temp"], self.deck.options["tnom"]
+    def option(self, name):
+        """An ``.options`` value (temp and tnom in °C, gmin in S, …)."""
+        return self.deck.options[name]
 
     def warn(self, where, message):
         self.deck.warn(where, message)

@@ -14,7 +14,13 @@ from .sources import build_waveform, parse_source
 
 __all__ = ["make_component", "find_model"]
 
-DIODE_PARAMETERS = {"is": "Is", "js": "Is", "n": "N", "rs": "Rs"}
+# ngspice-39's level-1 diode model parameters (its DIOmPTable, aliases included) that
+# physlib's Diode has: .model name → Diode parameter.
+DIODE_PARAMETERS = {"is": "Is", "js": "Is", "n": "N", "rs": "Rs", "cjo": "CJO", "cj0": "CJO",
+                    "cj": "CJO", "vj": "VJ", "pb": "VJ", "m": "M", "mj": "M", "fc": "FC",
+                    "tt": "TT", "bv": "BV", "ibv": "IBV", "ib": "IBV", "eg": "EG", "xti": "XTI",
+                    "kf": "KF", "af": "AF"}
+DIODE_OTHER = ("level", "tnom", "tref")          # level=1 only; TNOM [°C]
 KELVIN = 273.15
 
 
@@ -93,22 +99,40 @@ def find_model(scope, name: str, where):
 
 
 def _diode(b, name, tokens, card, scope, prefix):
+    """``Dname a k model`` with ``.model model D(...)``: physlib's SPICE level-1 Diode with the
+    model's parameters, the circuit temperature (``.temp``/``.options temp``) as T, the
+    model's ``tnom=`` (else ``.options tnom``) as TNOM, and ``.options gmin`` (ngspice: 1e-12 S)
+    across the junction as ngspice's dioload adds it."""
     if len(tokens) != 4:
-        raise SpiceError("D takes two nodes and a model name (area, off, ic= are not "
+        raise SpiceError("D takes two nodes and a model name (area, off, ic=, temp= are not "
                          "supported yet)", card.where)
     kind, params, model_card, model_scope = find_model(scope, tokens[3].lower(), card.where)
-    _, options = _split_options(params, model_card.where, tuple(DIODE_PARAMETERS))
-    values = {}
+    if kind != "d":
+        raise SpiceError(f"D needs a diode .model (D), {tokens[3]} is {kind.upper()}", card.where)
+    _, options = _split_options(params, model_card.where, tuple(DIODE_PARAMETERS) + DIODE_OTHER)
+    values, path = {}, f"{prefix}{name}."
+    seen = {}
     for key, token in options.items():
+        if key in DIODE_OTHER:
+            continue
+        target = DIODE_PARAMETERS[key]
+        if target in seen:
+            raise SpiceError(f"{key}= and {seen[target]}= set the same diode parameter", model_card.where)
+        seen[target] = key
         function = b.value(token, model_scope, model_card.where)
-        values[DIODE_PARAMETERS[key]] = function()
-        b.bind(f"{prefix}{name}.{DIODE_PARAMETERS[key]}", function, model_card.where)
-    temp, tnom = b.ctx.temperatures()
-    if abs(temp - tnom) > 1e-12:
-        raise SpiceError(f"the diode at {temp} °C with TNOM = {tnom} °C: physlib's Diode has no "
-                         "temperature dependence of IS yet; use temp = tnom", card.where)
-    values["T"] = temp + KELVIN
-    b.bind(f"{prefix}{name}.T", lambda: b.ctx.temperatures()[0] + KELVIN, card.where)
+        values[target] = function()
+        b.bind(path + target, function, model_card.where)
+    if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
+        raise SpiceError("only the level-1 diode model is supported (level=1)", model_card.where)
+    tnom_token = options.get("tnom", options.get("tref"))
+    tnom = b.value(tnom_token, model_scope, model_card.where) if tnom_token else \
+        (lambda: b.ctx.option("tnom"))
+    temperature = lambda: b.ctx.option("temp") + KELVIN          # noqa: E731
+    nominal = lambda: tnom() + KELVIN                             # noqa: E731
+    gmin = lambda: b.ctx.option("gmin")                           # noqa: E731
+    for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin)):
+        values[param] = function()
+        b.bind(path + param, function, card.where)
     return el.Diode(name, **values), ["p", "n"]
 
 

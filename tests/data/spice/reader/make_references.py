@@ -1,6 +1,8 @@
 """Run every deck of this folder in ngspice (batch mode) and write its reference CSVs.
 
-    cd tests/data/spice/reader && python3 make_references.py
+    cd tests/data/spice/reader && python3 make_references.py [deck.cir ...]
+
+(every deck of the folder without arguments).
 
 For each analysis card of a deck (``.op``, ``.dc``, ``.tran``, ``.ac``) ngspice runs a copy
 of the deck with only that card, as a ``.control`` command, in its own process (ngspice-39
@@ -87,6 +89,7 @@ if __name__ == "__main__":
     version = subprocess.run(["ngspice", "-v"], capture_output=True, text=True).stdout
     if "ngspice-39" not in version:
         sys.exit(f"these references are ngspice-39's; found: {version.strip()}")
-    for deck in sorted(HERE.glob("*.cir")):
+    decks = [HERE / name for name in sys.argv[1:]] or sorted(HERE.glob("*.cir"))
+    for deck in decks:
         if not deck.name.startswith("_"):
             run(deck)
