@@ -25,6 +25,7 @@ def read(source, *, name: str | None = None):
     with a line break). ``name`` is the model's name (default: from the file name, else
     ``"deck"``). ``.include``/``.lib`` paths are relative to the deck's folder (the current
     folder for text). Returns a :class:`SpiceDeck`."""
+    from .checks import check_dc_paths
     from .deck import SpiceDeck
     from .lexer import read_cards
     from .netlist import Netlist
@@ -48,7 +49,9 @@ def read(source, *, name: str | None = None):
     model_name = name or re.sub(r"\W", "_", default)
     if not model_name.isidentifier():
         model_name = "deck_" + model_name
-    return SpiceDeck(title, netlist, model_name, warnings)
+    deck = SpiceDeck(title, netlist, model_name, warnings)
+    check_dc_paths(deck)
+    return deck
 
 
 def __getattr__(attr):

@@ -125,10 +125,13 @@ class Builder:
                 name = f"node{len(exposed)}"
                 model.expose(pins[0], name)
                 exposed[node] = name
-            elif len(pins) < 2:
-                raise SpiceError(f"node {prefix + node} has only one connection (physlib needs "
-                                 "two: add a resistor to ground if it is meant to float)",
-                                 _first_card(body, node))
+            elif len(pins) < 2:          # as ngspice: a warning; a 0 A source ends the pin
+                self.ctx.warn(_first_card(body, node), f"node {prefix + node} has only one "
+                              "connection: no current flows into it (is a connection missing?)")
+                ground = ground or model.add(el.Ground("_gnd"))
+                end = model.add(el.CurrentSource(f"_open{len(model.components)}", I=0.0))
+                model.connect(end.n, ground.p)
+                pins = pins + [end.p]
             if len(pins) > 1:
                 model.connect(*pins)
         return exposed
