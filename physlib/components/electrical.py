@@ -9,6 +9,7 @@ their other ports.
 import math
 
 from ..core import Component, Input, Mode, Output, Parameter, ParameterError, Port, Variable, der
+from ..core import symbols
 from ..core.component import as_real
 from ..core.lazy import lazy_module
 from ..domains import electrical, rotational, thermal
@@ -114,6 +115,47 @@ class Inductor(OnePort):
 
     def energy(self):
         return self.L * self.i**2 / 2
+
+
+class MutualInductance(Component):
+    """The magnetic coupling of two inductors (SPICE's K element), placed in series with each:
+    side 1 (p1, n1) in series with an inductor L1, side 2 (p2, n2) with an inductor L2.
+
+    Equations (i1: current p1 → n1, i2: p2 → n2; each side a one-port)::
+
+        v1 = M·di2/dt,    v2 = M·di1/dt
+
+    so that each winding, its inductor and its side together, is the coupled pair
+    v1 = L1·di1/dt + M·di2/dt, v2 = M·di1/dt + L2·di2/dt, the dots on the p pins (currents
+    entering both p pins add flux). SPICE gives M = k·√(L1·L2), |k| < 1 for a pair that stores
+    energy for every current (|k| = 1 makes the inductance matrix singular). Several couplings
+    in series with one inductor build multi-winding transformers.
+
+    Parameters: M [H] mutual inductance (any sign). Stores M·i1·i2 (the pair's energy
+    L1·i1²/2 + L2·i2²/2 + M·i1·i2 with the inductors').
+    """
+
+    p1 = Port(electrical, "side 1 positive pin")
+    n1 = Port(electrical, "side 1 negative pin")
+    p2 = Port(electrical, "side 2 positive pin")
+    n2 = Port(electrical, "side 2 negative pin")
+    M = Parameter(unit="H", description="mutual inductance")
+    v1 = Variable("V", "side 1 voltage p1.v - n1.v")
+    i1 = Variable("A", "side 1 current from p1 to n1")
+    v2 = Variable("V", "side 2 voltage p2.v - n2.v")
+    i2 = Variable("A", "side 2 current from p2 to n2")
+
+    def equations(self):
+        return [sp.Eq(self.v1, self.p1.v - self.n1.v), sp.Eq(self.p1.i + self.n1.i, 0),
+                sp.Eq(self.i1, self.p1.i), sp.Eq(self.v2, self.p2.v - self.n2.v),
+                sp.Eq(self.p2.i + self.n2.i, 0), sp.Eq(self.i2, self.p2.i),
+                sp.Eq(self.v1, self.M * der(self.i2)), sp.Eq(self.v2, self.M * der(self.i1))]
+
+    def energy(self):
+        return self.M * self.i1 * self.i2
+
+    def port_groups(self):
+        return [("p1", "n1"), ("p2", "n2")]
 
 
 class _BreakdownVoltage(Parameter):
@@ -661,6 +703,193 @@ class IdealDiode(_IdealSwitching):
         if not v["on"] and v["s"] > 0:
             return {"on": 1}
         return {}
+
+
+class BehaviouralSource(OnePort):
+    """A voltage or current given by an expression (SPICE's B element): ``kind="V"``:
+    v = expr; ``kind="I"``: i = expr (from p through the source to n).
+
+    The expression (a SymPy expression or its text) may use time ``t``, the potentials of
+    sense pins ``s1``, ``s2``, … (electrical pins that draw no current: ``s1`` is the
+    potential of the node it is connected to, measured from ground), control currents ``c1``,
+    ``c2``, … (signal inputs [A], e.g. a :class:`SensingVoltageSource`'s ``i_sense``) and
+    parameters ``k1``, ``k2``, … given as keywords, which ``params=`` may change after compiling.
+    The numbers of pins, inputs and parameters follow from the symbols used (one class per
+    combination, as :class:`~physlib.components.signals.StateSpace`).
+
+    ``BehaviouralSource("B1", kind="V", expr="k1*(s1 - s2)**2", k1=0.5)``
+
+    Parameters: kind, expr (structural: changing them means compiling again); k1, k2, … [1].
+    The expression should be smooth; steps in it (Piecewise, Heaviside) are not time events.
+    """
+
+    kind = Parameter("V", description='"V": v = expr, "I": i = expr', structural=True)
+    expr = Parameter(description="SymPy expression of t, s1…, c1…, k1…", structural=True)
+    senses, currents, constants = (), (), ()        # names, set per class
+
+    def __new__(cls, name=None, *positional, **values):
+        if cls is BehaviouralSource:
+            used = _behavioural_symbols(values.get("expr"), name)
+            cls = _behavioural_class(*(max((int(n[1:]) for n in used if n[0] == letter), default=0)
+                                       for letter in "sck"))
+        return super().__new__(cls)
+
+    def validate(self):
+        if self.kind not in ("V", "I"):
+            raise ParameterError(f"BehaviouralSource {self.name!r}: kind must be 'V' or 'I', got {self.kind!r}")
+        self._values["expr"] = sp.srepr(_behavioural_expression(self.expr, self.name))
+
+    def equations(self):
+        mapping = {sp.Symbol(n): getattr(self, n).v for n in self.senses}
+        mapping.update({sp.Symbol(n): getattr(self, n) for n in self.currents + self.constants})
+        mapping[sp.Symbol("t")] = symbols.t
+        value = _behavioural_expression(self.expr, self.name).xreplace(mapping)
+        return super().equations() + [sp.Eq(getattr(self, n).i, 0) for n in self.senses] + \
+            [sp.Eq(self.v if self.kind == "V" else self.i, value)]
+
+    def port_groups(self):
+        return [("p", "n")] + [(n,) for n in self.senses]
+
+
+def _behavioural_expression(expr, name):
+    """The SymPy expression of a BehaviouralSource's ``expr``, its symbols checked."""
+    if isinstance(expr, str):
+        try:
+            expr = sp.sympify(expr, locals={"t": sp.Symbol("t")})
+        except (sp.SympifyError, SyntaxError, TypeError) as err:
+            raise ParameterError(f"BehaviouralSource {name!r}: cannot read expr: {err}") from None
+    if not isinstance(expr, sp.Basic):
+        raise ParameterError(f"BehaviouralSource {name!r}: expr must be a SymPy expression or its text")
+    _behavioural_symbols(expr, name)
+    return expr
+
+
+def _behavioural_symbols(expr, name) -> set[str]:
+    """Names of the symbols of ``expr`` other than t: s1…, c1…, k1… only."""
+    if isinstance(expr, str):
+        expr = _behavioural_expression(expr, name)
+    if expr is None:
+        raise ParameterError(f"BehaviouralSource {name!r} needs parameter expr")
+    names = {str(x) for x in expr.free_symbols} - {"t"}
+    bad = sorted(n for n in names if not (n[:1] in ("s", "c", "k") and n[1:].isdigit() and int(n[1:]) > 0))
+    if bad:
+        raise ParameterError(f"BehaviouralSource {name!r}: expr may use t, s1…, c1…, k1… only, "
+                             f"not {', '.join(bad)}")
+    return names
+
+
+_behavioural_classes: dict = {}
+
+
+def _behavioural_class(senses: int, currents: int, constants: int) -> type:
+    """The BehaviouralSource class with sense pins s1…, control inputs c1… and parameters k1…."""
+    key = (senses, currents, constants)
+    if key not in _behavioural_classes:
+        names = [tuple(f"{letter}{j}" for j in range(1, n + 1)) for letter, n in zip("sck", key)]
+        members = {n: Port(electrical, "sense pin (draws no current)") for n in names[0]}
+        members.update({n: Input("A", "control current") for n in names[1]})
+        members.update({n: Parameter(unit="1", description="expression parameter") for n in names[2]})
+        _behavioural_classes[key] = type("BehaviouralSource", (BehaviouralSource,), {
+            **members, "senses": names[0], "currents": names[1], "constants": names[2],
+            "__module__": __name__, "__qualname__": "BehaviouralSource",
+            "__doc__": BehaviouralSource.__doc__})
+    return _behavioural_classes[key]
+
+
+class _HysteresisSwitch(OnePort):
+    """A resistor of Ron (closed) or Roff (open) whose position follows a control quantity
+    with hysteresis, as ngspice's SW and CSW models (its SWload/CSWload): it closes when the
+    control rises above threshold + hysteresis, opens when it falls below threshold −
+    hysteresis, and keeps its position in between. With hysteresis 0 it is closed above the
+    threshold and open below. Subclasses give the control (:meth:`_control`) and the names of
+    threshold and hysteresis.
+
+    Parameters: Ron, Roff [Ohm] closed and open resistance (> 0; ngspice: 1 and 1/GMIN).
+    Modes: closed = 1 closed, 0 open; it starts open (ngspice without ``on``) and, from the
+    start values, closes at once if the control is above the upper threshold.
+    """
+
+    Ron = Parameter(1.0, unit="Ohm", description="closed resistance", positive=True)
+    Roff = Parameter(1e12, unit="Ohm", description="open resistance", positive=True)
+    closed = Mode({"open": 0, "closed": 1}, start="open", description="switch position")
+    THRESHOLD, HYSTERESIS = "", ""
+
+    def _control(self):
+        raise NotImplementedError
+
+    def _levels(self, values=None):
+        """(upper, lower) thresholds: threshold ± hysteresis."""
+        get = (lambda n: getattr(self, n)) if values is None else values.__getitem__
+        threshold, hysteresis = get(self.THRESHOLD), get(self.HYSTERESIS)
+        return threshold + hysteresis, threshold - hysteresis
+
+    def equations(self):
+        conductance = sp.Piecewise((1 / self.Ron, sp.Eq(self.closed, 1)), (1 / self.Roff, True))
+        return super().equations() + [sp.Eq(self.i, conductance * self.v)]
+
+    def guards(self):
+        upper, lower = self._levels()
+        return [self._control() - upper, self._control() - lower]
+
+    def transition(self, v, fired):
+        upper, lower = self._levels(v)
+        control, was = v[self.CONTROL], v["pre(closed)"]
+        if fired[0] and not was:          # rose through the upper threshold (may sit on it)
+            return {"closed": 1}
+        if fired[1] and was:              # fell through the lower threshold
+            return {"closed": 0}
+        if control > upper:
+            return {"closed": 1}
+        if control < lower:
+            return {"closed": 0}
+        return {}
+
+    def dissipation(self):
+        return self.v, self.i
+
+
+class VoltageControlledSwitch(_HysteresisSwitch):
+    """Voltage-controlled switch with hysteresis (SPICE's S element with ``.model SW``): closed
+    (Ron) once pc.v − nc.v exceeds VT + VH, open (Roff) once it falls below VT − VH. The control
+    pins draw no current.
+
+    Parameters: VT [V] threshold; VH [V] hysteresis (>= 0); Ron, Roff [Ohm].
+    """
+
+    pc = Port(electrical, "positive control pin")
+    nc = Port(electrical, "negative control pin")
+    VT = Parameter(0.0, unit="V", description="threshold voltage")
+    VH = Parameter(0.0, unit="V", description="hysteresis voltage", nonnegative=True)
+    vc = Variable("V", "control voltage pc.v - nc.v")
+    THRESHOLD, HYSTERESIS, CONTROL = "VT", "VH", "vc"
+
+    def _control(self):
+        return self.vc
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.pc.i, 0), sp.Eq(self.nc.i, 0),
+                                      sp.Eq(self.vc, self.pc.v - self.nc.v)]
+
+    def port_groups(self):
+        return [("p", "n"), ("pc", "nc")]
+
+
+class CurrentControlledSwitch(_HysteresisSwitch):
+    """Current-controlled switch with hysteresis (SPICE's W element with ``.model CSW``):
+    closed (Ron) once the control current ic exceeds IT + IH, open (Roff) once it falls below
+    IT − IH; ic is a signal, e.g. the ``i_sense`` output of a :class:`SensingVoltageSource`.
+
+    Parameters: IT [A] threshold; IH [A] hysteresis (>= 0); Ron, Roff [Ohm].
+    Inputs: ic [A] control current.
+    """
+
+    ic = Input("A", "control current")
+    IT = Parameter(0.0, unit="A", description="threshold current")
+    IH = Parameter(0.0, unit="A", description="hysteresis current", nonnegative=True)
+    THRESHOLD, HYSTERESIS, CONTROL = "IT", "IH", "ic"
+
+    def _control(self):
+        return self.ic
 
 
 # --- linear controlled sources (SPICE's E, G, F, H) ---------------------------------------------

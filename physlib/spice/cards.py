@@ -15,7 +15,8 @@ ANALYSES = (".op", ".dc", ".tran", ".ac")
 UNSUPPORTED_CARDS = (".noise", ".pz", ".tf", ".sens", ".disto", ".four", ".meas", ".measure",
                      ".sp", ".pss", ".hb", ".sp", ".if", ".else", ".endif", ".csparam")
 OUTPUT_CARDS = (".print", ".plot", ".probe", ".save", ".width")
-SUPPORTED = ("elements R C L V I D E F G H X; cards .param .func .subckt/.ends .model (D) "
+SUPPORTED = ("elements R C L K V I D E F G H B S W X; cards .param .func .subckt/.ends "
+             ".model (D, SW, CSW) "
              ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .end")
 
 
@@ -55,7 +56,7 @@ def parse_assignments(text: str, where: Location) -> list[tuple[str, str, Locati
 
 OPTIONS = {"reltol": 1e-3, "abstol": 1e-12, "vntol": 1e-6, "gmin": 1e-12, "temp": 27.0,
            "tnom": 27.0}
-MODEL_TYPES = {"d": "diode"}
+MODEL_TYPES = {"d": "diode", "sw": "voltage switch", "csw": "current switch"}
 _FUNC = re.compile(r"\.func\s+([A-Za-z_]\w*)\s*\(([^)]*)\)\s*=?\s*(.+)$", re.I | re.S)
 _NODE_VALUE = re.compile(r"v\s*\(\s*([^)\s]+)\s*\)\s*=\s*(\{[^}]*\}|'[^']*'|\S+)", re.I)
 
@@ -107,7 +108,8 @@ def _model(card, body):
         raise SpiceError(".model needs a name and a type, e.g. .model dmod D(IS=1e-14)", card.where)
     name, kind = tokens[1].lower(), tokens[2].lower()
     if kind not in MODEL_TYPES:
-        raise SpiceError(f".model type {tokens[2]} is not supported; supported: D (diode)",
+        raise SpiceError(f".model type {tokens[2]} is not supported; supported: D (diode), "
+                         "SW and CSW (switches)",
                          card.where)
     if name in body.models:
         raise SpiceError(f".model {name} is defined twice", card.where)

@@ -1,18 +1,25 @@
-"""One physlib component per element card: R, C, L, V, I, D, E, G, F, H.
+"""One physlib component per element card: R, C, L, K, V, I, D, E, G, F, H, S, W (B: in
+:mod:`physlib.spice.behavioural`).
 
 Supported per element (anything else on the line is a SpiceError):
 ``Rname n+ n- value`` (or ``r=value``); ``Cname n+ n- value [ic=v0]``; ``Lname n+ n- value
-[ic=i0]``; ``V``/``I`` with a source value (:mod:`physlib.spice.sources`); ``Dname a k model``
-with ``.model name D(IS= N= RS=)``; ``Ename n+ n- nc+ nc- gain``; ``Gname n+ n- nc+ nc- gm``;
-``Fname n+ n- vname gain``; ``Hname n+ n- vname r``.
+[ic=i0]``; ``Kname Lname1 Lname2 k`` (|k| < 1); ``V``/``I`` with a source value
+(:mod:`physlib.spice.sources`); ``Dname a k model`` with ``.model name D(...)`` (ngspice's
+level-1 parameters, :data:`DIODE_PARAMETERS`); ``Ename n+ n- nc+ nc- gain``; ``Gname n+ n- nc+
+nc- gm``; ``Fname n+ n- vname gain``; ``Hname n+ n- vname r``; ``Sname n+ n- nc+ nc- model
+[off]`` with ``.model name SW(VT= VH= RON= ROFF=)``; ``Wname n+ n- vname model [off]`` with
+``.model name CSW(IT= IH= RON= ROFF=)``.
 """
 from __future__ import annotations
+
+import math
+import re
 
 from ..components import electrical as el
 from .errors import SpiceError
 from .sources import build_waveform, parse_source
 
-__all__ = ["make_component", "find_model"]
+__all__ = ["make_component", "find_model", "couple", "sensed_sources"]
 
 # ngspice-39's level-1 diode model parameters (its DIOmPTable, aliases included) that
 # physlib's Diode has: .model name → Diode parameter.
@@ -21,6 +28,10 @@ DIODE_PARAMETERS = {"is": "Is", "js": "Is", "n": "N", "rs": "Rs", "cjo": "CJO", 
                     "tt": "TT", "bv": "BV", "ibv": "IBV", "ib": "IBV", "eg": "EG", "xti": "XTI",
                     "kf": "KF", "af": "AF"}
 DIODE_OTHER = ("level", "tnom", "tref")          # level=1 only; TNOM [°C]
+# ngspice-39's switch models (its SWmPTable, CSWmPTable): .model name → switch parameter.
+SWITCH_PARAMETERS = {"sw": {"vt": "VT", "vh": "VH", "ron": "Ron", "roff": "Roff"},
+                     "csw": {"it": "IT", "ih": "IH", "ron": "Ron", "roff": "Roff"}}
+_CURRENT = re.compile(r"\bi\s*\(\s*([^\s(),]+)\s*\)", re.I)
 KELVIN = 273.15
 
 
@@ -136,6 +147,84 @@ def _diode(b, name, tokens, card, scope, prefix):
     return el.Diode(name, **values), ["p", "n"]
 
 
+def sensed_sources(body) -> set[str]:
+    """The V sources of a (sub)circuit whose current an element reads (F, H, W by name, B
+    through ``i(vname)``): they are built as :class:`SensingVoltageSource`."""
+    out = set()
+    for card, tokens in body.elements:
+        letter = card.text[0].upper()
+        if letter in "FHW" and len(tokens) > 3:
+            out.add(tokens[3].lower())
+        elif letter == "B":
+            out.update(name.lower() for name in _CURRENT.findall(card.text))
+    return out
+
+
+def couple(b, card, tokens, scope, prefix, members, nets, model):
+    """``Kname L1 L2 k``: a :class:`MutualInductance` of M = k·√(L1·L2) in series with each
+    inductor, at its n pin (after couplings already there), as ngspice's mutual inductor adds
+    M·di/dt to each winding's branch equation; added to ``model`` and wired into ``nets``."""
+    where = card.where
+    if len(tokens) != 4:
+        raise SpiceError("K takes two inductors and a coupling coefficient: Kname L1 L2 k", where)
+    name = tokens[0].lower()
+    if not (name.isascii() and name.isidentifier()):
+        raise SpiceError(f"element name {tokens[0]!r}: physlib needs letters, digits and '_' "
+                         "only", where)
+    inductors = [token.lower() for token in tokens[1:3]]
+    for inductor in inductors:
+        if not isinstance(members.get(inductor), el.Inductor):
+            raise SpiceError(f"{inductor} is not an inductor (L) of the same (sub)circuit", where)
+    if inductors[0] == inductors[1]:
+        raise SpiceError(f"K couples two different inductors, not {inductors[0]} with itself", where)
+    k = b.value(tokens[3], scope, where)
+    if not abs(k()) < 1:
+        raise SpiceError(f"coupling coefficient {k():g}: physlib needs |k| < 1 (|k| = 1 makes the "
+                         "inductance matrix singular; use k = 0.9999 for a near-ideal coupling)", where)
+    l1, l2 = (b.bindings[f"{prefix}{n}.L"][0] for n in inductors)
+    mutual = lambda: k() * math.sqrt(l1() * l2())          # noqa: E731
+    b.bind(f"{prefix}{name}.M", mutual, where)
+    comp = el.MutualInductance(name, M=mutual())
+    b._add(model, comp, card, prefix, members, element=False)
+    for inductor, (plus, minus) in zip(inductors, (("p1", "n1"), ("p2", "n2"))):
+        tail = b.coupled.get(prefix + inductor, f"{inductor}.n")   # the winding's current end
+        for pins in nets.values():
+            for index, pin in enumerate(pins):
+                if getattr(pin, "path", None) == tail:
+                    model.connect(pin, getattr(comp, plus))
+                    pins[index] = getattr(comp, minus)
+        b.coupled[prefix + inductor] = f"{name}.{minus}"
+
+
+def _switch(b, letter, name, tokens, card, scope, prefix):
+    """``Sname n+ n- nc+ nc- model [off]`` / ``Wname n+ n- vname model [off]``: ngspice's
+    switches with hysteresis (RON default 1 Ω, ROFF default 1/GMIN as ngspice's SWsetup)."""
+    count = 6 if letter == "S" else 5
+    form = "n+ n- nc+ nc- model" if letter == "S" else "n+ n- vname model"
+    rest = [t.lower() for t in tokens[count:]]
+    if len(tokens) < count or rest not in ([], ["off"]):
+        raise SpiceError(f"{letter} takes {letter}name {form} [off] (the 'on' flag is not "
+                         "supported: the switch starts open and closes at once if its control "
+                         "is above threshold + hysteresis)", card.where)
+    kind, params, model_card, model_scope = find_model(scope, tokens[count - 1].lower(), card.where)
+    expected = "sw" if letter == "S" else "csw"
+    if kind != expected:
+        raise SpiceError(f"{letter} needs a .model of type {expected.upper()}, "
+                         f"{tokens[count - 1]} is {kind.upper()}", card.where)
+    table = SWITCH_PARAMETERS[kind]
+    _, options = _split_options(params, model_card.where, tuple(table))
+    values, functions = {}, {"Roff": lambda: 1.0 / b.ctx.option("gmin")}
+    functions.update({table[key]: b.value(token, model_scope, model_card.where)
+                      for key, token in options.items()})
+    for param, function in functions.items():
+        values[param] = function()
+        b.bind(f"{prefix}{name}.{param}", function, model_card.where)
+    if letter == "S":
+        return el.VoltageControlledSwitch(name, **values), ["p", "n", "pc", "nc"]
+    b.controls.append(("ic", tokens[3].lower()))
+    return el.CurrentControlledSwitch(name, **values), ["p", "n"]
+
+
 def _controlled(b, letter, name, tokens, card, scope, prefix):
     count = 6 if letter in "EG" else 5
     if len(tokens) != count or tokens[3 if letter in "FH" else 5].lower() in ("poly", "value", "table"):
@@ -146,6 +235,8 @@ def _controlled(b, letter, name, tokens, card, scope, prefix):
     cls, param = {"E": (el.VCVS, "gain"), "G": (el.VCCS, "gm"), "F": (el.CCCS, "gain"),
                   "H": (el.CCVS, "r")}[letter]
     b.bind(f"{prefix}{name}.{param}", value, card.where)
+    if letter in "FH":
+        b.controls.append(("ic", tokens[3].lower()))
     pins = ["p", "n", "pc", "nc"] if letter in "EG" else ["p", "n"]
     return cls(name, **{param: value()}), pins
 
@@ -158,4 +249,9 @@ def make_component(b, letter, name, tokens, card, body, scope, prefix, sensed):
         return _source(b, letter, name, tokens, card, scope, prefix, sensed)
     if letter == "D":
         return _diode(b, name, tokens, card, scope, prefix)
+    if letter in "SW":
+        return _switch(b, letter, name, tokens, card, scope, prefix)
+    if letter == "B":
+        from .behavioural import behavioural_source
+        return behavioural_source(b, name, card, scope, prefix)
     return _controlled(b, letter, name, tokens, card, scope, prefix)

@@ -19,7 +19,8 @@ from .numbers import parse_number
 __all__ = ["Builder", "GROUND_NAMES"]
 
 GROUND_NAMES = ("0", "gnd")
-PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, "H": 2}
+PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, "H": 2, "B": 2,
+        "S": 4, "W": 2}
 
 
 class Builder:
@@ -35,6 +36,9 @@ class Builder:
         self.elements: dict = {}          # path -> card
         self.scopes: list[Scope] = []
         self.port_names: dict = {}        # (prefix, local node) -> node name outside
+        self.controls: list = []          # (input name, controlling V source) of the last element
+        self.senses: list = []            # (sense pin, node) of the last element (B)
+        self.coupled: dict = {}           # inductor path -> pin its winding's current leaves by
         top_scope = Scope(label="deck")
         top_scope.body = netlist.top
         netlist.top.fill(top_scope)
@@ -74,12 +78,15 @@ class Builder:
     def level(self, body, scope, prefix, name, ports: dict, parents: list):
         """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
         subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
-        model, nets, members, controls = Model(name), {}, {}, []
+        from .devices import couple, sensed_sources
+        model, nets, members, controls, couplings = Model(name), {}, {}, [], []
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
-        sensed = {tokens[3].lower() for card, tokens in body.elements
-                  if card.text[0].upper() in "FH" and len(tokens) > 3}
+        sensed = sensed_sources(body)
         for card, tokens in body.elements:
             letter = card.text[0].upper()
+            if letter == "K":             # after the inductors it couples (they may come later)
+                couplings.append((card, tokens))
+                continue
             if letter == "X":
                 child, exposed = self._instance(card, tokens, body, scope, prefix, parents)
                 self._add(model, child, card, prefix, members)
@@ -88,24 +95,28 @@ class Builder:
                 continue
             comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
             self._add(model, comp, card, prefix, members)
-            if letter in "FH":
-                controls.append((comp, tokens[3].lower(), card))
-            for pin, node in zip(pins, tokens[1:]):
+            controls += [(getattr(comp, port), source, card) for port, source in self.controls]
+            for pin, node in list(zip(pins, tokens[1:])) + self.senses:
                 nets.setdefault(node.lower(), []).append(getattr(comp, pin))
-        for comp, source, card in controls:
+        for card, tokens in couplings:
+            couple(self, card, tokens, scope, prefix, members, nets, model)
+        for port, source, card in controls:
             sensor = members.get(source)
             if not isinstance(sensor, el.SensingVoltageSource):
                 raise SpiceError(f"controlling source {source} is not a voltage source of the "
                                  "same (sub)circuit", card.where)
-            model.connect(sensor.i_sense, comp.ic)
+            model.connect(sensor.i_sense, port)
         return model, self._wire(model, nets, prefix, ports, body)
 
-    def _add(self, model, member, card, prefix, members):
+    def _add(self, model, member, card, prefix, members, element=True):
+        """Add ``member`` to ``model``; ``element``: it is an element with a current (every
+        card but K, which couples two inductors and has none)."""
         if member.name in members:
             raise SpiceError(f"duplicate element name {member.name} (names are "
                              "case-insensitive)", card.where)
         members[member.name] = member
-        self.elements[prefix + member.name] = card
+        if element:
+            self.elements[prefix + member.name] = card
         model.add(member)
 
     def _wire(self, model, nets, prefix, ports, body) -> dict:
@@ -146,6 +157,7 @@ class Builder:
         if not (name.isascii() and name.isidentifier()):
             raise SpiceError(f"element name {tokens[0]!r}: physlib needs letters, digits and "
                              "'_' only", card.where)
+        self.controls, self.senses = [], []
         try:
             return make_component(self, letter, name, tokens, card, body, scope, prefix, sensed)
         except SpiceError:

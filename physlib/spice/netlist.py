@@ -14,12 +14,11 @@ from .lexer import Card, split
 
 __all__ = ["Body", "Subckt", "Netlist", "parse_assignments", "ELEMENT_LETTERS"]
 
-ELEMENT_LETTERS = "RCLVIDEFGHX"
+ELEMENT_LETTERS = "RCLVIDEFGHXKBSW"
 
 UNSUPPORTED_ELEMENTS = {
-    "A": "XSPICE code models", "B": "arbitrary (behavioural) sources", "K": "mutual inductance",
-    "S": "voltage-controlled switches", "W": "current-controlled switches",
-    "T": "lossless transmission lines", "O": "lossy transmission lines", "U": "RC lines",
+    "A": "XSPICE code models", "T": "lossless transmission lines",
+    "O": "lossy transmission lines", "U": "RC lines",
     "Y": "transmission lines", "Q": "bipolar transistors", "M": "MOSFETs", "J": "JFETs",
     "Z": "MESFETs/HFETs", "N": "OSDI devices", "P": "coupled transmission lines"}
 class Body:
