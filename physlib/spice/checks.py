@@ -27,32 +27,24 @@ def check_dc_paths(deck):
     path to ground."""
     if deck.analyses and all(kind == "tran" and args.get("uic") for kind, args in deck.analyses):
         return
-    nets = Nets(deck.model)
-    parent = list(range(len(nets)))
-
-    def find(k):
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    for path, comp in nets.components.items():
-        groups = DC_GROUPS.get(type(comp))
-        if groups is None:
-            groups = ([p for p, port in comp.ports().items() if port.domain is electrical],)
-        for group in groups:
-            first = find(nets.net(f"{path}.{group[0]}")) if group else None
-            for pin in group[1:]:
-                parent[find(nets.net(f"{path}.{pin}"))] = first
-    grounded = {find(k) for k in nets.grounded}
+    nets = Nets(deck.model, joins=_dc_groups)
+    grounded = nets.grounded
     for node, pin in deck.nodes.items():
-        if pin is None or find(nets.net(pin)) in grounded:
+        if pin is None or nets.net(pin) in grounded:
             continue
         cards = deck._builder.elements
-        users = [t.rpartition(".")[0] for t in nets.members(nets.net(pin))]
+        users = [t.rpartition(".")[0] for t in nets.members(nets.net(pin))]   # along DC paths
         where = next((cards[u].where for u in users if u in cards), None)
         raise SpiceError(f"node {node} has no DC path to ground: only capacitors, current "
                          "sources or controlled-source outputs reach it, so its DC voltage is "
                          "undefined (ngspice: 'singular matrix'); add a resistor to ground "
                          "(e.g. 1G) or a path through a resistor, inductor or voltage source",
                          where)
+
+
+def _dc_groups(component):
+    """The groups of ``component``'s pins joined at DC."""
+    groups = DC_GROUPS.get(type(component))
+    if groups is None:
+        groups = ([p for p, port in component.ports().items() if port.domain is electrical],)
+    return groups

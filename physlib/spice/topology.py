@@ -15,38 +15,42 @@ class Nets:
     """The nets of ``model``.
 
     ``components``: leaf path → component (in the order the model holds them, depth first);
-    ``blocks``: path → subsystem kept whole (only with ``expand=False``); ``net(port)``: the net
-    number of a terminal ``"path.port"``; ``members(k)``: the terminals of net ``k`` in the order
-    they were first connected; ``grounded``: the net numbers joined to a Ground's pin.
-    With ``expand=True`` every subsystem is walked into and its exposed ports stand for the
-    ports they expose; otherwise only ``model``'s own level is read.
+    ``blocks``: path → subsystem kept whole (only with ``expand=False``); ``net(terminal)``: the
+    net (a number) of a terminal ``"path.port"``; ``nets()``: every net, in the order of their
+    first terminals; ``members(net)``: its terminals; ``grounded``: the nets joined to a
+    Ground's pin. With ``expand=True`` every subsystem is walked into and its exposed ports
+    stand for the ports they expose; otherwise only ``model``'s own level is read.
+    ``joins(component)``, if given, names groups of a component's ports to treat as joined too
+    (:mod:`physlib.spice.checks` joins the pins that conduct at DC).
     """
 
-    def __init__(self, model: Model, expand: bool = True):
+    def __init__(self, model: Model, expand: bool = True, joins=None):
         self.components: dict = {}
         self.blocks: dict = {}
-        self._parent: dict[str, str] = {}
-        self._walk(model, "", expand)
-        roots: dict[str, int] = {}
-        self._net: dict[str, int] = {}
-        self._members: list[list[str]] = []
-        for terminal in self._parent:
-            root = self._find(terminal)
-            k = roots.setdefault(root, len(roots))
-            if k == len(self._members):
-                self._members.append([])
-            self._members[k].append(terminal)
-            self._net[terminal] = k
-        self.grounded = {self._net[f"{path}.p"] for path, c in self.components.items()
-                         if c.is_reference and f"{path}.p" in self._net}
+        self._id: dict[str, int] = {}          # terminal -> its number
+        self._parent: list[int] = []
+        self._walk(model, "", expand, joins)
+        self._members: dict[int, list[str]] | None = None
+        self.grounded = {self.net(f"{path}.p") for path, c in self.components.items()
+                         if c.is_reference}
 
     # --- queries ---------------------------------------------------------------------------
 
     def net(self, terminal: str) -> int:
-        return self._net[terminal]
+        return self._find(self._id[terminal])
 
-    def members(self, k: int) -> list[str]:
-        return self._members[k]
+    def members(self, net: int) -> list[str]:
+        return self._grouped()[net]
+
+    def nets(self) -> list[int]:
+        return list(self._grouped())
+
+    def _grouped(self) -> dict[int, list[str]]:
+        if self._members is None:
+            self._members = {}
+            for terminal, k in self._id.items():
+                self._members.setdefault(self._find(k), []).append(terminal)
+        return self._members
 
     def leaf(self, terminal: str) -> str:
         """The component port (``"path.port"``) a terminal stands for: itself, or for a port of
@@ -56,45 +60,45 @@ class Nets:
             return terminal
         return self._terminal({owner: self.blocks[owner]}, "", owner, port, True)
 
-    def __len__(self):
-        return len(self._members)
-
     # --- building --------------------------------------------------------------------------
 
-    def _find(self, terminal: str) -> str:
+    def _find(self, k: int) -> int:
         parent = self._parent
-        root = terminal
-        while parent[root] != root:
-            root = parent[root]
-        while parent[terminal] != root:                  # path compression
-            parent[terminal], terminal = root, parent[terminal]
-        return root
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]                # path halving
+            k = parent[k]
+        return k
 
-    def _union(self, a: str, b: str):
-        parent = self._parent
-        parent.setdefault(a, a)
-        parent.setdefault(b, b)
+    def _union(self, a: int, b: int):
         ra, rb = self._find(a), self._find(b)
         if ra != rb:
-            parent[rb] = ra
+            self._parent[max(ra, rb)] = min(ra, rb)      # the first terminal stays the root
 
-    def _walk(self, model, prefix: str, expand: bool):
+    def _add(self, terminal: str) -> int:
+        k = self._id.setdefault(terminal, len(self._parent))
+        if k == len(self._parent):
+            self._parent.append(k)
+        return k
+
+    def _walk(self, model, prefix: str, expand: bool, joins):
         members = model._members
         for name, member in members.items():
             path = prefix + name
             if isinstance(member, Model):
                 if expand:
-                    self._walk(member, path + ".", expand)
+                    self._walk(member, path + ".", expand, joins)
                 else:
                     self.blocks[path] = member
                     for port in member._exposed:
-                        self._parent.setdefault(f"{path}.{port}", f"{path}.{port}")
-            else:
-                self.components[path] = member
-                for port in member.ports():
-                    self._parent.setdefault(f"{path}.{port}", f"{path}.{port}")
+                        self._add(f"{path}.{port}")
+                continue
+            self.components[path] = member
+            ids = {port: self._add(f"{path}.{port}") for port in member.ports()}
+            for group in (joins(member) if joins else ()):
+                for port in group[1:]:
+                    self._union(ids[group[0]], ids[port])
         start = 0
-        ends = [self._terminal(members, prefix, name, port, expand)
+        ends = [self._id[self._terminal(members, prefix, name, port, expand)]
                 for name, port in zip(model._end_member, model._end_port)]
         for size in model._sizes:
             first = ends[start]

@@ -152,7 +152,7 @@ class _Writer:
                                  "flattened: subcircuits=False)")
             names[k] = port.lower()
         taken = set(names.values())
-        for k in range(len(nets)):
+        for k in nets.nets():
             if k in names:
                 continue
             terminals = nets.members(k)
