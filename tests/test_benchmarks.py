@@ -79,3 +79,12 @@ def test_bench_noise_quick_runs_and_its_spectra_agree_with_the_dense_baseline():
     assert re.search(r"^\s+100\s+[\d.]+\s+[\d.]+\s+[\d.]+", proc.stdout, re.MULTILINE), proc.stdout
     assert "[PASS] N = 100: spectra agree with the baseline" in proc.stdout
     assert "bench_noise: done (0 case(s) failed to run)" in proc.stdout
+
+
+def test_bench_spice_quick_runs_and_prints_its_targets():
+    bench = BENCH.parent / "bench_spice.py"
+    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
+                          timeout=300, cwd=bench.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^\s+read\s+10000\s+[\d.]+$", proc.stdout, re.MULTILINE), proc.stdout
+    assert "ERROR" not in proc.stdout and "bench_spice: done (0 case(s) failed to run)" in proc.stdout
