@@ -11,13 +11,14 @@ from .lexer import split
 
 __all__ = ["sort_card", "OPTIONS", "parse_assignments", "SUPPORTED"]
 
-ANALYSES = (".op", ".dc", ".tran", ".ac")
-UNSUPPORTED_CARDS = (".noise", ".pz", ".tf", ".sens", ".disto", ".four", ".meas", ".measure",
-                     ".sp", ".pss", ".hb", ".sp", ".if", ".else", ".endif", ".csparam")
+ANALYSES = (".op", ".dc", ".tran", ".ac", ".noise", ".pz", ".meas", ".measure")
+UNSUPPORTED_CARDS = (".tf", ".sens", ".disto", ".four", ".sp", ".pss", ".hb", ".if", ".else",
+                     ".endif", ".csparam")
 OUTPUT_CARDS = (".print", ".plot", ".probe", ".save", ".width")
 SUPPORTED = ("elements R C L K V I D E F G H B S W X; cards .param .func .subckt/.ends "
              ".model (D, SW, CSW) "
-             ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .end")
+             ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .noise .pz .meas "
+             ".end")
 
 
 _ASSIGN = re.compile(r"([A-Za-z_][\w.]*)\s*=\s*")

@@ -41,7 +41,8 @@ class SpiceDeck:
     (node name → a pin path of the model); ``warnings`` (messages with file and line).
 
     Analyses with ngspice's names: :meth:`op`, :meth:`dc`, :meth:`tran`, :meth:`ac`,
-    :meth:`run` (the deck's own cards). Each takes ``params={".param name": value}``: the
+    :meth:`noise`, :meth:`pz`, :meth:`meas` and :meth:`run` (the deck's own cards; its
+    ``.meas`` cards are ``measures``). Each takes ``params={".param name": value}``: the
     element values are recomputed from the ``.param`` expressions and passed to the compiled
     model, which is compiled once (``deck.compiles`` counts it).
     """
@@ -61,8 +62,12 @@ class SpiceDeck:
         scope_value(self._builder.scope)
         self.model = self._builder.model
         self.nodes = dict(self._builder.nodes)
+        from .measure import parse_measure
         self.analyses = [(kind, parse_analysis(kind, tokens, card, self._value(card)))
-                         for kind, tokens, card in netlist.analyses]
+                         for kind, tokens, card in netlist.analyses
+                         if kind not in ("meas", "measure")]
+        self.measures = [parse_measure(card.text, card.where, self._value(card))
+                         for kind, _, card in netlist.analyses if kind in ("meas", "measure")]
         for kind, args in self.analyses:
             if kind == "tran":
                 self._ctx.tran_values = (args["tstep"], args["tstop"])
@@ -79,12 +84,14 @@ class SpiceDeck:
         from .expressions import evaluate, parse
         from .numbers import parse_number
 
+        where = card.where if card is not None else None
+
         def value(token):
             if token[:1] in "{'":
-                return evaluate(parse(token, card.where), self._builder.scope, card.where)
+                return evaluate(parse(token, where), self._builder.scope, where)
             number = parse_number(token)
             if number is None:
-                raise SpiceError(f"{token!r} is not a number", card.where)
+                raise SpiceError(f"{token!r} is not a number", where)
             return number[0]
         return value
 
@@ -135,10 +142,10 @@ class SpiceDeck:
 
     # --- analyses -----------------------------------------------------------------------------
 
-    def _result(self, kind, scale, values, read, raw):
+    def _result(self, kind, scale, values, read, raw, vectors=None):
         currents = {path: path in self._builder.sources for path in self._builder.elements
                     if path.rsplit(".", 1)[-1][0] not in "x"}
-        return SpiceResult(kind, scale, values, read, self.nodes, currents, raw)
+        return SpiceResult(kind, scale, values, read, self.nodes, currents, raw, vectors)
 
     def _dc_inputs(self) -> dict:
         """Inputs that make the sources take their DC values (where those differ from t = 0)."""
@@ -175,17 +182,74 @@ class SpiceDeck:
         """``.ac dec|oct|lin n fstart fstop`` [Hz]: the small-signal response at the DC operating
         point to every source's ``AC mag phase`` together; complex values, scale ``frequency``."""
         from .runs import run_ac
-        return run_ac(self, ac_frequencies(variation.lower(), int(n), fstart, fstop), params)
+        return run_ac(self, ac_frequencies(variation.lower(), int(n), fstart, fstop,
+                                           self.options["reltol"]), params)
+
+    def noise(self, output: str, src: str, variation: str, n: int, fstart: float,
+              fstop: float, pts_per_summary: int | None = None, *,
+              params: dict | None = None) -> SpiceResult:
+        """``.noise v(out[,ref]) src dec|oct|lin n fstart fstop [pts_per_summary]`` [Hz]: the
+        noise of the output voltage at the DC operating point and the deck's temperature
+        (``.temp``, 27 °C by default), with ngspice's vectors in its default units:
+        ``onoise_spectrum`` [V/√Hz], ``inoise_spectrum`` (divided by the gain from ``src`` at
+        AC 1 alone: [V/√Hz] for a V source, [A/√Hz] for an I source), each element's
+        contribution ``onoise_r1`` [V/√Hz] and its sources ``onoise_r1_thermal``,
+        ``onoise_r1_1overf``, ``onoise_d1_rs``, ``onoise_d1_id``, ``onoise_d1_1overf``
+        (``onoise_d.x1.d1_id`` inside subcircuit x1), and the integrated noise over the band
+        ``onoise_total``, ``inoise_total``, ``onoise_total_r1``, … [V or A]. ngspice prints
+        contributions only when ``pts_per_summary`` is given; here they are always there (the
+        argument is accepted and not needed). ``raw`` is physlib's NoiseResult (PSDs in
+        V²/Hz)."""
+        from .analyses import noise_frequencies
+        from .runs import run_noise
+        if pts_per_summary is not None and int(pts_per_summary) < 0:
+            raise SpiceError(f".noise: pts_per_summary must be >= 0, got {pts_per_summary}")
+        freqs = noise_frequencies(variation.lower(), int(n), fstart, fstop,
+                                  self.options["reltol"])
+        return run_noise(self, output, src.lower(), freqs, params)
+
+    def pz(self, in_p: str, in_n: str, out_p: str, out_n: str, transfer: str = "vol",
+           find: str = "pz", *, params: dict | None = None) -> SpiceResult:
+        """``.pz in+ in- out+ out- vol|cur pol|zer|pz``: poles and zeros [rad/s, complex] of
+        v(out+, out-) over the voltage across in+, in- (``vol``) or the current into in+
+        (``cur``), at the DC operating point, from physlib's linearization, as ngspice's
+        vectors ``pole(1)``, …, ``zero(1)``, … (ascending real part; nothing cancelled, as
+        ngspice). The deck needs its V or I source across in+, in- (the input)."""
+        from .runs import run_pz
+        return run_pz(self, in_p, in_n, out_p, out_n, transfer.lower(), find.lower(), params)
+
+    def meas(self, card: str, result: SpiceResult) -> float:
+        """One ``.meas`` card (its text, with or without ``.meas``: ``"tran t1 WHEN v(out)=0.5
+        RISE=1"``) evaluated on ``result`` as ngspice-39 does (:mod:`physlib.spice.measure`):
+        the value in the vector's unit, or the scale's ([s], [Hz], [V]) for WHEN and
+        TRIG/TARG; NaN with a SpiceWarning where ngspice reports the measurement as failed."""
+        from .measure import parse_measure
+        return self._measured(parse_measure(card, None, self._value(None)), result)
+
+    def _measured(self, measure, result) -> float:
+        value = measure.evaluate(result)
+        if value != value:
+            self.warn(measure.where, f".meas {measure.name} failed: out of the interval of "
+                      f"the .{result.kind} result (ngspice reports it as failed too)")
+        return value
 
     def run(self, *, params: dict | None = None) -> dict:
         """Every analysis card of the deck, in order: {kind: SpiceResult} (a second card of a
-        kind is ``"tran2"``, …)."""
+        kind is ``"tran2"``, …), and with ``.meas`` cards ``"meas"``: {name: value}, each
+        measured on the first result of its analysis (tran, ac or dc)."""
         out = {}
         for kind, args in self.analyses:
             key, k = kind, 2
             while key in out:
                 key, k = f"{kind}{k}", k + 1
             out[key] = getattr(self, kind)(**args, params=params)
+        if self.measures:
+            out["meas"] = {}
+            for measure in self.measures:
+                if measure.analysis not in out:
+                    raise SpiceError(f".meas {measure.analysis} {measure.name}: the deck has no "
+                                     f".{measure.analysis} card to measure on", measure.where)
+                out["meas"][measure.name] = self._measured(measure, out[measure.analysis])
         return out
 
     def __repr__(self):

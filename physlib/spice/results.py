@@ -5,7 +5,9 @@
 node through it to its − node, as ngspice's ``v1#branch``; also of any other two-terminal
 element, ``i(r1)``), and the scale by its ngspice name (``time``, ``frequency``, ``v-sweep``,
 ``i-sweep``). Names are case-insensitive. ``.op`` values are floats, the others NumPy arrays
-(complex for ``.ac``).
+(complex for ``.ac``). Analyses whose vectors are not node voltages or currents name them as
+ngspice does: ``.noise`` ``onoise_spectrum``, ``inoise_spectrum``, ``onoise_r1``,
+``onoise_d1_id``, ``onoise_total``, …; ``.pz`` ``pole(1)``, ``zero(1)``, ….
 """
 from __future__ import annotations
 
@@ -21,19 +23,23 @@ _VECTOR = re.compile(r"\s*([vi])\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*
 
 
 class SpiceResult:
-    """One analysis' vectors. ``kind`` ("op", "dc", "tran", "ac"), ``scale`` (its name, None
-    for .op), ``names`` (every vector ngspice would print: node voltages and source currents),
-    ``raw`` (the physlib result it was read from: OperatingPoint(s), SimulationResult or
-    LinearModel)."""
+    """One analysis' vectors. ``kind`` ("op", "dc", "tran", "ac", "noise", "pz"), ``scale``
+    (its name, None for .op and .pz), ``names`` (every vector ngspice would print: node
+    voltages and source currents, or the analysis' own vectors), ``raw`` (the physlib result it
+    was read from: OperatingPoint(s), SimulationResult, LinearModel or NoiseResult)."""
 
-    def __init__(self, kind: str, scale: str | None, scale_values, read, nodes, currents, raw):
+    def __init__(self, kind: str, scale: str | None, scale_values, read, nodes, currents, raw,
+                 vectors: dict | None = None):
         self.kind, self.scale, self.raw = kind, scale, raw
         self._scale_values = scale_values
         self._read = read                 # variable path -> values
         self._nodes = nodes               # node name -> pin path (None: ground)
         self._currents = currents         # element path -> True if a source
-        self.names = ([scale] if scale else []) + [f"v({n})" for n in nodes if nodes[n]] + \
-            [f"i({e})" for e, source in currents.items() if source]
+        self._vectors = {k.lower(): v for k, v in (vectors or {}).items()}   # ngspice name -> value
+        self.names = ([scale] if scale else []) + list(self._vectors)
+        if read is not None:
+            self.names += [f"v({n})" for n in nodes if nodes[n]] + \
+                [f"i({e})" for e, source in currents.items() if source]
 
     def _voltage(self, node: str):
         node = node.lower()
@@ -51,10 +57,13 @@ class SpiceResult:
         key = name.strip().lower()
         if self.scale and key == self.scale:
             return self._scale_values
-        match = _VECTOR.match(key)
+        if key in self._vectors:
+            return self._vectors[key]
+        match = _VECTOR.match(key) if self._read is not None else None
         if not match:
-            raise UnknownNameError(f"{name!r} is not a vector name: use v(node), v(a,b), "
-                                   f"i(vname) or {self.scale or 'nothing else'}")
+            raise UnknownNameError(f"{name!r} is not a vector of this .{self.kind}; its "
+                                   f"vectors: {', '.join(self.names[:12])}"
+                                   f"{', ...' if len(self.names) > 12 else ''}")
         kind, first, second = match.groups()
         if kind == "v":
             value = self._voltage(first)

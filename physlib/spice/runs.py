@@ -1,11 +1,23 @@
-"""Running the analyses of a :class:`~physlib.spice.deck.SpiceDeck` with physlib's own."""
+"""Running the analyses of a :class:`~physlib.spice.deck.SpiceDeck` with physlib's own:
+operating points (``.op``, ``.dc``), simulate (``.tran``), the linear model at the DC
+operating point (``.ac``, ``.pz``) and noise at ports (``.noise``)."""
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from .errors import SpiceError
 
-__all__ = ["run_op", "run_dc", "run_tran", "run_ac"]
+__all__ = ["run_op", "run_dc", "run_tran", "run_ac", "run_noise", "run_pz"]
+
+KELVIN = 273.15                 # ngspice's CONSTCtoK
+N_MINLOG = 1e-38                # ngspice's floor under a density before its logarithm
+N_MINGAIN = 1e-20               # ngspice's floor under |gain|² for input-referred noise
+N_INTFTHRESH = 1e-10            # ngspice's threshold for a power law's exponent of 0 or -1
+# ngspice's noise sources of an element, by its letter (the rest: one source, the element's)
+NOISE_PARTS = {"r": ("thermal", "1overf"), "d": ("rs", "id", "1overf")}
+_OUTPUT = re.compile(r"\s*v\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*$", re.I)
 
 
 def _dc_op(deck, p, inputs=None, guess=None):
@@ -84,3 +96,199 @@ def run_ac(deck, freqs, params):
                              "only)")
         return values[name]
     return deck._result("ac", "frequency", freqs, read, lin)
+
+
+def _node(deck, node: str, what: str) -> str | None:
+    """The voltage path of a node (None for ground)."""
+    node = node.lower()
+    if node in ("0", "gnd"):
+        return None
+    if node not in deck.nodes:
+        raise SpiceError(f"{what}: no node {node!r} in the deck (nodes: "
+                         f"{', '.join(sorted(n for n in deck.nodes if deck.nodes[n]))})")
+    return deck.nodes[node] + ".v"
+
+
+def _ac_source(deck, src: str, what: str) -> dict:
+    sources = deck._builder.sources
+    if src not in sources:
+        raise SpiceError(f"{what}: no independent source {src!r} (sources: "
+                         f"{', '.join(sources) or 'none'})")
+    if not sources[src]["ac"]:
+        raise SpiceError(f"{what}: source {src} has no AC value, so ngspice refuses it as the "
+                         "noise input; add 'AC 1' to its line")
+    return sources[src]
+
+
+def _noise_name(deck, path: str) -> tuple[str, str | None]:
+    """(ngspice's element name, the source's part or None) of a physlib noise source:
+    ``r1`` → ("r1", None), ``d1.rs`` → ("d1", "rs"), ``x1.d1.id`` → ("d.x1.d1", "id")."""
+    element, part = (path, None) if path in deck._builder.elements else path.rsplit(".", 1)
+    if element not in deck._builder.elements:
+        raise SpiceError(f".noise: the noise source {path} is not an element of the deck")
+    letter = element.rsplit(".", 1)[-1][0]
+    return (f"{letter}.{element}" if "." in element else element), part
+
+
+def _integrate(f, density):
+    """ngspice's integral of a density over each interval of ``f`` (a power law between the
+    two points, as its ``Nintegrate``): one value per interval after the first point."""
+    ln_f = np.log(np.maximum(f, N_MINLOG))
+    ln_d = np.log(np.maximum(density, N_MINLOG))
+    d_ln_f = np.diff(ln_f)
+    out = np.empty(len(f) - 1)
+    for k in range(len(f) - 1):
+        exponent = (ln_d[k + 1] - ln_d[k]) / d_ln_f[k]
+        if abs(exponent) < N_INTFTHRESH:
+            out[k] = density[k + 1] * (f[k + 1] - f[k])
+            continue
+        a = np.exp(ln_d[k + 1] - exponent * ln_f[k + 1])
+        exponent += 1.0
+        if abs(exponent) < N_INTFTHRESH:
+            out[k] = a * d_ln_f[k]
+        else:
+            out[k] = a * (np.exp(exponent * ln_f[k + 1]) - np.exp(exponent * ln_f[k])) / exponent
+    return out
+
+
+def run_noise(deck, output, src, freqs, params):
+    match = _OUTPUT.match(output)
+    if not match:
+        raise SpiceError(f".noise output {output!r}: give a node voltage, v(out) or v(out,ref)")
+    source = _ac_source(deck, src, ".noise")
+    paths = [p for p in (_node(deck, n, ".noise") for n in match.groups() if n) if p]
+    if not paths:
+        raise SpiceError(f".noise output {output}: both nodes are ground")
+    p = deck.parameter_values(params)
+    op = _dc_op(deck, p)
+    sim = deck.compile()
+    result = sim.noise(paths[0] if len(paths) == 1 else tuple(paths), freqs,
+                       T=deck.options["temp"] + KELVIN, at=op)
+    # Input-referred: divided by the gain from the input source at AC 1 alone (ngspice-39).
+    response = sim.linearize([source["input"]], paths, at=op).frequency_response(freqs)[:, 0]
+    gain = response[0] - response[1] if len(paths) == 2 else response[0]
+    gain_sq_inv = 1.0 / np.maximum(np.abs(gain) ** 2, N_MINGAIN)
+
+    parts: dict[str, dict[str, np.ndarray]] = {}      # ngspice element -> part -> PSD [V²/Hz]
+    for s in result.sources:
+        name, part = _noise_name(deck, s.path)
+        psd = np.asarray(result.contributions[s.path], dtype=float)
+        letter = name.rsplit(".", 1)[-1][0]
+        table = parts.setdefault(name, dict.fromkeys(NOISE_PARTS.get(letter, ()), 0.0 * psd))
+        if part is not None:
+            table[part] = table.get(part, 0.0) + psd
+        elif letter == "d":               # a diode without RS: one source, white + 1/f
+            white = s.density / (s.density + s.flicker / freqs) if s.flicker else 1.0
+            table["id"], table["1overf"] = psd * white, psd * (1.0 - white)
+        elif letter == "r":
+            table["thermal"] = psd
+        else:
+            table[""] = psd
+    total = np.asarray(result.psd, dtype=float)
+    vectors = {"onoise_spectrum": np.sqrt(total), "inoise_spectrum": np.sqrt(total * gain_sq_inv)}
+    for name, table in parts.items():
+        vectors[f"onoise_{name}"] = np.sqrt(sum(table.values()))
+        vectors.update({f"onoise_{name}_{part}": np.sqrt(psd) for part, psd in table.items()
+                        if part})
+    if len(freqs) > 1 and freqs[0] != freqs[-1]:
+        vectors.update(_noise_totals(freqs, parts, gain_sq_inv))
+    return deck._result("noise", "frequency", freqs, None, result, vectors)
+
+
+def _noise_totals(freqs, parts, gain_sq_inv) -> dict:
+    """ngspice's integrated noise [V or A]: each source's density integrated interval by
+    interval, the input-referred one with the gain at each interval's upper end."""
+    out_sum, in_sum, vectors = 0.0, 0.0, {}
+    for name, table in parts.items():
+        element_out = element_in = 0.0
+        for part, psd in table.items():
+            steps = _integrate(freqs, psd)
+            o, i = float(steps.sum()), float((steps * gain_sq_inv[1:]).sum())
+            element_out, element_in = element_out + o, element_in + i
+            if part:
+                vectors[f"onoise_total_{name}_{part}"] = np.sqrt(o)
+                vectors[f"inoise_total_{name}_{part}"] = np.sqrt(i)
+        vectors[f"onoise_total_{name}"] = np.sqrt(element_out)
+        vectors[f"inoise_total_{name}"] = np.sqrt(element_in)
+        out_sum, in_sum = out_sum + element_out, in_sum + element_in
+    vectors["onoise_total"], vectors["inoise_total"] = np.sqrt(out_sum), np.sqrt(in_sum)
+    return vectors
+
+
+def _input_source(deck, in_p: str, in_n: str):
+    """(name, source) of the independent source of the top level across the input nodes."""
+    from .lexer import split
+    port = {("0" if n in ("0", "gnd") else n) for n in (in_p, in_n)}
+    for name, source in deck._builder.sources.items():
+        nodes = split(source["where"].text, source["where"])[1:3]
+        if "." not in name and {("0" if n.lower() == "gnd" else n.lower()) for n in nodes} == port:
+            return name, source
+    raise SpiceError(f".pz {in_p} {in_n}: physlib's pole-zero analysis needs the independent "
+                     f"V or I source across the input nodes; add 'Vin {in_p} {in_n} 0 AC 1' "
+                     f"(vol) or 'Iin {in_p} {in_n} 0 AC 1' (cur)")
+
+
+def run_pz(deck, in_p, in_n, out_p, out_n, transfer, find, params):
+    """Poles and zeros [rad/s] of v(out_p, out_n) over the input: a voltage across in_p, in_n
+    (``vol``) or a current into it (``cur``). The deck's source across the input port drives
+    it; when its kind is the other one (a V source for ``cur``), the port is opened (its
+    current is the input) or held (its voltage is): the transfer function without cancelling
+    common factors, like ngspice's determinant-based one."""
+    import scipy.linalg
+    if transfer not in ("vol", "cur") or find not in ("pol", "zer", "pz"):
+        raise SpiceError(f".pz ... {transfer} {find}: give vol or cur, then pol, zer or pz")
+    name, source = _input_source(deck, in_p.lower(), in_n.lower())
+    outputs = [n for n in (_node(deck, out_p, ".pz"), _node(deck, out_n, ".pz")) if n] + \
+        [n for n in (_node(deck, in_p, ".pz"), _node(deck, in_n, ".pz")) if n]
+    if not outputs[:2] or out_p.lower() == out_n.lower():
+        raise SpiceError(f".pz output {out_p} {out_n}: give two different nodes")
+    is_voltage = source["input"].endswith(".V")
+    port = [name + ".i"] if is_voltage else []
+    p = deck.parameter_values(params)
+    op = _dc_op(deck, p)
+    lin = deck.compile().linearize([source["input"]], outputs + port, at=op)
+    A, B, C, D = lin.A, lin.B, lin.C, lin.D
+    n_out = len([n for n in (out_p, out_n) if n.lower() not in ("0", "gnd")])
+    sign_out = np.array([1.0, -1.0][:n_out]) if out_p.lower() not in ("0", "gnd") else np.array([-1.0])
+    c1, d1 = sign_out @ C[:n_out], sign_out @ D[:n_out]
+    n = A.shape[0]
+    if (transfer == "vol") == is_voltage:
+        a_hat, e_hat, b_hat, c_hat, d_hat = A, np.eye(n), B, c1[None, :], d1[None, :]
+    else:
+        # The port's other variable: the source current for a V source, the voltage across
+        # in_p, in_n for an I source; it becomes the input, the source's value an unknown.
+        if is_voltage:
+            c2, d2 = C[-1], D[-1]
+        else:
+            rows = C[n_out:], D[n_out:]
+            sign_in = np.array([1.0, -1.0][:len(rows[0])]) if in_p.lower() not in ("0", "gnd") \
+                else np.array([-1.0])
+            c2, d2 = sign_in @ rows[0], sign_in @ rows[1]
+        a_hat = np.block([[A, B], [c2[None, :], d2[None, :]]])
+        e_hat = np.block([[np.eye(n), np.zeros((n, 1))], [np.zeros((1, n + 1))]])
+        b_hat = np.vstack([np.zeros((n, 1)), [[-1.0]]])
+        c_hat, d_hat = np.hstack([c1, d1])[None, :], np.zeros((1, 1))
+    scale = max(1.0, float(np.max(np.abs(A)))) if A.size else 1.0
+    poles = _finite_eigenvalues(a_hat, e_hat, scale, scipy.linalg)
+    zeros = _finite_eigenvalues(np.block([[a_hat, b_hat], [c_hat, d_hat]]),
+                                scipy.linalg.block_diag(e_hat, np.zeros((1, 1))), scale,
+                                scipy.linalg)
+    vectors = {}
+    if find in ("pol", "pz"):
+        vectors.update({f"pole({k})": v for k, v in enumerate(poles, 1)})
+    if find in ("zer", "pz"):
+        vectors.update({f"zero({k})": v for k, v in enumerate(zeros, 1)})
+    return deck._result("pz", None, None, None, lin, vectors)
+
+
+def _finite_eigenvalues(a, e, scale, linalg) -> list[complex]:
+    """The finite generalized eigenvalues of (a, e) [rad/s], ascending by real part (then
+    positive imaginary part first), as ngspice lists them; computed on (a/scale, e) so that
+    the infinite ones (beta ≈ 0) are told apart from large finite ones."""
+    if not a.size:
+        return []
+    alpha, beta = linalg.eig(a / scale, e, right=False, homogeneous_eigvals=True)
+    keep = np.abs(beta) > 1e-9 * np.maximum(np.abs(alpha), 1.0)
+    values = alpha[keep] / beta[keep] * scale
+    values = np.where(np.abs(values.imag) <= 1e-12 * np.abs(values), values.real + 0j, values)
+    return sorted((complex(v) for v in values), key=lambda v: (v.real, -v.imag))
