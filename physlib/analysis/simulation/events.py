@@ -32,7 +32,7 @@ import numpy as np
 
 from ...core.errors import InitializationError, PhyslibError
 from ..common.fast_call import fast
-from .hybrid_components import hybrid_instances
+from ..common.hybrid_components import hybrid_instances
 from ..common.initialization import solve_algebraic
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
