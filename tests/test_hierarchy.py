@@ -1,5 +1,6 @@
 """Subsystems: a Model used inside a Model through exposed ports."""
 import numpy as np
+import pytest
 
 from physlib import Model
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
@@ -65,3 +66,52 @@ def test_nested_subsystem_ports_resolve_through_two_levels():
     top.connect(gnd.p, outer.g)
     res = top.compile().simulate(5e-3, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(res["outer.inner.C1.v"], 1 - np.exp(-res.t / 1e-3), atol=1e-7)
+
+
+def nested_rc(R=1e3, C=1e-6):
+    """A source driving an RC section two levels down: top -> outer -> inner (``rc_section``),
+    each level exposing the ports its parent connects (the shape of a SPICE deck's nested
+    subcircuits)."""
+    inner = rc_section("inner", R=R, C=C)
+    outer = Model("outer")
+    outer.add(inner)
+    outer.expose(inner.a, "a")
+    outer.expose(inner.g, "g")
+    top = Model("top")
+    src = top.add(VoltageSource("src", V=0.0))
+    gnd = top.add(Ground("gnd"))
+    top.add(outer)
+    top.connect(src.p, outer.a)
+    top.connect(src.n, gnd.p, outer.g)
+    return top
+
+
+def test_noise_and_analysis_points_inside_subsystems_with_exposed_ports():
+    """Copies of the model (noise sources, analysis points) keep the ports subsystems expose,
+    so the parent's connections to them still resolve; the results are the RC section's
+    closed forms. Each comparison is exact up to rounding in a 1-state model: 1e-12."""
+    from physlib import inject_across, inject_through, linearize
+    from physlib.analysis.noise.sources import BOLTZMANN
+
+    R, C, T = 1e3, 1e-6, 300.15
+    model = nested_rc(R, C)
+    f = np.geomspace(1.0, 1e5, 30)
+    s = 2j * np.pi * f
+    lowpass = 1 / (1 + s * R * C)
+    # Johnson noise of the resistor inside two subsystems: 4kTR·|1/(1 + sRC)|² [V²/Hz].
+    result = model.compile().noise("outer.inner.C1.v", f, T=T)
+    np.testing.assert_allclose(result.psd, 4 * BOLTZMANN * T * R * np.abs(lowpass) ** 2, rtol=1e-12)
+    assert list(result.contributions) == ["outer.inner.R1"]
+    # A current injected into the capacitor's node: C1.v/i = R/(1 + sRC) [Ω].
+    lin = linearize(model, inputs=[inject_through("outer.inner.C1.p")], outputs=["outer.inner.C1.v"])
+    np.testing.assert_allclose(lin.frequency_response(f)[0, 0], R * lowpass, rtol=1e-12)
+    # A voltage in series at the resistor's pin, which both subsystems expose to the source:
+    # the source sits between the pin and the outside, C1.v/u = 1/(1 + sRC).
+    lin = linearize(model, inputs=[inject_across("outer.inner.R1.p")], outputs=["outer.inner.C1.v"])
+    np.testing.assert_allclose(lin.frequency_response(f)[0, 0], lowpass, rtol=1e-12)
+    # The same at the subsystem's exposed port seen from the top, and the model is unchanged.
+    lin = linearize(model, inputs=[inject_across("outer.a")], outputs=["outer.inner.C1.v"])
+    np.testing.assert_allclose(lin.frequency_response(f)[0, 0], lowpass, rtol=1e-12)
+    assert list(model["outer.inner"].exposed_ports) == ["a", "b", "g"]
+    gain = model.compile().linearize(["src.V"], ["outer.inner.C1.v"]).dcgain()[0, 0]
+    assert gain == pytest.approx(1.0, rel=1e-12)

@@ -105,10 +105,17 @@ class Netlist:
         self._copy_of = original._ref
 
     def take_over(self, rebuilt: "Netlist") -> None:
-        """Take the members and connections of ``rebuilt``, a copy of this netlist sharing its
-        members, keeping this netlist's own identity (its ownership of its members)."""
+        """Take the members, connections and exposed ports of ``rebuilt``, a copy of this
+        netlist sharing its members, keeping this netlist's own identity: its ownership of its
+        members, and the exposed port objects its parent's connections hold (given the targets
+        of ``rebuilt``'s ports of the same names)."""
         identity = ("_ref", "_copy_of")
+        kept = self._exposed
         self.__dict__.update({k: v for k, v in rebuilt.__dict__.items() if k not in identity})
+        self._exposed = {name: kept.get(name) or ExposedPort(self, name, port.target)
+                         for name, port in rebuilt._exposed.items()}
+        for name, port in self._exposed.items():
+            port.target = rebuilt._exposed[name].target
 
     def _copies(self, other) -> bool:
         """Whether this netlist is a copy of ``other`` (directly or through other copies)."""
@@ -242,6 +249,11 @@ class Netlist:
     def components(self) -> dict:
         """Direct members (components and subsystems) by name."""
         return dict(self._members)
+
+    @property
+    def exposed_ports(self) -> dict:
+        """The ports this model shows to its parent, by name (:meth:`expose`)."""
+        return dict(self._exposed)
 
     @property
     def graph(self) -> nx.Graph:

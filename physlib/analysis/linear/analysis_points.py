@@ -110,7 +110,7 @@ def with_analysis_points(model, points) -> tuple:
 
 def copy_model(model, replace=None):
     """A copy of ``model`` (a :class:`physlib.Model`): the same component objects, the
-    connections copied, submodels copied likewise; the original is not changed. ``replace``
+    connections and exposed ports copied, submodels copied likewise; the original is not changed. ``replace``
     maps ``id(component)`` to a component with the same name and ports that takes its place in
     the copy (a noise analysis's variant of a diode)."""
     replace = replace or {}
@@ -121,7 +121,18 @@ def copy_model(model, replace=None):
     ports = _port_lookup(copy)
     for a, b in model.graph.edges:
         copy.connect(ports(a), ports(b))
+    _expose_as(model, copy)
     return copy
+
+
+def _expose_as(model, copy, skip=None):
+    """Expose in ``copy`` (a copy of ``model`` with the same member names) the ports ``model``
+    exposes, under the same names, so that the parent's connections to them resolve; but not
+    those showing the port path ``skip``."""
+    ports = _port_lookup(copy)
+    for name, exposed in model.exposed_ports.items():
+        if exposed.target.path != skip:
+            copy.expose(ports(exposed.target.path), name)
 
 
 def _port_lookup(model):
@@ -157,20 +168,26 @@ def _insert(model, point, path, k):
     if point.kind == "through":
         model.connect(port, source.p)
     else:
-        graph = model.graph
-        neighbours = list(graph.neighbors(path))
-        if not neighbours:
+        neighbours = list(model.graph.neighbors(path))
+        # Ports of the model showing ``path`` to its parent: the parent's side of the node,
+        # past the source.
+        outward = [shown for shown, exposed in model.exposed_ports.items() if exposed.target.path == path]
+        if not neighbours and not outward:
             raise PhyslibError(f"analysis point {point}: {path} is not connected to anything")
         rebuilt = _rebuild_without(model, path)
         ports = _port_lookup(rebuilt)
-        rebuilt.connect(ports(path), getattr(source, "a"))
-        rebuilt.connect(getattr(source, "b"), *[ports(n) for n in neighbours])
+        rebuilt.connect(ports(path), source.a)
+        if neighbours:
+            rebuilt.connect(source.b, *[ports(n) for n in neighbours])
+        for shown in outward:
+            rebuilt.expose(source.b, shown)
         model.take_over(rebuilt)
     return f"{name}.u"
 
 
 def _rebuild_without(model, path):
-    """A copy of ``model`` (members shared) without the connections touching port ``path``."""
+    """A copy of ``model`` (members shared) without the connections touching port ``path`` and
+    without the exposed ports showing it."""
     copy = type(model)(model.name)        # the user's Model class: it compiles to theirs
     copy.share_members_of(model)
     for member in model.components.values():
@@ -184,4 +201,5 @@ def _rebuild_without(model, path):
     neighbours = list(graph.neighbors(path))
     if len(neighbours) > 1:
         copy.connect(*[ports(n) for n in neighbours])
+    _expose_as(model, copy, skip=path)
     return copy
