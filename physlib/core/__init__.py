@@ -1,8 +1,8 @@
 """Declarations: the Component base class, ports, parameters, variables, errors."""
 from .component import Component, Input, Mode, Output, Parameter, Port, PortRef, Variable
 from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, ImpulseError, InitializationError,
-                     MissingPortError, MissingReferenceError, ModelError, ParameterError, PhyslibError,
-                     PortConnectionError, SimulationError, StructuralError, StructureChangeError,
+                     MissingPortError, MissingReferenceError, ModelError, ModeSettlingError, ParameterError,
+                     PhyslibError, PortConnectionError, SimulationError, StructuralError, StructureChangeError,
                      UnconnectedPortError, UnknownAttributeError, UnknownNameError)
 from .positions import PositionState
 from .symbols import der
@@ -13,7 +13,7 @@ __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef
            "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
-           "PositionState"]
+           "ModeSettlingError", "PositionState"]
 
 
 def __getattr__(name):

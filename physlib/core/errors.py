@@ -78,6 +78,13 @@ class SimulationError(PhyslibError):
     """The solver failed."""
 
 
+class ModeSettlingError(PhyslibError):
+    """The modes of hybrid components do not settle: asked again and again at the same instant
+    (an event, the start of a run, an operating point), their transitions keep changing them.
+    Ideal elements for which no set of modes is consistent (ideal diodes driving a negative
+    resistance), or a transition rule that contradicts itself. The message names the components."""
+
+
 class ImpulseError(SimulationError):
     """An input jumps where constraints tie a state to it: a current step through an inductor,
     a voltage step directly across a capacitor. The state would jump and its derivative be an

@@ -6,13 +6,37 @@ variables, parameters, modes and discrete variables, with ``pre(...)`` for the v
 the event) out of the solver vectors, asks the component for its next modes
 (:meth:`~physlib.core.component.Component.transition`) or, at its sample instants, for new
 discrete values (``update``), and returns only what changed.
+
+One round of an event iteration is :func:`mode_requests` then :func:`set_modes`, repeated at
+most :func:`max_mode_rounds` times before the modes count as not settling
+(:class:`~physlib.core.errors.ModeSettlingError`). The simulator's event iteration
+(:meth:`physlib.analysis.simulation.events.HybridStepper.iterate_modes`) solves the algebraic
+variables again between rounds; an operating point
+(:mod:`physlib.analysis.linear.steady_state`) solves the whole steady state again.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+import numpy as np
 
 from ...core.component import Discrete, as_real
 from ...core.errors import PhyslibError
+
+
+@dataclass
+class Event:
+    """A mode change: time [s], component path, modes before and after, and its cause."""
+
+    t: float
+    component: str
+    before: dict
+    after: dict
+    cause: str      # "state" (a guard crossed zero), "time" (a scheduled time) or "initial"
+
+    def __repr__(self):
+        return f"<Event t={self.t:.10g} {self.component}: {self.before} -> {self.after} ({self.cause})>"
 
 
 class HybridInstance:
@@ -99,3 +123,36 @@ def hybrid_instances(model) -> list[HybridInstance]:
                 out.append(HybridInstance(model, group, row, rows.get((gi, row), [])))
     return out
 
+
+
+def no_crossings(model) -> np.ndarray:
+    """The guards' "fired" flags where none crossed zero (a time event, the start of a run, an
+    operating point): all False."""
+    return np.zeros(len(model.system.guard_owner), bool)
+
+
+def mode_requests(instances, values, p, pre, fired) -> list[tuple[HybridInstance, dict]]:
+    """The mode changes the components ask for at one point, ``(instance, {mode: code})`` for
+    each component whose :meth:`~HybridInstance.transition` changes something. ``values``: the
+    model's outputs there; ``p``: the parameter vector with the current modes; ``pre``: the one
+    from before the instant (for ``pre(...)``); ``fired``: the guards that crossed zero."""
+    return [(inst, new) for inst in instances if (new := inst.transition(values, p, pre, fired))]
+
+
+def set_modes(requests, p, t: float, cause: str) -> list[Event]:
+    """Write the modes of ``requests`` (from :func:`mode_requests`) into the parameter vector
+    ``p``; one :class:`Event` per component, at time t with ``cause``."""
+    events = []
+    for inst, new in requests:
+        before = inst.modes(p)
+        for name, code in new.items():
+            p[inst.mode_slot[name]] = code
+        events.append(Event(t, inst.path, before, inst.modes(p), cause))
+    return events
+
+
+def max_mode_rounds(instances) -> int:
+    """Rounds of transitions an event iteration may take at one instant before its modes count
+    as not settling: a chain of components that each switch once as the one before has
+    switched takes one round per component."""
+    return 20 + 2 * len(instances)

@@ -26,31 +26,16 @@ one that stays at zero is masked until it leaves zero (anti-chattering).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ...core.errors import InitializationError, PhyslibError
+from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
 from ..common.fast_call import fast
-from ..common.hybrid_components import hybrid_instances
+from ..common.hybrid_components import (Event, hybrid_instances, max_mode_rounds, mode_requests,
+                                        no_crossings, set_modes)
 from ..common.initialization import solve_algebraic
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
 from .run_stats import count as count_event
-
-
-@dataclass
-class Event:
-    """A mode change: time [s], component path, modes before and after, and its cause."""
-
-    t: float
-    component: str
-    before: dict
-    after: dict
-    cause: str      # "state" (a guard crossed zero), "time" (a scheduled time) or "initial"
-
-    def __repr__(self):
-        return f"<Event t={self.t:.10g} {self.component}: {self.before} -> {self.after} ({self.cause})>"
 
 
 class HybridStepper:
@@ -90,7 +75,7 @@ class HybridStepper:
 
     def no_guards(self) -> np.ndarray:
         """The guards' "fired" flags at a time event or the start: none."""
-        return np.zeros(len(self.system.guard_owner), bool)
+        return no_crossings(self.model)
 
     def guards(self, x, z, t):
         return fast(self.system, "guards")(x, z, self.p, t)
@@ -197,23 +182,16 @@ class HybridStepper:
         with a sample instant at t, until they settle; returns (x, z)."""
         pre = self.p.copy()
         due = [inst for inst in self._sampled if t in inst.samples]
-        for _ in range(20 + 2 * len(self._hybrid)):
+        for _ in range(max_mode_rounds(self._hybrid)):
             values = fast(self.system, "outputs")(x, z, self.p, t)
-            changes = []
-            for inst in self._hybrid:
-                new = inst.transition(values, self.p, pre, fired)
-                if new:
-                    changes.append((inst, new))
+            changes = mode_requests(self._hybrid, values, self.p, pre, fired)
             updates = [(inst, new) for inst in due if (new := inst.update(values, self.p, pre, t))]
             if not changes and not updates:
                 return x, z
             count_event("event_iterations")
             before_p = self.p.copy()
-            for inst, new in changes:
-                before = inst.modes(self.p)
-                for name, code in new.items():
-                    self.p[inst.mode_slot[name]] = code
-                self._record(Event(t, inst.path, before, inst.modes(self.p), cause))
+            for event in set_modes(changes, self.p, t, cause):
+                self._record(event)
             for inst, new in updates:
                 for name, value in new.items():
                     self.p[inst.discrete_slot[name]] = value
@@ -228,8 +206,8 @@ class HybridStepper:
                     f"at t = {t:.10g} s the modes {names} leave the equations without a solution "
                     f"(conflicting ideal elements?): {err}") from None
         names = ", ".join(sorted({inst.path for inst, _ in changes + updates}))
-        raise PhyslibError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
-                           "cycles; check the transition logic of these components")
+        raise ModeSettlingError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
+                                "cycles; check the transition logic of these components")
 
     def _project(self, x, z, t, before_p):
         """Make the state consistent with the mode constraints now active: the nearest state
