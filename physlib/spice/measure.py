@@ -243,7 +243,7 @@ class _Data:
         if np.iscomplexobj(y) or self.ac:
             y = np.asarray(y, dtype=complex)
             y = {"m": np.abs(y), "db": 20 * np.log10(np.abs(y)), "d": 20 * np.log10(np.abs(y)),
-                 "p": np.degrees(np.angle(y)), "i": y.imag}.get(part, y.real)
+                 "p": np.angle(y), "i": y.imag}.get(part, y.real)
         return np.broadcast_to(np.asarray(y, dtype=float), (len(self.x),)).tolist()
 
     def when(self, c) -> float:
@@ -364,7 +364,9 @@ class _Data:
             ys.append(value * value if rms else value)
         if start is None:
             return math.nan
+        # ngspice's arrays end in zero widths; a zero-width interval (TO on a time point) adds 0
         widths = [b - a for a, b in zip(xs, xs[1:])] + [0.0, 0.0]
+        ys += [0.0, 0.0, 0.0]
         total, i = 0.0, 0
         while i < len(xs) - 1:
             if _almost_equal(widths[i], widths[i + 1]) and _almost_equal(widths[i], widths[i + 2]):

@@ -64,8 +64,13 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
         x0 = sim.operating_point(t=0.0, params=p).states
     if t_eval is None:
         count = int(np.floor((tstop - tstart) / tstep + 1e-9))
-        t_eval = np.append(tstart + tstep * np.arange(count + 1), tstop)
-        t_eval = np.unique(t_eval[t_eval <= tstop])
+        # k·(tstop − tstart)/count rounds once, so whole multiples of tstep (a .meas window's
+        # ends) are met exactly; tstart + k·tstep would drift below them
+        span = count * tstep
+        times = tstart + (tstop - tstart) * np.arange(count + 1) / count \
+            if abs(span - (tstop - tstart)) <= 1e-9 * (tstop - tstart) else \
+            tstart + tstep * np.arange(count + 1)
+        t_eval = np.unique(np.append(times[times <= tstop], tstop))
     max_step = tmax if tmax else min(tstep, (tstop - tstart) / 50)
     rtol = min(deck.options["reltol"], 1e-6)
     atol = min(deck.options["vntol"], 1e-8)

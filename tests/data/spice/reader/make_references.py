@@ -4,13 +4,22 @@
 
 (every deck of the folder without arguments).
 
-For each analysis card of a deck (``.op``, ``.dc``, ``.tran``, ``.ac``) ngspice runs a copy
+For each analysis card of a deck (``.op``, ``.dc``, ``.tran``, ``.ac``, ``.noise``, ``.pz``) ngspice runs a copy
 of the deck with only that card, as a ``.control`` command, in its own process (ngspice-39
 can return wrong DC-sweep points after another analysis in the same run). ``wrdata`` writes
 every vector with 15 significant digits; this script turns the table into
 ``<deck>_<kind>.csv`` (``_dc2`` for a deck's second .dc card): the scale column (none for
 .op), then ``v(node)`` and ``i(vname)`` (ngspice's ``vname#branch``), complex vectors as
 ``v(node).re`` and ``v(node).im``. Needs ngspice-39 on the PATH; the tests never run it.
+
+``.noise`` writes ``<deck>_noise.csv`` (frequency, ``onoise_spectrum``, ``inoise_spectrum`` and
+every source's contribution, V/√Hz or A/√Hz) and ``<deck>_noise_total.csv`` (ngspice's
+integrated noise, its ``noise2`` plot); ``.pz`` writes ``<deck>_pz.csv`` (``pole(k)`` and
+``zero(k)`` as .re/.im, from the printed values); the deck's ``.meas`` cards run as ``meas``
+commands after the first card of their analysis and go to ``<deck>_meas.csv`` (name, value;
+``nan`` where ngspice reports the measurement as failed). A comment ``*SWEEP name v1 v2 ...``
+also runs each .dc and .ac card once per value, after ``alterparam name=v`` and ``reset``,
+into ``<deck>_<kind>_<name><k>.csv``.
 """
 import csv
 import pathlib
@@ -19,19 +28,15 @@ import subprocess
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-ANALYSIS = re.compile(r"^\s*\.(op|dc|tran|ac)\b(.*)$", re.I)
-CONTROL = """.control
-set wr_singlescale
-set wr_vecnames
-option numdgt=15
-{command}
-wrdata {out} all
-quit 0
-.endc
-"""
+ANALYSIS = re.compile(r"^\s*\.(op|dc|tran|ac|noise|pz)\b(.*)$", re.I)
+MEAS = re.compile(r"^\s*\.meas(?:ure)?\s+(tran|ac|dc)\s+(\S+)(.*)$", re.I)
+SWEEP = re.compile(r"^\*SWEEP\s+(\S+)\s+(.+)$")
+PRINTED = re.compile(r"^(\S+)\s*=\s*([-+0-9.eE]+|nan)(?:,([-+0-9.eE]+))?\s*$")
 
 
 def vector_name(name: str) -> str:
+    if name.startswith(("onoise", "inoise")):
+        return name
     if name.endswith("#branch"):
         return f"i({name[:-len('#branch')]})"
     return f"v({name})"
@@ -62,27 +67,95 @@ def convert(dat: pathlib.Path, csv_path: pathlib.Path, scale: bool):
             writer.writerow([repr(row[index]) for _, index in columns])
 
 
+def ngspice(deck: pathlib.Path, body: list[str], name: str, commands: list[str]) -> str:
+    """Run the deck's body with a .control block of ``commands``; ngspice's printed output."""
+    end = next(k for k, line in enumerate(body) if line.strip().lower() == ".end")
+    control = "\n".join([".control", "set wr_singlescale", "set wr_vecnames",
+                          "set numdgt=15", "option numdgt=15", *commands, "quit 0", ".endc"])
+    temp = HERE / f"_{deck.stem}_{name}.cir"
+    temp.write_text("\n".join(body[:end] + [control] + body[end:]) + "\n")
+    done = subprocess.run(["ngspice", "-b", temp.name], cwd=HERE, capture_output=True, text=True)
+    temp.unlink()
+    if done.returncode:
+        sys.exit(f"ngspice failed on {deck.name} ({name}):\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def printed(text: str) -> dict:
+    """{name: value (complex when printed as re,im)} of ngspice's 'print' lines."""
+    out = {}
+    for line in text.splitlines():
+        match = PRINTED.match(line.strip())
+        if match:
+            re_, im = float(match.group(2)), match.group(3)
+            out[match.group(1).lower()] = re_ if im is None else complex(re_, float(im))
+    return out
+
+
+def write_table(path: pathlib.Path, values: dict):
+    columns = []
+    for name, value in values.items():
+        columns += [(name + ".re", value.real), (name + ".im", value.imag)] \
+            if isinstance(value, complex) else [(name, value)]
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([name for name, _ in columns])
+        writer.writerow([repr(value) for _, value in columns])
+
+
+def analysis(deck, body, kind, args, suffix, setup=(), measures=()):
+    """One analysis card run alone: its CSV (and the noise totals, and the .meas values)."""
+    dat = HERE / f"_{deck.stem}_{suffix}.dat"
+    commands = [*setup, f"{kind}{args}"]
+    if kind == "noise":
+        total = HERE / f"_{deck.stem}_{suffix}_total.dat"
+        commands += ["setplot noise1", f"wrdata {dat.name} all", "setplot noise2",
+                     f"wrdata {total.name} all"]
+    elif kind == "pz":
+        commands += ["print all"]
+    else:
+        commands += [f"wrdata {dat.name} all"]
+    for name, text in measures:
+        commands += [f"meas {text}", f"print {name}"]
+    stdout = ngspice(deck, body, suffix, commands)
+    if kind == "pz":
+        write_table(HERE / f"{deck.stem}_{suffix}.csv",
+                    {k: v for k, v in printed(stdout).items() if k.startswith(("pole", "zero"))})
+    else:
+        if not dat.exists():
+            sys.exit(f"ngspice wrote no table for {deck.name} ({suffix}):\n{stdout}")
+        convert(dat, HERE / f"{deck.stem}_{suffix}.csv", scale=kind != "op")
+        dat.unlink()
+    if kind == "noise":
+        convert(total, HERE / f"{deck.stem}_{suffix}_total.csv", scale=False)
+        total.unlink()
+    print(f"{deck.name}: {kind} -> {deck.stem}_{suffix}.csv")
+    values = printed(stdout)
+    return {name: values.get(name, float("nan")) for name, _ in measures}
+
+
 def run(deck: pathlib.Path):
     lines = deck.read_text().splitlines()
     cards = [(k, m) for k, line in enumerate(lines) if (m := ANALYSIS.match(line))]
-    body = [line for k, line in enumerate(lines) if k not in {c[0] for c in cards}]
-    end = next(k for k, line in enumerate(body) if line.strip().lower() == ".end")
-    seen = {}
+    meas = [(k, m) for k, line in enumerate(lines) if (m := MEAS.match(line))]
+    sweeps = [m for line in lines if (m := SWEEP.match(line))]
+    dropped = {k for k, _ in cards + meas}
+    body = [line for k, line in enumerate(lines) if k not in dropped]
+    seen, measured = {}, {}
     for _, match in cards:
         kind = match.group(1).lower()
         seen[kind] = seen.get(kind, 0) + 1
         suffix = kind if seen[kind] == 1 else f"{kind}{seen[kind]}"
-        dat = HERE / f"_{deck.stem}_{suffix}.dat"
-        control = CONTROL.format(command=f"{kind}{match.group(2)}", out=dat.name)
-        temp = HERE / f"_{deck.stem}_{suffix}.cir"
-        temp.write_text("\n".join(body[:end] + [control] + body[end:]) + "\n")
-        done = subprocess.run(["ngspice", "-b", temp.name], cwd=HERE, capture_output=True, text=True)
-        if done.returncode or not dat.exists():
-            sys.exit(f"ngspice failed on {deck.name} ({kind}):\n{done.stdout}\n{done.stderr}")
-        convert(dat, HERE / f"{deck.stem}_{suffix}.csv", scale=kind != "op")
-        dat.unlink()
-        temp.unlink()
-        print(f"{deck.name}: {kind} -> {deck.stem}_{suffix}.csv")
+        measures = [(m.group(2).lower(), f"{m.group(1)} {m.group(2)}{m.group(3)}")
+                    for _, m in meas if m.group(1).lower() == kind] if seen[kind] == 1 else []
+        measured.update(analysis(deck, body, kind, match.group(2), suffix, measures=measures))
+        for sweep in sweeps if kind in ("dc", "ac") else []:
+            for k, value in enumerate(sweep.group(2).split()):
+                name = sweep.group(1).lower()
+                analysis(deck, body, kind, match.group(2), f"{suffix}_{name}{k}",
+                         setup=[f"alterparam {name}={value}", "reset"])
+    if meas:
+        write_table(HERE / f"{deck.stem}_meas.csv", measured)
 
 
 if __name__ == "__main__":
