@@ -213,8 +213,12 @@ class SpiceDeck:
         """``.pz in+ in- out+ out- vol|cur pol|zer|pz``: poles and zeros [rad/s, complex] of
         v(out+, out-) over the voltage across in+, in- (``vol``) or the current into in+
         (``cur``), at the DC operating point, from physlib's linearization, as ngspice's
-        vectors ``pole(1)``, …, ``zero(1)``, … (ascending real part; nothing cancelled, as
-        ngspice). The deck needs its V or I source across in+, in- (the input)."""
+        vectors ``pole(1)``, …, ``zero(1)``, … (ascending real part). Poles are every natural
+        frequency of the circuit, also modes the output does not see, and zeros those of the
+        transfer function's numerator over them, nothing cancelled, as ngspice; ngspice-39 may
+        list such a hidden mode once more among the zeros (a branch driven straight by the
+        input source), physlib does not. The deck needs its V or I source across in+, in-
+        (the input); ``cur`` with a V source there opens it, as ngspice does."""
         from .runs import run_pz
         return run_pz(self, in_p, in_n, out_p, out_n, transfer.lower(), find.lower(), params)
 

@@ -10,8 +10,9 @@ Forms (case-insensitive; blanks around ``=`` allowed)::
     +                     TARG vec VAL=v [RISE|FALL|CROSS=k] [TD=t]
 
 ``vec`` is a vector of the result (``v(out)``, ``v(a,b)``, ``i(v1)``); on ``ac`` results
-``vm()``, ``vdb()``, ``vp()`` [degrees], ``vr()``, ``vi()`` take magnitude, dB, phase, real and
-imaginary part, and a plain ``v()`` its real part, as ngspice. The arithmetic is ngspice's:
+``vm()``, ``vdb()``, ``vp()`` [rad, as ngspice-39; later versions use degrees], ``vr()``,
+``vi()`` take magnitude, dB, phase, real and imaginary part, and a plain ``v()`` its real part,
+as ngspice. The arithmetic is ngspice's:
 AVG is the trapezoidal mean over the points from the first at or after FROM to the last at
 or before TO (not interpolated at the window's ends); RMS and INTEG interpolate the window's
 ends linearly and integrate with Simpson's 3/8 or 1/3 rule where three or two intervals are
