@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from ...core.errors import SimulationError
+from ...core.errors import PhyslibError, SimulationError
 from .event_location import estimate_in_step, released_guards
 from .events import HybridStepper
 from .run_stats import count, current as current_stats, phase
@@ -36,7 +36,6 @@ from .sundials import Stepper
 from .time_events import left_limit, snap_to_events
 
 MAX_STEPS_BETWEEN_STARTS = 200_000   # a run that takes more is stuck (a finite-time blow-up)
-MAX_CONFIRMATIONS = 8     # estimates of one crossing confirmed on solver steps before taking the last
 
 
 def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol, atol, max_step,
@@ -80,6 +79,7 @@ class _HybridRun:
         self.stats = current_stats()
         self.steps = 0                      # solver steps since the last start
         self.solver_seconds = 0.0
+        self.chattering: list[float] = []   # times of the released-guard events in a row
 
     # --- the run ----------------------------------------------------------------------------------
 
@@ -139,57 +139,20 @@ class _HybridRun:
             self.g, self.mask = stepper.watch(self.g, g_n, self.mask)
 
     def _state_event(self, t_prev, t_n, t_seen, x_n, z_n, g_n) -> None:
-        """A guard crossed within the last step (t_prev, t_n]: locate the crossing and handle it.
+        """A guard crossed within the last step (t_prev, t_n]: locate the crossing on the step's
+        interpolating polynomial and handle the event there.
 
-        The crossing is estimated on the step's interpolating polynomial, then confirmed on
-        solver steps: the solver starts again from the step point at t_prev and steps to
-        event_tol before the estimate and to the estimate itself. The event's state is then a
-        step point of the solver, consistent with the equations to the solver's precision (an
-        interpolated state is only within the tolerances, and after the mode change a guard
-        such as a just-blocked diode's voltage, zero with zero slope, would take the sign of
-        that interpolation error). If the guards have already crossed before the estimate, the
-        crossing is estimated again on the new run's last step; if they have not crossed at
-        the estimate, the run goes on from there."""
+        The event's state is the polynomial's, moved within the tolerances onto the algebraic
+        equations (:meth:`Stepper.at`), as SUNDIALS' own root finding returns the interpolated
+        state at a root. Its algebraic variables come from both DAE rows, so a just-blocked
+        ideal diode's voltage Ron·i has the sign of the current that crossed zero, not of the
+        interpolation error of the capacitor voltage behind it."""
         stepper, solver = self.stepper, self.solver
         with phase("events"):
             released, g_ref, mask = released_guards(stepper, g_n, self.g, self.mask)
-            if not stepper.has_states:
-                te = estimate_in_step(stepper, solver, t_prev, t_seen, g_n, g_ref, mask)
-                xe, ze = solver.at(te)
-                return self._handle_state_event(te, xe, ze, g_ref, mask, released)
-            t_lo, t_hi, g_hi = t_prev, t_seen, g_n
-            for _ in range(MAX_CONFIRMATIONS):
-                te = estimate_in_step(stepper, solver, t_lo, t_hi, g_hi, g_ref, mask)
-                self._restart(self.t, self.x, self.z)
-                for target in (max(self.t, te - stepper.event_tol), te):
-                    if target <= self.t:
-                        continue
-                    x_c, z_c, g_c = self._step_to(target)
-                    if np.any(stepper.crossed(g_ref, g_c, mask)):
-                        break
-                    self._output_through(target, solver.at, below=target)
-                    self.t, self.x, self.z = target, x_c, z_c
-                    self.g, self.mask = stepper.watch(g_ref, g_c, mask)
-                    g_ref, mask = self.g, self.mask
-                else:
-                    return      # no crossing up to the estimate: the run goes on from it
-                if target == te:
-                    return self._handle_state_event(te, x_c, z_c, g_ref, mask, released)
-                # Crossed before the estimate: estimate again within the new run's last step.
-                t_lo, t_hi, g_hi = max(self.t, solver.t_now - solver.h_last), solver.t_now, g_c
-            self._handle_state_event(solver.t_now, x_c, z_c, g_ref, mask, released)
-
-    def _step_to(self, target):
-        """Step the running solver to ``target``; (x, z, guards) there. The output times
-        within the steps before the last are recorded (those of the last step are the
-        caller's: an event may lie in it)."""
-        while self.solver.t_now < target:
-            self._output_through(self.solver.t_now, self.solver.at)
-            started = time.perf_counter()
-            self.solver.step(target)
-            self.solver_seconds += time.perf_counter() - started
-        x, z = self.solver.current()
-        return x, z, self.stepper.guards(x, z, target)
+            te = estimate_in_step(stepper, solver, t_prev, t_seen, g_n, g_ref, mask)
+            xe, ze = solver.at(te)
+            self._handle_state_event(te, xe, ze, g_ref, mask, released)
 
     def _handle_state_event(self, te, xe, ze, g_ref, mask, released) -> None:
         """The event iteration and settling at te, just past a crossing, then a restart."""
@@ -200,6 +163,7 @@ class _HybridRun:
             # event first, then the time event's own iteration).
             te = self.next_stop
         self._output_before(te)
+        self._check_chattering(te, released)
         g_e = stepper.guards(xe, ze, te)
         fired = stepper.crossed(g_ref, g_e, mask)
         before = len(stepper.events)
@@ -212,6 +176,25 @@ class _HybridRun:
             g = np.where(released, g_e, g)
         self.g = g
         self._restart_unless_running()
+
+    def _check_chattering(self, te, released) -> None:
+        """Stop a sliding mode that the events chase (a relay whose x' flips sign at its guard).
+        An event whose guard had stayed within the zero band since the previous event (it was
+        masked there and is now released on the other side) is chattering; more than
+        ``max_events`` of them in a row are an event storm, however far apart the band lets
+        them be."""
+        if not np.any(released):
+            self.chattering = []
+            return
+        self.chattering.append(te)
+        if len(self.chattering) > self.stepper.max_events:
+            names = [e.component for e in self.stepper.events[-len(self.chattering):]]
+            worst = max(set(names), key=names.count) if names else "?"
+            raise PhyslibError(
+                f"event storm: {len(self.chattering)} events in a row between t = "
+                f"{self.chattering[0]:.10g} s and t = {te:.10g} s, each with its guard still within "
+                f"the zero band ({self.stepper.zero_band:.3g}) of the one before, most of them in "
+                f"{worst}; the model chatters (a sliding mode: raise max_events if this is intended)")
 
     def _time_event(self, stop: float) -> None:
         """The time event at ``stop`` (the run stands at its left limit): the rows just before
