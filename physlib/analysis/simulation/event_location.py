@@ -5,8 +5,8 @@ The solver's step from t_prev to t_n carries an interpolating polynomial of the 
 evaluated on it and the crossing is bracketed (:func:`bracket`: the Illinois variant of regula
 falsi on the guard that crosses first, with bisection steps) until the bracket is shorter than
 ``event_tol`` (:func:`estimate_in_step`), with physlib's crossing test (masked guards, zero
-band) deciding which side of the bracket a point is on. The run then confirms the estimate on
-solver steps (see :mod:`physlib.analysis.simulation.hybrid_simulation`).
+band) deciding which side of the bracket a point is on. The event is handled at the estimate
+(see :mod:`physlib.analysis.simulation.hybrid_simulation`).
 """
 from __future__ import annotations
 
