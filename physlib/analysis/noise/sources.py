@@ -20,6 +20,7 @@ import warnings
 import casadi as cs
 import numpy as np
 
+from ...core.component import Input
 from ...core.errors import PhyslibError
 from ..common.fast_call import FastFunction
 from ..common.initialization import solve_algebraic
@@ -166,6 +167,9 @@ def _conductance_function(element):
     comp = element.component
     names = template.local_names
     given = {f"{name}.{port.domain.across}" for name, port in comp.ports().items() if not port.domain.is_signal}
+    # Signal inputs (a switch's control) hold their operating-point values: the conductance is
+    # the one at fixed control, as the small-signal model has it.
+    given |= {name for name, port in comp.ports().items() if isinstance(port, Input)}
     states = {names[i] for i in template.der_of.values()} | template.followers    # known here
     unknown = [n for n in names if n not in given and n not in states]
     domain = comp.ports()[element.ports[0]].domain
