@@ -14,6 +14,13 @@ States that no equation reads (angles and positions whose only role is der(phi) 
 model is invariant to them) cannot be fixed by a steady state. They keep their start (or
 guessed) value and their derivative is not required to vanish: a motor turning at constant
 speed is in steady state although its angle grows.
+
+In a model with modes, both settle the modes as a simulation does at its start: the hybrid
+components' transitions are asked at the solved point and the steady state is solved again in
+the modes they choose until nothing changes (a switch whose control is 1 is closed, a
+forward-biased ideal diode conducts). ``op.modes`` holds the modes, ``op.events`` the changes
+from the start modes; linearization and noise at the point use them. Modes that never settle
+are a :class:`~physlib.core.errors.ModeSettlingError` naming the components.
 """
 from __future__ import annotations
 
@@ -29,17 +36,21 @@ __all__ = ["OperatingPoint", "input_names", "operating_point", "resolve_input", 
 class OperatingPoint:
     """Values of every variable of a compiled model at one time, with named access.
 
-    ``op["C1.v"]`` (any variable path, or a parameter path such as ``"tau1.tau"``); ``op.t``;
-    ``op.x``/``op.z``/``op.p`` hold the solver vectors; ``op.states``, ``op.algebraic`` and
-    ``op.derivatives`` are dicts by name.
+    ``op["C1.v"]`` (any variable path, a parameter path such as ``"tau1.tau"``, or a mode path
+    such as ``"S1.closed"``); ``op.t``; ``op.x``/``op.z``/``op.p`` hold the solver vectors (the
+    modes are in ``p``); ``op.states``, ``op.algebraic``, ``op.derivatives`` and ``op.modes`` are
+    dicts by name. ``op.events``: the mode changes (:class:`Event`, cause ``"initial"``) that
+    settled the modes of a steady state from the start modes; empty for a point read from a
+    simulation result, whose ``res.events`` lists them.
     """
 
-    def __init__(self, model, t: float, x: np.ndarray, z: np.ndarray, p: np.ndarray):
+    def __init__(self, model, t: float, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=()):
         self.model = model
         self.t = float(t)
         self.x = np.asarray(x, dtype=float)
         self.z = np.asarray(z, dtype=float)
         self.p = np.asarray(p, dtype=float)
+        self.events = list(events)
         self._values = np.asarray(model.system.outputs(self.x, self.z, self.p, self.t)).ravel()
 
     @property
@@ -53,12 +64,21 @@ class OperatingPoint:
         except UnknownNameError:
             slot = parameter_slot(self.model, name)
             if slot is None:
+                slot = self.model.mode_slot(name)
+            if slot is None:
                 raise
             return float(self.p[slot])
         return sign * float(self._values[pos])
 
     def __contains__(self, name: str) -> bool:
-        return self.model.has_variable(name) or parameter_slot(self.model, name) is not None
+        return (self.model.has_variable(name) or parameter_slot(self.model, name) is not None
+                or self.model.mode_slot(name) is not None)
+
+    @property
+    def modes(self) -> dict[str, float]:
+        """The value of every mode (and discrete variable) at this point, by path, read like
+        variables as ``res["S1.closed"]`` reads them: ``{"S1.closed": 1.0}``."""
+        return {name: self[name] for name in self.model.modes}
 
     @property
     def states(self) -> dict[str, float]:
@@ -91,10 +111,12 @@ def operating_point(model, *, t: float = 0.0, params: dict | None = None, inputs
     params: parameter values by path; inputs: source values by path (``{"src.V": 5.0}``, also
     for a source driven by a waveform: its offset is shifted to give that value at ``t``);
     x_guess, z_guess: starting values of states / algebraic variables by path (default: the
-    start values). Raises :class:`InitializationError` naming the equations and variables
-    that did not converge."""
-    x, z, p = solve_steady_state(model, t, params, inputs, x_guess, z_guess, {}, [], tol, max_iter)
-    return OperatingPoint(model, t, x, z, p)
+    start values). Modes settle as at the start of a simulation (see the module docstring):
+    ``op.modes``, ``op.events``. Raises :class:`InitializationError` naming the equations and
+    variables that did not converge, :class:`ModeSettlingError` naming the components whose
+    modes do not settle."""
+    x, z, p, events = solve_steady_state(model, t, params, inputs, x_guess, z_guess, {}, [], tol, max_iter)
+    return OperatingPoint(model, t, x, z, p, events)
 
 
 def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | None = None,
@@ -105,7 +127,7 @@ def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | Non
 
     As many free names as targets (the system must be square). The free values are in the
     returned point's parameter vector: ``op["tau1.tau"]``. ``free_guess``: starting values of
-    the free names (default: their current values)."""
+    the free names (default: their current values). Modes settle as in :func:`operating_point`."""
     targets = dict(targets)
     free = list(free)
     if len(free) != len(targets):
@@ -117,5 +139,6 @@ def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | Non
         raise PhyslibError("trim needs at least one target, e.g. targets={'cart.z': 1.0}")
     if free_guess:
         inputs = {**(inputs or {}), **free_guess}
-    x, z, p = solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_iter)
-    return OperatingPoint(model, t, x, z, p)
+    x, z, p, events = solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol,
+                                         max_iter)
+    return OperatingPoint(model, t, x, z, p, events)

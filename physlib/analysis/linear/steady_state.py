@@ -12,13 +12,24 @@ steps that double after a success and shrink fourfold after a failure.
 States that no equation reads (angles and positions whose only role is der(phi) = w: the
 model is invariant to them) cannot be fixed by a steady state. They keep their start (or
 guessed) value and their derivative is not required to vanish.
+
+Modes settle as at the start of a simulation (:meth:`HybridStepper.start
+<physlib.analysis.simulation.events.HybridStepper.start>`): the steady state is solved in the
+start modes, the hybrid components' transitions are asked at the solved point with no guard
+crossed (a switch whose control is 1 closes, a forward-biased ideal diode conducts), and the
+steady state is solved again in the modes they ask for, until nothing changes
+(:mod:`physlib.analysis.common.hybrid_components`). A set of modes met twice (each set asks for
+another: no consistent one) or more than :func:`max_mode_rounds` rounds is a
+:class:`ModeSettlingError` naming the components.
 """
 from __future__ import annotations
 
 import casadi as cs
 import numpy as np
 
-from ...core.errors import InitializationError, PhyslibError
+from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
+from ..common.fast_call import fast
+from ..common.hybrid_components import hybrid_instances, max_mode_rounds, mode_requests, no_crossings, set_modes
 from ..common.initialization import damped_newton, null_space_members
 from .model_inputs import resolve_input, set_inputs, source_slots
 from ..common.start_values import check_finite
@@ -48,12 +59,20 @@ def steady_residual(model, x, z, p, t) -> float:
 
 
 def solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_iter):
-    """(x, z, p) of the steady state at t with ``targets`` met by the ``free`` names (none for
-    a plain operating point); see the module docstring."""
+    """(x, z, p, events) of the steady state at t with ``targets`` met by the ``free`` names
+    (none for a plain operating point), in settled modes (they are in p); ``events``: the mode
+    changes from the start modes (:class:`~physlib.analysis.common.hybrid_components.Event`,
+    cause ``"initial"``). See the module docstring."""
     p = model.parameter_vector(params)
     set_inputs(model, p, t, inputs)
     x, z = _guess(model, p, t, x_guess, z_guess)
-    problem = _SteadyProblem(model, x, z, p, t, targets, free)
+    problem = _SteadyProblem(model, len(x), len(z), p, t, targets, free)
+    return _settle_modes(model, lambda x, z, p: _solve(model, problem, x, z, p, tol, max_iter), x, z, p, t)
+
+
+def _solve(model, problem, x, z, p, tol, max_iter):
+    """(x, z, p) of the steady state in the modes held by p, from the guess (x, z, p)."""
+    problem.start_from(x, z, p)
     if problem.w0.size:
         w = _direct(problem.F, problem.w0, problem.args(p), tol)
         if w is None:
@@ -61,8 +80,52 @@ def solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free
         x, z, p = problem.split(w, p)
     # An explicitly solved equation that divides by zero (a loop whose coefficients cancel)
     # is an error naming it, as at the start of a simulation, not an operating point of infs.
-    check_finite(model, x, z, p, t, "at the operating point")
+    check_finite(model, x, z, p, problem.t, "at the operating point")
     return x, z, p
+
+
+def _settle_modes(model, solve, x, z, p, t):
+    """Steady states ``solve(x, z, p) -> (x, z, p)``, each from the one before, until the hybrid
+    components' transitions at the solved point ask for no other modes; returns (x, z, p,
+    events). See the module docstring."""
+    instances = hybrid_instances(model)
+    if not instances:
+        return (*solve(x, z, p), [])
+    start, fired = p.copy(), no_crossings(model)
+    slots = [slot for inst in instances for slot in inst.mode_slot.values()]
+    events, seen = [], {tuple(p[slots])}
+    for _ in range(max_mode_rounds(instances)):
+        try:
+            x, z, p = solve(x, z, p)
+        except InitializationError as err:
+            if not events:
+                raise
+            raise InitializationError(
+                f"no steady state in the modes the components' transitions chose at the operating "
+                f"point ({_changes(events)}): {err}") from None
+        requests = mode_requests(instances, fast(model.system, "outputs")(x, z, p, t), p, start, fired)
+        if not requests:
+            return x, z, p, events
+        events += set_modes(requests, p, t, "initial")
+        if tuple(p[slots]) in seen:
+            raise _not_settling(requests, events, t, "a set of modes came back")
+        seen.add(tuple(p[slots]))
+    raise _not_settling(requests, events, t, f"still changing after {max_mode_rounds(instances)} rounds")
+
+
+def _changes(events) -> str:
+    return "; ".join(f"{e.component} {e.before} -> {e.after}" for e in events)
+
+
+def _not_settling(requests, events, t, why) -> ModeSettlingError:
+    names = ", ".join(sorted(inst.path for inst, _ in requests))
+    return ModeSettlingError(
+        f"the modes of {names} do not settle at the operating point (t = {t:g} s): {why}, the "
+        f"steady state in each set asking for another (changes: {_changes(events[-12:])}), so no "
+        "set is consistent with a steady state. Ideal elements that contradict each other (ideal "
+        "diodes driving a negative resistance): check the circuit or give these components a "
+        "smooth model (Diode for IdealDiode); a circuit that oscillates (a relaxation "
+        "oscillator) has no steady state: simulate it and read a point with res.at(t)")
 
 
 def _guess(model, p, t, x_guess, z_guess):
@@ -87,21 +150,22 @@ def _guess(model, p, t, x_guess, z_guess):
 
 
 class _SteadyProblem:
-    """The square system of a steady state from the guess (x, z) with parameters p: unknowns
-    w = [x_kept, z, p_free], equations [f_kept, g, y_target − value], as CasADi functions
-    ``F(w, args)`` and ``FJ(w, args) -> (F, dF/dw)`` with args = [x, p, t] (:meth:`args`)."""
+    """The square system of a steady state of a model with nx states and nz algebraic
+    variables: unknowns w = [x_kept, z, p_free], equations [f_kept, g, y_target − value], as
+    CasADi functions ``F(w, args)`` and ``FJ(w, args) -> (F, dF/dw)`` with args = [x, p, t]
+    (:meth:`args`; p holds the modes). :meth:`start_from` sets the guess."""
 
-    def __init__(self, model, x, z, p, t, targets, free):
-        self.x, self.t = x, t
-        self.keep = np.flatnonzero(~ignorable_states(model.system)) if len(x) else np.zeros(0, dtype=int)
-        self.nz = len(z)
+    def __init__(self, model, nx, nz, p, t, targets, free):
+        self.t = t
+        self.keep = np.flatnonzero(~ignorable_states(model.system)) if nx else np.zeros(0, dtype=int)
+        self.nx, self.nz = nx, nz
         self.free_slots = []
         for name in free:
             slot, _ = resolve_input(model, name, p, t)
             if slot in self.free_slots:
                 raise PhyslibError(f"trim: {name} is listed twice among the free names")
             self.free_slots.append(slot)
-        self.w0 = np.concatenate([x[self.keep], z, p[self.free_slots] if self.free_slots else np.zeros(0)])
+        self.x = self.w0 = None
         states = model.states
         self.names = [states[i] for i in self.keep] + list(model.algebraic) + list(free)
         self.equations = ([f"der({states[i]}) = 0" for i in self.keep]
@@ -110,8 +174,14 @@ class _SteadyProblem:
         self._build(model.system, [model.variable(name) for name in targets],
                     np.array([float(v) for v in targets.values()]))
 
+    def start_from(self, x, z, p) -> None:
+        """Solve from the guess (x, z) and p's free values; the states a steady state cannot
+        fix keep their values in x."""
+        self.x = x
+        self.w0 = np.concatenate([x[self.keep], z, p[self.free_slots] if self.free_slots else np.zeros(0)])
+
     def _build(self, system, target_rows, target_values) -> None:
-        nk, nz, nx = len(self.keep), self.nz, len(self.x)
+        nk, nz, nx = len(self.keep), self.nz, self.nx
         _, _, ps, ts = system.symbols()
         w = cs.SX.sym("w", nk + nz + len(self.free_slots))
         fixed_x = cs.SX.sym("xf", nx)
