@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
+import physlib
 import physlib.spice as spice
 from physlib import Model, ModeSettlingError
 from physlib.analysis.noise.sources import BOLTZMANN
@@ -56,6 +57,14 @@ def test_inputs_and_trim_settle_the_modes_too():
     op = divider(1.0).trim(targets={"R2.v": 5.0}, free=["V1.V"])
     assert op["V1.V"] == pytest.approx(5.0 * (R1 + RON + R2) / R2, rel=1e-12)
     assert op.modes == {"S1.closed": 1.0}
+
+
+def test_a_sweep_of_operating_points_settles_each_point():
+    # The control swept across the threshold: open below 0.5, closed above (closed forms as above).
+    table = physlib.sweep(divider(0.0), {"S1.control": [0.0, 0.4, 0.6, 1.0]}, analysis="operating_point",
+                          summary=lambda op: op["R2.v"])
+    open_, closed = V * R2 / (R1 + 1 / GOFF + R2), V * R2 / (R1 + RON + R2)
+    np.testing.assert_allclose(table["value"], [open_, open_, closed, closed], rtol=1e-12)
 
 
 def diode_circuit(V_src, Vknee=0.7, Ron=0.1, R=100.0):
