@@ -35,58 +35,68 @@ def consistent_rates(system, x, z, p, t) -> np.ndarray:
     return np.concatenate([xdot, zdot if np.all(np.isfinite(zdot)) else np.zeros(nz)])
 
 
-def algebraic_between_steps(system, x, x_rate, z, p, t, rtol, atol, h, iterations: int = 3):
-    """The algebraic variables at a time t between two solver steps, from the interpolated
-    states x and their rates x' (the polynomial's derivative).
+ROW_ITERATIONS = 2   # Gauss–Newton steps, then projection steps, of a row between solver steps
+
+
+def row_between_steps(system, x, x_rate, z, p, t, rtol, atol, h):
+    """(x, z) at a time t between two solver steps, from the interpolated states x, their
+    rates x' (the polynomial's derivative) and the interpolated algebraic variables z.
 
     IDA keeps algebraic variables out of its error test (their values at the steps are exact
     for the states there, but their own polynomial between steps is not controlled), and
     solving 0 = g(x, z) from the interpolated x alone can amplify the interpolation error:
     an ideal diode's current through its 1e-5 Ω on-resistance changes by 10⁵ A per volt of
-    error. Both rows of the DAE hold at t, x' = f(x, z) and 0 = g(x, z), so z is their
+    error. Both rows of the DAE hold at t, x' = f(x, z) and 0 = g(x, z), so z is first their
     weighted least-squares solution, each row weighted by the accuracy its interpolated inputs
-    have: an x row by 1/(rtol·|x'| + (rtol·|x| + atol)/h) (the polynomial's derivative), a g
-    row by 1/(Σ_j |∂g/∂x_j|·(rtol·|x_j| + atol) + atol). The diode's current then comes from
-    the capacitor's charging rate, a resistive divider's node from its equation; at the steps
-    both rows hold exactly. Gauss–Newton from the polynomial's own values, at most
-    ``iterations`` steps (one for equations linear in z)."""
-    parts = _rate_parts(system)
-    nx, nz = len(x), len(z)
-    dx = rtol * np.abs(x) + atol
-    for _ in range(iterations):
-        f, g, g_x, g_z, _, f_z = parts(x, z, p, t)
-        g_x = g_x.reshape(nx, nz).T if nx else np.zeros((nz, 0))
-        w_x = 1.0 / (rtol * np.abs(x_rate) + dx / h)
-        w_g = 1.0 / (np.abs(g_x) @ dx + atol)
-        J = np.vstack([(w_x[:, None] * f_z.reshape(nz, nx).T) if nx else np.zeros((0, nz)),
-                       w_g[:, None] * g_z.reshape(nz, nz).T])
-        r = np.concatenate([w_x * (x_rate - f), -w_g * g])
-        step = np.linalg.lstsq(J, r, rcond=None)[0]
-        z = z + step
-        if np.all(np.abs(step) <= 1e-10 * (np.abs(z) + atol)):
-            break
-    return z
-
-
-def consistent_row(system, x, z, p, t, rtol, atol, iterations: int = 8):
-    """(x, z) moved the least, each variable in units of its tolerance (rtol·|v| + atol), onto
-    the algebraic equations 0 = g(x, z, p, t): an output row between solver steps then
-    satisfies the model's equations (a resistor's v = R·i to rounding), the correction lying
-    within the interpolation's accuracy. Minimum-norm Newton steps on [∂g/∂x ∂g/∂z]."""
-    parts = _rate_parts(system)
-    nx, nz = len(x), len(z)
-    for _ in range(iterations):
-        _, g, g_x, g_z, _, _ = parts(x, z, p, t)
-        if not np.any(g):
-            break
-        scale = np.concatenate([rtol * np.abs(x) + atol, rtol * np.abs(z) + atol])
-        J = np.hstack([g_x.reshape(nx, nz).T if nx else np.zeros((nz, 0)), g_z.reshape(nz, nz).T])
-        Js = J * scale
-        try:
-            step = -scale * (Js.T @ np.linalg.solve(Js @ Js.T, g))
-        except np.linalg.LinAlgError:
-            break
-        x, z = x + step[:nx], z + step[nx:]
-        if np.all(np.abs(step) <= 1e-15 * scale / (rtol + 1e-300)):
-            break
+    have: an x row by 1/(rtol·|x'| + (rtol·|x| + atol)/h) (the polynomial's derivative over a
+    step h), a g row by 1/(Σ_j |∂g/∂x_j|·(rtol·|x_j| + atol) + atol) (Gauss–Newton). The
+    diode's current then comes from the capacitor's charging rate, a resistive divider's node
+    from its equation. Then (x, z) is moved the least, each variable in units of its
+    tolerance (rtol·|v| + atol), onto 0 = g (minimum-norm Newton steps on [∂g/∂x ∂g/∂z]): the
+    row satisfies the model's equations (a resistor's v = R·i to rounding), the correction
+    lying within the interpolation's accuracy. ``ROW_ITERATIONS`` steps of each, in one
+    compiled function (one step of each is exact for equations linear in z)."""
+    x_out, z_out = _between_steps_function(system)(x, x_rate, z, p, t, h, rtol, atol)
+    if np.all(np.isfinite(x_out)) and np.all(np.isfinite(z_out)):
+        return x_out, z_out
     return x, z
+
+
+SYMBOLIC_SOLVE_LIMIT = 40   # up to this many algebraic variables, the solves are unrolled (SX)
+
+
+def _regularized_solve(A, b, kind):
+    """A⁻¹·b for a symmetric positive semi-definite A, with a relative 1e-13 ridge so that a
+    rank-deficient A (the variables of an ideal switch at Ron = 0) gives a least-squares
+    answer instead of NaN. Small systems are solved by an unrolled symbolic QR (SX: no call
+    overhead), larger ones by CasADi's sparse QR at run time (MX)."""
+    ridge = 1e-13 * cs.mmax(cs.fabs(cs.diag(A))) + 1e-300
+    return cs.solve(A + ridge * kind.eye(A.size1()), b) if kind is cs.SX else \
+        cs.solve(A + ridge * kind.eye(A.size1()), b, "qr")
+
+
+def _between_steps_function(system):
+    def build():
+        parts = _rate_parts(system).function
+        kind = cs.SX if system.dae.size1_in(1) <= SYMBOLIC_SOLVE_LIMIT else cs.MX
+        x_in, z_in, p, t = system.symbols(kind)
+        x_rate, h, rtol, atol = kind.sym("x_rate", x_in.numel()), kind.sym("h"), kind.sym("rtol"), \
+            kind.sym("atol")
+        nx, x, z = x_in.numel(), x_in, z_in
+        dx = rtol * cs.fabs(x) + atol
+        for _ in range(ROW_ITERATIONS):
+            f, g, g_x, g_z, _, f_z = parts(x, z, p, t)
+            w_x = 1.0 / (rtol * cs.fabs(x_rate) + dx / h)
+            w_g = 1.0 / (cs.mtimes(cs.fabs(g_x), dx) + atol)
+            J = cs.vertcat(cs.diag(w_x) @ f_z, cs.diag(w_g) @ g_z)
+            r = cs.vertcat(w_x * (x_rate - f), -w_g * g)
+            z = z + _regularized_solve(J.T @ J, J.T @ r, kind)
+        for _ in range(ROW_ITERATIONS):
+            _, g, g_x, g_z, _, _ = parts(x, z, p, t)
+            scale = cs.vertcat(rtol * cs.fabs(x) + atol, rtol * cs.fabs(z) + atol)
+            Js = cs.horzcat(g_x, g_z) @ cs.diag(scale)
+            step = -scale * (Js.T @ _regularized_solve(Js @ Js.T, g, kind))
+            x, z = x + step[:nx], z + step[nx:]
+        return cs.Function("row_between_steps", [x_in, x_rate, z_in, p, t, h, rtol, atol], [x, z])
+
+    return fast(system, "row_between_steps", build)

@@ -29,7 +29,7 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import SimulationError
-from .dae_points import algebraic_between_steps, consistent_row
+from .dae_points import row_between_steps
 from .sundials_library import (CV_JAC_FN, ERR_FN, IDA_JAC_FN, RES_FN, RHS_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
                                MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, libraries)
 
@@ -255,18 +255,15 @@ class Stepper:
 
     def at(self, t: float):
         """(x, z) at t within the last step: the states from the solver's interpolating
-        polynomial, the algebraic variables reconstructed there (:func:`algebraic_between_steps`),
-        both moved within their tolerances onto the algebraic equations (:func:`consistent_row`)."""
+        polynomial, the algebraic variables reconstructed there and both moved within their
+        tolerances onto the algebraic equations (:func:`row_between_steps`)."""
         if t == self.t_now:
             return self.current()
         x, y = self._dky(t, 0)
         if not self.ida or not self.nz:
             return x, np.empty(0)
-        z_guess = y[self.nx:]
-        x_rate = self._dky(t, 1)[0]
-        z = algebraic_between_steps(self.system, x, x_rate, z_guess, self.p, t, self.rtol, self.atol,
-                                    max(self.h_last, 1e-300))
-        return consistent_row(self.system, x, z, self.p, t, self.rtol, self.atol)
+        return row_between_steps(self.system, x, self._dky(t, 1)[0], y[self.nx:], self.p, t, self.rtol,
+                                 self.atol, max(self.h_last, 1e-300))
 
     def _dky(self, t: float, k: int):
         get = self.lib.IDAGetDky if self.ida else self.lib.CVodeGetDky
