@@ -269,13 +269,19 @@ class Triangle(Waveform):
 
 
 class Table(Waveform):
-    """Piecewise-linear interpolation in a table of (time, value) points; constant outside it.
+    """Piecewise-linear interpolation in a table of (time, value) points; constant outside it,
+    or, with ``repeat``, repeating after its last point the part from the point at time
+    ``repeat`` on (SPICE's PWL with ``r=``): after the last point (time t_end) the value jumps
+    to the one at ``repeat`` and the points from there to t_end follow again, every
+    t_end − repeat seconds.
 
-    ``Table(points=[(0, 0), (1e-3, 1), (2e-3, 0)])``. The points are part of the model's
-    structure: changing them means compiling again.
+    ``Table(points=[(0, 0), (1e-3, 1), (2e-3, 0)])``. The points and ``repeat`` are part of the
+    model's structure: changing them means compiling again.
     """
 
     points = Parameter(description="(time [s], value) pairs, times increasing", structural=True)
+    repeat = Parameter(None, unit="s", description="time of the point the table repeats from "
+                       "after its last one (None: no repeat)", structural=True)
 
     def validate(self):
         try:
@@ -286,18 +292,39 @@ class Table(Waveform):
                 not all(math.isfinite(v) for pair in pts for v in pair):
             raise ParameterError(f"Table {self.name!r}: give finite points with strictly increasing times")
         self._values["points"] = pts
+        if self.repeat is not None:
+            times = [p[0] for p in pts[:-1]]
+            if as_real(self.repeat) not in times:
+                raise ParameterError(f"Table {self.name!r}: repeat ({self.repeat!r}) must be the "
+                                     f"time of a point before the last one ({times})")
+            self._values["repeat"] = float(self.repeat)
 
-    def value(self):
-        t = symbols.t
+    def _interpolate(self, x):
         pts = self.points
-        pieces = [(pts[0][1], t < pts[0][0])]
+        pieces = [(pts[0][1], x < pts[0][0])]
         for (t0, y0), (t1, y1) in zip(pts, pts[1:]):
-            pieces.append((y0 + (y1 - y0) * (t - t0) / (t1 - t0), t < t1))
+            pieces.append((y0 + (y1 - y0) * (x - t0) / (t1 - t0), x < t1))
         pieces.append((pts[-1][1], True))
         return sp.Piecewise(*pieces)
 
+    def value(self):
+        t = symbols.t
+        if self.repeat is None:
+            return self._interpolate(t)
+        end = self.points[-1][0]
+        tau, eps = _cycle(end, end - self.repeat)
+        return sp.Piecewise((self._interpolate(t), t < end - eps),
+                            (self._interpolate(self.repeat + tau), True))
+
     def time_events(self, values, t_start, t_stop):
-        return [p[0] for p in self.points]
+        times = [p[0] for p in self.points]
+        start = self.repeat
+        if start is None:
+            return times
+        end = times[-1]
+        again = [tk - start for tk in times if tk >= start and tk < end]
+        return times + [end + k * (end - start) + d
+                        for k in _periods(self, end, end - start, t_start, t_stop) for d in again]
 
 
 class Expression(Waveform):
@@ -863,12 +890,15 @@ class TransferFunction(StateSpace):
 class Trapezoid(Waveform):
     """Periodic trapezoid, SPICE's PULSE: from t0 on, every ``period`` a linear rise over
     ``rising`` seconds from offset to offset + amplitude, ``width`` seconds there, a linear fall
-    over ``falling`` seconds, then offset until the period ends (offset before t0).
+    over ``falling`` seconds, then offset until the period ends (offset before t0). A shape
+    longer than the period is cut at the period's end, where the next rise starts from offset
+    (as ngspice-39). With ``pulses`` > 0 the value is offset again from t0 + pulses·period on
+    (SPICE's NP; a fraction of a period counts).
 
     Parameters: amplitude; rising [s] (> 0); width [s] (>= 0); falling [s] (> 0); period [s]
-    (>= rising + width + falling); offset; t0 [s] start of the first rise. SPICE's
-    PULSE(V1 V2 TD TR TF PW PER) is offset=V1, amplitude=V2−V1, t0=TD, rising=TR, falling=TF,
-    width=PW, period=PER. The corners are time events.
+    (> 0); offset; t0 [s] start of the first rise; pulses (>= 0, 0: unlimited). SPICE's
+    PULSE(V1 V2 TD TR TF PW PER NP) is offset=V1, amplitude=V2−V1, t0=TD, rising=TR,
+    falling=TF, width=PW, period=PER, pulses=NP. The corners are time events.
     """
 
     amplitude = Parameter(1.0, description="pulse amplitude")
@@ -878,27 +908,27 @@ class Trapezoid(Waveform):
     period = Parameter(unit="s", description="period", positive=True)
     offset = Parameter(0.0, description="value between pulses")
     t0 = Parameter(0.0, unit="s", description="start of the first rise")
-
-    def validate(self):
-        if self.rising + self.width + self.falling > self.period * (1 + 1e-12):
-            raise ParameterError(f"Trapezoid {self.name!r}: rising + width + falling "
-                                 f"({self.rising + self.width + self.falling}) exceeds the "
-                                 f"period ({self.period})")
+    pulses = Parameter(0.0, description="number of periods (0: unlimited)", nonnegative=True)
 
     def value(self):
         t = symbols.t
         tau, eps = _cycle(self.t0, self.period)
         top, down = self.rising + self.width, self.rising + self.width + self.falling
-        shape = sp.Piecewise((0, t < self.t0), (tau / self.rising, tau < self.rising - eps),
+        done = sp.And(self.pulses > 0, t >= self.t0 + self.pulses * self.period - eps)
+        shape = sp.Piecewise((0, t < self.t0), (0, done),
+                             (tau / self.rising, tau < self.rising - eps),
                              (1, tau < top - eps), (1 - (tau - top) / self.falling, tau < down - eps),
                              (0, True))
         return self.offset + self.amplitude * shape
 
     def time_events(self, values, t_start, t_stop):
-        t0, period = values["t0"], values["period"]
+        t0, period, pulses = values["t0"], values["period"], values["pulses"]
         r, w, f = values["rising"], values["width"], values["falling"]
-        return [t0 + k * period + d for k in _periods(self, t0, period, t_start, t_stop)
-                for d in (0.0, r, r + w, r + w + f)]
+        corners = [d for d in (0.0, r, r + w, r + w + f) if d < period]
+        end = t0 + pulses * period if pulses > 0 else math.inf
+        events = [t0 + k * period + d
+                  for k in _periods(self, t0, period, t_start, min(t_stop, end)) for d in corners]
+        return [e for e in events if e < end] + ([end] if pulses > 0 else [])
 
 
 class DampedSine(Waveform):

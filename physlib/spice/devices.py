@@ -78,7 +78,8 @@ def _passive(b, letter, name, tokens, card, scope, prefix):
 
 
 def _source(b, letter, name, tokens, card, scope, prefix, sensed):
-    spec = parse_source(tokens[3:], card.where, lambda t: b.value(t, scope, card.where), b.is_value)
+    spec = parse_source(tokens[3:], card.where, lambda t: b.value(t, scope, card.where),
+                        b.is_value, current=letter == "I")
     path = f"{prefix}{name}.{'V' if letter == 'V' else 'I'}"
     if spec.kind:
         value, bindings, at0 = build_waveform(spec, b.ctx.tran, card.where)

@@ -1,8 +1,10 @@
 """Independent sources (V, I): ``[DC] value``, ``AC [mag [phase]]`` and one of PULSE, SIN,
 PWL, EXP, as ngspice-39 reads them, mapped to physlib waveforms.
 
-Defaults follow ngspice's: PULSE's TR and TF (also when given as 0) are the ``.tran`` step,
-PW and PER the stop time; SIN's FREQ is 1/tstop; EXP's TAU1, TAU2 are the step and TD2 is
+As ngspice-39's: PULSE(V1 V2 TD TR TF PW PER NP) cuts a shape longer than PER at PER and
+holds V1 from TD + NP·PER on (NP = 0: for ever); PWL's ``td=`` [s] delays every point and
+``r=`` [s] (a point's time) repeats the points from there on after the last one. Defaults:
+PULSE's TR and TF (also when given as 0) are the ``.tran`` step, PW and PER the stop time; SIN's FREQ is 1/tstop; EXP's TAU1, TAU2 are the step and TD2 is
 TD1 + tstep. Without a DC value a source's DC value is its waveform's value at t = 0 (ngspice
 warns the same), and ``AC`` without a magnitude is 1. ``ctx.tran()`` gives (tstep, tstop), so a
 default follows the analysis it is used in without recompiling.
@@ -16,34 +18,50 @@ from .errors import SpiceError
 
 __all__ = ["SourceSpec", "parse_source", "build_waveform"]
 
-WAVEFORMS = {"pulse": (2, 7), "sin": (2, 6), "exp": (2, 6), "pwl": (2, None)}
-KEYWORDS = ("dc", "ac") + tuple(WAVEFORMS)
+WAVEFORMS = {"pulse": (2, 8), "sin": (2, 6), "exp": (2, 6), "pwl": (2, None)}
+# ngspice-39's names of the same source parameters (its VSRC/ISRC parameter tables)
+ALIASES = {"sine": "sin"}
+PWL_OPTIONS = ("r", "td")             # PWL's repeat time and delay [s]
 
 
 class SourceSpec:
     """A source's parsed value: ``dc`` (a value function or None), ``ac`` ((mag, phase [°])
-    value functions or None), ``kind`` ("pulse", "sin", "exp", "pwl" or None) and ``args``."""
+    value functions or None), ``kind`` ("pulse", "sin", "exp", "pwl" or None), ``args`` and,
+    for PWL, ``options`` ({"r": repeat time, "td": delay} value functions [s])."""
 
     def __init__(self):
         self.dc = None
         self.ac = None
         self.kind = None
         self.args: list = []
+        self.options: dict = {}
 
 
-def parse_source(tokens: list[str], where, value, is_value) -> SourceSpec:
+def parse_source(tokens: list[str], where, value, is_value, current=False) -> SourceSpec:
     """Read the tokens after a source's nodes; ``value(token)`` gives a value function,
-    ``is_value(token)`` says whether a token is a number or expression."""
+    ``is_value(token)`` says whether a token is a number or expression; ``current``: an I
+    source (which also takes ngspice's ``c`` for DC). Keywords may be followed by ``=``
+    (``dc=1``, ngspice reads ``=`` as a blank); ngspice's aliases ``acmag``, ``acphase`` and
+    ``sine`` are read as AC magnitude, AC phase [°] and SIN."""
     spec, pos = SourceSpec(), 0
+    tokens = [t for t in tokens if t != "="]
+    supported = ("[DC] value, AC [mag [phase]], ACMAG mag, ACPHASE phase, PULSE, SIN (SINE), "
+                 + ("PWL (r= and td= only on V sources, as ngspice-39), EXP, C value (= DC)"
+                    if current else "PWL (with r=, td=), EXP"))
+
+    def one_value(word):
+        if pos + 1 >= len(tokens) or not is_value(tokens[pos + 1]):
+            raise SpiceError(f"{word.upper()} needs a value", where)
+        return value(tokens[pos + 1])
+
     while pos < len(tokens):
         word = tokens[pos].lower()
+        word = ALIASES.get(word, word)
         if pos == 0 and is_value(tokens[0]):
             spec.dc = value(tokens[0])
             pos += 1
-        elif word == "dc":
-            if pos + 1 >= len(tokens) or not is_value(tokens[pos + 1]):
-                raise SpiceError("DC needs a value", where)
-            spec.dc, pos = value(tokens[pos + 1]), pos + 2
+        elif word == "dc" or (word == "c" and current):
+            spec.dc, pos = one_value(word), pos + 2
         elif word == "ac":
             numbers = []
             pos += 1
@@ -52,6 +70,15 @@ def parse_source(tokens: list[str], where, value, is_value) -> SourceSpec:
                 pos += 1
             spec.ac = (numbers[0] if numbers else (lambda: 1.0),
                        numbers[1] if len(numbers) > 1 else (lambda: 0.0))
+        elif word in ("acmag", "acphase"):
+            mag, phase = spec.ac or ((lambda: 1.0), (lambda: 0.0))
+            given = one_value(word)
+            spec.ac = (given, phase) if word == "acmag" else (mag, given)
+            pos += 2
+        elif word in PWL_OPTIONS and spec.kind == "pwl" and not current:
+            if word in spec.options:
+                raise SpiceError(f"PWL: {word}= is given twice", where)
+            spec.options[word], pos = one_value(word), pos + 2
         elif word in WAVEFORMS:
             if spec.kind:
                 raise SpiceError(f"a source takes one waveform ({spec.kind.upper()} and "
@@ -64,11 +91,10 @@ def parse_source(tokens: list[str], where, value, is_value) -> SourceSpec:
             if len(spec.args) < low or (high and len(spec.args) > high):
                 most = f"{low} to {high}" if high else f"at least {low}"
                 raise SpiceError(f"{word.upper()} takes {most} values here, got "
-                                 f"{len(spec.args)} (options such as NP, td=, r= are not "
-                                 "supported yet)", where)
+                                 f"{len(spec.args)}", where)
         else:
             raise SpiceError(f"{tokens[pos]!r} is not supported in a source; supported: "
-                             "[DC] value, AC [mag [phase]], PULSE, SIN, PWL, EXP", where)
+                             f"{supported}", where)
     if spec.kind == "pwl" and len(spec.args) % 2:
         raise SpiceError("PWL takes (time, value) pairs: an even number of values", where)
     return spec
@@ -88,11 +114,10 @@ def _pulse(spec, tran):
     tf = nonzero(4, lambda: tran()[0])
     pw = nonzero(5, lambda: tran()[1])
     per = nonzero(6, lambda: tran()[1])
-    # ngspice lets a pulse's shape overrun its period (PER defaults to tstop); the overrun part
-    # is never reached in a run to tstop, so the period is stretched to hold the shape.
-    period = lambda: max(per(), tr() + pw() + tf())         # noqa: E731
+    # A shape longer than PER is cut at PER, as ngspice-39's (its vsrcload): no check here.
     return Trapezoid, {"offset": v1, "amplitude": lambda: v2() - v1(), "t0": td, "rising": tr,
-                       "falling": tf, "width": pw, "period": period}
+                       "falling": tf, "width": pw, "period": per,
+                       "pulses": _arg(spec, 7, lambda: 0.0)}
 
 
 def _sine(spec, tran):
@@ -116,13 +141,12 @@ def _exp(spec, tran):
 
 def build_waveform(spec: SourceSpec, tran, where):
     """(waveform, {parameter name: value function}, t = 0 value function) for a source with
-    a waveform; the PWL table is structural (its bindings are empty: changing a .param it uses
-    means reading the deck again)."""
+    a waveform; the PWL table (with its ``td=`` and ``r=``) is structural (its bindings are
+    empty: changing a .param it uses means reading the deck again)."""
     if spec.kind == "pwl":
-        values = [f() for f in spec.args]
-        points = list(zip(values[0::2], values[1::2]))
+        points, repeat = _pwl_points(spec, where)
         try:
-            wave = Table(points=points)
+            wave = Table(points=points, repeat=repeat)
         except Exception as err:
             raise SpiceError(f"PWL: {err}", where) from None
         at0 = lambda: float(_interp(points, 0.0))          # noqa: E731
@@ -137,6 +161,24 @@ def build_waveform(spec: SourceSpec, tran, where):
     else:
         at0 = bindings["offset"]
     return wave, bindings, at0
+
+
+def _pwl_points(spec, where):
+    """(points [(s, value)], repeat time [s] or None) of a PWL with its ``td=`` delay added to
+    every time; ``r=`` must be the time of a point before the last (ngspice-39 stops with an
+    error when it is no point's time and never ends when it is the last one's)."""
+    values = [f() for f in spec.args]
+    times = values[0::2]
+    delay = spec.options["td"]() if "td" in spec.options else 0.0
+    points = [(t + delay, y) for t, y in zip(times, values[1::2])]
+    if "r" not in spec.options:
+        return points, None
+    r = spec.options["r"]()
+    index = next((k for k, t in enumerate(times) if abs(t - r) <= 1e-12 * abs(times[-1])), None)
+    if index is None or index == len(times) - 1:
+        raise SpiceError(f"PWL r={r:g}: the repeat time must be the time of one of the points "
+                         f"before the last ({', '.join(f'{t:g}' for t in times[:-1])} s)", where)
+    return points, points[index][0]
 
 
 def _interp(points, t):

@@ -312,7 +312,7 @@ def _waveform(full: str, value) -> tuple[float, str]:
         return p["offset"] + p["height"], ""
     if kind is sg.Trapezoid and p["t0"] >= 0:
         args = (p["offset"], p["offset"] + p["amplitude"], p["t0"], p["rising"], p["falling"],
-                p["width"], p["period"])
+                p["width"], p["period"]) + ((p["pulses"],) if p["pulses"] else ())
         return p["offset"], f"PULSE({' '.join(map(n, args))})"
     if kind in (sg.DampedSine, sg.Sine) and p["t0"] >= 0 and (kind is sg.DampedSine or
                                                               p["phase"] == 0 or p["t0"] == 0):
@@ -327,7 +327,9 @@ def _waveform(full: str, value) -> tuple[float, str]:
         points = p["points"] if kind is sg.Table else \
             [(p["t0"], p["offset"]), (p["t0"] + p["duration"], p["offset"] + p["height"])]
         at0 = float(np.interp(0.0, [t for t, _ in points], [y for _, y in points]))
-        return at0, f"PWL({' '.join(n(x) for pair in points for x in pair)})"
+        repeat = p.get("repeat")
+        return at0, (f"PWL({' '.join(n(x) for pair in points for x in pair)})" +
+                     (f" r={n(repeat)}" if repeat is not None else ""))
     why = {sg.Step: "a step at t0 > 0 has no rise time in SPICE: use a Ramp or a Trapezoid",
            sg.Pulse: "SPICE's PULSE edges take time: use a Trapezoid",
            sg.Sine: "SPICE's SIN holds offset + amplitude·sin(phase) before its delay: use a "
