@@ -259,6 +259,9 @@ class _Writer:
             raise SpiceError(f"{full}: its {port} is driven by a signal; SPICE sources take a "
                              "number or a waveform (PULSE, SIN, EXP, PWL)")
         at0, wave = _waveform(full, value)
+        if letter == "I" and " r=" in wave:
+            raise SpiceError(f"{full}: a current source whose Table repeats has no SPICE form "
+                             "(ngspice-39's I sources take no PWL r=)")
         words = [f"DC {_number(self.dc.get(full.lower(), at0))}"]
         if full.lower() in self.ac:
             mag, phase = self.ac[full.lower()]
