@@ -27,6 +27,28 @@ def run_card(d, kind):
     return getattr(d, kind)(**args)
 
 
+# (deck, analysis, tolerance); measured worst errors in the comments
+DECKS = [
+    ("aliases", "op", 1e-9),          # 1.8e-14
+    ("aliases", "ac", 1e-9),          # 8.3e-15
+    ("aliases", "tran", 1e-4),        # 3.3e-5
+]
+
+
+@pytest.mark.parametrize("name, kind, tol", DECKS, ids=[f"{d}-{k}" for d, k, _ in DECKS])
+def test_deck_equals_ngspice(name, kind, tol):
+    ref = reference(f"{name}_{kind}.csv")
+    result = run_card(deck(f"{name}.cir"), kind)
+    if kind == "tran":
+        for vector in vectors(ref, "time"):
+            assert tran_error(name, vector, result, ref) < tol, vector
+        return
+    if kind == "ac":
+        assert np.allclose(result["frequency"], ref["frequency"], rtol=1e-13, atol=0)
+    for vector in vectors(ref, "frequency"):
+        assert_close(result[vector], ref[vector], tol, f"{name} {vector}")
+
+
 def test_pulse_cut_at_period_np_and_pwl_repeat_equal_ngspice():
     # V1's TR + PW + TF overruns PER: ngspice cuts the shape at PER (physlib once stretched
     # the period instead, 100 % of the range off after the first period); V2 stops after
@@ -61,6 +83,9 @@ BAD_SOURCES = [
     ("V1 a 0 PULSE(0 1 0 1u 1u 1u 5u 2 1)", "PULSE takes 2 to 8 values"),
     ("V1 a 0 PWL(0 0 1m 1) r=0 r=0", "r= is given twice"),
     ("V1 a 0 SFFM(0 1 1k 5 100)", "supported: .*PWL"),
+    ("R1 a 0 1k resistance=2k", "R has its value twice"),
+    ("C1 a 0 c=1n cap=2n", "C has its value twice"),
+    ("E1 a 0 b 0 2 gain=2", r"E takes Ename n\+ n- nc\+ nc- value \(or gain=value\)"),
 ]
 
 

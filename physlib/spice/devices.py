@@ -2,13 +2,15 @@
 :mod:`physlib.spice.behavioural`).
 
 Supported per element (anything else on the line is a SpiceError):
-``Rname n+ n- value`` (or ``r=value``); ``Cname n+ n- value [ic=v0]``; ``Lname n+ n- value
-[ic=i0]``; ``Kname Lname1 Lname2 k`` (|k| < 1); ``V``/``I`` with a source value
-(:mod:`physlib.spice.sources`); ``Dname a k model`` with ``.model name D(...)`` (ngspice's
-level-1 parameters, :data:`DIODE_PARAMETERS`); ``Ename n+ n- nc+ nc- gain``; ``Gname n+ n- nc+
-nc- gm``; ``Fname n+ n- vname gain``; ``Hname n+ n- vname r``; ``Sname n+ n- nc+ nc- model
-[off]`` with ``.model name SW(VT= VH= RON= ROFF=)``; ``Wname n+ n- vname model [off]`` with
-``.model name CSW(IT= IH= RON= ROFF=)``.
+``Rname n+ n- value`` (or ``r=``/``resistance=`` [Ω]); ``Cname n+ n- value [ic=v0]`` (or
+``c=``/``capacitance=``/``cap=`` [F]; v0 [V]); ``Lname n+ n- value [ic=i0]`` (or
+``l=``/``inductance=`` [H]; i0 [A]); ``Kname Lname1 Lname2 k`` (|k| < 1); ``V``/``I`` with a
+source value (:mod:`physlib.spice.sources`); ``Dname a k model`` with ``.model name D(...)``
+(ngspice's level-1 parameters, :data:`DIODE_PARAMETERS`); ``Ename n+ n- nc+ nc- gain``;
+``Gname n+ n- nc+ nc- gm`` [S]; ``Fname n+ n- vname gain``; ``Hname n+ n- vname r`` [Ω] (each
+value also as ``gain=``, ngspice's name); ``Sname n+ n- nc+ nc- model [on|off]`` with
+``.model name SW(VT= VH= RON= ROFF=)``; ``Wname n+ n- vname model [on|off]`` with ``.model
+name CSW(IT= IH= RON= ROFF=)``.
 """
 from __future__ import annotations
 
@@ -55,12 +57,22 @@ def _split_options(tokens, where, allowed: tuple[str, ...]):
     return positional, options
 
 
+# ngspice-39's names of an R, C, L value on the element line (its RES, CAP, IND instance
+# parameter tables; ``l=`` is read as the inductance too).
+VALUE_NAMES = {"R": ("r", "resistance"), "C": ("c", "capacitance", "cap"),
+               "L": ("l", "inductance")}
+
+
 def _passive(b, letter, name, tokens, card, scope, prefix):
-    key = letter.lower()
-    positional, options = _split_options(tokens[3:], card.where, (key, "ic") if letter != "R"
-                                         else (key,))
-    if key in options:
-        positional.insert(0, options.pop(key))
+    names = VALUE_NAMES[letter]
+    positional, options = _split_options(tokens[3:], card.where,
+                                         names + (("ic",) if letter != "R" else ()))
+    given = [key for key in names if key in options]
+    if len(given) > 1 or (given and positional):
+        raise SpiceError(f"{letter} has its value twice ({' '.join(positional + given)})",
+                         card.where)
+    if given:
+        positional.insert(0, options.pop(given[0]))
     if len(positional) != 1:
         raise SpiceError(f"{letter} takes one value after its nodes, got "
                          f"{' '.join(positional) or 'none'} (options such as m=, tc= are not "
@@ -228,11 +240,16 @@ def _switch(b, letter, name, tokens, card, scope, prefix):
 
 def _controlled(b, letter, name, tokens, card, scope, prefix):
     count = 6 if letter in "EG" else 5
-    if len(tokens) != count or tokens[3 if letter in "FH" else 5].lower() in ("poly", "value", "table"):
-        form = "n+ n- nc+ nc- value" if letter in "EG" else "n+ n- vname value"
-        raise SpiceError(f"{letter} is supported in its linear form {letter}name {form} only "
-                         "(POLY, VALUE=, TABLE are not supported yet)", card.where)
-    value = b.value(tokens[-1], scope, card.where)
+    form = "n+ n- nc+ nc- value" if letter in "EG" else "n+ n- vname value"
+    if len(tokens) >= count - 1 and tokens[3 if letter in "FH" else 5].lower() in \
+            ("poly", "value", "table"):
+        raise SpiceError(f"{letter} is supported in its linear form {letter}name {form} "
+                         "(or gain=value) only (POLY, VALUE=, TABLE are not supported yet)",
+                         card.where)
+    positional, options = _split_options(tokens[count - 1:], card.where, ("gain",))
+    if len(tokens) < count - 1 or len(positional) + len(options) != 1:
+        raise SpiceError(f"{letter} takes {letter}name {form} (or gain=value)", card.where)
+    value = b.value(options.get("gain") or positional[0], scope, card.where)
     cls, param = {"E": (el.VCVS, "gain"), "G": (el.VCCS, "gm"), "F": (el.CCCS, "gain"),
                   "H": (el.CCVS, "r")}[letter]
     b.bind(f"{prefix}{name}.{param}", value, card.where)
