@@ -13,12 +13,10 @@ from ..core import symbols
 from ..core.component import as_real
 from ..core.lazy import lazy_module
 from ..domains import electrical, rotational, thermal
+from .junctions import BOLTZMANN, ELEMENTARY_CHARGE, depletion_charge, limited_exp
 from .rotational import Supported
 
 sp = lazy_module("sympy")     # imported when equations are derived
-
-BOLTZMANN = 1.380649e-23      # J/K
-ELEMENTARY_CHARGE = 1.602176634e-19  # C
 
 
 # --- partial bases ----------------------------------------------------------------------------
@@ -274,7 +272,6 @@ class Diode(OnePort):
 
     EXP_LIMIT = 40.0
     BREAKDOWN_STEPS = 25          # ngspice's iteration limit for BVeff
-    REFTEMP = 300.15              # K: ngspice's reference temperature of the band-gap rule
     ALIASES = {"n": "N", "IS": "Is", "RS": "Rs", "CJ0": "CJO"}
 
     def __init__(self, name=None, *positional, **values):
@@ -314,16 +311,9 @@ class Diode(OnePort):
 
     # --- equations --------------------------------------------------------------------------
 
-    def _exp(self, x):
-        """exp(x), continued as its tangent above EXP_LIMIT."""
-        limit = self.EXP_LIMIT
-        return sp.Piecewise((sp.exp(x), x < limit), (sp.exp(limit) * (1 + x - limit), True))
-
-    def _exp_integral(self, x):
-        """∫₀ˣ of :meth:`_exp`."""
-        limit = self.EXP_LIMIT
-        return sp.Piecewise((sp.exp(x) - 1, x < limit),
-                            (sp.exp(limit) * (1 + (x - limit) + (x - limit)**2 / 2) - 1, True))
+    def _exp(self, x, integral=False):
+        """exp(x), continued as its tangent above EXP_LIMIT (``integral``: ∫₀ˣ of it)."""
+        return limited_exp(x, self.EXP_LIMIT, integral)
 
     def junction_current(self, vd, integral=False):
         """id(vd) [A]: ngspice's forward, reverse and breakdown branches plus GMIN·vd.
@@ -334,7 +324,7 @@ class Diode(OnePort):
         i_sat = self.Is * sp.exp((ratio - 1) * self.EG / vte) * ratio ** (self.XTI / self.N)
         if integral:
             knee = i_sat * vte * (sp.exp(-3) + 2)                     # the forward one at -3·vte
-            forward = i_sat * (vte * self._exp_integral(vd / vte) - vd)
+            forward = i_sat * (vte * self._exp(vd / vte, integral=True) - vd)
 
             def reverse(v):
                 return knee - i_sat * (v + 3 * vte) + \
@@ -349,7 +339,7 @@ class Diode(OnePort):
             bv_eff = self._breakdown_voltage(i_sat, vt, vte)
             pieces.append((reverse(vd), vd >= -bv_eff))
             beyond = -(bv_eff + vd) / vte
-            pieces.append((reverse(-bv_eff) + i_sat * vte * self._exp_integral(beyond) if integral
+            pieces.append((reverse(-bv_eff) + i_sat * vte * self._exp(beyond, integral=True) if integral
                            else -i_sat * self._exp(beyond), True))
         else:
             pieces.append((reverse(vd), True))
@@ -364,37 +354,11 @@ class Diode(OnePort):
         return sp.Piecewise((bv, ibv < i_sat * bv / vt), (x, True))
 
     def depletion_charge(self, vd, integral=False):
-        """Qj(vd) [C] with VJ(T), CJO(T) as ngspice's TLEVC = 0 and the linear extension above
-        FC·VJ. ``integral``: ∫₀^vd Qj dv [C·V] instead (for the stored energy)."""
-        k, q, ref = BOLTZMANN, ELEMENTARY_CHARGE, self.REFTEMP
-        T, tnom, m, fc = self.T, self.TNOM, self.M, self.FC
-        vt, vtnom = k * T / q, k * tnom / q
-
-        def pb_factor(temp, v_t):
-            egfet = 1.16 - (7.02e-4 * temp**2) / (temp + 1108)
-            arg = -egfet / (2 * k * temp) + 1.1150877 / (k * (ref + ref))
-            return -2 * v_t * (sp.Rational(3, 2) * sp.log(temp / ref) + q * arg)
-
-        fact1, fact2 = tnom / ref, T / ref
-        pbo = (self.VJ - pb_factor(tnom, vtnom)) / fact1
-        gma_old = (self.VJ - pbo) / pbo
-        vj = pb_factor(T, vt) + fact2 * pbo
-        gma_new = (vj - pbo) / pbo
-        cj = self.CJO / (1 + m * (400e-6 * (tnom - ref) - gma_old)) * (1 + m * (400e-6 * (T - ref) - gma_new))
-        xfc = sp.log(1 - fc)
-        f1 = vj * (1 - sp.exp((1 - m) * xfc)) / (1 - m)      # before the limit, as ngspice
-        vj = sp.Piecewise((1 / fc, fc * vj > 1), (vj, True))   # VJ(T) at most 1/FC
-        dep = fc * vj
-        f2, f3 = sp.exp((1 + m) * xfc), 1 - fc * (1 + m)
-        if integral:       # (1 - dep/vj) = 1 - FC also where VJ(T) is limited
-            at_dep = vj * cj / (1 - m) * (dep - vj / (2 - m) * (1 - sp.exp((2 - m) * xfc)))
-            below = vj * cj / (1 - m) * (vd - vj / (2 - m) * (1 - sp.exp((2 - m) * sp.log(1 - vd / vj))))
-            above = at_dep + cj * f1 * (vd - dep) + cj / f2 * (
-                f3 * (vd - dep)**2 / 2 + m / (2 * vj) * ((vd**3 - dep**3) / 3 - dep**2 * (vd - dep)))
-        else:
-            below = vj * cj * (1 - sp.exp((1 - m) * sp.log(1 - vd / vj))) / (1 - m)
-            above = cj * f1 + cj / f2 * (f3 * (vd - dep) + m / (2 * vj) * (vd**2 - dep**2))
-        return sp.Piecewise((below, vd < dep), (above, True))
+        """Qj(vd) [C] with VJ(T), CJO(T) as ngspice's TLEVC = 0, VJ(T) at most 1/FC and the
+        linear extension above FC·VJ (:func:`~physlib.components.junctions.depletion_charge`).
+        ``integral``: ∫₀^vd Qj dv [C·V] instead (for the stored energy)."""
+        return depletion_charge(vd, self.CJO, self.VJ, self.M, self.FC, self.T, self.TNOM,
+                                integral, limit=True)
 
     def charge(self, vd, integral=False):
         """Q(vd) = TT·id(vd) + Qj(vd) [C]; ``integral``: ∫₀^vd Q dv [C·V]."""
