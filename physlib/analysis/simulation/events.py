@@ -26,6 +26,7 @@ one that stays at zero is masked until it leaves zero (anti-chattering).
 """
 from __future__ import annotations
 
+import casadi as cs
 import numpy as np
 
 from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
@@ -146,15 +147,25 @@ class HybridStepper:
         unless its reference was already clearly on that side: a ball whose bounce is too low
         to leave the band would otherwise fall through the floor unnoticed, while a clutch
         that starts slipping just moves away from zero."""
-        changed = ((g_ref > 0) & (g <= 0)) | ((g_ref < 0) & (g >= 0))
-        same_side = (np.sign(g_ref) == np.sign(g)) & (np.abs(g_ref) > self.noise)
-        return np.where(mask, (np.abs(g) > self.zero_band) & ~same_side, changed)
+        return self._crossing(g_ref, g, mask, self.zero_band, self.noise)[0] > 0.5
 
     def watch(self, g_ref, g, mask):
         """Reference values and mask after a sample ``g`` without crossings: masked guards keep
         the value they were masked at until they leave the zero band."""
-        mask = mask & (np.abs(g) <= self.zero_band)
-        return np.where(mask, g_ref, g), mask
+        _, _, g_ref, mask = self._crossing(g_ref, g, mask, self.zero_band, self.noise)
+        return g_ref, mask > 0.5
+
+    def step_check(self, x, z, t, g_ref, mask):
+        """The guards at a solver step and what they mean, in one compiled call: (g, whether
+        any guard crossed (:meth:`crossed`), and the reference values and mask to watch them
+        with from here (:meth:`watch`) if none did)."""
+        g, _, any_crossed, g_ref, mask = fast(self.system, "step_check", lambda: _step_check(self.system))(
+            x, z, self.p, t, g_ref, mask, self.zero_band, self.noise)
+        return g, any_crossed[0] > 0.5, g_ref, mask > 0.5
+
+    @property
+    def _crossing(self):
+        return fast(self.system, "crossing", lambda: _crossing_function(self.system.guards.size1_out(0)))
 
     # --- event iteration ------------------------------------------------------------------------
 
@@ -243,3 +254,30 @@ class HybridStepper:
                 f"event storm: more than {self.max_events} events within "
                 f"{window[-1].t - window[0].t:.3g} s around t = {event.t:.10g} s, most of them in "
                 f"{worst}; the model chatters (raise max_events if this is intended)")
+
+
+def _crossing_function(n: int):
+    """(g_ref, g, mask, zero_band, noise) -> (crossed, any crossed, watched g_ref, watched
+    mask) for n guards, booleans as 0/1: the rules of :meth:`HybridStepper.crossed` and
+    :meth:`HybridStepper.watch`, compiled (a step of a run tests them; NumPy on a handful
+    of values costs tens of microseconds)."""
+    g_ref, g, mask = cs.SX.sym("g_ref", n), cs.SX.sym("g", n), cs.SX.sym("mask", n)
+    band, noise = cs.SX.sym("zero_band"), cs.SX.sym("noise")
+    changed = cs.logic_or(cs.logic_and(g_ref > 0, g <= 0), cs.logic_and(g_ref < 0, g >= 0))
+    same_side = cs.logic_and(cs.sign(g_ref) == cs.sign(g), cs.fabs(g_ref) > noise)
+    crossed = cs.if_else(mask, cs.logic_and(cs.fabs(g) > band, cs.logic_not(same_side)), changed)
+    watched = cs.logic_and(mask, cs.fabs(g) <= band)
+    outputs = [crossed, cs.sum1(crossed) > 0, cs.if_else(watched, g_ref, g), watched]
+    return cs.Function("crossing", [g_ref, g, mask, band, noise], [cs.densify(o) for o in outputs])
+
+
+def _step_check(system):
+    """(x, z, p, t, g_ref, mask, zero_band, noise) -> (g, crossed, any crossed, watched g_ref,
+    watched mask): the guards and :func:`_crossing_function` in one call."""
+    x, z, p, t = system.symbols(cs.SX)
+    g = system.guards(x, z, p, t)
+    n = g.numel()
+    g_ref, mask, band, noise = cs.SX.sym("g_ref", n), cs.SX.sym("mask", n), cs.SX.sym("zero_band"), \
+        cs.SX.sym("noise")
+    return cs.Function("step_check", [x, z, p, t, g_ref, mask, band, noise],
+                       [g, *_crossing_function(n)(g_ref, g, mask, band, noise)])

@@ -130,13 +130,13 @@ class _HybridRun:
             if seen_at is not None and t_n >= target:
                 t_seen = seen_at
                 z_seen = stepper.solve_z(x_n, z_n, seen_at)
-            g_n = stepper.guards(x_n, z_seen, t_seen)
-            if np.any(stepper.crossed(self.g, g_n, self.mask)):
+            g_n, crossed, g_watch, mask_watch = stepper.step_check(x_n, z_seen, t_seen, self.g, self.mask)
+            if crossed:
                 self._state_event(t_prev, t_n, t_seen, x_n, z_seen, g_n)
                 continue
             self._output_through(t_n if t_n < target else target, solver.at, below=target)
             self.t, self.x, self.z = t_n, x_n, z_n
-            self.g, self.mask = stepper.watch(self.g, g_n, self.mask)
+            self.g, self.mask = g_watch, mask_watch
 
     def _state_event(self, t_prev, t_n, t_seen, x_n, z_n, g_n) -> None:
         """A guard crossed within the last step (t_prev, t_n]: locate the crossing on the step's

@@ -85,12 +85,16 @@ class Stepper:
         self.system, self.solver = system, solver
         self.ida = solver == "idas"
         self.lib = ida if self.ida else cvode
+        self._get_dky = ida.IDAGetDky if self.ida else cvode.CVodeGetDky
         self.nx, self.nz = len(system.state_pos), len(system.z_pos)
         n = self.nx + (self.nz if self.ida else 0)
         self.n = n
         residual, jacobian = stepping_functions(system, solver)
         self._res = _buffered(residual)
         self._jac = _buffered(jacobian)
+        if self.ida and self.nz:
+            self._row = _buffered(row_between_steps(system))
+            self._row[2][5][0], self._row[2][6][0] = rtol, atol
         self.messages: list[str] = []
 
         ctx = POINTER()
@@ -218,6 +222,8 @@ class Stepper:
         self.p = p
         self._res[2][-2 if not self.ida else 2][:] = p
         self._jac[2][1][:] = p
+        if self.ida and self.nz:
+            self._row[2][2][:] = p
         self.y_arr[:self.nx] = x
         self.yp_arr[:] = rates
         if self.ida:
@@ -259,18 +265,28 @@ class Stepper:
         tolerances onto the algebraic equations (:func:`row_between_steps`)."""
         if t == self.t_now:
             return self.current()
-        x, y = self._dky(t, 0)
         if not self.ida or not self.nz:
+            x, _ = self._dky(t, 0)
             return x, np.empty(0)
-        return row_between_steps(self.system, x, self._dky(t, 1)[0], y[self.nx:], self.p, t, self.rtol,
-                                 self.atol, max(self.h_last, 1e-300))
+        _, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out,) = self._row
+        self._dky(t, 0, y_in)
+        self._dky(t, 1, yp_in)
+        t_in[0], h_in[0] = t, max(self.h_last, 1e-300)
+        trigger()
+        total = out.sum()
+        if total - total == 0:          # finite
+            return out[:self.nx].copy(), out[self.nx:].copy()
+        return y_in[:self.nx].copy(), y_in[self.nx:].copy()
 
-    def _dky(self, t: float, k: int):
-        get = self.lib.IDAGetDky if self.ida else self.lib.CVodeGetDky
-        flag = get(self.mem, t, k, self.dky)
-        if flag != 0:
+    def _dky(self, t: float, k: int, into=None):
+        """The k-th derivative of the interpolating polynomial at t: (its x part, all of y),
+        copied, or written ``into`` the given array."""
+        if self._get_dky(self.mem, t, k, self.dky) != 0:
             raise SimulationError(f"{self.solver}: no interpolation at t = {t:.10g} s "
                                   f"(last step [{self.t_now - self.h_last:.10g}, {self.t_now:.10g}] s)")
+        if into is not None:
+            into[:] = self.dky_arr
+            return None
         y = self.dky_arr.copy()
         return y[:self.nx], y
 
