@@ -38,9 +38,9 @@ def consistent_rates(system, x, z, p, t) -> np.ndarray:
 ROW_ITERATIONS = 2   # Gauss–Newton steps, then projection steps, of a row between solver steps
 
 
-def row_between_steps(system, x, x_rate, z, p, t, rtol, atol, h):
-    """(x, z) at a time t between two solver steps, from the interpolated states x, their
-    rates x' (the polynomial's derivative) and the interpolated algebraic variables z.
+def row_between_steps(system) -> cs.Function:
+    """The row (x, z) at a time t between two solver steps, from the interpolated states x,
+    their rates x' (the polynomial's derivative) and the interpolated algebraic variables z.
 
     IDA keeps algebraic variables out of its error test (their values at the steps are exact
     for the states there, but their own polynomial between steps is not controlled), and
@@ -54,12 +54,15 @@ def row_between_steps(system, x, x_rate, z, p, t, rtol, atol, h):
     from its equation. Then (x, z) is moved the least, each variable in units of its
     tolerance (rtol·|v| + atol), onto 0 = g (minimum-norm Newton steps on [∂g/∂x ∂g/∂z]): the
     row satisfies the model's equations (a resistor's v = R·i to rounding), the correction
-    lying within the interpolation's accuracy. ``ROW_ITERATIONS`` steps of each, in one
-    compiled function (one step of each is exact for equations linear in z)."""
-    x_out, z_out = _between_steps_function(system)(x, x_rate, z, p, t, h, rtol, atol)
-    if np.all(np.isfinite(x_out)) and np.all(np.isfinite(z_out)):
-        return x_out, z_out
-    return x, z
+    lying within the interpolation's accuracy. ``ROW_ITERATIONS`` steps of each (one step of
+    each is exact for equations linear in z).
+
+    Returns the CasADi function (y, y', p, t, h, rtol, atol) -> y of y = [x; z], y' the
+    polynomial's derivative (only its x part is used), h the step, built once per model."""
+    key = "row_between_steps"
+    if key not in system.cache:
+        system.cache[key] = _row_function(system)
+    return system.cache[key]
 
 
 SYMBOLIC_SOLVE_LIMIT = 40   # up to this many algebraic variables, the solves are unrolled (SX)
@@ -75,28 +78,26 @@ def _regularized_solve(A, b, kind):
         cs.solve(A + ridge * kind.eye(A.size1()), b, "qr")
 
 
-def _between_steps_function(system):
-    def build():
-        parts = _rate_parts(system).function
-        kind = cs.SX if system.dae.size1_in(1) <= SYMBOLIC_SOLVE_LIMIT else cs.MX
-        x_in, z_in, p, t = system.symbols(kind)
-        x_rate, h, rtol, atol = kind.sym("x_rate", x_in.numel()), kind.sym("h"), kind.sym("rtol"), \
-            kind.sym("atol")
-        nx, x, z = x_in.numel(), x_in, z_in
-        dx = rtol * cs.fabs(x) + atol
-        for _ in range(ROW_ITERATIONS):
-            f, g, g_x, g_z, _, f_z = parts(x, z, p, t)
-            w_x = 1.0 / (rtol * cs.fabs(x_rate) + dx / h)
-            w_g = 1.0 / (cs.mtimes(cs.fabs(g_x), dx) + atol)
-            J = cs.vertcat(cs.diag(w_x) @ f_z, cs.diag(w_g) @ g_z)
-            r = cs.vertcat(w_x * (x_rate - f), -w_g * g)
-            z = z + _regularized_solve(J.T @ J, J.T @ r, kind)
-        for _ in range(ROW_ITERATIONS):
-            _, g, g_x, g_z, _, _ = parts(x, z, p, t)
-            scale = cs.vertcat(rtol * cs.fabs(x) + atol, rtol * cs.fabs(z) + atol)
-            Js = cs.horzcat(g_x, g_z) @ cs.diag(scale)
-            step = -scale * (Js.T @ _regularized_solve(Js @ Js.T, g, kind))
-            x, z = x + step[:nx], z + step[nx:]
-        return cs.Function("row_between_steps", [x_in, x_rate, z_in, p, t, h, rtol, atol], [x, z])
-
-    return fast(system, "row_between_steps", build)
+def _row_function(system) -> cs.Function:
+    parts = _rate_parts(system).function
+    nx, nz = system.dae.size1_in(0), system.dae.size1_in(1)
+    kind = cs.SX if nz <= SYMBOLIC_SOLVE_LIMIT else cs.MX
+    y_in, yp, p, t = kind.sym("y", nx + nz), kind.sym("yp", nx + nz), kind.sym("p", system.dae.size1_in(2)), \
+        kind.sym("t")
+    h, rtol, atol = kind.sym("h"), kind.sym("rtol"), kind.sym("atol")
+    x, z, x_rate = y_in[:nx], y_in[nx:], yp[:nx]
+    dx = rtol * cs.fabs(x) + atol
+    for _ in range(ROW_ITERATIONS):
+        f, g, g_x, g_z, _, f_z = parts(x, z, p, t)
+        w_x = 1.0 / (rtol * cs.fabs(x_rate) + dx / h)
+        w_g = 1.0 / (cs.mtimes(cs.fabs(g_x), dx) + atol)
+        J = cs.vertcat(cs.diag(w_x) @ f_z, cs.diag(w_g) @ g_z)
+        r = cs.vertcat(w_x * (x_rate - f), -w_g * g)
+        z = z + _regularized_solve(J.T @ J, J.T @ r, kind)
+    for _ in range(ROW_ITERATIONS):
+        _, g, g_x, g_z, _, _ = parts(x, z, p, t)
+        scale = cs.vertcat(rtol * cs.fabs(x) + atol, rtol * cs.fabs(z) + atol)
+        Js = cs.horzcat(g_x, g_z) @ cs.diag(scale)
+        step = -scale * (Js.T @ _regularized_solve(Js @ Js.T, g, kind))
+        x, z = x + step[:nx], z + step[nx:]
+    return cs.Function("row_between_steps", [y_in, yp, p, t, h, rtol, atol], [cs.vertcat(x, z)])
