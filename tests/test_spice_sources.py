@@ -32,6 +32,8 @@ DECKS = [
     ("aliases", "op", 1e-9),          # 1.8e-14
     ("aliases", "ac", 1e-9),          # 8.3e-15
     ("aliases", "tran", 1e-4),        # 3.3e-5
+    ("switch_flags", "op", 1e-5),     # 8.7e-16 (switch positions: a hybrid .op)
+    ("switch_flags", "tran", 1e-4),   # 1.1e-15
 ]
 
 
@@ -95,3 +97,12 @@ def test_unsupported_source_forms_name_the_line(line, message):
     with pytest.raises(spice.SpiceError, match=message) as caught:
         spice.read(text)
     assert caught.value.line == 2 and caught.value.text == line
+
+
+def test_on_flag_of_a_w_switch_warns_that_ngspice_ignores_it():
+    text = ("t\nV1 c 0 0.9\nVs c cs 0\nRs cs 0 1k\nW1 c o Vs wm on\nR1 o 0 1k\n"
+            ".model wm CSW(IT=1m IH=0.2m)\n.end\n")
+    with pytest.warns(spice.SpiceWarning, match="ngspice-39 starts a W switch open") as caught:
+        d = spice.read(text)
+    assert caught[0].message.line == 5
+    assert d.op()["v(o)"] < 1e-6                 # open, as ngspice-39's

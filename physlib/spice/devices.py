@@ -18,6 +18,7 @@ import math
 import re
 
 from ..components import electrical as el
+from ..core.component import Mode
 from .errors import SpiceError
 from .sources import build_waveform, parse_source
 
@@ -209,16 +210,26 @@ def couple(b, card, tokens, scope, prefix, members, nets, model):
         b.coupled[prefix + inductor] = f"{name}.{minus}"
 
 
+class VoltageSwitchOn(el.VoltageControlledSwitch):
+    """A :class:`VoltageControlledSwitch` that starts closed: ngspice's ``on`` flag on an S
+    line. The operating point and the transient start from closed; the control opens it below
+    VT − VH."""
+
+    closed = Mode({"open": 0, "closed": 1}, start="closed",
+                  description="switch position; starts closed (ngspice's on flag)")
+
+
 def _switch(b, letter, name, tokens, card, scope, prefix):
-    """``Sname n+ n- nc+ nc- model [off]`` / ``Wname n+ n- vname model [off]``: ngspice's
-    switches with hysteresis (RON default 1 Ω, ROFF default 1/GMIN as ngspice's SWsetup)."""
+    """``Sname n+ n- nc+ nc- model [on|off]`` / ``Wname n+ n- vname model [on|off]``: ngspice's
+    switches with hysteresis (RON default 1 Ω, ROFF default 1/GMIN as ngspice's SWsetup),
+    starting open (``off``, the default) or, for S, closed (``on``). ngspice-39 starts a W
+    switch open whatever its flag (measured with its control inside the hysteresis band):
+    ``on`` on a W line warns and is ignored as there."""
     count = 6 if letter == "S" else 5
     form = "n+ n- nc+ nc- model" if letter == "S" else "n+ n- vname model"
     rest = [t.lower() for t in tokens[count:]]
-    if len(tokens) < count or rest not in ([], ["off"]):
-        raise SpiceError(f"{letter} takes {letter}name {form} [off] (the 'on' flag is not "
-                         "supported: the switch starts open and closes at once if its control "
-                         "is above threshold + hysteresis)", card.where)
+    if len(tokens) < count or rest not in ([], ["off"], ["on"]):
+        raise SpiceError(f"{letter} takes {letter}name {form} [on|off]", card.where)
     kind, params, model_card, model_scope = find_model(scope, tokens[count - 1].lower(), card.where)
     expected = "sw" if letter == "S" else "csw"
     if kind != expected:
@@ -233,7 +244,11 @@ def _switch(b, letter, name, tokens, card, scope, prefix):
         values[param] = function()
         b.bind(f"{prefix}{name}.{param}", function, model_card.where)
     if letter == "S":
-        return el.VoltageControlledSwitch(name, **values), ["p", "n", "pc", "nc"]
+        cls = VoltageSwitchOn if rest == ["on"] else el.VoltageControlledSwitch
+        return cls(name, **values), ["p", "n", "pc", "nc"]
+    if rest == ["on"]:
+        b.ctx.warn(card.where, f"{name}: ngspice-39 starts a W switch open despite 'on' (its "
+                   "flag is ignored there and here)")
     b.controls.append(("ic", tokens[3].lower()))
     return el.CurrentControlledSwitch(name, **values), ["p", "n"]
 
