@@ -15,7 +15,7 @@ import pytest
 
 import physlib
 import physlib.spice as spice
-from physlib import Model, ModeSettlingError
+from physlib import InitializationError, Model, ModeSettlingError
 from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components.electrical import (VCCS, Capacitor, Ground, IdealDiode, Resistor, Switch,
                                            VoltageSource)
@@ -185,3 +185,12 @@ def test_a_pressed_brake_driven_beyond_its_friction_slides_at_the_operating_poin
     op = braked_shaft(12.0, 1.0).operating_point()
     assert op["J.w"] == pytest.approx((12.0 - SLIDE) / D, rel=1e-12)
     assert op.modes == {"brake.mode": Brake.FORWARD}
+
+
+def test_a_brake_that_must_stick_is_an_error_not_a_slip_the_wrong_way():
+    # Driven below the friction torque (3 < 5 N·m) the brake sticks and holds the drive. Freed,
+    # the shaft would turn at 3/d; sliding forward, the steady slip (3 − 5)/d = −1 rad/s is
+    # backward: a run from one to the other crosses w_rel = 0 and sticks. A stuck lock is not a
+    # steady-state equation yet, so this is an error naming the brake, not a silent −1 rad/s.
+    with pytest.raises(InitializationError, match=r"puts brake in a locked mode"):
+        braked_shaft(3.0, 1.0).operating_point()

@@ -20,7 +20,9 @@ components' transitions are asked at the solved point and the steady state is so
 the modes they choose until nothing changes (a switch whose control is 1 is closed, a
 forward-biased ideal diode conducts). ``op.modes`` holds the modes, ``op.events`` the changes
 from the start modes; linearization and noise at the point use them. Modes that never settle
-are a :class:`~physlib.core.errors.ModeSettlingError` naming the components.
+are a :class:`~physlib.core.errors.ModeSettlingError` naming the components; a clutch, brake or
+contact that must stick (its lock is not a steady-state equation yet) an
+:class:`InitializationError` naming it.
 """
 from __future__ import annotations
 

@@ -15,12 +15,15 @@ guessed) value and their derivative is not required to vanish.
 
 Modes settle as at the start of a simulation (:meth:`HybridStepper.start
 <physlib.analysis.simulation.events.HybridStepper.start>`): the steady state is solved in the
-start modes, the hybrid components' transitions are asked at the solved point with no guard
-crossed (a switch whose control is 1 closes, a forward-biased ideal diode conducts), and the
-steady state is solved again in the modes they ask for, until nothing changes
-(:mod:`physlib.analysis.common.hybrid_components`). A set of modes met twice (each set asks for
-another: no consistent one) or more than :func:`max_mode_rounds` rounds is a
-:class:`ModeSettlingError` naming the components.
+start modes, the hybrid components' transitions are asked at the solved point (a switch whose
+control is 1 closes, a forward-biased ideal diode conducts), and the steady state is solved
+again in the modes they ask for, until nothing changes
+(:mod:`physlib.analysis.common.hybrid_components`). A guard counts as crossed when it changes
+sign between the previous steady state (taken into the new modes, as a simulation would be just
+after the change) and the new one: a run from one to the other would meet that event first (a
+brake that starts sliding forward and whose new steady slip is backward sticks instead). A set
+of modes met twice (each set asks for another: no consistent one) or more than
+:func:`max_mode_rounds` rounds is a :class:`ModeSettlingError` naming the components.
 """
 from __future__ import annotations
 
@@ -30,9 +33,12 @@ import numpy as np
 from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
 from ..common.fast_call import fast
 from ..common.hybrid_components import hybrid_instances, max_mode_rounds, mode_requests, no_crossings, set_modes
-from ..common.initialization import damped_newton, null_space_members
+from ..common.initialization import damped_newton, null_space_members, solve_algebraic
 from .model_inputs import resolve_input, set_inputs, source_slots
 from ..common.start_values import check_finite
+
+# A guard smaller than this at the new steady state is zero up to rounding: no crossing.
+GUARD_NOISE = 1e-12
 
 
 def ignorable_states(system) -> np.ndarray:
@@ -91,10 +97,11 @@ def _settle_modes(model, solve, x, z, p, t):
     instances = hybrid_instances(model)
     if not instances:
         return (*solve(x, z, p), [])
-    start, fired = p.copy(), no_crossings(model)
+    system, g_ref = model.system, None
     slots = [slot for inst in instances for slot in inst.mode_slot.values()]
     events, seen = [], {tuple(p[slots])}
     for _ in range(max_mode_rounds(instances)):
+        pre = p.copy()
         try:
             x, z, p = solve(x, z, p)
         except InitializationError as err:
@@ -103,14 +110,50 @@ def _settle_modes(model, solve, x, z, p, t):
             raise InitializationError(
                 f"no steady state in the modes the components' transitions chose at the operating "
                 f"point ({_changes(events)}): {err}") from None
-        requests = mode_requests(instances, fast(model.system, "outputs")(x, z, p, t), p, start, fired)
+        _check_locks(model, x, z, p, t, events)
+        g = fast(system, "guards")(x, z, p, t)
+        fired = no_crossings(model) if g_ref is None else (g_ref * g < 0) & (np.abs(g) > GUARD_NOISE)
+        requests = mode_requests(instances, fast(system, "outputs")(x, z, p, t), p, pre, fired)
         if not requests:
             return x, z, p, events
         events += set_modes(requests, p, t, "initial")
         if tuple(p[slots]) in seen:
             raise _not_settling(requests, events, t, "a set of modes came back")
         seen.add(tuple(p[slots]))
+        g_ref = _guards_entering(model, x, z, p, t)
     raise _not_settling(requests, events, t, f"still changing after {max_mode_rounds(instances)} rounds")
+
+
+def _check_locks(model, x, z, p, t, events) -> None:
+    """Raise when a mode constraint active at the steady state (a stuck clutch's or brake's
+    w_rel = 0, a contact) does not hold there: the steady-state equations have the lock's
+    derivative only, so its value is left at the guess."""
+    system = model.system
+    if not len(x) or not system.constraints.nnz_out(0):
+        return
+    h, active, _ = (np.asarray(v).ravel() for v in system.constraints(x, z, p, t))
+    broken = np.flatnonzero((active > 0.5) & (np.abs(h) > 1e-9 * (1 + np.max(np.abs(x)))))
+    if not broken.size:
+        return
+    groups = model.component_groups
+    owners = sorted({groups[system.constraint_owner[r][0]].paths[system.constraint_owner[r][1]] for r in broken})
+    raise InitializationError(
+        f"the operating point puts {', '.join(owners)} in a locked mode (changes: {_changes(events) or 'none'}), "
+        f"and its lock does not hold there (constraint value {h[broken[0]]:.3g}): a steady-state "
+        "solve has a lock's derivative only, not the lock itself, so stuck clutches, brakes and "
+        "contacts are not supported at operating points yet. Simulate to rest and read the point "
+        "with res.at(t)")
+
+
+def _guards_entering(model, x, z, p, t):
+    """The guards of the new modes p at the steady state x of the old ones (the algebraic
+    variables solved again), as a simulation would have them just after the mode change; None
+    when the new modes' algebraic equations have no solution there."""
+    try:
+        z = solve_algebraic(model.system, x, z, p, t, model.algebraic.__getitem__)
+    except InitializationError:
+        return None
+    return fast(model.system, "guards")(x, z, p, t)
 
 
 def _changes(events) -> str:
