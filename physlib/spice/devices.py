@@ -83,8 +83,9 @@ def _passive(b, letter, name, tokens, card, scope, prefix):
                          "L": (el.Inductor, "L", "i0")}[letter]
     values = {param: value()}
     b.bind(f"{prefix}{name}.{param}", value, card.where)
-    if "ic" in options:
-        ic = b.value(options["ic"], scope, card.where)
+    ic = b.value(options["ic"], scope, card.where) if "ic" in options else \
+        b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
+    if ic is not None:
         values[start] = ic()
         b.bind(f"{prefix}{name}.{start}", ic, card.where)
     return cls(name, **values), ["p", "n"]

@@ -66,6 +66,29 @@ class Builder:
             self.ctx.warn(where, number[1])
         return lambda: number[0]
 
+    def node_name(self, prefix: str, node: str) -> str:
+        """The name ngspice prints for local node ``node`` of the instance at ``prefix``
+        (a port's outer name, a global node's own, else ``x1.node``); "0" for ground."""
+        node = node.lower()
+        if node in GROUND_NAMES:
+            return "0"
+        outer = self.port_names.get((prefix, node))
+        if outer is None:
+            outer = node if node in self.netlist.globals_ else prefix + node
+        return "0" if outer in GROUND_NAMES else outer
+
+    def start_voltage(self, prefix: str, nodes: list[str]):
+        """With ``uic``, ngspice-39 starts a capacitor without ``ic=`` at the difference of its
+        nodes' ``.ic`` values [V] (``.nodeset`` values where a node has no ``.ic``; 0 for
+        other nodes): a value function, or None when no node has either."""
+        given = {**self.netlist.nodeset, **self.netlist.ic}
+        names = [self.node_name(prefix, n) for n in nodes]
+        if not any(n in given for n in names):
+            return None
+        parts = [self.value(given[n][0], self.scope, given[n][1].where) if n in given
+                 else (lambda: 0.0) for n in names]
+        return lambda: parts[0]() - parts[1]()
+
     def bind(self, path: str, function, where):
         try:
             function()
