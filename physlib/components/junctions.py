@@ -4,14 +4,24 @@ junctions): SymPy expressions as ngspice-39 evaluates them, with SI units (V, A,
 * :func:`limited_exp` — exp(x), continued as its tangent above a limit, and its integral;
 * :func:`band_gap` — silicon's energy gap Eg(T) [eV] (ngspice's rule);
 * :func:`potential_shift` — the temperature term of a junction potential (ngspice's pbfact);
+* :func:`junction_temperature` — a junction's potential and zero-bias capacitance at T;
 * :func:`depletion_charge` — the depletion charge Qj(v) of a junction with ngspice's
   temperature rule for its potential and zero-bias capacitance (TLEVC = 0) and the linear
   extension of the capacitance above FC·VJ;
-* :func:`bulk_junction_current` — the ideal junction current of ngspice's MOSFET bulk diodes.
+* :func:`bulk_junction_current` — the ideal junction current of ngspice's MOSFET bulk diodes;
+* :func:`saturation_scale` — a saturation current's temperature factor (ngspice's factlog);
+* :func:`junction_current` — ngspice's pn current with its reverse knee below −3·n·vt (the D
+  element's and the BJT's junctions), from :func:`forward_current` and :func:`reverse_current`;
+* :class:`PositiveOrInfinite` — a parameter that is a positive number or +inf ("none", as a
+  SPICE parameter left out: BV, VAF, IKF).
 
 Nothing here holds state: each function returns an expression of its arguments, which may be
 SymPy symbols (parameters) or numbers.
 """
+import math
+
+from ..core import Parameter
+from ..core.component import as_real
 from ..core.lazy import lazy_module
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -21,7 +31,20 @@ ELEMENTARY_CHARGE = 1.602176634e-19  # C
 REFTEMP = 300.15              # K: ngspice's reference temperature of the band-gap rule
 
 __all__ = ["BOLTZMANN", "ELEMENTARY_CHARGE", "REFTEMP", "limited_exp", "band_gap",
-           "potential_shift", "depletion_charge", "bulk_junction_current"]
+           "potential_shift", "junction_temperature", "depletion_charge", "bulk_junction_current",
+           "saturation_scale", "forward_current", "reverse_current", "junction_current",
+           "PositiveOrInfinite"]
+
+
+class PositiveOrInfinite(Parameter):
+    """A positive number, or +inf: the quantity is absent, as a SPICE model parameter left out
+    (a diode's BV: no breakdown; a BJT's VAF: no Early effect, IKF: no high injection)."""
+
+    def validate(self, value, component):
+        number = as_real(value)
+        if number == math.inf:
+            return math.inf
+        return super().validate(value, component)
 
 
 def limited_exp(x, limit, integral=False):
@@ -47,7 +70,20 @@ def potential_shift(T):
     return -2 * (k * T / q) * (sp.Rational(3, 2) * sp.log(T / REFTEMP) + q * arg)
 
 
-def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False):
+def junction_temperature(cj0, vj, m, T, tnom, pbo_at=None):
+    """(VJ(T) [V], CJ(T) [F]) of a junction whose potential ``vj`` and zero-bias capacitance
+    ``cj0`` with grading ``m`` were measured at ``tnom`` [K] (ngspice's TLEVC = 0 rule, see
+    :func:`depletion_charge`; ``pbo_at`` as there)."""
+    fact1, fact2 = tnom / REFTEMP, T / REFTEMP
+    pbo = (vj - potential_shift(tnom if pbo_at is None else pbo_at)) / fact1
+    gma_old = (vj - pbo) / pbo
+    vj_t = potential_shift(T) + fact2 * pbo
+    gma_new = (vj_t - pbo) / pbo
+    cj = cj0 / (1 + m * (400e-6 * (tnom - REFTEMP) - gma_old)) * (1 + m * (400e-6 * (T - REFTEMP) - gma_new))
+    return vj_t, cj
+
+
+def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False, pbo_at=None):
     """Qj(v) [C] of a junction with zero-bias capacitance ``cj0`` [F], potential ``vj`` [V] and
     grading ``m`` measured at ``tnom`` [K], at temperature ``T`` [K]; ``integral``: ∫₀^v Qj dv
     [C·V] instead (for stored energies).
@@ -57,17 +93,14 @@ def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False):
     CJ(T) = cj0·(1 + m·(4e-4·(T − REFTEMP) − γ(T)))/(1 + m·(4e-4·(tnom − REFTEMP) − γ(tnom))),
     γ = (VJ − pbo)/pbo. With ``limit`` VJ(T) is at most 1/fc (ngspice's diode does this; its
     MOSFET bulk junctions do not), F1 keeping the unlimited VJ(T) as ngspice's diotemp.
+    ``pbo_at``: the temperature of the pbfact in pbo (default ``tnom``, as diotemp; ngspice's
+    bjttemp.c takes the device temperature T there, which differs when T ≠ TNOM).
 
     Qj = VJ·CJ·(1 − (1 − v/VJ)^(1−m))/(1 − m)                                 v < fc·VJ
        = CJ·F1 + CJ/F2·(F3·(v − fc·VJ) + m/(2·VJ)·(v² − (fc·VJ)²))          v >= fc·VJ
     F1 = VJ·(1 − (1 − fc)^(1−m))/(1 − m),  F2 = (1 − fc)^(1+m),  F3 = 1 − fc·(1 + m).
     """
-    fact1, fact2 = tnom / REFTEMP, T / REFTEMP
-    pbo = (vj - potential_shift(tnom)) / fact1
-    gma_old = (vj - pbo) / pbo
-    vj = potential_shift(T) + fact2 * pbo
-    gma_new = (vj - pbo) / pbo
-    cj = cj0 / (1 + m * (400e-6 * (tnom - REFTEMP) - gma_old)) * (1 + m * (400e-6 * (T - REFTEMP) - gma_new))
+    vj, cj = junction_temperature(cj0, vj, m, T, tnom, pbo_at)
     xfc = sp.log(1 - fc)
     f1 = vj * (1 - sp.exp((1 - m) * xfc)) / (1 - m)      # before the limit, as ngspice
     if limit:
@@ -91,3 +124,30 @@ def bulk_junction_current(v, i_sat, vt, gmin, limit):
     exponential continued as its tangent above v/vt = ``limit``."""
     return sp.Piecewise((i_sat * (limited_exp(v / vt, limit) - 1), v > -3 * vt),
                         (-i_sat, True)) + gmin * v
+
+
+def saturation_scale(T, tnom, eg, xti, n=1):
+    """exp((T/tnom − 1)·eg/(n·vt) + xti/n·ln(T/tnom)) with vt = k·T/q: the factor a saturation
+    current measured at ``tnom`` [K] has at ``T`` [K] (ngspice's factlog/n; the diode takes
+    n = N, the BJT n = 1 for IS and n = NE, NC for its leakage currents)."""
+    ratio = T / tnom
+    vt = BOLTZMANN * T / ELEMENTARY_CHARGE
+    return sp.exp((ratio - 1) * eg / (n * vt)) * ratio ** (xti / n)
+
+
+def forward_current(v, i_sat, vte, limit):
+    """i_sat·(exp(v/vte) − 1) [A], the exponential continued as its tangent above v/vte = limit."""
+    return i_sat * (limited_exp(v / vte, limit) - 1)
+
+
+def reverse_current(v, i_sat, vte):
+    """−i_sat·(1 + (3·vte/(e·v))³) [A]: ngspice's reverse branch below v = −3·vte (dioload.c,
+    bjtload.c), which meets the forward current and its slope there."""
+    return -i_sat * (1 + (3 * vte / (sp.E * v)) ** 3)
+
+
+def junction_current(v, i_sat, vte, limit):
+    """ngspice's pn-junction current [A] without breakdown: :func:`forward_current` for
+    v >= −3·vte, :func:`reverse_current` below (vte = n·k·T/q [V])."""
+    return sp.Piecewise((forward_current(v, i_sat, vte, limit), v >= -3 * vte),
+                        (reverse_current(v, i_sat, vte), True))

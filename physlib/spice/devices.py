@@ -285,6 +285,9 @@ def make_component(b, letter, name, tokens, card, body, scope, prefix, sensed):
         return _diode(b, name, tokens, card, scope, prefix)
     if letter in "SW":
         return _switch(b, letter, name, tokens, card, scope, prefix)
+    if letter == "Q":
+        from .bjt import bjt
+        return bjt(b, name, tokens, card, scope, prefix, find_model, _split_options)
     if letter == "B":
         from .behavioural import behavioural_source
         return behavioural_source(b, name, card, scope, prefix)

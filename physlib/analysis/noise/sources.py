@@ -120,17 +120,17 @@ def noise_elements(model, p=None, *, parts: bool = True) -> list[NoiseElement]:
                 by_domain.setdefault(ports[name].domain.name, []).append(name)
             pairs = [names for names in by_domain.values() if len(names) == 2]
             heat = [n for n in physical if ports[n].domain.name == "thermal" and len(by_domain["thermal"]) == 1]
+            inside = None
+            if parts and hasattr(comp, "noise_parts"):
+                inside = comp.noise_parts(dict(zip(template.param_names, p[group.param_ids[row]].tolist())))
+            if inside:       # sources inside: any number of ports (a transistor's three or four)
+                out += [NoiseElement(f"{path}.{part}", comp, group, row, tuple(physical[:2]), None, kind_, part)
+                        for part, kind_ in inside.items()]
+                continue
             if len(pairs) != 1:
                 skipped.append(path)
                 continue
             kind = getattr(comp, "noise_kind", "thermal")
-            inside = None
-            if parts and hasattr(comp, "noise_parts"):
-                inside = comp.noise_parts(dict(zip(template.param_names, p[group.param_ids[row]].tolist())))
-            if inside:
-                out += [NoiseElement(f"{path}.{part}", comp, group, row, tuple(pairs[0]), None, kind_, part)
-                        for part, kind_ in inside.items()]
-                continue
             out.append(NoiseElement(path, comp, group, row, tuple(pairs[0]), heat[0] if heat else None, kind))
     if skipped:
         warnings.warn(f"noise: {', '.join(skipped[:8])} dissipate power but do not connect two ports "
