@@ -52,7 +52,7 @@ from ..common.initialization import consistent_start
 from .invariants import Invariants
 from ..common.options import FIXED_STEP
 from .results import ResultRows, SimulationResult
-from .run_stats import count, phase
+from .run_stats import count, phase, reached
 from .time_events import left_limit
 
 _GRID_TOL = 1e-9          # relative to dt: times closer than this to a grid point are on it
@@ -140,6 +140,7 @@ class _FixedStepRun:
     def _step(self, a, b, event) -> None:
         """The step from a to b (``event``: b is a time event), with its output rows."""
         count("steps")
+        reached(b)
         user_grid = self.t_eval is not None
         # At a time event the stages at the end of the step see the input's left limit.
         b_eval = left_limit(b, self.t0, self.t_end) if event else b

@@ -137,6 +137,8 @@ class _HybridRun:
             self._output_through(t_n if t_n < target else target, solver.at, below=target)
             self.t, self.x, self.z = t_n, x_n, z_n
             self.g, self.mask = g_watch, mask_watch
+            if self.stats is not None:
+                self.stats.reached(t_n)
 
     def _state_event(self, t_prev, t_n, t_seen, x_n, z_n, g_n) -> None:
         """A guard crossed within the last step (t_prev, t_n]: locate the crossing on the step's

@@ -45,6 +45,14 @@ class RunStats:
         self.events = {"state": 0, "time": 0}
         self.seconds = {"initialization": 0.0, "integration": 0.0, "events": 0.0}
         self._started = time.perf_counter()
+        self.progress = None        # a SimulationProgress, told how far the run has come
+        self.reached_t = 0.0
+
+    def reached(self, t: float) -> None:
+        """The run has come to time t [s]."""
+        self.reached_t = t
+        if self.progress is not None:
+            self.progress.reached(t, sum(self.events.values()))
 
     def solver_call(self, counters: dict, seconds: float) -> None:
         """One call of a SUNDIALS integrator: its ``stats()`` and its wall time."""
@@ -110,3 +118,10 @@ def count(name: str, kind: str | None = None, n: int = 1) -> None:
         stats.counts[name] += n
     else:
         stats.events[kind] = stats.events.get(kind, 0) + n
+
+
+def reached(t: float) -> None:
+    """The current run has come to time t [s] (for its progress line; nothing outside a run)."""
+    stats = _current.get()
+    if stats is not None:
+        stats.reached(t)

@@ -17,7 +17,8 @@ from ..common.initialization import consistent_start, solve_algebraic
 from .integrators import Integration
 from ..common.options import SimulateOptions, simulate_options
 from .results import ResultRows, SimulationResult
-from .run_stats import RunStats, count, phase, recording
+from ..common.progress import SimulationProgress, progress_option
+from .run_stats import RunStats, count, phase, reached, recording
 from .time_events import left_limit, snap_to_events
 
 STEPS_PER_INPUT_PERIOD = 50     # solver steps per period of a time-varying input, at least
@@ -27,16 +28,22 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
              rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, params: dict | None = None,
              x0: dict | None = None, projection: str | None = "energy", noise=None,
              noise_T: float = 300.15, max_step: float | None = None, event_tol: float = 1e-10,
-             max_events: int = 100, invariants=None, initial: str = "strict") -> SimulationResult:
+             max_events: int = 100, invariants=None, initial: str = "strict",
+             progress: bool | None = None) -> SimulationResult:
     """Simulate ``model`` from ``t0`` to ``t_end`` [s].
 
     solver: ``"idas"`` (default, DAE) or ``"cvodes"`` (models whose equations reduce to an ODE).
     rtol, atol: solver tolerances. t_eval: output times (default: 501 points plus both sides
-    of every time event). params: parameter values by path, e.g. ``{"R1.R": 2e3}`` (no
-    recompile). x0: initial values of states by path, e.g. ``{"C1.v": 1.0}``.
-    max_step: largest solver step [s]; for models with modes also the guard sampling interval
-    (default (t_end − t0)/1000). event_tol: time tolerance of event location [s]. max_events:
-    more events than this within a microsecond is an event storm (an error). projection: how
+    of every time event); any grid costs interpolation only, never a solver restart.
+    params: parameter values by path, e.g. ``{"R1.R": 2e3}`` (no recompile). x0: initial
+    values of states by path, e.g. ``{"C1.v": 1.0}``. max_step: largest solver step [s]
+    (default: none; for a model without states, the interval at which its algebraic
+    variables are solved and its guards looked at, default (t_end − t0)/1000). event_tol:
+    time tolerance of event location [s]. max_events: more events than this within a
+    microsecond, or in a row with their guard still at zero (a sliding mode chased by
+    events), is an event storm (an error). progress: a line on stderr with the simulated
+    time, the events and an estimate of the time left (True, False; None: by itself on a
+    terminal when the run would take more than 3 s). projection: how
     states are made consistent when an event activates a mode constraint: "energy" (the state
     nearest in the metric of stored energy that meets the constraints: a plastic lock, which
     conserves momentum), "naive" (keep the first state, for comparison) or None.
@@ -68,11 +75,15 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
                                noise_T=noise_T, max_step=max_step, event_tol=event_tol,
                                max_events=max_events, invariants=invariants, initial=initial)
     stats = RunStats(fixed_step=options.fixed_step)
+    stats.progress = SimulationProgress(options.t0, options.t_end, progress_option(progress, "simulate"))
     with model_lock(model), recording(stats):
-        if options.fixed_step:
-            result = simulate_fixed(model, options)
-        else:
-            result = _simulate_variable(model, options)
+        try:
+            if options.fixed_step:
+                result = simulate_fixed(model, options)
+            else:
+                result = _simulate_variable(model, options)
+        finally:
+            stats.progress.close(stats.reached_t, sum(stats.events.values()))
         result.stats = stats.as_dict()
         if options.noise:
             from ..noise.transient import propagate_noise
@@ -134,6 +145,7 @@ def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: 
                 rows.add(a, x, z)
         inner = grid[(grid > a) & (grid < b)]
         X, Z = _integrate(integration, a, np.append(inner, b), x, z, p, max_step, model)
+        reached(b)
         for i, tt in enumerate(inner):
             # IDAS interpolates the algebraic variables between its steps (they are out of its
             # error test): solved again from the interpolated states, the row satisfies the

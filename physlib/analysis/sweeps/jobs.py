@@ -10,15 +10,12 @@ import io
 import os
 import pickle
 import socket
-import sys
 import time
 from collections.abc import Mapping
 
 from ..common.options import OptionError
+from ..common.progress import ProgressLine
 from .table import SweepError, SweepRow
-
-PROGRESS_AFTER = 3.0        # show a progress line when the estimated duration exceeds this [s]
-
 
 class Job:
     """The model and what to do with each parameter set; this object travels to the workers."""
@@ -83,40 +80,39 @@ class ModelRefUnpickler(pickle.Unpickler):
 
 
 class Progress:
-    """``sweep: 120/400 runs (2 failed), 4.1 s, about 9 s left`` on stderr, rewritten in place at
-    most four times a second; shown when asked (True) or, by default, when the estimated
-    duration exceeds PROGRESS_AFTER. The time left is extrapolated from the runs finished since
-    ``rate_from`` (time, runs done then): the start, or when the first worker's results came, so
-    that starting a pool does not count as slow runs."""
+    """``sweep: 120/400 runs (2 failed), 4.1 s, about 9 s left`` on stderr (a
+    :class:`~physlib.analysis.common.progress.ProgressLine`), shown when asked (True) or, by
+    default, when the estimated duration exceeds PROGRESS_AFTER. The time left is extrapolated
+    from the runs finished since ``rate_from`` (time, runs done then): the start, or when the
+    first worker's results came, so that starting a pool does not count as slow runs."""
 
     def __init__(self, total: int, enabled: bool | None):
         if enabled is not None and not isinstance(enabled, bool):
             raise SweepError(f"sweep: progress must be True, False or None, got {enabled!r}")
-        self.total, self.enabled, self.started, self.shown = total, enabled, time.perf_counter(), 0.0
+        self.total, self.line = total, ProgressLine(enabled)
         self.done = self.failed = 0
         self.rate_from: tuple[float, int] | None = None
-        self.active = False
+
+    @property
+    def enabled(self) -> bool | None:
+        return self.line.enabled
 
     def estimate(self, seconds: float) -> None:
-        if self.enabled is None:
-            self.enabled = seconds > PROGRESS_AFTER
+        self.line.decide(seconds)
 
     def add(self, rows: list[SweepRow]) -> None:
         """Count finished runs and redraw the line if it is due."""
         self.done += len(rows)
         self.failed += sum(not row.ok for row in rows)
-        now = time.perf_counter()
-        if not self.enabled or (now - self.shown < 0.25 and self.done < self.total):
+        final = self.done >= self.total
+        if not self.line.enabled or not (final or self.line.due()):
             return
-        since, done_then = self.rate_from or (self.started, 0)
+        now = time.perf_counter()
+        since, done_then = self.rate_from or (self.line.started, 0)
         rate = (self.done - done_then) / (now - since) if self.done > done_then else 0.0
-        left = f", about {(self.total - self.done) / rate:.0f} s left " if rate and self.done < self.total else " " * 18
+        left = f", about {(self.total - self.done) / rate:.0f} s left " if rate and not final else " " * 18
         failures = f" ({self.failed} failed)" if self.failed else ""
-        sys.stderr.write(f"\rsweep: {self.done}/{self.total} runs{failures}, {now - self.started:.1f} s{left}")
-        sys.stderr.flush()
-        self.shown, self.active = now, True
+        self.line.show(f"sweep: {self.done}/{self.total} runs{failures}, {self.line.elapsed():.1f} s{left}", final)
 
     def close(self) -> None:
-        if self.active:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        self.line.close()
