@@ -1,0 +1,24 @@
+"""Run the MOSFET decks of this folder in ngspice-39 (batch mode) and write their reference CSVs.
+
+    cd tests/data/spice/mosfet && python3 make_references.py [deck.cir ...]
+
+(every deck of the folder without arguments), with ``tests/data/spice/reader/make_references.py``
+doing the work (each analysis card alone in its own ngspice process; ``*SWEEP`` runs each .dc
+once per value; ``.noise`` also writes ``<deck>_noise_total.csv``). Needs ngspice-39 on the
+PATH; the tests never run it.
+"""
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "reader"))
+import make_references as references  # noqa: E402
+
+references.HERE = HERE
+
+if __name__ == "__main__":
+    version = references.subprocess.run(["ngspice", "-v"], capture_output=True, text=True).stdout
+    if "ngspice-39" not in version:
+        sys.exit(f"these references are ngspice-39's; found: {version.strip()}")
+    for deck in [HERE / name for name in sys.argv[1:]] or sorted(HERE.glob("*.cir")):
+        references.run(deck)
