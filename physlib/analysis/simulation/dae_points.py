@@ -1,11 +1,14 @@
 """Rates and algebraic variables at points the solver did not solve for: consistent rates at a
-(re)start, and algebraic variables between two solver steps."""
+(re)start, and algebraic variables between two solver steps or at output rows."""
 from __future__ import annotations
 
 import casadi as cs
 import numpy as np
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
 
 from ..common.fast_call import fast
+from ..common.initialization import solve_algebraic
 
 
 def _rate_parts(system):
@@ -101,3 +104,35 @@ def _row_function(system) -> cs.Function:
         step = -scale * (Js.T @ _regularized_solve(Js @ Js.T, g, kind))
         x, z = x + step[:nx], z + step[nx:]
     return cs.Function("row_between_steps", [y_in, yp, p, t, h, rtol, atol], [cs.vertcat(x, z)])
+
+
+def algebraic_rows(system, X, Z, p, times, describe) -> np.ndarray:
+    """The algebraic variables solved at many output rows: 0 = g(X[:, i], z, p, times[i]) for
+    each column, from the guesses Z (the solver's interpolation).
+
+    Where g is linear in z (∂g/∂z constant: resistive networks, linear sources), one Newton
+    step from any guess is the solution, and ∂g/∂z is factorized once (sparse LU) for all
+    rows: the residuals of every row in one vectorized call, one solve with a right-hand side
+    per row. Otherwise each row is solved by Newton (:func:`solve_algebraic`)."""
+    if not Z.shape[0] or not Z.shape[1]:
+        return Z
+    if not _linear_in_z(system):
+        return np.column_stack([solve_algebraic(system, X[:, i], Z[:, i], p, t, describe)
+                                for i, t in enumerate(times)])
+    residual, jacobian = system.cache["rows_linear"]
+    G = np.asarray(residual(X, Z, p, np.asarray(times)[None, :]))
+    lu = spla.splu(sps.csc_matrix(jacobian(X[:, 0], Z[:, 0], p, times[0]).sparse()))
+    return Z - lu.solve(G)
+
+
+def _linear_in_z(system) -> bool:
+    """Whether ∂g/∂z is constant (depends on neither x, z nor t); caches the functions
+    :func:`algebraic_rows` evaluates then."""
+    if "rows_linear" not in system.cache:
+        x, z, p, t = system.symbols(cs.SX)
+        g = system.dae(x, z, p, t)[1]
+        g_z = cs.jacobian(g, z)
+        linear = not cs.depends_on(g_z, cs.vertcat(x, z, t))
+        system.cache["rows_linear"] = (cs.Function("g_rows", [x, z, p, t], [g]),
+                                       cs.Function("g_z", [x, z, p, t], [g_z])) if linear else None
+    return system.cache["rows_linear"] is not None

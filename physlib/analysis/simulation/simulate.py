@@ -14,6 +14,7 @@ from ...core.errors import PhyslibError
 from .fixed_step import simulate_fixed
 from .hybrid_simulation import simulate_hybrid
 from ..common.initialization import consistent_start, solve_algebraic
+from .dae_points import algebraic_rows
 from .integrators import Integration
 from ..common.options import SimulateOptions, simulate_options
 from .results import ResultRows, SimulationResult
@@ -146,12 +147,12 @@ def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: 
         inner = grid[(grid > a) & (grid < b)]
         X, Z = _integrate(integration, a, np.append(inner, b), x, z, p, max_step, model)
         reached(b)
+        # IDAS interpolates the algebraic variables between its steps (they are out of its
+        # error test): solved again from the interpolated states, the rows satisfy the
+        # model's equations (a diode's i = Is·(exp(v/vt) − 1) to rounding).
+        Z_rows = algebraic_rows(system, X[:, :len(inner)], Z[:, :len(inner)], p, inner, describe)
         for i, tt in enumerate(inner):
-            # IDAS interpolates the algebraic variables between its steps (they are out of its
-            # error test): solved again from the interpolated states, the row satisfies the
-            # model's equations (a diode's i = Is·(exp(v/vt) − 1) to rounding).
-            z_row = solve_algebraic(system, X[:, i], Z[:, i], p, tt, describe) if len(Z) else Z[:, i]
-            rows.add(tt, X[:, i], z_row)
+            rows.add(tt, X[:, i], Z_rows[:, i])
         x, z = X[:, -1], Z[:, -1]
         if b == t_end:
             if grid[-1] == t_end:
