@@ -239,7 +239,11 @@ class _HybridRun:
         count("solver_starts")
         self.steps = 0
         rates = consistent_rates(self.stepper.system, x, z, self.stepper.p, t)
-        self.solver.restart(t, x, z, self.stepper.p, rates)
+        # The first step after an event: half the size the solver had planned before it (fewer
+        # error-test failures than the whole, measured on the buck converter). The state
+        # is consistent in the new modes, so their fast dynamics start at rest and rarely need
+        # the solver's own cautious first step (which it falls back to if this one fails).
+        self.solver.restart(t, x, z, self.stepper.p, rates, first_step=0.5 * self.solver.h_next)
         self.started = (t, x.tobytes(), self.stepper.p.tobytes())
 
     def _count_solver(self) -> None:
@@ -292,7 +296,9 @@ class _AlgebraicSampler:
         self.t_now, self.t_prev = 0.0, 0.0
         self.x, self.z = np.empty(0), np.empty(0)
 
-    def restart(self, t, x, z, p, rates) -> None:
+    h_next = 0.0
+
+    def restart(self, t, x, z, p, rates, first_step=0.0) -> None:
         self.t_now = self.t_prev = t
         self.x, self.z = x, z
 

@@ -86,6 +86,10 @@ class Stepper:
         self.ida = solver == "idas"
         self.lib = ida if self.ida else cvode
         self._get_dky = ida.IDAGetDky if self.ida else cvode.CVodeGetDky
+        self._get_last_step = ida.IDAGetLastStep if self.ida else cvode.CVodeGetLastStep
+        self._get_next_step = ida.IDAGetCurrentStep if self.ida else cvode.CVodeGetCurrentStep
+        self._last, self._next = REAL(), REAL()
+        self._last_ref, self._next_ref = ctypes.byref(self._last), ctypes.byref(self._next)
         self.nx, self.nz = len(system.state_pos), len(system.z_pos)
         n = self.nx + (self.nz if self.ida else 0)
         self.n = n
@@ -114,7 +118,7 @@ class Stepper:
         self.LS = dls.SUNLinSol_Dense(self.y, self.A, ctx)
         self._views: dict[int, np.ndarray] = {}
         self.t_now = 0.0
-        self.h_last = 0.0
+        self.h_last = self.h_next = 0.0     # the last step taken, the next one planned [s]
         self._started = False
         self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
             self._create_cvode(ctx, rtol, atol, max_step)
@@ -216,9 +220,11 @@ class Stepper:
 
     # --- stepping -------------------------------------------------------------------------------
 
-    def restart(self, t: float, x, z, p, rates) -> None:
+    def restart(self, t: float, x, z, p, rates, first_step: float = 0.0) -> None:
         """Start at t from the consistent (x, z) with parameters p; ``rates``: y' there
-        (see :func:`consistent_rates`)."""
+        (see :func:`consistent_rates`); ``first_step`` [s]: the size to try first (0: the
+        solver's own estimate, a tiny fraction of the distance to the stop time, from which
+        it doubles its way up)."""
         self.p = p
         self._res[2][-2 if not self.ida else 2][:] = p
         self._jac[2][1][:] = p
@@ -226,12 +232,18 @@ class Stepper:
             self._row[2][2][:] = p
         self.y_arr[:self.nx] = x
         self.yp_arr[:] = rates
+        self._start = (t, self.y_arr.copy(), self.yp_arr.copy())
+        self._reinit(t, first_step)
+
+    def _reinit(self, t, first_step):
         if self.ida:
-            self.y_arr[self.nx:] = z
             _check(self.lib.IDAReInit(self.mem, t, self.y, self.yp), "IDAReInit")
+            self.lib.IDASetInitStep(self.mem, first_step)
         else:
             _check(self.lib.CVodeReInit(self.mem, t, self.y), "CVodeReInit")
-        self.t_now, self.h_last = t, 0.0
+            self.lib.CVodeSetInitStep(self.mem, first_step)
+        self.first_step = first_step
+        self.t_now, self.h_last, self.h_next = t, 0.0, 0.0
         self.messages.clear()
 
     def step(self, t_stop: float) -> float:
@@ -243,13 +255,21 @@ class Stepper:
         else:
             self.lib.CVodeSetStopTime(self.mem, t_stop)
             flag = self.lib.CVode(self.mem, t_stop, self.y, ctypes.byref(tret), CV_ONE_STEP)
+        if flag < 0 and self.h_last == 0.0 and self.first_step:
+            # The first step after a restart, tried at the size the run had before the event,
+            # failed (the event started a fast transient): start again at the solver's own
+            # first step.
+            t0, y, yp = self._start
+            self.y_arr[:], self.yp_arr[:] = y, yp
+            self._reinit(t0, 0.0)
+            return self.step(t_stop)
         if flag not in SUCCESS_FLAGS:
             name = (self.lib.IDAGetReturnFlagName if self.ida else self.lib.CVodeGetReturnFlagName)(flag)
             raise SimulationError(f"{self.solver} failed at t = {tret.value:.10g} s: "
                                   f"{(name or b'').decode()}" + _quoted(self.messages))
-        last = REAL()
-        (self.lib.IDAGetLastStep if self.ida else self.lib.CVodeGetLastStep)(self.mem, ctypes.byref(last))
-        self.t_now, self.h_last = tret.value, last.value
+        self._get_last_step(self.mem, self._last_ref)
+        self._get_next_step(self.mem, self._next_ref)
+        self.t_now, self.h_last, self.h_next = tret.value, self._last.value, self._next.value
         return self.t_now
 
     def current(self):
