@@ -7,8 +7,10 @@ ecosystem (:meth:`LinearModel.to_control`, :meth:`LinearModel.to_scipy`).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sps
 
 from ...core.errors import PhyslibError
+from .frequency_response import frequency_response
 from .minimal_realization import minimal_basis, named_basis
 
 
@@ -21,23 +23,46 @@ class LinearModel:
     """A linear time-invariant model with named states, inputs and outputs.
 
     ``A`` (n×n), ``B`` (n×m), ``C`` (p×n), ``D`` (p×m); ``E`` (n×n) for a descriptor model
-    (``E x' = A x + B u``), ``None`` otherwise. ``states``, ``inputs``, ``outputs`` are the
-    signal names (also as ``state_names``, ``input_names``, ``output_names``). ``at`` is the
+    (``E x' = A x + B u``), ``None`` otherwise: NumPy arrays. A model made with SciPy sparse
+    matrices (a large circuit's linearization) keeps them sparse — :meth:`sparse` gives them,
+    :meth:`frequency_response` works on them — and makes each NumPy array the first time it
+    is read (n² numbers for A). ``states``, ``inputs``, ``outputs`` are the signal names (also
+    as ``state_names``, ``input_names``, ``output_names``). ``at`` is the
     :class:`~physlib.analysis.linear.operating_point.OperatingPoint` it was linearized at, if any.
     """
 
     def __init__(self, A, B, C, D, *, states, inputs, outputs, E=None, at=None):
-        self.A = np.atleast_2d(np.asarray(A, dtype=float))
-        n = len(states)
-        self.A = self.A.reshape(n, n)
-        self.B = np.asarray(B, dtype=float).reshape(n, len(inputs))
-        self.C = np.asarray(C, dtype=float).reshape(len(outputs), n)
-        self.D = np.asarray(D, dtype=float).reshape(len(outputs), len(inputs))
-        self.E = None if E is None else np.asarray(E, dtype=float).reshape(n, n)
+        n, m, p = len(states), len(inputs), len(outputs)
+        shapes = {"A": (n, n), "B": (n, m), "C": (p, n), "D": (p, m), "E": (n, n)}
+        given = {"A": A, "B": B, "C": C, "D": D, "E": E}
+        self._given = {k: _matrix(v, shapes[k]) for k, v in given.items() if v is not None}
+        self._arrays = {}
         self.states = list(states)
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.at = at
+
+    def _array(self, name):
+        if name not in self._given:
+            return None
+        if name not in self._arrays:
+            value = self._given[name]
+            self._arrays[name] = value.toarray() if sps.issparse(value) else value
+        return self._arrays[name]
+
+    A = property(lambda self: self._array("A"), doc="State matrix (n×n), a NumPy array.")
+    B = property(lambda self: self._array("B"), doc="Input matrix (n×m), a NumPy array.")
+    C = property(lambda self: self._array("C"), doc="Output matrix (p×n), a NumPy array.")
+    D = property(lambda self: self._array("D"), doc="Feedthrough matrix (p×m), a NumPy array.")
+    E = property(lambda self: self._array("E"), doc="Descriptor matrix (n×n) or None.")
+
+    def sparse(self, name: str):
+        """The matrix ``name`` ("A", "B", "C", "D" or "E") as a SciPy CSR matrix (None for E of
+        an explicit model), without making its dense array."""
+        if name not in ("A", "B", "C", "D", "E"):
+            raise PhyslibError(f"LinearModel.sparse: name is one of A, B, C, D, E; got {name!r}")
+        value = self._given.get(name)
+        return None if value is None else sps.csr_matrix(value)
 
     # --- names ----------------------------------------------------------------------------
 
@@ -55,7 +80,7 @@ class LinearModel:
 
     @property
     def descriptor(self) -> bool:
-        return self.E is not None
+        return "E" in self._given
 
     # --- analysis -------------------------------------------------------------------------
 
@@ -70,26 +95,30 @@ class LinearModel:
             values = values[np.isfinite(values)]
         return values[np.lexsort((values.imag, values.real))]
 
-    def frequency_response(self, f) -> np.ndarray:
+    def frequency_response(self, f, *, inputs=None, outputs=None) -> np.ndarray:
         """Complex frequency response C (s E − A)⁻¹ B + D at s = 2πj·f, f in Hz.
 
-        Returns an array of shape (outputs, inputs, len(f))."""
-        f = np.atleast_1d(np.asarray(f, dtype=float))
-        n, m, p = self.A.shape[0], self.B.shape[1], self.C.shape[0]
-        out = np.empty((p, m, f.size), dtype=complex)
-        E = np.eye(n) if self.E is None else self.E
-        for k, fk in enumerate(f):
-            s = 2j * np.pi * fk
-            if n:
-                try:
-                    X = np.linalg.solve(s * E - self.A, self.B)
-                except np.linalg.LinAlgError:
-                    raise PhyslibError(f"the model has a pole at f = {fk:g} Hz (s = {s:g}); "
-                                       "its frequency response is infinite there") from None
-                out[:, :, k] = self.C @ X + self.D
-            else:
-                out[:, :, k] = self.D
-        return out
+        Returns an array of shape (outputs, inputs, len(f)); ``inputs``/``outputs``: names to
+        restrict it to (only those are computed), in that order. One LU factorization per
+        frequency, dense for small models, sparse (banded or SuperLU) for large ones
+        (:mod:`physlib.analysis.linear.frequency_response`)."""
+        ins = self._positions(inputs, self.inputs, "input")
+        outs = self._positions(outputs, self.outputs, "output")
+        given = self._given
+        B, C, D = given["B"][:, ins], given["C"][outs], given["D"][outs][:, ins]
+        return frequency_response(given["A"], B, C, D, f, given.get("E"))
+
+    @staticmethod
+    def _positions(names, known, what):
+        if names is None:
+            return np.arange(len(known))
+        names = [names] if isinstance(names, str) else list(names)
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise PhyslibError(f"LinearModel has no {what} {', '.join(map(repr, missing))}; its "
+                               f"{what}s: {', '.join(known)}")
+        index = {n: k for k, n in enumerate(known)}
+        return np.array([index[n] for n in names], dtype=int)
 
     def dcgain(self) -> np.ndarray:
         """Steady-state gain (outputs × inputs): −C A⁻¹ B + D (C (−A)⁻¹ B + D with E)."""
@@ -103,18 +132,18 @@ class LinearModel:
         import matplotlib.pyplot as plt
 
         f = np.atleast_1d(np.asarray(f, dtype=float))
-        H = self.frequency_response(f)
-        ins = [self.inputs.index(n) for n in (inputs or self.inputs)]
-        outs = [self.outputs.index(n) for n in (outputs or self.outputs)]
+        inputs = [inputs] if isinstance(inputs, str) else list(inputs or self.inputs)
+        outputs = [outputs] if isinstance(outputs, str) else list(outputs or self.outputs)
+        H = self.frequency_response(f, inputs=inputs, outputs=outputs)
         if ax is None:
             fig, (ax_mag, ax_phase) = plt.subplots(2, 1, sharex=True, figsize=(7, 5.5))
         else:
             ax_mag, ax_phase = ax
             fig = ax_mag.figure
-        for i in outs:
-            for j in ins:
+        for i, output in enumerate(outputs):
+            for j, input_ in enumerate(inputs):
                 h = H[i, j]
-                label = f"{self.inputs[j]} → {self.outputs[i]}"
+                label = f"{input_} → {output}"
                 with np.errstate(divide="ignore"):
                     ax_mag.semilogx(f, 20 * np.log10(np.abs(h)), label=label)
                 ax_phase.semilogx(f, np.degrees(np.unwrap(np.angle(h))), label=label)
@@ -182,9 +211,18 @@ class LinearModel:
                           inputs=_unique(self.inputs), outputs=_unique(self.outputs))
 
     def __repr__(self):
-        kind = "descriptor " if self.E is not None else ""
+        kind = "descriptor " if self.descriptor else ""
         return (f"<LinearModel {kind}{len(self.states)} states, inputs {self.inputs}, "
                 f"outputs {self.outputs}>")
+
+
+def _matrix(value, shape):
+    """``value`` as a float matrix of ``shape``: a CSR matrix if it is sparse, else an array."""
+    if sps.issparse(value):
+        if value.shape != shape:
+            raise PhyslibError(f"LinearModel: a matrix of shape {value.shape} where {shape} is needed")
+        return sps.csr_matrix(value, dtype=float)
+    return np.asarray(value, dtype=float).reshape(shape)
 
 
 def _unique(names):

@@ -63,8 +63,6 @@ import warnings
 from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
 
 from ...core.errors import DomainMismatchError, PhyslibError, UnknownNameError
 from .sources import BOLTZMANN, NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
@@ -279,23 +277,13 @@ def _check_elements(model, op, T):
 
 def _frequency_response(lin, f, labels):
     """C·(jωI − A)⁻¹·B + D at each frequency, shape (len(f), outputs, inputs): one sparse LU
-    per frequency (a large linear portion has thousands of states and few ports)."""
-    A, B, C, D = lin.A, lin.B, lin.C, lin.D
-    H = np.empty((len(f), C.shape[0], B.shape[1]), dtype=complex)
-    if not A.shape[0]:
-        H[:] = D
-        return H
-    A_sparse = sps.csc_matrix(A)
-    identity = sps.identity(A.shape[0], dtype=complex, format="csc")
-    for k, fk in enumerate(f):
-        try:
-            X = spla.splu((2j * np.pi * fk * identity - A_sparse).tocsc()).solve(B.astype(complex))
-        except RuntimeError:
-            raise PhyslibError(f"multiport_noise: the network at the ports {', '.join(labels)} has a pole "
-                               f"at f = {fk:g} Hz (e.g. a node reached only through capacitors, at 0 Hz), so "
-                               "Z is infinite there; leave that frequency out") from None
-        H[k] = C @ X + D
-    return H
+    per frequency for a large linear portion (thousands of states, few ports)."""
+    try:
+        return lin.frequency_response(f).transpose(2, 0, 1)
+    except PhyslibError as err:
+        raise PhyslibError(f"multiport_noise: the network at the ports {', '.join(labels)}: {err} (e.g. "
+                           "a node reached only through capacitors, at 0 Hz), so Z is infinite there; "
+                           "leave that frequency out") from None
 
 
 def _dissipation(V, G, Z, labels):

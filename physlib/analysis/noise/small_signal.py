@@ -34,9 +34,9 @@ import warnings
 import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.csgraph as csgraph
-import scipy.sparse.linalg as spla
 
 from ...core.errors import PhyslibError
+from ..linear.frequency_response import frequency_response
 from ..linear.operating_point import OperatingPoint, operating_point
 from .sources import (BOLTZMANN, ELEMENTARY_CHARGE, NoiseElement, NoiseWarning, noise_elements,
                       noise_source_model, transfer_operating_point)
@@ -222,27 +222,21 @@ class _Spectrum:
     two outputs when ``difference``): per frequency one sparse solve for all sources at once."""
 
     def __init__(self, lin, sources, difference):
-        self.A, self.B, self.C, self.D = lin.A, lin.B, lin.C, lin.D
+        self.lin, self.sources = lin, sources
+        self.C, self.D = lin.sparse("C"), lin.sparse("D")
         if difference:
             self.C, self.D = self.C[:1] - self.C[1:], self.D[:1] - self.D[1:]
-        self.sources = sources
-        self.A_sparse, self.B_sparse = sps.csc_matrix(self.A), sps.csc_matrix(self.B)
 
     def transfer(self, f):
-        """|H_k(f)|² for every source at once: per frequency one sparse solve with the
-        transposed system, (jωI − A)ᵀ·y = Cᵀ, then H = yᵀ·B + D (the adjoint method)."""
-        n = self.A.shape[0]
-        Y = np.zeros((len(f), n), dtype=complex)
-        identity = sps.identity(n, dtype=complex, format="csc")
-        for i, fi in enumerate(f if n else ()):
-            matrix = (2j * np.pi * fi * identity - self.A_sparse).T.tocsc()
-            try:
-                Y[i] = spla.splu(matrix).solve(self.C.ravel().astype(complex))
-            except RuntimeError:
-                raise PhyslibError(f"noise: the linearized model has a pole at f = {fi:g} Hz, so "
-                                   "the noise spectrum is infinite there") from None
-        # Each source drives a few states: B is sparse.
-        return np.abs((self.B_sparse.T @ Y.T).T + self.D.ravel()) ** 2
+        """|H_k(f)|² for every source at once, shape (len(f), sources): with one output and many
+        sources, :func:`~physlib.analysis.linear.frequency_response.frequency_response` solves
+        the transposed system, (jωE − A)ᵀ·y = Cᵀ, then H = yᵀ·B + D (the adjoint method)."""
+        lin = self.lin
+        try:
+            H = frequency_response(lin.sparse("A"), lin.sparse("B"), self.C, self.D, f, lin.sparse("E"))
+        except PhyslibError as err:
+            raise PhyslibError(f"noise: {err}, and so is the noise spectrum") from None
+        return np.abs(H[0].T) ** 2
 
     def parts(self, f):
         """Each source's contribution to the PSD, shape (len(f), sources)."""
@@ -255,11 +249,12 @@ class _Spectrum:
         return parts[:, [s.path for s in self.sources].index(source)]
 
     def variance(self):
+        A, B, C, D = self.lin.A, self.lin.B, self.C.toarray(), self.D.toarray()
         flicker = np.array([s.flicker for s in self.sources])
-        if np.any(flicker > 0) and _variance(self.A, self.B, self.C, self.D, flicker) > 0:
+        if np.any(flicker > 0) and _variance(A, B, C, D, flicker) > 0:
             return float("inf")             # 1/f noise that reaches the output: ∫ df/f diverges
         density = np.array([s.density for s in self.sources])
-        return _variance(self.A, self.B, self.C, self.D, density / 2)
+        return _variance(A, B, C, D, density / 2)
 
 
 def _external(external) -> dict:

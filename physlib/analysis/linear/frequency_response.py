@@ -1,0 +1,158 @@
+"""Frequency responses H(f) = C (s E − A)⁻¹ B + D at s = 2πj·f of linear models, small or large.
+
+One LU factorization of s E − A per frequency, of whichever kind suits the model:
+
+* up to :data:`DENSE_STATES` states, dense: the frequencies are solved together, batched
+  (NumPy's stacked ``solve``), a few megabytes at a time;
+* larger models are sparse (a circuit's node equations couple each state to a few others):
+  the states are renumbered once by reverse Cuthill–McKee so that the nonzeros cluster
+  around the diagonal. When they then lie within :data:`BANDED_WIDTH` diagonals, each
+  frequency is one LAPACK banded solve (partial pivoting, O(n·width²)); otherwise one
+  SuperLU factorization (``scipy.sparse.linalg.splu``) of the matrix assembled on the
+  structure computed once.
+
+Only the direction with fewer right-hand sides is solved: (s E − A) X = B with the inputs
+as columns when there are no more inputs than outputs, else the transposed system with the
+outputs as columns (the adjoint, as for a noise spectrum: many sources, one output).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sps
+import scipy.sparse.csgraph as csgraph
+import scipy.sparse.linalg as spla
+
+from ...core.errors import PhyslibError
+
+DENSE_STATES = 24           # up to this many states: batched dense solves
+BANDED_WIDTH = 16           # sparse: banded solves when l + u (after renumbering) is at most this
+_CHUNK_BYTES = 1 << 25      # batched dense solves take this much memory at a time [bytes]
+
+
+def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
+    """C (s E − A)⁻¹ B + D at s = 2πj·f for each frequency f [Hz]; E = None is the identity.
+
+    A, E (n×n), B (n×m), C (p×n), D (p×m): real NumPy arrays or SciPy sparse matrices.
+    Returns a complex array of shape (p, m, len(f)); a pole at one of the frequencies
+    (s E − A singular) is a :class:`PhyslibError` naming it."""
+    f = np.atleast_1d(np.asarray(f, dtype=float))
+    n, m, p = A.shape[0], B.shape[1], C.shape[0]
+    D = D.toarray() if sps.issparse(D) else np.asarray(D, dtype=float)
+    if p < m:            # the adjoint: fewer right-hand sides
+        Et = None if E is None else E.T
+        return frequency_response(A.T, C.T, B.T, D.T, f, Et).transpose(1, 0, 2)
+    out = np.zeros((p, m, f.size), dtype=complex)
+    if n and m and p:
+        solver = _Dense(A, E) if n <= DENSE_STATES else _SparsePencil(A, E)
+        rhs, C = solver.rows(B), C[:, solver.order]
+        step = max(1, _CHUNK_BYTES // (16 * n * (solver.width + m)))
+        for first in range(0, f.size, step):
+            chunk = slice(first, first + step)
+            X = solver.solve(rhs, 2j * np.pi * f[chunk], f[chunk])      # (k, n, m)
+            stacked = np.ascontiguousarray(X.transpose(1, 2, 0)).reshape(n, -1)
+            # C is real: C·X from the real and imaginary parts side by side (one real product)
+            product = np.asarray(C @ stacked.view(float)).view(complex)
+            out[:, :, chunk] = product.reshape(p, m, -1)
+    if np.any(D):
+        out += D[:, :, None]
+    return out
+
+
+def _pole(fk, sk):
+    return PhyslibError(f"the model has a pole at f = {fk:g} Hz (s = {sk:g}); its frequency "
+                        "response is infinite there")
+
+
+def _dense(M):
+    return M.toarray() if sps.issparse(M) else np.asarray(M, dtype=float)
+
+
+class _Dense:
+    """s E − A for a few states: the frequencies of a chunk solved together (batched)."""
+
+    def __init__(self, A, E):
+        self.A = _dense(A)
+        n = self.A.shape[0]
+        self.E = np.eye(n) if E is None else _dense(E)
+        self.order = np.arange(n)
+        self.width = n                  # a chunk holds a matrix per frequency
+
+    def rows(self, B):
+        return _dense(B)
+
+    def solve(self, B, s, f):
+        """X[k] with (s_k E − A) X[k] = B, shape (len(s), n, m)."""
+        matrices = s[:, None, None] * self.E - self.A
+        try:
+            return np.linalg.solve(matrices, B)
+        except np.linalg.LinAlgError:
+            for k, matrix in enumerate(matrices):
+                try:
+                    np.linalg.solve(matrix, B)
+                except np.linalg.LinAlgError:
+                    raise _pole(f[k], s[k]) from None
+            raise
+
+
+class _SparsePencil:
+    """s E − A for many s: the states renumbered once (reverse Cuthill–McKee, ``order``) and
+    the structure of s E − A kept, so that each frequency only fills in numbers."""
+
+    width = 1
+
+    def __init__(self, A, E):
+        n = A.shape[0]
+        A = sps.csr_matrix(A, dtype=float)
+        E = sps.identity(n, format="csr") if E is None else sps.csr_matrix(E, dtype=float)
+        pattern = (abs(A) + abs(E)).tocsr()
+        self.order = csgraph.reverse_cuthill_mckee((pattern + pattern.T).tocsr(), symmetric_mode=True)
+        # Both matrices on the union of their structures (explicit zeros kept), renumbered.
+        union = sps.csr_matrix((np.ones(pattern.nnz), pattern.indices, pattern.indptr), shape=(n, n))
+        union = union[self.order][:, self.order].tocoo()
+        A_p, E_p = A[self.order][:, self.order], E[self.order][:, self.order]
+        self.i, self.j = union.row, union.col
+        self.a = np.asarray(A_p[self.i, self.j]).ravel()
+        self.e = np.asarray(E_p[self.i, self.j]).ravel()
+        self.lower = int(max(0, np.max(self.i - self.j, initial=0)))
+        self.upper = int(max(0, np.max(self.j - self.i, initial=0)))
+        self.n = n
+        if self.lower + self.upper <= BANDED_WIDTH:
+            shape = (self.lower + self.upper + 1, n)
+            self.band_a, self.band_e = np.zeros(shape), np.zeros(shape)
+            self.band_a[self.upper + self.i - self.j, self.j] = self.a
+            self.band_e[self.upper + self.i - self.j, self.j] = self.e
+
+    def rows(self, B):
+        """B's rows in the pencil's order."""
+        return _dense(B)[self.order]
+
+    def solve(self, B, s, f):
+        """X[k] with (s_k E − A) X[k] = B (rows in ``order``), shape (len(s), n, m)."""
+        X = np.empty((s.size, self.n, B.shape[1]), dtype=complex)
+        if self.lower + self.upper <= BANDED_WIDTH:
+            self._banded(B, s, f, X)
+        else:
+            self._splu(B, s, f, X)
+        return X
+
+    def _banded(self, B, s, f, X):
+        band = np.empty(self.band_a.shape, dtype=complex)
+        for k, sk in enumerate(s):
+            np.multiply(self.band_e, sk, out=band)
+            band -= self.band_a
+            try:
+                X[k] = scipy.linalg.solve_banded((self.lower, self.upper), band, B,
+                                                 overwrite_ab=True, check_finite=False)
+            except np.linalg.LinAlgError:
+                raise _pole(f[k], sk) from None
+
+    def _splu(self, B, s, f, X):
+        shape = (self.n, self.n)
+        rhs = B.astype(complex)
+        for k, sk in enumerate(s):
+            matrix = sps.csc_matrix((sk * self.e - self.a, (self.i, self.j)), shape=shape)
+            try:
+                X[k] = spla.splu(matrix).solve(rhs)
+            except RuntimeError:          # SuperLU: "Factor is exactly singular"
+                raise _pole(f[k], sk) from None
