@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import casadi as cs
 import numpy as np
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
 
 from ...assembly.netlist import Netlist
 from ...core.errors import PhyslibError, UnknownNameError
@@ -105,26 +107,35 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     input_labels = names or list(inputs)
     output_labels = [str(o) for o in outputs]
     if descriptor:
-        n = nx + nz
-        E = np.zeros((n, n))
-        E[:nx, :nx] = np.eye(nx)
-        A = np.block([[fx, fz], [gx, gz]]) if n else np.zeros((0, 0))
-        return LinearModel(A, np.vstack([fu, gu]), np.hstack([hx, hz]), hu, E=E,
+        E = sps.diags(np.r_[np.ones(nx), np.zeros(nz)], format="csr")
+        A = sps.bmat([[fx, fz], [gx, gz]], format="csr") if nx + nz else sps.csr_matrix((0, 0))
+        return LinearModel(A, sps.vstack([fu, gu]), sps.hstack([hx, hz]), hu, E=E,
                            states=model.states + model.algebraic, inputs=input_labels,
                            outputs=output_labels, at=op)
     if nz:
-        _check_index(model, gz, op)
-        sol = np.linalg.solve(gz, np.hstack([gx, gu]))
-        gzx, gzu = sol[:, :nx], sol[:, nx:]
+        lu = _factor_algebraic(model, gz, op)
+        gzx, gzu = _solve_sparse(lu, gx), _solve_sparse(lu, gu)
         A, B = fx - fz @ gzx, fu - fz @ gzu
         C, D = hx - hz @ gzx, hu - hz @ gzu
     else:
         A, B, C, D = fx, fu, hx, hu
     keep, T = constrained_coordinates(model, x, z, p, t)
     if keep is not None:
+        T = sps.csr_matrix(T)
         A, B, C = A[keep] @ T, B[keep], C @ T
     states = [model.states[i] for i in keep] if keep is not None else model.states
     return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op)
+
+
+def _solve_sparse(lu, rhs):
+    """g_z⁻¹·rhs as a sparse matrix, solving only for the nonzero columns of ``rhs`` (g_x
+    touches the few states the algebraic equations read)."""
+    rhs = sps.csc_matrix(rhs)
+    columns = np.flatnonzero(np.diff(rhs.indptr))
+    solved = lu.solve(rhs[:, columns].toarray()) if len(columns) else np.zeros((rhs.shape[0], 0))
+    place = sps.csr_matrix((np.ones(len(columns)), (np.arange(len(columns)), columns)),
+                           shape=(len(columns), rhs.shape[1]))
+    return sps.csr_matrix(solved) @ place
 
 
 def _input_slots(model, inputs, p, t):
@@ -145,7 +156,9 @@ def _input_slots(model, inputs, p, t):
 
 
 def _jacobians(model, inputs, outputs, op):
-    """f_x, f_z, f_u, g_x, g_z, g_u, h_x, h_z, h_u at ``op`` as dense arrays, outputs signed.
+    """f_x, f_z, f_u, g_x, g_z, g_u, h_x, h_z, h_u at ``op`` as SciPy sparse matrices (CSR),
+    outputs signed: CasADi's sparse Jacobians, never made dense (a 10 000-element circuit's
+    f_x has a few nonzeros per row).
 
     Jacobians with respect to the input parameters only (a noise analysis has one input per
     dissipative element; the whole parameter vector would be thousands of columns more),
@@ -155,24 +168,23 @@ def _jacobians(model, inputs, outputs, op):
     slots, gains = _input_slots(model, inputs, p, t)
     rows = [_output_row(model, name) for name in outputs]
     positions = tuple(pos for pos, _ in rows)
-    signs = np.array([sign for _, sign in rows]).reshape(-1, 1)
+    signs = np.array([sign for _, sign in rows])
     distinct = tuple(dict.fromkeys(slots))
     key = ("linearize_jac", positions, distinct)
     if key not in system.cache:
         xs, zs, ps, ts = system.symbols()
         ode, alg = system.dae(xs, zs, ps, ts)
         out = system.outputs(xs, zs, ps, ts)
-        h = cs.vertcat(*[out[i] for i in positions]) if positions else cs.SX(0, 1)
+        h = out[list(positions)] if positions else cs.SX(0, 1)
         us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
         jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, us)]
         system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
-    nx, nz, ny, nd = len(x), len(z), len(outputs), len(distinct)
-    shapes = [(r, c) for r in (nx, nz, ny) for c in (nx, nz, nd)]
-    blocks = [np.array(cs.DM(m)).reshape(shape) for m, shape in zip(system.cache[key](x, z, p, t), shapes)]
-    blocks[6:] = [m * signs for m in blocks[6:]]
+    blocks = [sps.csr_matrix(m.sparse()) for m in system.cache[key](x, z, p, t)]
+    blocks[6:] = [sps.diags(signs, format="csr") @ m for m in blocks[6:]] if len(signs) else blocks[6:]
     columns = [distinct.index(k) for k in slots]
     for k in (2, 5, 8):         # parameter columns -> inputs (the same slot may serve twice)
-        blocks[k] = blocks[k][:, columns] / gains if slots else np.zeros((blocks[k].shape[0], 0))
+        blocks[k] = (blocks[k][:, columns] @ sps.diags(1.0 / gains) if slots
+                     else sps.csr_matrix((blocks[k].shape[0], 0)))
     return blocks
 
 
@@ -229,15 +241,37 @@ def _output_row(model, name):
                                f"e.g. states {', '.join(model.states[:8])}; all paths: sim.variables") from None
 
 
-def _check_index(model, gz, op):
-    """Raise when g_z is singular at the point: the index is above one there."""
+def _factor_algebraic(model, gz, op):
+    """The sparse LU factors of g_z (SuperLU); raises when g_z is singular at the point, or
+    so ill-conditioned (1-norm condition number of the row- and column-equilibrated g_z
+    estimated at 1e13 or more) that the index is above one there."""
+    gz = sps.csc_matrix(gz)
     try:
-        cond = np.linalg.cond(gz)
-    except np.linalg.LinAlgError:
-        cond = np.inf
-    if np.isfinite(cond) and cond < 1e13:
-        return
-    _, s, vt = np.linalg.svd(gz)
+        lu = spla.splu(gz)
+    except RuntimeError:                # "Factor is exactly singular"
+        _index_error(model, gz, op, np.inf)
+    # The condition of g_z equilibrated (rows, then columns, by their largest entry): an
+    # unknown that enters only through a small coefficient (the time derivative of a
+    # transistor's junction voltage times its pF capacitance) is a matter of units, not of
+    # index; a singular g_z stays singular under any scaling.
+    rows = 1.0 / np.maximum(abs(gz).max(axis=1).toarray().ravel(), 1e-300)
+    scaled = sps.diags(rows) @ gz
+    cols = 1.0 / np.maximum(abs(scaled).max(axis=0).toarray().ravel(), 1e-300)
+    scaled = sps.csc_matrix(scaled @ sps.diags(cols))
+    if gz.shape[0] <= 64:           # exactly, from the inverse
+        inverse_norm = np.abs(lu.solve(np.diag(1.0 / rows)) / cols[:, None]).sum(axis=0).max()
+    else:                           # the scaled inverse: diag(1/cols)·g_z⁻¹·diag(1/rows)
+        inverse = spla.LinearOperator(gz.shape, matvec=lambda v: lu.solve(v / rows) / cols,
+                                      rmatvec=lambda v: lu.solve(v / cols, "T") / rows)
+        inverse_norm = spla.onenormest(inverse)
+    cond = spla.norm(scaled, 1) * inverse_norm
+    if not (np.isfinite(cond) and cond < 1e13):
+        _index_error(model, gz, op, cond)
+    return lu
+
+
+def _index_error(model, gz, op, cond):
+    _, s, vt = np.linalg.svd(gz.toarray())
     null = np.abs(vt[-1])
     involved = [model.algebraic[i] for i in np.argsort(-null)[:8] if null[i] > 1e-6]
     modes = model.modes

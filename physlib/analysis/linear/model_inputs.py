@@ -19,11 +19,12 @@ ADDITIVE = ("offset", "k", "height", "amplitude")
 
 
 def parameter_slot(model, name) -> int | None:
-    """The slot of parameter ``name`` in the parameter vector, None if it is not a parameter."""
-    try:
-        return model.parameter_slot(name)
-    except UnknownNameError:
+    """The slot of parameter ``name`` in the parameter vector, None if it is not a parameter.
+    Asked first, so that a name that is not one costs no error message with suggestions
+    (a string comparison against every parameter: 0.2 s at 15 000 parameters)."""
+    if name not in model.parameters:
         return None
+    return model.parameter_slot(name)
 
 
 def input_names(model) -> list[str]:
