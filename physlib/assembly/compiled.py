@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import io
 import pickle
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -13,10 +11,11 @@ import casadi as cs
 import numpy as np
 
 from ..core.component import Component, Mode, Parameter, Port, Variable
-from ..core.errors import ParameterError, PhyslibError, StructureChangeError, UnknownNameError
+from ..core.errors import PhyslibError, UnknownNameError
 from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
 from .names import PositionNames
+from .parameter_vector import derived_from, parameter_vector, unknown_name
 from .templates import ClassTemplate
 
 
@@ -101,7 +100,10 @@ class CompiledModel:
     and :mod:`physlib.analysis` (:mod:`physlib.api`), which ``physlib.Model.compile`` returns.
 
     Parameters stay symbolic inputs of the compiled functions, so ``simulate(...,
-    params={"R1.R": 2e3})`` reuses them without recompiling.
+    params={"R1.R": 2e3})`` reuses them without recompiling. Model parameters
+    (:meth:`Model.parameter <physlib.Model.parameter>`) are set the same way,
+    ``params={"rload": 2e3}``: the component parameters given as expressions of them are
+    recomputed (:meth:`parameter_vector`).
     """
 
     def __init__(self, flat: FlatSystem, system: DaeSystem):
@@ -133,6 +135,13 @@ class CompiledModel:
                                                   self._flat.param_checks) if not isinstance(decl, Mode)}
 
     @property
+    def model_parameters(self) -> dict[str, float]:
+        """Every model parameter's name with its compiled-in value. They have no entries of
+        their own in the parameter vector: a run that sets one recomputes the component
+        parameters given as expressions of it."""
+        return {name: p.value for name, p in self._flat.model_parameters.items()}
+
+    @property
     def states(self) -> list[str]:
         return self.system.position_names.take(self.system.state_pos)
 
@@ -161,7 +170,7 @@ class CompiledModel:
         """(representative position, sign) of a variable path; unknown names get suggestions."""
         i = self._flat.var_names.find(name)
         if i is None:
-            raise UnknownNameError(_unknown("variable", name, self._flat.var_names,
+            raise UnknownNameError(unknown_name("variable", name, self._flat.var_names,
                                            self._flat.unread_positions))
         return int(self.system.var_col[i]), float(self.system.var_sign[i])
 
@@ -176,60 +185,30 @@ class CompiledModel:
         """Position of a parameter (not a mode) in the parameter vector; unknown names get suggestions."""
         i = self._flat.param_names.find(name)
         if i is None or isinstance(self._flat.param_checks[i][0], Mode):
-            raise UnknownNameError(_unknown("parameter", name, self.parameters))
+            if isinstance(name, str) and name in self._flat.model_parameters:
+                raise UnknownNameError(
+                    f"{name} is a model parameter: it has no entry of its own in the parameter "
+                    f"vector (it sets {_short(derived_from(self._flat, name), 5) or 'nothing'}); set it "
+                    f"with params={{{name!r}: value}}")
+            raise UnknownNameError(unknown_name("parameter", name, self.parameters))
         return i
 
     def unit(self, name: str) -> str:
         """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""
         i = self._flat.var_names.find(name)
         if i is None:
-            raise UnknownNameError(_unknown("variable", name, self._flat.var_names,
+            raise UnknownNameError(unknown_name("variable", name, self._flat.var_names,
                                            self._flat.unread_positions))
         group, _, local = self._flat.var_names.locate(i)
         return self._flat.groups[group].template.local_units[local]
 
     def parameter_vector(self, params: dict | None) -> np.ndarray:
-        values = self._flat.param_values.copy()
-        if params is not None and not isinstance(params, Mapping):
-            raise ParameterError(f"params must be a dict of parameter paths to values, e.g. "
-                                 f"{{'R1.R': 2e3}}; got {type(params).__name__} {params!r:.60}")
-        given = []
-        for name, value in (params or {}).items():
-            i = self._flat.param_names.find(name)
-            if i is None:
-                raise ParameterError(_unknown("parameter", name, self._flat.param_names))
-            declaration, owner = self._flat.param_checks[i]
-            if isinstance(declaration, Mode):
-                raise ParameterError(f"{name} is a mode of {owner}; modes change only at events")
-            values[i] = declaration.validate(value, owner)
-            given.append(i)
-        if given:
-            self._check_structure(values, given)
-        return values
-
-    def _check_structure(self, values: np.ndarray, given: list[int]) -> None:
-        """A :class:`StructureChangeError` if ``values`` (entries ``given`` set by name) would
-        need other equations for a component than the ones compiled in
-        (:meth:`Component.structure_change`)."""
-        checked = set()
-        for i in given:
-            g, row, _ = self._flat.param_names.locate(i)
-            group = self._flat.groups[g]
-            comp = group.components[row]
-            if (g, row) in checked or type(comp).structure_change is Component.structure_change:
-                continue
-            checked.add((g, row))
-            names = group.template.param_names
-            ids = group.param_ids[row][:len(names)]
-            why = comp.structure_change(dict(zip(names, self._flat.param_values[ids].tolist())),
-                                        dict(zip(names, values[ids].tolist())))
-            if why:
-                path = group.paths[row]
-                raise StructureChangeError(
-                    f"params for {type(comp).__name__} {path}: {why}; a compiled model keeps "
-                    f"the equations it was compiled with. Set the value before compiling "
-                    f"({path.rsplit('.', 1)[-1]}.<parameter> = value, or in the constructor) "
-                    "and compile again")
+        """The parameter vector with the compiled-in values and ``params`` ({parameter path or
+        model parameter name: value}, each in its parameter's unit). Setting a model parameter
+        recomputes every entry given as an expression of model parameters (the others at their
+        compiled-in values); an entry given by its own path as well keeps that value (an
+        explicit value overrides its expression)."""
+        return parameter_vector(self._flat, params)
 
     def time_events(self, p: np.ndarray, t0: float, t1: float) -> list[float]:
         """Times in (t0, t1) where some equation is not smooth in time (e.g. a step).
@@ -285,7 +264,9 @@ class CompiledModel:
             f"{len(s.z_pos)} left for Newton/DAE solver in {st['loops']} algebraic loops",
             f"  states ({len(s.state_pos)}): {_short(self.states)}",
             f"  algebraic variables ({len(s.z_pos)}): {_short(self.algebraic)}",
-            f"  parameters: {len(self._flat.param_names)}",
+            f"  parameters: {len(self._flat.param_names)}"
+            + (f"; model parameters: {_short(list(self._flat.model_parameters))}"
+               if self._flat.model_parameters else ""),
             "  partitions: " + "; ".join(
                 f"{'linear' if p.linear else 'nonlinear'} [{_short(p.components, 6)}]" for p in self.partitions),
         ]
@@ -319,18 +300,6 @@ class CompiledModel:
 
 def _short(names, limit=10):
     return ", ".join(names[:limit]) + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
-
-
-def _unknown(kind: str, name: str, known, unread=frozenset()) -> str:
-    if not isinstance(name, str):
-        return f"unknown {kind} {name!r}: give its path as a string, e.g. 'C1.v' or 'R1.R'"
-    if name in unread:
-        return (f"{name} is not computed: nothing in the model reads that position and no body or "
-                "spring fixes it, so physlib does not integrate it; to have it, put an AngleSensor "
-                "(rotational) or PositionSensor (translational) on one of its flanges")
-    close = difflib.get_close_matches(name, list(known), n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return f"unknown {kind} {name!r}{hint}"
 
 
 class _Pickler(pickle.Pickler):

@@ -20,6 +20,8 @@ from operator import attrgetter, itemgetter
 import numpy as np
 
 from ..core.component import Component, Mode, Output, Parameter
+from ..core.errors import ModelError
+from ..core.model_parameters import ModelParameter, ParameterExpression
 from ..core.symbols import derivative_base
 from .connection_sets import NodePaths, PortLayout, PortTable, Runs, connection_sets
 from .names import InstancePaths, NameTable, ParameterChecks
@@ -61,6 +63,10 @@ class FlatSystem:
     through_sums: Runs       # each: ids whose sum is zero
     nodes: NodePaths         # component paths joined at each connection (and input-to-waveform link)
     unread_positions: frozenset = frozenset()   # position variables nothing reads: not computed
+    model_parameters: dict = field(default_factory=dict)   # name -> ModelParameter
+    # Parameter entries given as model-parameter expressions: their entries, and the expressions
+    derived_slots: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    derived_expressions: list = field(default_factory=list)
 
 
 @dataclass
@@ -71,6 +77,7 @@ class _Found:
 
     paths: list[str] = field(default_factory=list)
     components: list[Component] = field(default_factory=list)
+    parameters: list[ModelParameter] = field(default_factory=list)   # declared on the models
     end_instance: list[int] = field(default_factory=list)   # per connected port: its instance
     end_port: list[str] = field(default_factory=list)       # ... and its port name
     sizes: list[int] = field(default_factory=list)          # ports per connection
@@ -121,15 +128,18 @@ def _flatten(model: Netlist) -> FlatSystem:
     # An input and its inline source are joined too (the source's path extends the input's).
     inline_links = Runs(np.column_stack([driven, sources]).ravel(), np.full(len(inline), 2))
     unread = frozenset(f"{found.paths[i]}.{state.state}" for i, state in positions.unread)
+    slots, expressions = _derived(found.components, groups, group_of, row_of)
     return FlatSystem(model.name, groups, var_names, param_names, param_values, param_checks,
                       equalities, sets.through_sums, NodePaths(found.paths, inline_links + sets.members),
-                      unread)
+                      unread, _model_parameters(model.name, found.parameters, expressions),
+                      slots, expressions)
 
 
 def _walk(model: Netlist, prefix: str, found: _Found, scope: dict) -> dict:
     """Collect the components of ``model`` (depth first), then its connections; returns
     ``scope``: member name -> instance number, or the scope of a nested model."""
     paths, components = found.paths, found.components
+    found.parameters.extend(model.model_parameters.values())
     for name, member in model._members.items():
         if isinstance(member, Netlist):
             scope[name] = _walk(member, f"{prefix}{name}.", found, {})
@@ -164,6 +174,42 @@ def _add_inline_sources(found: _Found) -> list[tuple[int, str, str]]:
             out = next(n for n, p in source.ports().items() if p.causality == "output")
             inline.append((i, port, out))
     return inline
+
+
+def _derived(components: list[Component], groups, group_of, row_of) -> tuple[np.ndarray, list]:
+    """The parameter entries given as model-parameter expressions, and their expressions."""
+    slots, expressions = [], []
+    for i in compress(range(len(components)), map(attrgetter("parameter_expressions"), components)):
+        group = groups[group_of[i]]
+        names = group.template.param_names
+        for name, expression in components[i].parameter_expressions.items():
+            slots.append(int(group.param_ids[row_of[i], names.index(name)]))
+            expressions.append(expression)
+    return np.array(slots, dtype=np.int64), expressions
+
+
+def _model_parameters(model: str, declared: list[ModelParameter],
+                      expressions: list[ParameterExpression]) -> dict[str, ModelParameter]:
+    """The model parameters of a model, by name: those declared on it or its subsystems and
+    those its expressions read (directly or through other model parameters' defaults); two
+    different ones of one name are a :class:`ModelError`."""
+    found: dict[str, ModelParameter] = {}
+    pending = list(declared) + [p for e in expressions for p in e.parameters()]
+    for parameter in pending:             # grows while it is walked: defaults' parameters
+        other = found.get(parameter.name)
+        if other is None:
+            found[parameter.name] = parameter
+            if isinstance(parameter.default, ParameterExpression):
+                pending.extend(parameter.default.parameters())
+            continue
+        if other is parameter:
+            continue
+        raise ModelError(
+            f"model {model!r} has two model parameters named {parameter.name!r} (declared on "
+            f"models {other.model!r} and {parameter.model!r}); model parameters have one "
+            "namespace per compiled model: give them different names, or declare one and use it "
+            "in both places")
+    return found
 
 
 def _link_synthetic(synthetic: tuple[Synthetic, ...], first: int, groups, group_of, row_of,

@@ -14,6 +14,7 @@ import weakref
 from ..core.component import Component, PortRef, check_name, check_rename
 from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, PortConnectionError,
                            UnknownAttributeError, UnknownNameError)
+from ..core.model_parameters import ModelParameter
 
 
 class ExposedPort:
@@ -64,6 +65,7 @@ class Netlist:
         self._end_port: list[str] = []
         self._end_exposed: dict[int, ExposedPort] = {}
         self._sizes: list[int] = []
+        self._parameters: dict[str, ModelParameter] = {}
 
     # --- building ----------------------------------------------------------------------
 
@@ -92,6 +94,28 @@ class Netlist:
             object.__setattr__(member, "_member_of", self._ref)
         members[name] = member
         return member
+
+    def parameter(self, name: str, value, *, unit: str = "1", description: str = "") -> ModelParameter:
+        """Declare a model parameter: ``rload = m.parameter("rload", 1e3, unit="Ohm")``.
+
+        ``value`` is a number [unit] or an expression of other model parameters. Component
+        parameters and source values given as expressions of it (``Resistor("R2",
+        R=2*rload)``) are recomputed by a compiled model when a run sets it
+        (``params={"rload": 2e3}``, sweeps, Monte Carlo), without recompiling. Names are one
+        namespace per compiled model (no dots; a subsystem's parameter is ``"rload"`` too,
+        and two different parameters of one name are a :class:`ModelError` at compile). Its
+        value is fixed here; a run changes it with ``params=``."""
+        if name in self._parameters:
+            raise DuplicateNameError(f"model {self.name!r} already has a model parameter named "
+                                     f"{name!r}; use that one or give this one another name")
+        parameter = ModelParameter(name, value, unit, description, self.name)
+        self._parameters[name] = parameter
+        return parameter
+
+    @property
+    def model_parameters(self) -> dict[str, ModelParameter]:
+        """The model parameters declared on this model (:meth:`parameter`), by name."""
+        return dict(self._parameters)
 
     def holds(self, member) -> bool:
         """Whether ``member`` (a component or subsystem) is a member of this netlist, under

@@ -23,6 +23,7 @@ import numpy as np
 from ..domains import Domain, signal
 from .errors import (DeclarationError, MissingPortError, ModelError, ParameterError,
                      PortConnectionError, UnknownAttributeError)
+from .model_parameters import ParameterExpression, nominal_value
 from . import symbols
 
 _REQUIRED = object()
@@ -158,6 +159,19 @@ class Parameter:
             raise self.invalid(component, f"= {value:g}: {self.check[1]}")
         return value
 
+    def validate_expression(self, expression: ParameterExpression, component: str) -> float:
+        """The value of a model-parameter expression (``R=2*rload``) with the model parameters
+        at their defaults, checked as :meth:`validate` checks a number."""
+        if self.structural:
+            raise self.invalid(component, f"is structural (it decides the component's ports and "
+                                          f"equations): give a value, not the model-parameter "
+                                          f"expression {expression}")
+        try:
+            value = nominal_value(expression)
+        except (ArithmeticError, ValueError, TypeError) as err:
+            raise self.invalid(component, f"= {expression} cannot be evaluated: {err}") from None
+        return self.validate(value, component)
+
     def __get__(self, instance, owner):
         if instance is None:
             return self
@@ -169,14 +183,24 @@ class Parameter:
         """``r.R = 5e3``: validated like a constructor value; takes effect at the next
         ``Model.compile()`` (a compiled model keeps the values it was compiled with).
         Checks that involve several parameters (:meth:`Component.validate`) run at compile,
-        so related parameters can be changed one after the other."""
+        so related parameters can be changed one after the other. A model-parameter
+        expression (``r.R = 2*rload``) replaces the value or expression the parameter had,
+        and a number replaces an expression."""
         kind = type(instance).__name__
         if self.structural:
             raise ParameterError(
                 f"parameter {self.name} of {kind} {instance.name!r} is structural (it decides the "
                 f"component's ports and equations) and cannot be changed after construction; create "
                 f"a new component instead: {kind}({instance.name!r}, {self.name}={value!r}, ...)")
-        instance._values[self.name] = self.validate(value, instance.name)
+        if isinstance(value, ParameterExpression):
+            instance._values[self.name] = self.validate_expression(value, instance.name)
+            # A new table: the class's shared empty one stays empty.
+            object.__setattr__(instance, "_expressions", {**instance._expressions, self.name: value})
+        else:
+            instance._values[self.name] = self.validate(value, instance.name)
+            if self.name in instance._expressions:
+                object.__setattr__(instance, "_expressions", {k: v for k, v in instance._expressions.items()
+                                                              if k != self.name})
         # A new set: the one the component has is shared with others made with the same keywords.
         object.__setattr__(instance, "_given", instance._given | {self.name})
 
@@ -410,6 +434,8 @@ class Component:
     _given_sets: dict[tuple[str, ...], frozenset] = {}   # see _given_names
     # Signal-input values given by keyword, shared while a component has none (most have none).
     _input_values: Mapping[str, Any] = MappingProxyType({})
+    # Parameters given as model-parameter expressions, shared likewise (see parameter_expressions).
+    _expressions: Mapping[str, ParameterExpression] = MappingProxyType({})
     _deriving = False   # True on a component only while its class's equations are derived
     _member_of = None   # a weak reference to the model it was added to (set by Model.add)
 
@@ -469,15 +495,20 @@ class Component:
         if positional:
             raise self._positional_error(positional)
         parameters = cls._parameters
-        own, inputs = {}, {}
+        own, inputs, expressions = {}, {}, {}
         for key in cls._structural:   # structural parameters first: they decide which ports exist
             if key in values:
                 own[key] = parameters[key].validate(values[key], name)
         for key, value in values.items():
             param = parameters.get(key)
             if param is not None:
-                plain = type(value) is float and param._plain_from <= value <= _LARGEST
-                own[key] = value if plain else param.validate(value, name)
+                if type(value) is float and param._plain_from <= value <= _LARGEST:
+                    own[key] = value
+                elif isinstance(value, ParameterExpression):
+                    own[key] = param.validate_expression(value, name)
+                    expressions[key] = value
+                else:
+                    own[key] = param.validate(value, name)
             elif key in cls._input_names:
                 inputs[key] = _input_value(value, name, key)
             else:
@@ -485,6 +516,8 @@ class Component:
         if len(own) < len(parameters):
             self._add_defaults(own)
         store(self, "_values", own)
+        if expressions:
+            store(self, "_expressions", expressions)
         # Parameters the user gave: a start value given explicitly must be honoured or reported.
         keywords = tuple(values)
         given = cls._given_sets.get(keywords)
@@ -639,8 +672,22 @@ class Component:
 
     @property
     def parameters(self) -> dict[str, Any]:
-        """The parameter values of this component, by name."""
+        """The parameter values of this component, by name (an expression's value with the
+        model parameters at their defaults)."""
         return dict(self._values)
+
+    @property
+    def parameter_expressions(self) -> Mapping[str, ParameterExpression]:
+        """The parameters given as model-parameter expressions (``R=2*rload``), by name: a
+        compiled model recomputes them when ``params=`` sets a model parameter. Empty (and
+        false) when there are none."""
+        return self._expressions
+
+    @property
+    def input_values(self) -> dict[str, Any]:
+        """The numbers, model-parameter expressions and waveforms given to signal inputs by
+        keyword (``VoltageSource("src", V=Step(...))``), by input name."""
+        return dict(self._input_values)
 
     def __getattr__(self, name):
         # Only reached when normal lookup fails: say what the component does have.
@@ -689,7 +736,18 @@ _new_object = object.__new__
 
 
 def _input_value(value: Any, component: str, port: str):
-    """A signal input given by keyword: a finite number or a signal-source component."""
+    """A signal input given by keyword: a finite number, a model-parameter expression (kept,
+    it becomes the value of the input's constant source) or a signal-source component."""
+    if isinstance(value, ParameterExpression):
+        try:
+            number = nominal_value(value)
+        except (ArithmeticError, ValueError, TypeError) as err:
+            raise ParameterError(f"input {port} of {component} = {value} cannot be evaluated: "
+                                 f"{err}") from None
+        if not math.isfinite(number):
+            raise ParameterError(f"input {port} of {component} = {value} is {number}; give an "
+                                 "expression with a finite value")
+        return value
     if isinstance(value, Component):
         outputs = [p for p in value._ports.values() if p.causality == "output"]
         if len(outputs) != 1 or any(p.causality != "output" for p in value._ports.values()):

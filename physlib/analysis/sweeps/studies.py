@@ -71,6 +71,8 @@ def sweep(sim, params, *, analysis="simulate", summary=None, keep_results: bool 
     params: a grid, ``{"R1.R": [1e3, 2e3], "C1.C": [1e-6, 2e-6]}`` (every combination, the
     last name varying fastest, as ``itertools.product``), or a table, a list of dicts
     (``[{"R1.R": 1e3}, {"R1.R": 2e3, "C1.C": 2e-6}]``). Values in the parameters' units (SI).
+    Model parameters (``sim.model_parameters``, e.g. a SPICE deck's ``.param`` names) are
+    named like parameter paths: ``{"rload": [1e3, 2e3]}``.
     analysis: ``"simulate"`` (the default; give ``t_end`` [s] and any other simulate option as
     keywords), ``"operating_point"``, ``"trim"``, ``"linearize"`` (``sim.<analysis>(**options,
     params=...)``), or a function ``analysis(sim, params, **options)`` returning anything.
@@ -119,7 +121,7 @@ def monte_carlo(sim, distributions: Mapping[str, Distribution], *, n: int | None
         raise SweepError("monte_carlo: give distributions as a dict of parameter paths to "
                          "distributions, e.g. {'R1.R': normal(1e3, 0.01, relative=True)}")
     _check_names(sim, list(distributions), "monte_carlo")
-    compiled_in, nominal = sim.parameters, {}
+    compiled_in, nominal = _settable(sim), {}
     for name, dist in distributions.items():
         if not isinstance(dist, Distribution):
             raise SweepError(f"monte_carlo: the distribution of {name} must be made by normal(), "
@@ -169,8 +171,14 @@ def _parameter_sets(sim, params) -> tuple[list[str], list[dict]]:
                      f"table (list of dicts); got {type(params).__name__}")
 
 
+def _settable(sim) -> dict[str, float]:
+    """Every name a run's ``params`` may set: parameter paths and model parameters, with their
+    compiled-in values."""
+    return {**sim.model_parameters, **sim.parameters}
+
+
 def _check_names(sim, names, caller) -> None:
-    known = sim.parameters
+    known = _settable(sim)
     for name in names:
         if not isinstance(name, str) or name not in known:
             raise ParameterError(f"{caller}: " + unknown_name(f"parameter of {sim.name}", name, known))

@@ -1,0 +1,170 @@
+"""Model parameters (issue 24, build item 5): named values declared on a model
+(``m.parameter("rload", 1e3)``) that component parameters are given as expressions of. A
+run's ``params=`` (simulate, operating point, sweeps, Monte Carlo) sets them on the model
+compiled once.
+
+Tolerances, and why:
+
+* Operating points of the linear dividers: 1e-12 relative, the closed form to rounding (the
+  Newton solve of a linear system; measured below 3e-16).
+* The RC transients: 1e-7 of the step's height, the closed form 1 − e^(−t/τ) at rtol = 1e-10
+  and atol = 1e-12 (measured 2e-9).
+* Noise: 1e-9 relative, 4kT·(R1∥R2) of two resistors at 300.15 K (the linearized noise
+  of a linear network is that to rounding; measured 1e-15).
+"""
+import pickle
+
+import numpy as np
+import pytest
+
+import physlib
+from physlib import Model
+from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+from physlib.components.signals import Step
+
+BOLTZMANN = 1.380649e-23           # J/K, SI 2019 (physlib's)
+VALUES = [200.0, 500.0, 1e3, 2e3, 5e3]
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """The names of the models compiled while a test runs."""
+    names = []
+    original = physlib.Model.compile
+    monkeypatch.setattr(physlib.Model, "compile",
+                        lambda self, **kw: names.append(self.name) or original(self, **kw))
+    return names
+
+
+def divider():
+    """5 V (vin) into R1 = 1 kΩ, then R2 = 2·rload to ground with C1 = 1 µF across it."""
+    m = Model("divider")
+    rload = m.parameter("rload", 1e3, unit="Ohm", description="load resistance")
+    vin = m.parameter("vin", 5.0, unit="V")
+    src = m.add(VoltageSource("src", V=Step(height=vin, t0=0.0)))
+    r1 = m.add(Resistor("R1", R=1e3))
+    r2 = m.add(Resistor("R2", R=2 * rload))
+    c1 = m.add(Capacitor("C1", C=1e-6))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r1.p)
+    m.connect(r1.n, r2.p, c1.p)
+    m.connect(r2.n, c1.n, src.n, gnd.p)
+    return m
+
+
+def test_native_model_parameters_reach_every_analysis_without_recompiling(compiles):
+    m = divider()
+    assert m["R2"].R == 2e3 and m["R2"].parameter_expressions["R"].parameters() == (m.model_parameters["rload"],)
+    sim = m.compile()
+    assert sim.model_parameters == {"rload": 1e3, "vin": 5.0}
+    assert sim.parameters["R2.R"] == 2e3                      # the entry compiled in
+    for rload in VALUES:
+        r2 = 2 * rload
+        thevenin, tau = 3.0 * r2 / (1e3 + r2), 1e-6 * 1e3 * r2 / (1e3 + r2)
+        op = sim.operating_point(params={"rload": rload, "vin": 3.0}, t=1.0)
+        assert op["C1.v"] == pytest.approx(thevenin, rel=1e-12)
+        t = np.linspace(0.0, 5 * tau, 11)
+        res = sim.simulate(t[-1], t_eval=t, params={"rload": rload, "vin": 3.0}, rtol=1e-10,
+                           atol=1e-12)
+        assert np.max(np.abs(res["C1.v"] - thevenin * (1 - np.exp(-t / tau)))) < 1e-7 * 3.0
+    assert compiles == ["divider"]
+    # Noise at the output node: 4kT·(R1 ∥ R2) [V²/Hz], R2 from the model parameter (noise
+    # compiles its own copy of the model with the noise sources, once).
+    op = sim.operating_point(params={"rload": 2e3}, t=1.0)
+    psd = sim.noise("C1.v", [1.0], T=300.15, at=op).psd
+    assert psd[0] == pytest.approx(4 * BOLTZMANN * 300.15 * 1e3 * 4e3 / 5e3, rel=1e-9)
+    # Sweeps and Monte Carlo name model parameters like parameter paths; the relative
+    # spread's nominal is the compiled-in value.
+    table = physlib.sweep(sim, {"rload": VALUES}, analysis="operating_point",
+                          summary=lambda op: {"v": op["C1.v"]}, t=1.0)
+    assert np.allclose(table["v"], [5.0 * 2 * r / (1e3 + 2 * r) for r in VALUES], rtol=1e-12)
+    mc = physlib.monte_carlo(sim, {"rload": physlib.normal(None, 0.05, relative=True)}, n=5,
+                             seed=3, analysis="operating_point",
+                             summary=lambda op: {"v": op["C1.v"]}, t=1.0)
+    assert np.allclose(mc["v"], [5.0 * 2 * r / (1e3 + 2 * r) for r in mc["rload"]], rtol=1e-12)
+    assert 900 < np.mean(mc["rload"]) < 1100
+    # A compiled model pickles with its expressions (sweep workers).
+    again = pickle.loads(pickle.dumps(sim))
+    assert again.operating_point(params={"rload": 5e3}, t=1.0)["C1.v"] == \
+        pytest.approx(5.0 * 1e4 / 1.1e4, rel=1e-12)
+    assert compiles == ["divider", "divider"]
+
+
+def test_derived_values_defaults_and_overrides():
+    m = Model("chain")
+    base = m.parameter("base", 100.0, unit="Ohm")
+    top = m.parameter("top", 3 * base + 50.0, unit="Ohm")     # a default that follows base
+    sub = Model("sub")
+    sub_gain = sub.parameter("k", 2.0)                        # declared on a subsystem
+    r = sub.add(Resistor("R", R=top * sub_gain))
+    sub.expose(r.p, "a")
+    sub.expose(r.n, "b")
+    src = m.add(VoltageSource("src", V=1.0))
+    gnd = m.add(Ground("gnd"))
+    m.add(sub)
+    m.connect(src.p, sub.a)
+    m.connect(sub.b, src.n, gnd.p)
+    assert r.R == 700.0 and top.value == 350.0
+    sim = m.compile()
+    assert sim.model_parameters == {"base": 100.0, "top": 350.0, "k": 2.0}
+
+    def current(params):
+        return -sim.operating_point(params=params)["src.i"]
+    assert current({}) == pytest.approx(1 / 700.0, rel=1e-12)
+    assert current({"base": 200.0}) == pytest.approx(1 / 1300.0, rel=1e-12)    # top follows
+    assert current({"base": 200.0, "top": 10.0}) == pytest.approx(1 / 20.0, rel=1e-12)
+    assert current({"k": 3.0}) == pytest.approx(1 / 1050.0, rel=1e-12)
+    # An entry given by its own path keeps that value: it overrides its expression.
+    assert current({"base": 200.0, "sub.R.R": 50.0}) == pytest.approx(1 / 50.0, rel=1e-12)
+    # A number given afterwards replaces the expression; the next compile keeps the number.
+    r.R = 25.0
+    assert not r.parameter_expressions
+    assert -m.compile().operating_point(params={"base": 1.0})["src.i"] == pytest.approx(1 / 25.0)
+    r.R = top
+    assert r.R == 350.0 and r.parameter_expressions["R"] is top
+
+
+def test_bad_names_and_values_are_named_errors():
+    m = divider()
+    sim = m.compile()
+    with pytest.raises(physlib.ParameterError, match="unknown parameter 'rlaod'; did you mean rload"):
+        sim.operating_point(params={"rlaod": 1.0})
+    with pytest.raises(physlib.ParameterError, match="sweep: .*'rlaod'"):
+        physlib.sweep(sim, {"rlaod": [1.0]}, analysis="operating_point")
+    with pytest.raises(physlib.ParameterError, match=r"model parameter rload must be a finite real number \[Ohm\]"):
+        sim.operating_point(params={"rload": "1k"})
+    # A derived value the component refuses names the entry, the expression and the setting.
+    with pytest.raises(physlib.ParameterError,
+                       match=r"R2.R = 2.0 \* rload with rload = -1: parameter R of R2 must be > 0"):
+        sim.operating_point(params={"rload": -1.0})
+    with pytest.raises(physlib.UnknownNameError, match="rload is a model parameter.*it sets R2.R"):
+        sim.parameter_slot("rload")
+    with pytest.raises(physlib.DuplicateNameError, match="already has a model parameter named 'rload'"):
+        m.parameter("rload", 1.0)
+    with pytest.raises(physlib.ParameterError, match="model parameter name 'a.b' is not valid"):
+        m.parameter("a.b", 1.0)
+    with pytest.raises(physlib.ParameterError, match="model parameter x: give a finite real number"):
+        m.parameter("x", float("nan"))
+    with pytest.raises(physlib.ParameterError, match="parameter R of bad must be > 0"):
+        Resistor("bad", R=-1 * m.model_parameters["rload"])
+    with pytest.raises(physlib.ParameterError, match="is a model-parameter expression, not a number"):
+        bool(m.model_parameters["rload"] + 1)
+    # Two different parameters of one name in one compiled model.
+    top, sub = Model("top"), Model("sub")
+    a, b = top.parameter("g", 1.0), sub.parameter("g", 2.0)
+    r1, r2 = top.add(Resistor("R1", R=a)), sub.add(Resistor("R2", R=b))
+    sub.expose(r2.p, "p")
+    sub.expose(r2.n, "n")
+    top.add(sub)
+    gnd = top.add(Ground("gnd"))
+    top.connect(r1.p, sub.p)
+    top.connect(r1.n, sub.n, gnd.p)
+    with pytest.raises(physlib.ModelError, match="two model parameters named 'g' .*'top' and 'sub'"):
+        top.compile()
+
+
+def test_structural_parameters_take_no_expressions():
+    from physlib.components.signals import Table
+    repeat = Model("m").parameter("repeat", 1.0, unit="s")
+    with pytest.raises(physlib.ParameterError, match="repeat of table is structural"):
+        Table("table", points=[(0.0, 0.0), (1.0, 1.0)], repeat=repeat)
