@@ -235,6 +235,8 @@ class Stepper:
         if self.ida and self.nz:
             self._row[2][2][:] = p
         self.y_arr[:self.nx] = x
+        if self.ida:
+            self.y_arr[self.nx:] = z
         self.yp_arr[:] = rates
         self._start = (t, self.y_arr.copy(), self.yp_arr.copy())
         self._reinit(t, first_step)
