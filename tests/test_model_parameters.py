@@ -1,7 +1,7 @@
 """Model parameters (issue 24, build item 5): named values declared on a model
-(``m.parameter("rload", 1e3)``) that component parameters are given as expressions of. A
-run's ``params=`` (simulate, operating point, sweeps, Monte Carlo) sets them on the model
-compiled once.
+(``m.parameter("rload", 1e3)``) that component parameters are given as expressions of, and a
+SPICE deck's ``.param`` names as such parameters. A run's ``params=`` (simulate, operating
+point, sweeps, Monte Carlo) sets them on the model compiled once.
 
 Tolerances, and why:
 
@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import physlib
+import physlib.spice as spice
 from physlib import Model
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
 from physlib.components.signals import Step
@@ -168,3 +169,52 @@ def test_structural_parameters_take_no_expressions():
     repeat = Model("m").parameter("repeat", 1.0, unit="s")
     with pytest.raises(physlib.ParameterError, match="repeat of table is structural"):
         Table("table", points=[(0.0, 0.0), (1.0, 1.0)], repeat=repeat)
+
+
+# --- a SPICE deck's .param names --------------------------------------------------------------
+
+DIVIDER_DECK = """.param-driven divider
+.param rload=1k
+.param rser={rload/4}
+.func half(x) = x/2
+V1 in 0 DC 5 PULSE(0 5 0 1n 1n 1 2)
+R1 in out {rser}
+R2 out 0 {2*half(rload)}
+X1 out 0 tail r={rload}
+C1 out 0 1u
+.subckt tail a b r=1
+R3 a b {10*r}
+.ends
+.tran 1u 1m
+.end
+"""
+
+
+def test_a_param_driven_deck_matches_the_closed_form_with_one_compile(compiles):
+    deck = spice.read(DIVIDER_DECK)
+    sim = deck.compile()
+    assert sim.model_parameters == {"rload": 1e3, "rser": 250.0}
+    for rload in VALUES:
+        rp = 1 / (1 / rload + 1 / (10 * rload))                  # R2 ∥ x1.R3
+        thevenin, tau = 5.0 * rp / (rload / 4 + rp), 1e-6 * (rload / 4) * rp / (rload / 4 + rp)
+        op = sim.operating_point(params={"rload": rload}, inputs={"v1.V": 5.0})
+        assert op["r2.v"] == pytest.approx(thevenin, rel=1e-12)
+        assert deck.op(params={"RLOAD": rload})["v(out)"] == pytest.approx(thevenin, rel=1e-12)
+        # The PULSE rises 0 → 5 V in tr = 1 ns: the response of an RC to that ramp.
+        tr = 1e-9
+        t = np.concatenate([[0.0, tr / 2], np.linspace(tr, 5 * tau, 10)])
+        res = sim.simulate(t[-1], t_eval=t, params={"rload": rload}, rtol=1e-10, atol=1e-12)
+        ramp = np.where(t <= tr, (t - tau * (1 - np.exp(-t / tau))) / tr,
+                        1 - tau / tr * np.expm1(tr / tau) * np.exp(-t / tau))
+        assert np.max(np.abs(res["r2.v"] - thevenin * ramp)) < 1e-7 * 5.0, rload
+    assert compiles == ["deck"] and deck.compiles == 1
+
+
+def test_param_names_of_a_deck_are_named_errors():
+    deck = spice.read(DIVIDER_DECK)
+    with pytest.raises(spice.SpiceError, match="no .param rlod in the deck"):
+        deck.op(params={"rlod": 1.0})
+    with pytest.raises(physlib.ParameterError, match="did you mean rload"):
+        deck.compile().operating_point(params={"rlod": 1.0})
+    with pytest.raises(physlib.ParameterError, match="r1.R = its value on <text>, line 6: 'R1 in out {rser}' with rload = -1: parameter R of r1 must be > 0"):
+        deck.compile().operating_point(params={"rload": -1.0})

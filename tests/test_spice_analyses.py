@@ -246,7 +246,8 @@ def test_meas_parses_like_ngspice():
 
 def test_param_sweep_reproduces_ngspice_dc_and_ac_without_recompiling(monkeypatch):
     # Acceptance 3 of issue 24: rload (and rser = rload/4 through .param) at five values with
-    # physlib.sweep on the deck's compiled model; ngspice ran each after 'alterparam'.
+    # physlib.sweep on the deck's compiled model, by the .param's name (a model parameter of
+    # the compiled model); ngspice ran each after 'alterparam'.
     d = deck("param_sweep.cir")
     sim = d.compile()
     compiles = []
@@ -266,8 +267,8 @@ def test_param_sweep_reproduces_ngspice_dc_and_ac_without_recompiling(monkeypatc
         response = sim.linearize(["v1.V"], [out], at=at_2v).frequency_response(freqs)[0, 0]
         return {"dc": np.array([p[out] for p in points]), "ac": response}
 
-    table = physlib.sweep(sim, [d.parameter_values({"rload": v}) for v in values],
-                          analysis=dc_and_ac, keep_results=True)
+    assert sim.model_parameters == {"rload": 1e3, "rser": 250.0}
+    table = physlib.sweep(sim, {"rload": values}, analysis=dc_and_ac, keep_results=True)
     assert not table.failed and compiles == [] and d.compiles == 1
     for k, row in enumerate(table):
         dc_ref = reference(f"param_sweep_dc_rload{k}.csv")

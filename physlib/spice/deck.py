@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings as warnings_module
 
-
+from ..core.model_parameters import resolver
 from .analyses import ac_frequencies, dc_values, parse_analysis
 from .cards import OPTIONS
 from .errors import SpiceError, SpiceWarning
@@ -37,14 +37,16 @@ class SpiceDeck:
     ``title``; ``model`` (a :class:`physlib.Model`: components named like the elements in
     lower case, ``r1``; subcircuit instances as subsystems, ``x1.r1``); ``analyses`` (the
     analysis cards, parsed: a list of (kind, keyword arguments)); ``params`` (the deck's
-    ``.param`` values); ``options`` (reltol, abstol, vntol, gmin, temp, tnom [°C]); ``nodes``
-    (node name → a pin path of the model); ``warnings`` (messages with file and line).
+    ``.param`` values; each is a model parameter of ``model``, :mod:`physlib.spice.parameters`);
+    ``options`` (reltol, abstol, vntol, gmin, temp, tnom [°C]); ``nodes`` (node name → a pin
+    path of the model); ``warnings`` (messages with file and line).
 
     Analyses with ngspice's names: :meth:`op`, :meth:`dc`, :meth:`tran`, :meth:`ac`,
     :meth:`noise`, :meth:`pz`, :meth:`meas` and :meth:`run` (the deck's own cards; its
     ``.meas`` cards are ``measures``). Each takes ``params={".param name": value}``: the
-    element values are recomputed from the ``.param`` expressions and passed to the compiled
-    model, which is compiled once (``deck.compiles`` counts it).
+    compiled model, compiled once (``deck.compiles`` counts it), recomputes the element values
+    from the ``.param`` expressions; ``deck.compile().simulate(params={"rload": 2e3})`` and
+    ``physlib.sweep`` do the same.
     """
 
     def __init__(self, title, netlist, name, warnings):
@@ -72,6 +74,9 @@ class SpiceDeck:
             if kind == "tran":
                 self._ctx.tran_values = (args["tstep"], args["tstop"])
         self.params = {n: self._builder.scope.value(n, None) for n in self._builder.scope.trees}
+        from .parameters import declare_parameters
+        self._deck_values = declare_parameters(self.model, self._builder, self._ctx, netlist, name)
+        self._declared_tran = tuple(self._ctx.tran_values)     # what the element values follow
         self.compiles = 0
         self._sim = None
 
@@ -115,23 +120,29 @@ class SpiceDeck:
     # --- parameters -------------------------------------------------------------------------
 
     def parameter_values(self, params: dict | None = None) -> dict:
-        """{physlib parameter path: value} of every element value, recomputed with the
-        ``.param`` values ``params`` (name → value) in place of the deck's."""
-        scope = self._builder.scope
-        overrides = {k.lower(): float(v) for k, v in (params or {}).items()}
-        unknown = sorted(set(overrides) - set(scope.trees))
-        if unknown:
-            raise SpiceError(f"no .param {', '.join(unknown)} in the deck (it has "
-                             f"{', '.join(sorted(scope.trees)) or 'none'})")
-        scope.overrides = overrides
-        for s in self._builder.scopes:
-            s.forget()
+        """``params`` ({.param name: value}, any case) as the compiled model's ``params=``
+        takes them: the ``.param`` names in lower case (its model parameters). While a
+        ``.tran`` other than the deck's card sets the source defaults (:meth:`tran`), also
+        every element value by parameter path, with ngspice's defaults for that ``.tran``."""
+        names = self._deck_values.parameters
+        given = {}
+        for key, value in (params or {}).items():
+            name = key.lower() if isinstance(key, str) else key
+            if name not in names:
+                raise SpiceError(f"no .param {key} in the deck (it has "
+                                 f"{', '.join(sorted(names)) or 'none'})")
+            given[name] = value
+        if tuple(self._ctx.tran_values) == self._declared_tran:
+            return given
+        return {**given, **self._deck_values.values(self._value_of(given))}
+
+    def _value_of(self, given: dict):
+        """The value of each .param model parameter with the .param values ``given``."""
+        names = self._deck_values.parameters
         try:
-            return {path: function() for path, (function, _) in self._builder.bindings.items()}
-        finally:
-            scope.overrides = {}
-            for s in self._builder.scopes:
-                s.forget()
+            return resolver({names[n]: float(v) for n, v in given.items()})
+        except (TypeError, ValueError):
+            raise SpiceError(f"params: give numbers as .param values, got {given!r:.80}") from None
 
     def compile(self):
         """The compiled model (compiled on first use, then reused)."""

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..components import electrical as el
 from ..components import signals as sg
+from ..core.model_parameters import ParameterExpression, nominal_value
 from .errors import SpiceError
 from .topology import Nets
 
@@ -254,7 +255,7 @@ class _Writer:
 
     def _source(self, full, comp, letter) -> str:
         port = "V" if letter == "V" else "I"
-        value = comp._input_values.get(port)
+        value = comp.input_values.get(port)
         if value is None:
             raise SpiceError(f"{full}: its {port} is driven by a signal; SPICE sources take a "
                              "number or a waveform (PULSE, SIN, EXP, PWL)")
@@ -301,7 +302,10 @@ def _word(value) -> str:
 
 
 def _waveform(full: str, value) -> tuple[float, str]:
-    """(value at t = 0, SPICE waveform text or "") of a source value."""
+    """(value at t = 0, SPICE waveform text or "") of a source value (a model-parameter
+    expression: its value with the model parameters at their defaults)."""
+    if isinstance(value, ParameterExpression):
+        return nominal_value(value), ""
     if not isinstance(value, sg.Waveform):
         if isinstance(value, (int, float)):
             return float(value), ""
