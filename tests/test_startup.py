@@ -118,6 +118,80 @@ def test_a_changed_class_source_is_a_new_key(tmp_path, monkeypatch):
     assert template_cache.cache_key(startup_component.Leak, (1,), frozenset(), frozenset()) != first
 
 
+NOISE = textwrap.dedent("""
+    import json, sys
+    from physlib import Model
+    from physlib.components.electrical import VoltageSource, Resistor, Diode, Ground
+
+    m = Model("clamp")                     # the 1N4148-like diode behind 1 kOhm from 5 V
+    src = m.add(VoltageSource("src", V=5.0))
+    r = m.add(Resistor("R1", R=1e3))
+    d = m.add(Diode("D1", Is=2.52e-9, N=1.752, Rs=0.568))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, d.p)
+    m.connect(d.n, src.n, gnd.p)
+    sim = m.compile()
+    res = sim.noise("D1.v", [1.0, 1e3, 1e6], at=sim.operating_point())
+    print(json.dumps({"modules": sorted(sys.modules), "psd": res.psd.tolist()}))
+""")
+
+
+def test_a_warm_cache_runs_a_diode_noise_analysis_without_sympy(tmp_path):
+    # The noise analysis's copies of classes (the Diode with its noise currents as parameters,
+    # the injected sources) name the function that made them (__made_by__), so they are cached
+    # like any class: a second process derives nothing, and its spectrum is the same bit for bit.
+    cold = run(NOISE, tmp_path)
+    assert "sympy" in cold["modules"]
+    warm = run(NOISE, tmp_path)
+    assert "sympy" not in warm["modules"]
+    assert warm["psd"] == cold["psd"]
+
+
+def test_a_class_made_by_a_module_function_is_keyed_by_that_module(tmp_path, monkeypatch):
+    module = tmp_path / "startup_factory.py"
+    source = textwrap.dedent("""
+        import sympy as sp
+        from physlib import Component, Parameter, Port
+        from physlib.domains import electrical
+
+        class Base(Component):
+            p = Port(electrical)
+            n = Port(electrical)
+
+            def equations(self):
+                return [sp.Eq(self.p.i, self.scale() * (self.p.v - self.n.v)), sp.Eq(self.p.i + self.n.i, 0)]
+
+            def scale(self):
+                return 1
+
+        def made(stamp=True):
+            namespace = {"g": Parameter(SCALE), "scale": lambda self: self.g}
+            if stamp:
+                namespace["__made_by__"] = made
+            return type("MadeBase", (Base,), namespace)
+
+        SCALE = 1
+    """)
+    module.write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import startup_factory
+
+    def key(cls):
+        return template_cache.cache_key(cls, (), frozenset(), frozenset())
+    first = key(startup_factory.made())
+    assert first is not None and first == key(startup_factory.made())
+    assert first != key(startup_factory.Base)
+    assert key(startup_factory.made(stamp=False)) is None             # no stable identity
+    module.write_text(source.replace("SCALE = 1", "SCALE = 2"))        # the factory's module
+    os.utime(module, ns=(os.stat(module).st_mtime_ns + 10**9,) * 2)
+    assert key(startup_factory.made()) != first
+
+    def local():
+        return type("Local", (startup_factory.Base,), {"__made_by__": local})
+    assert key(local()) is None                # a function its module does not hold by name
+
+
 def test_classes_without_a_stable_identity_are_not_cached_on_disk():
     from physlib.components.signals import Add
 

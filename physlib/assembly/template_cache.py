@@ -12,8 +12,9 @@ versions, the class's module and qualified name, the text of the module of each 
 class in its MRO (a changed equation, or helper beside it, is a new key), the structure key
 and the position variant. Classes without a source file (defined in a REPL or notebook),
 classes their module does not hold under their name (made inside a function, which may depend
-on its variables, or by ``type()``), and structure keys that are not plain data, are not
-cached on disk.
+on its variables, or by ``type()``) unless they name the module-level function that made them
+(``__made_by__``: a noise analysis's copy of a class with its noise currents as parameters),
+and structure keys that are not plain data, are not cached on disk.
 
 **Location.** ``$PHYSLIB_CACHE_DIR``, else the user cache folder (``$XDG_CACHE_HOME/physlib``
 or ``~/.cache/physlib``; ``~/Library/Caches/physlib`` on macOS, ``%LOCALAPPDATA%\\physlib``
@@ -142,14 +143,31 @@ class _PlainUnpickler(pickle.Unpickler):
 def _class_source(cls: type) -> str | None:
     """A fingerprint of the source of ``cls``: the text of its module; None without one, and
     for a class its module does not hold under its name (made by ``type()`` or inside a
-    function, as ``Add(k=[...])`` makes one class per number of inputs)."""
-    module = sys.modules.get(cls.__module__)
-    found = module
-    for part in cls.__qualname__.split("."):
-        found = getattr(found, part, None)
-    if found is not cls:
+    function, as ``Add(k=[...])`` makes one class per number of inputs), unless the class
+    names the module-level function that made it as ``__made_by__`` in its own namespace
+    (a noise analysis's ``NoisyDiode``): then the text of that function's module, with the
+    two names. Such a function must make the same class from the same bases every time
+    (their sources are in the key as the rest of the MRO)."""
+    if _held_by_module(cls):
+        return _module_digest(cls.__module__)
+    made_by = vars(cls).get("__made_by__")
+    if made_by is None or not _held_by_module(made_by):
         return None
-    path = getattr(module, "__file__", None)
+    digest = _module_digest(made_by.__module__)
+    return None if digest is None else f"{digest}:{made_by.__qualname__}:{cls.__qualname__}"
+
+
+def _held_by_module(obj) -> bool:
+    """Whether ``obj`` (a class or function) is what its module holds under its name."""
+    found = sys.modules.get(getattr(obj, "__module__", None) or "")
+    for part in getattr(obj, "__qualname__", "<>").split("."):
+        found = getattr(found, part, None)
+    return found is obj
+
+
+def _module_digest(name: str) -> str | None:
+    """The digest of the text of module ``name``; None if it has no source file."""
+    path = getattr(sys.modules.get(name), "__file__", None)
     if not path or not path.endswith(".py"):
         return None
     return _file_digest(path)

@@ -89,6 +89,7 @@ def injector_class(kind, domain):
                      "b": Port(domain, "side of the rest of the node"),
                      "u": Input(description=f"inserted {domain.across}"), "equations": equations}
     namespace["__doc__"] = f"Analysis point: {kind} injection ({domain.name})."
+    namespace["__made_by__"] = injector_class   # the template cache keys it by this module's text
     cls = type(f"{kind.capitalize()}Injection_{domain.name}", (Component,), namespace)
     _INJECTORS[key] = cls
     return cls
