@@ -29,7 +29,7 @@ class BJT(Component):
     (``pnp=True``), series resistances RB, RC, RE to internal nodes B', C', E', Early effect,
     high injection, base leakage, depletion and diffusion charges, temperature dependence,
     noise; an optional substrate pin ``s`` (``substrate=True``; without it there is no
-    substrate junction at all).
+    substrate junction at all), vertical (to the collector, default) or ``lateral=True``.
 
     Pins ``c``, ``b``, ``e`` [, ``s``]; the pin currents flow into the transistor.
 
@@ -80,7 +80,9 @@ class BJT(Component):
     the physical one, as ngspice's ``type``): vbe, vbc [V] junction voltages at the internal
     nodes, vsub [V] substrate junction voltage (s against C'; 0 without the pin), cc, cb [A]
     the transport model's collector and base currents (the shot noise follows them), qbe, qbc,
-    qsub [C] junction charges (states when the junction stores charge).
+    qsub [C] the junction charges, states where the junction stores charge (charges rather than
+    voltages: two junction capacitances in a loop with a source, through a zero RB or RE, then
+    make no dependent states).
 
     Equations (vt = k·T/q; junction(v, I, n) = I·(exp(v/(n·vt)) − 1) for v >= −3·n·vt and
     −I·(1 + (3·n·vt/(e·v))³) below, as ngspice)::
@@ -97,19 +99,24 @@ class BJT(Component):
         cdsub = GMIN·vsub                          (ISS = 0)
         b.i = type·(cb + dqbe/dt + dqbc/dt)
         e.i = −type·(cc + cb + dqbe/dt)
-        c.i = type·(cc − dqbc/dt − cdsub − dqsub/dt),   s.i = type·(cdsub + dqsub/dt)
+        c.i = type·(cc − dqbc/dt) − s.i,   s.i = type·(cdsub + dqsub/dt)
         type·vbe = (b.v − RB·b.i) − (e.v − RE·e.i),  type·vbc = (b.v − RB·b.i) − (c.v − RC·c.i)
-        type·vsub = s.v − (c.v − RC·c.i)           (a vertical transistor: substrate to C')
+        type·vsub = s.v − (c.v − RC·c.i)           (vertical: the substrate junction to C')
+
+    A lateral transistor (``lateral=True``; ngspice's default for a PNP, SUBS = −1) has its
+    substrate junction to B' instead, with the opposite sign: −type·vsub = s.v − B',
+    s.i = −type·(cdsub + dqsub/dt), taken from the base current instead of the collector's.
 
     Qj is the junction depletion charge of :func:`~physlib.components.junctions.depletion_charge`
     (linear capacitance above FC·VJ). Temperature as bjttemp.c (TLEV = TLEVC = 0):
     IS(T) = IS·exp((T/TNOM − 1)·EG/vt)·(T/TNOM)^XTI, BF(T), BR(T) = BF, BR·(T/TNOM)^XTB,
     ISE(T) = ISE·[IS's factor]^(1/NE)/(T/TNOM)^XTB (ISC likewise with NC), VJ and CJ of each
-    junction by ngspice's band-gap rule (its pbo with pbfact at T). The exponentials continue as
+    junction by ngspice's band-gap rule (TLEVC = 0). The exponentials continue as
     their tangents above 40·n·vt so Newton steps from a poor guess cannot overflow.
 
-    Structure: qbe is a state when CJE > 0 or TF > 0, qbc when CJC > 0 or TR > 0, qsub when the
-    substrate pin exists and CJS > 0, decided with the values at compile; ``params=`` values
+    Structure: the B-E junction stores charge when CJE > 0 or TF > 0, the B-C junction when
+    CJC > 0 or TR > 0, the substrate junction when the pin exists and CJS > 0 (then its charge
+    is a state), decided with the values at compile; ``params=`` values
     that would add or remove one are a :class:`~physlib.core.errors.StructureChangeError`.
     The charges' power is neither stored energy nor dissipation in the energy books
     (:meth:`dissipation` books the resistors and the transport currents).
@@ -125,6 +132,8 @@ class BJT(Component):
 
     pnp = Parameter(False, description="PNP (True) or NPN (False)", structural=True)
     substrate = Parameter(False, description="give the transistor its substrate pin s", structural=True)
+    lateral = Parameter(False, description="substrate junction to the base B' (lateral) instead of "
+                        "the collector C' (vertical)", structural=True)
     c = Port(electrical, "collector")
     b = Port(electrical, "base")
     e = Port(electrical, "emitter")
@@ -180,9 +189,9 @@ class BJT(Component):
     vsub = Variable("V", "substrate junction voltage s-C' (type-normalized; 0 without the pin)")
     cc = Variable("A", "transport collector current (type-normalized)")
     cb = Variable("A", "transport base current (type-normalized)")
-    qbe = Variable("C", "B-E junction charge")
-    qbc = Variable("C", "B-C junction charge")
-    qsub = Variable("C", "substrate junction charge")
+    qbe = Variable("C", "B-E junction charge (type-normalized)")
+    qbc = Variable("C", "B-C junction charge (type-normalized)")
+    qsub = Variable("C", "substrate junction charge (type-normalized)")
 
     EXP_LIMIT = 40.0
     NOISE_PARTS = {"rc": "thermal", "rb": "thermal", "re": "thermal", "ic": "shot", "ib": "shot",
@@ -191,20 +200,22 @@ class BJT(Component):
     # --- structure --------------------------------------------------------------------------
 
     def charges(self, values=None) -> tuple[bool, bool, bool]:
-        """Which of qbe, qbc, qsub store charge (are states) with the parameter values
+        """Which of the B-E, B-C and substrate junctions store charge (their charge is a state)
+        with the parameter values
         ``values`` (default: the component's)."""
         v = self._values if values is None else values
         return (v["CJE"] > 0 or v["TF"] > 0, v["CJC"] > 0 or v["TR"] > 0,
                 bool(self._values["substrate"]) and v["CJS"] > 0)
 
     def structure_key(self):
-        return self.charges()
+        return super().structure_key() + self.charges()      # pnp, substrate, lateral first
 
     def structure_change(self, compiled, asked):
-        names = (("qbe", "CJE", "TF"), ("qbc", "CJC", "TR"), ("qsub", "CJS", "CJS"))
+        names = (("of the B-E junction", "CJE", "TF"), ("of the B-C junction", "CJC", "TR"),
+                 ("of the substrate junction", "CJS", "CJS"))
         changes = [f"{a} = {asked[a]:g}, {b} = {asked[b]:g} {'give' if now else 'remove'} the charge "
                    f"{q} (compiled with {a} = {compiled[a]:g}, {b} = {compiled[b]:g}; whether the "
-                   f"junction stores charge decides whether {q} is a state)"
+                   "junction stores charge decides whether its charge is a state)"
                    for (q, a, b), was, now in zip(names, self.charges(compiled), self.charges(asked))
                    if was != now]
         return "; ".join(changes) or None
@@ -240,17 +251,23 @@ class BJT(Component):
         T, tnom, fc = self.T, self.TNOM, self.FC
         _, _, cbe, qb, cbc = self.transport(vbe, vbc)
         qbe = self.TF * sp.Piecewise((cbe / qb, vbe > 0), (cbe, True)) + \
-            depletion_charge(vbe, self.CJE, self.VJE, self.MJE, fc, T, tnom, pbo_at=T)
-        qbc = self.TR * cbc + depletion_charge(vbc, self.CJC, self.VJC, self.MJC, fc, T, tnom, pbo_at=T)
+            depletion_charge(vbe, self.CJE, self.VJE, self.MJE, fc, T, tnom)
+        qbc = self.TR * cbc + depletion_charge(vbc, self.CJC, self.VJC, self.MJC, fc, T, tnom)
         if not self.substrate:
             return qbe, qbc, 0
         # The substrate junction's potential and capacitance follow the same band-gap rule;
         # its charge has no FC extension (bjtload.c): above 0 a first-order expansion.
-        vjs, cjs = junction_temperature(self.CJS, self.VJS, self.MJS, T, tnom, pbo_at=T)
+        vjs, cjs = junction_temperature(self.CJS, self.VJS, self.MJS, T, tnom)
         mjs = self.MJS
         qsub = sp.Piecewise((vjs * cjs * (1 - (1 - vsub / vjs) ** (1 - mjs)) / (1 - mjs), vsub < 0),
                             (vsub * cjs * (1 + mjs * vsub / (2 * vjs)), True))
         return qbe, qbc, qsub
+
+    def charge_currents(self):
+        """(dqbe/dt, dqbc/dt, dqsub/dt) [A]: the derivatives of the charge states qbe, qbc,
+        qsub [C] (0 for a junction without charge)."""
+        be, bc, sub = self.charges()
+        return (der(self.qbe) if be else 0, der(self.qbc) if bc else 0, der(self.qsub) if sub else 0)
 
     def _noise(self, part):
         """The noise current of ``part`` [A]: 0 here, a parameter in :class:`NoisyBJT`."""
@@ -263,24 +280,25 @@ class BJT(Component):
         collector = self.c.v - self.RC * (self.c.i - n("rc"))     # C'
         emitter = self.e.v - self.RE * (self.e.i - n("re"))       # E'
         cc, cb, _, _, _ = self.transport(self.vbe, self.vbc)
+        dqbe, dqbc, dqsub = self.charge_currents()
         qbe, qbc, qsub = self.junction_charges(self.vbe, self.vbc, self.vsub)
-        be, bc, sub = self.charges()
-        dqbe = der(self.qbe) if be else 0
-        dqbc = der(self.qbc) if bc else 0
         eqs = [sp.Eq(tp * self.vbe, base - emitter), sp.Eq(tp * self.vbc, base - collector),
                sp.Eq(self.cc, cc), sp.Eq(self.cb, cb),
                sp.Eq(self.qbe, qbe), sp.Eq(self.qbc, qbc), sp.Eq(self.qsub, qsub)]
+        into_base = into_collector = 0       # the substrate current, from s to B' or C'
         if self.substrate:
-            substrate = self.GMIN * self.vsub + (der(self.qsub) if sub else 0)
-            eqs += [sp.Eq(tp * self.vsub, self.s.v - collector), sp.Eq(self.s.i, tp * substrate)]
+            sign = -tp if self.lateral else tp
+            into = sign * (self.GMIN * self.vsub + dqsub)
+            eqs += [sp.Eq(sign * self.vsub, self.s.v - (base if self.lateral else collector)),
+                    sp.Eq(self.s.i, into)]
+            into_base, into_collector = (into, 0) if self.lateral else (0, into)
         else:
-            substrate = 0
             eqs.append(sp.Eq(self.vsub, 0))
         shot = n("ib") + n("1overf")
         return eqs + [
-            sp.Eq(self.b.i, tp * (self.cb + shot + dqbe + dqbc)),
+            sp.Eq(self.b.i, tp * (self.cb + shot + dqbe + dqbc) - into_base),
             sp.Eq(self.e.i, -tp * (self.cc + self.cb + shot + n("ic") + dqbe)),
-            sp.Eq(self.c.i, tp * (self.cc + n("ic") - dqbc - substrate)),
+            sp.Eq(self.c.i, tp * (self.cc + n("ic") - dqbc) - into_collector),
         ]
 
     def dissipation(self):

@@ -70,12 +70,12 @@ def potential_shift(T):
     return -2 * (k * T / q) * (sp.Rational(3, 2) * sp.log(T / REFTEMP) + q * arg)
 
 
-def junction_temperature(cj0, vj, m, T, tnom, pbo_at=None):
+def junction_temperature(cj0, vj, m, T, tnom):
     """(VJ(T) [V], CJ(T) [F]) of a junction whose potential ``vj`` and zero-bias capacitance
     ``cj0`` with grading ``m`` were measured at ``tnom`` [K] (ngspice's TLEVC = 0 rule, see
-    :func:`depletion_charge`; ``pbo_at`` as there)."""
+    :func:`depletion_charge`)."""
     fact1, fact2 = tnom / REFTEMP, T / REFTEMP
-    pbo = (vj - potential_shift(tnom if pbo_at is None else pbo_at)) / fact1
+    pbo = (vj - potential_shift(tnom)) / fact1
     gma_old = (vj - pbo) / pbo
     vj_t = potential_shift(T) + fact2 * pbo
     gma_new = (vj_t - pbo) / pbo
@@ -83,7 +83,7 @@ def junction_temperature(cj0, vj, m, T, tnom, pbo_at=None):
     return vj_t, cj
 
 
-def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False, pbo_at=None):
+def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False):
     """Qj(v) [C] of a junction with zero-bias capacitance ``cj0`` [F], potential ``vj`` [V] and
     grading ``m`` measured at ``tnom`` [K], at temperature ``T`` [K]; ``integral``: ∫₀^v Qj dv
     [C·V] instead (for stored energies).
@@ -93,14 +93,12 @@ def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False, pb
     CJ(T) = cj0·(1 + m·(4e-4·(T − REFTEMP) − γ(T)))/(1 + m·(4e-4·(tnom − REFTEMP) − γ(tnom))),
     γ = (VJ − pbo)/pbo. With ``limit`` VJ(T) is at most 1/fc (ngspice's diode does this; its
     MOSFET bulk junctions do not), F1 keeping the unlimited VJ(T) as ngspice's diotemp.
-    ``pbo_at``: the temperature of the pbfact in pbo (default ``tnom``, as diotemp; ngspice's
-    bjttemp.c takes the device temperature T there, which differs when T ≠ TNOM).
 
     Qj = VJ·CJ·(1 − (1 − v/VJ)^(1−m))/(1 − m)                                 v < fc·VJ
        = CJ·F1 + CJ/F2·(F3·(v − fc·VJ) + m/(2·VJ)·(v² − (fc·VJ)²))          v >= fc·VJ
     F1 = VJ·(1 − (1 − fc)^(1−m))/(1 − m),  F2 = (1 − fc)^(1+m),  F3 = 1 − fc·(1 + m).
     """
-    vj, cj = junction_temperature(cj0, vj, m, T, tnom, pbo_at)
+    vj, cj = junction_temperature(cj0, vj, m, T, tnom)
     xfc = sp.log(1 - fc)
     f1 = vj * (1 - sp.exp((1 - m) * xfc)) / (1 - m)      # before the limit, as ngspice
     if limit:

@@ -18,7 +18,7 @@ BJT_PARAMETERS = {"is": "IS", "bf": "BF", "br": "BR", "nf": "NF", "nr": "NR", "v
                   "vjc": "VJC", "pc": "VJC", "mjc": "MJC", "mc": "MJC", "cjs": "CJS", "ccs": "CJS",
                   "csub": "CJS", "vjs": "VJS", "ps": "VJS", "mjs": "MJS", "ms": "MJS", "fc": "FC",
                   "tf": "TF", "tr": "TR", "xtb": "XTB", "eg": "EG", "xti": "XTI", "kf": "KF", "af": "AF"}
-BJT_OTHER = ("level", "tnom", "tref")                # level=1 only; TNOM [°C]
+BJT_OTHER = ("level", "tnom", "tref", "subs")        # level=1 only; TNOM [°C]; SUBS 1 or -1
 # ngspice reads 0 as "not given" for these: no Early effect, no high-injection roll-off.
 ZERO_IS_NONE = ("VAF", "VAR", "IKF", "IKR")
 KELVIN = 273.15
@@ -29,7 +29,8 @@ def bjt(b, name, tokens, card, scope, prefix, find_model, split_options):
     parameters, the circuit temperature as T, the model's ``tnom=`` (else ``.options tnom``) as
     TNOM and ``.options gmin`` (ngspice: 1e-12 S) across each junction, as bjtload.c. Without
     ``ns`` the substrate is ground, as ngspice connects it (its junction then conducts only
-    GMIN·vsub and charges CJS)."""
+    GMIN·vsub and charges CJS); the substrate junction goes to the collector (SUBS=1) or the
+    base (SUBS=-1), by default as ngspice's bjtsetup.c: vertical NPN, lateral PNP."""
     if len(tokens) not in (5, 6) or "=" in tokens:
         raise SpiceError("Q takes Qname nc nb ne [ns] model (area, off, ic=, temp=, m= are not "
                          "supported yet)", card.where)
@@ -54,6 +55,12 @@ def bjt(b, name, tokens, card, scope, prefix, find_model, split_options):
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
         raise SpiceError("only the level-1 (Gummel-Poon) BJT model is supported (level=1)",
                          model_card.where)
+    subs = -1 if kind == "pnp" else 1             # ngspice: vertical NPN, lateral PNP
+    if "subs" in options:
+        subs = b.value(options["subs"], model_scope, model_card.where)()
+        if subs not in (1, -1):
+            raise SpiceError(f"SUBS={subs:g}: give 1 (vertical) or -1 (lateral)", model_card.where)
+    values["lateral"] = subs == -1
     tnom_token = options.get("tnom", options.get("tref"))
     tnom = b.value(tnom_token, model_scope, model_card.where) if tnom_token else \
         (lambda: b.ctx.option("tnom"))

@@ -1,0 +1,28 @@
+"""Run the BJT decks of this folder in ngspice-39 (batch mode) and write their reference CSVs.
+
+    cd tests/data/spice/bjt && python3 make_references.py [deck.cir ...]
+
+(every deck of the folder without arguments). The work is that of
+``tests/data/spice/reader/make_references.py``, reused here with this folder as its home:
+each analysis card runs alone in its own ngspice process (ngspice-39 can return wrong DC-sweep
+points after another analysis in the same run) and becomes ``<deck>_<kind>.csv``; ``*SWEEP name v1 v2 ...`` runs each .dc once per value (the base currents of the output
+characteristics); ``.noise``
+also writes ``<deck>_noise_total.csv``. Needs ngspice-39 on the PATH; the tests never run it.
+"""
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "reader"))
+import make_references as references  # noqa: E402
+
+references.HERE = HERE
+
+if __name__ == "__main__":
+    version = references.subprocess.run(["ngspice", "-v"], capture_output=True, text=True).stdout
+    if "ngspice-39" not in version:
+        sys.exit(f"these references are ngspice-39's; found: {version.strip()}")
+    decks = [HERE / name for name in sys.argv[1:]] or sorted(HERE.glob("*.cir"))
+    for deck in decks:
+        if not deck.name.startswith("_"):
+            references.run(deck)
