@@ -6,10 +6,11 @@ One LU factorization of s E − A per frequency, of whichever kind suits the mod
   (NumPy's stacked ``solve``), a few megabytes at a time;
 * larger models are sparse (a circuit's node equations couple each state to a few others):
   the states are renumbered once by reverse Cuthill–McKee so that the nonzeros cluster
-  around the diagonal. When they then lie within :data:`BANDED_WIDTH` diagonals, each
-  frequency is one LAPACK banded solve (partial pivoting, O(n·width²)); otherwise one
-  SuperLU factorization (``scipy.sparse.linalg.splu``) of the matrix assembled on the
-  structure computed once.
+  around the diagonal, within l diagonals below it and u above. When a banded LU is cheap
+  (n·l·(l + u) at most :data:`BANDED_WORK`), each frequency is one LAPACK banded solve
+  (partial pivoting); otherwise one SuperLU factorization (``scipy.sparse.linalg.splu``) of
+  the matrix assembled on the structure computed once, whose fill-reducing ordering wins
+  when the band is wide (a mesh rather than a chain).
 
 Only the direction with fewer right-hand sides is solved: (s E − A) X = B with the inputs
 as columns when there are no more inputs than outputs, else the transposed system with the
@@ -25,9 +26,11 @@ import scipy.sparse.linalg as spla
 
 from ...core.errors import PhyslibError
 
-DENSE_STATES = 24           # up to this many states: batched dense solves
-BANDED_WIDTH = 16           # sparse: banded solves when l + u (after renumbering) is at most this
-_CHUNK_BYTES = 1 << 25      # batched dense solves take this much memory at a time [bytes]
+DENSE_STATES = 16           # up to this many states: batched dense solves
+# Sparse: banded LU while n·l·(l + u) is at most this (about 0.3 ms of LAPACK per frequency,
+# SuperLU's time on a random sparse system of 128 states; measured on the benchmark machine).
+BANDED_WORK = 2.5e6
+_CHUNK_BYTES = 1 << 25      # a chunk of frequencies holds about this much [bytes]
 
 
 def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
@@ -46,7 +49,7 @@ def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
     if n and m and p:
         solver = _Dense(A, E) if n <= DENSE_STATES else _SparsePencil(A, E)
         rhs, C = solver.rows(B), C[:, solver.order]
-        step = max(1, _CHUNK_BYTES // (16 * n * (solver.width + m)))
+        step = max(1, _CHUNK_BYTES // (16 * n * (solver.held + m)))
         for first in range(0, f.size, step):
             chunk = slice(first, first + step)
             X = solver.solve(rhs, 2j * np.pi * f[chunk], f[chunk])      # (k, n, m)
@@ -76,7 +79,7 @@ class _Dense:
         n = self.A.shape[0]
         self.E = np.eye(n) if E is None else _dense(E)
         self.order = np.arange(n)
-        self.width = n                  # a chunk holds a matrix per frequency
+        self.held = n                   # columns of n numbers held per frequency: a matrix
 
     def rows(self, B):
         return _dense(B)
@@ -99,7 +102,7 @@ class _SparsePencil:
     """s E − A for many s: the states renumbered once (reverse Cuthill–McKee, ``order``) and
     the structure of s E − A kept, so that each frequency only fills in numbers."""
 
-    width = 1
+    held = 1                            # columns of n numbers held per frequency: B
 
     def __init__(self, A, E):
         n = A.shape[0]
@@ -117,11 +120,14 @@ class _SparsePencil:
         self.lower = int(max(0, np.max(self.i - self.j, initial=0)))
         self.upper = int(max(0, np.max(self.j - self.i, initial=0)))
         self.n = n
-        if self.lower + self.upper <= BANDED_WIDTH:
-            shape = (self.lower + self.upper + 1, n)
+        self.banded = n * self.lower * (self.lower + self.upper) <= BANDED_WORK
+        if self.banded:
+            # LAPACK's band storage (gbsv): row l + u + i − j holds entry (i, j), the first l
+            # rows are room for the factors' fill.
+            shape = (2 * self.lower + self.upper + 1, n)
             self.band_a, self.band_e = np.zeros(shape), np.zeros(shape)
-            self.band_a[self.upper + self.i - self.j, self.j] = self.a
-            self.band_e[self.upper + self.i - self.j, self.j] = self.e
+            self.band_a[self.lower + self.upper + self.i - self.j, self.j] = self.a
+            self.band_e[self.lower + self.upper + self.i - self.j, self.j] = self.e
 
     def rows(self, B):
         """B's rows in the pencil's order."""
@@ -130,22 +136,31 @@ class _SparsePencil:
     def solve(self, B, s, f):
         """X[k] with (s_k E − A) X[k] = B (rows in ``order``), shape (len(s), n, m)."""
         X = np.empty((s.size, self.n, B.shape[1]), dtype=complex)
-        if self.lower + self.upper <= BANDED_WIDTH:
+        if self.banded:
             self._banded(B, s, f, X)
         else:
             self._splu(B, s, f, X)
         return X
 
     def _banded(self, B, s, f, X):
-        band = np.empty(self.band_a.shape, dtype=complex)
+        """LAPACK with partial pivoting, called directly (scipy.linalg.solve_banded's checks
+        cost more than the solve for a few hundred states): gtsv when tridiagonal, else gbsv."""
+        l, u = self.lower, self.upper
+        band, rhs = np.empty(self.band_a.shape, dtype=complex), B.astype(complex)
+        if l == u == 1:                     # rows: fill, superdiagonal, diagonal, subdiagonal
+            gtsv = scipy.linalg.get_lapack_funcs("gtsv", dtype=complex)
+            def factor_solve():
+                return gtsv(band[3, :-1], band[2], band[1, 1:], rhs)[3:]
+        else:
+            gbsv = scipy.linalg.get_lapack_funcs("gbsv", dtype=complex)
+            def factor_solve():
+                return gbsv(l, u, band, rhs, overwrite_ab=True)[2:]
         for k, sk in enumerate(s):
             np.multiply(self.band_e, sk, out=band)
             band -= self.band_a
-            try:
-                X[k] = scipy.linalg.solve_banded((self.lower, self.upper), band, B,
-                                                 overwrite_ab=True, check_finite=False)
-            except np.linalg.LinAlgError:
-                raise _pole(f[k], sk) from None
+            X[k], info = factor_solve()
+            if info > 0:                    # a zero pivot: s E − A is singular
+                raise _pole(f[k], sk)
 
     def _splu(self, B, s, f, X):
         shape = (self.n, self.n)
