@@ -45,18 +45,20 @@ def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
     if p < m:            # the adjoint: fewer right-hand sides
         Et = None if E is None else E.T
         return frequency_response(A.T, C.T, B.T, D.T, f, Et).transpose(1, 0, 2)
-    out = np.zeros((p, m, f.size), dtype=complex)
     if n and m and p:
         solver = _Dense(A, E) if n <= DENSE_STATES else _SparsePencil(A, E)
-        rhs, C = solver.rows(B), C[:, solver.order]
+        X = np.empty((n, m, f.size), dtype=complex)       # the states, in the solver's order
         step = max(1, _CHUNK_BYTES // (16 * n * (solver.held + m)))
+        rhs = solver.rows(B)
         for first in range(0, f.size, step):
             chunk = slice(first, first + step)
-            X = solver.solve(rhs, 2j * np.pi * f[chunk], f[chunk])      # (k, n, m)
-            stacked = np.ascontiguousarray(X.transpose(1, 2, 0)).reshape(n, -1)
-            # C is real: C·X from the real and imaginary parts side by side (one real product)
-            product = np.asarray(C @ stacked.view(float)).view(complex)
-            out[:, :, chunk] = product.reshape(p, m, -1)
+            X[:, :, chunk] = solver.solve(rhs, 2j * np.pi * f[chunk], f[chunk]).transpose(1, 2, 0)
+        # C is real: C·X from the real and imaginary parts side by side (one real product,
+        # written once: the output is the largest array here, p·m·len(f) numbers)
+        product = C[:, solver.order] @ X.reshape(n, -1).view(float)
+        out = np.asarray(product).view(complex).reshape(p, m, f.size)
+    else:
+        out = np.zeros((p, m, f.size), dtype=complex)
     if np.any(D):
         out += D[:, :, None]
     return out
