@@ -53,6 +53,9 @@ class FastFunction:
             else:
                 target[:] = np.ravel(value, order="F")      # CasADi stores matrices by column
         trigger()
+        if buffer.ret():
+            raise FloatingPointError(f"CasADi function {self.function.name()} failed to evaluate "
+                                     "(a singular linear solve?)")
         if len(outputs) == 1:
             return outputs[0].copy()
         return tuple(out.copy() for out in outputs)

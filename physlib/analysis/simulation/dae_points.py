@@ -75,10 +75,11 @@ def _regularized_solve(A, b, kind):
     """A⁻¹·b for a symmetric positive semi-definite A, with a relative 1e-13 ridge so that a
     rank-deficient A (the variables of an ideal switch at Ron = 0) gives a least-squares
     answer instead of NaN. Small systems are solved by an unrolled symbolic QR (SX: no call
-    overhead), larger ones by CasADi's sparse QR at run time (MX)."""
+    overhead), larger ones by CasADi's sparse LU at run time (MX; its sparse QR fails on
+    these systems)."""
     ridge = 1e-13 * cs.mmax(cs.fabs(cs.diag(A))) + 1e-300
     return cs.solve(A + ridge * kind.eye(A.size1()), b) if kind is cs.SX else \
-        cs.solve(A + ridge * kind.eye(A.size1()), b, "qr")
+        cs.solve(A + ridge * kind.eye(A.size1()), b, "csparse")
 
 
 def _row_function(system) -> cs.Function:

@@ -29,13 +29,13 @@ import numpy as np
 
 from ...core.errors import PhyslibError, SimulationError
 from .event_location import estimate_in_step, released_guards
+from .integrators import MAX_STEPS_PER_OUTPUT, runaway
 from .events import HybridStepper
 from .run_stats import count, current as current_stats, phase
 from .dae_points import consistent_rates
 from .sundials import Stepper
 from .time_events import left_limit, snap_to_events
 
-MAX_STEPS_BETWEEN_STARTS = 200_000   # a run that takes more is stuck (a finite-time blow-up)
 
 
 def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol, atol, max_step,
@@ -77,7 +77,8 @@ class _HybridRun:
         self.next_stop = t_end              # the next time event (or the end)
         self.started = None                 # (t, x, p) the solver last started from
         self.stats = current_stats()
-        self.steps = 0                      # solver steps since the last start
+        self.steps = 0                      # solver steps since the last start or output
+        self.x_started = None               # the states the solver last started from
         self.solver_seconds = 0.0
         self.chattering: list[float] = []   # times of the released-guard events in a row
 
@@ -117,14 +118,18 @@ class _HybridRun:
         while self.t < target:
             t_prev = self.t
             self.steps += 1
-            if self.steps > MAX_STEPS_BETWEEN_STARTS:
-                raise SimulationError(
-                    f"{self.stepper.solver} stopped at t = {self.t:.6g} s: more than "
-                    f"{MAX_STEPS_BETWEEN_STARTS} steps since the last event; the solution may grow "
-                    "without bound (check the signs and parameters of the equations) or chatter")
+            if self.steps > MAX_STEPS_PER_OUTPUT:
+                raise self._stuck(f"more than {MAX_STEPS_PER_OUTPUT} solver steps since the last event "
+                                  "or output time (give more output points with t_eval, or the model "
+                                  "chatters)")
             started = time.perf_counter()
-            t_n = solver.step(target)
+            try:
+                t_n = solver.step(target)
+            except SimulationError as err:
+                raise self._stuck(str(err)) from None
             self.solver_seconds += time.perf_counter() - started
+            if t_n - t_prev <= 4 * np.finfo(float).eps * abs(t_n):
+                raise self._stuck("the solver's steps no longer move the time (a singularity?)")
             x_n, z_n = solver.current()
             t_seen, z_seen = t_n, z_n
             if seen_at is not None and t_n >= target:
@@ -139,6 +144,19 @@ class _HybridRun:
             self.g, self.mask = g_watch, mask_watch
             if self.stats is not None:
                 self.stats.reached(t_n)
+
+    def _stuck(self, reason: str) -> SimulationError:
+        """The error for a run that cannot go on: the solution diverges (a state grew a
+        thousandfold beyond its start since the last start) or ``reason``."""
+        x_now, _ = self.solver.current()
+        grown = runaway(self.x_started, x_now) if len(x_now) else None
+        text = f"{self.stepper.solver} stopped at t = {self.solver.t_now:.6g} s"
+        if grown is None:
+            return SimulationError(f"{text}: {reason}")
+        name = self.stepper.model.states[grown]
+        return SimulationError(
+            f"{text}: the solution diverges: {name} reached {x_now[grown]:.4g} and grows without bound. "
+            f"Check the signs and parameters of the equations that drive {name}")
 
     def _state_event(self, t_prev, t_n, t_seen, x_n, z_n, g_n) -> None:
         """A guard crossed within the last step (t_prev, t_n]: locate the crossing on the step's
@@ -244,6 +262,7 @@ class _HybridRun:
         # is consistent in the new modes, so their fast dynamics start at rest and rarely need
         # the solver's own cautious first step (which it falls back to if this one fails).
         self.solver.restart(t, x, z, self.stepper.p, rates, first_step=0.5 * self.solver.h_next)
+        self.x_started = x.copy()
         self.started = (t, x.tobytes(), self.stepper.p.tobytes())
 
     def _count_solver(self) -> None:
@@ -275,6 +294,7 @@ class _HybridRun:
             x, z = values(grid[k])
             self.record(grid[k], x, z, self.stepper.p)
             k += 1
+            self.steps = 0
         self.next_output = k
 
     def _output_before(self, te) -> None:

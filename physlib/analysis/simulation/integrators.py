@@ -180,9 +180,9 @@ class Integration:
             t_good, reached = self._last_good(x, z, p, ta, tb)
             t_stop = t_good
         text = f"{self.solver} stopped at t = {t_stop:.6g} s (integrating from {ta:.6g} s to {tb:.6g} s)"
-        runaway = _runaway(x, reached[0]) if reached is not None else None
-        if runaway is not None:
-            name, value = self.model.states[runaway], reached[0][runaway]
+        grown = runaway(x, reached[0]) if reached is not None else None
+        if grown is not None:
+            name, value = self.model.states[grown], reached[0][grown]
             text += (f": the solution diverges: {name} reached {value:.4g} at t = {t_good:.6g} s "
                      "and grows without bound. Check the signs and parameters of the equations "
                      f"that drive {name}")
@@ -230,7 +230,7 @@ def _time_scale(grid) -> float:
     return float(min(10.0 ** np.ceil(np.log10(MIN_GAP / gap)), 1e20))
 
 
-def _runaway(x_start, x_reached, factor: float = 1e3):
+def runaway(x_start, x_reached, factor: float = 1e3):
     """Index of the state that grew the most relative to its start (|x| / (|x0| + 1)), if it
     grew by more than ``factor``; else None."""
     if not len(x_start):

@@ -16,6 +16,7 @@ from .hybrid_simulation import simulate_hybrid
 from ..common.initialization import consistent_start, solve_algebraic
 from .dae_points import algebraic_rows
 from .integrators import Integration
+from .sundials import stepped
 from ..common.options import SimulateOptions, simulate_options
 from .results import ResultRows, SimulationResult
 from ..common.progress import SimulationProgress, progress_option
@@ -75,8 +76,14 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
                                t_eval=t_eval, params=params, x0=x0, projection=projection, noise=noise,
                                noise_T=noise_T, max_step=max_step, event_tol=event_tol,
                                max_events=max_events, invariants=invariants, initial=initial)
+    return _run(model, options, progress_option(progress, "simulate"))
+
+
+def _run(model, options: SimulateOptions, progress: bool | None) -> SimulationResult:
+    """The run of :func:`simulate` with validated options: its statistics, progress line and
+    the lock of the model around the solver calls."""
     stats = RunStats(fixed_step=options.fixed_step)
-    stats.progress = SimulationProgress(options.t0, options.t_end, progress_option(progress, "simulate"))
+    stats.progress = SimulationProgress(options.t0, options.t_end, progress)
     with model_lock(model), recording(stats):
         try:
             if options.fixed_step:
@@ -111,7 +118,7 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
         x, z = consistent_start(model, p, options)
     rows = ResultRows(len(x), nz, len(p))
     continuation = (solver, options.rtol, options.atol)
-    if model.has_modes:
+    if model.has_modes or stepped(model.system):
         events = simulate_hybrid(model, t0, t_end, grid, options.t_eval is not None, p, x, z,
                                  solver=solver, rtol=options.rtol, atol=options.atol,
                                  max_step=options.max_step, event_tol=options.event_tol,

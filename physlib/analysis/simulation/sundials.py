@@ -24,6 +24,7 @@ Solver messages (SUNDIALS' error handler) are collected and quoted in the
 from __future__ import annotations
 
 import ctypes
+import math
 
 import casadi as cs
 import numpy as np
@@ -32,6 +33,19 @@ from ...core.errors import SimulationError
 from .dae_points import row_between_steps
 from .sundials_library import (CV_JAC_FN, ERR_FN, IDA_JAC_FN, RES_FN, RHS_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
                                MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, libraries)
+
+DENSE_LIMIT = 400   # states + algebraic variables up to which runs without modes are stepped here
+
+
+def stepped(system) -> bool:
+    """Whether a run without modes goes through the stepped solver (:class:`Stepper`, dense
+    Jacobian: models with states and at most DENSE_LIMIT variables) rather than CasADi's
+    integrators (sparse, one call per interval between time events, for large models). The
+    stepped solver starts from consistent rates, so it needs no initial-condition search
+    (IDACalcIC), which fails on junction charges of picocoulombs."""
+    nx, nz = len(system.state_pos), len(system.z_pos)
+    return 0 < nx and nx + nz <= DENSE_LIMIT
+
 
 # --- the compiled functions the callbacks evaluate ----------------------------------------------
 
@@ -107,6 +121,11 @@ class Stepper:
         self._err = ERR_FN(self._on_error)
         core.SUNContext_ClearErrHandlers(ctx)
         core.SUNContext_PushErrHandler(ctx, self._err, None)
+        # SUNDIALS' warnings (t + h = t near a blow-up, say) would go to stderr: a run prints
+        # nothing, and what they warn of ends the run with a named error instead.
+        logger = POINTER()
+        if core.SUNContext_GetLogger(ctx, ctypes.byref(logger)) == 0 and logger:
+            core.SUNLogger_SetWarningFilename(logger, b"")
         self.y, self.yp = nvec.N_VNew_Serial(n, ctx), nvec.N_VNew_Serial(n, ctx)
         self.dky = nvec.N_VNew_Serial(n, ctx)
         self.rtol, self.atol = rtol, atol
@@ -173,9 +192,8 @@ class Stepper:
             yp_in[:] = self._array(yp)
             t_in[0] = t
             trigger()
-            total = out.sum()
-            if total - total != 0:  # not finite: recoverable, IDA retries with a smaller step
-                return 1
+            if not math.isfinite(out.sum()):
+                return 1            # recoverable: IDA retries with a smaller step
             self._array(rr)[:] = out
             return 0
         except Exception:       # noqa: BLE001 - reported as a failed call
@@ -188,8 +206,7 @@ class Stepper:
             t_in[0], cj_in[0] = t, cj
             trigger()
             self.A_arr[:] = out
-            total = out.sum()
-            return 0 if total - total == 0 else 1
+            return 0 if math.isfinite(out.sum()) else 1
         except Exception:       # noqa: BLE001
             return -1
 
@@ -199,8 +216,7 @@ class Stepper:
             x_in[:] = self._array(y)
             t_in[0] = t
             trigger()
-            total = out.sum()
-            if total - total != 0:
+            if not math.isfinite(out.sum()):
                 return 1
             self._array(ydot)[:] = out
             return 0
@@ -214,8 +230,7 @@ class Stepper:
             t_in[0] = t
             trigger()
             self.A_arr[:] = out
-            total = out.sum()
-            return 0 if total - total == 0 else 1
+            return 0 if math.isfinite(out.sum()) else 1
         except Exception:       # noqa: BLE001
             return -1
 
@@ -294,13 +309,13 @@ class Stepper:
         if not self.ida or not self.nz:
             x, _ = self._dky(t, 0)
             return x, np.empty(0)
-        _, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out,) = self._row
+        buffer, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out,) = self._row
         self._dky(t, 0, y_in)
         self._dky(t, 1, yp_in)
         t_in[0], h_in[0] = t, max(self.h_last, 1e-300)
         trigger()
         total = out.sum()
-        if total - total == 0:          # finite
+        if buffer.ret() == 0 and math.isfinite(total):
             return out[:self.nx].copy(), out[self.nx:].copy()
         return y_in[:self.nx].copy(), y_in[self.nx:].copy()
 

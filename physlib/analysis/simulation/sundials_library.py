@@ -75,6 +75,7 @@ def _load():
 
 
 def _declare(core, nvec, dmat, dls, ida, cvode):
+    """The C signatures of the functions physlib calls."""
     def sig(lib, name, res, *args):
         f = getattr(lib, name)
         f.restype, f.argtypes = res, list(args)
@@ -84,6 +85,8 @@ def _declare(core, nvec, dmat, dls, ida, cvode):
     sig(core, "SUNContext_Free", i, ctypes.POINTER(p))
     sig(core, "SUNContext_ClearErrHandlers", i, p)
     sig(core, "SUNContext_PushErrHandler", i, p, ERR_FN, p)
+    sig(core, "SUNContext_GetLogger", i, p, ctypes.POINTER(p))
+    sig(core, "SUNLogger_SetWarningFilename", i, p, ctypes.c_char_p)
     sig(core, "N_VGetArrayPointer", REAL_P, p)
     sig(core, "N_VDestroy", None, p)
     sig(core, "SUNMatDestroy", None, p)
@@ -92,6 +95,12 @@ def _declare(core, nvec, dmat, dls, ida, cvode):
     sig(dmat, "SUNDenseMatrix", p, INDEX, INDEX, p)
     sig(dmat, "SUNDenseMatrix_Data", REAL_P, p)
     sig(dls, "SUNLinSol_Dense", p, p, p, p)
+    _declare_ida(ida, sig)
+    _declare_cvode(cvode, sig)
+
+
+def _declare_ida(ida, sig):
+    i, p, r = ctypes.c_int, POINTER, REAL
     sig(ida, "IDACreate", p, p)
     sig(ida, "IDAInit", i, p, RES_FN, r, p, p)
     sig(ida, "IDAReInit", i, p, r, p, p)
@@ -115,6 +124,10 @@ def _declare(core, nvec, dmat, dls, ida, cvode):
     for name in ("IDAGetNumSteps", "IDAGetNumResEvals", "IDAGetNumLinSolvSetups",
                  "IDAGetNumErrTestFails", "IDAGetNumNonlinSolvIters"):
         sig(ida, name, i, p, ctypes.POINTER(ctypes.c_long))
+
+
+def _declare_cvode(cvode, sig):
+    i, p, r = ctypes.c_int, POINTER, REAL
     sig(cvode, "CVodeCreate", p, i, p)
     sig(cvode, "CVodeInit", i, p, RHS_FN, r, p)
     sig(cvode, "CVodeReInit", i, p, r, p)
