@@ -262,3 +262,29 @@ def test_energy_books_balance_through_forward_reverse_and_breakdown():
     losses = simpson(res.dissipated_power(), x=t)
     assert abs(delivered - (stored[-1] - stored[0] + losses)) < 1e-6 * abs(delivered)
     assert abs(stored[-1] - stored[0]) > 1e-4 * abs(delivered)      # the check sees ΔW
+
+
+def test_a_femtofarad_junction_starts_and_follows_the_quasi_static_solution():
+    # A Diode with CJO = 0.1 pF behind 10 kΩ, driven by 0.5 + sin(2π·1 kHz·t) V, failed at its
+    # start ("IDACalcIC ... IDA_NO_RECOVERY"; its consistent-start Newton stalled at a 1e-15 A
+    # residual). Its RC time (1 ns) is 1e-6 of the period, so after the first nanoseconds (the
+    # junction charging from 0 V: the row at t = 0 is left out) the current is the
+    # quasi-static solution of (V − v)/R = IS·(exp(v/(N·vt)) − 1) to within the junction's
+    # charging current Cj·dv/dt <= CJO/sqrt(1 − 0.5)·2π·1 kHz·1 V = 9e-10 A (measured 8.6e-10 A
+    # where the source is steepest), so 2e-9 A: 1.3e-5 of the 0.15 mA peak.
+    from scipy.optimize import brentq
+    from physlib.components.signals import Sine
+    m = Model("small_junction")
+    v = m.add(VoltageSource("V1", V=Sine(amplitude=1.0, f=1e3, offset=0.5)))
+    r = m.add(Resistor("R1", R=1e4))
+    d = m.add(Diode("D1", IS=1e-14, CJO=1e-13))
+    g = m.add(Ground("g"))
+    m.connect(v.p, r.p)
+    m.connect(r.n, d.p)
+    m.connect(d.n, v.n, g.p)
+    res = m.compile().simulate(2e-3, rtol=1e-9, atol=1e-12)
+    vt = 1.380649e-23 * 300.15 / 1.602176634e-19
+    source = 0.5 + np.sin(2 * np.pi * 1e3 * res.t)
+    vd = np.array([brentq(lambda x, s=s: (s - x) / 1e4 - 1e-14 * np.expm1(x / vt), -2.0, 2.0, xtol=1e-15)
+                   for s in source])
+    np.testing.assert_allclose(res["R1.i"][1:], ((source - vd) / 1e4)[1:], rtol=0, atol=2e-9)

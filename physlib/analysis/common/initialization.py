@@ -130,11 +130,20 @@ def damped_newton(evaluate, solve, w, *, tol, max_iter, fail):
                 break
             lam *= 0.5
             if lam < 1e-10:
-                if np.all(np.abs(step) <= 1e-8 * scale):
+                if np.all(np.abs(step) <= 1e-8 * scale) or _at_rounding(F, J, w):
                     return w
                 raise fail(w, F, "the line search stalled")
         w, F, J, norm = trial, F_trial, J_trial, n_trial
     raise fail(w, F, f"Newton did not converge in {max_iter} iterations")
+
+
+def _at_rounding(F, J, w) -> bool:
+    """Whether the residuals are within the rounding of the system's terms (64 ulps of the
+    largest Σ_j |∂F_i/∂w_j|·|w_j|): no step can lower them, however large the step they ask
+    for (a femtofarad junction charge turns a 2e-16 A residual into a volt-sized step)."""
+    terms = np.asarray(abs(J) @ np.abs(w)).ravel()
+    largest = terms.max() if terms.size else 0.0
+    return bool(np.all(np.abs(F) <= 64 * np.finfo(float).eps * max(largest, 1.0)))
 
 
 def _solve(jac, rhs, describe):
