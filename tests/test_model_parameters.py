@@ -11,7 +11,11 @@ Tolerances, and why:
   and atol = 1e-12 (measured 2e-9).
 * Noise: 1e-9 relative, 4kT·(R1∥R2) of two resistors at 300.15 K (the linearized noise
   of a linear network is that to rounding; measured 1e-15).
+* A deck's ``.ac``: 1e-9 relative (a linear network's response, to rounding; measured 0).
+* A deck's ``.tran``: 1e-5 relative, the reader's transient at rtol = 1e-6 against the RC's
+  ramp response (measured 2.7e-7).
 """
+import math
 import pickle
 
 import numpy as np
@@ -218,3 +222,22 @@ def test_param_names_of_a_deck_are_named_errors():
         deck.compile().operating_point(params={"rlod": 1.0})
     with pytest.raises(physlib.ParameterError, match="r1.R = its value on <text>, line 6: 'R1 in out {rser}' with rload = -1: parameter R of r1 must be > 0"):
         deck.compile().operating_point(params={"rload": -1.0})
+
+
+def test_param_values_reach_source_dc_and_ac_values_and_other_tran_steps():
+    # V1's DC and AC values and its PULSE's level are .param expressions; the PULSE's rise
+    # time is .tran's step by default (ngspice). Closed forms of the RC low-pass (τ = 1 ms).
+    deck = spice.read(".params in sources\n.param vdc=2 amp=1 rload=1k\n"
+                      "V1 in 0 DC {vdc} AC {amp} PULSE(0 {vdc} 0)\nR1 in out {rload}\n"
+                      "C1 out 0 1u\n.tran 1u 1m\n.end\n")
+    assert deck.op(params={"vdc": 3.0})["v(out)"] == pytest.approx(3.0, rel=1e-12)
+    ac = deck.ac("lin", 2, 1.0, 1e3, params={"amp": 2.0, "rload": 2e3})
+    gain = 2.0 / (1 + 2j * math.pi * ac["frequency"] * 2e3 * 1e-6)
+    assert np.max(np.abs(ac["v(out)"] - gain) / np.abs(gain)) < 1e-9
+    # A .tran with a 0.1 ms step: the PULSE rises in 0.1 ms (the step), so at 0.1 ms the
+    # capacitor has the ramp's response vdc·(t − τ(1 − e^(−t/τ)))/tr.
+    tran = deck.tran(1e-4, 1e-3, params={"vdc": 4.0})
+    tau, tr = 1e-3, 1e-4
+    expected = 4.0 * (tr - tau * (1 - math.exp(-tr / tau))) / tr
+    assert tran["v(out)"][1] == pytest.approx(expected, rel=1e-5)
+    assert deck.compiles == 1

@@ -10,10 +10,11 @@ import math
 
 from ..core import Component, Input, Mode, Output, Parameter, ParameterError, Port, Variable, der
 from ..core import symbols
-from ..core.component import as_real
 from ..core.lazy import lazy_module
 from ..domains import electrical, rotational, thermal
-from .junctions import BOLTZMANN, ELEMENTARY_CHARGE, depletion_charge, limited_exp
+from .junctions import (BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
+                        limited_exp, reverse_current, saturation_scale)
+from .noise_variants import noisy_class
 from .rotational import Supported
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -156,16 +157,6 @@ class MutualInductance(Component):
         return [("p1", "n1"), ("p2", "n2")]
 
 
-class _BreakdownVoltage(Parameter):
-    """BV: a positive voltage, or +inf (the default): no breakdown, as SPICE without BV."""
-
-    def validate(self, value, component):
-        number = as_real(value)
-        if number == math.inf:
-            return math.inf
-        return super().validate(value, component)
-
-
 class Diode(OnePort):
     """SPICE level-1 junction diode (SPICE2, Nagel 1975; ngspice-39's ``D`` model, level 1):
     series resistance RS to an internal junction, the diode current with reverse breakdown,
@@ -254,7 +245,7 @@ class Diode(OnePort):
     FC = Parameter(0.5, unit="1", description="forward-bias depletion capacitance coefficient",
                    check=(lambda fc: 0.0 <= fc < 1.0, "FC must be in [0, 1)"))
     TT = Parameter(0.0, unit="s", description="transit time", nonnegative=True)
-    BV = _BreakdownVoltage(math.inf, unit="V", description="reverse breakdown voltage (inf: none)",
+    BV = PositiveOrInfinite(math.inf, unit="V", description="reverse breakdown voltage (inf: none)",
                            positive=True)
     IBV = Parameter(1e-3, unit="A", description="current at the breakdown voltage", positive=True)
     EG = Parameter(1.11, unit="eV", description="activation energy", positive=True)
@@ -320,8 +311,7 @@ class Diode(OnePort):
         ``integral``: ∫₀^vd id dv [A·V] instead (branch by branch, for the stored energy)."""
         vt = BOLTZMANN * self.T / ELEMENTARY_CHARGE
         vte = self.N * vt
-        ratio = self.T / self.TNOM
-        i_sat = self.Is * sp.exp((ratio - 1) * self.EG / vte) * ratio ** (self.XTI / self.N)
+        i_sat = self.Is * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.N)
         if integral:
             knee = i_sat * vte * (sp.exp(-3) + 2)                     # the forward one at -3·vte
             forward = i_sat * (vte * self._exp(vd / vte, integral=True) - vd)
@@ -330,10 +320,10 @@ class Diode(OnePort):
                 return knee - i_sat * (v + 3 * vte) + \
                     i_sat * (3 * vte / sp.E) ** 3 / 2 * (1 / v**2 - 1 / (9 * vte**2))
         else:
-            forward = i_sat * (self._exp(vd / vte) - 1)
+            forward = forward_current(vd, i_sat, vte, self.EXP_LIMIT)
 
             def reverse(v):
-                return -i_sat * (1 + (3 * vte / (sp.E * v)) ** 3)
+                return reverse_current(v, i_sat, vte)
         pieces = [(forward, vd >= -3 * vte)]
         if self.has_breakdown():
             bv_eff = self._breakdown_voltage(i_sat, vt, vte)
@@ -415,28 +405,12 @@ class Diode(OnePort):
     def noise_variant(self):
         """A copy of this diode whose noise currents are zero-valued parameters (named by
         :meth:`noise_input`): the inputs a noise analysis linearizes from."""
-        return _noisy_diode_class()(self.name, **self._values)
+        return noisy_class(Diode)(self.name, **self._values)
 
     @staticmethod
     def noise_input(part):
         """The parameter of :meth:`noise_variant` that is the noise current of ``part``."""
         return "noise_" + {"1overf": "flicker"}.get(part, part)
-
-
-_NOISY_DIODE = []
-
-
-def _noisy_diode_class():
-    if not _NOISY_DIODE:
-        def _noise(self, part):
-            return getattr(self, Diode.noise_input(part))
-
-        namespace = {Diode.noise_input(part): Parameter(0.0, unit="A", description=f"noise current ({part})")
-                     for part in Diode.NOISE_PARTS}
-        namespace.update(_noise=_noise, __doc__="A Diode with its noise currents as parameters "
-                         "(built by noise analyses).", __module__=__name__)
-        _NOISY_DIODE.append(type("NoisyDiode", (Diode,), namespace))
-    return _NOISY_DIODE[0]
 
 
 # --- ideal ----------------------------------------------------------------------------------
@@ -933,3 +907,7 @@ class SensingVoltageSource(VoltageSource):
 
     def equations(self):
         return super().equations() + [sp.Eq(self.i_sense, self.i)]
+
+
+from .bjt import BJT  # noqa: E402  (its own module; listed here with the catalog)
+from .mosfet import MOSFET  # noqa: E402  (likewise)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import warnings as warnings_module
+from contextlib import contextmanager
 
 from ..core.model_parameters import resolver
 from .analyses import ac_frequencies, dc_values, parse_analysis
@@ -143,6 +144,15 @@ class SpiceDeck:
             return resolver({names[n]: float(v) for n, v in given.items()})
         except (TypeError, ValueError):
             raise SpiceError(f"params: give numbers as .param values, got {given!r:.80}") from None
+
+    @contextmanager
+    def evaluating(self, params: dict | None = None):
+        """The deck's value functions (a source's DC and AC values) with the ``.param`` values
+        ``params`` while the block runs."""
+        value_of = self._value_of(self.parameter_values(params))
+        with self._deck_values.overridden({n: value_of(p) for n, p in
+                                           self._deck_values.parameters.items()}):
+            yield
 
     def compile(self):
         """The compiled model (compiled on first use, then reused)."""

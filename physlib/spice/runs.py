@@ -16,21 +16,28 @@ N_MINLOG = 1e-38                # ngspice's floor under a density before its log
 N_MINGAIN = 1e-20               # ngspice's floor under |gain|² for input-referred noise
 N_INTFTHRESH = 1e-10            # ngspice's threshold for a power law's exponent of 0 or -1
 # ngspice's noise sources of an element, by its letter (the rest: one source, the element's)
-NOISE_PARTS = {"r": ("thermal", "1overf"), "d": ("rs", "id", "1overf")}
+NOISE_PARTS = {"r": ("thermal", "1overf"), "d": ("rs", "id", "1overf"),
+               "q": ("rc", "rb", "re", "ic", "ib", "1overf")}
 _OUTPUT = re.compile(r"\s*v\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*$", re.I)
 
 
-def _dc_op(deck, p, inputs=None, guess=None):
-    sim = deck.compile()
-    given = deck._dc_inputs() if hasattr(deck, "_dc_inputs") else {}
-    given.update(inputs or {})
+def _settings(deck, params):
+    """(the compiled model's ``params=``, the inputs that hold the sources at their DC values)
+    for the ``.param`` values ``params``."""
+    with deck.evaluating(params):
+        dc = deck._dc_inputs()
+    return deck.parameter_values(params), dc
+
+
+def _dc_op(deck, settings, inputs=None, guess=None):
+    p, given = settings
     guesses = {"x_guess": guess.states, "z_guess": guess.algebraic} if guess is not None else {}
-    return sim.operating_point(t=0.0, params=p, inputs=given, **guesses)
+    return deck.compile().operating_point(t=0.0, params=p, inputs={**given, **(inputs or {})},
+                                          **guesses)
 
 
 def run_op(deck, params):
-    p = deck.parameter_values(params)
-    op = _dc_op(deck, p)
+    op = _dc_op(deck, _settings(deck, params))
     return deck._result("op", None, None, lambda path: op[path], op)
 
 
@@ -38,11 +45,11 @@ def run_dc(deck, src, values, params):
     sources = deck._builder.sources
     if src not in sources:
         raise SpiceError(f".dc: no independent source {src!r} (sources: {', '.join(sources)})")
-    p = deck.parameter_values(params)
+    settings = _settings(deck, params)
     path = sources[src]["input"]
     points, previous = [], None
     for value in values:
-        previous = _dc_op(deck, p, {path: float(value)}, previous)
+        previous = _dc_op(deck, settings, {path: float(value)}, previous)
         points.append(previous)
     scale = "v-sweep" if path.endswith(".V") else "i-sweep"
     return deck._result("dc", scale, values, lambda name: np.array([op[name] for op in points]),
@@ -84,15 +91,16 @@ def run_ac(deck, freqs, params):
     sources = [(name, s) for name, s in deck._builder.sources.items() if s["ac"]]
     if not sources:
         raise SpiceError(".ac: no source has an AC value (add 'AC 1' to a V or I source)")
-    p = deck.parameter_values(params)
-    op = _dc_op(deck, p)
+    op = _dc_op(deck, _settings(deck, params))
     nodes = [path for path in deck.nodes.values() if path]
-    currents = [path for path in deck._builder.elements
-                if path.rsplit(".", 1)[-1][0] != "x"]              # every element's current
+    sim = deck.compile()
+    currents = [path for path in deck._builder.elements          # every two-pin element's
+                if path.rsplit(".", 1)[-1][0] != "x" and sim.has_variable(path + ".i")]
     outputs = [n + ".v" for n in nodes] + [c + ".i" for c in currents]
-    lin = deck.compile().linearize([s["input"] for _, s in sources], outputs, at=op)
+    lin = sim.linearize([s["input"] for _, s in sources], outputs, at=op)
     response = lin.frequency_response(freqs)                   # outputs × inputs × f
-    phasors = np.array([s["ac"][0]() * np.exp(1j * np.deg2rad(s["ac"][1]())) for _, s in sources])
+    with deck.evaluating(params):
+        phasors = np.array([s["ac"][0]() * np.exp(1j * np.deg2rad(s["ac"][1]())) for _, s in sources])
     values = dict(zip(outputs, np.einsum("oif,i->of", response, phasors)))
 
     def read(name):
@@ -164,8 +172,7 @@ def run_noise(deck, output, src, freqs, params):
     paths = [p for p in (_node(deck, n, ".noise") for n in match.groups() if n) if p]
     if not paths:
         raise SpiceError(f".noise output {output}: both nodes are ground")
-    p = deck.parameter_values(params)
-    op = _dc_op(deck, p)
+    op = _dc_op(deck, _settings(deck, params))
     sim = deck.compile()
     result = sim.noise(paths[0] if len(paths) == 1 else tuple(paths), freqs,
                        T=deck.options["temp"] + KELVIN, at=op)
@@ -249,8 +256,7 @@ def run_pz(deck, in_p, in_n, out_p, out_n, transfer, find, params):
         raise SpiceError(f".pz output {out_p} {out_n}: give two different nodes")
     is_voltage = source["input"].endswith(".V")
     port = [name + ".i"] if is_voltage else []
-    p = deck.parameter_values(params)
-    op = _dc_op(deck, p)
+    op = _dc_op(deck, _settings(deck, params))
     lin = deck.compile().linearize([source["input"]], outputs + port, at=op)
     A, B, C, D = lin.A, lin.B, lin.C, lin.D
     n_out = len([n for n in (out_p, out_n) if n.lower() not in ("0", "gnd")])
