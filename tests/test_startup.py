@@ -90,6 +90,22 @@ def test_an_unwritable_or_disabled_cache_still_compiles(tmp_path, monkeypatch):
     np.testing.assert_array_equal(a["C1.v"], b["C1.v"])
 
 
+def test_a_changed_helper_module_of_the_catalog_is_a_new_key(monkeypatch):
+    # The Diode's equations call the pn-junction functions of physlib/components/junctions.py;
+    # an edit there must not leave a stale derived Diode in the cache (it did: the key held
+    # only the Diode's own module).
+    from physlib.components.electrical import Diode
+    key = template_cache.cache_key(Diode, (), frozenset(), frozenset())
+    real = template_cache._file_digest
+    monkeypatch.setattr(template_cache, "_file_digest",
+                        lambda path: "edited" if path.endswith("junctions.py") else real(path))
+    template_cache._environment.cache_clear()      # read once per process
+    try:
+        assert template_cache.cache_key(Diode, (), frozenset(), frozenset()) != key
+    finally:
+        template_cache._environment.cache_clear()
+
+
 def test_a_changed_class_source_is_a_new_key(tmp_path, monkeypatch):
     module = tmp_path / "startup_component.py"
     source = textwrap.dedent("""

@@ -7,7 +7,7 @@ the ``serialize()`` string of one function) and plain data, so it is written her
 back by later processes, which then never import SymPy.
 
 **Key.** A SHA-256 over: the cache format, physlib's version and the text of the modules that
-derive templates (so that editing physlib invalidates it), the Python, CasADi and SymPy
+derive templates and of the component catalog (so that editing physlib invalidates it), the Python, CasADi and SymPy
 versions, the class's module and qualified name, the text of the module of each component
 class in its MRO (a changed equation, or helper beside it, is a new key), the structure key
 and the position variant. Classes without a source file (defined in a REPL or notebook),
@@ -47,9 +47,12 @@ from .class_template import ClassTemplate
 FORMAT = 1
 log = logging.getLogger("physlib.cache")
 
-# physlib's own modules whose text decides what a derivation produces.
-_DERIVING_MODULES = ("core", "domains", "assembly/class_template.py", "assembly/derivation.py",
-                     "assembly/positions.py", "assembly/sympy_to_casadi.py", "assembly/template_cache.py")
+# physlib's own modules whose text decides what a derivation produces. The catalog's folder
+# is among them: its classes call helpers in other modules (the pn-junction functions of
+# junctions.py), whose edits their own module's text would not show.
+_DERIVING_MODULES = ("core", "domains", "components", "assembly/class_template.py",
+                     "assembly/derivation.py", "assembly/positions.py", "assembly/sympy_to_casadi.py",
+                     "assembly/template_cache.py")
 
 
 def cache_dir() -> Path | None:
