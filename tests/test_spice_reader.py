@@ -104,8 +104,9 @@ def test_the_diode_sweep_reference_obeys_kirchhoff():
 @pytest.mark.parametrize("name", ["rc_lowpass", "rlc_sine", "diode_rectifier", "exp_pwl"])
 def test_tran_matches_ngspice(name):
     # At ngspice's own time points (its uic run has no t = 0 row): interpolating ngspice's
-    # points linearly onto physlib's grid was itself 1e-4 to 4e-3 of the range off where a
-    # source's corner falls between them (EXP's td2 and a PULSE edge set no breakpoint there).
+    # points linearly onto physlib's grid was itself up to 4e-3 of the range off: EXP's td2
+    # sets no breakpoint in ngspice-39, so its corner falls between two points (exp_pwl), and
+    # on a PULSE edge v(out) curves by h²·v''/8 = 1e-4 between points 0.4 µs apart (rc_lowpass).
     ref = reference(f"{name}_tran.csv")
     d = deck(f"{name}.cir")
     args = next(a for kind, a in d.analyses if kind == "tran")
