@@ -61,6 +61,8 @@ class Integration:
     def __call__(self, x, z, p, ta: float, tb: float, grid=(1.0,), max_step: float | None = None):
         X, Z, failure, messages, scale = self._solve(x, z, p, ta, tb, grid, max_step)
         if failure is not None:
+            if "IDACalcIC" in failure:
+                raise StartFailure(f"{self.solver}: no consistent start at t = {ta:.6g} s: {failure}")
             raise self._failure(x, z, p, ta, tb, failure, messages, scale)
         return X, Z
 
@@ -238,6 +240,12 @@ def runaway(x_start, x_reached, factor: float = 1e3):
     growth = np.abs(x_reached) / (np.abs(x_start) + 1.0)
     i = int(np.argmax(growth))
     return i if growth[i] > factor else None
+
+
+class StartFailure(SimulationError):
+    """IDAS's consistent initialization (IDACalcIC) failed at the start of an interval: the
+    run can go on with a solver that starts from consistent rates instead
+    (:class:`~physlib.analysis.simulation.sundials.Stepper`)."""
 
 
 class _ThreadRouter(io.TextIOBase):

@@ -15,7 +15,7 @@ from .fixed_step import simulate_fixed
 from .hybrid_simulation import simulate_hybrid
 from ..common.initialization import consistent_start, solve_algebraic
 from .dae_points import algebraic_rows
-from .integrators import Integration
+from .integrators import Integration, StartFailure
 from .sundials import stepped
 from ..common.options import SimulateOptions, simulate_options
 from .results import ResultRows, SimulationResult
@@ -116,19 +116,26 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
             f"({', '.join(model.algebraic[:5])}); use solver='idas'")
     with phase("initialization"):
         x, z = consistent_start(model, p, options)
-    rows = ResultRows(len(x), nz, len(p))
     continuation = (solver, options.rtol, options.atol)
-    if model.has_modes or stepped(model.system):
-        events = simulate_hybrid(model, t0, t_end, grid, options.t_eval is not None, p, x, z,
-                                 solver=solver, rtol=options.rtol, atol=options.atol,
-                                 max_step=options.max_step, event_tol=options.event_tol,
-                                 max_events=options.max_events, projection=options.projection,
-                                 record=rows.add)
-        times, X, Z, P, t_values = rows.arrays()
-        return SimulationResult(model, times, X, Z, P, events, t_values=t_values, continuation=continuation)
-    _run_segments(model, options, p, x, z, events, grid, rows)
-    times, X, Z, _, t_values = rows.arrays()
-    return SimulationResult(model, times, X, Z, p, t_values=t_values, continuation=continuation)
+    if not model.has_modes:
+        rows = ResultRows(len(x), nz, len(p))
+        try:
+            _run_segments(model, options, p, x, z, events, grid, rows)
+            times, X, Z, _, t_values = rows.arrays()
+            return SimulationResult(model, times, X, Z, p, t_values=t_values, continuation=continuation)
+        except StartFailure:
+            if not stepped(model.system):
+                raise
+            # IDACalcIC failed (junction charges of picocoulombs, say): the stepped solver
+            # starts from consistent rates, as it does for models with modes.
+    rows = ResultRows(len(x), nz, len(p))
+    events = simulate_hybrid(model, t0, t_end, grid, options.t_eval is not None, p, x, z,
+                             solver=solver, rtol=options.rtol, atol=options.atol,
+                             max_step=options.max_step, event_tol=options.event_tol,
+                             max_events=options.max_events, projection=options.projection,
+                             record=rows.add)
+    times, X, Z, P, t_values = rows.arrays()
+    return SimulationResult(model, times, X, Z, P, events, t_values=t_values, continuation=continuation)
 
 
 def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: ResultRows) -> None:

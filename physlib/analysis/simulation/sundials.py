@@ -34,15 +34,15 @@ from .dae_points import row_between_steps
 from .sundials_library import (CV_JAC_FN, ERR_FN, IDA_JAC_FN, RES_FN, RHS_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
                                MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, libraries)
 
-DENSE_LIMIT = 400   # states + algebraic variables up to which runs without modes are stepped here
+DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver takes over
 
 
 def stepped(system) -> bool:
-    """Whether a run without modes goes through the stepped solver (:class:`Stepper`, dense
-    Jacobian: models with states and at most DENSE_LIMIT variables) rather than CasADi's
-    integrators (sparse, one call per interval between time events, for large models). The
-    stepped solver starts from consistent rates, so it needs no initial-condition search
-    (IDACalcIC), which fails on junction charges of picocoulombs."""
+    """Whether a run without modes whose start CasADi's IDAS cannot initialize (IDACalcIC)
+    may go through the stepped solver (:class:`Stepper`: dense Jacobian, so models with states
+    and at most DENSE_LIMIT variables), which starts from consistent rates and needs no
+    initial-condition search. Runs without modes otherwise take CasADi's integrators: one
+    compiled call per interval between time events, sparse, faster on models without events."""
     nx, nz = len(system.state_pos), len(system.z_pos)
     return 0 < nx and nx + nz <= DENSE_LIMIT
 
