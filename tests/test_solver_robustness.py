@@ -97,6 +97,25 @@ def test_a_diverging_run_names_the_variable_and_time_and_prints_nothing(solver, 
     assert abs(stopped - 1.0) <= 0.01            # within 1 % of the blow-up time
 
 
+def test_a_diverging_run_with_modes_names_the_variable_and_time_and_prints_nothing(capfd):
+    # The stepped engine of runs with modes: x' = x² beside a diode circuit (which gives the
+    # model modes) steps towards t = 1 s with ever smaller steps; it stops, naming the state.
+    from physlib.components.electrical import IdealDiode
+    m = Model("blowup_with_modes")
+    m.add(Blowup("b"))
+    src, d, r, gnd = (m.add(VoltageSource("src", V=1.0)), m.add(IdealDiode("D1")),
+                      m.add(Resistor("R1", R=1e3)), m.add(Ground("gnd")))
+    m.connect(src.p, d.p), m.connect(d.n, r.p), m.connect(r.n, src.n, gnd.p)
+    with pytest.raises(SimulationError) as err:
+        m.compile().simulate(2.0)
+    out, errors = capfd.readouterr()
+    assert out == "" and errors == ""
+    message = str(err.value)
+    assert "b.x" in message and "diverges" in message
+    stopped = float(message.split("stopped at t = ")[1].split(" s")[0])
+    assert abs(stopped - 1.0) <= 0.01
+
+
 @pytest.mark.parametrize("solver", ["rk4", "euler", "backward_euler", "trapezoidal"])
 def test_a_diverging_fixed_step_run_names_the_variable(solver):
     m = Model("blowup")
