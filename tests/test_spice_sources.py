@@ -110,12 +110,3 @@ def test_on_flag_of_a_w_switch_warns_that_ngspice_ignores_it():
         d = spice.read(text)
     assert caught[0].message.line == 5
     assert d.op()["v(o)"] < 1e-6                 # open, as ngspice-39's
-
-
-def test_ic_without_uic_and_nodeset_warn_at_their_lines():
-    text = ("t\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1n\n.ic v(b)=0.5\n.nodeset v(a)=1\n"
-            ".tran 1u 10u\n.end\n")
-    with pytest.warns(spice.SpiceWarning) as caught:
-        spice.read(text)
-    lines = {w.message.line: str(w.message) for w in caught}
-    assert "applied only with uic" in lines[5] and "used only as uic start" in lines[6]

@@ -177,7 +177,8 @@ class SpiceDeck:
         return out
 
     def op(self, *, params: dict | None = None) -> SpiceResult:
-        """``.op``: the DC operating point (sources at their DC values)."""
+        """``.op``: the DC operating point (sources at their DC values), its Newton started, as
+        ngspice's, with the ``.nodeset`` nodes held at their values, then released."""
         from .runs import run_op
         return run_op(self, params)
 
@@ -191,8 +192,9 @@ class SpiceDeck:
     def tran(self, tstep: float, tstop: float, tstart: float = 0.0, tmax: float | None = None,
              uic: bool = False, *, params: dict | None = None, t_eval=None) -> SpiceResult:
         """``.tran tstep tstop [tstart [tmax]] [uic]`` [s]: a transient from the operating
-        point with the sources at their t = 0 values (``uic``: from the elements' ``ic=``
-        values, other states 0). Output at tstart, tstart + tstep, … tstop unless ``t_eval``
+        point with the sources at their t = 0 values and the ``.ic`` nodes held at their
+        values (ngspice's t = 0 row; released after it), ``.nodeset`` nodes as its start
+        (``uic``: from the elements' ``ic=`` values, other states 0). Output at tstart, tstart + tstep, … tstop unless ``t_eval``
         is given; the solver's step is at most tmax (default min(tstep, (tstop − tstart)/50),
         as ngspice). Tolerances: rtol = min(reltol, 1e-6), atol = min(vntol, 1e-8)."""
         from .runs import run_tran

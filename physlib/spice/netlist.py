@@ -85,22 +85,6 @@ class Netlist:
                 self._element(card, body)
         if len(stack) > 1:
             raise SpiceError(f"subcircuit {stack[-1][1].name} has no .ends", stack[-1][1].card.where)
-        self._initial_values_warnings()
-
-    def _initial_values_warnings(self):
-        """.ic and .nodeset act here only through uic (capacitors start at their nodes' values);
-        what they do otherwise in ngspice is not yet done: say so at their lines."""
-        if self.ic and any(kind == "tran" and "uic" not in (t.lower() for t in tokens)
-                           for kind, tokens, _ in self.analyses):
-            self.warnings.append((next(iter(self.ic.values()))[1].where, ".ic is applied only "
-                                  "with uic (capacitors start at their nodes' values); without "
-                                  "uic physlib's transient starts from the free operating point, "
-                                  "not one holding the .ic nodes as ngspice's"))
-        if self.nodeset:
-            self.warnings.append((next(iter(self.nodeset.values()))[1].where, ".nodeset is "
-                                  "used only as uic start values of capacitors; physlib's "
-                                  "operating point starts from its own guess (the same solution "
-                                  "unless the circuit has several)"))
 
     def _element(self, card: Card, body: Body):
         letter = card.text[0].upper()

@@ -4,6 +4,7 @@ operating point (``.ac``, ``.pz``) and noise at ports (``.noise``)."""
 from __future__ import annotations
 
 import re
+import weakref
 
 import numpy as np
 
@@ -21,6 +22,9 @@ NOISE_PARTS = {"r": ("thermal", "1overf"), "d": ("rs", "id", "1overf"),
 _OUTPUT = re.compile(r"\s*v\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*$", re.I)
 
 
+_HOLDING = weakref.WeakKeyDictionary()     # deck -> {held pins: compiled copy with injections}
+
+
 def _settings(deck, params):
     """(the compiled model's ``params=``, the inputs that hold the sources at their DC values)
     for the ``.param`` values ``params``."""
@@ -29,15 +33,63 @@ def _settings(deck, params):
     return deck.parameter_values(params), dc
 
 
-def _dc_op(deck, settings, inputs=None, guess=None):
+def _node_values(deck, table, params) -> dict:
+    """{pin path of the node: value [V]} of the deck's ``.ic`` or ``.nodeset`` entries (``table``:
+    node → (value text, card)) with the ``.param`` values ``params``."""
+    builder, out = deck._builder, {}
+    with deck.evaluating(params):
+        for node, (text, card) in table.items():
+            if node in ("0", "gnd") or not deck.nodes.get(node):
+                raise SpiceError(f"{card.text.split()[0]} v({node}): no node {node!r} in the deck "
+                                 f"(nodes: {', '.join(sorted(n for n in deck.nodes if deck.nodes[n]))})",
+                                 card.where)
+            out[deck.nodes[node]] = float(builder.value(text, builder.scope, card.where)())
+    return out
+
+
+def _guesses(sim, point) -> dict:
+    """``x_guess``/``z_guess`` for ``sim`` read from ``point`` (an operating point of the deck's
+    model or of a copy of it with injections), or nothing."""
+    if point is None:
+        return {}
+    return {"x_guess": {n: point[n] for n in sim.states},
+            "z_guess": {n: point[n] for n in sim.algebraic}}
+
+
+def _held(deck, held, p, inputs, guess):
+    """The steady state with each node of ``held`` ({pin path: value}) held at its value, as
+    ngspice's operating point holds ``.ic`` and (at first) ``.nodeset`` nodes by replacing
+    their KCL rows: a copy of the deck's model with a current injected into each such node,
+    solved by ``trim`` for those currents (compiled once per deck and set of nodes)."""
+    from ..analysis.linear.analysis_points import inject_through, with_analysis_points
+    pins = tuple(sorted(held))
+    cache = _HOLDING.setdefault(deck, {})
+    if pins not in cache:
+        copy, paths = with_analysis_points(deck.model, [inject_through(pin) for pin in pins])
+        cache[pins] = (copy.compile(), [paths[point] for point in paths])
+    sim, free = cache[pins]
+    return sim.trim({pin + ".v": held[pin] for pin in pins}, free, t=0.0, params=p,
+                    inputs=inputs, **_guesses(sim, guess))
+
+
+def _dc_op(deck, settings, inputs=None, guess=None, params=None, hold=None):
+    """The operating point with the sources at their DC values (``settings``) and ``inputs``,
+    from ``guess`` (an operating point) or else as ngspice starts it: ``.nodeset`` nodes held
+    at their values first, then released; ``hold`` ({pin path: value}, the ``.ic`` values of a
+    transient without uic) held to the end."""
     p, given = settings
-    guesses = {"x_guess": guess.states, "z_guess": guess.algebraic} if guess is not None else {}
-    return deck.compile().operating_point(t=0.0, params=p, inputs={**given, **(inputs or {})},
-                                          **guesses)
+    inputs = {**given, **(inputs or {})}
+    if guess is None and deck._builder.netlist.nodeset:
+        nodeset = _node_values(deck, deck._builder.netlist.nodeset, params)
+        guess = _held(deck, {**nodeset, **(hold or {})}, p, inputs, None)
+    if hold:
+        return _held(deck, hold, p, inputs, guess)
+    sim = deck.compile()
+    return sim.operating_point(t=0.0, params=p, inputs=inputs, **_guesses(sim, guess))
 
 
 def run_op(deck, params):
-    op = _dc_op(deck, _settings(deck, params))
+    op = _dc_op(deck, _settings(deck, params), params=params)
     return deck._result("op", None, None, lambda path: op[path], op)
 
 
@@ -49,7 +101,7 @@ def run_dc(deck, src, values, params):
     path = sources[src]["input"]
     points, previous = [], None
     for value in values:
-        previous = _dc_op(deck, settings, {path: float(value)}, previous)
+        previous = _dc_op(deck, settings, {path: float(value)}, previous, params)
         points.append(previous)
     scale = "v-sweep" if path.endswith(".V") else "i-sweep"
     return deck._result("dc", scale, values, lambda name: np.array([op[name] for op in points]),
@@ -66,9 +118,12 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
     finally:
         deck._ctx.tran_values = saved
     sim = deck.compile()
-    x0 = None
+    start = x0 = None
     if not uic:
-        x0 = sim.operating_point(t=0.0, params=p).states
+        hold = _node_values(deck, deck._builder.netlist.ic, params)
+        start = _dc_op(deck, (p, {}), params=params, hold=hold)
+        x0 = {n: start[n] for n in sim.states}
+        start = start if hold else None
     if t_eval is None:
         count = int(np.floor((tstop - tstart) / tstep + 1e-9))
         # k·(tstop − tstart)/count rounds once, so whole multiples of tstep (a .meas window's
@@ -84,14 +139,20 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
     res = sim.simulate(tstop, t_eval=t_eval, params=p, x0=x0, rtol=rtol, atol=atol,
                        max_step=max_step)
     keep = res.t >= tstart
-    return deck._result("tran", "time", res.t[keep], lambda name: np.asarray(res[name])[keep], res)
+
+    def read(name):
+        values = np.array(res[name], dtype=float)
+        if start is not None and res.t[0] == 0.0:
+            values[0] = start[name]     # ngspice's t = 0 row: the point with .ic nodes held
+        return values[keep]
+    return deck._result("tran", "time", res.t[keep], read, res)
 
 
 def run_ac(deck, freqs, params):
     sources = [(name, s) for name, s in deck._builder.sources.items() if s["ac"]]
     if not sources:
         raise SpiceError(".ac: no source has an AC value (add 'AC 1' to a V or I source)")
-    op = _dc_op(deck, _settings(deck, params))
+    op = _dc_op(deck, _settings(deck, params), params=params)
     nodes = [path for path in deck.nodes.values() if path]
     sim = deck.compile()
     currents = [path for path in deck._builder.elements          # every two-pin element's
@@ -172,7 +233,7 @@ def run_noise(deck, output, src, freqs, params):
     paths = [p for p in (_node(deck, n, ".noise") for n in match.groups() if n) if p]
     if not paths:
         raise SpiceError(f".noise output {output}: both nodes are ground")
-    op = _dc_op(deck, _settings(deck, params))
+    op = _dc_op(deck, _settings(deck, params), params=params)
     sim = deck.compile()
     result = sim.noise(paths[0] if len(paths) == 1 else tuple(paths), freqs,
                        T=deck.options["temp"] + KELVIN, at=op)
@@ -256,7 +317,7 @@ def run_pz(deck, in_p, in_n, out_p, out_n, transfer, find, params):
         raise SpiceError(f".pz output {out_p} {out_n}: give two different nodes")
     is_voltage = source["input"].endswith(".V")
     port = [name + ".i"] if is_voltage else []
-    op = _dc_op(deck, _settings(deck, params))
+    op = _dc_op(deck, _settings(deck, params), params=params)
     lin = deck.compile().linearize([source["input"]], outputs + port, at=op)
     A, B, C, D = lin.A, lin.B, lin.C, lin.D
     n_out = len([n for n in (out_p, out_n) if n.lower() not in ("0", "gnd")])
