@@ -66,6 +66,20 @@ def test_pulse_cut_at_period_np_and_pwl_repeat_equal_ngspice():
         assert tran_error("pulse_pwl", vector, result, ref) < 1e-4, vector
 
 
+def test_waveform_defaults_from_the_tran_line_equal_ngspice():
+    # PULSE's TR, TF (also given as 0), PW, PER; SIN's FREQ (also 0); EXP's TAU1, TD2, TAU2
+    # from .tran 2u 200u. At ngspice's own points: the sources to 1e-12 of their range
+    # (measured 3.4e-14: ngspice's 15 printed digits), the RC nodes and currents within 1e-4
+    # (measured 2.8e-5, v(d2); the deck's reltol 1e-8 makes ngspice's EXP fall accurate).
+    ref = reference("tran_defaults_tran.csv")
+    d = deck("tran_defaults.cir")
+    result = d.tran(**next(a for k, a in d.analyses if k == "tran"), t_eval=ref["time"])
+    for vector in vectors(ref, "time"):
+        worst = np.max(np.abs(result[vector] - ref[vector])) / np.ptp(ref[vector])
+        source = vector in ("v(a)", "v(b)", "v(c)", "v(d)", "v(f)", "i(v5)")
+        assert worst < (1e-12 if source else 1e-4), f"{vector}: {worst:.3g} of its range"
+
+
 def test_pulse_value_at_the_cut_and_after_its_last_pulse():
     d = spice.read("t\nV1 a 0 DC 0 PULSE(0 1 1m 2m 3m 4m 5m 1.5)\nR1 a 0 1\n.end\n")
     t = np.array([2e-3, 5.5e-3, 5.999e-3, 6e-3, 7e-3, 7.5e-3, 8e-3, 9e-3])
