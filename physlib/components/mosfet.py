@@ -240,7 +240,7 @@ class MOSFET(Component):
             return depletion_charge(v, self.M * getattr(self, name), self.PB, self.MJ, self.FC,
                                     self.T, self.TNOM, integral)
         cap = getattr(self, name) * self.M * (self.L if name == "CGBO" else self.W)
-        return cap * v**(3 if integral else 1) / (6 if integral else 1)
+        return cap * v**2 / 2 if integral else cap * v
 
     def _rates(self, present):
         """{capacitance: d(its voltage)/dt} in terms of the derivatives of a spanning forest
