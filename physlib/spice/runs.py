@@ -122,7 +122,7 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
     if not uic:
         hold = _node_values(deck, deck._builder.netlist.ic, params)
         start = _dc_op(deck, (p, {}), params=params, hold=hold)
-        x0 = {n: start[n] for n in sim.states}
+        x0 = {n: start[n] for n in sim.states} if hold else start.states
         start = start if hold else None
     if t_eval is None:
         count = int(np.floor((tstop - tstart) / tstep + 1e-9))

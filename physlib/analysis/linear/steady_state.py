@@ -46,7 +46,7 @@ def ignorable_states(system) -> np.ndarray:
     if "op_ignorable" not in system.cache:
         x, z, p, t = system.symbols()
         ode, alg = system.dae(x, z, p, t)
-        sp = cs.jacobian(cs.vertcat(ode, alg), x).sparsity()
+        sp = cs.jacobian_sparsity(cs.vertcat(ode, alg), x)
         used = np.zeros(x.numel(), dtype=bool)
         _, cols = sp.get_triplet()
         used[np.asarray(cols, dtype=int)] = True
@@ -228,12 +228,15 @@ class _SteadyProblem:
         _, _, ps, ts = system.symbols()
         w = cs.SX.sym("w", nk + nz + len(self.free_slots))
         fixed_x = cs.SX.sym("xf", nx)
-        kept = {int(i): k for k, i in enumerate(self.keep)}
-        freed = {s: k for k, s in enumerate(self.free_slots)}
-        x_full = cs.vertcat(*[w[kept[i]] if i in kept else fixed_x[i] for i in range(nx)]) if nx else cs.SX(0, 1)
+        # x = [w_kept; fixed_x] and p = [ps; w_free] permuted in one indexing each (an SX
+        # element at a time cost 0.18 s for 5 000 states and 15 000 parameters)
+        x_pick = np.arange(nk, nk + nx)
+        x_pick[self.keep] = np.arange(nk)
+        x_full = cs.vertcat(w[:nk], fixed_x)[x_pick.tolist()] if nx else cs.SX(0, 1)
         z_full = w[nk:nk + nz] if nz else cs.SX(0, 1)
-        p_full = cs.vertcat(*[w[nk + nz + freed[i]] if i in freed else ps[i]
-                              for i in range(ps.numel())]) if ps.numel() else cs.SX(0, 1)
+        p_pick = np.arange(ps.numel())
+        p_pick[self.free_slots] = ps.numel() + np.arange(len(self.free_slots))
+        p_full = cs.vertcat(ps, w[nk + nz:])[p_pick.tolist()] if ps.numel() else cs.SX(0, 1)
         ode, alg = system.dae(x_full, z_full, p_full, ts)
         residual = [ode[list(self.keep)] if nk else cs.SX(0, 1), alg]
         if target_rows:
