@@ -7,13 +7,12 @@ in both programs), nonlinear .op 1e-5 (Newton iterations ended at reltol 1e-6, n
 CODATA 2014 kT/q), .tran 1e-4 of each signal's range after interpolating ngspice's points
 onto physlib's (trapezoidal against BDF at rtol 1e-6).
 """
-import warnings
 
 import numpy as np
 import pytest
 
 import physlib.spice as spice
-from test_spice_reader import DATA, assert_close, deck, reference, vectors
+from test_spice_reader import assert_close, deck, reference, vectors
 
 
 def tran_error(name: str, vector: str, result, ref) -> float:
