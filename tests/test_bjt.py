@@ -3,8 +3,8 @@
 Decks and references in tests/data/spice/bjt (made by its make_references.py, ngspice-39):
 a biased common-emitter stage, NPN at 27 C and PNP at 60 C (TNOM 27 C, substrate pin),
 with RB, RC, RE, VAF, VAR, IKF, IKR, leakage, charges: .op, .ac to 1 GHz, .noise per source;
-output characteristics IC(VCE) at four base currents. (The folder's 1 kHz transients,
-ce_*_tran, are not tested yet: IDAS fails its first step on them, issue 25.)
+output characteristics IC(VCE) at four base currents; the stages' 1 kHz transients (ce_*_tran,
+an expected failure for now: see the test).
 
 ngspice-39 computes with CODATA-2014 constants (k = 1.38064852e-23 J/K, q = 1.6021766208e-19
 C), physlib with the exact SI-2019 ones: kT/q differs by 3.4e-7 relative. With ngspice's
@@ -82,3 +82,36 @@ def test_output_characteristics_at_four_base_currents_equal_ngspice(polarity, si
         # (make_references.py). 1e-6 of the curve's largest current (measured 2e-7)
         assert np.max(np.abs(ic - expected)) <= 1e-6 * np.max(np.abs(expected)), ib
         assert sign * expected[-1] > 50 * ib           # the active region is reached
+
+
+@pytest.mark.xfail(strict=True, reason=
+    "the junction charges (~1e-12 C) are states whose absolute tolerance is the run's atol "
+    "(1e-10, in volts for the nodes): IDA's error test ignores them and the first step goes "
+    "5 us at once: v(out) 6e-3 of its swing off (NPN), 1.6e-4 (PNP). Charge states scaled by 1 pF "
+    "fix that and, with columns equilibrated in dae_points' Gauss-Newton row (its relative "
+    "ridge swamped the node voltages beside a charge rate row: vbc 0.15 V off between "
+    "steps), give 5.1e-5 NPN, 4.1e-5 PNP; but the 1e12-scaled rate rows then stall the "
+    "steady-state Newton of the IC(VCE) sweep (issue 25)")
+@pytest.mark.parametrize("stage", ["ce_npn", "ce_pnp"])
+def test_transient_of_the_stage_at_1khz_equals_ngspice(stage):
+    ref = read(f"{stage}_tran_tran.csv")
+    tran = deck(f"{stage}_tran.cir").tran(5e-6, 2e-3, t_eval=ref["time"])   # ngspice's times
+    voltages = [k for k in ref if k.startswith("v(")]
+    currents = [k for k in ref if k.startswith("i(")]
+    # The stage's range: the largest swing among its node voltages (v(out), 2.9 V NPN, 2.6 V
+    # PNP) and among its source currents (i(vcc), 0.75 and 0.8 mA). Every signal within 1e-4
+    # of it; measured 5.1e-5 (NPN v(out)) and 4.1e-5 (PNP), physlib itself converged to 2e-6
+    # of it (against a run at rtol 1e-10), the rest ngspice's integration error at reltol
+    # 1e-7. Against its own, smaller range: v(col), v(out), v(base), i(vcc) within 5e-5
+    # too; the bypassed emitter (3.5 mV swing) is 2.7e-4 off, 6e-5 of which is the DC offset
+    # of ngspice's constants (module docstring), and i(vin) 3.9e-4 at ngspice's first step
+    # (5e-8 s, its startup), 6e-6 after 1 us.
+    for names in (voltages, currents):
+        swing = max(np.ptp(ref[k]) for k in names)
+        for name in names:
+            error = np.max(np.abs(np.asarray(tran[name]) - ref[name]))
+            assert error <= 1e-4 * swing, (name, error / swing)
+    # the output follows the input: the test is not of a flat line
+    assert np.ptp(ref["v(out)"]) > 100 * np.ptp(ref["v(in)"])
+    for name in ("v(out)", "v(col)"):
+        assert np.max(np.abs(np.asarray(tran[name]) - ref[name])) <= 1e-4 * np.ptp(ref[name]), name

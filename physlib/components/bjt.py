@@ -5,12 +5,13 @@ import math
 from ..core import Component, Parameter, Port, Variable, der
 from ..domains import electrical
 from ..core.lazy import lazy_module
+from .noise_variants import noisy_class
 from .junctions import (BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge,
                         junction_current, junction_temperature, saturation_scale)
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["BJT", "NoisyBJT"]
+__all__ = ["BJT"]
 
 
 def _grading(name):
@@ -270,7 +271,8 @@ class BJT(Component):
         return (der(self.qbe) if be else 0, der(self.qbc) if bc else 0, der(self.qsub) if sub else 0)
 
     def _noise(self, part):
-        """The noise current of ``part`` [A]: 0 here, a parameter in :class:`NoisyBJT`."""
+        """The noise current of ``part`` [A]: 0 here, a parameter in the noise copy
+        (:meth:`noise_variant`)."""
         return 0
 
     def equations(self):
@@ -329,25 +331,13 @@ class BJT(Component):
         return 0.0, params["KF"] * abs(values["cb"]) ** params["AF"]
 
     def noise_variant(self):
-        """A :class:`NoisyBJT` with this transistor's values: its noise currents are zero-valued
+        """A ``NoisyBJT`` (:func:`~physlib.components.noise_variants.noisy_class`) with this
+        transistor's values: its noise currents are zero-valued
         parameters (named by :meth:`noise_input`), the inputs a noise analysis linearizes from."""
-        return NoisyBJT(self.name, **self._values)
+        return noisy_class(BJT)(self.name, **self._values)
 
     @staticmethod
     def noise_input(part):
-        """The parameter of :class:`NoisyBJT` that is the noise current of ``part``."""
+        """The parameter of the noise copy that is the noise current of ``part``."""
         return "noise_" + {"1overf": "flicker"}.get(part, part)
 
-
-class NoisyBJT(BJT):
-    """A BJT with its noise currents as parameters [A] (built by noise analyses)."""
-
-    noise_rc = Parameter(0.0, unit="A", description="noise current in parallel with RC")
-    noise_rb = Parameter(0.0, unit="A", description="noise current in parallel with RB")
-    noise_re = Parameter(0.0, unit="A", description="noise current in parallel with RE")
-    noise_ic = Parameter(0.0, unit="A", description="collector shot noise current, C' to E'")
-    noise_ib = Parameter(0.0, unit="A", description="base shot noise current, B' to E'")
-    noise_flicker = Parameter(0.0, unit="A", description="base flicker noise current, B' to E'")
-
-    def _noise(self, part):
-        return getattr(self, self.noise_input(part))
