@@ -17,9 +17,7 @@ Tolerances, and why:
   vector's range and times within 1e-4 relative, as the .tran comparison of the reader; ``.meas
   ac`` 1e-4 relative (the response itself agrees to 1e-9).
 """
-import csv
 import math
-import pathlib
 import warnings
 
 import numpy as np
@@ -30,26 +28,7 @@ import physlib.spice as spice
 from physlib.spice.measure import parse_measure
 from physlib.spice.results import SpiceResult
 
-DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "reader"
-
-
-def reference(name):
-    path = DATA / name
-    if not path.is_file():
-        raise FileNotFoundError(f"reference {path} is missing: restore it from git")
-    with open(path) as handle:
-        rows = list(csv.reader(handle))
-    table = {key: np.array([float(r[k]) for r in rows[1:]]) for k, key in enumerate(rows[0])}
-    for key in [k for k in table if k.endswith(".re")]:
-        base = key[:-3]
-        table[base] = table.pop(key) + 1j * table.pop(base + ".im")
-    return table
-
-
-def deck(name):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", spice.SpiceWarning)
-        return spice.read(DATA / name)
+from test_spice_reader import deck, reference
 
 
 def worst(ours, ref):

@@ -26,7 +26,11 @@ DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "reader"
 
 
 def reference(name):
-    with open(DATA / name) as handle:
+    """An ngspice reference table by column name; complex columns from their .re/.im pairs."""
+    path = DATA / name
+    if not path.is_file():
+        raise FileNotFoundError(f"reference {path} is missing: restore it from git")
+    with open(path) as handle:
         rows = list(csv.reader(handle))
     table = {key: np.array([float(r[k]) for r in rows[1:]]) for k, key in enumerate(rows[0])}
     for key in [k for k in table if k.endswith(".re")]:
@@ -122,7 +126,7 @@ def test_param_change_needs_no_recompile_and_matches_the_closed_form():
     d = deck("params_func.cir")
     first = d.op()["v(out)"]
     for rbase in (500.0, 2e3, 4e3):
-        gain, rtop, rbot = 2.0, rbase * 2.0, math.sqrt(rbase * 4e3)
+        rtop, rbot = rbase * 2.0, math.sqrt(rbase * 4e3)
         rp = rtop * rbot / (rtop + rbot)
         big = 1e4 if rbase > 500 else 1.0
         r_right = rp + big
