@@ -13,13 +13,17 @@ Residual (IDA: F = [x' − f(x, z, p, t); g(x, z, p, t)] over y = [x; z]), right
 through ``FunctionBuffer`` (about 1 µs a call), wrapped once per compiled model; each callback
 copies SUNDIALS' vectors into the buffer's inputs and its outputs back.
 
-The algebraic variables take part in IDA's error test like the states: the solver starts from
-rates consistent for both (:func:`consistent_rates`), so its steps resolve an algebraic
-variable that follows a fast input even where the states barely move, and the interpolating
-polynomial is accurate for every variable between steps.
+The solver starts from rates consistent for states and algebraic variables alike
+(:func:`~physlib.analysis.simulation.dae_points.consistent_rates`), so a restart needs no
+initial-condition search. The algebraic variables are kept out of IDA's error test
+(``IDASetSuppressAlg``: an ideal switch's current may jump by amperes within a step the states
+take smoothly); at the steps they are solved exactly with the states, and a row between steps
+is reconstructed from the polynomial's states and rates and moved onto the equations
+(:func:`~physlib.analysis.simulation.dae_points.row_between_steps`). A failed step raises a
+:class:`~physlib.core.errors.SimulationError`; SUNDIALS' warnings are switched off (the run
+prints nothing) and what they warn of ends the run with a named error instead.
 
-Solver messages (SUNDIALS' error handler) are collected and quoted in the
-:class:`~physlib.core.errors.SimulationError` a failed step raises.
+Solver messages (SUNDIALS' error handler) are collected and quoted in that error.
 """
 from __future__ import annotations
 
