@@ -128,7 +128,7 @@ class _HybridRun:
             except SimulationError as err:
                 raise self._stuck(str(err)) from None
             self.solver_seconds += time.perf_counter() - started
-            if t_n - t_prev <= 4 * np.finfo(float).eps * abs(t_n):
+            if t_n < target and t_n - t_prev <= 4 * np.finfo(float).eps * abs(t_n):
                 raise self._stuck("the solver's steps no longer move the time (a singularity?)")
             x_n, z_n = solver.current()
             t_seen, z_seen = t_n, z_n
@@ -261,7 +261,11 @@ class _HybridRun:
         # error-test failures than the whole, measured on the buck converter). The state
         # is consistent in the new modes, so their fast dynamics start at rest and rarely need
         # the solver's own cautious first step (which it falls back to if this one fails).
-        self.solver.restart(t, x, z, self.stepper.p, rates, first_step=0.5 * self.solver.h_next)
+        # A planned step of rounding size (the last step cut short to land on a stop) would
+        # not move the time at all: the solver's own first step then.
+        first = 0.5 * self.solver.h_next
+        self.solver.restart(t, x, z, self.stepper.p, rates,
+                            first_step=first if first > 1e3 * np.finfo(float).eps * abs(t) else 0.0)
         self.x_started = x.copy()
         self.started = (t, x.tobytes(), self.stepper.p.tobytes())
 
