@@ -32,7 +32,7 @@ def check_dc_paths(deck):
     for node, pin in deck.nodes.items():
         if pin is None or nets.net(pin) in grounded:
             continue
-        cards = deck._builder.elements
+        cards = deck.elements
         users = [t.rpartition(".")[0] for t in nets.members(nets.net(pin))]   # along DC paths
         where = next((cards[u].where for u in users if u in cards), None)
         raise SpiceError(f"node {node} has no DC path to ground: only capacitors, current "

@@ -120,11 +120,20 @@ class SpiceDeck:
 
     # --- parameters -------------------------------------------------------------------------
 
-    def parameter_values(self, params: dict | None = None) -> dict:
+    def parameter_values(self, params: dict | None = None, *,
+                         tran: tuple[float, float] | None = None) -> dict:
         """``params`` ({.param name: value}, any case) as the compiled model's ``params=``
-        takes them: the ``.param`` names in lower case (its model parameters). While a
-        ``.tran`` other than the deck's card sets the source defaults (:meth:`tran`), also
-        every element value by parameter path, with ngspice's defaults for that ``.tran``."""
+        takes them: the ``.param`` names in lower case (its model parameters). When ``tran``
+        ((tstep, tstop) [s] of a ``.tran`` other than the deck's card) sets the sources'
+        defaults (PULSE's rise time, …), also every element value by parameter path, with
+        ngspice's defaults for that ``.tran``."""
+        if tran is not None:
+            saved = self._ctx.tran_values
+            self._ctx.tran_values = tuple(tran)
+            try:
+                return self.parameter_values(params)
+            finally:
+                self._ctx.tran_values = saved
         names = self._deck_values.parameters
         given = {}
         for key, value in (params or {}).items():
@@ -161,20 +170,44 @@ class SpiceDeck:
             self.compiles += 1
         return self._sim
 
-    # --- analyses -----------------------------------------------------------------------------
+    # --- what the analyses read -----------------------------------------------------------
 
-    def _result(self, kind, scale, values, read, raw, vectors=None):
-        currents = {path: path in self._builder.sources for path in self._builder.elements
-                    if path.rsplit(".", 1)[-1][0] not in "x"}
-        return SpiceResult(kind, scale, values, read, self.nodes, currents, raw, vectors)
+    @property
+    def sources(self) -> dict:
+        """The independent V and I sources by name (``v1``, ``x1.v1`` inside subcircuit x1),
+        each a dict: ``input`` (the compiled model's input that sets it, ``"v1.V"`` [V] or
+        ``"i1.I"`` [A]), ``dc`` and ``at0`` (functions giving its DC value and its value at
+        t = 0 [V or A] with the current ``.param`` values, :meth:`evaluating`), ``ac`` (None or
+        functions giving its AC magnitude [V or A] and phase [°]), ``waveform`` (the waveform's
+        keyword, ``"pulse"``, …, or None) and ``where`` (its card's location). Read only."""
+        return self._builder.sources
 
-    def _dc_inputs(self) -> dict:
-        """Inputs that make the sources take their DC values (where those differ from t = 0)."""
-        out = {}
-        for source in self._builder.sources.values():
-            if source["waveform"] and source["dc"]() != source["at0"]():
-                out[source["input"]] = source["dc"]()
+    @property
+    def elements(self) -> dict:
+        """Every element's card (``where``: its file and line) by component path: ``r1``,
+        ``x1.r1`` inside subcircuit instance ``x1``, and the instances (``x1``); not K cards,
+        which only couple two inductors. Read only."""
+        return self._builder.elements
+
+    def node_values(self, table: str, params: dict | None = None) -> dict:
+        """{pin path of the node: value [V]} of the deck's ``.ic`` (``table="ic"``) or
+        ``.nodeset`` (``"nodeset"``) entries with the ``.param`` values ``params``; a
+        :class:`SpiceError` for an entry naming ground or no node of the deck."""
+        entries = {"ic": self._netlist.ic, "nodeset": self._netlist.nodeset}[table]
+        if not entries:
+            return {}
+        builder, out = self._builder, {}
+        with self.evaluating(params):
+            for node, (text, card) in entries.items():
+                if node in ("0", "gnd") or not self.nodes.get(node):
+                    raise SpiceError(f"{card.text.split()[0]} v({node}): no node {node!r} in the "
+                                     f"deck (nodes: "
+                                     f"{', '.join(sorted(n for n in self.nodes if self.nodes[n]))})",
+                                     card.where)
+                out[self.nodes[node]] = float(builder.value(text, builder.scope, card.where)())
         return out
+
+    # --- analyses -----------------------------------------------------------------------------
 
     def op(self, *, params: dict | None = None) -> SpiceResult:
         """``.op``: the DC operating point (sources at their DC values), its Newton started, as
@@ -280,4 +313,4 @@ class SpiceDeck:
         return out
 
     def __repr__(self):
-        return f"<SpiceDeck {self.title!r}: {len(self._builder.elements)} elements>"
+        return f"<SpiceDeck {self.title!r}: {len(self.elements)} elements>"

@@ -9,6 +9,7 @@ import weakref
 import numpy as np
 
 from .errors import SpiceError
+from .results import SpiceResult
 
 __all__ = ["run_op", "run_dc", "run_tran", "run_ac", "run_noise", "run_pz"]
 
@@ -28,23 +29,21 @@ _HOLDING = weakref.WeakKeyDictionary()     # deck -> {held pins: compiled copy w
 def _settings(deck, params):
     """(the compiled model's ``params=``, the inputs that hold the sources at their DC values)
     for the ``.param`` values ``params``."""
+    dc = {}                 # inputs of the sources whose DC value differs from their t = 0 one
     with deck.evaluating(params):
-        dc = deck._dc_inputs()
+        for source in deck.sources.values():
+            if source["waveform"] and source["dc"]() != source["at0"]():
+                dc[source["input"]] = source["dc"]()
     return deck.parameter_values(params), dc
 
 
-def _node_values(deck, table, params) -> dict:
-    """{pin path of the node: value [V]} of the deck's ``.ic`` or ``.nodeset`` entries (``table``:
-    node → (value text, card)) with the ``.param`` values ``params``."""
-    builder, out = deck._builder, {}
-    with deck.evaluating(params):
-        for node, (text, card) in table.items():
-            if node in ("0", "gnd") or not deck.nodes.get(node):
-                raise SpiceError(f"{card.text.split()[0]} v({node}): no node {node!r} in the deck "
-                                 f"(nodes: {', '.join(sorted(n for n in deck.nodes if deck.nodes[n]))})",
-                                 card.where)
-            out[deck.nodes[node]] = float(builder.value(text, builder.scope, card.where)())
-    return out
+def _result(deck, kind, scale, values, read, raw, vectors=None):
+    """The :class:`SpiceResult` of an analysis of ``deck``: ``read`` (variable path → values)
+    gives its node voltages and the currents of its elements (subcircuit instances have
+    none), ``vectors`` its own ones."""
+    currents = {path: path in deck.sources for path in deck.elements
+                if path.rsplit(".", 1)[-1][0] not in "x"}
+    return SpiceResult(kind, scale, values, read, deck.nodes, currents, raw, vectors)
 
 
 def _guesses(sim, point) -> dict:
@@ -79,8 +78,8 @@ def _dc_op(deck, settings, inputs=None, guess=None, params=None, hold=None):
     transient without uic) held to the end."""
     p, given = settings
     inputs = {**given, **(inputs or {})}
-    if guess is None and deck._builder.netlist.nodeset:
-        nodeset = _node_values(deck, deck._builder.netlist.nodeset, params)
+    nodeset = deck.node_values("nodeset", params) if guess is None else {}
+    if nodeset:
         guess = _held(deck, {**nodeset, **(hold or {})}, p, inputs, None)
     if hold:
         return _held(deck, hold, p, inputs, guess)
@@ -90,11 +89,11 @@ def _dc_op(deck, settings, inputs=None, guess=None, params=None, hold=None):
 
 def run_op(deck, params):
     op = _dc_op(deck, _settings(deck, params), params=params)
-    return deck._result("op", None, None, lambda path: op[path], op)
+    return _result(deck, "op", None, None, lambda path: op[path], op)
 
 
 def run_dc(deck, src, values, params):
-    sources = deck._builder.sources
+    sources = deck.sources
     if src not in sources:
         raise SpiceError(f".dc: no independent source {src!r} (sources: {', '.join(sources)})")
     settings = _settings(deck, params)
@@ -104,23 +103,18 @@ def run_dc(deck, src, values, params):
         previous = _dc_op(deck, settings, {path: float(value)}, previous, params)
         points.append(previous)
     scale = "v-sweep" if path.endswith(".V") else "i-sweep"
-    return deck._result("dc", scale, values, lambda name: np.array([op[name] for op in points]),
-                        points)
+    return _result(deck, "dc", scale, values,
+                   lambda name: np.array([op[name] for op in points]), points)
 
 
 def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
     if not (tstep > 0 and tstop > tstart >= 0):
         raise SpiceError(f".tran {tstep} {tstop} {tstart}: need tstep > 0 and tstop > tstart >= 0")
-    saved = deck._ctx.tran_values
-    deck._ctx.tran_values = (tstep, tstop)
-    try:
-        p = deck.parameter_values(params)
-    finally:
-        deck._ctx.tran_values = saved
+    p = deck.parameter_values(params, tran=(tstep, tstop))
     sim = deck.compile()
     start = x0 = None
     if not uic:
-        hold = _node_values(deck, deck._builder.netlist.ic, params)
+        hold = deck.node_values("ic", params)
         start = _dc_op(deck, (p, {}), params=params, hold=hold)
         x0 = {n: start[n] for n in sim.states} if hold else start.states
         start = start if hold else None
@@ -145,17 +139,17 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
         if start is not None and res.t[0] == 0.0:
             values[0] = start[name]     # ngspice's t = 0 row: the point with .ic nodes held
         return values[keep]
-    return deck._result("tran", "time", res.t[keep], read, res)
+    return _result(deck, "tran", "time", res.t[keep], read, res)
 
 
 def run_ac(deck, freqs, params):
-    sources = [(name, s) for name, s in deck._builder.sources.items() if s["ac"]]
+    sources = [(name, s) for name, s in deck.sources.items() if s["ac"]]
     if not sources:
         raise SpiceError(".ac: no source has an AC value (add 'AC 1' to a V or I source)")
     op = _dc_op(deck, _settings(deck, params), params=params)
     nodes = [path for path in deck.nodes.values() if path]
     sim = deck.compile()
-    currents = [path for path in deck._builder.elements          # every two-pin element's
+    currents = [path for path in deck.elements          # every two-pin element's
                 if path.rsplit(".", 1)[-1][0] != "x" and sim.has_variable(path + ".i")]
     outputs = [n + ".v" for n in nodes] + [c + ".i" for c in currents]
     lin = sim.linearize([s["input"] for _, s in sources], outputs, at=op)
@@ -169,7 +163,7 @@ def run_ac(deck, freqs, params):
             raise SpiceError(f".ac has no vector for {name} (node voltages and source currents "
                              "only)")
         return values[name]
-    return deck._result("ac", "frequency", freqs, read, lin)
+    return _result(deck, "ac", "frequency", freqs, read, lin)
 
 
 def _node(deck, node: str, what: str) -> str | None:
@@ -184,7 +178,7 @@ def _node(deck, node: str, what: str) -> str | None:
 
 
 def _ac_source(deck, src: str, what: str) -> dict:
-    sources = deck._builder.sources
+    sources = deck.sources
     if src not in sources:
         raise SpiceError(f"{what}: no independent source {src!r} (sources: "
                          f"{', '.join(sources) or 'none'})")
@@ -197,8 +191,8 @@ def _ac_source(deck, src: str, what: str) -> dict:
 def _noise_name(deck, path: str) -> tuple[str, str | None]:
     """(ngspice's element name, the source's part or None) of a physlib noise source:
     ``r1`` → ("r1", None), ``d1.rs`` → ("d1", "rs"), ``x1.d1.id`` → ("d.x1.d1", "id")."""
-    element, part = (path, None) if path in deck._builder.elements else path.rsplit(".", 1)
-    if element not in deck._builder.elements:
+    element, part = (path, None) if path in deck.elements else path.rsplit(".", 1)
+    if element not in deck.elements:
         raise SpiceError(f".noise: the noise source {path} is not an element of the deck")
     letter = element.rsplit(".", 1)[-1][0]
     return (f"{letter}.{element}" if "." in element else element), part
@@ -265,7 +259,7 @@ def run_noise(deck, output, src, freqs, params):
                         if part})
     if len(freqs) > 1 and freqs[0] != freqs[-1]:
         vectors.update(_noise_totals(freqs, parts, gain_sq_inv))
-    return deck._result("noise", "frequency", freqs, None, result, vectors)
+    return _result(deck, "noise", "frequency", freqs, None, result, vectors)
 
 
 def _noise_totals(freqs, parts, gain_sq_inv) -> dict:
@@ -292,7 +286,7 @@ def _input_source(deck, in_p: str, in_n: str):
     """(name, source) of the independent source of the top level across the input nodes."""
     from .lexer import split
     port = {("0" if n in ("0", "gnd") else n) for n in (in_p, in_n)}
-    for name, source in deck._builder.sources.items():
+    for name, source in deck.sources.items():
         nodes = split(source["where"].text, source["where"])[1:3]
         if "." not in name and {("0" if n.lower() == "gnd" else n.lower()) for n in nodes} == port:
             return name, source
@@ -350,7 +344,7 @@ def run_pz(deck, in_p, in_n, out_p, out_n, transfer, find, params):
         vectors.update({f"pole({k})": v for k, v in enumerate(poles, 1)})
     if find in ("zer", "pz"):
         vectors.update({f"zero({k})": v for k, v in enumerate(zeros, 1)})
-    return deck._result("pz", None, None, None, lin, vectors)
+    return _result(deck, "pz", None, None, None, lin, vectors)
 
 
 def _finite_eigenvalues(a, e, scale, linalg) -> list[complex]:
