@@ -280,6 +280,18 @@ class Netlist:
         return dict(self._exposed)
 
     @property
+    def connections(self) -> list[tuple[tuple[str, str], ...]]:
+        """The connections of this level, in the order :meth:`connect` was called: each one a
+        tuple of its ports as (member name, port name) pairs, in the order given (a port of a
+        subsystem is named by its exposed port's name)."""
+        ends = list(zip(self._end_member, self._end_port))
+        out, first = [], 0
+        for size in self._sizes:
+            out.append(tuple(ends[first:first + size]))
+            first += size
+        return out
+
+    @property
     def graph(self) -> nx.Graph:
         """The connection graph of this level: nodes are port paths, edges are connections."""
         import networkx as nx

@@ -81,7 +81,7 @@ class Nets:
         return k
 
     def _walk(self, model, prefix: str, expand: bool, joins):
-        members = model._members
+        members = model.components
         for name, member in members.items():
             path = prefix + name
             if isinstance(member, Model):
@@ -89,7 +89,7 @@ class Nets:
                     self._walk(member, path + ".", expand, joins)
                 else:
                     self.blocks[path] = member
-                    for port in member._exposed:
+                    for port in member.exposed_ports:
                         self._add(f"{path}.{port}")
                 continue
             self.components[path] = member
@@ -97,14 +97,11 @@ class Nets:
             for group in (joins(member) if joins else ()):
                 for port in group[1:]:
                     self._union(ids[group[0]], ids[port])
-        start = 0
-        ends = [self._id[self._terminal(members, prefix, name, port, expand)]
-                for name, port in zip(model._end_member, model._end_port)]
-        for size in model._sizes:
-            first = ends[start]
-            for other in ends[start + 1:start + size]:
-                self._union(first, other)
-            start += size
+        for connection in model.connections:
+            ends = [self._id[self._terminal(members, prefix, name, port, expand)]
+                    for name, port in connection]
+            for other in ends[1:]:
+                self._union(ends[0], other)
 
     def _terminal(self, members, prefix, name, port, expand) -> str:
         """``"path.port"`` of one connection end: through exposed ports down to the component
@@ -112,7 +109,7 @@ class Nets:
         member = members[name]
         if not expand or not isinstance(member, Model):
             return f"{prefix}{name}.{port}"
-        ref, path = member._exposed[port], prefix + name
+        ref, path = member.exposed_ports[port], prefix + name
         while isinstance(ref, ExposedPort):
             ref = ref.target
             if isinstance(ref, ExposedPort):

@@ -104,7 +104,7 @@ class _Writer:
     def _from_deck(self, deck):
         from .cards import OPTIONS
         self.title = deck.title
-        for path, source in deck._builder.sources.items():
+        for path, source in deck.sources.items():
             if source["ac"]:
                 self.ac.setdefault(path, (source["ac"][0](), source["ac"][1]()))
             if source["waveform"]:
@@ -223,9 +223,9 @@ class _Writer:
 
     def _diode_model(self, full, diode) -> str:
         p = diode.parameters
-        declared = type(diode)._parameters
+        kind = type(diode)              # its Parameter declarations, read on the class
         values = [f"{spice}={_number(p[name])}" for name, spice in DIODE.items()
-                  if p[name] != declared[name].default]
+                  if p[name] != getattr(kind, name).default]
         text = f"D({' '.join(values)})"
         self.diodes.append((full, diode))
         return self.models.setdefault(text, "dm_" + full.replace(".", "_").lower())
@@ -272,9 +272,10 @@ class _Writer:
     # --- subcircuits ------------------------------------------------------------------------
 
     def instance(self, path, block, nets, nodes, prefix) -> str:
-        ports = list(block._exposed)
+        exposed = block.exposed_ports
+        ports = list(exposed)
         for port in ports:
-            if block._exposed[port].domain is not el.electrical:
+            if exposed[port].domain is not el.electrical:
                 raise SpiceError(f"{prefix + path}: its port {port} is not electrical; a .subckt "
                                  "has electrical nodes only")
         body = self.level(block, prefix + path + ".", ports)
@@ -293,7 +294,7 @@ class _Writer:
 
 def _exposed_terminal(model, port: str) -> str:
     """``"member.port"`` inside ``model`` of what its exposed port ``port`` stands for."""
-    return model._exposed[port].target.path
+    return model.exposed_ports[port].target.path
 
 
 def _word(value) -> str:
