@@ -113,11 +113,11 @@ class LinearModel:
         if names is None:
             return np.arange(len(known))
         names = [names] if isinstance(names, str) else list(names)
-        missing = [n for n in names if n not in known]
+        index = {n: k for k, n in enumerate(known)}
+        missing = [n for n in names if n not in index]     # a dict: linear in the names
         if missing:
             raise PhyslibError(f"LinearModel has no {what} {', '.join(map(repr, missing))}; its "
                                f"{what}s: {', '.join(known)}")
-        index = {n: k for k, n in enumerate(known)}
         return np.array([index[n] for n in names], dtype=int)
 
     def dcgain(self) -> np.ndarray:
