@@ -36,6 +36,19 @@ def worst(ours, ref):
     return float(np.max(np.abs(ours - ref) / np.maximum(np.abs(ref), 1e-300)))
 
 
+
+def test_ac_element_currents_equal_the_rc_closed_form():
+    """.ac computes node voltages and source currents at once, the other elements' currents
+    when one is first read: all of them equal the RC low-pass's closed forms."""
+    d = deck("rc_lowpass.cir")
+    res = d.ac("dec", 10, 1, 10e6)
+    s = 2j * np.pi * res["frequency"]
+    i = 1.0 / (1e3 + 1.0 / (s * 100e-9))          # through R1 and C1 in series [A]
+    assert worst(res["i(r1)"], i) < 1e-12
+    assert worst(res["i(c1)"], i) < 1e-12
+    assert worst(res["i(v1)"], -i) < 1e-12          # from + through V1 to -: the other way
+    assert worst(res["v(out)"], 1.0 / (1.0 + s * 1e3 * 100e-9)) < 1e-12
+
 # --- .noise ---------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

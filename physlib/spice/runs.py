@@ -143,6 +143,10 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
 
 
 def run_ac(deck, freqs, params):
+    """The response [V, A] at ``freqs`` [Hz] to every source's ``AC mag phase`` together. Node
+    voltages and the sources' currents (ngspice's vectors) are computed here; the other
+    elements' currents when one is first read, all in one batch: most runs never read them,
+    and they are two thirds of a ladder's outputs."""
     sources = [(name, s) for name, s in deck.sources.items() if s["ac"]]
     if not sources:
         raise SpiceError(".ac: no source has an AC value (add 'AC 1' to a V or I source)")
@@ -151,16 +155,26 @@ def run_ac(deck, freqs, params):
     sim = deck.compile()
     currents = [path for path in deck.elements          # every two-pin element's
                 if path.rsplit(".", 1)[-1][0] != "x" and sim.has_variable(path + ".i")]
-    outputs = [n + ".v" for n in nodes] + [c + ".i" for c in currents]
-    lin = sim.linearize([s["input"] for _, s in sources], outputs, at=op)
-    response = lin.frequency_response(freqs)                   # outputs × inputs × f
+    eager = [n + ".v" for n in nodes] + [c + ".i" for c in currents if c in deck.sources]
+    later = dict.fromkeys(c + ".i" for c in currents if c not in deck.sources)
+    lin = sim.linearize([s["input"] for _, s in sources], eager + list(later), at=op)
     with deck.evaluating(params):
-        phasors = np.array([s["ac"][0]() * np.exp(1j * np.deg2rad(s["ac"][1]())) for _, s in sources])
-    values = dict(zip(outputs, np.einsum("oif,i->of", response, phasors)))
+        phasors = [s["ac"][0]() * np.exp(1j * np.deg2rad(s["ac"][1]())) for _, s in sources]
+
+    def responses(outputs):
+        """{output: its response to the sources' phasors together} (output × source × f)."""
+        response = lin.frequency_response(freqs, outputs=outputs)
+        total = response[:, 0, :] * phasors[0]
+        for k in range(1, len(phasors)):
+            total += response[:, k, :] * phasors[k]
+        return dict(zip(outputs, total))
+    values = responses(eager)
 
     def read(name):
+        if name in later and name not in values:     # the first of the others: all of them
+            values.update(responses(list(later)))
         if name not in values:
-            raise SpiceError(f".ac has no vector for {name} (node voltages and source currents "
+            raise SpiceError(f".ac has no vector for {name} (node voltages and element currents "
                              "only)")
         return values[name]
     return _result(deck, "ac", "frequency", freqs, read, lin)
