@@ -52,7 +52,7 @@ class HybridInstance:
         self.local_names = tpl.local_names
         self.param_slots = dict(zip(tpl.param_names, group.param_ids[row][:len(tpl.param_names)].tolist()))
         slots = dict(zip(tpl.mode_names, group.param_ids[row][len(tpl.param_names):].tolist()))
-        declared = type(self.component)._modes
+        declared = {n: getattr(type(self.component), n) for n in slots}   # the Mode declarations
         self.mode_slot = {n: s for n, s in slots.items() if not isinstance(declared[n], Discrete)}
         self.discrete_slot = {n: s for n, s in slots.items() if isinstance(declared[n], Discrete)}
         # discrete slot -> slot of the parameter it starts from
