@@ -57,7 +57,7 @@ def assert_close(ours, ref, rel, what):
 
 
 @pytest.mark.parametrize("name", ["rc_lowpass", "subckt_nested", "params_func", "controlled",
-                                  "syntax"])
+                                  "syntax", "global_nodes"])
 def test_linear_op_matches_ngspice(name):
     ref = reference(f"{name}_op.csv")
     result = deck(f"{name}.cir").op()
@@ -195,3 +195,11 @@ def test_readme_spice_example_runs_and_matches_the_closed_form():
     assert namespace["corner"] == pytest.approx(1 / math.sqrt(1 + wrc**2), rel=1e-9)
     assert namespace["op"]["v(out)"] == pytest.approx(1.0, rel=1e-12)
     assert set(namespace["results"]) == {"ac", "tran"} and namespace["deck"].compiles == 1
+
+
+def test_an_element_inside_subcircuits_answers_to_ngspice_s_branch_name():
+    # ngspice-39 names the branch of E1 inside instance xa "e.xa.e1": both names read it.
+    op = deck("global_nodes.cir").op()
+    assert op["i(e.xa.e1)"] == op["i(xa.e1)"]
+    with pytest.raises(PhyslibError, match="no element"):
+        op["i(r.xa.e1)"]

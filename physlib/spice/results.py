@@ -68,6 +68,8 @@ class SpiceResult:
         if kind == "v":
             value = self._voltage(first)
             return value - self._voltage(second) if second else value
+        if not second and first not in self._currents:
+            first = _ngspice_element(first)
         if second or first not in self._currents:
             raise UnknownNameError(f"no element {first!r} with a current; elements: "
                                    f"{', '.join(sorted(self._currents))}")
@@ -82,3 +84,10 @@ class SpiceResult:
 
     def __repr__(self):
         return f"<SpiceResult {self.kind}: {len(self.names)} vectors>"
+
+
+def _ngspice_element(name: str) -> str:
+    """An element inside subcircuits as ngspice-39 names its branch, ``e.xa.e1`` (the element's
+    letter, then its path), as the path ``xa.e1``; other names unchanged."""
+    letter, _, path = name.partition(".")
+    return path if len(letter) == 1 and "." in path and path.rsplit(".", 1)[-1][:1] == letter else name
