@@ -5,9 +5,11 @@ parameters; :func:`trim` also chooses free inputs or parameters so that chosen o
 targets there with every derivative zero (e.g. the torque that holds a cart at rest on a
 beam). Both solve one square nonlinear system with exact CasADi Jacobians
 (:mod:`physlib.analysis.linear.steady_state`): first a compiled Newton solve
-(``casadi.rootfinder``), then, if that fails, a damped Newton method with continuation — source
-stepping (every source value scaled from 0 to 1) and, failing that, a Newton homotopy from the
-start values (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1). Inputs are source values or
+(``casadi.rootfinder``), then, if that fails, a damped Newton method with continuation
+(:mod:`physlib.analysis.linear.homotopy`) — gmin stepping (the junctions' conductances stepped
+down from 1e-2 S), source stepping (every source value scaled from 0 to 1) and a Newton
+homotopy from the start values (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1); ``op.method``
+says which one solved it. Inputs are source values or
 waveform-driven signals, set through the parameter vector (:mod:`physlib.analysis.linear.model_inputs`).
 
 States that no equation reads (angles and positions whose only role is der(phi) = w: the
@@ -43,11 +45,17 @@ class OperatingPoint:
     modes are in ``p``); ``op.states``, ``op.algebraic``, ``op.derivatives`` and ``op.modes`` are
     dicts by name. ``op.events``: the mode changes (:class:`Event`, cause ``"initial"``) that
     settled the modes of a steady state from the start modes; empty for a point read from a
-    simulation result, whose ``res.events`` lists them.
+    simulation result, whose ``res.events`` lists them. ``op.method``: how the steady state was
+    solved — ``"newton"``, or the continuation that reached it when Newton's method did not,
+    ``"gmin stepping"``, ``"source stepping"`` or ``"homotopy"``
+    (:mod:`physlib.analysis.linear.homotopy`) — and ``op.steps`` the number of continuation
+    solves (0 for Newton); None and 0 for a point read from a simulation result.
     """
 
-    def __init__(self, model, t: float, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=()):
+    def __init__(self, model, t: float, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=(),
+                 convergence=(None, 0)):
         self.model = model
+        self.method, self.steps = convergence
         self.t = float(t)
         self.x = np.asarray(x, dtype=float)
         self.z = np.asarray(z, dtype=float)
@@ -117,8 +125,9 @@ def operating_point(model, *, t: float = 0.0, params: dict | None = None, inputs
     ``op.modes``, ``op.events``. Raises :class:`InitializationError` naming the equations and
     variables that did not converge, :class:`ModeSettlingError` naming the components whose
     modes do not settle."""
-    x, z, p, events = solve_steady_state(model, t, params, inputs, x_guess, z_guess, {}, [], tol, max_iter)
-    return OperatingPoint(model, t, x, z, p, events)
+    x, z, p, events, convergence = solve_steady_state(model, t, params, inputs, x_guess, z_guess, {}, [],
+                                                      tol, max_iter)
+    return OperatingPoint(model, t, x, z, p, events, convergence)
 
 
 def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | None = None,
@@ -141,6 +150,6 @@ def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | Non
         raise PhyslibError("trim needs at least one target, e.g. targets={'cart.z': 1.0}")
     if free_guess:
         inputs = {**(inputs or {}), **free_guess}
-    x, z, p, events = solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol,
-                                         max_iter)
-    return OperatingPoint(model, t, x, z, p, events)
+    x, z, p, events, convergence = solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets,
+                                                      free, tol, max_iter)
+    return OperatingPoint(model, t, x, z, p, events, convergence)

@@ -5,9 +5,10 @@ One square nonlinear system, with exact CasADi Jacobians: unknowns w = [x_kept, 
 (the states a steady state can fix, the algebraic variables, the free inputs or parameters of
 a trim), equations [f_kept = 0, g = 0, y_target − value = 0]. First a compiled Newton solve
 (``casadi.rootfinder``); if that fails, a damped Newton method from the guess; then
-continuation: source stepping (every source value scaled from 0 to 1) and, failing that, a
-Newton homotopy from the guess (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1). Both go in λ
-steps that double after a success and shrink fourfold after a failure.
+continuation (:mod:`physlib.analysis.linear.homotopy`): gmin stepping (the junctions'
+conductances stepped down from 1e-2 S), source stepping (every source value scaled from 0 to
+1) and a Newton homotopy from the guess (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1). The
+result says which one converged and in how many solves.
 
 States that no equation reads (angles and positions whose only role is der(phi) = w: the
 model is invariant to them) cannot be fixed by a steady state. They keep their start (or
@@ -34,7 +35,8 @@ from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
 from ..common.fast_call import fast
 from ..common.hybrid_components import hybrid_instances, max_mode_rounds, mode_requests, no_crossings, set_modes
 from ..common.initialization import damped_newton, null_space_members, solve_algebraic
-from .model_inputs import resolve_input, set_inputs, source_slots
+from .homotopy import NEWTON, NotConverged, continuation
+from .model_inputs import resolve_input, set_inputs
 from ..common.start_values import check_finite
 
 # A guard smaller than this at the new steady state is zero up to rounding: no crossing.
@@ -65,24 +67,31 @@ def steady_residual(model, x, z, p, t) -> float:
 
 
 def solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_iter):
-    """(x, z, p, events) of the steady state at t with ``targets`` met by the ``free`` names
-    (none for a plain operating point), in settled modes (they are in p); ``events``: the mode
-    changes from the start modes (:class:`~physlib.analysis.common.hybrid_components.Event`,
-    cause ``"initial"``). See the module docstring."""
+    """(x, z, p, events, (method, steps)) of the steady state at t with ``targets`` met by the
+    ``free`` names (none for a plain operating point), in settled modes (they are in p);
+    ``events``: the mode changes from the start modes
+    (:class:`~physlib.analysis.common.hybrid_components.Event`, cause ``"initial"``); method:
+    how the last solve (in the settled modes) converged, ``"newton"``, ``"gmin stepping"``,
+    ``"source stepping"`` or ``"homotopy"``, in ``steps`` continuation solves (0 for Newton;
+    :mod:`physlib.analysis.linear.homotopy`). See the module docstring."""
     p = model.parameter_vector(params)
     set_inputs(model, p, t, inputs)
     x, z = _guess(model, p, t, x_guess, z_guess)
     problem = _SteadyProblem(model, len(x), len(z), p, t, targets, free)
-    return _settle_modes(model, lambda x, z, p: _solve(model, problem, x, z, p, tol, max_iter), x, z, p, t)
+    solved = _settle_modes(model, lambda x, z, p: _solve(model, problem, x, z, p, tol, max_iter), x, z, p, t)
+    return (*solved, problem.convergence)
 
 
 def _solve(model, problem, x, z, p, tol, max_iter):
-    """(x, z, p) of the steady state in the modes held by p, from the guess (x, z, p)."""
+    """(x, z, p) of the steady state in the modes held by p, from the guess (x, z, p);
+    ``problem.convergence``: (method, steps) of the solve (:mod:`physlib.analysis.linear.homotopy`)."""
     problem.start_from(x, z, p)
+    problem.convergence = (NEWTON, 0)
     if problem.w0.size:
         w = _direct(problem.F, problem.w0, problem.args(p), tol)
         if w is None:
-            w = _continuation(model, problem, p, tol, max_iter)
+            w, method, steps = _continuation(model, problem, p, tol, max_iter)
+            problem.convergence = (method, steps)
         x, z, p = problem.split(w, p)
     # An explicitly solved equation that divides by zero (a loop whose coefficients cancel)
     # is an error naming it, as at the start of a simulation, not an operating point of infs.
@@ -209,6 +218,7 @@ class _SteadyProblem:
                 raise PhyslibError(f"trim: {name} is listed twice among the free names")
             self.free_slots.append(slot)
         self.x = self.w0 = None
+        self.convergence = (NEWTON, 0)
         states = model.states
         self.names = [states[i] for i in self.keep] + list(model.algebraic) + list(free)
         self.equations = ([f"der({states[i]}) = 0" for i in self.keep]
@@ -294,69 +304,26 @@ def _direct(F, w0, arg, tol):
     return w
 
 
-class _NotConverged(Exception):
-    pass
-
-
 def _continuation(model, problem, p, tol, max_iter):
-    """Damped Newton, then source stepping, then a Newton homotopy from w0."""
+    """(w, method, steps): damped Newton from w0, then the continuation methods of
+    :mod:`physlib.analysis.linear.homotopy`."""
     def newton(evaluate, w):
         return damped_newton(evaluate, lambda J, rhs: _linear_solve(J, rhs, problem.names),
                              w, tol=tol, max_iter=max_iter,
-                             fail=lambda ww, F, why: _NotConverged(ww, F, why))
+                             fail=lambda ww, F, why: NotConverged(ww, F, why))
 
     try:
-        return newton(problem.evaluator(p), problem.w0)
-    except (_NotConverged, InitializationError) as err:
+        return newton(problem.evaluator(p), problem.w0), NEWTON, 0
+    except (NotConverged, InitializationError) as err:
         first_error = err
-    for attempt in (_source_stepping, _homotopy):
-        w = attempt(model, problem, p, newton)
-        if w is not None:
-            return w
+    found = continuation(model, problem, p, newton)
+    if found is not None:
+        return found
     if isinstance(first_error, InitializationError):    # a singular Jacobian on the way
         w, F, why = problem.w0, problem.residual(problem.w0, p), str(first_error)
     else:
         w, F, why = first_error.args
     raise _failure(F, why, problem.names, problem.equations)
-
-
-def _source_stepping(model, problem, p, newton):
-    """The solution with every source value scaled by λ from 0 to 1; None if it fails."""
-    slots = source_slots(model)
-    if not slots.size:
-        return None
-
-    def solve_at(lam, w):
-        pp = p.copy()
-        pp[slots] = lam * p[slots]
-        return newton(problem.evaluator(pp), w)
-    return _march(solve_at, problem.w0, 0.25)
-
-
-def _homotopy(model, problem, p, newton):
-    """The solution of F(w) − (1 − λ)·F(w0) = 0 (exact at w0 for λ = 0) for λ from 0 to 1;
-    None if it fails."""
-    F0 = problem.residual(problem.w0, p)
-    if not np.all(np.isfinite(F0)):
-        return None
-    return _march(lambda lam, w: newton(problem.evaluator(p, (1 - lam) * F0), w), problem.w0, 0.1)
-
-
-def _march(solve_at, w, step):
-    """Continuation: ``solve_at(λ, w)`` from the previous solution w for λ from 0 to 1, the step
-    in λ doubled after a success (up to 0.5) and quartered after a failure. None when the step
-    falls below 1e-6."""
-    lam = 0.0
-    while lam < 1.0:
-        trial = min(1.0, lam + step)
-        try:
-            w = solve_at(trial, w)
-            lam, step = trial, min(step * 2, 0.5)
-        except (_NotConverged, InitializationError):
-            step /= 4
-            if step < 1e-6:
-                return None
-    return w
 
 
 def _linear_solve(J, rhs, names):
@@ -377,7 +344,8 @@ def _failure(F, why, names, equations):
     worst = np.argsort(-np.abs(F))[:4]
     listed = "; ".join(f"{equations[i]} (residual {F[i]:.3g})" for i in worst if F[i] != 0)
     return InitializationError(
-        f"no steady state found ({why}, also after source stepping and homotopy continuation): "
+        f"no steady state found ({why}, also after gmin stepping, source stepping and homotopy "
+        "continuation): "
         f"largest residuals in {listed}. Unknowns solved for: {', '.join(names[:12])}"
         f"{' ...' if len(names) > 12 else ''}. Give a guess (x_guess=..., z_guess=...) or check "
         "that a steady state exists for these inputs")
