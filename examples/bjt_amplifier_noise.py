@@ -16,7 +16,6 @@ results for the same deck are committed beside it (make_references.py in that fo
 
 Run: python examples/bjt_amplifier_noise.py (saves bjt_amplifier_noise.png).
 """
-import csv
 import warnings
 from pathlib import Path
 
@@ -29,12 +28,7 @@ DECK = Path(__file__).resolve().parents[1] / "tests" / "data" / "spice" / "bjt" 
 
 def ngspice_reference(kind: str) -> dict:
     """The committed ngspice-39 vectors of the deck's ``kind`` card (complex for .ac)."""
-    with open(DECK.with_name(f"{DECK.stem}_{kind}.csv")) as handle:
-        rows = list(csv.reader(handle))
-    table = {key: np.array([float(r[k]) for r in rows[1:]]) for k, key in enumerate(rows[0])}
-    for key in [k for k in table if k.endswith(".re")]:
-        table[key[:-3]] = table.pop(key) + 1j * table.pop(key[:-3] + ".im")
-    return table
+    return physlib.spice.read_csv(DECK.with_name(f"{DECK.stem}_{kind}.csv"))
 
 
 def corners(f, magnitude, level):

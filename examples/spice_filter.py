@@ -16,7 +16,6 @@ make_references.py in that folder).
 
 Run: python examples/spice_filter.py (saves spice_filter.png).
 """
-import csv
 import warnings
 from pathlib import Path
 
@@ -30,12 +29,7 @@ DECK = Path(__file__).resolve().parents[1] / "tests" / "data" / "spice" / "reade
 
 def ngspice_reference(kind: str) -> dict:
     """The committed ngspice-39 vectors of the deck's ``kind`` card (complex for .ac)."""
-    with open(DECK.with_name(f"{DECK.stem}_{kind}.csv")) as handle:
-        rows = list(csv.reader(handle))
-    table = {key: np.array([float(r[k]) for r in rows[1:]]) for k, key in enumerate(rows[0])}
-    for key in [k for k in table if k.endswith(".re")]:
-        table[key[:-3]] = table.pop(key) + 1j * table.pop(key[:-3] + ".im")
-    return table
+    return physlib.spice.read_csv(DECK.with_name(f"{DECK.stem}_{kind}.csv"))
 
 
 def main(quick: bool = False, plot_path: str | None = "spice_filter.png"):

@@ -1,21 +1,16 @@
 """``python -m physlib.spice deck.cir [--csv DIR] [--plot]``: a committed deck run in a fresh
 process; its printed operating point and its CSV files equal the ngspice-39 references of the
 same deck (tests/data/spice/reader, 1e-9 relative: linear circuits, see test_spice_reader)."""
-import csv
 import pathlib
 import subprocess
 import sys
 
 import numpy as np
 
+from physlib.spice import read_csv as spice_csv
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "spice" / "reader"
-
-
-def table(path):
-    with open(path) as handle:
-        rows = list(csv.reader(handle))
-    return {key: np.array([float(r[k]) for r in rows[1:]]) for k, key in enumerate(rows[0])}
 
 
 def run(*args):
@@ -30,7 +25,7 @@ def test_command_line_prints_and_writes_the_decks_results(tmp_path):
     assert out.startswith("Circuit: Linear controlled sources E, F, G, H")
     assert "\tv1#branch" in out and "-3.000000e-03" in out and "\nac\nIndex" in out
     for kind in ("op", "ac"):
-        ours, ref = table(tmp_path / f"controlled_{kind}.csv"), table(DATA / f"controlled_{kind}.csv")
+        ours, ref = spice_csv(tmp_path / f"controlled_{kind}.csv"), spice_csv(DATA / f"controlled_{kind}.csv")
         assert len(ours) >= 8 and set(ours) <= set(ref)   # ngspice also lists E, H branches
         for name, values in ours.items():
             assert np.allclose(values, ref[name], rtol=1e-9, atol=1e-15), name

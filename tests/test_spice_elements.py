@@ -8,7 +8,6 @@ CODATA 2014 constants (kT/q 3.4e-7 relative off SI 2019's), hence 1e-5; a transi
 integrated by different methods (trapezoidal or gear in ngspice, BDF in IDAS) and compared after
 interpolating ngspice's points onto physlib's, hence 1e-4 of each signal's range.
 """
-import csv
 import math
 import pathlib
 import warnings
@@ -21,16 +20,6 @@ import physlib.spice as spice
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice"
 BOLTZMANN, CHARGE = 1.380649e-23, 1.602176634e-19
-
-
-def table(path):
-    """Columns of a reference CSV; ``x.re``/``x.im`` pairs joined into complex ``x``."""
-    with open(path) as handle:
-        rows = list(csv.reader(handle))
-    out = {key: np.array([float(r[k]) for r in rows[1:]]) for k, key in enumerate(rows[0])}
-    for key in [k for k in out if k.endswith(".re")]:
-        out[key[:-3]] = out.pop(key) + 1j * out.pop(key[:-3] + ".im")
-    return out
 
 
 def read(source):
@@ -53,11 +42,11 @@ def test_the_1n4148_deck_read_by_the_reader_equals_ngspice():
     # ngspice-39 tables of tests/test_diode_level1.py. Its .control block is skipped; the
     # analyses are called as its commands are. 1e-5: the constants' 3.4e-7 is the floor.
     deck = read(DATA / "diode_level1" / "diode_level1.cir")
-    op = table(DATA / "diode_level1" / "diode_level1_op.csv")
+    op = spice.read_csv(DATA / "diode_level1" / "diode_level1_op.csv")
     result = deck.op()
     for ours, theirs in [("v(out)", "v(out)"), ("i(v1)", "i(V1)")]:
         assert relative_error(result[ours], op[theirs]) < 1e-5, ours
-    ac = table(DATA / "diode_level1" / "diode_level1_ac.csv")
+    ac = spice.read_csv(DATA / "diode_level1" / "diode_level1_ac.csv")
     result = deck.ac("dec", 10, 1, 10e9)
     assert np.allclose(result["frequency"], ac["frequency"], rtol=1e-12, atol=0)
     for ours, re, im in [("v(out)", "real(v(out))", "imag(v(out))"),
@@ -110,17 +99,17 @@ def test_mutual_inductance_op_and_ac_equal_ngspice(mutual):
     # K1 couples a 1 mH primary to a resonant 4 mH secondary (k = 0.8, a .param); L3, L4, L5
     # are three windings coupled pairwise (k = 0.5, −0.3, 0.2). Linear: 1e-9 relative (measured
     # 7e-14 on the .ac grid).
-    op, ref = mutual.op(), table(READER / "mutual_op.csv")
+    op, ref = mutual.op(), spice.read_csv(READER / "mutual_op.csv")
     for vector in ref:
         assert relative_error(op[vector], ref[vector]) < 1e-9, vector
-    ac, ref = mutual.ac(**card(mutual, "ac")), table(READER / "mutual_ac.csv")
+    ac, ref = mutual.ac(**card(mutual, "ac")), spice.read_csv(READER / "mutual_ac.csv")
     for vector in (k for k in ref if k != "frequency"):
         assert relative_error(ac[vector], ref[vector]) < 1e-9, vector
 
 
 def test_mutual_inductance_tran_equals_ngspice(mutual):
     # Measured 8.1e-5 of the range at worst (v(c), the third winding, after the 10 µs edges).
-    result, ref = mutual.tran(**card(mutual, "tran")), table(READER / "mutual_tran.csv")
+    result, ref = mutual.tran(**card(mutual, "tran")), spice.read_csv(READER / "mutual_tran.csv")
     for vector in (k for k in ref if k != "time"):
         assert tran_error(result, ref, vector) < 1e-4, vector
 
@@ -160,10 +149,10 @@ def test_behavioural_sources_equal_ngspice():
     # .op is nonlinear (tanh, the square): 1e-5 (measured 1.4e-16); .tran measured 2.2e-5 of
     # the range (B3's uramp kink at 1 ms, which neither program steps on exactly).
     deck = read(READER / "behavioural.cir")
-    op, ref = deck.op(), table(READER / "behavioural_op.csv")
+    op, ref = deck.op(), spice.read_csv(READER / "behavioural_op.csv")
     for vector in ref:
         assert relative_error(op[vector], ref[vector]) < 1e-5, vector
-    result, ref = deck.tran(**card(deck, "tran")), table(READER / "behavioural_tran.csv")
+    result, ref = deck.tran(**card(deck, "tran")), spice.read_csv(READER / "behavioural_tran.csv")
     for vector in (k for k in ref if k != "time"):
         assert tran_error(result, ref, vector) < 1e-4, vector
     # .param values stay parameters of the B sources: gain = 3 without recompiling, closed form.
@@ -184,7 +173,7 @@ def test_switches_with_hysteresis_equal_ngspice():
     # switch with τ ≈ 1 µs, so ngspice's up-to-1-µs later switching moves them by 3.4e-3 of
     # their range for several τ after each event.
     deck = read(READER / "switches.cir")
-    result, ref = deck.tran(**card(deck, "tran")), table(READER / "switches_tran.csv")
+    result, ref = deck.tran(**card(deck, "tran")), spice.read_csv(READER / "switches_tran.csv")
     events = [(e.t, e.component, e.after["closed"]) for e in result.raw.events]
     ramp = 1e-3 / 2.0                                  # s per volt of the triangle
     period = 2.02e-3

@@ -10,7 +10,6 @@ compared at ngspice's own time points, hence 1e-4 of each signal's range (measur
 rc_lowpass, 4.2e-5 diode_rectifier, 1.9e-5 exp_pwl, each mostly physlib's rtol: at rtol 1e-9
 physlib and a reltol 1e-9 ngspice agree to 5e-7 on the rectifier).
 """
-import csv
 import math
 import pathlib
 import warnings
@@ -30,13 +29,7 @@ def reference(name):
     path = DATA / name
     if not path.is_file():
         raise FileNotFoundError(f"reference {path} is missing: restore it from git")
-    with open(path) as handle:
-        rows = list(csv.reader(handle))
-    table = {key: np.array([float(r[k]) for r in rows[1:]]) for k, key in enumerate(rows[0])}
-    for key in [k for k in table if k.endswith(".re")]:
-        base = key[:-3]
-        table[base] = table.pop(key) + 1j * table.pop(base + ".im")
-    return table
+    return spice.read_csv(path)
 
 
 def deck(name):

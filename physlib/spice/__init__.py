@@ -17,8 +17,9 @@ import os
 import re
 
 from .errors import SpiceError, SpiceWarning
+from .results import read_csv
 
-__all__ = ["read", "write", "SpiceDeck", "SpiceError", "SpiceWarning"]
+__all__ = ["read", "write", "read_csv", "SpiceDeck", "SpiceError", "SpiceWarning"]
 
 
 def read(source, *, name: str | None = None):

@@ -11,6 +11,8 @@ ngspice does: ``.noise`` ``onoise_spectrum``, ``inoise_spectrum``, ``onoise_r1``
 """
 from __future__ import annotations
 
+import csv
+
 import re
 
 import numpy as np
@@ -91,3 +93,17 @@ def _ngspice_element(name: str) -> str:
     letter, then its path), as the path ``xa.e1``; other names unchanged."""
     letter, _, path = name.partition(".")
     return path if len(letter) == 1 and "." in path and path.rsplit(".", 1)[-1][:1] == letter else name
+
+
+def read_csv(path) -> dict:
+    """A table of vectors in the layout ``python -m physlib.spice --csv`` writes (and the
+    ngspice references of physlib's tests use): a header of vector names, then one row per
+    point; a complex vector as two columns ``name.re`` and ``name.im``, joined here. Returns
+    {name: NumPy array}."""
+    with open(path, newline="") as handle:
+        rows = list(csv.reader(handle))
+    table = {key: np.array([float(row[k]) for row in rows[1:]]) for k, key in enumerate(rows[0])}
+    for key in [k for k in table if k.endswith(".re")]:
+        base = key[:-3]
+        table[base] = table.pop(key) + 1j * table.pop(base + ".im")
+    return table
