@@ -200,7 +200,7 @@ def couple(b, card, tokens, scope, prefix, members, nets, model):
     mutual = lambda: k() * math.sqrt(l1() * l2())          # noqa: E731
     b.bind(f"{prefix}{name}.M", mutual, where)
     comp = el.MutualInductance(name, M=mutual())
-    b._add(model, comp, card, prefix, members, element=False)
+    b.add_member(model, comp, card, prefix, members, element=False)
     for inductor, (plus, minus) in zip(inductors, (("p1", "n1"), ("p2", "n2"))):
         tail = b.coupled.get(prefix + inductor, f"{inductor}.n")   # the winding's current end
         for pins in nets.values():

@@ -112,12 +112,12 @@ class Builder:
                 continue
             if letter == "X":
                 child, exposed = self._instance(card, tokens, body, scope, prefix, parents)
-                self._add(model, child, card, prefix, members)
+                self.add_member(model, child, card, prefix, members)
                 for node, port in exposed:
                     nets.setdefault(node, []).append(getattr(child, port))
                 continue
             comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
-            self._add(model, comp, card, prefix, members)
+            self.add_member(model, comp, card, prefix, members)
             controls += [(getattr(comp, port), source, card) for port, source in self.controls]
             for pin, node in list(zip(pins, tokens[1:])) + self.senses:
                 nets.setdefault(node.lower(), []).append(getattr(comp, pin))
@@ -131,7 +131,7 @@ class Builder:
             model.connect(sensor.i_sense, port)
         return model, self._wire(model, nets, prefix, ports, body)
 
-    def _add(self, model, member, card, prefix, members, element=True):
+    def add_member(self, model, member, card, prefix, members, element=True):
         """Add ``member`` to ``model``; ``element``: it is an element with a current (every
         card but K, which couples two inductors and has none)."""
         if member.name in members:
