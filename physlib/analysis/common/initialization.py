@@ -54,19 +54,26 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
 
     Fast path: CasADi's compiled Newton (undamped), accepted when its last step is below 1e-8
     of the values (the returned values include that step, so they are accurate to rounding
-    for the quadratic convergence near the root). Otherwise the damped Newton below starts
+    for the quadratic convergence near the root) or its residuals are at rounding level
+    (:func:`_at_rounding`). Otherwise the damped Newton below starts
     again from the guess: it converges from farther away, and when it fails too its error
     names the equation with the largest residual."""
     z = np.array(z_guess, dtype=float)
     if z.size == 0:
         return z
+    fun = algebraic_jacobian(system)
     try:
         solved, step = fast(system, "g_root", lambda: compiled_newton(system))(z, x, p, t)
-        if np.all(np.isfinite(solved)) and np.all(np.abs(step) <= 1e-8 * (1.0 + np.abs(solved))):
-            return solved
+        if np.all(np.isfinite(solved)):
+            if np.all(np.abs(step) <= 1e-8 * (1.0 + np.abs(solved))):
+                return solved
+            # A femtofarad's charging rate asks for steps far above 1e-8 of the values from a
+            # residual that is rounding already: no Newton step can do better.
+            g, jac = fun(x, solved, p, t)
+            if _at_rounding(np.asarray(g).ravel(), jac, solved):
+                return solved
     except RuntimeError:        # a singular Jacobian: the damped Newton below explains it
         pass
-    fun = algebraic_jacobian(system)
 
     def evaluate(zz):
         g, jac = fun(x, zz, p, t)
