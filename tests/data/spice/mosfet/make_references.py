@@ -14,11 +14,5 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "reader"))
 import make_references as references  # noqa: E402
 
-references.HERE = HERE
-
 if __name__ == "__main__":
-    version = references.subprocess.run(["ngspice", "-v"], capture_output=True, text=True).stdout
-    if "ngspice-39" not in version:
-        sys.exit(f"these references are ngspice-39's; found: {version.strip()}")
-    for deck in [HERE / name for name in sys.argv[1:]] or sorted(HERE.glob("*.cir")):
-        references.run(deck)
+    references.main(HERE, sys.argv[1:])

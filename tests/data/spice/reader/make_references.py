@@ -158,11 +158,20 @@ def run(deck: pathlib.Path):
         write_table(HERE / f"{deck.stem}_meas.csv", measured)
 
 
-if __name__ == "__main__":
+def main(folder: pathlib.Path, names: list[str]) -> None:
+    """Write the references of the decks ``names`` of ``folder`` (all its decks without names;
+    ``_*`` files are this script's own temporaries). The device folders' scripts call this
+    with their own folder."""
+    global HERE
+    HERE = folder
     version = subprocess.run(["ngspice", "-v"], capture_output=True, text=True).stdout
     if "ngspice-39" not in version:
         sys.exit(f"these references are ngspice-39's; found: {version.strip()}")
-    decks = [HERE / name for name in sys.argv[1:]] or sorted(HERE.glob("*.cir"))
+    decks = [HERE / name for name in names] or sorted(HERE.glob("*.cir"))
     for deck in decks:
         if not deck.name.startswith("_"):
             run(deck)
+
+
+if __name__ == "__main__":
+    main(HERE, sys.argv[1:])
