@@ -141,7 +141,10 @@ class Stepper:
         self.LS = dls.SUNLinSol_Dense(self.y, self.A, ctx)
         self._views: dict[int, np.ndarray] = {}
         self.t_now = 0.0
-        self.h_last = self.h_next = 0.0     # the last step taken, the next one planned [s]
+        self.h_last = 0.0                   # the last step taken [s]
+        self._stop = None                   # the stop time the solver holds
+        self._tret = REAL()
+        self._tret_ref = ctypes.byref(self._tret)
         self._started = False
         self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
             self._create_cvode(ctx, rtol, atol, max_step)
@@ -268,18 +271,19 @@ class Stepper:
             _check(self.lib.CVodeReInit(self.mem, t, self.y), "CVodeReInit")
             self.lib.CVodeSetInitStep(self.mem, first_step)
         self.first_step = first_step
-        self.t_now, self.h_last, self.h_next = t, 0.0, 0.0
+        self.t_now, self.h_last, self._stop = t, 0.0, None
         self.messages.clear()
 
     def step(self, t_stop: float) -> float:
         """One internal step towards (never past) ``t_stop``; returns the time reached."""
-        tret = REAL()
+        tret = self._tret
+        if t_stop != self._stop:        # a new stop time (one ctypes call less per step)
+            (self.lib.IDASetStopTime if self.ida else self.lib.CVodeSetStopTime)(self.mem, t_stop)
+            self._stop = t_stop
         if self.ida:
-            self.lib.IDASetStopTime(self.mem, t_stop)
-            flag = self.lib.IDASolve(self.mem, t_stop, ctypes.byref(tret), self.y, self.yp, IDA_ONE_STEP)
+            flag = self.lib.IDASolve(self.mem, t_stop, self._tret_ref, self.y, self.yp, IDA_ONE_STEP)
         else:
-            self.lib.CVodeSetStopTime(self.mem, t_stop)
-            flag = self.lib.CVode(self.mem, t_stop, self.y, ctypes.byref(tret), CV_ONE_STEP)
+            flag = self.lib.CVode(self.mem, t_stop, self.y, self._tret_ref, CV_ONE_STEP)
         if flag < 0 and self.h_last == 0.0 and self.first_step:
             # The first step after a restart, tried at the size the run had before the event,
             # failed (the event started a fast transient): start again at the solver's own
@@ -293,9 +297,16 @@ class Stepper:
             raise SimulationError(f"{self.solver} failed at t = {tret.value:.10g} s: "
                                   f"{(name or b'').decode()}" + _quoted(self.messages))
         self._get_last_step(self.mem, self._last_ref)
-        self._get_next_step(self.mem, self._next_ref)
-        self.t_now, self.h_last, self.h_next = tret.value, self._last.value, self._next.value
+        self.t_now, self.h_last = tret.value, self._last.value
         return self.t_now
+
+    @property
+    def h_next(self) -> float:
+        """The step the solver plans next [s] (0 before its first step since a restart)."""
+        if self.h_last == 0.0:
+            return 0.0
+        self._get_next_step(self.mem, self._next_ref)
+        return self._next.value
 
     def current(self):
         """(x, z) at the time the last step reached (the solver's corrected solution)."""
