@@ -54,6 +54,7 @@ class HybridStepper:
         self.events: list[Event] = []
         self.zero_band = 10 * atol         # guard values this small count as zero after an event
         self.noise = 1e-6 * self.zero_band # a probe moving a guard less than this is rounding
+        self._check = None                 # the buffers of step_check, made on first use
         self._hybrid = hybrid_instances(model)
         self._sampled = [inst for inst in self._hybrid if inst.discrete_slot]
         self.has_states = len(self.system.state_pos) > 0
@@ -158,10 +159,16 @@ class HybridStepper:
     def step_check(self, x, z, t, g_ref, mask):
         """The guards at a solver step and what they mean, in one compiled call: (g, whether
         any guard crossed (:meth:`crossed`), and the reference values and mask to watch them
-        with from here (:meth:`watch`) if none did)."""
-        g, _, any_crossed, g_ref, mask = fast(self.system, "step_check", lambda: _step_check(self.system))(
-            x, z, self.p, t, g_ref, mask, self.zero_band, self.noise)
-        return g, any_crossed[0] > 0.5, g_ref, mask > 0.5
+        with from here (:meth:`watch`) if none did). Called at every solver step, so its
+        buffers are this run's own (a run is one thread) and only what changes is copied in."""
+        if self._check is None:
+            function = fast(self.system, "step_check", lambda: _step_check(self.system)).function
+            self._check = _RunBuffer(function, {6: self.zero_band, 7: self.noise})
+        inputs, (g, _, any_crossed, watched, watched_mask) = self._check.inputs, self._check.outputs
+        inputs[0][:], inputs[1][:], inputs[2][:], inputs[3][0] = x, z, self.p, t
+        inputs[4][:], inputs[5][:] = g_ref, mask
+        self._check.trigger()
+        return g.copy(), any_crossed[0] > 0.5, watched.copy(), watched_mask > 0.5
 
     @property
     def _crossing(self):
@@ -256,6 +263,22 @@ class HybridStepper:
                 f"event storm: more than {self.max_events} events within "
                 f"{window[-1].t - window[0].t:.3g} s around t = {event.t:.10g} s, most of them in "
                 f"{worst}; the model chatters (raise max_events if this is intended)")
+
+
+class _RunBuffer:
+    """A CasADi function's FunctionBuffer with its input and output arrays, for one run (one
+    thread); ``constants``: input index -> value set once."""
+
+    def __init__(self, function, constants: dict):
+        self.buffer, self.trigger = function.buffer()
+        self.inputs = [np.zeros(function.nnz_in(i)) for i in range(function.n_in())]
+        self.outputs = [np.zeros(function.nnz_out(i)) for i in range(function.n_out())]
+        for i, array in enumerate(self.inputs):
+            self.buffer.set_arg(i, memoryview(array))
+        for i, array in enumerate(self.outputs):
+            self.buffer.set_res(i, memoryview(array))
+        for i, value in constants.items():
+            self.inputs[i][:] = value
 
 
 def _crossing_function(n: int):
