@@ -60,7 +60,8 @@ def row_between_steps(system) -> cs.Function:
     lying within the interpolation's accuracy. ``ROW_ITERATIONS`` steps of each (one step of
     each is exact for equations linear in z).
 
-    Returns the CasADi function (y, y', p, t, h, rtol, atol) -> y of y = [x; z], y' the
+    Returns the CasADi function (y, y', p, t, h, rtol, atol) -> (y, 0 if y is finite else NaN)
+    of y = [x; z], y' the
     polynomial's derivative (only its x part is used), h the step, built once per model."""
     key = "row_between_steps"
     if key not in system.cache:
@@ -104,7 +105,9 @@ def _row_function(system) -> cs.Function:
         Js = cs.horzcat(g_x, g_z) @ cs.diag(scale)
         step = -scale * (Js.T @ _regularized_solve(Js @ Js.T, g, kind))
         x, z = x + step[:nx], z + step[nx:]
-    return cs.Function("row_between_steps", [y_in, yp, p, t, h, rtol, atol], [cs.vertcat(x, z)])
+    y = cs.vertcat(x, z)
+    total = cs.sum1(y)
+    return cs.Function("row_between_steps", [y_in, yp, p, t, h, rtol, atol], [y, total - total])
 
 
 def algebraic_rows(system, X, Z, p, times, describe) -> np.ndarray:

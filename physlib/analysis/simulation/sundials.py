@@ -65,6 +65,13 @@ def _buffered(function: cs.Function):
     return buffer, trigger, inputs, outputs
 
 
+def _nan_check(values):
+    """0 when every entry of ``values`` is finite, NaN otherwise (a callback tests one number
+    instead of reducing an array in NumPy, which costs more than the evaluation)."""
+    total = cs.sum1(values) if values.numel() else cs.SX(0)
+    return cs.densify(total - total)
+
+
 def stepping_functions(system, solver: str):
     """The residual/right-hand side and dense Jacobian functions of ``system`` for ``solver``
     (``"idas"``: F(y, y', p, t) and ∂F/∂y + cj·∂F/∂y'; ``"cvodes"``: f and ∂f/∂x), built once per
@@ -78,10 +85,10 @@ def stepping_functions(system, solver: str):
             y, yp, cj = cs.vertcat(x, z), cs.SX.sym("yp", x.numel() + z.numel()), cs.SX.sym("cj")
             residual = cs.vertcat(yp[:nx] - ode, alg)
             jac = cs.jacobian(residual, y) + cj * cs.diag(cs.vertcat(cs.DM.ones(nx), cs.DM.zeros(z.numel())))
-            system.cache[key] = (cs.Function("ida_residual", [y, yp, p, t], [residual]),
+            system.cache[key] = (cs.Function("ida_residual", [y, yp, p, t], [residual, _nan_check(residual)]),
                                  cs.Function("ida_jacobian", [y, p, t, cj], [cs.densify(jac)]))
         else:
-            system.cache[key] = (cs.Function("cvode_rhs", [x, p, t], [ode]),
+            system.cache[key] = (cs.Function("cvode_rhs", [x, p, t], [ode, _nan_check(ode)]),
                                  cs.Function("cvode_jacobian", [x, p, t], [cs.densify(cs.jacobian(ode, x))]))
     return system.cache[key]
 
@@ -115,7 +122,10 @@ class Stepper:
         self._res = _buffered(residual)
         self._jac = _buffered(jacobian)
         if self.ida and self.nz:
-            self._row = _buffered(row_between_steps(system))
+            row = row_between_steps(system)
+            self._row = _buffered(row)
+            # An unrolled (SX) row function cannot fail; one with run-time linear solves can.
+            self._row_solves_at_run_time = not row.is_a("SXFunction")
             self._row[2][5][0], self._row[2][6][0] = rtol, atol
         self.messages: list[str] = []
 
@@ -194,12 +204,12 @@ class Stepper:
 
     def _ida_residual(self, t, yy, yp, rr, _data):
         try:
-            _, trigger, (y_in, yp_in, _p, t_in), (out,) = self._res
+            _, trigger, (y_in, yp_in, _p, t_in), (out, check) = self._res
             y_in[:] = self._array(yy)
             yp_in[:] = self._array(yp)
             t_in[0] = t
             trigger()
-            if not math.isfinite(out.sum()):
+            if check[0] != 0.0:     # not finite
                 return 1            # recoverable: IDA retries with a smaller step
             self._array(rr)[:] = out
             return 0
@@ -219,11 +229,11 @@ class Stepper:
 
     def _cv_rhs(self, t, y, ydot, _data):
         try:
-            _, trigger, (x_in, _p, t_in), (out,) = self._res
+            _, trigger, (x_in, _p, t_in), (out, check) = self._res
             x_in[:] = self._array(y)
             t_in[0] = t
             trigger()
-            if not math.isfinite(out.sum()):
+            if check[0] != 0.0:     # not finite
                 return 1
             self._array(ydot)[:] = out
             return 0
@@ -324,13 +334,12 @@ class Stepper:
         if not self.ida or not self.nz:
             x, _ = self._dky(t, 0)
             return x, np.empty(0)
-        buffer, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out,) = self._row
+        buffer, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out, check) = self._row
         self._dky(t, 0, y_in)
         self._dky(t, 1, yp_in)
         t_in[0], h_in[0] = t, max(self.h_last, 1e-300)
         trigger()
-        total = out.sum()
-        if buffer.ret() == 0 and math.isfinite(total):
+        if check[0] == 0.0 and (self._row_solves_at_run_time is False or buffer.ret() == 0):
             return out[:self.nx].copy(), out[self.nx:].copy()
         return y_in[:self.nx].copy(), y_in[self.nx:].copy()
 
