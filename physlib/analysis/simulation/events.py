@@ -37,6 +37,7 @@ from ..common.initialization import solve_algebraic
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
 from .run_stats import count as count_event
+from .stepping_functions import buffered
 
 
 class HybridStepper:
@@ -162,12 +163,12 @@ class HybridStepper:
         with from here (:meth:`watch`) if none did). Called at every solver step, so its
         buffers are this run's own (a run is one thread) and only what changes is copied in."""
         if self._check is None:
-            function = fast(self.system, "step_check", lambda: _step_check(self.system)).function
-            self._check = _RunBuffer(function, {6: self.zero_band, 7: self.noise})
-        inputs, (g, _, any_crossed, watched, watched_mask) = self._check.inputs, self._check.outputs
+            self._check = buffered(fast(self.system, "step_check", lambda: _step_check(self.system)).function)
+            self._check[2][6][0], self._check[2][7][0] = self.zero_band, self.noise
+        _, trigger, inputs, (g, _, any_crossed, watched, watched_mask) = self._check
         inputs[0][:], inputs[1][:], inputs[2][:], inputs[3][0] = x, z, self.p, t
         inputs[4][:], inputs[5][:] = g_ref, mask
-        self._check.trigger()
+        trigger()
         return g.copy(), any_crossed[0] > 0.5, watched.copy(), watched_mask > 0.5
 
     @property
@@ -263,22 +264,6 @@ class HybridStepper:
                 f"event storm: more than {self.max_events} events within "
                 f"{window[-1].t - window[0].t:.3g} s around t = {event.t:.10g} s, most of them in "
                 f"{worst}; the model chatters (raise max_events if this is intended)")
-
-
-class _RunBuffer:
-    """A CasADi function's FunctionBuffer with its input and output arrays, for one run (one
-    thread); ``constants``: input index -> value set once."""
-
-    def __init__(self, function, constants: dict):
-        self.buffer, self.trigger = function.buffer()
-        self.inputs = [np.zeros(function.nnz_in(i)) for i in range(function.n_in())]
-        self.outputs = [np.zeros(function.nnz_out(i)) for i in range(function.n_out())]
-        for i, array in enumerate(self.inputs):
-            self.buffer.set_arg(i, memoryview(array))
-        for i, array in enumerate(self.outputs):
-            self.buffer.set_res(i, memoryview(array))
-        for i, value in constants.items():
-            self.inputs[i][:] = value
 
 
 def _crossing_function(n: int):

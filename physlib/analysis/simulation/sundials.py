@@ -30,11 +30,11 @@ from __future__ import annotations
 import ctypes
 import math
 
-import casadi as cs
 import numpy as np
 
 from ...core.errors import SimulationError
 from .dae_points import row_between_steps
+from .stepping_functions import buffered, stepping_functions
 from .sundials_library import (CV_JAC_FN, ERR_FN, IDA_JAC_FN, RES_FN, RHS_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
                                MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, libraries)
 
@@ -49,48 +49,6 @@ def stepped(system) -> bool:
     compiled call per interval between time events, sparse, faster on models without events."""
     nx, nz = len(system.state_pos), len(system.z_pos)
     return 0 < nx and nx + nz <= DENSE_LIMIT
-
-
-# --- the compiled functions the callbacks evaluate ----------------------------------------------
-
-def _buffered(function: cs.Function):
-    """(trigger, input arrays, output arrays) of a FunctionBuffer of ``function``."""
-    buffer, trigger = function.buffer()
-    inputs = [np.zeros(function.nnz_in(i)) for i in range(function.n_in())]
-    outputs = [np.zeros(function.nnz_out(i)) for i in range(function.n_out())]
-    for k, a in enumerate(inputs):
-        buffer.set_arg(k, memoryview(a))
-    for k, a in enumerate(outputs):
-        buffer.set_res(k, memoryview(a))
-    return buffer, trigger, inputs, outputs
-
-
-def _nan_check(values):
-    """0 when every entry of ``values`` is finite, NaN otherwise (a callback tests one number
-    instead of reducing an array in NumPy, which costs more than the evaluation)."""
-    total = cs.sum1(values) if values.numel() else cs.SX(0)
-    return cs.densify(total - total)
-
-
-def stepping_functions(system, solver: str):
-    """The residual/right-hand side and dense Jacobian functions of ``system`` for ``solver``
-    (``"idas"``: F(y, y', p, t) and ∂F/∂y + cj·∂F/∂y'; ``"cvodes"``: f and ∂f/∂x), built once per
-    compiled model."""
-    key = ("sundials", solver)
-    if key not in system.cache:
-        x, z, p, t = system.symbols(cs.SX)
-        ode, alg = system.dae(x, z, p, t)
-        nx = x.numel()
-        if solver == "idas":
-            y, yp, cj = cs.vertcat(x, z), cs.SX.sym("yp", x.numel() + z.numel()), cs.SX.sym("cj")
-            residual = cs.vertcat(yp[:nx] - ode, alg)
-            jac = cs.jacobian(residual, y) + cj * cs.diag(cs.vertcat(cs.DM.ones(nx), cs.DM.zeros(z.numel())))
-            system.cache[key] = (cs.Function("ida_residual", [y, yp, p, t], [residual, _nan_check(residual)]),
-                                 cs.Function("ida_jacobian", [y, p, t, cj], [cs.densify(jac)]))
-        else:
-            system.cache[key] = (cs.Function("cvode_rhs", [x, p, t], [ode, _nan_check(ode)]),
-                                 cs.Function("cvode_jacobian", [x, p, t], [cs.densify(cs.jacobian(ode, x))]))
-    return system.cache[key]
 
 
 # --- one solver ----------------------------------------------------------------------------------
@@ -119,11 +77,11 @@ class Stepper:
         n = self.nx + (self.nz if self.ida else 0)
         self.n = n
         residual, jacobian = stepping_functions(system, solver)
-        self._res = _buffered(residual)
-        self._jac = _buffered(jacobian)
+        self._res = buffered(residual)
+        self._jac = buffered(jacobian)
         if self.ida and self.nz:
             row = row_between_steps(system)
-            self._row = _buffered(row)
+            self._row = buffered(row)
             # An unrolled (SX) row function cannot fail; one with run-time linear solves can.
             self._row_solves_at_run_time = not row.is_a("SXFunction")
             self._row[2][5][0], self._row[2][6][0] = rtol, atol
