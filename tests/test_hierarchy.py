@@ -115,3 +115,26 @@ def test_noise_and_analysis_points_inside_subsystems_with_exposed_ports():
     assert list(model["outer.inner"].exposed_ports) == ["a", "b", "g"]
     gain = model.compile().linearize(["src.V"], ["outer.inner.C1.v"]).dcgain()[0, 0]
     assert gain == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_model_lists_its_connections_components_and_exposed_ports():
+    # The read-only views the SPICE writer and topology walk use: connections in the order
+    # connect() was called, each port as (member name, port name), a subsystem's port by the
+    # name it is exposed under.
+    sec = Model("sec")
+    r, c = sec.add(Resistor("R1", R=1e3)), sec.add(Capacitor("C1", C=1e-6))
+    sec.connect(r.n, c.p)
+    sec.expose(r.p, "a")
+    sec.expose(c.n, "b")
+    top = Model("top")
+    src, gnd = top.add(VoltageSource("src", V=1.0)), top.add(Ground("gnd"))
+    top.add(sec)
+    top.connect(src.p, sec.a)
+    top.connect(sec.b, src.n, gnd.p)
+    assert sec.connections == [(("R1", "n"), ("C1", "p"))]
+    assert top.connections == [(("src", "p"), ("sec", "a")), (("sec", "b"), ("src", "n"), ("gnd", "p"))]
+    assert list(top.components) == ["src", "gnd", "sec"]
+    assert set(sec.exposed_ports) == {"a", "b"}
+    # Views, not the model's own containers: changing them changes nothing.
+    top.components.clear()
+    assert list(top.components) == ["src", "gnd", "sec"]
