@@ -6,7 +6,7 @@ Build a system from components with across/through ports, compile it once, then 
     from physlib.components.electrical import VoltageSource, Resistor, Capacitor, Ground
 """
 from .api import Model
-from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError,
+from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError, ExportError,
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, StructureChangeError,
                    UnconnectedPortError, UnknownNameError, ModelError, Variable, der, MissingPortError,
@@ -37,7 +37,7 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "UnconnectedPortError", "MissingReferenceError", "StructuralError", "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
-           "ModeSettlingError", "DescriptorError", "PositionState",
+           "ModeSettlingError", "DescriptorError", "PositionState", "ExportError",
            "LinearModel", "linearize", "inject_through", "inject_across",
            "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError"]
 

@@ -1,6 +1,6 @@
 """Declarations: the Component base class, ports, parameters, variables, errors."""
 from .component import Component, Input, Mode, Output, Parameter, Port, PortRef, Variable
-from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, ImpulseError, InitializationError,
+from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, ExportError, ImpulseError, InitializationError,
                      MissingPortError, MissingReferenceError, ModelError, ModeSettlingError, ParameterError,
                      PhyslibError, PortConnectionError, SimulationError, StructuralError, StructureChangeError,
                      UnconnectedPortError, UnknownAttributeError, UnknownNameError)
@@ -13,7 +13,7 @@ __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef
            "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
-           "ModeSettlingError", "PositionState"]
+           "ModeSettlingError", "PositionState", "ExportError"]
 
 
 def __getattr__(name):

@@ -89,3 +89,9 @@ class ImpulseError(SimulationError):
     """An input jumps where constraints tie a state to it: a current step through an inductor,
     a voltage step directly across a capacitor. The state would jump and its derivative be an
     impulse, which a simulation cannot represent."""
+
+
+class ExportError(PhyslibError):
+    """A compiled model cannot be exported as asked (an FMU, standalone C): no C compiler, a
+    compiler failure, or a component whose behaviour cannot be written as compiled code. The
+    message names what and how to fix it."""
