@@ -22,6 +22,8 @@ from ..core import Component, Input, Output, Parameter
 from ..core.component import Discrete
 from ..core.errors import ParameterError
 from ..core.lazy import lazy_module
+from ..core.logic import absolute, all_of, any_of, maximum, minimum, next_instant, where
+from .signals import EDGE_TOLERANCE
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -60,6 +62,13 @@ class Sampled(Component):
                                  "use a longer sample period or a shorter run")
         start, period = Decimal(repr(t0)), Decimal(repr(ts))
         return [float(start + k * period) for k in range(first, last + 1)]
+
+    def next_time_event(self, values, t):
+        """The first instant t0 + k·Ts after t, computed in floating point (one rounding away
+        from :meth:`time_events`' decimal instants, well within the tolerance of
+        EDGE_TOLERANCE·(|t| + |t0|) inside which t counts as at an instant)."""
+        t0 = values["t0"]
+        return next_instant(t, t0, values["Ts"], EDGE_TOLERANCE * (absolute(t) + absolute(t0)))
 
 
 class ZeroOrderHold(Sampled):
@@ -147,7 +156,8 @@ class DiscretePID(Sampled):
         xi = v["pre(xi)"] + ts * e
         out = v["kp"] * e + v["ki"] * xi + derivative
         push = v["ki"] * e
-        if (out > v["y_max"] and push > 0) or (out < v["y_min"] and push < 0):
-            xi = v["pre(xi)"]
-            out = v["kp"] * e + v["ki"] * xi + derivative
-        return {"held": min(max(out, v["y_min"]), v["y_max"]), "xi": xi, "e_last": e}
+        # Written with physlib.core.logic so that it also compiles to C (see Component.update).
+        clamped = any_of(all_of(out > v["y_max"], push > 0), all_of(out < v["y_min"], push < 0))
+        xi = where(clamped, v["pre(xi)"], xi)
+        out = v["kp"] * e + v["ki"] * xi + derivative
+        return {"held": minimum(maximum(out, v["y_min"]), v["y_max"]), "xi": xi, "e_last": e}

@@ -11,6 +11,7 @@ import math
 from ..core import Component, Input, Mode, Output, Parameter, ParameterError, Port, Variable, der
 from ..core import symbols
 from ..core.lazy import lazy_module
+from ..core.logic import all_of, where
 from ..domains import electrical, rotational, thermal
 from .junctions import (BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
                         limited_exp, reverse_current, saturation_scale)
@@ -602,9 +603,9 @@ class Switch(_IdealSwitching):
         return [self.control - 0.5]
 
     def transition(self, v, fired):
-        if fired[0]:        # the control just crossed 0.5 (it may sit exactly on it now)
-            return {"closed": 1 - v["pre(closed)"]}
-        return {"closed": int(v["control"] > 0.5)}
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
+        # A fired guard: the control just crossed 0.5 (it may sit exactly on it now).
+        return {"closed": where(fired[0], 1 - v["pre(closed)"], where(v["control"] > 0.5, 1, 0))}
 
 
 class IdealDiode(_IdealSwitching):
@@ -630,17 +631,14 @@ class IdealDiode(_IdealSwitching):
         return [self.s]
 
     def transition(self, v, fired):
-        if fired[0]:
-            # s just crossed zero: the diode switches once. Solved again in the new mode, s may
-            # come out a rounding error on the old side (a turn-off located 1e-10 s past the
-            # current's zero leaves a blocking voltage of ±1e-12 V); switching back on that
-            # would be chattering within one instant.
-            return {"on": 1 - int(v["pre(on)"])}
-        if v["on"] and v["s"] < 0:
-            return {"on": 0}
-        if not v["on"] and v["s"] > 0:
-            return {"on": 1}
-        return {}
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
+        # A fired guard: s just crossed zero, and the diode switches once. Solved again in the
+        # new mode, s may come out a rounding error on the old side (a turn-off located 1e-10 s
+        # past the current's zero leaves a blocking voltage of ±1e-12 V); switching back on
+        # that would be chattering within one instant.
+        on, s = v["on"], v["s"]
+        follows_s = where(all_of(on != 0, s < 0), 0, where(all_of(on == 0, s > 0), 1, on))
+        return {"on": where(fired[0], 1 - v["pre(on)"], follows_s)}
 
 
 class BehaviouralSource(OnePort):
@@ -770,17 +768,13 @@ class _HysteresisSwitch(OnePort):
         return [self._control() - upper, self._control() - lower]
 
     def transition(self, v, fired):
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         upper, lower = self._levels(v)
         control, was = v[self.CONTROL], v["pre(closed)"]
-        if fired[0] and not was:          # rose through the upper threshold (may sit on it)
-            return {"closed": 1}
-        if fired[1] and was:              # fell through the lower threshold
-            return {"closed": 0}
-        if control > upper:
-            return {"closed": 1}
-        if control < lower:
-            return {"closed": 0}
-        return {}
+        rose = all_of(fired[0], was == 0)     # rose through the upper threshold (may sit on it)
+        fell = all_of(fired[1], was != 0)     # fell through the lower threshold
+        beyond = where(control > upper, 1, where(control < lower, 0, v["closed"]))
+        return {"closed": where(rose, 1, where(fell, 0, beyond))}
 
     def dissipation(self):
         return self.v, self.i

@@ -8,6 +8,7 @@ zero of pressure except FluidCapacitance's stored energy, which counts from p = 
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
 from ..core.lazy import lazy_module
+from ..core.logic import all_of, any_of, where
 from ..domains import hydraulic, rotational, translational
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -199,15 +200,14 @@ class CheckValve(TwoPort):
         return [sp.Piecewise((self.q, sp.Eq(self.open, self.OPEN)), (self.dp - self.p_crack, True))]
 
     def transition(self, v, fired):
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         # A guard that fired counts even when the located point sits exactly on zero, but only
         # in the mode the event started in (so that a valve never flips back and forth).
-        if v["open"] == self.OPEN:
-            if v["q"] < 0 or (fired[0] and v["pre(open)"] == self.OPEN and v["q"] <= 0):
-                return {"open": self.CLOSED}
-        elif v["dp"] > v["p_crack"] or (fired[0] and v["pre(open)"] == self.CLOSED
-                                         and v["dp"] >= v["p_crack"]):
-            return {"open": self.OPEN}
-        return {}
+        state, pre, q, dp, crack = v["open"], v["pre(open)"], v["q"], v["dp"], v["p_crack"]
+        closes = any_of(q < 0, all_of(fired[0], pre == self.OPEN, q <= 0))
+        opens = any_of(dp > crack, all_of(fired[0], pre == self.CLOSED, dp >= crack))
+        return {"open": where(state == self.OPEN, where(closes, self.CLOSED, state),
+                              where(opens, self.OPEN, state))}
 
     def dissipation(self):
         return self.dp, self.q

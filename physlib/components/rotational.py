@@ -7,6 +7,7 @@ angle (Inertia.phi, spring deflections, AngleSensor) integrate it as a state of 
 """
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
+from ..core.logic import absolute, all_of, any_of, where
 from ..core.positions import PositionState
 from ..core.lazy import lazy_module
 from ..domains import rotational
@@ -343,23 +344,24 @@ class StickSlip(Component):
                 self.f_normalized]                                                # engages/frees
 
     def transition(self, v, fired):
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         fn = v["fn_max"] * v["f_normalized"]
-        mode, pre = v["mode"], v["pre(mode)"]
-        if fn <= 0:
-            return {"mode": self.FREE}
-        if mode == self.FREE:
-            w = v["w_rel"]
-            return {"mode": self.FORWARD if w > 0 else self.BACKWARD if w < 0 else self.STUCK}
-        if mode in (self.FORWARD, self.BACKWARD):
-            return {"mode": self.STUCK} if fired[0] and pre == mode else {}
+        mode, pre, w, tau = v["mode"], v["pre(mode)"], v["w_rel"], v["tau"]
+        # Free with a normal force: engage in the direction of the slip, stuck if there is none.
+        engaged = where(w > 0, self.FORWARD, where(w < 0, self.BACKWARD, self.STUCK))
+        # Sliding: stick when the slip speed crossed zero, in the slip the event started in.
+        slides_on = where(all_of(fired[0], pre == mode), self.STUCK, mode)
         # Stuck: break away in the direction of the torque when it exceeds the static limit
-        # (a fired break guard counts even if the located root lies a hair before the limit).
-        tau, limit = v["tau"], v["peak"] * v["mu"] * v["cgeo"] * fn
-        if abs(tau) > limit or fired[1]:
-            direction = self.FORWARD if tau > 0 else self.BACKWARD
-            if direction != pre:          # not straight back into the slip it just ended
-                return {"mode": direction}
-        return {}
+        # (a fired break guard counts even if the located root lies a hair before the limit),
+        # but not straight back into the slip it just ended.
+        limit = v["peak"] * v["mu"] * v["cgeo"] * fn
+        direction = where(tau > 0, self.FORWARD, self.BACKWARD)
+        breaks_away = all_of(any_of(absolute(tau) > limit, fired[1]), direction != pre)
+        stays_stuck = where(breaks_away, direction, mode)
+        sliding = any_of(mode == self.FORWARD, mode == self.BACKWARD)
+        return {"mode": where(fn <= 0, self.FREE,
+                              where(mode == self.FREE, engaged,
+                                    where(sliding, slides_on, stays_stuck)))}
 
     def constraints(self):
         return [(sp.Eq(self.mode, self.STUCK), self.w_rel)]
@@ -475,19 +477,19 @@ class OneWayClutch(Compliant):
                 sp.Piecewise((self.TAU_TOL - self.tau, sp.Eq(self.mode, self.LOCKED)), (1, True))]
 
     def transition(self, v, fired):
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         mode, pre, w_rel = v["mode"], v["pre(mode)"], v["w_rel"]
-        if mode == self.LOCKED:
-            # Unlock when the torque rose through zero (guard), or is plainly pulling; a torque
-            # of rounding size (a lock with nothing acting on it) keeps it locked.
-            return {"mode": self.FREE} if fired[1] or v["tau"] > self.TAU_TOL else {}
+        # Locked: unlock when the torque rose through zero (guard), or is plainly pulling; a
+        # torque of rounding size (a lock with nothing acting on it) keeps it locked.
+        unlocks = any_of(fired[1], v["tau"] > self.TAU_TOL)
         # Free: lock when the flanges turn the wrong way, or when they turn together and
         # flange_b falls behind (a free clutch that has just unlocked in this event does not
         # lock again on rounding: it unlocked because flange_b pulls ahead).
-        tol = self.REL_TOL * (abs(v["flange_a.w"]) + abs(v["flange_b.w"]))
+        tol = self.REL_TOL * (absolute(v["flange_a.w"]) + absolute(v["flange_b.w"]))
         a_rel = v["der(flange_b.w)"] - v["der(flange_a.w)"]
-        if w_rel < -tol or (w_rel <= tol and a_rel < 0 and pre == self.FREE):
-            return {"mode": self.LOCKED}
-        return {}
+        locks = any_of(w_rel < -tol, all_of(w_rel <= tol, a_rel < 0, pre == self.FREE))
+        return {"mode": where(mode == self.LOCKED, where(unlocks, self.FREE, mode),
+                              where(locks, self.LOCKED, mode))}
 
     def constraints(self):
         return [(sp.Eq(self.mode, self.LOCKED), self.w_rel)]

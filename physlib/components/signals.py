@@ -16,6 +16,7 @@ from ..core.component import as_real
 from ..core.errors import ParameterError
 from ..core import symbols
 from ..core.lazy import lazy_module
+from ..core.logic import absolute, minimum, next_instant, where
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -69,6 +70,9 @@ class Step(Waveform):
     def time_events(self, values, t_start, t_stop):
         return [values["t0"]]
 
+    def next_time_event(self, values, t):
+        return _first_after(t, values["t0"])
+
 
 class Ramp(Waveform):
     """Linear ramp from offset to offset + height between t0 and t0 + duration.
@@ -88,6 +92,9 @@ class Ramp(Waveform):
 
     def time_events(self, values, t_start, t_stop):
         return [values["t0"], values["t0"] + values["duration"]]
+
+    def next_time_event(self, values, t):
+        return _first_after(t, values["t0"], values["t0"] + values["duration"])
 
 
 class Sine(Waveform):
@@ -109,6 +116,9 @@ class Sine(Waveform):
 
     def time_events(self, values, t_start, t_stop):
         return [values["t0"]]
+
+    def next_time_event(self, values, t):
+        return _first_after(t, values["t0"])
 
     def time_scale(self, values):
         return 1.0 / values["f"]          # the period
@@ -143,6 +153,21 @@ def _periods(waveform, t0, period, t_start, t_stop):
     return range(first, last + 1)
 
 
+def _first_after(t, *instants):
+    """The first of ``instants`` [s] not reached at t (+inf if all are): later than t by more
+    than the edge tolerance of :func:`_cycle`, so a t at an instant up to rounding is past it.
+    For :meth:`~physlib.core.component.Component.next_time_event`, with physlib.core.logic."""
+    return minimum(*(where(te > t + EDGE_TOLERANCE * (absolute(t) + absolute(te)), te, math.inf)
+                     for te in instants))
+
+
+def _next_periodic(t, t0, period, offsets):
+    """The first instant t0 + offset + k·period (k = 0, 1, ...; offset from ``offsets`` [s])
+    not reached at t, with the edge tolerance of :func:`_cycle`; for ``next_time_event``."""
+    tolerance = EDGE_TOLERANCE * (absolute(t) + absolute(t0))
+    return minimum(*(next_instant(t, t0 + offset, period, tolerance) for offset in offsets))
+
+
 class Pulse(Waveform):
     """Rectangular pulses: offset + amplitude for ``width`` seconds of every ``period``, from t0 on.
 
@@ -171,6 +196,10 @@ class Pulse(Waveform):
             return [t0]                 # with the next rising one, a stop for nothing
         return [t0 + k * period + d for k in _periods(self, t0, period, t_start, t_stop)
                 for d in (0.0, width)]
+
+    def next_time_event(self, values, t):
+        t0, period, width = values["t0"], values["period"], values["width"]
+        return where(width >= period, _first_after(t, t0), _next_periodic(t, t0, period, (0.0, width)))
 
 
 class PWM(Waveform):
@@ -209,6 +238,11 @@ class PWM(Waveform):
         return [t0 + (k + d) * period for k in _periods(self, t0, period, t_start, t_stop)
                 for d in (0.0, duty)]
 
+    def next_time_event(self, values, t):
+        t0, duty, period = values["t0"], values["duty"], 1 / values["f"]
+        edges = _next_periodic(t, t0, period, (0.0, duty * period))
+        return where(duty == 0, math.inf, where(duty == 1, _first_after(t, t0), edges))
+
 
 class Sawtooth(Waveform):
     """Sawtooth: rises linearly from offset to offset + amplitude over each period and drops
@@ -235,6 +269,9 @@ class Sawtooth(Waveform):
     def time_events(self, values, t_start, t_stop):
         t0, period = values["t0"], values["period"]
         return [t0 + k * period for k in _periods(self, t0, period, t_start, t_stop)]
+
+    def next_time_event(self, values, t):
+        return _next_periodic(t, values["t0"], values["period"], (0.0,))
 
 
 class Triangle(Waveform):
@@ -266,6 +303,10 @@ class Triangle(Waveform):
         t0, period = values["t0"], values["period"]
         return [t0 + (k + d) * period for k in _periods(self, t0, period, t_start, t_stop)
                 for d in (0.0, 0.5)]
+
+    def next_time_event(self, values, t):
+        period = values["period"]
+        return _next_periodic(t, values["t0"], period, (0.0, 0.5 * period))
 
 
 class Table(Waveform):
@@ -325,6 +366,15 @@ class Table(Waveform):
         again = [tk - start for tk in times if tk >= start and tk < end]
         return times + [end + k * (end - start) + d
                         for k in _periods(self, end, end - start, t_start, t_stop) for d in again]
+
+    def next_time_event(self, values, t):
+        # The points and repeat are structural: plain numbers, so ordinary Python here.
+        times = [p[0] for p in self.points]
+        if self.repeat is None:
+            return _first_after(t, *times)
+        end = times[-1]
+        again = [tk - self.repeat for tk in times if self.repeat <= tk < end]
+        return minimum(_first_after(t, *times), _next_periodic(t, end, end - self.repeat, again))
 
 
 class Expression(Waveform):
@@ -545,13 +595,10 @@ class Relay(Component):
         return [sp.Piecewise((self.u - self.u_off, sp.Eq(self.on, 1)), (self.u - self.u_on, True))]
 
     def transition(self, v, fired):
-        if v["u"] >= v["u_on"]:
-            return {"on": 1}
-        if v["u"] <= v["u_off"]:
-            return {"on": 0}
-        if v["on"] == -1:       # the start, between the levels
-            return {"on": int(self.initially_on)}
-        return {}
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
+        u, on = v["u"], v["on"]
+        between = where(on == -1, int(self.initially_on), on)    # -1: the start, between the levels
+        return {"on": where(u >= v["u_on"], 1, where(u <= v["u_off"], 0, between))}
 
 
 class SignalPWM(Component):
@@ -589,13 +636,16 @@ class SignalPWM(Component):
         return [self.duty - self.carrier]
 
     def transition(self, v, fired):
-        if fired[0]:        # duty and carrier just crossed (they may be equal now)
-            return {"on": 1 - v["pre(on)"]}
-        return {"on": int(v["duty"] > v["carrier"])}
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
+        # A fired guard: duty and carrier just crossed (they may be equal now).
+        return {"on": where(fired[0], 1 - v["pre(on)"], where(v["duty"] > v["carrier"], 1, 0))}
 
     def time_events(self, values, t_start, t_stop):
         t0, period = values["t0"], 1 / values["f"]
         return [t0 + k * period for k in _periods(self, t0, period, t_start, t_stop)]
+
+    def next_time_event(self, values, t):
+        return _next_periodic(t, values["t0"], 1 / values["f"], (0.0,))
 
 
 class PID(Component):
@@ -930,6 +980,17 @@ class Trapezoid(Waveform):
                   for k in _periods(self, t0, period, t_start, min(t_stop, end)) for d in corners]
         return [e for e in events if e < end] + ([end] if pulses > 0 else [])
 
+    def next_time_event(self, values, t):
+        t0, period, pulses = values["t0"], values["period"], values["pulses"]
+        r, w, f = values["rising"], values["width"], values["falling"]
+        # Corners a shape longer than the period would put past its end are left out: one
+        # beyond every period.
+        corners = [where(d < period, _next_periodic(t, t0, period, (d,)), math.inf)
+                   for d in (0.0, r, r + w, r + w + f)]
+        end = where(pulses > 0, t0 + pulses * period, math.inf)
+        corner = minimum(*corners)
+        return minimum(where(corner < end, corner, math.inf), _first_after(t, end))
+
 
 class DampedSine(Waveform):
     """SPICE's SIN: offset + amplitude·exp(−damping·(t − t0))·sin(2π·f·(t − t0) + phase) from
@@ -954,6 +1015,9 @@ class DampedSine(Waveform):
 
     def time_events(self, values, t_start, t_stop):
         return [values["t0"]]
+
+    def next_time_event(self, values, t):
+        return _first_after(t, values["t0"])
 
     def time_scale(self, values):
         return 1.0 / values["f"]
@@ -990,6 +1054,9 @@ class Exponentials(Waveform):
 
     def time_events(self, values, t_start, t_stop):
         return [values["t_rise"], values["t_fall"]]
+
+    def next_time_event(self, values, t):
+        return _first_after(t, values["t_rise"], values["t_fall"])
 
     def time_scale(self, values):
         return min(values["tau_rise"], values["tau_fall"])

@@ -9,6 +9,7 @@ need a position (Mass.s, spring deflections, PositionSensor) integrate it as a s
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
 from ..core.positions import PositionState
 from ..core.lazy import lazy_module
+from ..core.logic import all_of, any_of, where
 from ..domains import rotational, translational
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -307,22 +308,19 @@ class HardStop(Compliant):
         return [sp.Piecewise((apart, sp.Eq(self.contact, self.APART)), (-self.f, True))]
 
     def transition(self, v, fired):
-        mode, pre = v["contact"], v["pre(contact)"]
-        if mode == self.APART:
-            if pre == self.CONTACT:
-                # Just released because the contact force would pull: the bodies move together
-                # at this instant (v_rel = 0 up to rounding), which is no new impact; and the
-                # fired guard was the force's, not the gap's.
-                return {}
-            if (fired[0] or v["s_rel"] <= 0) and v["v_rel"] < 0:
-                return {"contact": self.IMPACT if v["e"] > 0 and -v["v_rel"] * v["e"] > v["v_rest"]
-                        else self.CONTACT}
-            return {}
-        if mode == self.IMPACT:
-            return {"contact": self.APART}
-        if v["f"] > 0 and pre == self.CONTACT:       # pulling: let go
-            return {"contact": self.APART}
-        return {}
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
+        mode, pre, v_rel = v["contact"], v["pre(contact)"], v["v_rel"]
+        # Apart: the gap closed (or the body is inside the stop) while approaching. Not just
+        # after a release because the contact force would pull: the bodies move together at
+        # this instant (v_rel = 0 up to rounding), which is no new impact; and the fired guard
+        # was the force's, not the gap's.
+        hits = all_of(pre != self.CONTACT, any_of(fired[0], v["s_rel"] <= 0), v_rel < 0)
+        bounces = all_of(v["e"] > 0, -v_rel * v["e"] > v["v_rest"])
+        apart = where(hits, where(bounces, self.IMPACT, self.CONTACT), mode)
+        # An impact lasts one round; a contact lets go when pulling.
+        lets_go = all_of(v["f"] > 0, pre == self.CONTACT)
+        touching = where(mode == self.IMPACT, self.APART, where(lets_go, self.APART, mode))
+        return {"contact": where(mode == self.APART, apart, touching)}
 
     def constraints(self):
         return [(sp.Eq(self.contact, self.IMPACT), self.v_rel, self.e),

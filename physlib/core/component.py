@@ -586,7 +586,13 @@ class Component:
     def transition(self, values: dict[str, float], fired: list[bool]) -> dict[str, int]:
         """New mode codes at an event, from this component's current values (variables,
         parameters and modes by local name) and which of its guards just crossed zero.
-        Called repeatedly until no mode changes (event iteration)."""
+        Called repeatedly until no mode changes (event iteration). A mode left out, or given
+        its current code, does not change.
+
+        Written with the helpers of :mod:`physlib.core.logic` (``where``, ``all_of``, ... in
+        place of ``if``, ``and``, ``min``, ``int()`` on values), one definition serves the
+        simulator (floats and bools) and an exported model (CasADi symbols compiled to C),
+        which then returns a code for every mode."""
         return {}
 
     def update(self, values: dict[str, float], t: float) -> dict[str, float]:
@@ -612,6 +618,18 @@ class Component:
     def time_events(self, values: dict[str, float], t0: float, t1: float) -> list[float]:
         """Times in [t0, t1] where the equations are not smooth in time (given parameter values)."""
         return []
+
+    def next_time_event(self, values: dict[str, Any], t: Any) -> Any:
+        """The first of this component's time events (:meth:`time_events`) strictly after t
+        [s], +inf if there is none: what an exported model (an FMU) asks to schedule its next
+        time event, in C.
+
+        ``values`` are the parameters by local name, ``t`` the time: floats, or CasADi symbols
+        when the model is exported, so a class that overrides :meth:`time_events` writes this
+        with the helpers of :mod:`physlib.core.logic` (no ``if``, ``min``, ``int()`` on
+        values). A t that equals an event up to rounding (``t0 + k·Ts`` computed another way)
+        is at that event: the answer is the one after it, never the same instant again."""
+        return math.inf
 
     def time_scale(self, values: dict[str, float]) -> float | None:
         """The time [s] over which the equations' explicit dependence on time changes shape (a

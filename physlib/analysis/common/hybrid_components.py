@@ -23,6 +23,7 @@ import numpy as np
 
 from ...core.component import Discrete, as_real
 from ...core.errors import PhyslibError
+from ...core.logic import is_symbolic
 
 
 @dataclass
@@ -66,41 +67,84 @@ class HybridInstance:
         self.guard_rows = guard_rows
 
     def modes(self, p) -> dict:
-        return {name: int(p[slot]) for name, slot in self.mode_slot.items()}
+        """The mode codes in the parameter vector ``p``: ints, or entries of a symbolic ``p``."""
+        return {name: _code(p[slot]) for name, slot in self.mode_slot.items()}
 
     def discrete(self, p) -> dict:
-        return {name: float(p[slot]) for name, slot in self.discrete_slot.items()}
+        """The discrete values in ``p``: floats, or entries of a symbolic ``p``."""
+        return {name: _real(p[slot]) for name, slot in self.discrete_slot.items()}
 
     def _local(self, values, p, pre):
-        local = dict(zip(self.local_names, (self.local_sign * values[self.local_pos]).tolist()))
-        local.update({name: float(p[slot]) for name, slot in self.param_slots.items()})
-        local.update({name: int(p[slot]) for name, slot in self.mode_slot.items()})
-        local.update({f"pre({name})": int(pre[slot]) for name, slot in self.mode_slot.items()})
+        """The component's values by local name, as its transition and update read them:
+        floats (and int mode codes), or CasADi symbols where the vectors are symbolic (an
+        export, :mod:`.hybrid_functions`)."""
+        if is_symbolic(values):
+            signs = self.local_sign.tolist()
+            local = {name: sign * values[pos] for name, pos, sign in
+                     zip(self.local_names, self.local_pos.tolist(), signs)}
+        else:
+            local = dict(zip(self.local_names, (self.local_sign * values[self.local_pos]).tolist()))
+        local.update({name: _real(p[slot]) for name, slot in self.param_slots.items()})
+        local.update(self.modes(p))
+        local.update({f"pre({name})": _code(pre[slot]) for name, slot in self.mode_slot.items()})
         local.update(self.discrete(p))
         return local
 
+    def requested_modes(self, values, p, pre, fired) -> dict:
+        """The component's answer to :meth:`~physlib.core.component.Component.transition`,
+        {mode: code}, codes unchanged included; on symbolic vectors (``fired``: 0/1 per guard
+        of the model) symbolic codes."""
+        flags = [fired[r] if is_symbolic(fired) else bool(fired[r]) for r in self.guard_rows]
+        return self.component.transition(self._local(values, p, pre), flags) or {}
+
     def transition(self, values, p, pre, fired):
+        """The modes that change, {mode: int code}, from numeric vectors (see
+        :func:`mode_requests`)."""
+        current = self.modes(p)
+        new = {name: int(round(code)) for name, code in self.requested_modes(values, p, pre, fired).items()}
+        return {name: code for name, code in new.items() if code != current[name]}
+
+    def requested_discrete(self, values, p, pre, t, before=None) -> dict:
+        """The component's answer to :meth:`~physlib.core.component.Component.update` at
+        sample instant t [s], {discrete variable: value}; ``pre(name)`` of a discrete variable
+        is its value in ``before`` (by name), else in ``pre``. Works on symbolic vectors and t
+        as well. A name that is not one of its discrete variables is an error."""
         local = self._local(values, p, pre)
-        new = self.component.transition(local, [bool(fired[r]) for r in self.guard_rows])
-        return {name: int(code) for name, code in (new or {}).items()
-                if int(code) != int(p[self.mode_slot[name]])}
+        before = self.discrete(pre) if before is None else before
+        local.update({f"pre({name})": value for name, value in before.items()})
+        new = self.component.update(local, t) or {}
+        unknown = {name: value for name, value in new.items() if name not in self.discrete_slot}
+        if unknown:
+            raise self._bad_update(t, unknown)
+        return new
 
     def update(self, values, p, pre, t):
         """Changed discrete values at sample instant t (``pre``: the parameter vector at the
         start of this event iteration, for the modes' ``pre(...)`` as in :meth:`transition`)."""
         if self._pre[0] != t:
             self._pre = (t, self.discrete(p))
-        local = self._local(values, p, pre)
-        local.update({f"pre({name})": value for name, value in self._pre[1].items()})
-        new = self.component.update(local, t) or {}
-        bad = {name: value for name, value in new.items()
-               if name not in self.discrete_slot or not math.isfinite(_real_or_nan(value))}
+        new = self.requested_discrete(values, p, pre, t, self._pre[1])
+        bad = {name: value for name, value in new.items() if not math.isfinite(_real_or_nan(value))}
         if bad:
-            raise PhyslibError(f"{type(self.component).__name__} {self.path!r}: update() at "
-                               f"t = {t:.10g} s returned {bad}; it gives finite values of its "
-                               f"discrete variables ({', '.join(self.discrete_slot) or 'none'})")
+            raise self._bad_update(t, bad)
         return {name: float(value) for name, value in new.items()
                 if float(value) != p[self.discrete_slot[name]]}
+
+    def _bad_update(self, t, bad: dict) -> PhyslibError:
+        at = "" if is_symbolic(t) else f" at t = {t:.10g} s"
+        return PhyslibError(f"{type(self.component).__name__} {self.path!r}: update(){at} returned "
+                            f"{bad}; it gives finite values of its discrete variables "
+                            f"({', '.join(self.discrete_slot) or 'none'})")
+
+
+def _code(value):
+    """A mode code read from a parameter vector: an int, or the entry of a symbolic vector."""
+    return value if is_symbolic(value) else int(value)
+
+
+def _real(value):
+    """A real read from a parameter vector: a float, or the entry of a symbolic vector."""
+    return value if is_symbolic(value) else float(value)
 
 
 def _real_or_nan(value) -> float:
