@@ -17,6 +17,7 @@ import difflib
 import inspect
 
 from .analysis.common.options import OptionError
+from .analysis.export.fmu import export_fmu
 from .analysis.linear.linearize import linearize
 from .analysis.linear.operating_point import operating_point, trim
 from .analysis.noise.multiport import multiport_noise
@@ -104,6 +105,13 @@ class CompiledModel(compiled.CompiledModel):
         ``partitions`` at the nodes it shares with the rest, independent of the operating point:
         compute it once (:func:`physlib.analysis.noise.portions.portion_noise`)."""
         return _forward(portion_noise, (self, f), locals(), unknown)
+
+    @_analysis(export_fmu)
+    def export_fmu(self, path, *, inputs=(), outputs=(), parameters="all", name: str | None = None,
+                   binary: bool = True, **unknown):
+        """Write this model as an FMI 2.0 Model Exchange FMU at ``path``
+        (:func:`physlib.analysis.export.fmu.export_fmu`)."""
+        return _forward(export_fmu, (self, path), locals(), unknown)
 
 
 def _forward(function, args, values, unknown):

@@ -12,8 +12,10 @@ ANALYSIS = architecture.PACKAGE / "analysis"
 ASSEMBLY = architecture.PACKAGE / "assembly"
 SHARED = "common"
 # each job subpackage and what it may import of the analyses besides the shared helpers
-# (simulation reaches noise only for the noise propagated along a run)
-JOBS = {"linear": set(), "noise": {"linear"}, "simulation": {"linear", "noise"}, "sweeps": set()}
+# (simulation reaches noise only for the noise propagated along a run; export writes FMUs and
+# standalone C from the compiled functions, mirroring the simulator's fixed-step methods and events)
+JOBS = {"linear": set(), "noise": {"linear"}, "simulation": {"linear", "noise"}, "sweeps": set(),
+        "export": {"simulation"}}
 
 
 def analysis_modules():

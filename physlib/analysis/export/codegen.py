@@ -1,0 +1,87 @@
+"""C code from a compiled model's CasADi functions, and the system C compiler that builds it.
+
+CasADi's :class:`casadi.CodeGenerator` writes a function and everything it calls (sparse
+linear algebra, the QR factorization of a code-generated Newton solver) as plain C99 with no
+dependency beyond the C library and libm, so the code it writes builds anywhere a C compiler
+does: an FMU's binary, a standalone program.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import casadi as cs
+
+from ...core.errors import ExportError
+
+CFLAGS = ("-std=c99", "-fPIC", "-Wall", "-Wno-unused-variable", "-Wno-unused-function",
+          "-Wno-unused-but-set-variable")
+"""Flags of every build: C99 (what the FMI headers and CasADi's output are written in),
+position-independent (the FMU's binary is a shared library)."""
+
+OPTIMIZE_LIMIT = 100_000
+"""Sources larger than this many bytes [B] are compiled without optimization (-O0, else -O2).
+CasADi writes a model's equations as one straight-line C function; GCC's optimizer needs time
+and memory superlinear in a function's length (a 1,000-stage RC ladder, 1.9 MB of C: -O0 takes
+15 s and 0.6 GB, -O1 ran out of 15 GB after 164 s), while -O0 code runs only a few times
+slower on such code."""
+
+
+def c_compiler() -> list[str]:
+    """The C compiler command: ``$CC`` if set, else the first of cc, gcc, clang on the PATH.
+    No compiler is an :class:`~physlib.core.errors.ExportError` saying what to install."""
+    if os.environ.get("CC"):
+        command = shlex.split(os.environ["CC"])
+        if shutil.which(command[0]):
+            return command
+        raise ExportError(f"$CC is {os.environ['CC']!r}, which is not on the PATH; set CC to a C "
+                          "compiler (gcc, clang) or unset it")
+    for name in ("cc", "gcc", "clang"):
+        if path := shutil.which(name):
+            return [path]
+    raise ExportError("no C compiler found (looked for $CC, cc, gcc, clang on the PATH): install one "
+                      "(Debian/Ubuntu: apt-get install gcc; macOS: xcode-select --install), or export "
+                      "with binary=False for a source-only FMU")
+
+
+def generate(functions: list[cs.Function], directory: Path, name: str) -> Path:
+    """Write ``name.c`` and ``name.h`` in ``directory`` with the C code of ``functions`` (each
+    callable from C by its CasADi name, through CasADi's documented calling convention:
+    ``name(arg, res, iw, w, mem)`` with ``name_work`` giving the work-array sizes). Returns
+    the path of the .c file."""
+    directory.mkdir(parents=True, exist_ok=True)
+    generator = cs.CodeGenerator(f"{name}.c", {"with_header": True, "indent": 1})
+    for function in functions:
+        generator.add(function)
+    # CodeGenerator writes into the working directory it is given as a prefix.
+    generator.generate(str(directory) + os.sep)
+    return directory / f"{name}.c"
+
+
+def build(sources: list[Path], output: Path, *, shared: bool, include: tuple = (),
+          hidden: bool = False) -> Path:
+    """Compile and link ``sources`` into ``output``: a shared library (``shared=True``) or a
+    program. ``hidden``: export only the symbols the code marks as exported (an FMU's fmi2
+    functions), so two FMUs loaded into one process never share a function of the same name. A compiler failure is an :class:`~physlib.core.errors.ExportError` quoting the
+    compiler's first error lines."""
+    folders = {Path(d) for d in include} | {source.parent for source in sources}
+    size = sum(path.stat().st_size for folder in folders for path in folder.glob("*.c"))
+    optimize = "-O2" if size <= OPTIMIZE_LIMIT else "-O0"
+    command = [*c_compiler(), optimize, *CFLAGS, *(f"-I{d}" for d in include), *map(str, sources),
+               "-o", str(output), "-lm"]
+    if shared:
+        command.insert(len(c_compiler()), "-shared")
+    if hidden:
+        command.insert(len(c_compiler()), "-fvisibility=hidden")
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except OSError as err:
+        raise ExportError(f"could not run the C compiler {command[0]!r}: {err}") from None
+    if result.returncode != 0:
+        errors = [line for line in result.stderr.splitlines() if "error" in line][:8]
+        raise ExportError(f"the C compiler failed building {output.name} ({shlex.join(command[:3])} ...):\n  "
+                          + "\n  ".join(errors or result.stderr.splitlines()[-8:]))
+    return output

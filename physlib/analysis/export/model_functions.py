@@ -1,0 +1,90 @@
+"""The CasADi functions an exported model evaluates in C.
+
+An FMU (and the standalone program) holds the states x, the parameter vector p (component
+parameters, inputs chosen from them, and the modes and discrete variables of hybrid
+components, which live in its slots) and the time t; everything else follows from them:
+
+- ``evaluate(x, z_guess, p, t) -> (z, ode, values, residual)``: the algebraic variables z
+  solved from 0 = g(x, z, p, t) by a code-generated Newton method (CasADi's ``fast_newton``,
+  a sparse QR factorization per iteration) started from ``z_guess`` — the last solution, so a
+  step of the importing solver costs one or two iterations — then the state derivatives
+  x' = f(x, z, p, t), the value of every variable and the largest residual |g| left (the C
+  side refuses a solution whose residual is not at rounding level);
+- ``start(p, t) -> (x0, z0)``: the start values physlib computes from the parameters;
+- ``guards(x, z, p, t)``: the zero-crossing functions of hybrid components (FMI's event
+  indicators);
+- ``directional(x, z, p, t, dx, dp) -> (d ode, d values)``: forward-mode derivatives along a
+  direction of states and parameters (FMI's directional derivatives), the algebraic variables
+  differentiated through the Newton solution by the implicit function theorem.
+"""
+from __future__ import annotations
+
+import casadi as cs
+import numpy as np
+
+NEWTON = {"abstol": 1e-13, "abstolStep": 1e-15, "max_iter": 60}
+"""Options of the code-generated Newton method: |g| below 1e-13 or a step below 1e-15, as the
+simulator's consistent-state solve (iterations stop earlier once a step stops improving)."""
+
+
+def model_functions(model) -> list[cs.Function]:
+    """evaluate, start, guards and directional (see the module docstring) for ``model``, in the
+    order the C wrapper expects them."""
+    system = model.system
+    x, z, p, t = system.symbols(cs.MX)
+    z_guess = cs.MX.sym("z_guess", z.numel())
+    z_solved = _polished(system, _newton(system)(z_guess, x, p, t), x, p, t) if z.numel() else z_guess
+    ode, alg = system.dae(x, z_solved, p, t)
+    values = system.outputs(x, z_solved, p, t)
+    residual = cs.norm_inf(alg) if z.numel() else cs.MX(0)
+    evaluate = cs.Function("model_evaluate", [x, z_guess, p, t], [z_solved, ode, values, residual],
+                           ["x", "z_guess", "p", "t"], ["z", "ode", "values", "residual"])
+    dx, dp = cs.MX.sym("dx", x.numel()), cs.MX.sym("dp", p.numel())
+    known, seed = cs.vertcat(x, p), cs.vertcat(dx, dp)
+    directional = cs.Function(
+        "model_directional", [x, z_guess, p, t, dx, dp],
+        [cs.jtimes(ode, known, seed), cs.jtimes(values, known, seed)],
+        ["x", "z_guess", "p", "t", "dx", "dp"], ["d_ode", "d_values"])
+    xs, zs, ps, ts = system.symbols(cs.SX)
+    guards = cs.Function("model_guards", [xs, zs, ps, ts], [system.guards(xs, zs, ps, ts)],
+                         ["x", "z", "p", "t"], ["g"])
+    start = cs.Function("model_start", [ps, ts], list(system.start(ps, ts)), ["p", "t"], ["x0", "z0"])
+    return [evaluate, start, guards, directional]
+
+
+def _polished(system, z, x, p, t):
+    """One more Newton step from the solution: fast_newton stops on an absolute residual
+    (amperes and newtons alike), after which the step below brings z to rounding level (the
+    quadratic convergence), so derivatives taken by differences of evaluations are not noise."""
+    xs, zs, ps, ts = system.symbols(cs.SX)
+    alg = system.dae(xs, zs, ps, ts)[1]
+    step = cs.Function("newton_step", [xs, zs, ps, ts], [alg, cs.jacobian(alg, zs)])
+    g, jacobian = step(x, z, p, t)
+    return z - cs.solve(jacobian, g, "qr")
+
+
+def _newton(system) -> cs.Function:
+    x, z, p, t = system.symbols(cs.SX)
+    residual = cs.Function("g", [z, x, p, t], [system.dae(x, z, p, t)[1]])
+    return cs.rootfinder("solve_z", "fast_newton", residual, NEWTON)
+
+
+def dependencies(model, functions, input_slots) -> tuple[np.ndarray, np.ndarray]:
+    """Structural dependence of the derivatives and of the variable values on the states and
+    on the parameter slots ``input_slots`` (FMI's ModelStructure): boolean matrices (nx, nx +
+    ni) and (n values, nx + ni), from the sparsity of the Jacobian of ``evaluate`` (through the
+    Newton solution: an algebraic loop couples everything it contains)."""
+    x, z, p, t = model.system.symbols(cs.MX)
+    _, ode, values, _ = functions[0](x, z, p, t)
+    structure = cs.Function("structure", [x, z, p, t], [ode, values])
+    patterns = [np.hstack([_dense_pattern(structure.jac_sparsity(out, 0)),
+                           _dense_pattern(structure.jac_sparsity(out, 2))[:, list(input_slots)]])
+                for out in (0, 1)]
+    return patterns[0], patterns[1]
+
+
+def _dense_pattern(sparsity: cs.Sparsity) -> np.ndarray:
+    pattern = np.zeros(sparsity.shape, bool)
+    rows, cols = sparsity.get_triplet()
+    pattern[rows, cols] = True
+    return pattern
