@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.component import Component, Mode, Parameter, Port, Variable
 from ..core.errors import PhyslibError, UnknownNameError
+from ..core.logic import is_symbolic
 from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
 from .names import PositionNames
@@ -232,13 +233,25 @@ class CompiledModel:
     def _declaring(self, method: str, p: np.ndarray):
         """(component, its parameter values in ``p``) for every component whose class
         overrides the Component method ``method``."""
+        for _, comp, values in self.components_overriding(method, p):
+            yield comp, values
+
+    def components_overriding(self, method: str, p):
+        """(path, component, its parameter values by local name) for every component whose
+        class overrides the :class:`~physlib.core.component.Component` method ``method``
+        (``"time_events"``), the values read from the parameter vector ``p``: floats from a
+        NumPy vector, entries from a CasADi symbol vector (an export,
+        :mod:`physlib.analysis.common.hybrid_functions`)."""
+        symbolic = is_symbolic(p)
         for group in self._flat.groups:
             comps = group.components
             if getattr(type(comps[0]), method) is getattr(Component, method):
                 continue
             names = group.template.param_names
             for row, comp in enumerate(comps):
-                yield comp, dict(zip(names, p[group.param_ids[row]].tolist()))
+                ids = group.param_ids[row][:len(names)]
+                entries = [p[i] for i in ids.tolist()] if symbolic else p[ids].tolist()
+                yield group.paths[row], comp, dict(zip(names, entries))
 
     @cached_property
     def partitions(self) -> list:

@@ -41,13 +41,22 @@ from typing import Any
 _PLAIN = (bool, int, float)
 
 
+def _casadi_of(value) -> Any:
+    """The ``casadi`` module if ``value`` is a CasADi matrix or symbol, else None (a plain
+    number is recognized by its type first: the simulator's case, kept cheap)."""
+    if type(value) in _PLAIN:
+        return None
+    casadi = sys.modules.get("casadi")
+    if casadi is not None and isinstance(value, (casadi.SX, casadi.MX, casadi.DM)):
+        return casadi
+    return None
+
+
 def _casadi_in(values) -> Any:
     """The ``casadi`` module if one of ``values`` is a CasADi matrix or symbol, else None."""
-    casadi = sys.modules.get("casadi")
-    if casadi is None:
-        return None
     for value in values:
-        if type(value) not in _PLAIN and isinstance(value, (casadi.SX, casadi.MX, casadi.DM)):
+        casadi = _casadi_of(value)
+        if casadi is not None:
             return casadi
     return None
 
@@ -55,14 +64,14 @@ def _casadi_in(values) -> Any:
 def is_symbolic(value: Any) -> bool:
     """Whether ``value`` is a CasADi matrix or symbol (``SX``, ``MX``, ``DM``) rather than a
     plain number."""
-    return _casadi_in((value,)) is not None
+    return _casadi_of(value) is not None
 
 
 def where(condition: Any, if_true: Any, if_false: Any) -> Any:
     """``if_true if condition else if_false``; ``casadi.if_else`` when the condition is symbolic.
 
     A plain condition picks a branch even when the branches are symbols."""
-    casadi = _casadi_in((condition,))
+    casadi = _casadi_of(condition)
     if casadi is None:
         return if_true if condition else if_false
     return casadi.if_else(condition, if_true, if_false)
@@ -73,7 +82,7 @@ def all_of(*conditions: Any) -> Any:
     ``casadi.logic_and`` of the symbolic ones, the plain ones decided at once)."""
     symbolic = []
     for condition in conditions:
-        if _casadi_in((condition,)) is not None:
+        if type(condition) is not bool and _casadi_of(condition) is not None:
             symbolic.append(condition)
         elif not condition:
             return False
@@ -85,7 +94,7 @@ def any_of(*conditions: Any) -> Any:
     ``casadi.logic_or`` of the symbolic ones, the plain ones decided at once)."""
     symbolic = []
     for condition in conditions:
-        if _casadi_in((condition,)) is not None:
+        if type(condition) is not bool and _casadi_of(condition) is not None:
             symbolic.append(condition)
         elif condition:
             return True
@@ -94,7 +103,7 @@ def any_of(*conditions: Any) -> Any:
 
 def negate(condition: Any) -> Any:
     """``not condition`` (``casadi.logic_not`` when symbolic)."""
-    casadi = _casadi_in((condition,))
+    casadi = _casadi_of(condition)
     return (not condition) if casadi is None else casadi.logic_not(condition)
 
 
@@ -112,14 +121,14 @@ def maximum(*values: Any) -> Any:
 
 def absolute(value: Any) -> Any:
     """|value| (Python's ``abs``; ``casadi.fabs`` when symbolic)."""
-    casadi = _casadi_in((value,))
+    casadi = _casadi_of(value)
     return abs(value) if casadi is None else casadi.fabs(value)
 
 
 def floor(value: Any) -> Any:
     """The largest integer <= value (``math.floor``, an int, for a plain number;
     ``casadi.floor`` when symbolic)."""
-    casadi = _casadi_in((value,))
+    casadi = _casadi_of(value)
     return math.floor(value) if casadi is None else casadi.floor(value)
 
 
@@ -127,7 +136,7 @@ def next_instant(t: Any, first: Any, period: Any, tolerance: Any) -> Any:
     """The first of the instants ``first + k·period`` [s] (k = 0, 1, 2, ...) later than
     ``t + tolerance`` [s]: the next instant of a periodic schedule not yet reached at t.
 
-    ``tolerance`` (> 0, a few hundred rounding errors of t) makes a t that equals an instant
+    ``tolerance`` (>= 0, a few hundred rounding errors of t) makes a t that equals an instant
     up to rounding (an instant computed another way, ``t0 + 3·Ts`` against ``0.3``) count as
     that instant, so the answer is the one after it, never the same instant again. The index
     from the quotient is checked against the instants themselves, so rounding in the division
