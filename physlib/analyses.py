@@ -18,6 +18,7 @@ import inspect
 
 from .analysis.common.options import OptionError
 from .analysis.export.fmu import export_fmu
+from .analysis.export.standalone import export_c
 from .analysis.linear.linearize import linearize
 from .analysis.linear.operating_point import operating_point, trim
 from .analysis.noise.multiport import multiport_noise
@@ -112,6 +113,12 @@ class CompiledModel(compiled.CompiledModel):
         """Write this model as an FMI 2.0 Model Exchange FMU at ``path``
         (:func:`physlib.analysis.export.fmu.export_fmu`)."""
         return _forward(export_fmu, (self, path), locals(), unknown)
+
+    @_analysis(export_c)
+    def export_c(self, path, *, t_end: float | None = None, dt: float | None = None, **unknown):
+        """Write and build a standalone C program at ``path`` that simulates this model with the
+        trapezoidal rule and prints CSV (:func:`physlib.analysis.export.standalone.export_c`)."""
+        return _forward(export_c, (self, path), locals(), unknown)
 
 
 def _forward(function, args, values, unknown):

@@ -62,15 +62,18 @@ def generate(functions: list[cs.Function], directory: Path, name: str) -> Path:
 
 
 def build(sources: list[Path], output: Path, *, shared: bool, include: tuple = (),
-          hidden: bool = False) -> Path:
+          hidden: bool = False, optimize: bool | None = None) -> Path:
     """Compile and link ``sources`` into ``output``: a shared library (``shared=True``) or a
     program. ``hidden``: export only the symbols the code marks as exported (an FMU's fmi2
-    functions), so two FMUs loaded into one process never share a function of the same name. A compiler failure is an :class:`~physlib.core.errors.ExportError` quoting the
-    compiler's first error lines."""
+    functions), so two FMUs loaded into one process never share a function of the same name.
+    ``optimize``: -O2 (True) or -O0 (False); None: -O2 up to :data:`OPTIMIZE_LIMIT` bytes of C
+    (code split into short functions, as the standalone program's, compiles at -O2 in time
+    linear in its length). A compiler failure is an :class:`~physlib.core.errors.ExportError`
+    quoting the compiler's first error lines."""
     folders = {Path(d) for d in include} | {source.parent for source in sources}
     size = sum(path.stat().st_size for folder in folders for path in folder.glob("*.c"))
-    optimize = "-O2" if size <= OPTIMIZE_LIMIT else "-O0"
-    command = [*c_compiler(), optimize, *CFLAGS, *(f"-I{d}" for d in include), *map(str, sources),
+    level = "-O2" if (size <= OPTIMIZE_LIMIT if optimize is None else optimize) else "-O0"
+    command = [*c_compiler(), level, *CFLAGS, *(f"-I{d}" for d in include), *map(str, sources),
                "-o", str(output), "-lm"]
     if shared:
         command.insert(len(c_compiler()), "-shared")
