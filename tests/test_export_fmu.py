@@ -273,3 +273,54 @@ def test_bad_names_are_export_errors(tmp_path):
         sim.export_fmu(tmp_path / "rc", inputs=["R1.Rx"])
     with pytest.raises(ExportError, match="C1.vv"):
         sim.export_fmu(tmp_path / "rc", outputs=["C1.vv"])
+
+
+def coupled_clutches() -> Model:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    from coupled_clutches import build
+    return build()
+
+
+def test_coupled_clutches_events_and_speeds(tmp_path):
+    """Stick, break-away and release events in C (transitions, energy projection of the
+    locked shafts) at physlib's event times (1e-6 s; both locate them to ~1e-9 s) and the
+    speeds within 1e-6 of their range."""
+    sim = coupled_clutches().compile()
+    path = sim.export_fmu(tmp_path / "cc", outputs=["J1.w"])
+    assert validate_fmu(str(path)) == []
+    speeds, modes = [f"J{k}.w" for k in range(1, 5)], [f"clutch{k}.mode" for k in (1, 2, 3)]
+    res = fmpy.simulate_fmu(str(path), stop_time=1.5, relative_tolerance=1e-10, output=speeds + modes,
+                            output_interval=1.5 / 300, record_events=True)
+    ref = sim.simulate(1.5, rtol=1e-10, atol=1e-12)
+    for k, mode in enumerate(modes, start=1):
+        changes = np.flatnonzero(np.diff(res[mode]) != 0)
+        fmu_events = [(res["time"][i + 1], res[mode][i + 1]) for i in changes]
+        physlib_events = [(e.t, e.after["mode"]) for e in ref.events if e.component == f"clutch{k}"
+                          and e.cause != "initial"]
+        assert [code for _, code in fmu_events] == [code for _, code in physlib_events]
+        assert np.allclose([t for t, _ in fmu_events], [t for t, _ in physlib_events], rtol=0, atol=1e-6)
+    times, counts = np.unique(res["time"], return_counts=True)
+    single = np.isin(res["time"], times[counts == 1])     # rows away from the event instants
+    at_rows = sim.simulate(1.5, t_eval=res["time"][single], rtol=1e-10, atol=1e-12)
+    for name in speeds:
+        assert relative_error(res[name][single], at_rows[name]) < RANGE_TOL, name
+
+
+def test_discrete_pid_loop_samples(tmp_path):
+    """ZeroOrderHold-style sampling in C: the DiscretePID's updates at its time events give the
+    samples of the exact discretization of the loop (the recursion of tests/test_discrete.py)."""
+    from test_discrete import PID, at_instants, pid_loop, pid_recursion
+    sim = pid_loop(**PID)
+    path = sim.export_fmu(tmp_path / "pid", outputs=["C.v", "pid.y"])
+    assert validate_fmu(str(path)) == []
+    res = fmpy.simulate_fmu(str(path), stop_time=3.0, relative_tolerance=1e-10, output=["C.v", "pid.y"],
+                            output_interval=0.01, record_events=True)
+    x_exact, y_exact = pid_recursion(30)
+    last_row = np.r_[np.diff(res["time"]) > 0, True]
+    rows = [np.flatnonzero(last_row & np.isclose(res["time"], k * 0.1, rtol=0, atol=1e-9))[-1] for k in range(30)]
+    assert np.max(np.abs(res["pid.y"][rows] - y_exact)) < 1e-8
+    assert np.max(np.abs(res["C.v"][rows] - x_exact)) < 1e-8
+    ref = sim.simulate(3.0, rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(res["pid.y"][rows] - at_instants(ref, 30, "pid.y"))) < 1e-8

@@ -274,7 +274,6 @@ def _model_header(model, table, guid) -> str:
         f"#define NX {nx}", f"#define NZ {nz}", f"#define NP {len(p)}",
         f"#define NV {system.outputs.size1_out(0)}", f"#define NG {system.guards.size1_out(0)}",
         f"#define NVARS {len(table)}", f"#define NMODES {len(model.modes)}",
-        f"#define HYBRID {int(model.has_modes)}",
         f"#define NDISCRETE_START {len(starts)}",
         _c_array("static const int VAR_KIND[]", [KINDS[v.kind] for v in table], int),
         _c_array("static const int VAR_INDEX[]", [v.index for v in table], int),

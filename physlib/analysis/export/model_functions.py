@@ -15,12 +15,20 @@ components, which live in its slots) and the time t; everything else follows fro
   indicators);
 - ``directional(x, z, p, t, dx, dp) -> (d ode, d values)``: forward-mode derivatives along a
   direction of states and parameters (FMI's directional derivatives), the algebraic variables
-  differentiated through the Newton solution by the implicit function theorem.
+  differentiated through the Newton solution by the implicit function theorem;
+- for events, the functions physlib's simulator evaluates from the same definitions
+  (:mod:`physlib.analysis.common.hybrid_functions`): ``transitions(values, p, pre, fired)``
+  and ``updates(values, p, pre, t)`` (the modes and discrete variables after one round of
+  event iteration), ``next_time(p, t)`` (the next time event), and ``project(x, z, p, t,
+  p_before) -> x`` (the states moved onto the mode constraints an event made active, nearest
+  in the metric of stored energy, as the simulator's energy projection).
 """
 from __future__ import annotations
 
 import casadi as cs
 import numpy as np
+
+from ..common.hybrid_functions import next_time_function, transition_function, update_function
 
 NEWTON = {"abstol": 1e-13, "abstolStep": 1e-15, "max_iter": 60}
 """Options of the code-generated Newton method: |g| below 1e-13 or a step below 1e-15, as the
@@ -49,7 +57,60 @@ def model_functions(model) -> list[cs.Function]:
     guards = cs.Function("model_guards", [xs, zs, ps, ts], [system.guards(xs, zs, ps, ts)],
                          ["x", "z", "p", "t"], ["g"])
     start = cs.Function("model_start", [ps, ts], list(system.start(ps, ts)), ["p", "t"], ["x0", "z0"])
-    return [evaluate, start, guards, directional]
+    return [evaluate, start, guards, directional, *_event_functions(model)]
+
+
+def _event_functions(model) -> list[cs.Function]:
+    """transitions, updates, next_time and project, named as the C wrapper calls them."""
+    renamed = []
+    for name, function in (("model_transitions", transition_function(model)),
+                           ("model_updates", update_function(model)),
+                           ("model_next_time", next_time_function(model))):
+        inputs = [cs.SX.sym(function.name_in(i), function.sparsity_in(i)) for i in range(function.n_in())]
+        renamed.append(cs.Function(name, inputs, function.call(inputs), function.name_in(), function.name_out()))
+    return renamed + [_projection(model.system)]
+
+
+def _projection(system) -> cs.Function:
+    """``project(x, z, p, t, p_before) -> x``: the states after an event moved onto the mode
+    constraints h(x) = −e·h⁻ it made active (and the active locks kept), the least change in
+    the energy metric: minimize ½ Δxᵀ M Δx subject to J Δx = −e·h − h over the selected rows,
+    M = ∂²E/∂x² and J = ∂h/∂x taken through the algebraic variables, one sparse solve of
+
+        [M + R   (WJ)ᵀ        ] [Δx]   [0          ]
+        [WJ      −δW + (I − W)] [λ ] = [W(−e·h − h)]
+
+    with W the 0/1 selection of rows (unselected ones give λ = 0), R a unit weight on states
+    that store no energy (they stay where they are unless a constraint moves them) and δ a
+    1e-12 regularization that lets redundant but consistent locks (a loop of locked shafts)
+    be solved as least squares. Without constraints it is the identity."""
+    x, z, p, t = system.symbols(cs.MX)
+    p_before = cs.MX.sym("p_before", p.numel())
+    if not system.constraints.nnz_out(0) or not x.numel():
+        return cs.Function("model_project", [x, z, p, t, p_before], [x], ["x", "z", "p", "t", "p_before"], ["x_new"])
+    xs, zs, ps, ts = system.symbols(cs.SX)
+    w = cs.vertcat(xs, zs)
+    h_sym, active_sym, e_sym = system.constraints(xs, zs, ps, ts)
+    energy = system.energy(xs, zs, ps, ts)
+    total = cs.sum1(energy) if energy.numel() else cs.SX(0)
+    alg = system.dae(xs, zs, ps, ts)[1]
+    parts = cs.Function("projection_parts", [xs, zs, ps, ts],
+                        [h_sym, active_sym, e_sym, cs.jacobian(h_sym, w), cs.hessian(total, w)[0],
+                         cs.jacobian(alg, w)])
+    h, active, e, h_w, hess, g_w = parts(x, z, p, t)
+    was_active = parts(x, z, p_before, t)[1]
+    nx = x.numel()
+    chain = cs.vertcat(cs.MX.eye(nx), -cs.solve(g_w[:, nx:], g_w[:, :nx], "qr")) if z.numel() else cs.MX.eye(nx)
+    mass = cs.mtimes([chain.T, hess, chain])
+    jac = cs.mtimes(h_w, chain)
+    select = cs.logic_and(active > 0.5, cs.logic_or(was_active < 0.5, e == 0))
+    no_energy = cs.diag(cs.diag(mass) == 0)
+    weighted = cs.mtimes(cs.diag(select), jac)
+    kkt = cs.blockcat([[mass + no_energy, weighted.T],
+                       [weighted, cs.diag(-1e-12 * select + (1 - select))]])
+    rhs = cs.vertcat(cs.MX(nx, 1), select * (-e * h - h))
+    step = cs.solve(kkt, rhs, "qr")[:nx]
+    return cs.Function("model_project", [x, z, p, t, p_before], [x + step], ["x", "z", "p", "t", "p_before"], ["x_new"])
 
 
 def _polished(system, z, x, p, t):

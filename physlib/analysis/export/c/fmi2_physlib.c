@@ -1,8 +1,7 @@
 /* FMI 2.0 Model Exchange interface of a model exported by physlib.
  *
  * The model's equations are CasADi functions code-generated into physlib_functions.c
- * (evaluate, start, guards, directional, and for hybrid models transitions, updates,
- * next_time_event, project); physlib_model.h holds the sizes, the table of variables and the
+ * (evaluate, start, guards, directional, transitions, updates, next_time, project); physlib_model.h holds the sizes, the table of variables and the
  * compiled-in parameter values. This file is the same for every model.
  *
  * What the FMU holds: the time t, the states x, the parameter vector p (parameters, the
@@ -65,10 +64,7 @@ typedef struct {
     double dx[ARRAY_SIZE(NX)], dp[ARRAY_SIZE(NP)], d_ode[ARRAY_SIZE(NX)], d_values[ARRAY_SIZE(NV)];
     double residual;
     int evaluated;
-    Kernel evaluate, start, guards, directional;
-#if HYBRID
-    Kernel transitions, updates, next_time, project;
-#endif
+    Kernel evaluate, start, guards, directional, transitions, updates, next_time, project;
     fmi2CallbackFunctions callbacks;
     char *name;
     int logging;
@@ -150,17 +146,16 @@ static fmi2Status evaluate_guards(Instance *m) {
     return kernel_call(k) ? fmi2Error : fmi2OK;
 }
 
+static int guard_crossed(double reference, double now) {
+    return (reference > 0 && now <= 0) || (reference < 0 && now >= 0);
+}
+
 static double next_time_event(Instance *m) {
-#if HYBRID
     double next = INFINITY;
     Kernel *k = &m->next_time;
     k->arg[0] = m->s.p; k->arg[1] = &m->s.t; k->res[0] = &next;
     if (kernel_call(k)) return INFINITY;
     return next;
-#else
-    (void)m;
-    return INFINITY;
-#endif
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -200,12 +195,10 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     ok = ok && kernel_init(m, &m->start, model_start, model_start_work);
     ok = ok && kernel_init(m, &m->guards, model_guards, model_guards_work);
     ok = ok && kernel_init(m, &m->directional, model_directional, model_directional_work);
-#if HYBRID
     ok = ok && kernel_init(m, &m->transitions, model_transitions, model_transitions_work);
     ok = ok && kernel_init(m, &m->updates, model_updates, model_updates_work);
     ok = ok && kernel_init(m, &m->next_time, model_next_time, model_next_time_work);
     ok = ok && kernel_init(m, &m->project, model_project, model_project_work);
-#endif
     if (!ok) {
         fmi2FreeInstance(m);
         return NULL;
@@ -223,12 +216,10 @@ void fmi2FreeInstance(fmi2Component c) {
     kernel_free(m, &m->start);
     kernel_free(m, &m->guards);
     kernel_free(m, &m->directional);
-#if HYBRID
     kernel_free(m, &m->transitions);
     kernel_free(m, &m->updates);
     kernel_free(m, &m->next_time);
     kernel_free(m, &m->project);
-#endif
     m->callbacks.freeMemory(m->name);
     m->callbacks.freeMemory(m);
 }
@@ -469,7 +460,6 @@ fmi2Status fmi2EnterEventMode(fmi2Component c) {
     return fmi2OK;
 }
 
-#if HYBRID
 /* One round of the event iteration; *changed tells whether a mode or discrete value changed. */
 static fmi2Status event_round(Instance *m, int *changed, int *states_changed) {
     Kernel *k;
@@ -509,7 +499,6 @@ static fmi2Status event_round(Instance *m, int *changed, int *states_changed) {
     m->evaluated = 0;
     return evaluate(m);
 }
-#endif
 
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
     Instance *m = c;
@@ -521,14 +510,12 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
     if (evaluate_guards(m) != fmi2OK) return fmi2Error;
     if (!m->s.iterating) {        /* first round of this event: what crossed, and pre() */
         for (i = 0; i < NG; i++)
-            m->fired[i] = (m->s.g_ref[i] > 0 && m->g[i] <= 0) || (m->s.g_ref[i] < 0 && m->g[i] >= 0);
+            m->fired[i] = guard_crossed(m->s.g_ref[i], m->g[i]);
         memcpy(m->s.pre, m->s.p, sizeof(double) * NP);
         m->s.iterating = 1;
         m->s.rounds = 0;
     }
-#if HYBRID
     if (event_round(m, &changed, &states_changed) != fmi2OK) return fmi2Error;
-#endif
     if (changed) {
         if (++m->s.rounds > MAX_ROUNDS) {
             log_message(m, fmi2Error, "logStatusError",
@@ -553,16 +540,22 @@ fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
     return fmi2OK;
 }
 
+/* A guard that crossed zero since the reference values (taken when the last event iteration
+ * ended, and at completed steps without crossings) asks for an event: the importer's own root
+ * finding may land a hair before the crossing, or miss a crossing and return within one step;
+ * the reference is kept so that the event iteration sees which guards fired. */
 fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
                                        fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation) {
     Instance *m = c;
+    int i, crossed = 0;
     (void)noSetFMUStatePriorToCurrentPoint;
     *enterEventMode = fmi2False;
     *terminateSimulation = fmi2False;
-    if (NG > 0) {     /* the guards' signs here are what the next event compares with */
-        if (evaluate_guards(m) != fmi2OK) return fmi2Error;
-        memcpy(m->s.g_ref, m->g, sizeof(double) * NG);
-    }
+    if (NG == 0) return fmi2OK;
+    if (evaluate_guards(m) != fmi2OK) return fmi2Error;
+    for (i = 0; i < NG; i++) crossed = crossed || guard_crossed(m->s.g_ref[i], m->g[i]);
+    if (crossed) *enterEventMode = fmi2True;
+    else memcpy(m->s.g_ref, m->g, sizeof(double) * NG);
     return fmi2OK;
 }
 
