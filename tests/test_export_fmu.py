@@ -7,6 +7,7 @@ or parameter (errors of order 1e-2..1) from integration error with room to spare
 """
 import shutil
 import zipfile
+from pathlib import Path
 from ctypes import POINTER, c_double
 
 import numpy as np
@@ -277,7 +278,6 @@ def test_bad_names_are_export_errors(tmp_path):
 
 def coupled_clutches() -> Model:
     import sys
-    from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
     from coupled_clutches import build
     return build()
@@ -324,3 +324,25 @@ def test_discrete_pid_loop_samples(tmp_path):
     assert np.max(np.abs(res["C.v"][rows] - x_exact)) < 1e-8
     ref = sim.simulate(3.0, rtol=1e-10, atol=1e-12)
     assert np.max(np.abs(res["pid.y"][rows] - at_instants(ref, 30, "pid.y"))) < 1e-8
+
+
+def test_fmpy_runs_in_a_process_where_physlib_stepped_sundials(tmp_path):
+    """physlib's SUNDIALS (scikit-sundae's libraries, loaded for hybrid runs) stays out of the
+    process's global symbols: loaded globally, it stood in for FMPy's CVODE of another version,
+    which then crashed the process. In a fresh process so the load order is this one."""
+    import subprocess
+    import sys
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1] / "examples")!r})
+from coupled_clutches import build
+import fmpy
+sim = build().compile()
+sim.simulate(0.5)                                  # steps scikit-sundae's IDA
+path = sim.export_fmu({str(tmp_path / "cc")!r})
+res = fmpy.simulate_fmu(str(path), stop_time=0.5)  # FMPy's own CVODE
+print(res["time"][-1])
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert float(run.stdout.split()[-1]) == pytest.approx(0.5)

@@ -68,8 +68,10 @@ def _load():
             raise SundialsUnavailable(f"scikit-sundae is installed but its library sundials_{name} "
                                       f"was not found in {sorted(folders)}; reinstall scikit-sundae")
         found[name] = hits[0]
-    mode = getattr(ctypes, "RTLD_GLOBAL", 0)
-    libs = [ctypes.CDLL(found[name], mode=mode) for name in names]
+    # Loaded locally: each library finds the others through its own run path, and SUNDIALS'
+    # symbols stay out of the process's global namespace, where they would stand in for those
+    # of another SUNDIALS loaded later (FMPy's CVODE, of another version, crashed on them).
+    libs = [ctypes.CDLL(found[name], mode=getattr(ctypes, "RTLD_LOCAL", 0)) for name in names]
     _declare(*libs)
     return libs
 
