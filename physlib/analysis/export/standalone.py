@@ -44,8 +44,9 @@ GRID_TOL = 1e-9
 """A time event within this fraction of dt of a grid point replaces it (as the simulator does)."""
 ROWS_PER_FUNCTION = 100
 """Rows of the equations (and values) each generated C function computes: a C compiler's time
-grows faster than a function's length (gcc -O2 ran out of memory after five minutes on a
-1000-stage RC ladder's step Jacobian as one function; in blocks, it takes seconds)."""
+grows faster than a function's length. A 1000-stage RC ladder as whole functions: gcc -O2
+ran out of memory after five minutes; in blocks of 100 rows, 30 s (48 s on a loaded machine),
+and the program runs three times faster than at -O0."""
 MAIN = Path(__file__).parent / "c" / "standalone_main.c"
 
 
