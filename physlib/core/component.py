@@ -591,8 +591,7 @@ class Component:
 
         Written with the helpers of :mod:`physlib.core.logic` (``where``, ``all_of``, ... in
         place of ``if``, ``and``, ``min``, ``int()`` on values), one definition serves the
-        simulator (floats and bools) and an exported model (CasADi symbols compiled to C),
-        which then returns a code for every mode."""
+        simulator (floats and bools) and an exported model (CasADi symbols compiled to C)."""
         return {}
 
     def update(self, values: dict[str, float], t: float) -> dict[str, float]:

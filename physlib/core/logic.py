@@ -71,6 +71,8 @@ def where(condition: Any, if_true: Any, if_false: Any) -> Any:
     """``if_true if condition else if_false``; ``casadi.if_else`` when the condition is symbolic.
 
     A plain condition picks a branch even when the branches are symbols."""
+    if type(condition) is bool:         # the simulator's case, without a further call
+        return if_true if condition else if_false
     casadi = _casadi_of(condition)
     if casadi is None:
         return if_true if condition else if_false

@@ -13,6 +13,10 @@ most :func:`max_mode_rounds` times before the modes count as not settling
 (:meth:`physlib.analysis.simulation.events.HybridStepper.iterate_modes`) solves the algebraic
 variables again between rounds; an operating point
 (:mod:`physlib.analysis.linear.steady_state`) solves the whole steady state again.
+
+The instance reads numeric vectors (floats out) or CasADi symbol vectors (symbols out): an
+export traces the components' behaviour through it (:mod:`.hybrid_functions`), so the slots of
+values, modes and ``pre(...)`` are read in one place for both.
 """
 from __future__ import annotations
 
@@ -68,25 +72,25 @@ class HybridInstance:
 
     def modes(self, p) -> dict:
         """The mode codes in the parameter vector ``p``: ints, or entries of a symbolic ``p``."""
-        return {name: _code(p[slot]) for name, slot in self.mode_slot.items()}
+        return _codes(p, self.mode_slot)
 
     def discrete(self, p) -> dict:
         """The discrete values in ``p``: floats, or entries of a symbolic ``p``."""
-        return {name: _real(p[slot]) for name, slot in self.discrete_slot.items()}
+        return _reals(p, self.discrete_slot)
 
     def _local(self, values, p, pre):
         """The component's values by local name, as its transition and update read them:
         floats (and int mode codes), or CasADi symbols where the vectors are symbolic (an
         export, :mod:`.hybrid_functions`)."""
-        if is_symbolic(values):
+        if _symbolic(values):
             signs = self.local_sign.tolist()
             local = {name: sign * values[pos] for name, pos, sign in
                      zip(self.local_names, self.local_pos.tolist(), signs)}
         else:
             local = dict(zip(self.local_names, (self.local_sign * values[self.local_pos]).tolist()))
-        local.update({name: _real(p[slot]) for name, slot in self.param_slots.items()})
+        local.update(_reals(p, self.param_slots))
         local.update(self.modes(p))
-        local.update({f"pre({name})": _code(pre[slot]) for name, slot in self.mode_slot.items()})
+        local.update({f"pre({name})": code for name, code in _codes(pre, self.mode_slot).items()})
         local.update(self.discrete(p))
         return local
 
@@ -94,7 +98,8 @@ class HybridInstance:
         """The component's answer to :meth:`~physlib.core.component.Component.transition`,
         {mode: code}, codes unchanged included; on symbolic vectors (``fired``: 0/1 per guard
         of the model) symbolic codes."""
-        flags = [fired[r] if is_symbolic(fired) else bool(fired[r]) for r in self.guard_rows]
+        flag = (lambda r: fired[r]) if _symbolic(fired) else (lambda r: bool(fired[r]))
+        flags = [flag(r) for r in self.guard_rows]
         return self.component.transition(self._local(values, p, pre), flags) or {}
 
     def transition(self, values, p, pre, fired):
@@ -137,14 +142,24 @@ class HybridInstance:
                             f"({', '.join(self.discrete_slot) or 'none'})")
 
 
-def _code(value):
-    """A mode code read from a parameter vector: an int, or the entry of a symbolic vector."""
-    return value if is_symbolic(value) else int(value)
+def _symbolic(vector) -> bool:
+    """Whether ``vector`` holds CasADi symbols (an export) rather than numbers; a NumPy array,
+    the simulator's case, is recognized first."""
+    return not isinstance(vector, np.ndarray) and is_symbolic(vector)
 
 
-def _real(value):
-    """A real read from a parameter vector: a float, or the entry of a symbolic vector."""
-    return value if is_symbolic(value) else float(value)
+def _codes(vector, slots: dict) -> dict:
+    """{name: mode code at its slot of ``vector``}: ints, or the entries of a symbolic vector."""
+    if _symbolic(vector):
+        return {name: vector[slot] for name, slot in slots.items()}
+    return {name: int(vector[slot]) for name, slot in slots.items()}
+
+
+def _reals(vector, slots: dict) -> dict:
+    """{name: value at its slot of ``vector``}: floats, or the entries of a symbolic vector."""
+    if _symbolic(vector):
+        return {name: vector[slot] for name, slot in slots.items()}
+    return {name: float(vector[slot]) for name, slot in slots.items()}
 
 
 def _real_or_nan(value) -> float:
