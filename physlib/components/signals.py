@@ -983,8 +983,8 @@ class Trapezoid(Waveform):
     def next_time_event(self, values, t):
         t0, period, pulses = values["t0"], values["period"], values["pulses"]
         r, w, f = values["rising"], values["width"], values["falling"]
-        # Corners a shape longer than the period would put past its end are left out: one
-        # beyond every period.
+        # A corner at or past the period's end is no event: the shape is cut there, where the
+        # next rise starts (time_events leaves it out too).
         corners = [where(d < period, _next_periodic(t, t0, period, (d,)), math.inf)
                    for d in (0.0, r, r + w, r + w + f)]
         end = where(pulses > 0, t0 + pulses * period, math.inf)
