@@ -29,6 +29,7 @@ import casadi as cs
 import numpy as np
 
 from ..common.hybrid_functions import next_time_function, transition_function, update_function
+from .codegen import row_blocks
 
 NEWTON = {"abstol": 1e-13, "abstolStep": 1e-15, "max_iter": 60}
 """Options of the code-generated Newton method: |g| below 1e-13 or a step below 1e-15, as the
@@ -36,28 +37,51 @@ simulator's consistent-state solve (iterations stop earlier once a step stops im
 
 
 def model_functions(model) -> list[cs.Function]:
-    """evaluate, start, guards and directional (see the module docstring) for ``model``, in the
-    order the C wrapper expects them."""
+    """evaluate, start, guards, directional and the event functions (see the module docstring)
+    for ``model``, in the order the C wrapper expects them. The equations are split into
+    functions of :data:`~physlib.analysis.export.codegen.ROWS_PER_FUNCTION` rows each, so the
+    C compiler's time stays linear in the model's size."""
     system = model.system
+    xs, zs, ps, ts = system.symbols(cs.SX)
+    ode_sx, alg_sx = system.dae(xs, zs, ps, ts)
+    values_sx = system.outputs(xs, zs, ps, ts)
     x, z, p, t = system.symbols(cs.MX)
     z_guess = cs.MX.sym("z_guess", z.numel())
     z_solved = _polished(system, _newton(system)(z_guess, x, p, t), x, p, t) if z.numel() else z_guess
-    ode, alg = system.dae(x, z_solved, p, t)
-    values = system.outputs(x, z_solved, p, t)
-    residual = cs.norm_inf(alg) if z.numel() else cs.MX(0)
+    rows = _in_blocks("model_rows", [xs, zs, ps, ts], [ode_sx, values_sx])
+    ode, values = rows(x, z_solved, p, t)
+    residual = cs.norm_inf(system.dae(x, z_solved, p, t)[1]) if z.numel() else cs.MX(0)
     evaluate = cs.Function("model_evaluate", [x, z_guess, p, t], [z_solved, ode, values, residual],
                            ["x", "z_guess", "p", "t"], ["z", "ode", "values", "residual"])
+    # Forward derivatives along (dx, dp), the algebraic variables following by the implicit
+    # function theorem: g_z dz = −(g_x dx + g_p dp).
+    dxs, dzs, dps = cs.SX.sym("dx", xs.numel()), cs.SX.sym("dz", zs.numel()), cs.SX.sym("dp", ps.numel())
+    known, seed = cs.vertcat(xs, zs, ps), cs.vertcat(dxs, dzs, dps)
+    tangents = _in_blocks("model_tangents", [xs, zs, ps, ts, dxs, dzs, dps],
+                          [cs.jtimes(ode_sx, known, seed), cs.jtimes(values_sx, known, seed)])
     dx, dp = cs.MX.sym("dx", x.numel()), cs.MX.sym("dp", p.numel())
-    known, seed = cs.vertcat(x, p), cs.vertcat(dx, dp)
-    directional = cs.Function(
-        "model_directional", [x, z_guess, p, t, dx, dp],
-        [cs.jtimes(ode, known, seed), cs.jtimes(values, known, seed)],
-        ["x", "z_guess", "p", "t", "dx", "dp"], ["d_ode", "d_values"])
-    xs, zs, ps, ts = system.symbols(cs.SX)
+    dz = cs.MX(z.numel(), 1)
+    if z.numel():
+        loop = cs.Function("model_loop", [xs, zs, ps, ts, dxs, dps],
+                           [cs.jacobian(alg_sx, zs), cs.jtimes(alg_sx, cs.vertcat(xs, ps), cs.vertcat(dxs, dps))])
+        g_z, g_known = loop(x, z_solved, p, t, dx, dp)
+        dz = -cs.solve(g_z, g_known, "qr")
+    d_ode, d_values = tangents(x, z_solved, p, t, dx, dz, dp)
+    directional = cs.Function("model_directional", [x, z_guess, p, t, dx, dp], [d_ode, d_values],
+                              ["x", "z_guess", "p", "t", "dx", "dp"], ["d_ode", "d_values"])
     guards = cs.Function("model_guards", [xs, zs, ps, ts], [system.guards(xs, zs, ps, ts)],
                          ["x", "z", "p", "t"], ["g"])
     start = cs.Function("model_start", [ps, ts], list(system.start(ps, ts)), ["p", "t"], ["x0", "z0"])
     return [evaluate, start, guards, directional, *_event_functions(model)]
+
+
+def _in_blocks(name: str, inputs: list, outputs: list) -> cs.Function:
+    """A function of ``inputs`` giving the SX ``outputs`` (of any row counts), each computed by
+    C functions of ROWS_PER_FUNCTION rows (:func:`~physlib.analysis.export.codegen.row_blocks`)."""
+    symbols = [cs.MX.sym(f"in{k}", s.sparsity()) for k, s in enumerate(inputs)]
+    results = [cs.Function(f"{name}{k}", *row_blocks(f"{name}{k}", inputs, [out]))(*symbols)
+               for k, out in enumerate(outputs)]
+    return cs.Function(name, symbols, results)
 
 
 def _event_functions(model) -> list[cs.Function]:

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...core.errors import ExportError
 from ..simulation.time_events import LEFT_LIMIT
-from .codegen import CFLAGS, build, c_compiler, generate
+from .codegen import CFLAGS, build, c_compiler, generate, row_blocks
 
 DEFAULT_T_END = 1.0
 """Stop time [s] when ``export_c`` is given none."""
@@ -42,11 +42,6 @@ DEFAULT_STEPS = 1000
 """Steps over the run when ``export_c`` is given no ``dt``: dt = t_end / 1000."""
 GRID_TOL = 1e-9
 """A time event within this fraction of dt of a grid point replaces it (as the simulator does)."""
-ROWS_PER_FUNCTION = 100
-"""Rows of the equations (and values) each generated C function computes: a C compiler's time
-grows faster than a function's length. A 1000-stage RC ladder as whole functions: gcc -O2
-ran out of memory after five minutes; in blocks of 100 rows, 30 s (48 s on a loaded machine),
-and the program runs three times faster than at -O0."""
 MAIN = Path(__file__).parent / "c" / "standalone_main.c"
 
 
@@ -102,11 +97,11 @@ def _functions(model) -> list[cs.Function]:
     step = cs.vertcat(w[:nx] - x0 - h * (0.5 * f1 + 0.5 * f0), g1)
     positions, signs = zip(*(model.variable(name) for name in model.variables))
     values = system.outputs(x, z, p, t)[list(positions)] * cs.DM(signs)
-    start_in, (start,) = _row_blocks("physlib_start", [p, t], [cs.vertcat(*system.start(p, t))])
+    start_in, (start,) = row_blocks("physlib_start", [p, t], [cs.vertcat(*system.start(p, t))])
     functions = [cs.Function("physlib_start", start_in, cs.vertsplit(start, [0, nx, nx + nz])),
-                 cs.Function("physlib_ode", *_row_blocks("physlib_ode", [x, z, p, t], [ode])),
+                 cs.Function("physlib_ode", *row_blocks("physlib_ode", [x, z, p, t], [ode])),
                  *_newton("physlib_step", step, w, [x0, f0, p, t, h]),
-                 cs.Function("physlib_values", *_row_blocks("physlib_values", [x, z, p, t], [values]))]
+                 cs.Function("physlib_values", *row_blocks("physlib_values", [x, z, p, t], [values]))]
     if nz:
         functions += _newton("physlib_algebraic", alg, z, [x, p, t])
     return functions
@@ -118,21 +113,10 @@ def _newton(name: str, residual: cs.SX, unknowns: cs.SX, fixed: list) -> list[cs
     each equation, asked for only when a line search stalls)."""
     jacobian = cs.jacobian(residual, unknowns)
     inputs = [unknowns, *fixed]
-    symbols, (F, J) = _row_blocks(name, inputs, [residual, jacobian])
+    symbols, (F, J) = row_blocks(name, inputs, [residual, jacobian])
     terms = cs.mtimes(cs.fabs(jacobian), cs.fabs(unknowns))
     return [cs.Function(name, symbols, [F, cs.solve(J, -F, "qr")]),
-            cs.Function(f"{name}_terms", *_row_blocks(f"{name}_terms", inputs, [terms]))]
-
-
-def _row_blocks(name: str, inputs: list, outputs: list) -> tuple[list, list]:
-    """(MX symbols of ``inputs``, MX ``outputs``) where every ROWS_PER_FUNCTION rows of the SX
-    ``outputs`` (all with the same number of rows) are computed by a C function of their own."""
-    symbols = [cs.MX.sym(f"in{k}", s.sparsity()) for k, s in enumerate(inputs)]
-    rows = outputs[0].size1()
-    blocks = [cs.Function(f"{name}_rows{first}", inputs,
-                          [out[first:min(first + ROWS_PER_FUNCTION, rows), :] for out in outputs]).call(symbols)
-              for first in range(0, max(rows, 1), ROWS_PER_FUNCTION)]
-    return symbols, [cs.vertcat(*(block[k] for block in blocks)) for k in range(len(outputs))]
+            cs.Function(f"{name}_terms", *row_blocks(f"{name}_terms", inputs, [terms]))]
 
 
 def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
