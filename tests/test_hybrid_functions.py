@@ -354,6 +354,13 @@ class PythonRelay(Component):
         return {"on": 1 if v["u"] > 0 else 0}
 
 
+class FloatRelay(PythonRelay):
+    """float() of a value: CasADi answers NaN for a symbol, so this would compile as "never on"."""
+
+    def transition(self, v, fired):
+        return {"on": logic.where(float(v["u"]) > 0, 1, 0)}
+
+
 class Blinker(Waveform):
     """Declares time events but no next_time_event."""
 
@@ -389,3 +396,11 @@ def test_untraceable_behaviour_is_an_export_error_naming_class_path_and_method()
         update_function(sim)
     with pytest.raises(ExportError, match=r"Blinker 'blink' declares time events.*next_time_event"):
         next_time_function(sim)
+
+
+def test_float_of_a_value_is_an_export_error_not_a_silent_nan():
+    m = Model("user")
+    m.add(FloatRelay("relay", u=Sine()))
+    sim = m.compile()
+    with pytest.raises(ExportError, match=r"FloatRelay.transition\(\).*float\(\) of a CasADi symbol"):
+        transition_function(sim)

@@ -26,6 +26,8 @@ before the first call, as :meth:`HybridStepper.start
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import casadi as cs
 
 from ...core.component import Component
@@ -128,9 +130,12 @@ def _next_time(component, path: str, parameters: dict, t):
 
 def _traced(component, path: str, method: str, call):
     """``call()``, the component's ``method`` run on CasADi symbols; what fails there (Python's
-    ``if``, ``and``, ``min`` or ``int()`` on a symbol) is an ExportError naming the method."""
+    ``if``, ``and``, ``min`` or ``int()`` on a symbol) is an ExportError naming the method.
+    ``float()`` of a symbol, which CasADi answers with NaN (so ``float(v["w"]) > 0`` would
+    quietly compile as False), raises while tracing."""
     try:
-        return call()
+        with _float_of_symbol_raises():
+            return call()
     except PhyslibError:         # already says what is wrong (a name that is no discrete variable)
         raise
     except Exception as err:     # whatever the user's code does with a symbol it cannot take
@@ -141,6 +146,22 @@ def _traced(component, path: str, method: str, call):
             "negate, minimum, maximum, absolute, floor) instead of if/and/or/not/min/max/int()/"
             "float() on values, so that the simulator and the exported model run one "
             "definition") from err
+
+
+@contextmanager
+def _float_of_symbol_raises():
+    """Within the block, ``float()`` of a non-constant SX raises TypeError instead of giving NaN."""
+    numeric = cs.SX.__float__
+
+    def strict(value):
+        if value.is_constant():
+            return numeric(value)
+        raise TypeError("float() of a CasADi symbol (it has no value while tracing)")
+    cs.SX.__float__ = strict
+    try:
+        yield
+    finally:
+        cs.SX.__float__ = numeric
 
 
 def _mode_slot(inst: HybridInstance, name: str) -> int:
