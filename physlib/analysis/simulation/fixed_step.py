@@ -6,12 +6,13 @@ Solvers (step ``dt``, order p of the global error; the formulas are in
 - ``"euler"`` (explicit, p = 1) and ``"rk4"`` (classical Runge–Kutta, explicit, p = 4): the
   algebraic variables z are found by Newton (:func:`~physlib.analysis.common.initialization.solve_algebraic`)
   at every stage, so every stage derivative is evaluated on the constraint manifold.
-- ``"backward_euler"`` (p = 1) and ``"trapezoidal"`` (p = 2), implicit: one Newton iteration on the
-  step equations for the new states and algebraic variables together,
+- ``"backward_euler"`` (p = 1) and ``"trapezoidal"`` (p = 2), implicit: the step equations for the new
+  states and algebraic variables together, solved by a damped Newton method from the explicit
+  Euler predictor (until the step is below 1e-12 of the unknowns),
 
       x1 − x0 − h·(θ·f(x1, z1, t1) + (1 − θ)·f(x0, z0, t0)) = 0,   g(x1, z1, t1) = 0
 
-  (θ = 1 backward Euler, θ = ½ trapezoidal), with the exact Jacobian from CasADi.
+  (θ = 1 backward Euler, θ = ½ trapezoidal), with the exact sparse Jacobian from CasADi.
 
 The step grid is ``t0, t0 + dt, t0 + 2·dt, …`` with a shorter last step ending at ``t_end``.
 Time events of the model (a source's step) split the step they fall in, so no step

@@ -3,12 +3,13 @@
 - ``"euler"`` (explicit, order 1) and ``"rk4"`` (classical Runge–Kutta, explicit, order 4): the
   algebraic variables z are found by Newton (:func:`~physlib.analysis.common.initialization.solve_algebraic`)
   at every stage, so every stage derivative is evaluated on the constraint manifold.
-- ``"backward_euler"`` (order 1) and ``"trapezoidal"`` (order 2), implicit: one Newton iteration
-  on the step equations for the new states and algebraic variables together,
+- ``"backward_euler"`` (order 1) and ``"trapezoidal"`` (order 2), implicit: the step equations for the new
+  states and algebraic variables together, solved by a damped Newton method from the explicit
+  Euler predictor (until the step is below 1e-12 of the unknowns),
 
       x1 − x0 − h·(θ·f(x1, z1, t1) + (1 − θ)·f(x0, z0, t0)) = 0,   g(x1, z1, t1) = 0
 
-  (θ = 1 backward Euler, θ = ½ trapezoidal), with the exact Jacobian from CasADi.
+  (θ = 1 backward Euler, θ = ½ trapezoidal), with the exact sparse Jacobian from CasADi.
 
 Between two step ends, :meth:`StepMethod.interpolate` gives each method's own interpolant of
 the states (:data:`INTERPOLANT`), with z solved at the interpolated states:
