@@ -346,3 +346,24 @@ print(res["time"][-1])
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert float(run.stdout.split()[-1]) == pytest.approx(0.5)
+
+
+def test_initial_unknowns_in_initialization_mode_follow_the_parameters_set(exported, tmp_path):
+    """An importer reads the initial unknowns before leaving Initialization Mode: they are the
+    start state for the parameters set so far (C1.v0 set there: C1.v starts at it)."""
+    _, path = exported["rc"]
+    md = fmpy.read_model_description(str(path))
+    refs = {v.name: v.valueReference for v in md.modelVariables}
+    unzipped = fmpy.extract(str(path), str(tmp_path / "unzipped"))
+    fmu = FMU2Model(guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.modelExchange.modelIdentifier,
+                    instanceName="init")
+    fmu.instantiate()
+    fmu.setupExperiment(startTime=0.0)
+    fmu.enterInitializationMode()
+    fmu.setReal([refs["C1.v0"]], [0.7])
+    v, rate = fmu.getReal([refs["C1.v"], refs["der(C1.v)"]])
+    assert v == 0.7 and rate == pytest.approx((1.0 - 0.7) / (1e3 * 1e-6), rel=1e-12)
+    fmu.exitInitializationMode()
+    assert fmu.getReal([refs["C1.v"]]) == [0.7]
+    fmu.terminate()
+    fmu.freeInstance()

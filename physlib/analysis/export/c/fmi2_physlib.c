@@ -64,6 +64,7 @@ typedef struct {
     double dx[ARRAY_SIZE(NX)], dp[ARRAY_SIZE(NP)], d_ode[ARRAY_SIZE(NX)], d_values[ARRAY_SIZE(NV)];
     double residual;
     int evaluated;
+    int start_stale;        /* in Initialization Mode: parameters set since the start values */
     Kernel evaluate, start, guards, directional, transitions, updates, next_time, project;
     fmi2CallbackFunctions callbacks;
     char *name;
@@ -118,10 +119,25 @@ static int solve_from(Instance *m, const double *z_guess, double *z_out) {
            && all_finite(m->values, NV);
 }
 
+/* The start state physlib computes from the parameters: discrete variables from the parameters
+ * they start from, states and algebraic guesses from start(p, t). */
+static fmi2Status start_state(Instance *m) {
+    Kernel *k = &m->start;
+    int i;
+    for (i = 0; i < NDISCRETE_START; i++) m->s.p[DISCRETE_START[i][0]] = m->s.p[DISCRETE_START[i][1]];
+    k->arg[0] = m->s.p; k->arg[1] = &m->s.t; k->res[0] = m->s.x; k->res[1] = m->s.z;
+    if (kernel_call(k)) return fmi2Error;
+    m->start_stale = 0;
+    m->evaluated = 0;
+    return fmi2OK;
+}
+
 /* Bring derivatives and values up to date: Newton from the last solution, and if that fails
- * from the start values physlib gives at this point. */
+ * from the start values physlib gives at this point. In Initialization Mode the values are
+ * those of the start state for the parameters set so far. */
 static fmi2Status evaluate(Instance *m) {
     double z[ARRAY_SIZE(NZ)], x0[ARRAY_SIZE(NX)], z0[ARRAY_SIZE(NZ)];
+    if (m->s.phase == PHASE_INITIALIZATION && m->start_stale && start_state(m) != fmi2OK) return fmi2Error;
     if (m->evaluated) return fmi2OK;
     if (!solve_from(m, m->s.z, z)) {
         Kernel *k = &m->start;
@@ -234,23 +250,17 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fm
 }
 
 fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
-    ((Instance *)c)->s.phase = PHASE_INITIALIZATION;
+    Instance *m = c;
+    m->s.phase = PHASE_INITIALIZATION;
+    m->start_stale = 1;
     return fmi2OK;
 }
 
-/* The start state physlib computes from the parameters: states and algebraic guesses from
- * start(p, t), discrete variables from the parameters they start from, algebraic variables
- * solved. The initial event iteration follows in fmi2NewDiscreteStates (the FMU is in Event
- * Mode after this call). */
+/* The start state for the parameters as set, the algebraic variables solved. The initial
+ * event iteration follows in fmi2NewDiscreteStates (the FMU is in Event Mode after this call). */
 fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
     Instance *m = c;
-    Kernel *k = &m->start;
-    int i;
-    for (i = 0; i < NDISCRETE_START; i++) m->s.p[DISCRETE_START[i][0]] = m->s.p[DISCRETE_START[i][1]];
-    k->arg[0] = m->s.p; k->arg[1] = &m->s.t; k->res[0] = m->s.x; k->res[1] = m->s.z;
-    if (kernel_call(k)) return fmi2Error;
-    m->evaluated = 0;
-    if (evaluate(m) != fmi2OK) return fmi2Error;
+    if (start_state(m) != fmi2OK || evaluate(m) != fmi2OK) return fmi2Error;
     if (evaluate_guards(m) != fmi2OK) return fmi2Error;
     memcpy(m->s.g_ref, m->g, sizeof(double) * NG);
     m->s.phase = PHASE_EVENT;
@@ -319,6 +329,7 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
         }
     }
     m->evaluated = 0;
+    m->start_stale = 1;
     return fmi2OK;
 }
 
