@@ -26,23 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_export_c import ladder   # the same ladder as the standalone-C benchmark
+
 TARGET_SECONDS, TARGET_GB = 60.0, 2.0
-
-
-def ladder(n):
-    from physlib import Model
-    from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
-    m = Model(f"ladder{n}")
-    src, gnd = m.add(VoltageSource("V1", V=1.0)), m.add(Ground("gnd"))
-    m.connect(src.n, gnd.p)
-    node = src.p
-    for k in range(n):
-        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-6))
-        m.connect(node, r.p)
-        m.connect(r.n, c.p)
-        m.connect(c.n, gnd.p)
-        node = r.n
-    return m
 
 
 def measure(n: int) -> dict:

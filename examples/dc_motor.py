@@ -11,9 +11,10 @@ from physlib.components.signals import Step
 R, L, K, J, B, V = 1.0, 0.01, 0.1, 0.01, 0.001, 12.0
 
 
-def build() -> Model:
+def build(supply=None) -> Model:
+    """The motor fed by ``supply`` (a waveform or a number [V]; default: a 12 V step at 0 s)."""
     m = Model("dc_motor")
-    src = m.add(VoltageSource("src", V=Step(height=V, t0=0.0)))
+    src = m.add(VoltageSource("src", V=Step(height=V, t0=0.0) if supply is None else supply))
     winding = m.add(Resistor("R1", R=R))           # 1 Ω
     coil = m.add(Inductor("L1", L=L))              # 10 mH
     emf = m.add(EMF("emf", k=K))                   # 0.1 N·m/A = 0.1 V·s/rad

@@ -18,26 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from coupled_clutches import build as coupled_clutches  # noqa: E402
-
-from physlib import Model  # noqa: E402
-from physlib.components.electrical import EMF, Ground, Inductor, Resistor, VoltageSource  # noqa: E402
-from physlib.components.rotational import Damper, Fixed, Inertia  # noqa: E402
-
-
-def dc_motor() -> Model:
-    m = Model("dc_motor")
-    src = m.add(VoltageSource("src", V=12.0))                 # the FMU's input "src.V" [V]
-    winding, coil, emf = m.add(Resistor("R1", R=1.0)), m.add(Inductor("L1", L=0.01)), m.add(EMF("emf", k=0.1))
-    gnd, rotor, load, fixed = (m.add(Ground("gnd")), m.add(Inertia("rotor", J=0.01)),
-                               m.add(Damper("load", d=0.001)), m.add(Fixed("fixed")))
-    m.connect(src.p, winding.p)
-    m.connect(winding.n, coil.p)
-    m.connect(coil.n, emf.p)
-    m.connect(emf.n, src.n, gnd.p)
-    m.connect(emf.flange, rotor.flange_a)
-    m.connect(rotor.flange_b, load.flange_a)
-    m.connect(load.flange_b, fixed.flange)
-    return m
+from dc_motor import build as dc_motor  # noqa: E402
 
 
 def main(quick: bool = False, plot_path: str | None = "export_fmu.png", folder: str = "."):
@@ -45,7 +26,7 @@ def main(quick: bool = False, plot_path: str | None = "export_fmu.png", folder: 
     from fmpy.validation import validate_fmu
 
     folder = Path(plot_path).parent if plot_path else Path(folder)
-    motor = dc_motor().compile()
+    motor = dc_motor(supply=12.0).compile()          # a constant source: its value "src.V" is the input
     motor_fmu = motor.export_fmu(folder / "dc_motor", inputs=["src.V"], outputs=["rotor.w"])
     print(f"wrote {motor_fmu}; FMPy's validation: {validate_fmu(str(motor_fmu)) or 'no problems'}")
     t_end = 1.0

@@ -18,8 +18,8 @@ from fmpy.fmi2 import FMU2Model  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
 from physlib import ExportError, Model  # noqa: E402
-from physlib.components.electrical import Capacitor, Diode, Ground, Inductor, Resistor, VoltageSource, EMF  # noqa: E402
-from physlib.components.rotational import Damper, Fixed, Inertia  # noqa: E402
+from physlib.components.electrical import Capacitor, Diode, Ground, Resistor, VoltageSource  # noqa: E402
+from test_export_c import rc_ladder  # noqa: E402
 
 RANGE_TOL = 1e-6
 
@@ -48,33 +48,18 @@ def diode_rc() -> Model:
 
 
 def dc_motor() -> Model:
-    m = Model("dc_motor")
-    src = m.add(VoltageSource("src", V=12.0))
-    winding, coil, emf = m.add(Resistor("R1", R=1.0)), m.add(Inductor("L1", L=0.01)), m.add(EMF("emf", k=0.1))
-    gnd, rotor, load, fixed = m.add(Ground("gnd")), m.add(Inertia("rotor", J=0.01)), \
-        m.add(Damper("load", d=0.001)), m.add(Fixed("fixed"))
-    m.connect(src.p, winding.p)
-    m.connect(winding.n, coil.p)
-    m.connect(coil.n, emf.p)
-    m.connect(emf.n, src.n, gnd.p)
-    m.connect(emf.flange, rotor.flange_a)
-    m.connect(rotor.flange_b, load.flange_a)
-    m.connect(load.flange_b, fixed.flange)
-    return m
+    """examples/dc_motor.py's motor on a constant 12 V source, whose value src.V is an input."""
+    return _example("dc_motor").build(supply=12.0)
 
 
-def ladder(n: int) -> Model:
-    m = Model(f"ladder{n}")
-    src, gnd = m.add(VoltageSource("V1", V=1.0)), m.add(Ground("gnd"))
-    m.connect(src.n, gnd.p)
-    node = src.p
-    for k in range(n):
-        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-6))
-        m.connect(node, r.p)
-        m.connect(r.n, c.p)
-        m.connect(c.n, gnd.p)
-        node = r.n
-    return m
+def _example(name: str):
+    """The module examples/<name>.py."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 CASES = {
@@ -82,7 +67,7 @@ CASES = {
     "rc": (rc, {}, ["C1.v", "R1.i"], 5e-3),
     "diode_rc": (diode_rc, {"outputs": ["C1.v"]}, ["C1.v", "D1.i"], 5e-3),
     "dc_motor": (dc_motor, {"inputs": ["src.V"], "outputs": ["rotor.w"]}, ["rotor.w", "L1.i"], 1.0),
-    "ladder100": (lambda: ladder(100), {"outputs": ["C99.v"]}, ["C0.v", "C50.v", "C99.v"], 20.0),
+    "ladder100": (lambda: rc_ladder(100), {"outputs": ["C99.v"]}, ["C0.v", "C50.v", "C99.v"], 20.0),
 }
 
 
@@ -277,10 +262,7 @@ def test_bad_names_are_export_errors(tmp_path):
 
 
 def coupled_clutches() -> Model:
-    import sys
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-    from coupled_clutches import build
-    return build()
+    return _example("coupled_clutches").build()
 
 
 def test_coupled_clutches_events_and_speeds(tmp_path):
