@@ -29,6 +29,24 @@ def algebraic_jacobian(system) -> cs.Function:
     return system.cache["g_jac"]
 
 
+def equation_terms(system) -> cs.Function:
+    """(x, z, p, t) -> Σ_j |∂g_i/∂w_j|·|w_j| + |g_i − Σ_j ∂g_i/∂w_j·w_j| over all of
+    w = (x, z, p): the size of the terms of each algebraic equation, whose rounding no solution
+    can beat (a branch current computed
+    from a 48 V node voltage that is a state carries that voltage's rounding). Built once per
+    compiled model."""
+    if "g_terms" not in system.cache:
+        x, z, p, t = system.symbols()
+        w = cs.vertcat(x, z, p)
+        g = system.dae(x, z, p, t)[1]
+        jac = cs.jacobian(g, w)
+        # |g − J·w|: what no unknown or parameter multiplies (a source's value as a function
+        # of time, a constant), whose rounding the residual carries as well
+        size = cs.mtimes(cs.fabs(jac), cs.fabs(w)) + cs.fabs(g - cs.mtimes(jac, w))
+        system.cache["g_terms"] = cs.Function("g_terms", [x, z, p, t], [cs.densify(size)])
+    return system.cache["g_terms"]
+
+
 def compiled_newton(system) -> cs.Function:
     """(z guess, x, p, t) -> (z, last Newton step): CasADi's compiled Newton solver for
     0 = g(x, z, p, t), followed by one more Newton step whose size tells whether it converged
@@ -62,6 +80,10 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
     if z.size == 0:
         return z
     fun = algebraic_jacobian(system)
+
+    def terms(zz, jac=None):
+        return np.asarray(fast(system, "g_terms", lambda: equation_terms(system))(x, zz, p, t)).ravel()
+
     try:
         solved, step = fast(system, "g_root", lambda: compiled_newton(system))(z, x, p, t)
         if np.all(np.isfinite(solved)):
@@ -69,8 +91,8 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
                 return solved
             # A femtofarad's charging rate asks for steps far above 1e-8 of the values from a
             # residual that is rounding already: no Newton step can do better.
-            g, jac = fun(x, solved, p, t)
-            if _at_rounding(np.asarray(g).ravel(), jac, solved):
+            g = np.asarray(fun(x, solved, p, t)[0]).ravel()
+            if _at_rounding(g, terms(solved)):
                 return solved
     except RuntimeError:        # a singular Jacobian: the damped Newton below explains it
         pass
@@ -80,7 +102,8 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
         return np.asarray(g).ravel(), jac
 
     return damped_newton(evaluate, lambda jac, rhs: _solve(jac, rhs, describe), z, tol=tol,
-                         max_iter=max_iter, fail=lambda zz, g, why: _failure(zz, g, describe, why))
+                         max_iter=max_iter, fail=lambda zz, g, why: _failure(zz, g, describe, why),
+                         terms=terms)
 
 
 def consistent_start(model, p: np.ndarray, options):
@@ -111,16 +134,29 @@ def _apply_x0(model, x, x0):
     return x
 
 
-def damped_newton(evaluate, solve, w, *, tol, max_iter, fail):
-    """Newton's method with a backtracking line search on the residual's max-norm.
+ROUNDING_ULPS = 1024
+"""A residual within this many ulps (2.3e-13 relative) of its equation's terms is rounding.
+The terms' sizes are an estimate (a transistor's channel current, the difference of two
+large exponentials, rounds beyond its derivative's share: 136 ulps of Σ|J|·|w| measured), so
+the margin is generous; a residual that matters is many orders above it (a junction charge
+8e-14 C off is 1e10 ulps of its row)."""
+
+
+def damped_newton(evaluate, solve, w, *, tol, max_iter, fail, terms=None):
+    """Newton's method with a backtracking line search on the largest residual of the
+    equations not yet at rounding level (:func:`_merit`).
 
     ``evaluate(w) -> (F, J)``; ``solve(J, rhs) -> step``; ``fail(w, F, reason)`` builds the
-    exception raised when it does not converge. Converged when a full step is below ``tol``
-    relative to ``1 + |w|``, or when no decrease is possible any more and the step is at
-    rounding level.
+    exception raised when it does not converge; ``terms(w, J)`` gives the size of each
+    equation's terms (default Σ_j |J_ij|·|w_j|; a caller whose equations also hold fixed
+    values passes their share too). Converged when a full step is below ``tol`` relative to
+    ``1 + |w|``, or when no decrease is possible any more and the residuals are at rounding
+    level.
     """
+    if terms is None:
+        terms = _own_terms
     F, J = evaluate(w)
-    norm = np.linalg.norm(F, np.inf)
+    norm = _merit(F, terms(w, J))
     for _ in range(max_iter):
         if not np.all(np.isfinite(F)):
             break
@@ -128,29 +164,49 @@ def damped_newton(evaluate, solve, w, *, tol, max_iter, fail):
         scale = 1.0 + np.abs(w)
         if np.all(np.abs(step) <= tol * scale):
             return w + step
+        if norm == 0.0:         # every residual at rounding: a longer step is rounding too
+            return w
         lam = 1.0
         while True:
             trial = w + lam * step
             F_trial, J_trial = evaluate(trial)
-            n_trial = np.linalg.norm(F_trial, np.inf)
-            if np.isfinite(n_trial) and n_trial <= (1 - 1e-4 * lam) * norm:
+            n_trial = _merit(F_trial, terms(trial, J_trial))
+            if np.isfinite(n_trial) and (n_trial <= (1 - 1e-4 * lam) * norm or n_trial == 0.0):
                 break
             lam *= 0.5
             if lam < 1e-10:
-                if np.all(np.abs(step) <= 1e-8 * scale) or _at_rounding(F, J, w):
+                if np.all(np.abs(step) <= 1e-8 * scale) or _at_rounding(F, terms(w, J)):
                     return w
                 raise fail(w, F, "the line search stalled")
         w, F, J, norm = trial, F_trial, J_trial, n_trial
     raise fail(w, F, f"Newton did not converge in {max_iter} iterations")
 
 
-def _at_rounding(F, J, w) -> bool:
-    """Whether the residuals are within the rounding of the system's terms (64 ulps of the
-    largest Σ_j |∂F_i/∂w_j|·|w_j|): no step can lower them, however large the step they ask
-    for (a femtofarad junction charge turns a 2e-16 A residual into a volt-sized step)."""
-    terms = np.asarray(abs(J) @ np.abs(w)).ravel()
-    largest = terms.max() if terms.size else 0.0
-    return bool(np.all(np.abs(F) <= 64 * np.finfo(float).eps * max(largest, 1.0)))
+def _own_terms(w, J) -> np.ndarray:
+    """Σ_j |J_ij|·|w_j|: the size of each equation's terms in the unknowns."""
+    return np.asarray(abs(J) @ np.abs(w)).ravel()
+
+
+def _merit(F, terms) -> float:
+    """The largest residual |F_i| among the equations not yet at their rounding level
+    (:func:`_at_rounding`, row by row). An ampere row already at rounding (2e-15 A) otherwise
+    sets the max-norm and blocks every step that would fix the coulomb rows beside it (a
+    junction charge 1e-13 C off): the line search stalled."""
+    F = np.asarray(F).ravel()
+    live = np.abs(F) > ROUNDING_ULPS * np.finfo(float).eps * terms
+    return float(np.max(np.abs(F[live]), initial=0.0))
+
+
+def _at_rounding(F, terms) -> bool:
+    """Whether each residual is within the rounding of its own equation's terms (``terms``:
+    their sizes, e.g. Σ_j |∂F_i/∂w_j|·|w_j|): no step can lower them, however large the step
+    they ask for (a femtofarad junction charge turns a 2e-16 A residual into a volt-sized step).
+
+    Row by row: an equation in coulombs (a junction charge, terms ~1e-12 C) beside one in
+    volts (terms ~10 V) has rounding 1e-13 times smaller; measured against the largest row,
+    a 8e-14 C residual — 2.3 mV of junction voltage, a third of the transistor's current —
+    passed as rounding and the transient of a PNP stage started from it."""
+    return bool(np.all(np.abs(np.asarray(F).ravel()) <= ROUNDING_ULPS * np.finfo(float).eps * terms))
 
 
 def _solve(jac, rhs, describe):
