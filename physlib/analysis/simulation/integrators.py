@@ -71,6 +71,26 @@ class Integration:
         grid = np.asarray(grid, dtype=float).ravel()
         lead = self._lead(x, z, p, ta, tb, grid[0])
         full = grid if lead is None else np.concatenate([[lead], grid])
+        out, failure, messages, scale = self._attempts(x, z, p, ta, tb, full, max_step)
+        if lead is not None and failure is not None and _failed_at_start(failure, messages):
+            # The lead output asked for steps near the fastest mode's time constant, and at
+            # steps that small IDAS's corrector can fail to converge on equations of very
+            # different scales (junction charges of 1e-12 C beside node voltages: its iteration
+            # matrix spans 1e28). Without it IDAS sizes its first step from the first output.
+            out, failure, messages, scale = self._attempts(x, z, p, ta, tb, grid, max_step)
+            full = grid
+        if failure is not None:
+            return None, None, failure, messages, scale
+        n, k = len(full), len(full) - len(grid)
+        X = out["xf"].full().reshape(len(x), n)[:, k:]
+        Z = (out["zf"].full().reshape(len(z), n) if len(z) else np.empty((0, n)))[:, k:]
+        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Z))):
+            return None, None, "the solution is not finite", messages, scale
+        return X, Z, None, messages, scale
+
+    def _attempts(self, x, z, p, ta, tb, full, max_step):
+        """(outputs, failure or None, messages, τ scale L) of the integrator for the output
+        times ``full`` (fractions of [ta, tb]), with the start-up fallbacks below."""
         scale = _time_scale(full)
         pattern = tuple((full * scale).tolist())
         max_step_tau = None if max_step is None else max_step / (tb - ta) * scale
@@ -90,14 +110,7 @@ class Integration:
             # IDACalcIC looking only 1e-14 of the interval ahead is a local correction.
             out, failure, messages = self._call(self._integrator(pattern, max_step_tau, True), x, z, p,
                                                 ta, tb, scale)
-        if failure is not None:
-            return None, None, failure, messages, scale
-        n, k = len(full), len(full) - len(grid)
-        X = out["xf"].full().reshape(len(x), n)[:, k:]
-        Z = (out["zf"].full().reshape(len(z), n) if len(z) else np.empty((0, n)))[:, k:]
-        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Z))):
-            return None, None, "the solution is not finite", messages, scale
-        return X, Z, None, messages, scale
+        return out, failure, messages, scale
 
     def _lead(self, x, z, p, ta, tb, first):
         """An extra first output (a fraction of the interval, a power of ten) for IDAS when the
@@ -220,7 +233,8 @@ class Integration:
 def _failed_at_start(failure: str, messages: str) -> bool:
     """Whether IDAS failed in its consistent initialization or in its first step (an error test
     failing "at t = 0", the start of the call in τ)."""
-    return "IDACalcIC" in failure or ("IDA_ERR_FAIL" in failure and re.search(r"\bt = 0\b", messages) is not None)
+    return "IDACalcIC" in failure or (("IDA_ERR_FAIL" in failure or "IDA_CONV_FAIL" in failure)
+                                      and re.search(r"\bt = 0\b", messages) is not None)
 
 
 def _time_scale(grid) -> float:
