@@ -143,20 +143,21 @@ the margin is generous; a residual that matters is many orders above it (a junct
 
 
 def damped_newton(evaluate, solve, w, *, tol, max_iter, fail, terms=None):
-    """Newton's method with a backtracking line search on the largest residual of the
-    equations not yet at rounding level (:func:`_merit`).
+    """Newton's method with a backtracking line search on the residuals weighted row by row
+    (:func:`_row_weights`, fixed at the start).
 
     ``evaluate(w) -> (F, J)``; ``solve(J, rhs) -> step``; ``fail(w, F, reason)`` builds the
     exception raised when it does not converge; ``terms(w, J)`` gives the size of each
     equation's terms (default Σ_j |J_ij|·|w_j|; a caller whose equations also hold fixed
-    values passes their share too). Converged when a full step is below ``tol`` relative to
-    ``1 + |w|``, or when no decrease is possible any more and the residuals are at rounding
-    level.
+    values passes their share too), by which a residual counts as rounding. Converged when a
+    full step is below ``tol`` relative to ``1 + |w|``, or when no decrease is possible any
+    more and the residuals are at rounding level.
     """
     if terms is None:
         terms = _own_terms
     F, J = evaluate(w)
-    norm = _merit(F, terms(w, J))
+    weights = _row_weights(J, F.size)
+    norm = np.linalg.norm(weights * F)
     for _ in range(max_iter):
         if not np.all(np.isfinite(F)):
             break
@@ -164,14 +165,12 @@ def damped_newton(evaluate, solve, w, *, tol, max_iter, fail, terms=None):
         scale = 1.0 + np.abs(w)
         if np.all(np.abs(step) <= tol * scale):
             return w + step
-        if norm == 0.0:         # every residual at rounding: a longer step is rounding too
-            return w
         lam = 1.0
         while True:
             trial = w + lam * step
             F_trial, J_trial = evaluate(trial)
-            n_trial = _merit(F_trial, terms(trial, J_trial))
-            if np.isfinite(n_trial) and (n_trial <= (1 - 1e-4 * lam) * norm or n_trial == 0.0):
+            n_trial = np.linalg.norm(weights * F_trial)
+            if np.isfinite(n_trial) and n_trial <= (1 - 1e-4 * lam) * norm:
                 break
             lam *= 0.5
             if lam < 1e-10:
@@ -182,19 +181,19 @@ def damped_newton(evaluate, solve, w, *, tol, max_iter, fail, terms=None):
     raise fail(w, F, f"Newton did not converge in {max_iter} iterations")
 
 
+def _row_weights(J, n) -> np.ndarray:
+    """1 / Σ_j |J_ij| per equation, at the start of a solve: the equations in the units of the
+    unknowns, so that the merit weighs a junction charge's row (coulombs per volt ~1e-12) as a
+    node's current balance (siemens, ~1e-3). On the plain max-norm an ampere row at its
+    rounding (6e-16 A) outweighed a coulomb row 2e-5 V from its root (3e-17 C), and the line
+    search stalled on every step that fixed the latter."""
+    sums = np.asarray(abs(J) @ np.ones(n if n else 0)).ravel()
+    return 1.0 / np.where(sums > 0, sums, 1.0)
+
+
 def _own_terms(w, J) -> np.ndarray:
     """Σ_j |J_ij|·|w_j|: the size of each equation's terms in the unknowns."""
     return np.asarray(abs(J) @ np.abs(w)).ravel()
-
-
-def _merit(F, terms) -> float:
-    """The largest residual |F_i| among the equations not yet at their rounding level
-    (:func:`_at_rounding`, row by row). An ampere row already at rounding (2e-15 A) otherwise
-    sets the max-norm and blocks every step that would fix the coulomb rows beside it (a
-    junction charge 1e-13 C off): the line search stalled."""
-    F = np.asarray(F).ravel()
-    live = np.abs(F) > ROUNDING_ULPS * np.finfo(float).eps * terms
-    return float(np.max(np.abs(F[live]), initial=0.0))
 
 
 def _at_rounding(F, terms) -> bool:
