@@ -4,12 +4,14 @@ An FMU (and the standalone program) holds the states x, the parameter vector p (
 parameters, inputs chosen from them, and the modes and discrete variables of hybrid
 components, which live in its slots) and the time t; everything else follows from them:
 
-- ``evaluate(x, z_guess, p, t) -> (z, ode, values, residual)``: the algebraic variables z
+- ``evaluate(x, z_guess, p, t) -> (z, ode, values, error)``: the algebraic variables z
   solved from 0 = g(x, z, p, t) by a code-generated Newton method (CasADi's ``fast_newton``,
   a sparse QR factorization per iteration) started from ``z_guess`` — the last solution, so a
   step of the importing solver costs one or two iterations — then the state derivatives
-  x' = f(x, z, p, t), the value of every variable and the largest residual |g| left (the C
-  side refuses a solution whose residual is not at rounding level);
+  x' = f(x, z, p, t), the value of every variable and a convergence measure, at most 1 when
+  the last Newton step is below 1e-8 of the values or every residual is within 1e-9 of its
+  equation's terms (as physlib's consistent-start solve accepts; an absolute residual limit
+  would pass a junction-charge row, in coulombs, millivolts off);
 - ``start(p, t) -> (x0, z0)``: the start values physlib computes from the parameters;
 - ``guards(x, z, p, t)``: the zero-crossing functions of hybrid components (FMI's event
   indicators);
@@ -47,12 +49,18 @@ def model_functions(model) -> list[cs.Function]:
     values_sx = system.outputs(xs, zs, ps, ts)
     x, z, p, t = system.symbols(cs.MX)
     z_guess = cs.MX.sym("z_guess", z.numel())
-    z_solved = _polished(system, _newton(system)(z_guess, x, p, t), x, p, t) if z.numel() else z_guess
+    if z.numel():
+        z_solved, last_step = _polished(system, _newton(system)(z_guess, x, p, t), x, p, t)
+    else:
+        z_solved, last_step = z_guess, z_guess
     rows = _in_blocks("model_rows", [xs, zs, ps, ts], [ode_sx, values_sx])
     ode, values = rows(x, z_solved, p, t)
-    residual = cs.norm_inf(system.dae(x, z_solved, p, t)[1]) if z.numel() else cs.MX(0)
-    evaluate = cs.Function("model_evaluate", [x, z_guess, p, t], [z_solved, ode, values, residual],
-                           ["x", "z_guess", "p", "t"], ["z", "ode", "values", "residual"])
+    # Converged (error <= 1) as physlib's consistent-start solve accepts a solution: the last
+    # Newton step below 1e-8 of the values, or every residual near its equation's rounding.
+    error = cs.fmin(cs.mmax(cs.fabs(last_step) / (1e-8 * (1 + cs.fabs(z_solved)))),
+                    _relative_residual(system)(x, z_solved, p, t) / 1e-9) if z.numel() else cs.MX(0)
+    evaluate = cs.Function("model_evaluate", [x, z_guess, p, t], [z_solved, ode, values, error],
+                           ["x", "z_guess", "p", "t"], ["z", "ode", "values", "error"])
     # Forward derivatives along (dx, dp), the algebraic variables following by the implicit
     # function theorem: g_z dz = −(g_x dx + g_p dp).
     dxs, dzs, dps = cs.SX.sym("dx", xs.numel()), cs.SX.sym("dz", zs.numel()), cs.SX.sym("dp", ps.numel())
@@ -72,7 +80,38 @@ def model_functions(model) -> list[cs.Function]:
     guards = cs.Function("model_guards", [xs, zs, ps, ts], [system.guards(xs, zs, ps, ts)],
                          ["x", "z", "p", "t"], ["g"])
     start = cs.Function("model_start", [ps, ts], list(system.start(ps, ts)), ["p", "t"], ["x0", "z0"])
-    return [evaluate, start, guards, directional, *_event_functions(model)]
+    return [evaluate, start, guards, directional, *_event_functions(model), *_damped_newton_parts(system)]
+
+
+def _damped_newton_parts(system) -> list[cs.Function]:
+    """``newton_step(x, z, p, t) -> (−g_z⁻¹·g, Σ_j |∂g_i/∂z_j|)`` and ``residual(x, z, p, t)
+    -> g``, from which the C wrapper runs a Newton method with backtracking, as physlib's
+    damped Newton (:func:`physlib.analysis.common.initialization.damped_newton`), when the
+    undamped one fails (a transistor stage started from zero charges: the junction voltages'
+    exponentials overshoot)."""
+    x, z, p, t = system.symbols(cs.MX)
+    if z.numel():
+        xs, zs, ps, ts = system.symbols(cs.SX)
+        alg = system.dae(xs, zs, ps, ts)[1]
+        jac_sx = cs.jacobian(alg, zs)
+        parts = cs.Function("g_and_jacobian", [xs, zs, ps, ts],
+                            [alg, jac_sx, cs.mtimes(cs.fabs(jac_sx), cs.DM.ones(zs.numel(), 1))])
+        g, jac, row_sums = parts(x, z, p, t)
+        step = -cs.solve(jac, g, "qr")
+    else:
+        g, step, row_sums = cs.MX(0, 1), cs.MX(0, 1), cs.MX(0, 1)
+    names = ["x", "z", "p", "t"]
+    return [cs.Function("model_newton_step", [x, z, p, t], [step, row_sums], names, ["step", "row_sums"]),
+            cs.Function("model_residual", [x, z, p, t], [g], names, ["g"])]
+
+
+def _residual_and_terms(system, xs, zs, ps, ts):
+    """g and the size of each of its equations' terms (as physlib's consistent start measures
+    them: Σ_j |∂g_i/∂w_j|·|w_j| + |g_i − Σ_j ∂g_i/∂w_j·w_j| over w = (x, z, p))."""
+    w = cs.vertcat(xs, zs, ps)
+    g = system.dae(xs, zs, ps, ts)[1]
+    jac = cs.jacobian(g, w)
+    return g, cs.mtimes(cs.fabs(jac), cs.fabs(w)) + cs.fabs(g - cs.mtimes(jac, w))
 
 
 def _in_blocks(name: str, inputs: list, outputs: list) -> cs.Function:
@@ -145,7 +184,16 @@ def _polished(system, z, x, p, t):
     alg = system.dae(xs, zs, ps, ts)[1]
     step = cs.Function("newton_step", [xs, zs, ps, ts], [alg, cs.jacobian(alg, zs)])
     g, jacobian = step(x, z, p, t)
-    return z - cs.solve(jacobian, g, "qr")
+    last = -cs.solve(jacobian, g, "qr")
+    return z + last, last
+
+
+def _relative_residual(system) -> cs.Function:
+    """(x, z, p, t) -> max_i |g_i| / (size of equation i's terms): each algebraic equation's
+    residual against its own terms (:func:`_residual_and_terms`)."""
+    xs, zs, ps, ts = system.symbols(cs.SX)
+    g, terms = _residual_and_terms(system, xs, zs, ps, ts)
+    return cs.Function("relative_residual", [xs, zs, ps, ts], [cs.mmax(cs.fabs(g) / cs.fmax(terms, 1e-300))])
 
 
 def _newton(system) -> cs.Function:

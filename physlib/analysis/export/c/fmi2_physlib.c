@@ -28,8 +28,9 @@
 #include "physlib_functions.c"
 
 #define ARRAY_SIZE(n) ((n) > 0 ? (n) : 1)
-#define RESIDUAL_LIMIT 1e-6     /* largest |g| a Newton solution may leave */
+#define CONVERGED 1.0           /* evaluate's convergence measure at most this: a solution */
 #define MAX_ROUNDS (4 * (NMODES + 2))
+#define DAMPED_ITERATIONS 100   /* iterations of the damped Newton method at most */
 
 enum { KIND_STATE, KIND_DERIVATIVE, KIND_PARAMETER, KIND_INPUT, KIND_VALUE, KIND_DISCRETE };
 enum { PHASE_INSTANTIATED, PHASE_INITIALIZATION, PHASE_EVENT, PHASE_CONTINUOUS, PHASE_TERMINATED };
@@ -66,6 +67,7 @@ typedef struct {
     int evaluated;
     int start_stale;        /* in Initialization Mode: parameters set since the start values */
     Kernel evaluate, start, guards, directional, transitions, updates, next_time, project;
+    Kernel newton_step, residual_of;
     fmi2CallbackFunctions callbacks;
     char *name;
     int logging;
@@ -115,7 +117,7 @@ static int solve_from(Instance *m, const double *z_guess, double *z_out) {
     k->arg[0] = m->s.x; k->arg[1] = z_guess; k->arg[2] = m->s.p; k->arg[3] = &m->s.t;
     k->res[0] = z_out; k->res[1] = m->xdot; k->res[2] = m->values; k->res[3] = &m->residual;
     if (kernel_call(k)) return 0;
-    return m->residual <= RESIDUAL_LIMIT && all_finite(z_out, NZ) && all_finite(m->xdot, NX)
+    return m->residual <= CONVERGED && all_finite(z_out, NZ) && all_finite(m->xdot, NX)
            && all_finite(m->values, NV);
 }
 
@@ -132,17 +134,61 @@ static fmi2Status start_state(Instance *m) {
     return fmi2OK;
 }
 
-/* Bring derivatives and values up to date: Newton from the last solution, and if that fails
- * from the start values physlib gives at this point. In Initialization Mode the values are
+/* The 2-norm of the residuals g(x, z) weighted row by row (weights: see damped_newton). */
+static double weighted_norm(Instance *m, const double *z, const double *weights) {
+    double g[ARRAY_SIZE(NZ)], sum = 0.0;
+    Kernel *k = &m->residual_of;
+    int i;
+    k->arg[0] = m->s.x; k->arg[1] = z; k->arg[2] = m->s.p; k->arg[3] = &m->s.t; k->res[0] = g;
+    if (kernel_call(k)) return INFINITY;
+    for (i = 0; i < NZ; i++) sum += (weights[i] * g[i]) * (weights[i] * g[i]);
+    return isfinite(sum) ? sqrt(sum) : INFINITY;
+}
+
+/* Newton's method with backtracking from z, as physlib's damped Newton: the line search on
+ * the residuals weighted by 1 / Σ_j |∂g_i/∂z_j| at the start (each equation in the units of
+ * the unknowns: a junction charge's row in coulombs weighs as a node's current balance), for
+ * where the undamped code-generated Newton overshoots (exponential junction laws far from
+ * the root). Returns 1 with z where the steps have come down to rounding; the undamped Newton
+ * then finishes and checks. */
+static int damped_newton(Instance *m, double *z) {
+    double step[ARRAY_SIZE(NZ)], trial[ARRAY_SIZE(NZ)], weights[ARRAY_SIZE(NZ)], norm, trial_norm, lam;
+    Kernel *k = &m->newton_step;
+    int iteration, i;
+    for (iteration = 0; iteration < DAMPED_ITERATIONS; iteration++) {
+        k->arg[0] = m->s.x; k->arg[1] = z; k->arg[2] = m->s.p; k->arg[3] = &m->s.t;
+        k->res[0] = step; k->res[1] = iteration == 0 ? weights : NULL;
+        if (kernel_call(k) || !all_finite(step, NZ)) return 0;
+        if (iteration == 0) {
+            for (i = 0; i < NZ; i++) weights[i] = weights[i] > 0 ? 1.0 / weights[i] : 1.0;
+            norm = weighted_norm(m, z, weights);
+        }
+        for (i = 0; i < NZ && fabs(step[i]) <= 1e-10 * (1.0 + fabs(z[i])); i++) {}
+        if (i == NZ) return 1;
+        for (lam = 1.0; lam > 1e-10; lam *= 0.5) {
+            for (i = 0; i < NZ; i++) trial[i] = z[i] + lam * step[i];
+            trial_norm = weighted_norm(m, trial, weights);
+            if (trial_norm <= (1.0 - 1e-4 * lam) * norm) break;
+        }
+        if (lam <= 1e-10) return 0;
+        memcpy(z, trial, sizeof(double) * NZ);
+        norm = trial_norm;
+    }
+    return 0;
+}
+
+/* Bring derivatives and values up to date: Newton from the last solution; if that fails, a
+ * damped Newton from it, then from the start values physlib gives at this point. In Initialization Mode the values are
  * those of the start state for the parameters set so far. */
 static fmi2Status evaluate(Instance *m) {
     double z[ARRAY_SIZE(NZ)], x0[ARRAY_SIZE(NX)], z0[ARRAY_SIZE(NZ)];
     if (m->s.phase == PHASE_INITIALIZATION && m->start_stale && start_state(m) != fmi2OK) return fmi2Error;
     if (m->evaluated) return fmi2OK;
-    if (!solve_from(m, m->s.z, z)) {
+    memcpy(z0, m->s.z, sizeof(double) * NZ);
+    if (!solve_from(m, m->s.z, z) && !(damped_newton(m, z0) && solve_from(m, z0, z))) {
         Kernel *k = &m->start;
         k->arg[0] = m->s.p; k->arg[1] = &m->s.t; k->res[0] = x0; k->res[1] = z0;
-        if (kernel_call(k) || !solve_from(m, z0, z)) {
+        if (kernel_call(k) || !(solve_from(m, z0, z) || (damped_newton(m, z0) && solve_from(m, z0, z)))) {
             log_message(m, fmi2Error, "logStatusError",
                         "t = %.10g s: the algebraic equations have no solution near the last one "
                         "(largest residual %g) or a variable is not finite", m->s.t, m->residual);
@@ -215,6 +261,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     ok = ok && kernel_init(m, &m->updates, model_updates, model_updates_work);
     ok = ok && kernel_init(m, &m->next_time, model_next_time, model_next_time_work);
     ok = ok && kernel_init(m, &m->project, model_project, model_project_work);
+    ok = ok && kernel_init(m, &m->newton_step, model_newton_step, model_newton_step_work);
+    ok = ok && kernel_init(m, &m->residual_of, model_residual, model_residual_work);
     if (!ok) {
         fmi2FreeInstance(m);
         return NULL;
@@ -236,6 +284,8 @@ void fmi2FreeInstance(fmi2Component c) {
     kernel_free(m, &m->updates);
     kernel_free(m, &m->next_time);
     kernel_free(m, &m->project);
+    kernel_free(m, &m->newton_step);
+    kernel_free(m, &m->residual_of);
     m->callbacks.freeMemory(m->name);
     m->callbacks.freeMemory(m);
 }
