@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import platform
 import re
-import shutil
 import tempfile
 import uuid
 import zipfile
@@ -59,6 +58,7 @@ class FmuVariable:
     description: str = ""
     start: float | None = None
     state_index: int | None = None     # a derivative: 1-based ScalarVariable index of its state
+    output: bool = False               # causality="output"
 
 
 def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=None, binary=True) -> Path:
@@ -223,15 +223,14 @@ def _model_description(model, identifier, table, ode_deps, value_deps, input_slo
     structure = ET.SubElement(root, "ModelStructure")
     knowns = ([i + 1 for i, v in enumerate(table) if v.kind == "state"]
               + [i + 1 for i, v in enumerate(table) if v.kind == "input"])
-    nx = len(model.states)
     outputs = ET.SubElement(structure, "Outputs")
     for i, v in enumerate(table):
         if v.output:
-            ET.SubElement(outputs, "Unknown", {"index": str(i + 1), **_depends(v, ode_deps, value_deps, knowns, nx)})
+            ET.SubElement(outputs, "Unknown", {"index": str(i + 1), **_depends(v, ode_deps, value_deps, knowns)})
     derivatives = ET.SubElement(structure, "Derivatives")
     for i, v in enumerate(table):
         if v.kind == "derivative":
-            ET.SubElement(derivatives, "Unknown", {"index": str(i + 1), **_depends(v, ode_deps, value_deps, knowns, nx)})
+            ET.SubElement(derivatives, "Unknown", {"index": str(i + 1), **_depends(v, ode_deps, value_deps, knowns)})
     initial = ET.SubElement(structure, "InitialUnknowns")
     for i, v in enumerate(table):
         if v.output or v.kind in ("state", "derivative"):
@@ -248,7 +247,7 @@ def _source_files():
     return files
 
 
-def _depends(v, ode_deps, value_deps, knowns, nx) -> dict:
+def _depends(v, ode_deps, value_deps, knowns) -> dict:
     """The ``dependencies`` attribute of an unknown: the states and inputs its value moves
     with (``dependenciesKind`` is omitted: FMI then reads them as possibly nonlinear)."""
     if v.kind == "derivative":
