@@ -366,3 +366,16 @@ def test_transistor_stage_from_zero_charges_runs_in_fmpy(tmp_path):
                             output_interval=5e-6)
     ref = sim.simulate(2e-3, t_eval=res["time"], rtol=1e-8, atol=1e-10)
     assert relative_error(res["rl.v"], ref["rl.v"]) < 1e-3
+
+
+def test_only_the_parameters_asked_for_are_exposed(tmp_path):
+    """parameters=[...]: the others keep their compiled-in values inside the FMU."""
+    sim = rc().compile()
+    path = sim.export_fmu(tmp_path / "rc", parameters=["R1.R"])
+    md = fmpy.read_model_description(str(path))
+    assert [v.name for v in md.modelVariables if v.causality == "parameter"] == ["R1.R"]
+    res = fmpy_run(path, 5e-3, ["C1.v"], start_values={"R1.R": 500.0})
+    ref = sim.simulate(5e-3, t_eval=res["time"], params={"R1.R": 500.0}, rtol=1e-10, atol=1e-12)
+    assert relative_error(res["C1.v"], ref["C1.v"]) < RANGE_TOL
+    with pytest.raises(ExportError, match="parameter 'R1.X'"):
+        sim.export_fmu(tmp_path / "bad", parameters=["R1.X"])
