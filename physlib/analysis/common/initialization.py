@@ -32,9 +32,8 @@ def algebraic_jacobian(system) -> cs.Function:
 def equation_terms(system) -> cs.Function:
     """(x, z, p, t) -> Σ_j |∂g_i/∂w_j|·|w_j| + |g_i − Σ_j ∂g_i/∂w_j·w_j| over all of
     w = (x, z, p): the size of the terms of each algebraic equation, whose rounding no solution
-    can beat (a branch current computed
-    from a 48 V node voltage that is a state carries that voltage's rounding). Built once per
-    compiled model."""
+    can beat (a branch current computed from a 48 V node voltage that is a state carries that
+    voltage's rounding). Built once per compiled model."""
     if "g_terms" not in system.cache:
         x, z, p, t = system.symbols()
         w = cs.vertcat(x, z, p)
@@ -187,7 +186,7 @@ def _row_weights(J, n) -> np.ndarray:
     node's current balance (siemens, ~1e-3). On the plain max-norm an ampere row at its
     rounding (6e-16 A) outweighed a coulomb row 2e-5 V from its root (3e-17 C), and the line
     search stalled on every step that fixed the latter."""
-    sums = np.asarray(abs(J) @ np.ones(n if n else 0)).ravel()
+    sums = np.asarray(abs(J) @ np.ones(n)).ravel()
     return 1.0 / np.where(sums > 0, sums, 1.0)
 
 
