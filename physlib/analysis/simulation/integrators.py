@@ -35,6 +35,7 @@ import numpy as np
 from ...core.errors import SimulationError
 from ..common.fast_call import fast
 from . import run_stats
+from .stepping_functions import buffered
 from .time_scale import fastest_rate
 
 log = logging.getLogger("physlib.solver")
@@ -81,9 +82,8 @@ class Integration:
             full = grid
         if failure is not None:
             return None, None, failure, messages, scale
-        n, k = len(full), len(full) - len(grid)
-        X = out["xf"].full().reshape(len(x), n)[:, k:]
-        Z = (out["zf"].full().reshape(len(z), n) if len(z) else np.empty((0, n)))[:, k:]
+        k = len(full) - len(grid)
+        X, Z = out["xf"][:, k:], out["zf"][:, k:]
         if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Z))):
             return None, None, "the solution is not finite", messages, scale
         return X, Z, None, messages, scale
@@ -133,17 +133,25 @@ class Integration:
         return 10.0 ** np.floor(np.log10(lead))
 
     def _call(self, integrator, x, z, p, ta, tb, scale=1.0):
-        """(outputs, failure reason or None, captured solver messages)."""
+        """(outputs {"xf": (nx, n outputs), "zf": (nz, n outputs)} as arrays, failure reason
+        or None, captured solver messages). The integrator writes its outputs straight into
+        NumPy arrays (a FunctionBuffer): converting CasADi's matrices of a 5,000-state run
+        with 1,001 outputs cost 0.6 s, a third of the whole run."""
         stats, started = run_stats.current(), time.perf_counter()
+        buffer, trigger, inputs, outputs = buffered(integrator)
+        inputs[0][:], inputs[1][:] = x, z
+        inputs[2][:] = np.concatenate([p, [ta, (tb - ta) / scale]])
         with solver_messages() as messages:
             try:
-                out = integrator(x0=x, z0=z, p=np.concatenate([p, [ta, (tb - ta) / scale]]))
+                trigger()
             except RuntimeError as err:
                 out, failure = None, _last_line(str(err))
             else:
+                n = integrator.size2_out(0)
+                out = {"xf": outputs[0].reshape(n, len(x)).T, "zf": outputs[1].reshape(n, len(z)).T}
                 failure = None
         if stats is not None:
-            stats.solver_call(integrator.stats(), time.perf_counter() - started)
+            stats.solver_call(buffer.stats(), time.perf_counter() - started)
         return out, failure, messages.getvalue()
 
     def _integrator(self, grid: tuple, max_step_tau: float | None, close_start: bool = False,
