@@ -63,6 +63,11 @@ typedef struct {
     double xdot[ARRAY_SIZE(NX)], values[ARRAY_SIZE(NV)], g[ARRAY_SIZE(NG)];
     double fired[ARRAY_SIZE(NG)], p_new[ARRAY_SIZE(NP)], p_updated[ARRAY_SIZE(NP)];
     double dx[ARRAY_SIZE(NX)], dp[ARRAY_SIZE(NP)], d_ode[ARRAY_SIZE(NX)], d_values[ARRAY_SIZE(NV)];
+    /* scratch of the solves and the event rounds, here rather than on the stack: a model of
+     * many states or parameters would overflow an importer thread's stack */
+    double z_work[ARRAY_SIZE(NZ)], x_start[ARRAY_SIZE(NX)], z_start[ARRAY_SIZE(NZ)];
+    double g_work[ARRAY_SIZE(NZ)], step[ARRAY_SIZE(NZ)], trial[ARRAY_SIZE(NZ)], weights[ARRAY_SIZE(NZ)];
+    double p_before[ARRAY_SIZE(NP)], x_before[ARRAY_SIZE(NX)];
     double residual;
     int evaluated;
     int start_stale;        /* in Initialization Mode: parameters set since the start values */
@@ -136,7 +141,7 @@ static fmi2Status start_state(Instance *m) {
 
 /* The 2-norm of the residuals g(x, z) weighted row by row (weights: see damped_newton). */
 static double weighted_norm(Instance *m, const double *z, const double *weights) {
-    double g[ARRAY_SIZE(NZ)], sum = 0.0;
+    double *g = m->g_work, sum = 0.0;
     Kernel *k = &m->residual_of;
     int i;
     k->arg[0] = m->s.x; k->arg[1] = z; k->arg[2] = m->s.p; k->arg[3] = &m->s.t; k->res[0] = g;
@@ -152,7 +157,7 @@ static double weighted_norm(Instance *m, const double *z, const double *weights)
  * the root). Returns 1 with z where the steps have come down to rounding; the undamped Newton
  * then finishes and checks. */
 static int damped_newton(Instance *m, double *z) {
-    double step[ARRAY_SIZE(NZ)], trial[ARRAY_SIZE(NZ)], weights[ARRAY_SIZE(NZ)], norm, trial_norm, lam;
+    double *step = m->step, *trial = m->trial, *weights = m->weights, norm = INFINITY, trial_norm, lam;
     Kernel *k = &m->newton_step;
     int iteration, i;
     for (iteration = 0; iteration < DAMPED_ITERATIONS; iteration++) {
@@ -181,7 +186,7 @@ static int damped_newton(Instance *m, double *z) {
  * damped Newton from it, then from the start values physlib gives at this point. In Initialization Mode the values are
  * those of the start state for the parameters set so far. */
 static fmi2Status evaluate(Instance *m) {
-    double z[ARRAY_SIZE(NZ)], x0[ARRAY_SIZE(NX)], z0[ARRAY_SIZE(NZ)];
+    double *z = m->z_work, *x0 = m->x_start, *z0 = m->z_start;
     if (m->s.phase == PHASE_INITIALIZATION && m->start_stale && start_state(m) != fmi2OK) return fmi2Error;
     if (m->evaluated) return fmi2OK;
     memcpy(z0, m->s.z, sizeof(double) * NZ);
@@ -525,7 +530,7 @@ fmi2Status fmi2EnterEventMode(fmi2Component c) {
 static fmi2Status event_round(Instance *m, int *changed, int *states_changed) {
     Kernel *k;
     int i;
-    double p_before[ARRAY_SIZE(NP)], x_before[ARRAY_SIZE(NX)];
+    double *p_before = m->p_before, *x_before = m->x_before;
     if (evaluate(m) != fmi2OK) return fmi2Error;
     k = &m->transitions;
     k->arg[0] = m->values; k->arg[1] = m->s.p; k->arg[2] = m->s.pre; k->arg[3] = m->fired;
