@@ -151,7 +151,9 @@ def get_derivatives(fmu, n):
     return dx
 
 
-def instantiate(path, tmp_path):
+def instantiate(path, tmp_path, initialize=True):
+    """(model description, FMU instance) in Continuous-Time Mode after initialization, or in
+    Initialization Mode with ``initialize=False``."""
     md = fmpy.read_model_description(str(path))
     unzipped = fmpy.extract(str(path), str(tmp_path / "unzipped"))
     fmu = FMU2Model(guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.modelExchange.modelIdentifier,
@@ -159,6 +161,8 @@ def instantiate(path, tmp_path):
     fmu.instantiate()
     fmu.setupExperiment(startTime=0.0)
     fmu.enterInitializationMode()
+    if not initialize:
+        return md, fmu
     fmu.exitInitializationMode()
     while fmu.newDiscreteStates()[0]:
         pass
@@ -334,14 +338,8 @@ def test_initial_unknowns_in_initialization_mode_follow_the_parameters_set(expor
     """An importer reads the initial unknowns before leaving Initialization Mode: they are the
     start state for the parameters set so far (C1.v0 set there: C1.v starts at it)."""
     _, path = exported["rc"]
-    md = fmpy.read_model_description(str(path))
+    md, fmu = instantiate(path, tmp_path, initialize=False)
     refs = {v.name: v.valueReference for v in md.modelVariables}
-    unzipped = fmpy.extract(str(path), str(tmp_path / "unzipped"))
-    fmu = FMU2Model(guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.modelExchange.modelIdentifier,
-                    instanceName="init")
-    fmu.instantiate()
-    fmu.setupExperiment(startTime=0.0)
-    fmu.enterInitializationMode()
     fmu.setReal([refs["C1.v0"]], [0.7])
     v, rate = fmu.getReal([refs["C1.v"], refs["der(C1.v)"]])
     assert v == 0.7 and rate == pytest.approx((1.0 - 0.7) / (1e3 * 1e-6), rel=1e-12)
