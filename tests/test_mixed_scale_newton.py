@@ -7,7 +7,7 @@ the volt row's terms (~10), a residual of 1e-13 C — v off by millivolts — pa
 import numpy as np
 import pytest
 
-from physlib.analysis.common.initialization import _at_rounding, _own_terms, damped_newton
+from physlib.analysis.common.initialization import at_rounding, _own_terms, damped_newton
 
 C0, VT, Q = 1e-13, 0.025, 6e-12
 V_EXACT = VT * np.log1p(Q / (C0 * VT))
@@ -24,7 +24,7 @@ def test_a_coulomb_residual_beside_a_volt_row_is_not_rounding():
     v_off = V_EXACT + 3e-4                   # 0.3 mV: 1.2 % of the charge
     F, J = evaluate(np.array([v_off, 10.0 - v_off]))
     assert 1e-14 < abs(F[0]) < 64 * np.finfo(float).eps * 10.0   # below 64 ulps of the volt row
-    assert not _at_rounding(F, _own_terms(np.array([v_off, 10.0 - v_off]), J))
+    assert not at_rounding(F, _own_terms(np.array([v_off, 10.0 - v_off]), J))
 
 
 def test_damped_newton_solves_the_coulomb_row_to_its_own_rounding():

@@ -72,7 +72,7 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
     Fast path: CasADi's compiled Newton (undamped), accepted when its last step is below 1e-8
     of the values (the returned values include that step, so they are accurate to rounding
     for the quadratic convergence near the root) or its residuals are at rounding level
-    (:func:`_at_rounding`). Otherwise the damped Newton below starts
+    (:func:`at_rounding`). Otherwise the damped Newton below starts
     again from the guess: it converges from farther away, and when it fails too its error
     names the equation with the largest residual."""
     z = np.array(z_guess, dtype=float)
@@ -91,7 +91,7 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
             # A femtofarad's charging rate asks for steps far above 1e-8 of the values from a
             # residual that is rounding already: no Newton step can do better.
             g = np.asarray(fun(x, solved, p, t)[0]).ravel()
-            if _at_rounding(g, terms(solved)):
+            if at_rounding(g, terms(solved)):
                 return solved
     except RuntimeError:        # a singular Jacobian: the damped Newton below explains it
         pass
@@ -173,7 +173,7 @@ def damped_newton(evaluate, solve, w, *, tol, max_iter, fail, terms=None):
                 break
             lam *= 0.5
             if lam < 1e-10:
-                if np.all(np.abs(step) <= 1e-8 * scale) or _at_rounding(F, terms(w, J)):
+                if np.all(np.abs(step) <= 1e-8 * scale) or at_rounding(F, terms(w, J)):
                     return w
                 raise fail(w, F, "the line search stalled")
         w, F, J, norm = trial, F_trial, J_trial, n_trial
@@ -195,7 +195,7 @@ def _own_terms(w, J) -> np.ndarray:
     return np.asarray(abs(J) @ np.abs(w)).ravel()
 
 
-def _at_rounding(F, terms) -> bool:
+def at_rounding(F, terms) -> bool:
     """Whether each residual is within the rounding of its own equation's terms (``terms``:
     their sizes, e.g. Σ_j |∂F_i/∂w_j|·|w_j|): no step can lower them, however large the step
     they ask for (a femtofarad junction charge turns a 2e-16 A residual into a volt-sized step).

@@ -33,6 +33,7 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import ExportError
+from ..common.initialization import ROUNDING_ULPS
 from ..simulation.time_events import LEFT_LIMIT
 from .codegen import CFLAGS, build, c_compiler, generate, row_blocks
 
@@ -103,20 +104,33 @@ def _functions(model) -> list[cs.Function]:
                  *_newton("physlib_step", step, w, [x0, f0, p, t, h]),
                  cs.Function("physlib_values", *row_blocks("physlib_values", [x, z, p, t], [values]))]
     if nz:
-        functions += _newton("physlib_algebraic", alg, z, [x, p, t])
+        functions += _newton("physlib_algebraic", alg, z, [x, p, t], _equation_terms(alg, x, z, p))
     return functions
 
 
-def _newton(name: str, residual: cs.SX, unknowns: cs.SX, fixed: list) -> list[cs.Function]:
+def _newton(name: str, residual: cs.SX, unknowns: cs.SX, fixed: list, terms=None) -> list[cs.Function]:
     """``name(w, *fixed) -> (F, −J⁻¹·F)`` (the Newton step, by a sparse QR factorization that
-    CasADi generates C for) and ``name_terms(w, *fixed) -> |J|·|w|`` (the rounding scale of
-    each equation, asked for only when a line search stalls)."""
+    CasADi generates C for) and ``name_terms(w, *fixed) -> (terms, Σ_j |J_ij|)``: the size of
+    each equation's terms (its rounding scale, asked for only when a line search stalls;
+    default |J|·|w|) and the row sums that weigh the line search, as physlib's damped Newton
+    (:func:`~physlib.analysis.common.initialization.damped_newton`) has them."""
     jacobian = cs.jacobian(residual, unknowns)
     inputs = [unknowns, *fixed]
     symbols, (F, J) = row_blocks(name, inputs, [residual, jacobian])
-    terms = cs.mtimes(cs.fabs(jacobian), cs.fabs(unknowns))
+    if terms is None:
+        terms = cs.mtimes(cs.fabs(jacobian), cs.fabs(unknowns))
+    row_sums = cs.mtimes(cs.fabs(jacobian), cs.DM.ones(unknowns.numel(), 1))
     return [cs.Function(name, symbols, [F, cs.solve(J, -F, "qr")]),
-            cs.Function(f"{name}_terms", *row_blocks(f"{name}_terms", inputs, [terms]))]
+            cs.Function(f"{name}_terms", *row_blocks(f"{name}_terms", inputs, [terms, row_sums]))]
+
+
+def _equation_terms(alg, x, z, p) -> cs.SX:
+    """The size of each algebraic equation's terms over (x, z, p) and what none of them
+    multiplies, as physlib's consistent start measures it
+    (:func:`~physlib.analysis.common.initialization.equation_terms`)."""
+    w = cs.vertcat(x, z, p)
+    jac = cs.jacobian(alg, w)
+    return cs.mtimes(cs.fabs(jac), cs.fabs(w)) + cs.fabs(alg - cs.mtimes(jac, w))
 
 
 def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
@@ -135,6 +149,7 @@ def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
         f"#define DT {dt!r}",
         f"#define GRID_STEPS {steps}LL",
         f"#define LEFT_LIMIT {LEFT_LIMIT!r}",
+        f"#define ROUNDING_ULPS {ROUNDING_ULPS}",
         f"#define PARAMETERS {_c_array(p.tolist())}",
         f"#define N_SNAPPED {len(snapped)}",
         f"static const long long SNAPPED_STEP[] = {_c_array([k for k, _ in snapped], 'LL')};",

@@ -72,7 +72,7 @@ static void call(casadi_function function, int n_in, const casadi_real *const *i
 /* Equations F(w) = 0 in the unknowns w, with the inputs that stay fixed while solving. */
 typedef struct {
     casadi_function residual_and_step; /* (w, fixed...) -> (F, Newton step -J\F) */
-    casadi_function rounding_terms;    /* (w, fixed...) -> |J|·|w| */
+    casadi_function rounding_terms;    /* (w, fixed...) -> (size of each equation's terms, Σ_j |J_ij|) */
     const casadi_real *inputs[7];      /* inputs[0] is w, set by each call */
     int n_in;
     int n;
@@ -86,13 +86,17 @@ static void evaluate(equations *eq, const double *w, double *F, double *step) {
     call(eq->residual_and_step, eq->n_in, eq->inputs, 2, out);
 }
 
-static double max_norm(const double *v, int n) {
-    double norm = 0.0;
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(v[i])) return INFINITY;
-        norm = fabs(v[i]) > norm ? fabs(v[i]) : norm;
-    }
-    return norm;
+static int finite_all(const double *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* The 2-norm of F weighted row by row. */
+static double weighted_norm(const double *F, const double *weights, int n) {
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) sum += (weights[i] * F[i]) * (weights[i] * F[i]);
+    return isfinite(sum) ? sqrt(sum) : INFINITY;
 }
 
 static int step_below(const double *step, const double *w, int n, double tol) {
@@ -101,30 +105,37 @@ static int step_below(const double *step, const double *w, int n, double tol) {
     return 1;
 }
 
-/* Whether the residuals are within the rounding of the equations' terms (64 ulps of the
- * largest sum |dF_i/dw_j|·|w_j|): no step can lower them, however large it is. */
-static int at_rounding(equations *eq, const double *w, const double *F, double *terms) {
-    casadi_real *out[1] = {terms};
+/* terms: the size of each equation's terms at w; row_sums: Σ_j |J_ij|. */
+static void rounding_terms(equations *eq, const double *w, double *terms, double *row_sums) {
+    casadi_real *out[2] = {terms, row_sums};
     eq->inputs[0] = w;
-    call(eq->rounding_terms, eq->n_in, eq->inputs, 1, out);
-    double largest = 1.0;
-    for (int i = 0; i < eq->n; i++) largest = terms[i] > largest ? terms[i] : largest;
+    call(eq->rounding_terms, eq->n_in, eq->inputs, 2, out);
+}
+
+/* Whether each residual is within the rounding of its own equation's terms (ROUNDING_ULPS):
+ * no step can lower them, however large it is. */
+static int at_rounding(equations *eq, const double *w, const double *F, double *terms, double *scratch) {
+    rounding_terms(eq, w, terms, scratch);
     for (int i = 0; i < eq->n; i++)
-        if (!(fabs(F[i]) <= 64 * 2.220446049250313e-16 * largest)) return 0;
+        if (!(fabs(F[i]) <= ROUNDING_ULPS * 2.220446049250313e-16 * terms[i])) return 0;
     return 1;
 }
 
-/* Newton's method with a backtracking line search on the residual's max-norm (physlib's
- * damped_newton): w is the start on entry, the solution on return 0; 1 when it fails. */
+/* Newton's method with a backtracking line search on the residuals weighted by 1 / Σ_j |J_ij|
+ * at the start (physlib's damped_newton): w is the start on entry, the solution on return 0;
+ * 1 when it fails. */
 static int solve(equations *eq, double *w) {
     static double F[ALLOC_SIZE(N_UNKNOWNS)], step[ALLOC_SIZE(N_UNKNOWNS)];
     static double trial[ALLOC_SIZE(N_UNKNOWNS)], F_trial[ALLOC_SIZE(N_UNKNOWNS)];
-    static double step_trial[ALLOC_SIZE(N_UNKNOWNS)];
+    static double step_trial[ALLOC_SIZE(N_UNKNOWNS)], weights[ALLOC_SIZE(N_UNKNOWNS)];
+    static double terms[ALLOC_SIZE(N_UNKNOWNS)];
     int n = eq->n;
     evaluate(eq, w, F, step);
-    double norm = max_norm(F, n);
-    for (int iteration = 0; iteration < eq->max_iter && isfinite(norm); iteration++) {
-        if (!isfinite(max_norm(step, n))) return 1; /* singular Jacobian */
+    rounding_terms(eq, w, terms, weights);
+    for (int i = 0; i < n; i++) weights[i] = weights[i] > 0 ? 1.0 / weights[i] : 1.0;
+    double norm = weighted_norm(F, weights, n);
+    for (int iteration = 0; iteration < eq->max_iter && finite_all(F, n); iteration++) {
+        if (!finite_all(step, n)) return 1; /* singular Jacobian */
         if (step_below(step, w, n, eq->tol)) {
             for (int i = 0; i < n; i++) w[i] += step[i];
             return 0;
@@ -133,11 +144,11 @@ static int solve(equations *eq, double *w) {
         for (;;) {
             for (int i = 0; i < n; i++) trial[i] = w[i] + lambda * step[i];
             evaluate(eq, trial, F_trial, step_trial);
-            norm_trial = max_norm(F_trial, n);
+            norm_trial = weighted_norm(F_trial, weights, n);
             if (isfinite(norm_trial) && norm_trial <= (1 - 1e-4 * lambda) * norm) break;
             lambda *= 0.5;
             if (lambda < 1e-10)
-                return !(step_below(step, w, n, 1e-8) || at_rounding(eq, w, F, trial));
+                return !(step_below(step, w, n, 1e-8) || at_rounding(eq, w, F, terms, trial));
         }
         memcpy(w, trial, n * sizeof *w);
         memcpy(F, F_trial, n * sizeof *F);
