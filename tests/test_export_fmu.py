@@ -6,6 +6,7 @@ to about 1e-8 of a signal's range, so 1e-6 of the range separates a wrong equati
 or parameter (errors of order 1e-2..1) from integration error with room to spare.
 """
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 from ctypes import POINTER, c_double
@@ -317,7 +318,6 @@ def test_fmpy_runs_in_a_process_where_physlib_stepped_sundials(tmp_path):
     process's global symbols: loaded globally, it stood in for FMPy's CVODE of another version,
     which then crashed the process. In a fresh process so the load order is this one."""
     import subprocess
-    import sys
     script = f"""
 import sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[1] / "examples")!r})
@@ -377,3 +377,26 @@ def test_only_the_parameters_asked_for_are_exposed(tmp_path):
     assert relative_error(res["C1.v"], ref["C1.v"]) < RANGE_TOL
     with pytest.raises(ExportError, match="parameter 'R1.X'"):
         sim.export_fmu(tmp_path / "bad", parameters=["R1.X"])
+
+
+def test_rectifier_whose_source_starts_at_zero(tmp_path):
+    """The half-wave rectifier of the engine issue (IdealDiode, source 10·sin(2π·1 kHz·t) from
+    0 V): the diode's guard sits at zero after the initial event iteration and then rises, which
+    is no crossing; the FMU asks for an event when it leaves zero, and the transition turns the
+    diode on, as physlib's settling does. Without it the diode stayed off in the first
+    half-cycle and then switched in antiphase (C1.v at −9.9 V where it is +6.2 V)."""
+    import importlib.util
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_switching.py"
+    spec = importlib.util.spec_from_file_location("bench_switching", bench)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(bench.parent))
+    spec.loader.exec_module(module)
+    sim = module.build_rectifier().compile()
+    path = sim.export_fmu(tmp_path / "rectifier", outputs=["C1.v"])
+    res = fmpy.simulate_fmu(str(path), stop_time=0.05, relative_tolerance=1e-10, output=["C1.v", "D1.on"],
+                            output_interval=1e-5)
+    times, counts = np.unique(res["time"], return_counts=True)
+    single = np.isin(res["time"], times[counts == 1])
+    ref = sim.simulate(0.05, t_eval=res["time"][single], rtol=1e-10, atol=1e-12)
+    assert relative_error(res["C1.v"][single], ref["C1.v"]) < RANGE_TOL
+    assert int(np.sum(np.diff(res["D1.on"]) != 0)) == 100          # twice per period

@@ -31,6 +31,7 @@
 #define CONVERGED 1.0           /* evaluate's convergence measure at most this: a solution */
 #define MAX_ROUNDS (4 * (NMODES + 2))
 #define DAMPED_ITERATIONS 100   /* iterations of the damped Newton method at most */
+#define ZERO_BAND 1e-10         /* a guard this close to zero after an event sits at zero */
 
 enum { KIND_STATE, KIND_DERIVATIVE, KIND_PARAMETER, KIND_INPUT, KIND_VALUE, KIND_DISCRETE };
 enum { PHASE_INSTANTIATED, PHASE_INITIALIZATION, PHASE_EVENT, PHASE_CONTINUOUS, PHASE_TERMINATED };
@@ -609,18 +610,24 @@ fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
 /* A guard that crossed zero since the reference values (taken when the last event iteration
  * ended, and at completed steps without crossings) asks for an event: the importer's own root
  * finding may land a hair before the crossing, or miss a crossing and return within one step;
- * the reference is kept so that the event iteration sees which guards fired. */
+ * the reference is kept so that the event iteration sees which guards fired. A guard that sat
+ * at zero when the last event iteration ended (a rectifier whose source starts at 0 V, a
+ * clutch that just broke away) and has left zero asks for one too, not as a crossing: the
+ * transitions then see which side it went to, as the simulator's settling after an event
+ * does (a diode whose voltage rises from zero turns on). */
 fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
                                        fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation) {
     Instance *m = c;
-    int i, crossed = 0;
+    int i, event = 0;
     (void)noSetFMUStatePriorToCurrentPoint;
     *enterEventMode = fmi2False;
     *terminateSimulation = fmi2False;
     if (NG == 0) return fmi2OK;
     if (evaluate_guards(m) != fmi2OK) return fmi2Error;
-    for (i = 0; i < NG; i++) crossed = crossed || guard_crossed(m->s.g_ref[i], m->g[i]);
-    if (crossed) *enterEventMode = fmi2True;
+    for (i = 0; i < NG; i++)
+        event = event || guard_crossed(m->s.g_ref[i], m->g[i])
+                || (fabs(m->s.g_ref[i]) <= ZERO_BAND && fabs(m->g[i]) > ZERO_BAND);
+    if (event) *enterEventMode = fmi2True;
     else memcpy(m->s.g_ref, m->g, sizeof(double) * NG);
     return fmi2OK;
 }
