@@ -420,3 +420,11 @@ def test_example_models_as_fmus_equal_physlib(example, t_end, tmp_path):
     ref = sim.simulate(t_end, t_eval=res["time"][single], rtol=1e-10, atol=1e-12)
     for name in states:
         assert relative_error(res[name][single], ref[name]) < RANGE_TOL, name
+
+
+def test_default_experiment_spans_ten_periods_of_the_fastest_input(tmp_path):
+    sim = _example("buck_converter").build().compile()            # PWM at 50 kHz
+    md = fmpy.read_model_description(str(sim.export_fmu(tmp_path / "buck", binary=False)))
+    assert md.defaultExperiment.stopTime == "0.0002"
+    md = fmpy.read_model_description(str(rc().compile().export_fmu(tmp_path / "rc", binary=False)))
+    assert md.defaultExperiment.stopTime == "1.0"
