@@ -29,6 +29,16 @@ def algebraic_jacobian(system) -> cs.Function:
     return system.cache["g_jac"]
 
 
+def term_sizes(g, w):
+    """Σ_j |∂g_i/∂w_j|·|w_j| + |g_i − Σ_j ∂g_i/∂w_j·w_j| (CasADi expressions of g and w): the
+    size of the terms of each equation of g in w, the second part what no entry of w multiplies
+    (a source's value as a function of time, a constant), whose rounding the residual carries
+    as well. The one definition of an equation's rounding scale for physlib's solvers and for
+    the C they are exported as."""
+    jac = cs.jacobian(g, w)
+    return cs.mtimes(cs.fabs(jac), cs.fabs(w)) + cs.fabs(g - cs.mtimes(jac, w))
+
+
 def equation_terms(system) -> cs.Function:
     """(x, z, p, t) -> Σ_j |∂g_i/∂w_j|·|w_j| + |g_i − Σ_j ∂g_i/∂w_j·w_j| over all of
     w = (x, z, p): the size of the terms of each algebraic equation, whose rounding no solution
@@ -36,12 +46,7 @@ def equation_terms(system) -> cs.Function:
     voltage's rounding). Built once per compiled model."""
     if "g_terms" not in system.cache:
         x, z, p, t = system.symbols()
-        w = cs.vertcat(x, z, p)
-        g = system.dae(x, z, p, t)[1]
-        jac = cs.jacobian(g, w)
-        # |g − J·w|: what no unknown or parameter multiplies (a source's value as a function
-        # of time, a constant), whose rounding the residual carries as well
-        size = cs.mtimes(cs.fabs(jac), cs.fabs(w)) + cs.fabs(g - cs.mtimes(jac, w))
+        size = term_sizes(system.dae(x, z, p, t)[1], cs.vertcat(x, z, p))
         system.cache["g_terms"] = cs.Function("g_terms", [x, z, p, t], [cs.densify(size)])
     return system.cache["g_terms"]
 

@@ -31,6 +31,7 @@ import casadi as cs
 import numpy as np
 
 from ..common.hybrid_functions import next_time_function, transition_function, update_function
+from ..common.initialization import term_sizes
 from .codegen import row_blocks
 
 NEWTON = {"abstol": 1e-13, "abstolStep": 1e-15, "max_iter": 60}
@@ -108,10 +109,8 @@ def _damped_newton_parts(system) -> list[cs.Function]:
 def _residual_and_terms(system, xs, zs, ps, ts):
     """g and the size of each of its equations' terms (as physlib's consistent start measures
     them: Σ_j |∂g_i/∂w_j|·|w_j| + |g_i − Σ_j ∂g_i/∂w_j·w_j| over w = (x, z, p))."""
-    w = cs.vertcat(xs, zs, ps)
     g = system.dae(xs, zs, ps, ts)[1]
-    jac = cs.jacobian(g, w)
-    return g, cs.mtimes(cs.fabs(jac), cs.fabs(w)) + cs.fabs(g - cs.mtimes(jac, w))
+    return g, term_sizes(g, cs.vertcat(xs, zs, ps))
 
 
 def _in_blocks(name: str, inputs: list, outputs: list) -> cs.Function:

@@ -33,7 +33,7 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import ExportError
-from ..common.initialization import ROUNDING_ULPS
+from ..common.initialization import ROUNDING_ULPS, term_sizes
 from ..simulation.time_events import LEFT_LIMIT
 from .codegen import CFLAGS, build, c_compiler, generate, row_blocks
 
@@ -104,7 +104,7 @@ def _functions(model) -> list[cs.Function]:
                  *_newton("physlib_step", step, w, [x0, f0, p, t, h]),
                  cs.Function("physlib_values", *row_blocks("physlib_values", [x, z, p, t], [values]))]
     if nz:
-        functions += _newton("physlib_algebraic", alg, z, [x, p, t], _equation_terms(alg, x, z, p))
+        functions += _newton("physlib_algebraic", alg, z, [x, p, t], term_sizes(alg, cs.vertcat(x, z, p)))
     return functions
 
 
@@ -122,15 +122,6 @@ def _newton(name: str, residual: cs.SX, unknowns: cs.SX, fixed: list, terms=None
     row_sums = cs.mtimes(cs.fabs(jacobian), cs.DM.ones(unknowns.numel(), 1))
     return [cs.Function(name, symbols, [F, cs.solve(J, -F, "qr")]),
             cs.Function(f"{name}_terms", *row_blocks(f"{name}_terms", inputs, [terms, row_sums]))]
-
-
-def _equation_terms(alg, x, z, p) -> cs.SX:
-    """The size of each algebraic equation's terms over (x, z, p) and what none of them
-    multiplies, as physlib's consistent start measures it
-    (:func:`~physlib.analysis.common.initialization.equation_terms`)."""
-    w = cs.vertcat(x, z, p)
-    jac = cs.jacobian(alg, w)
-    return cs.mtimes(cs.fabs(jac), cs.fabs(w)) + cs.fabs(alg - cs.mtimes(jac, w))
 
 
 def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
