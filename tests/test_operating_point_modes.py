@@ -24,16 +24,22 @@ from physlib.components.rotational import Brake, Damper, Fixed, Inertia, Torque
 V, R1, R2, RON, GOFF = 10.0, 1e3, 3e3, 1e-5, 1e-5      # Switch and IdealDiode defaults: Ron, Goff
 
 
-def divider(control):
-    """V1 — R1 — S1 — R2 — ground: R2.v = V·R2/(R1 + Ron + R2) closed, V·R2/(R1 + 1/Goff + R2) open."""
-    m = Model("switched_divider")
-    src, r1, s1, r2, g = (m.add(VoltageSource("V1", V=V)), m.add(Resistor("R1", R=R1)),
-                          m.add(Switch("S1", control=control)), m.add(Resistor("R2", R=R2)), m.add(Ground("g")))
+def switched(name, control, last):
+    """V1 — R1 — S1 — ``last`` — ground, compiled."""
+    m = Model(name)
+    src, r1, s1, g = (m.add(VoltageSource("V1", V=V)), m.add(Resistor("R1", R=R1)),
+                      m.add(Switch("S1", control=control)), m.add(Ground("g")))
+    m.add(last)
     m.connect(src.p, r1.p)
     m.connect(r1.n, s1.p)
-    m.connect(s1.n, r2.p)
-    m.connect(r2.n, src.n, g.p)
+    m.connect(s1.n, last.p)
+    m.connect(last.n, src.n, g.p)
     return m.compile()
+
+
+def divider(control):
+    """V1 — R1 — S1 — R2 — ground: R2.v = V·R2/(R1 + Ron + R2) closed, V·R2/(R1 + 1/Goff + R2) open."""
+    return switched("switched_divider", control, Resistor("R2", R=R2))
 
 
 def test_a_switch_whose_control_is_1_at_dc_is_closed():
@@ -110,14 +116,7 @@ def test_ideal_diodes_with_no_consistent_modes_raise_the_named_error():
 
 def switched_rc(control=1.0, C=1e-6):
     """V1 — R1 — S1 — C1 — ground."""
-    m = Model("switched_rc")
-    src, r1, s1, c1, g = (m.add(VoltageSource("V1", V=V)), m.add(Resistor("R1", R=R1)),
-                          m.add(Switch("S1", control=control)), m.add(Capacitor("C1", C=C)), m.add(Ground("g")))
-    m.connect(src.p, r1.p)
-    m.connect(r1.n, s1.p)
-    m.connect(s1.n, c1.p)
-    m.connect(c1.n, src.n, g.p)
-    return m.compile()
+    return switched("switched_rc", control, Capacitor("C1", C=C))
 
 
 def test_linearize_and_noise_use_the_settled_modes():
