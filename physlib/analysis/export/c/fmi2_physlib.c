@@ -69,7 +69,7 @@ typedef struct {
     double z_work[ARRAY_SIZE(NZ)], x_start[ARRAY_SIZE(NX)], z_start[ARRAY_SIZE(NZ)];
     double g_work[ARRAY_SIZE(NZ)], step[ARRAY_SIZE(NZ)], trial[ARRAY_SIZE(NZ)], weights[ARRAY_SIZE(NZ)];
     double p_before[ARRAY_SIZE(NP)], x_before[ARRAY_SIZE(NX)];
-    double residual;
+    double convergence;     /* evaluate's measure: at most CONVERGED for a solution */
     int evaluated;
     int start_stale;        /* in Initialization Mode: parameters set since the start values */
     Kernel evaluate, start, guards, directional, transitions, updates, next_time, project;
@@ -121,9 +121,9 @@ static int all_finite(const double *v, int n) {
 static int solve_from(Instance *m, const double *z_guess, double *z_out) {
     Kernel *k = &m->evaluate;
     k->arg[0] = m->s.x; k->arg[1] = z_guess; k->arg[2] = m->s.p; k->arg[3] = &m->s.t;
-    k->res[0] = z_out; k->res[1] = m->xdot; k->res[2] = m->values; k->res[3] = &m->residual;
+    k->res[0] = z_out; k->res[1] = m->xdot; k->res[2] = m->values; k->res[3] = &m->convergence;
     if (kernel_call(k)) return 0;
-    return m->residual <= CONVERGED && all_finite(z_out, NZ) && all_finite(m->xdot, NX)
+    return m->convergence <= CONVERGED && all_finite(z_out, NZ) && all_finite(m->xdot, NX)
            && all_finite(m->values, NV);
 }
 
@@ -197,7 +197,7 @@ static fmi2Status evaluate(Instance *m) {
         if (kernel_call(k) || !(solve_from(m, z0, z) || (damped_newton(m, z0) && solve_from(m, z0, z)))) {
             log_message(m, fmi2Error, "logStatusError",
                         "t = %.10g s: the algebraic equations have no solution near the last one "
-                        "(largest residual %g) or a variable is not finite", m->s.t, m->residual);
+                        "(convergence measure %g, at most 1 for a solution) or a variable is not finite", m->s.t, m->convergence);
             return fmi2Error;
         }
     }
