@@ -8,7 +8,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from ..common.fast_call import fast
-from ..common.initialization import solve_algebraic
+from ..common.initialization import SYMBOLIC_SOLVE_LIMIT, solve_algebraic
 
 
 def _rate_parts(system):
@@ -22,10 +22,37 @@ def _rate_parts(system):
     return fast(system, "rate_parts", build)
 
 
+def _unrolled_rates(system):
+    """(x, z, p, t) -> [x'; z'] of :func:`consistent_rates` in one call, the solve for z'
+    unrolled (``SX``), for models with at most SYMBOLIC_SOLVE_LIMIT algebraic variables (else
+    None): a restart at every event of a switching circuit asks for them."""
+    nz = len(system.z_pos)
+    if nz > SYMBOLIC_SOLVE_LIMIT:
+        return None
+
+    def build():
+        x, z, p, t = system.symbols(cs.SX)
+        xdot, g = system.dae(x, z, p, t)
+        if not nz:
+            return cs.Function("rates", [x, z, p, t], [cs.densify(xdot)])
+        g_z = cs.jacobian(g, z)
+        zdot = -cs.solve(g_z, cs.jtimes(g, x, xdot) + cs.jacobian(g, t))
+        return cs.Function("rates", [x, z, p, t], [cs.densify(cs.vertcat(xdot, zdot))])
+
+    return fast(system, "rates_unrolled", build)
+
+
 def consistent_rates(system, x, z, p, t) -> np.ndarray:
     """y' = [x'; z'] consistent with the equations at (x, z, p, t): x' = f and, from the time
     derivative of 0 = g, z' = −(∂g/∂z)⁻¹·(∂g/∂x·x' + ∂g/∂t). IDA starts from them, so a restart
-    needs no initial-condition search and its first steps no correction of the rates."""
+    needs no initial-condition search and its first steps no correction of the rates. Where
+    ∂g/∂z is singular (an ideal element's mode leaves a variable free), z' = 0."""
+    unrolled = _unrolled_rates(system)
+    if unrolled is not None:
+        rates = unrolled(x, z, p, t)
+        if not np.all(np.isfinite(rates[len(x):])):
+            rates[len(x):] = 0.0
+        return rates
     xdot, _, g_x, g_z, g_t, _ = _rate_parts(system)(x, z, p, t)
     nx, nz = len(x), len(z)
     if not nz:
@@ -67,9 +94,6 @@ def row_between_steps(system) -> cs.Function:
     if key not in system.cache:
         system.cache[key] = _row_function(system)
     return system.cache[key]
-
-
-SYMBOLIC_SOLVE_LIMIT = 40   # up to this many algebraic variables, the solves are unrolled (SX)
 
 
 def _regularized_solve(A, b, kind):

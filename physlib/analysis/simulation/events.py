@@ -29,15 +29,24 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
-from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
+from ...core.errors import ExportError, InitializationError, ModeSettlingError, PhyslibError
 from ..common.fast_call import fast
 from ..common.hybrid_components import (Event, hybrid_instances, max_mode_rounds, mode_requests,
                                         no_crossings, set_modes)
+from ..common.hybrid_functions import transition_function
 from ..common.initialization import solve_algebraic
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
 from .run_stats import count as count_event
 from .stepping_functions import buffered
+
+
+COMPILED_AFTER_ROUNDS = 16
+"""Event-iteration rounds of a compiled model after which its components' transitions run as
+one compiled function (:func:`~physlib.analysis.common.hybrid_functions.transition_function`,
+the same definitions traced once) instead of one Python call per component. A switching
+converter iterates at thousands of events, where the Python calls cost tens of microseconds
+each; a model with a few events does not pay for the tracing."""
 
 
 class HybridStepper:
@@ -58,6 +67,7 @@ class HybridStepper:
         self._check = None                 # the buffers of step_check, made on first use
         self._hybrid = hybrid_instances(model)
         self._sampled = [inst for inst in self._hybrid if inst.discrete_slot]
+        self._transitions = None           # see _compiled_transitions
         self.has_states = len(self.system.state_pos) > 0
         # step(x, z, p, ta, tb) -> (x, z): the run's own solver, which does the short
         # integrations of settling.
@@ -201,9 +211,10 @@ class HybridStepper:
         with a sample instant at t, until they settle; returns (x, z)."""
         pre = self.p.copy()
         due = [inst for inst in self._sampled if t in inst.samples]
+        outputs = fast(self.system, "outputs")
+        values = outputs(x, z, self.p, t)
         for _ in range(max_mode_rounds(self._hybrid)):
-            values = fast(self.system, "outputs")(x, z, self.p, t)
-            changes = mode_requests(self._hybrid, values, self.p, pre, fired)
+            changes = self._mode_requests(values, pre, fired)
             updates = [(inst, new) for inst in due if (new := inst.update(values, self.p, pre, t))]
             if not changes and not updates:
                 return x, z
@@ -217,7 +228,9 @@ class HybridStepper:
             x = self._project(x, z, t, before_p)
             try:
                 z = self.solve_z(x, z, t)
-                check_finite(self.model, x, z, self.p, t, "after the event")
+                values = outputs(x, z, self.p, t)
+                if not np.all(np.isfinite(values)):
+                    check_finite(self.model, x, z, self.p, t, "after the event")
             except InitializationError as err:
                 names = ", ".join(f"{inst.path} -> {inst.modes(self.p) | inst.discrete(self.p)}"
                                   for inst, _ in changes + updates)
@@ -227,6 +240,48 @@ class HybridStepper:
         names = ", ".join(sorted({inst.path for inst, _ in changes + updates}))
         raise ModeSettlingError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
                                 "cycles; check the transition logic of these components")
+
+    def _mode_requests(self, values, pre, fired) -> list:
+        """The mode changes the components ask for (:func:`~physlib.analysis.common.
+        hybrid_components.mode_requests`): by one call per component for the first
+        COMPILED_AFTER_ROUNDS rounds of the model, then by its compiled transitions (the same
+        requests, in the same order of components)."""
+        compiled = self._compiled_transitions()
+        if compiled is None:
+            return mode_requests(self._hybrid, values, self.p, pre, fired)
+        function, slots, owners = compiled
+        requested = np.rint(function(values, self.p, pre, fired)[slots])
+        changed = np.flatnonzero(requested != self.p[slots])
+        requests: dict = {}
+        for k in changed:
+            inst, name = owners[k]
+            requests.setdefault(inst, {})[name] = int(requested[k])
+        return [(inst, requests[inst]) for inst in self._hybrid if inst in requests]
+
+    def _compiled_transitions(self):
+        """(transitions as a fast function, the mode slots, (instance, mode) per slot) once the
+        model has iterated COMPILED_AFTER_ROUNDS rounds; None before, and for good when a
+        component's transition cannot be traced (it keeps its Python calls)."""
+        if self._transitions is not None:
+            return self._transitions or None
+        cache = self.system.cache
+        if "compiled_transitions" not in cache:
+            rounds = cache["transition_rounds"] = cache.get("transition_rounds", 0) + 1
+            if rounds < COMPILED_AFTER_ROUNDS:
+                return None
+            try:
+                cache["compiled_transitions"] = fast(self.system, "transitions",
+                                                     lambda: transition_function(self.model))
+            except ExportError:
+                cache["compiled_transitions"] = False
+        function = cache["compiled_transitions"]
+        if function is False:
+            self._transitions = False
+            return None
+        owners = [(inst, name) for inst in self._hybrid for name in inst.mode_slot]
+        slots = np.array([inst.mode_slot[name] for inst, name in owners], dtype=int)
+        self._transitions = (function, slots, owners)
+        return self._transitions
 
     def _project(self, x, z, t, before_p):
         """Make the state consistent with the mode constraints now active: the nearest state

@@ -36,6 +36,7 @@ from .dae_points import consistent_rates
 from .sundials import Stepper
 from .time_events import left_limit, snap_to_events
 
+EPS = float(np.finfo(float).eps)
 
 
 def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol, atol, max_step,
@@ -128,7 +129,7 @@ class _HybridRun:
             except SimulationError as err:
                 raise self._stuck(str(err)) from None
             self.solver_seconds += time.perf_counter() - started
-            if t_n < target and t_n - t_prev <= 4 * np.finfo(float).eps * abs(t_n):
+            if t_n < target and t_n - t_prev <= 4 * EPS * abs(t_n):
                 raise self._stuck("the solver's steps no longer move the time (a singularity?)")
             x_n, z_n = solver.current()
             t_seen, z_seen = t_n, z_n
@@ -265,7 +266,7 @@ class _HybridRun:
         # not move the time at all: the solver's own first step then.
         first = 0.5 * self.solver.h_next
         self.solver.restart(t, x, z, self.stepper.p, rates,
-                            first_step=first if first > 1e3 * np.finfo(float).eps * abs(t) else 0.0)
+                            first_step=first if first > 1e3 * EPS * abs(t) else 0.0)
         self.x_started = x.copy()
         self.started = (t, x.tobytes(), self.stepper.p.tobytes())
 

@@ -109,7 +109,8 @@ class Stepper:
         self.LS = dls.SUNLinSol_Dense(self.y, self.A, ctx)
         self._views: dict[int, np.ndarray] = {}
         self.t_now = 0.0
-        self.h_last = 0.0                   # the last step taken [s]
+        self._stepped = False               # a step taken since the last restart
+        self._h_known = False               # self._last holds that step's size
         self._stop = None                   # the stop time the solver holds
         self._tret = REAL()
         self._tret_ref = ctypes.byref(self._tret)
@@ -239,7 +240,7 @@ class Stepper:
             _check(self.lib.CVodeReInit(self.mem, t, self.y), "CVodeReInit")
             self.lib.CVodeSetInitStep(self.mem, first_step)
         self.first_step = first_step
-        self.t_now, self.h_last, self._stop = t, 0.0, None
+        self.t_now, self._stepped, self._stop = t, False, None
         self.messages.clear()
 
     def step(self, t_stop: float) -> float:
@@ -252,7 +253,7 @@ class Stepper:
             flag = self.lib.IDASolve(self.mem, t_stop, self._tret_ref, self.y, self.yp, IDA_ONE_STEP)
         else:
             flag = self.lib.CVode(self.mem, t_stop, self.y, self._tret_ref, CV_ONE_STEP)
-        if flag < 0 and self.h_last == 0.0 and self.first_step:
+        if flag < 0 and not self._stepped and self.first_step:
             # The first step after a restart, tried at the size the run had before the event,
             # failed (the event started a fast transient): start again at the solver's own
             # first step.
@@ -264,14 +265,24 @@ class Stepper:
             name = (self.lib.IDAGetReturnFlagName if self.ida else self.lib.CVodeGetReturnFlagName)(flag)
             raise SimulationError(f"{self.solver} failed at t = {tret.value:.10g} s: "
                                   f"{(name or b'').decode()}" + _quoted(self.messages))
-        self._get_last_step(self.mem, self._last_ref)
-        self.t_now, self.h_last = tret.value, self._last.value
+        self.t_now, self._stepped, self._h_known = tret.value, True, False
         return self.t_now
+
+    @property
+    def h_last(self) -> float:
+        """The last step taken [s] (0 before the first since a restart); read from the solver
+        when asked, not at every step."""
+        if not self._stepped:
+            return 0.0
+        if not self._h_known:
+            self._get_last_step(self.mem, self._last_ref)
+            self._h_known = True
+        return self._last.value
 
     @property
     def h_next(self) -> float:
         """The step the solver plans next [s] (0 before its first step since a restart)."""
-        if self.h_last == 0.0:
+        if not self._stepped:
             return 0.0
         self._get_next_step(self.mem, self._next_ref)
         return self._next.value
