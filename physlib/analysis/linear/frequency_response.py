@@ -30,7 +30,7 @@ DENSE_STATES = 16           # up to this many states: batched dense solves
 # Sparse: banded LU while n·l·(l + u) is at most this (about 0.3 ms of LAPACK per frequency,
 # SuperLU's time on a random sparse system of 128 states; measured on the benchmark machine).
 BANDED_WORK = 2.5e6
-_CHUNK_BYTES = 1 << 25      # a chunk of frequencies holds about this much [bytes]
+_CHUNK_BYTES = 1 << 23      # a chunk of frequencies holds about this much [bytes]
 
 
 def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
@@ -45,20 +45,24 @@ def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
     if p < m:            # the adjoint: fewer right-hand sides
         Et = None if E is None else E.T
         return frequency_response(A.T, C.T, B.T, D.T, f, Et).transpose(1, 0, 2)
+    out = np.zeros((p, m, f.size), dtype=complex)
     if n and m and p:
         solver = _Dense(A, E) if n <= DENSE_STATES else _SparsePencil(A, E)
-        X = np.empty((n, m, f.size), dtype=complex)       # the states, in the solver's order
-        step = max(1, _CHUNK_BYTES // (16 * n * (solver.held + m)))
+        C = sps.csr_matrix(C)[:, solver.order]
+        # A chunk of frequencies at a time: the states of the chunk, then C times them into
+        # the output. The chunk's arrays are reused (a fresh array of the whole output's size
+        # costs more in page faults than the product) and stay in cache.
+        step = max(1, _CHUNK_BYTES // (16 * (n * (solver.held + m) + p * m)))
+        states = np.empty((n, m, min(step, f.size)), dtype=complex)
         rhs = solver.rows(B)
         for first in range(0, f.size, step):
             chunk = slice(first, first + step)
-            X[:, :, chunk] = solver.solve(rhs, 2j * np.pi * f[chunk], f[chunk]).transpose(1, 2, 0)
-        # C is real: C·X from the real and imaginary parts side by side (one real product,
-        # written once: the output is the largest array here, p·m·len(f) numbers)
-        product = C[:, solver.order] @ X.reshape(n, -1).view(float)
-        out = np.asarray(product).view(complex).reshape(p, m, f.size)
-    else:
-        out = np.zeros((p, m, f.size), dtype=complex)
+            size = len(f[chunk])
+            X = states[:, :, :size]
+            solver.solve(rhs, 2j * np.pi * f[chunk], f[chunk], X)
+            # C is real: C·X from the real and imaginary parts side by side
+            product = C @ np.ascontiguousarray(X).reshape(n, -1).view(float)
+            out[:, :, chunk] = np.asarray(product).view(complex).reshape(p, m, size)
     if np.any(D):
         out += D[:, :, None]
     return out
@@ -86,11 +90,12 @@ class _Dense:
     def rows(self, B):
         return _dense(B)
 
-    def solve(self, B, s, f):
-        """X[k] with (s_k E − A) X[k] = B, shape (len(s), n, m)."""
+    def solve(self, B, s, f, out):
+        """``out[:, :, k]`` = X with (s_k E − A) X = B (out: n × m × len(s))."""
         matrices = s[:, None, None] * self.E - self.A
         try:
-            return np.linalg.solve(matrices, B)
+            out[...] = np.linalg.solve(matrices, B).transpose(1, 2, 0)
+            return
         except np.linalg.LinAlgError:
             for k, matrix in enumerate(matrices):
                 try:
@@ -135,32 +140,36 @@ class _SparsePencil:
         """B's rows in the pencil's order."""
         return _dense(B)[self.order]
 
-    def solve(self, B, s, f):
-        """X[k] with (s_k E − A) X[k] = B (rows in ``order``), shape (len(s), n, m)."""
-        X = np.empty((s.size, self.n, B.shape[1]), dtype=complex)
+    def solve(self, B, s, f, out):
+        """``out[:, :, k]`` = X with (s_k E − A) X = B (rows in ``order``; out: n × m × len(s))."""
         if self.banded:
-            self._banded(B, s, f, X)
+            self._banded(B, s, f, out)
         else:
-            self._splu(B, s, f, X)
-        return X
+            self._splu(B, s, f, out)
 
     def _banded(self, B, s, f, X):
         """LAPACK with partial pivoting, called directly (scipy.linalg.solve_banded's checks
-        cost more than the solve for a few hundred states): gtsv when tridiagonal, else gbsv."""
+        cost more than the solve for a few hundred states): gtsv when tridiagonal, else gbsv.
+        Every argument is a contiguous complex array LAPACK overwrites (f2py would copy it
+        otherwise, which doubled the time of a 5 000-state tridiagonal solve)."""
         l, u = self.lower, self.upper
-        band, rhs = np.empty(self.band_a.shape, dtype=complex), B.astype(complex)
+        band = np.empty(self.band_a.shape, dtype=complex)
+        rhs = B.astype(complex)
+        work = np.empty(B.shape, dtype=complex, order="F")
         if l == u == 1:                     # rows: fill, superdiagonal, diagonal, subdiagonal
             gtsv = scipy.linalg.get_lapack_funcs("gtsv", dtype=complex)
             def factor_solve():
-                return gtsv(band[3, :-1], band[2], band[1, 1:], rhs)[3:]
+                return gtsv(band[3, :-1], band[2], band[1, 1:], work, overwrite_dl=True,
+                            overwrite_d=True, overwrite_du=True, overwrite_b=True)[3:]
         else:
             gbsv = scipy.linalg.get_lapack_funcs("gbsv", dtype=complex)
             def factor_solve():
-                return gbsv(l, u, band, rhs, overwrite_ab=True)[2:]
+                return gbsv(l, u, band, work, overwrite_ab=True, overwrite_b=True)[2:]
         for k, sk in enumerate(s):
             np.multiply(self.band_e, sk, out=band)
             band -= self.band_a
-            X[k], info = factor_solve()
+            work[...] = rhs
+            X[:, :, k], info = factor_solve()
             if info > 0:                    # a zero pivot: s E − A is singular
                 raise _pole(f[k], sk)
 
@@ -174,6 +183,6 @@ class _SparsePencil:
         for k, sk in enumerate(s):
             matrix = sps.csc_matrix((sk * self.e - self.a, (self.i, self.j)), shape=shape)
             try:
-                X[k] = spla.splu(matrix, permc_spec="MMD_AT_PLUS_A").solve(rhs)
+                X[:, :, k] = spla.splu(matrix, permc_spec="MMD_AT_PLUS_A").solve(rhs)
             except RuntimeError:          # SuperLU: "Factor is exactly singular"
                 raise _pole(f[k], sk) from None
