@@ -4,8 +4,8 @@
 parameters; :func:`trim` also chooses free inputs or parameters so that chosen outputs meet
 targets there with every derivative zero (e.g. the torque that holds a cart at rest on a
 beam). Both solve one square nonlinear system with exact CasADi Jacobians
-(:mod:`physlib.analysis.linear.steady_state`): first a compiled Newton solve
-(``casadi.rootfinder``), then, if that fails, a damped Newton method with continuation
+(:mod:`physlib.analysis.linear.steady_state`): first Newton's method with full steps
+(``casadi.rootfinder`` for small systems), then, if that fails, a damped Newton method with continuation
 (:mod:`physlib.analysis.linear.homotopy`) — gmin stepping (the junctions' conductances stepped
 down from 1e-2 S), source stepping (every source value scaled from 0 to 1) and a Newton
 homotopy from the start values (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1); ``op.method``

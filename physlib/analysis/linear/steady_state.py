@@ -3,8 +3,8 @@
 
 One square nonlinear system, with exact CasADi Jacobians: unknowns w = [x_kept, z, p_free]
 (the states a steady state can fix, the algebraic variables, the free inputs or parameters of
-a trim), equations [f_kept = 0, g = 0, y_target − value = 0]. First a compiled Newton solve
-(``casadi.rootfinder``); if that fails, a damped Newton method from the guess; then
+a trim), equations [f_kept = 0, g = 0, y_target − value = 0]. First Newton's method with full
+steps (compiled, ``casadi.rootfinder``, for small systems); if that fails, a damped Newton method from the guess; then
 continuation (:mod:`physlib.analysis.linear.homotopy`): gmin stepping (the junctions'
 conductances stepped down from 1e-2 S), source stepping (every source value scaled from 0 to
 1) and a Newton homotopy from the guess (F(w) − (1 − λ)·F(w₀) = 0 for λ from 0 to 1). The
@@ -45,6 +45,9 @@ from ..common.start_values import check_finite
 
 # A guard smaller than this at the new steady state is zero up to rounding: no crossing.
 GUARD_NOISE = 1e-12
+NEWTON_STEPS = 60           # full Newton steps before the continuation methods take over
+COMPILED_NEWTON_SIZE = 1000     # unknowns up to which CasADi's compiled Newton solves
+NEWTON_TOL = 1e-14          # a residual or step this small (absolute) ends them
 
 
 def ignorable_states(system) -> np.ndarray:
@@ -208,7 +211,7 @@ def _guess(model, p, t, x_guess, z_guess):
 class _SteadyProblem:
     """The square system of a steady state of a model with nx states and nz algebraic
     variables: unknowns w = [x_kept, z, p_free], equations [f_kept, g, y_target − value], as
-    CasADi functions ``F(w, args)`` and ``FJ(w, args) -> (F, dF/dw)`` with args = [x, p, t]
+    the CasADi function ``FJ(w, args) -> (F, dF/dw)`` with args = [x, p, t]
     (:meth:`args`; p holds the modes). :meth:`start_from` sets the guess."""
 
     def __init__(self, model, nx, nz, p, t, targets, free):
@@ -260,7 +263,7 @@ class _SteadyProblem:
         if residual.numel() != w.numel():    # cannot happen for a square trim; kept as a guard
             raise PhyslibError(f"steady state: {residual.numel()} equations for {w.numel()} unknowns")
         args = cs.vertcat(fixed_x, ps, ts)
-        self.F = cs.Function("steady", [w, args], [residual])
+        self.w_symbol, self.args_symbol, self.residual_expr = w, args, residual
         self.FJ = cs.Function("steady_jac", [w, args], [residual, cs.jacobian(residual, w)])
 
     def args(self, p) -> np.ndarray:
@@ -291,33 +294,76 @@ class _SteadyProblem:
 
 
 def _direct(problem, arg):
-    """One compiled Newton solve (casadi.rootfinder) from ``problem.w0``, then one more Newton
-    step; None when it does not converge.
+    """Newton's method with full steps from ``problem.w0`` (at most :data:`NEWTON_STEPS`);
+    None when it does not converge.
 
-    CasADi's Newton stops on an absolute residual of 1e-14, which a junction charge's row (in
-    coulombs, ~1e-12) meets while its voltage is still 0.3 mV off; so the solution counts only
-    when the step after it is below 1e-8 of the values (and that step is taken: quadratic
-    convergence leaves the result at rounding), or when every residual is at the rounding of
-    its own equation's terms (a femtofarad's row, whose steps are not small)."""
-    try:
-        solver = cs.rootfinder("steady_rf", "newton", problem.F,
-                               {"abstol": 1e-14, "abstolStep": 1e-14, "max_iter": 60, "error_on_fail": True,
-                                "show_eval_warnings": False})
-        w = np.asarray(solver(problem.w0, arg)).ravel()
-    except RuntimeError:
-        return None
+    Up to :data:`COMPILED_NEWTON_SIZE` unknowns, and whenever the Jacobian is singular on the
+    way (a consistent singular system, such as a locked brake's, that it solves), CasADi's
+    compiled Newton rootfinder; above, Newton written out here with SuperLU solves, because
+    building the rootfinder differentiated the residual a second time (50 ms of a
+    10 000-element circuit's 150 ms operating point).
+
+    Both stop as CasADi's does (residual or step at most 1e-14 absolute), which a junction
+    charge's row (in coulombs, ~1e-12) meets while its voltage is still 0.3 mV off; so the
+    solution counts only when the step after it is below 1e-8 of the values (and that step is
+    taken: quadratic convergence leaves the result at rounding), or when every residual is at
+    the rounding of its own equation's terms (a femtofarad's row, whose steps are not small)."""
+    w = problem.w0
+    if w.size <= COMPILED_NEWTON_SIZE:
+        return _rootfinder(problem, w, arg)
+    for _ in range(NEWTON_STEPS):
+        res, J, step = _newton_step(problem, w, arg)
+        if res is None:
+            return None
+        if step is None:
+            return _rootfinder(problem, w, arg)
+        if np.max(np.abs(res), initial=0.0) <= NEWTON_TOL or \
+                np.max(np.abs(step), initial=0.0) <= NEWTON_TOL:
+            return _accepted(w, res, J, step)
+        w = w + step
+    return None
+
+
+def _accepted(w, res, J, step):
+    """w where Newton stopped, with its next step taken if that is below 1e-8 of the values,
+    or w alone if its residuals are at rounding; None otherwise."""
+    if step is not None and np.all(np.abs(step) <= 1e-8 * (1.0 + np.abs(w))):
+        return w + step
+    return w if _at_rounding(w, res, J) else None
+
+
+def _newton_step(problem, w, arg):
+    """(F, J, the Newton step) at w; F None when w or F is not finite, the step None when J is
+    singular."""
     res, J = problem.FJ(w, arg)
     res = np.asarray(res).ravel()
     if not (np.all(np.isfinite(w)) and np.all(np.isfinite(res))):
-        return None
+        return None, None, None
     J = sps.csc_matrix(J.sparse())
-    with warnings.catch_warnings():     # a singular J gives NaN steps: the check below says no
+    with warnings.catch_warnings():     # a singular J gives NaN steps
         warnings.simplefilter("ignore", spla.MatrixRankWarning)
-        step = spla.spsolve(J, -res) if res.size else res
-    if np.all(np.isfinite(step)) and np.all(np.abs(step) <= 1e-8 * (1.0 + np.abs(w))):
-        return w + step
-    terms = np.asarray(abs(J) @ np.abs(w)).ravel() + np.abs(res - J @ w)
-    return w if at_rounding(res, terms) else None
+        step = np.atleast_1d(spla.spsolve(J, -res)) if res.size else res
+    return res, J, (step if np.all(np.isfinite(step)) else None)
+
+
+def _at_rounding(w, res, J) -> bool:
+    return at_rounding(res, np.asarray(abs(J) @ np.abs(w)).ravel() + np.abs(res - J @ w))
+
+
+def _rootfinder(problem, w, arg):
+    """CasADi's Newton rootfinder from w, accepted as :func:`_direct` accepts its own; None
+    when it does not converge."""
+    F = cs.Function("steady", [problem.w_symbol, problem.args_symbol], [problem.residual_expr])
+    try:
+        solver = cs.rootfinder("steady_rf", "newton", F,
+                               {"abstol": NEWTON_TOL, "abstolStep": NEWTON_TOL,
+                                "max_iter": NEWTON_STEPS, "error_on_fail": True,
+                                "show_eval_warnings": False})
+        w = np.asarray(solver(w, arg)).ravel()
+    except RuntimeError:
+        return None
+    res, J, step = _newton_step(problem, w, arg)
+    return None if res is None else _accepted(w, res, J, step)
 
 
 def _continuation(model, problem, p, tol, max_iter):
