@@ -162,30 +162,56 @@ def _jacobians(model, inputs, outputs, op):
 
     Jacobians with respect to the input parameters only (a noise analysis has one input per
     dissipative element; the whole parameter vector would be thousands of columns more),
-    compiled once per set of outputs and input slots."""
+    compiled once per set of outputs and input slots. An output that is a state or an
+    algebraic variable (a circuit's node voltage) has a unit row, written here: CasADi's
+    Jacobian of 5 000 such outputs took longer than that of the equations."""
     system = model.system
     x, z, p, t = op.x, op.z, op.p, op.t
     slots, gains = _input_slots(model, inputs, p, t)
     rows = [_output_row(model, name) for name in outputs]
-    positions = tuple(pos for pos, _ in rows)
+    positions = np.array([pos for pos, _ in rows], dtype=int)
     signs = np.array([sign for _, sign in rows])
+    state_of, algebraic_of = _unknown_of_position(model)
+    unit_x, unit_z = state_of[positions], algebraic_of[positions]
+    derived = np.flatnonzero((unit_x < 0) & (unit_z < 0))     # the outputs CasADi differentiates
     distinct = tuple(dict.fromkeys(slots))
-    key = ("linearize_jac", positions, distinct)
+    key = ("linearize_jac", tuple(positions[derived].tolist()), distinct)
     if key not in system.cache:
         xs, zs, ps, ts = system.symbols()
         ode, alg = system.dae(xs, zs, ps, ts)
         out = system.outputs(xs, zs, ps, ts)
-        h = out[list(positions)] if positions else cs.SX(0, 1)
+        h = out[positions[derived].tolist()] if derived.size else cs.SX(0, 1)
         us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
         jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, us)]
         system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
     blocks = [sps.csr_matrix(m.sparse()) for m in system.cache[key](x, z, p, t)]
+    # the outputs' rows: CasADi's for the derived ones, unit rows for the others
+    place = sps.csr_matrix((np.ones(derived.size), (derived, np.arange(derived.size))),
+                           shape=(len(outputs), derived.size))
+    for k, (unit, width) in zip((6, 7), ((unit_x, len(x)), (unit_z, len(z)))):
+        picked = np.flatnonzero(unit >= 0)
+        blocks[k] = place @ blocks[k] + sps.csr_matrix(
+            (np.ones(picked.size), (picked, unit[picked])), shape=(len(outputs), width))
+    blocks[8] = place @ blocks[8]
     blocks[6:] = [sps.diags(signs, format="csr") @ m for m in blocks[6:]] if len(signs) else blocks[6:]
     columns = [distinct.index(k) for k in slots]
     for k in (2, 5, 8):         # parameter columns -> inputs (the same slot may serve twice)
         blocks[k] = (blocks[k][:, columns] @ sps.diags(1.0 / gains) if slots
                      else sps.csr_matrix((blocks[k].shape[0], 0)))
     return blocks
+
+
+def _unknown_of_position(model):
+    """(state index, algebraic index) of each representative position, -1 where it is not
+    one (cached per compiled model)."""
+    system = model.system
+    if "linearize_unknowns" not in system.cache:
+        size = system.outputs.size1_out(0)
+        state_of, algebraic_of = np.full(size, -1), np.full(size, -1)
+        state_of[system.state_pos] = np.arange(len(system.state_pos))
+        algebraic_of[system.z_pos] = np.arange(len(system.z_pos))
+        system.cache["linearize_unknowns"] = state_of, algebraic_of
+    return system.cache["linearize_unknowns"]
 
 
 def constrained_coordinates(model, x, z, p, t):
