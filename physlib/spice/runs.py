@@ -145,34 +145,39 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
 def run_ac(deck, freqs, params):
     """The response [V, A] at ``freqs`` [Hz] to every source's ``AC mag phase`` together. Node
     voltages and the sources' currents (ngspice's vectors) are computed here; the other
-    elements' currents when one is first read, all in one batch: most runs never read them,
-    and they are two thirds of a ladder's outputs."""
+    elements' currents when one is first read, all in one batch (linearized then): most runs
+    never read them, and they are two thirds of a ladder's outputs."""
     sources = [(name, s) for name, s in deck.sources.items() if s["ac"]]
     if not sources:
         raise SpiceError(".ac: no source has an AC value (add 'AC 1' to a V or I source)")
     op = _dc_op(deck, _settings(deck, params), params=params)
-    nodes = [path for path in deck.nodes.values() if path]
     sim = deck.compile()
-    currents = [path for path in deck.elements          # every two-pin element's
-                if path.rsplit(".", 1)[-1][0] != "x" and sim.has_variable(path + ".i")]
-    eager = [n + ".v" for n in nodes] + [c + ".i" for c in currents if c in deck.sources]
-    later = dict.fromkeys(c + ".i" for c in currents if c not in deck.sources)
-    lin = sim.linearize([s["input"] for _, s in sources], eager + list(later), at=op)
+    inputs = [s["input"] for _, s in sources]
+    eager = [path + ".v" for path in deck.nodes.values() if path] + \
+        [path + ".i" for path in deck.sources if sim.has_variable(path + ".i")]
+    lin = sim.linearize(inputs, eager, at=op)
     with deck.evaluating(params):
         phasors = [s["ac"][0]() * np.exp(1j * np.deg2rad(s["ac"][1]())) for _, s in sources]
 
-    def responses(outputs):
+    def responses(lin):
         """{output: its response to the sources' phasors together} (output × source × f)."""
-        response = lin.frequency_response(freqs, outputs=outputs)
-        total = response[:, 0, :] * phasors[0]
+        response = lin.frequency_response(freqs)
+        total = response[:, 0, :]           # in place: a ladder's is 80 MB
+        if phasors[0] != 1.0:
+            total *= phasors[0]
         for k in range(1, len(phasors)):
             total += response[:, k, :] * phasors[k]
-        return dict(zip(outputs, total))
-    values = responses(eager)
+        return dict(zip(lin.outputs, total))
+    values = responses(lin)
+    later = []
 
     def read(name):
-        if name in later and name not in values:     # the first of the others: all of them
-            values.update(responses(list(later)))
+        if name not in values and not later:    # the first of the others: all of them
+            later.extend(path + ".i" for path in deck.elements      # every two-pin element's
+                         if path.rsplit(".", 1)[-1][0] != "x" and path not in deck.sources
+                         and sim.has_variable(path + ".i"))
+            if later:
+                values.update(responses(sim.linearize(inputs, later, at=op)))
         if name not in values:
             raise SpiceError(f".ac has no vector for {name} (node voltages and element currents "
                              "only)")
