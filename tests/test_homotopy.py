@@ -85,7 +85,7 @@ def test_source_stepping_is_reported_when_there_is_no_junction_to_step(monkeypat
     m.connect(src.p, r1.p)
     m.connect(r1.n, n1.p)
     m.connect(n1.n, src.n, gnd.p)
-    monkeypatch.setattr(steady_state, "_direct", lambda *a: None)
+    monkeypatch.setattr(steady_state, "direct_newton", lambda *a: None)
     original, calls = steady_state.damped_newton, []
 
     def first_fails(evaluate, solve, w, **kw):

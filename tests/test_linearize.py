@@ -184,7 +184,7 @@ def test_operating_point_continuation_when_newton_alone_fails(monkeypatch):
 
     sim = _diode_rc(V=50.0).compile()
     va, _ = _diode_point(V=50.0)
-    monkeypatch.setattr(opmod, "_direct", lambda *a: None)       # the compiled solve "fails"
+    monkeypatch.setattr(opmod, "direct_newton", lambda *a: None)       # the compiled solve "fails"
     calls = []
     original = opmod.damped_newton
 

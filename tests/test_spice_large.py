@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import physlib.spice as spice
-from physlib.analysis.linear.steady_state import COMPILED_NEWTON_SIZE
+from physlib.analysis.linear.direct_newton import COMPILED_NEWTON_SIZE
 
 R, C = 1e3, 1e-9            # each stage's resistor [Ω] and capacitor [F]
 

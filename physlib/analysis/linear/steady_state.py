@@ -28,26 +28,20 @@ of modes met twice (each set asks for another: no consistent one) or more than
 """
 from __future__ import annotations
 
-import warnings
-
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
 
 from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
 from ..common.fast_call import fast
 from ..common.hybrid_components import hybrid_instances, max_mode_rounds, mode_requests, no_crossings, set_modes
-from ..common.initialization import at_rounding, damped_newton, null_space_members, solve_algebraic
+from ..common.initialization import damped_newton, null_space_members, solve_algebraic
+from .direct_newton import direct_newton
 from .homotopy import NEWTON, NotConverged, continuation
 from .model_inputs import resolve_input, set_inputs
 from ..common.start_values import check_finite
 
 # A guard smaller than this at the new steady state is zero up to rounding: no crossing.
 GUARD_NOISE = 1e-12
-NEWTON_STEPS = 60           # full Newton steps before the continuation methods take over
-COMPILED_NEWTON_SIZE = 1000     # unknowns up to which CasADi's compiled Newton solves
-NEWTON_TOL = 1e-14          # a residual or step this small (absolute) ends them
 
 
 def ignorable_states(system) -> np.ndarray:
@@ -95,7 +89,7 @@ def _solve(model, problem, x, z, p, tol, max_iter):
     problem.start_from(x, z, p)
     problem.convergence = (NEWTON, 0)
     if problem.w0.size:
-        w = _direct(problem, problem.args(p))
+        w = direct_newton(problem, problem.args(p))
         if w is None:
             w, method, steps = _continuation(model, problem, p, tol, max_iter)
             problem.convergence = (method, steps)
@@ -291,79 +285,6 @@ class _SteadyProblem:
         if self.free_slots:
             p[self.free_slots] = w[nk + nz:]
         return x, w[nk:nk + nz], p
-
-
-def _direct(problem, arg):
-    """Newton's method with full steps from ``problem.w0`` (at most :data:`NEWTON_STEPS`);
-    None when it does not converge.
-
-    Up to :data:`COMPILED_NEWTON_SIZE` unknowns, and whenever the Jacobian is singular on the
-    way (a consistent singular system, such as a locked brake's, that it solves), CasADi's
-    compiled Newton rootfinder; above, Newton written out here with SuperLU solves, because
-    building the rootfinder differentiated the residual a second time (50 ms of a
-    10 000-element circuit's 150 ms operating point).
-
-    Both stop as CasADi's does (residual or step at most 1e-14 absolute), which a junction
-    charge's row (in coulombs, ~1e-12) meets while its voltage is still 0.3 mV off; so the
-    solution counts only when the step after it is below 1e-8 of the values (and that step is
-    taken: quadratic convergence leaves the result at rounding), or when every residual is at
-    the rounding of its own equation's terms (a femtofarad's row, whose steps are not small)."""
-    w = problem.w0
-    if w.size <= COMPILED_NEWTON_SIZE:
-        return _rootfinder(problem, w, arg)
-    for _ in range(NEWTON_STEPS):
-        res, J, step = _newton_step(problem, w, arg)
-        if res is None:
-            return None
-        if step is None:
-            return _rootfinder(problem, w, arg)
-        if np.max(np.abs(res), initial=0.0) <= NEWTON_TOL or \
-                np.max(np.abs(step), initial=0.0) <= NEWTON_TOL:
-            return _accepted(w, res, J, step)
-        w = w + step
-    return None
-
-
-def _accepted(w, res, J, step):
-    """w where Newton stopped, with its next step taken if that is below 1e-8 of the values,
-    or w alone if its residuals are at rounding; None otherwise."""
-    if step is not None and np.all(np.abs(step) <= 1e-8 * (1.0 + np.abs(w))):
-        return w + step
-    return w if _at_rounding(w, res, J) else None
-
-
-def _newton_step(problem, w, arg):
-    """(F, J, the Newton step) at w; F None when w or F is not finite, the step None when J is
-    singular."""
-    res, J = problem.FJ(w, arg)
-    res = np.asarray(res).ravel()
-    if not (np.all(np.isfinite(w)) and np.all(np.isfinite(res))):
-        return None, None, None
-    J = sps.csc_matrix(J.sparse())
-    with warnings.catch_warnings():     # a singular J gives NaN steps
-        warnings.simplefilter("ignore", spla.MatrixRankWarning)
-        step = np.atleast_1d(spla.spsolve(J, -res)) if res.size else res
-    return res, J, (step if np.all(np.isfinite(step)) else None)
-
-
-def _at_rounding(w, res, J) -> bool:
-    return at_rounding(res, np.asarray(abs(J) @ np.abs(w)).ravel() + np.abs(res - J @ w))
-
-
-def _rootfinder(problem, w, arg):
-    """CasADi's Newton rootfinder from w, accepted as :func:`_direct` accepts its own; None
-    when it does not converge."""
-    F = cs.Function("steady", [problem.w_symbol, problem.args_symbol], [problem.residual_expr])
-    try:
-        solver = cs.rootfinder("steady_rf", "newton", F,
-                               {"abstol": NEWTON_TOL, "abstolStep": NEWTON_TOL,
-                                "max_iter": NEWTON_STEPS, "error_on_fail": True,
-                                "show_eval_warnings": False})
-        w = np.asarray(solver(w, arg)).ravel()
-    except RuntimeError:
-        return None
-    res, J, step = _newton_step(problem, w, arg)
-    return None if res is None else _accepted(w, res, J, step)
 
 
 def _continuation(model, problem, p, tol, max_iter):

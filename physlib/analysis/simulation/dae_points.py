@@ -8,7 +8,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from ..common.fast_call import fast
-from ..common.initialization import SYMBOLIC_SOLVE_LIMIT, solve_algebraic
+from ..common.initialization import SMALL_SOLVE_LIMIT, SYMBOLIC_SOLVE_LIMIT, small_solve, solve_algebraic
 
 
 def _rate_parts(system):
@@ -24,10 +24,11 @@ def _rate_parts(system):
 
 def _unrolled_rates(system):
     """(x, z, p, t) -> [x'; z'] of :func:`consistent_rates` in one call, the solve for z'
-    unrolled (``SX``), for models with at most SYMBOLIC_SOLVE_LIMIT algebraic variables (else
-    None): a restart at every event of a switching circuit asks for them."""
+    unrolled (:func:`~physlib.analysis.common.initialization.small_solve`), for models with at
+    most SMALL_SOLVE_LIMIT algebraic variables (else None): a restart at every event of a
+    switching circuit asks for them."""
     nz = len(system.z_pos)
-    if nz > SYMBOLIC_SOLVE_LIMIT:
+    if nz > SMALL_SOLVE_LIMIT:
         return None
 
     def build():
@@ -36,7 +37,7 @@ def _unrolled_rates(system):
         if not nz:
             return cs.Function("rates", [x, z, p, t], [cs.densify(xdot)])
         g_z = cs.jacobian(g, z)
-        zdot = -cs.solve(g_z, cs.jtimes(g, x, xdot) + cs.jacobian(g, t))
+        zdot = -small_solve(g_z, cs.jtimes(g, x, xdot) + cs.jacobian(g, t))
         return cs.Function("rates", [x, z, p, t], [cs.densify(cs.vertcat(xdot, zdot))])
 
     return fast(system, "rates_unrolled", build)
@@ -84,8 +85,8 @@ def row_between_steps(system) -> cs.Function:
     from its equation. Then (x, z) is moved the least, each variable in units of its
     tolerance (rtol·|v| + atol), onto 0 = g (minimum-norm Newton steps on [∂g/∂x ∂g/∂z]): the
     row satisfies the model's equations (a resistor's v = R·i to rounding), the correction
-    lying within the interpolation's accuracy. ``ROW_ITERATIONS`` steps of each (one step of
-    each is exact for equations linear in z).
+    lying within the interpolation's accuracy. ``ROW_ITERATIONS`` steps of each, one where
+    both are linear problems (:func:`_linear_rows`).
 
     Returns the CasADi function (y, y', p, t, h, rtol, atol) -> (y, 0 if y is finite else NaN)
     of y = [x; z], y' the
@@ -116,14 +117,15 @@ def _row_function(system) -> cs.Function:
     h, rtol, atol = kind.sym("h"), kind.sym("rtol"), kind.sym("atol")
     x, z, x_rate = y_in[:nx], y_in[nx:], yp[:nx]
     dx = rtol * cs.fabs(x) + atol
-    for _ in range(ROW_ITERATIONS):
+    iterations = 1 if _linear_rows(system) else ROW_ITERATIONS
+    for _ in range(iterations):
         f, g, g_x, g_z, _, f_z = parts(x, z, p, t)
         w_x = 1.0 / (rtol * cs.fabs(x_rate) + dx / h)
         w_g = 1.0 / (cs.mtimes(cs.fabs(g_x), dx) + atol)
         J = cs.vertcat(cs.diag(w_x) @ f_z, cs.diag(w_g) @ g_z)
         r = cs.vertcat(w_x * (x_rate - f), -w_g * g)
         z = z + _regularized_solve(J.T @ J, J.T @ r, kind)
-    for _ in range(ROW_ITERATIONS):
+    for _ in range(iterations):
         _, g, g_x, g_z, _, _ = parts(x, z, p, t)
         scale = cs.vertcat(rtol * cs.fabs(x) + atol, rtol * cs.fabs(z) + atol)
         Js = cs.horzcat(g_x, g_z) @ cs.diag(scale)
@@ -132,6 +134,16 @@ def _row_function(system) -> cs.Function:
     y = cs.vertcat(x, z)
     total = cs.sum1(y)
     return cs.Function("row_between_steps", [y_in, yp, p, t, h, rtol, atol], [y, total - total])
+
+
+def _linear_rows(system) -> bool:
+    """Whether both stages of a row's reconstruction are linear problems: f and g linear in z
+    and g linear in x (their Jacobians free of x and z). One step of each is then exact (to
+    the ridge of the solves, 1e-13 relative), and the row function is half as long."""
+    x, z, p, t = system.symbols(cs.SX)
+    f, g = system.dae(x, z, p, t)
+    jacobians = cs.vertcat(cs.vec(cs.jacobian(cs.vertcat(f, g), z)), cs.vec(cs.jacobian(g, x)))
+    return not cs.depends_on(jacobians, cs.vertcat(x, z))
 
 
 def algebraic_rows(system, X, Z, p, times, describe) -> np.ndarray:

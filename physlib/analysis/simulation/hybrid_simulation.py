@@ -40,12 +40,14 @@ EPS = float(np.finfo(float).eps)
 
 
 def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol, atol, max_step,
-                    event_tol, max_events, projection, record):
+                    event_tol, max_events, projection, record, record_block):
     """Run from t0 to t_end with state and time events; calls ``record(t, x, z, p[, t_value])``
-    (t_value: the time at which outputs are evaluated, the left limit just before a time event).
-    Returns the list of events."""
-    run = _HybridRun(model, p, t0, t_end, grid, user_grid, record, solver=solver, rtol=rtol, atol=atol,
-                     max_step=max_step, event_tol=event_tol, max_events=max_events, projection=projection)
+    (t_value: the time at which outputs are evaluated, the left limit just before a time event)
+    and, for rows interpolated between solver steps, ``record_block(times, X, Z, p)`` (one
+    column per row). Returns the list of events."""
+    run = _HybridRun(model, p, t0, t_end, grid, user_grid, (record, record_block), solver=solver, rtol=rtol,
+                     atol=atol, max_step=max_step, event_tol=event_tol, max_events=max_events,
+                     projection=projection)
     try:
         run.start(x, z)
         run.run()
@@ -61,9 +63,12 @@ class _HybridRun:
 
     def __init__(self, model, p, t0, t_end, grid, user_grid, record, *, solver, rtol, atol, max_step,
                  event_tol, max_events, projection):
-        self.t0, self.t_end, self.user_grid, self.record = t0, t_end, user_grid, record
+        self.t0, self.t_end, self.user_grid = t0, t_end, user_grid
+        # Rows interpolated between steps wait in the solver's row block; every other row
+        # first lets them through, so rows reach ``record`` in time order.
+        self._record_row, self._record_block = record
         # Rows around events go into the result only on the default output grid.
-        self.event_record = None if user_grid else record
+        self.event_record = None if user_grid else self.record
         self.stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                                      max_events=max_events, projection=projection, step=self._probe)
         system = model.system
@@ -102,6 +107,20 @@ class _HybridRun:
         self.next_stop = self.t_end
         self._run_to(self.t_end, seen_at=left_limit(self.t_end, self.t0, self.t_end))
         self._output_through(self.t_end, lambda t: (self.x, self.z))
+        self._flush_rows()
+
+    def record(self, *row) -> None:
+        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending."""
+        self._flush_rows()
+        self._record_row(*row)
+
+    def _flush_rows(self) -> None:
+        """Complete and record the rows waiting in the solver's row block, in the modes they
+        were interpolated in: before anything else is recorded and before an event changes
+        the modes."""
+        block = getattr(self.solver, "row_block", None)
+        if block is not None and block.count:
+            block.flush(self.stepper.p, self._record_block)
 
     def finish(self) -> None:
         self._count_solver()
@@ -140,7 +159,7 @@ class _HybridRun:
             if crossed:
                 self._state_event(t_prev, t_n, t_seen, x_n, z_seen, g_n)
                 continue
-            self._output_through(t_n if t_n < target else target, solver.at, below=target)
+            self._output_interpolated(t_n if t_n < target else target, below=target)
             self.t, self.x, self.z = t_n, x_n, z_n
             self.g, self.mask = g_watch, mask_watch
             if self.stats is not None:
@@ -169,6 +188,7 @@ class _HybridRun:
         ideal diode's voltage Ron·i has the sign of the current that crossed zero, not of the
         interpolation error of the capacitor voltage behind it."""
         stepper, solver = self.stepper, self.solver
+        self._flush_rows()
         with phase("events"):
             released, g_ref, mask = released_guards(stepper, g_n, self.g, self.mask)
             te = estimate_in_step(stepper, solver, t_prev, t_seen, g_n, g_ref, mask)
@@ -222,6 +242,7 @@ class _HybridRun:
         and after it, the event iteration and settling in between, then a restart."""
         stepper = self.stepper
         count("events", "time")
+        self._flush_rows()
         with phase("events"):
             self._output_before(stop)
             if not self.user_grid:
@@ -301,6 +322,29 @@ class _HybridRun:
             k += 1
             self.steps = 0
         self.next_output = k
+
+    def _output_interpolated(self, t, below) -> None:
+        """Record the output times up to t (and below ``below``) that the solver's last step
+        covers: into its row block where it has one, else one by one (:meth:`Stepper.at
+        <physlib.analysis.simulation.sundials.Stepper.at>`). A time at the step itself takes
+        the solver's own solution there."""
+        solver = self.solver
+        block = getattr(solver, "row_block", None)
+        if block is None:
+            self._output_through(t, solver.at, below=below)
+            return
+        grid, first = self.grid, self.next_output
+        k = first
+        while k < len(grid) and grid[k] <= t and grid[k] < below:
+            k += 1
+        if k == first:
+            return
+        self.next_output, self.steps = k, 0
+        at_step = grid[k - 1] == solver.t_now
+        block.add(grid[first:k - 1] if at_step else grid[first:k], solver.h_last, self._flush_rows)
+        if at_step:
+            x, z = solver.current()
+            self.record(grid[k - 1], x, z, self.stepper.p)
 
     def _output_before(self, te) -> None:
         """Record the output times before te that the solver's last step covers."""

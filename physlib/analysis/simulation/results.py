@@ -345,6 +345,17 @@ class ResultRows:
             self.ps.append(np.array(p))
         self.t_values.append(t if t_value is None else t_value)
 
+    def add_block(self, times, X, Z, p=None) -> None:
+        """Rows at ``times``, the columns of X (states) and Z (algebraic variables), all with
+        parameter vector p. The rows keep views of X and Z: pass arrays nothing changes
+        afterwards."""
+        self.times.extend(times)
+        self.t_values.extend(times)
+        self.xs.extend(X.T)
+        self.zs.extend(Z.T)
+        if p is not None:
+            self.ps.extend([np.array(p)] * len(times))
+
     def arrays(self):
         """(times, X, Z, P, t_values): X, Z and P with one column per row."""
         nx, nz, n_p = self.sizes

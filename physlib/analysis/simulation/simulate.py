@@ -133,7 +133,7 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
                              solver=solver, rtol=options.rtol, atol=options.atol,
                              max_step=options.max_step, event_tol=options.event_tol,
                              max_events=options.max_events, projection=options.projection,
-                             record=rows.add)
+                             record=rows.add, record_block=rows.add_block)
     times, X, Z, P, t_values = rows.arrays()
     return SimulationResult(model, times, X, Z, P, events, t_values=t_values, continuation=continuation)
 

@@ -34,9 +34,10 @@ import numpy as np
 
 from ...core.errors import SimulationError
 from .dae_points import row_between_steps
+from .output_rows import RowBlock
 from .stepping_functions import buffered, stepping_functions
 from .sundials_library import (CV_JAC_FN, ERR_FN, IDA_JAC_FN, RES_FN, RHS_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
-                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, libraries)
+                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
 
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver takes over
 
@@ -83,22 +84,18 @@ class Stepper:
             row = row_between_steps(system)
             self._row = buffered(row)
             # An unrolled (SX) row function cannot fail; one with run-time linear solves can.
-            self._row_solves_at_run_time = not row.is_a("SXFunction")
+            self.row_solves_at_run_time = not row.is_a("SXFunction")
             self._row[2][5][0], self._row[2][6][0] = rtol, atol
         self.messages: list[str] = []
+        self._row_vectors = ()
 
-        ctx = POINTER()
-        _check(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
-        self.ctx = ctx
-        self._err = ERR_FN(self._on_error)
-        core.SUNContext_ClearErrHandlers(ctx)
-        core.SUNContext_PushErrHandler(ctx, self._err, None)
-        # SUNDIALS' warnings (t + h = t near a blow-up, say) would go to stderr: a run prints
-        # nothing, and what they warn of ends the run with a named error instead.
-        logger = POINTER()
-        if core.SUNContext_GetLogger(ctx, ctypes.byref(logger)) == 0 and logger:
-            core.SUNLogger_SetWarningFilename(logger, b"")
+        self.ctx = ctx = self._create_context(core)
         self.y, self.yp = nvec.N_VNew_Serial(n, ctx), nvec.N_VNew_Serial(n, ctx)
+        if self.ida and self.nz:
+            # The row function's own inputs y and y' as SUNDIALS vectors: IDAGetSolution
+            # writes the interpolated row straight into them, one call for both.
+            self._row_vectors = tuple(nvec.N_VMake_Serial(n, a.ctypes.data_as(REAL_P), ctx)
+                                      for a in self._row[2][:2])
         self.dky = nvec.N_VNew_Serial(n, ctx)
         self.rtol, self.atol = rtol, atol
         self.y_arr = _view(core, self.y, n)
@@ -117,6 +114,22 @@ class Stepper:
         self._started = False
         self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
             self._create_cvode(ctx, rtol, atol, max_step)
+        # Output rows between steps, completed in blocks (IDA with algebraic variables).
+        self.row_block = RowBlock(self) if self.ida and self.nz else None
+
+    def _create_context(self, core):
+        """A SUNDIALS context whose error messages go to ``self.messages``."""
+        ctx = POINTER()
+        _check(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
+        self._err = ERR_FN(self._on_error)
+        core.SUNContext_ClearErrHandlers(ctx)
+        core.SUNContext_PushErrHandler(ctx, self._err, None)
+        # SUNDIALS' warnings (t + h = t near a blow-up, say) would go to stderr: a run prints
+        # nothing, and what they warn of ends the run with a named error instead.
+        logger = POINTER()
+        if core.SUNContext_GetLogger(ctx, ctypes.byref(logger)) == 0 and logger:
+            core.SUNLogger_SetWarningFilename(logger, b"")
+        return ctx
 
     def _create_ida(self, ctx, rtol, atol, max_step):
         ida = self.lib
@@ -304,11 +317,11 @@ class Stepper:
             x, _ = self._dky(t, 0)
             return x, np.empty(0)
         buffer, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out, check) = self._row
-        self._dky(t, 0, y_in)
-        self._dky(t, 1, yp_in)
+        if self.lib.IDAGetSolution(self.mem, t, *self._row_vectors) != 0:
+            raise self.no_interpolation(t)
         t_in[0], h_in[0] = t, max(self.h_last, 1e-300)
         trigger()
-        if check[0] == 0.0 and (self._row_solves_at_run_time is False or buffer.ret() == 0):
+        if check[0] == 0.0 and (self.row_solves_at_run_time is False or buffer.ret() == 0):
             return out[:self.nx].copy(), out[self.nx:].copy()
         return y_in[:self.nx].copy(), y_in[self.nx:].copy()
 
@@ -316,13 +329,17 @@ class Stepper:
         """The k-th derivative of the interpolating polynomial at t: (its x part, all of y),
         copied, or written ``into`` the given array."""
         if self._get_dky(self.mem, t, k, self.dky) != 0:
-            raise SimulationError(f"{self.solver}: no interpolation at t = {t:.10g} s "
-                                  f"(last step [{self.t_now - self.h_last:.10g}, {self.t_now:.10g}] s)")
+            raise self.no_interpolation(t)
         if into is not None:
             into[:] = self.dky_arr
             return None
         y = self.dky_arr.copy()
         return y[:self.nx], y
+
+    def no_interpolation(self, t: float) -> SimulationError:
+        """The error for an output time outside the last step."""
+        return SimulationError(f"{self.solver}: no interpolation at t = {t:.10g} s "
+                               f"(last step [{self.t_now - self.h_last:.10g}, {self.t_now:.10g}] s)")
 
     # --- statistics -----------------------------------------------------------------------------
 
@@ -347,10 +364,13 @@ class Stepper:
         if getattr(self, "mem", None) is None:
             return
         mem = self.mem
+        if self.row_block is not None:
+            self.row_block.close(self.core.N_VDestroy)
         (self.lib.IDAFree if self.ida else self.lib.CVodeFree)(ctypes.byref(mem))
         self.core.SUNLinSolFree(self.LS)
         self.core.SUNMatDestroy(self.A)
-        for v in (self.y, self.yp, self.dky) + ((self._id,) if self.ida and self.nz else ()):
+        for v in (self.y, self.yp, self.dky) + ((self._id,) if self.ida and self.nz else ()) + \
+                self._row_vectors:
             self.core.N_VDestroy(v)
         self.core.SUNContext_Free(ctypes.byref(self.ctx))
         self.mem = None

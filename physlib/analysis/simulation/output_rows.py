@@ -1,0 +1,116 @@
+"""Output rows between solver steps, interpolated as the steps pass them and completed in
+blocks.
+
+A dense output grid (10,001 rows over a run of a few thousand steps) asks for several rows per
+step. Each row is the solver's interpolating polynomial at the output time (y and y' from
+``IDAGetSolution``) completed by :func:`~physlib.analysis.simulation.dae_points.
+row_between_steps`, which moves the algebraic variables onto the equations. Done one row at a
+time, the Python around those two calls cost three times the calls themselves. Here a row
+costs one ``IDAGetSolution`` writing straight into a column of a block; the row function runs
+over all the block's columns at once (CasADi ``map``) when the block is full, before an event
+changes the modes, and at the end of the run.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .dae_points import row_between_steps
+from .stepping_functions import buffered
+from .sundials_library import REAL_P
+
+BLOCK = 256          # rows interpolated before their row function runs
+
+
+class RowBlock:
+    """The rows interpolated since the last :meth:`flush`, for one
+    :class:`~physlib.analysis.simulation.sundials.Stepper` (IDA with algebraic variables)."""
+
+    def __init__(self, stepper):
+        self.stepper = stepper
+        n = stepper.n
+        self.Y = np.zeros((n, BLOCK), order="F")     # columns: y at the rows' times
+        self.YP = np.zeros((n, BLOCK), order="F")    # y' there
+        self.T = np.zeros(BLOCK)
+        self.H = np.zeros(BLOCK)                     # the step each row lies in [s]
+        self.count = 0
+        self._vectors: list = []        # SUNDIALS vectors on the columns, made as first needed
+        self._maps: dict[int, tuple] = {}
+
+    def add(self, times, h: float, on_full) -> None:
+        """Interpolate the rows at ``times`` (within the solver's last step, of size h [s]);
+        ``on_full()`` is called whenever the block fills up (it :meth:`flush`-es it)."""
+        stepper = self.stepper
+        get_solution, mem, vectors = stepper.lib.IDAGetSolution, stepper.mem, self._vectors
+        h = max(h, 1e-300)
+        k = self.count
+        for t in times.tolist():
+            if k == len(vectors):
+                make = stepper.nvec.N_VMake_Serial
+                vectors.append((make(stepper.n, self.Y[:, k].ctypes.data_as(REAL_P), stepper.ctx),
+                                make(stepper.n, self.YP[:, k].ctypes.data_as(REAL_P), stepper.ctx)))
+            vy, vyp = vectors[k]
+            if get_solution(mem, t, vy, vyp) != 0:
+                raise stepper.no_interpolation(t)
+            self.T[k] = t
+            k += 1
+            if k == BLOCK:
+                self.H[self.count:k] = h
+                self.count = k
+                on_full()
+                k = 0
+        self.H[self.count:k] = h
+        self.count = k
+
+    def flush(self, p, record_block) -> None:
+        """Complete the pending rows with parameter vector p (the modes they were interpolated
+        in) and pass them, in time order, to ``record_block(times, X, Z, p)`` (columns: rows)."""
+        k, nx = self.count, self.stepper.nx
+        if not k:
+            return
+        self.count = 0
+        done = 0
+        size = BLOCK
+        while done < k:
+            while size > k - done:
+                size //= 2
+            X = self._complete(done, size, p)
+            record_block(self.T[done:done + size].tolist(), X[:nx], X[nx:], p)
+            done += size
+
+    def _complete(self, start: int, size: int, p) -> np.ndarray:
+        """Rows start..start+size−1 through the row function, mapped over the columns: the
+        completed [x; z] as columns (a copy). A column the function could not complete
+        (not finite, or a failed run-time solve) keeps its interpolated values, as
+        :meth:`Stepper.at <physlib.analysis.simulation.sundials.Stepper.at>` does."""
+        buffer, trigger, inputs, (out, check) = self._map(size)
+        stop = start + size
+        inputs[0][:] = self.Y[:, start:stop].ravel(order="F")
+        inputs[1][:] = self.YP[:, start:stop].ravel(order="F")
+        inputs[2][:] = p
+        inputs[3][:] = self.T[start:stop]
+        inputs[4][:] = self.H[start:stop]
+        trigger()
+        n = self.stepper.n
+        X = out.reshape(size, n).T.copy()
+        failed = check != 0.0
+        if self.stepper.row_solves_at_run_time and buffer.ret() != 0:
+            failed[:] = True
+        if np.any(failed):
+            X[:, failed] = self.Y[:, start:stop][:, failed]
+        return X
+
+    def _map(self, size: int):
+        mapped = self._maps.get(size)
+        if mapped is None:
+            row = row_between_steps(self.stepper.system)
+            # p, rtol and atol are shared by the columns; y, y', t and h are per column.
+            function = row.map(f"rows_{size}", "serial", size, [2, 5, 6], [])
+            mapped = self._maps[size] = buffered(function)
+            mapped[2][5][0], mapped[2][6][0] = self.stepper.rtol, self.stepper.atol
+        return mapped
+
+    def close(self, destroy) -> None:
+        for vy, vyp in self._vectors:
+            destroy(vy)
+            destroy(vyp)
+        self._vectors = []
