@@ -33,6 +33,7 @@ import numpy as np
 
 from ...core.errors import PhyslibError
 from ..common.fast_call import FastFunction
+from ..common.initialization import compiled_newton, small_solve
 from ..linear.linearize import constrained_coordinates
 from .sources import NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
 from ..common.projection import constraint_jacobian, energy_matrix
@@ -172,7 +173,6 @@ def simulate_stochastic(model, t_end: float, *, dt: float, runs: int, names, see
     explicit Euler step, all runs at once. Seeded: the same ``seed`` gives the same ensemble.
     For checking :func:`propagate_noise`; models with modes are not supported.
     """
-    from ..common.initialization import compiled_newton
     if model.has_modes:
         raise PhyslibError("simulate_stochastic: models with modes are not supported")
     if not (isinstance(runs, int) and runs >= 2):
@@ -230,5 +230,5 @@ def _newton_steps(system, compiled_newton, iterations: int = 3, small: int = 8):
     J = cs.Function("J", [w, x, p, t], [cs.jacobian(g(w, x, p, t), w)])
     value = z
     for _ in range(iterations):
-        value = value - cs.solve(J(value, x, p, t), g(value, x, p, t))
+        value = value - small_solve(J(value, x, p, t), g(value, x, p, t))
     return cs.Function("newton_steps", [z, x, p, t], [value])
