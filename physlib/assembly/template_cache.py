@@ -57,6 +57,13 @@ _DERIVING_MODULES = ("core", "domains", "components", "assembly/class_template.p
 
 def cache_dir() -> Path | None:
     """Where templates are cached; None when caching is off (``PHYSLIB_NO_CACHE=1``)."""
+    root = cache_root()
+    return None if root is None else root / f"templates-v{FORMAT}"
+
+
+def cache_root() -> Path | None:
+    """physlib's folder in the user cache (templates, built solver callbacks); None when
+    caching is off (``PHYSLIB_NO_CACHE=1``)."""
     if os.environ.get("PHYSLIB_NO_CACHE", "").strip() not in ("", "0"):
         return None
     root = os.environ.get("PHYSLIB_CACHE_DIR")
@@ -68,7 +75,7 @@ def cache_dir() -> Path | None:
         else:
             base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
             root = os.path.join(base, "physlib")
-    return Path(root) / f"templates-v{FORMAT}"
+    return Path(root)
 
 
 def cache_key(cls: type, structure, followers: frozenset, unread: frozenset) -> str | None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
 import casadi as cs
 
 from ...core.errors import ExportError
+from ..common.c_compiler import c_compiler
 
 CFLAGS = ("-std=c99", "-fPIC")
 """Flags of every build: C99 (what the FMI headers and CasADi's output are written in),
@@ -35,23 +35,6 @@ unless the caller asks. CasADi writes straight-line C; GCC's optimizer needs tim
 superlinear in a function's length even in blocks of ROWS_PER_FUNCTION rows (a 1,000-stage RC
 ladder's FMU, 2.7 MB of C: -O0 11 s and 0.5 GB, -O2 47 s, -O1 128 s; as whole functions -O1
 ran out of 15 GB), while -O0 code runs only a few times slower."""
-
-
-def c_compiler() -> list[str]:
-    """The C compiler command: ``$CC`` if set, else the first of cc, gcc, clang on the PATH.
-    No compiler is an :class:`~physlib.core.errors.ExportError` saying what to install."""
-    if os.environ.get("CC"):
-        command = shlex.split(os.environ["CC"])
-        if shutil.which(command[0]):
-            return command
-        raise ExportError(f"$CC is {os.environ['CC']!r}, which is not on the PATH; set CC to a C "
-                          "compiler (gcc, clang) or unset it")
-    for name in ("cc", "gcc", "clang"):
-        if path := shutil.which(name):
-            return [path]
-    raise ExportError("no C compiler found (looked for $CC, cc, gcc, clang on the PATH): install one "
-                      "(Debian/Ubuntu: apt-get install gcc; macOS: xcode-select --install), or export "
-                      "with binary=False for a source-only FMU")
 
 
 def generate(functions: list[cs.Function], directory: Path, name: str) -> Path:

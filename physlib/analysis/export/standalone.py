@@ -35,7 +35,8 @@ import numpy as np
 from ...core.errors import ExportError
 from ..common.initialization import ROUNDING_ULPS, term_sizes
 from ..simulation.time_events import LEFT_LIMIT
-from .codegen import CFLAGS, build, c_compiler, generate, row_blocks
+from ..common.c_compiler import c_compiler
+from .codegen import CFLAGS, build, generate, row_blocks
 
 DEFAULT_T_END = 1.0
 """Stop time [s] when ``export_c`` is given none."""

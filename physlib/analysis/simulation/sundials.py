@@ -28,15 +28,15 @@ Solver messages (SUNDIALS' error handler) are collected and quoted in that error
 from __future__ import annotations
 
 import ctypes
-import math
 
 import numpy as np
 
 from ...core.errors import SimulationError
+from .callbacks import solver_callbacks
 from .dae_points import row_between_steps
 from .output_rows import RowBlock
 from .stepping_functions import buffered, stepping_functions
-from .sundials_library import (CV_JAC_FN, ERR_FN, IDA_JAC_FN, RES_FN, RHS_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
+from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
                                MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
 
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver takes over
@@ -104,7 +104,6 @@ class Stepper:
         self.A = dmat.SUNDenseMatrix(n, n, ctx)
         self.A_arr = np.ctypeslib.as_array(dmat.SUNDenseMatrix_Data(self.A), shape=(n * n,))
         self.LS = dls.SUNLinSol_Dense(self.y, self.A, ctx)
-        self._views: dict[int, np.ndarray] = {}
         self.t_now = 0.0
         self._stepped = False               # a step taken since the last restart
         self._h_known = False               # self._last holds that step's size
@@ -135,9 +134,10 @@ class Stepper:
         ida = self.lib
         core, nvec, n = self.core, self.nvec, self.n
         mem = POINTER(ida.IDACreate(ctx))
-        self._callback = RES_FN(self._ida_residual)
-        self._jac_callback = IDA_JAC_FN(self._ida_jacobian)
+        self._callbacks()
         _check(ida.IDAInit(mem, self._callback, 0.0, self.y, self.yp), "IDAInit")
+        if self._user_data is not None:
+            _check(ida.IDASetUserData(mem, ctypes.addressof(self._user_data)), "IDASetUserData")
         _check(ida.IDASStolerances(mem, rtol, atol), "IDASStolerances")
         _check(ida.IDASetLinearSolver(mem, self.LS, self.A), "IDASetLinearSolver")
         _check(ida.IDASetJacFn(mem, self._jac_callback), "IDASetJacFn")
@@ -155,9 +155,10 @@ class Stepper:
     def _create_cvode(self, ctx, rtol, atol, max_step):
         cvode = self.lib
         mem = POINTER(cvode.CVodeCreate(CV_BDF, ctx))
-        self._callback = RHS_FN(self._cv_rhs)
-        self._jac_callback = CV_JAC_FN(self._cv_jacobian)
+        self._callbacks()
         _check(cvode.CVodeInit(mem, self._callback, 0.0, self.y), "CVodeInit")
+        if self._user_data is not None:
+            _check(cvode.CVodeSetUserData(mem, ctypes.addressof(self._user_data)), "CVodeSetUserData")
         _check(cvode.CVodeSStolerances(mem, rtol, atol), "CVodeSStolerances")
         _check(cvode.CVodeSetLinearSolver(mem, self.LS, self.A), "CVodeSetLinearSolver")
         _check(cvode.CVodeSetJacFn(mem, self._jac_callback), "CVodeSetJacFn")
@@ -168,60 +169,12 @@ class Stepper:
 
     # --- callbacks (called by SUNDIALS; exceptions must not escape into C) ----------------------
 
-    def _array(self, vector) -> np.ndarray:
-        view = self._views.get(vector)
-        if view is None:
-            view = self._views[vector] = _view(self.core, vector, self.n)
-        return view
-
-    def _ida_residual(self, t, yy, yp, rr, _data):
-        try:
-            _, trigger, (y_in, yp_in, _p, t_in), (out, check) = self._res
-            y_in[:] = self._array(yy)
-            yp_in[:] = self._array(yp)
-            t_in[0] = t
-            trigger()
-            if check[0] != 0.0:     # not finite
-                return 1            # recoverable: IDA retries with a smaller step
-            self._array(rr)[:] = out
-            return 0
-        except Exception:       # noqa: BLE001 - reported as a failed call
-            return -1
-
-    def _ida_jacobian(self, t, cj, yy, _yp, _rr, _matrix, _data, _t1, _t2, _t3):
-        try:
-            _, trigger, (y_in, _p, t_in, cj_in), (out,) = self._jac
-            y_in[:] = self._array(yy)
-            t_in[0], cj_in[0] = t, cj
-            trigger()
-            self.A_arr[:] = out
-            return 0 if math.isfinite(out.sum()) else 1
-        except Exception:       # noqa: BLE001
-            return -1
-
-    def _cv_rhs(self, t, y, ydot, _data):
-        try:
-            _, trigger, (x_in, _p, t_in), (out, check) = self._res
-            x_in[:] = self._array(y)
-            t_in[0] = t
-            trigger()
-            if check[0] != 0.0:     # not finite
-                return 1
-            self._array(ydot)[:] = out
-            return 0
-        except Exception:       # noqa: BLE001
-            return -1
-
-    def _cv_jacobian(self, t, y, _fy, _matrix, _data, _t1, _t2, _t3):
-        try:
-            _, trigger, (x_in, _p, t_in), (out,) = self._jac
-            x_in[:] = self._array(y)
-            t_in[0] = t
-            trigger()
-            self.A_arr[:] = out
-            return 0 if math.isfinite(out.sum()) else 1
-        except Exception:       # noqa: BLE001
-            return -1
+    def _callbacks(self) -> None:
+        """The solver's residual and Jacobian callbacks (:mod:`.callbacks`): compiled where
+        available, else Python."""
+        self._callback, self._jac_callback, self._user_data = solver_callbacks(
+            self.core, self.ida, self.n, self._res, self._jac, self.A_arr)
+        self.compiled_callbacks = self._user_data is not None
 
     def _on_error(self, line, func, file, message, code, _data, _ctx):
         self.messages.append(f"{(func or b'').decode()}: {(message or b'').decode()}")

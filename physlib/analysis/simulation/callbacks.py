@@ -1,0 +1,219 @@
+"""The residual and Jacobian callbacks SUNDIALS calls at each step of a stepped run
+(:class:`~physlib.analysis.simulation.sundials.Stepper`): in C where they can be built, else in
+Python.
+
+The solver evaluates the model's residual one to two times and its Jacobian a third of a time
+per step. As Python callbacks (ctypes) each costs about 4 µs around well under a microsecond of
+CasADi evaluation: half the time of a switching converter's run. ``c/sundials_callbacks.c``
+does the same copying and evaluation in C, through CasADi's ``FunctionBuffer`` (its evaluation
+entry point is exported by libcasadi) and SUNDIALS' ``N_VGetArrayPointer``, both passed in as
+pointers: nothing is linked.
+
+The C file is built once per machine with the system C compiler (``$CC``, cc, gcc or clang;
+about 0.1 s) into physlib's cache folder (see :mod:`physlib.assembly.template_cache`), under a
+name hashed from its text and the compiler. Without a compiler, with a failed build, on a
+platform where CasADi's entry point cannot be found, or with ``PHYSLIB_PYTHON_CALLBACKS=1``,
+the Python callbacks (:class:`PythonCallbacks`) serve: the same arithmetic (the same CasADi
+functions on the same numbers), so a run gives the same numbers bit for bit, only slower.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import hashlib
+import logging
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import casadi as cs
+import numpy as np
+
+from ...assembly.template_cache import cache_root
+from ...core.errors import ExportError
+from ..common.c_compiler import c_compiler
+from .sundials_library import CV_JAC_FN, IDA_JAC_FN, RES_FN, RHS_FN
+
+SOURCE = Path(__file__).parent / "c" / "sundials_callbacks.c"
+BUFFER_EVAL = "_ZN6casadi21_function_buffer_evalEPv"   # casadi::_function_buffer_eval(void*)
+
+_log = logging.getLogger(__name__)
+_lock = threading.Lock()
+_loaded: dict = {}
+
+
+class Model(ctypes.Structure):
+    """The C struct ``PhyslibModel`` of ``c/sundials_callbacks.c``, field for field."""
+    _fields_ = [("eval", ctypes.c_void_p), ("array", ctypes.c_void_p), ("n", ctypes.c_long),
+                ("res", ctypes.c_void_p), ("res_y", ctypes.c_void_p), ("res_yp", ctypes.c_void_p),
+                ("res_t", ctypes.c_void_p), ("res_out", ctypes.c_void_p), ("res_check", ctypes.c_void_p),
+                ("jac", ctypes.c_void_p), ("jac_y", ctypes.c_void_p), ("jac_t", ctypes.c_void_p),
+                ("jac_cj", ctypes.c_void_p), ("jac_out", ctypes.c_void_p), ("matrix", ctypes.c_void_p)]
+
+
+def library():
+    """(the built callbacks as a ctypes library, the address of CasADi's FunctionBuffer
+    evaluation), or None when they are not available (then the Python callbacks serve)."""
+    with _lock:
+        if "library" not in _loaded:
+            _loaded["library"] = _load()
+        return _loaded["library"]
+
+
+def _load():
+    if os.environ.get("PHYSLIB_PYTHON_CALLBACKS", "").strip() not in ("", "0") or sys.platform == "win32":
+        return None
+    try:
+        evaluate = _buffer_eval()
+        path = _built()
+        return ctypes.CDLL(str(path), mode=getattr(ctypes, "RTLD_LOCAL", 0)), evaluate
+    except (ExportError, OSError, AttributeError, subprocess.SubprocessError) as err:
+        _log.debug("compiled SUNDIALS callbacks unavailable (%s); Python callbacks serve", err)
+        return None
+
+
+def _buffer_eval() -> int:
+    """The address of casadi::_function_buffer_eval in the libcasadi CasADi loaded."""
+    folder = os.path.dirname(cs.__file__)
+    for candidate in sorted(glob.glob(os.path.join(folder, "libcasadi.*"))):
+        if candidate.endswith((".so", ".dylib")) or ".so." in candidate:
+            function = getattr(ctypes.CDLL(candidate), BUFFER_EVAL)
+            return ctypes.cast(function, ctypes.c_void_p).value
+    raise OSError(f"libcasadi not found in {folder}")
+
+
+def _built() -> Path:
+    """The shared library, built now if the cache does not hold it."""
+    compiler = c_compiler()
+    text = SOURCE.read_bytes()
+    key = hashlib.sha256(text + " ".join(compiler).encode() + sys.platform.encode()).hexdigest()[:16]
+    root = cache_root()
+    folder = (root / "callbacks") if root is not None else Path(tempfile.mkdtemp(prefix="physlib-callbacks-"))
+    path = folder / f"sundials_callbacks-{key}.so"
+    if path.exists():
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{path.name}.{os.getpid()}"
+    subprocess.run([*compiler, "-O2", "-std=c99", "-fPIC", "-shared", str(SOURCE), "-o", str(partial)],
+                   check=True, capture_output=True, timeout=120)
+    os.replace(partial, path)      # whole or not at all, for a process building beside this one
+    return path
+
+
+def attach(core, ida: bool, n: int, residual, jacobian, matrix):
+    """The compiled callbacks for a solver (IDA if ``ida``, else CVODE) of n variables whose
+    residual and Jacobian are the buffered CasADi functions ``residual`` and ``jacobian`` (as
+    :func:`~physlib.analysis.simulation.stepping_functions.buffered` gives them) and whose
+    dense Jacobian's data is the array ``matrix``: (residual, Jacobian) as ctypes function
+    pointers of the solver's callback types and the user data they read (keep all three alive
+    with the solver), or None when the compiled callbacks are not available."""
+    loaded = library()
+    if loaded is None:
+        return None
+    lib, evaluate = loaded
+    res_buffer, _, res_in, res_out = residual
+    jac_buffer, _, jac_in, jac_out = jacobian
+    address = lambda array: array.ctypes.data                    # noqa: E731
+    model = Model(eval=evaluate, array=ctypes.cast(core.N_VGetArrayPointer, ctypes.c_void_p).value,
+                  n=n, res=_pointer(res_buffer), res_out=address(res_out[0]), res_check=address(res_out[1]),
+                  jac=_pointer(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix))
+    if ida:             # residual (y, y', p, t); Jacobian (y, p, t, cj)
+        model.res_y, model.res_yp, model.res_t = address(res_in[0]), address(res_in[1]), address(res_in[3])
+        model.jac_y, model.jac_t, model.jac_cj = address(jac_in[0]), address(jac_in[2]), address(jac_in[3])
+        return RES_FN(("physlib_ida_residual", lib)), IDA_JAC_FN(("physlib_ida_jacobian", lib)), model
+    model.res_y, model.res_t = address(res_in[0]), address(res_in[2])         # (x, p, t)
+    model.jac_y, model.jac_t = address(jac_in[0]), address(jac_in[2])
+    return RHS_FN(("physlib_cvode_rhs", lib)), CV_JAC_FN(("physlib_cvode_jacobian", lib)), model
+
+
+def _pointer(buffer) -> int:
+    """The C address of a CasADi FunctionBuffer: ``_self()`` gives it in a capsule, as CasADi's
+    own ``Function.buffer()`` passes it to its evaluation."""
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return get(buffer._self(), None)
+
+
+def solver_callbacks(core, ida: bool, n: int, residual, jacobian, matrix):
+    """(residual callback, Jacobian callback, user data or None) for a solver (IDA if ``ida``,
+    else CVODE) of n variables, whose residual and Jacobian are the buffered CasADi functions
+    ``residual`` and ``jacobian`` and whose dense Jacobian's data is the array ``matrix``:
+    compiled (:func:`attach`) where available, else :class:`PythonCallbacks`. Keep all three
+    alive with the solver."""
+    compiled = attach(core, ida, n, residual, jacobian, matrix)
+    if compiled is not None:
+        return compiled
+    python = PythonCallbacks(core, n, residual, jacobian, matrix)
+    if ida:
+        return RES_FN(python.ida_residual), IDA_JAC_FN(python.ida_jacobian), None
+    return RHS_FN(python.cvode_rhs), CV_JAC_FN(python.cvode_jacobian), None
+
+
+class PythonCallbacks:
+    """The callbacks in Python, called by SUNDIALS through ctypes; exceptions must not escape
+    into C (they return −1, a failed call)."""
+
+    def __init__(self, core, n, residual, jacobian, matrix):
+        self.core, self.n = core, n
+        self._res, self._jac, self.matrix = residual, jacobian, matrix
+        self._views: dict[int, np.ndarray] = {}
+
+    def _array(self, vector) -> np.ndarray:
+        view = self._views.get(vector)
+        if view is None:
+            pointer = self.core.N_VGetArrayPointer(vector)
+            view = self._views[vector] = np.ctypeslib.as_array(pointer, shape=(self.n,))
+        return view
+
+    def ida_residual(self, t, yy, yp, rr, _data):
+        try:
+            _, trigger, (y_in, yp_in, _p, t_in), (out, check) = self._res
+            y_in[:] = self._array(yy)
+            yp_in[:] = self._array(yp)
+            t_in[0] = t
+            trigger()
+            if check[0] != 0.0:     # not finite
+                return 1            # recoverable: IDA retries with a smaller step
+            self._array(rr)[:] = out
+            return 0
+        except Exception:       # noqa: BLE001 - reported as a failed call
+            return -1
+
+    def ida_jacobian(self, t, cj, yy, _yp, _rr, _matrix, _data, _t1, _t2, _t3):
+        try:
+            _, trigger, (y_in, _p, t_in, cj_in), (out,) = self._jac
+            y_in[:] = self._array(yy)
+            t_in[0], cj_in[0] = t, cj
+            trigger()
+            self.matrix[:] = out
+            return 0 if math.isfinite(out.sum()) else 1
+        except Exception:       # noqa: BLE001
+            return -1
+
+    def cvode_rhs(self, t, y, ydot, _data):
+        try:
+            _, trigger, (x_in, _p, t_in), (out, check) = self._res
+            x_in[:] = self._array(y)
+            t_in[0] = t
+            trigger()
+            if check[0] != 0.0:     # not finite
+                return 1
+            self._array(ydot)[:] = out
+            return 0
+        except Exception:       # noqa: BLE001
+            return -1
+
+    def cvode_jacobian(self, t, y, _fy, _matrix, _data, _t1, _t2, _t3):
+        try:
+            _, trigger, (x_in, _p, t_in), (out,) = self._jac
+            x_in[:] = self._array(y)
+            t_in[0] = t
+            trigger()
+            self.matrix[:] = out
+            return 0 if math.isfinite(out.sum()) else 1
+        except Exception:       # noqa: BLE001
+            return -1
