@@ -119,8 +119,8 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix):
     jac_buffer, _, jac_in, jac_out = jacobian
     address = lambda array: array.ctypes.data                    # noqa: E731
     model = Model(eval=evaluate, array=ctypes.cast(core.N_VGetArrayPointer, ctypes.c_void_p).value,
-                  n=n, res=_pointer(res_buffer), res_out=address(res_out[0]), res_check=address(res_out[1]),
-                  jac=_pointer(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix))
+                  n=n, res=buffer_address(res_buffer), res_out=address(res_out[0]), res_check=address(res_out[1]),
+                  jac=buffer_address(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix))
     if ida:             # residual (y, y', p, t); Jacobian (y, p, t, cj)
         model.res_y, model.res_yp, model.res_t = address(res_in[0]), address(res_in[1]), address(res_in[3])
         model.jac_y, model.jac_t, model.jac_cj = address(jac_in[0]), address(jac_in[2]), address(jac_in[3])
@@ -130,7 +130,7 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix):
     return RHS_FN(("physlib_cvode_rhs", lib)), CV_JAC_FN(("physlib_cvode_jacobian", lib)), model
 
 
-def _pointer(buffer) -> int:
+def buffer_address(buffer) -> int:
     """The C address of a CasADi FunctionBuffer: ``_self()`` gives it in a capsule, as CasADi's
     own ``Function.buffer()`` passes it to its evaluation."""
     get = ctypes.pythonapi.PyCapsule_GetPointer

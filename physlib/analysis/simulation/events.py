@@ -68,6 +68,7 @@ class HybridStepper:
         self._hybrid = hybrid_instances(model)
         self._sampled = [inst for inst in self._hybrid if inst.discrete_slot]
         self._transitions = None           # see _compiled_transitions
+        self.chattering: list[float] = []  # times of the released-guard events in a row
         self.has_states = len(self.system.state_pos) > 0
         # step(x, z, p, ta, tb) -> (x, z): the run's own solver, which does the short
         # integrations of settling.
@@ -172,14 +173,39 @@ class HybridStepper:
         any guard crossed (:meth:`crossed`), and the reference values and mask to watch them
         with from here (:meth:`watch`) if none did). Called at every solver step, so its
         buffers are this run's own (a run is one thread) and only what changes is copied in."""
-        if self._check is None:
-            self._check = buffered(fast(self.system, "step_check", lambda: _step_check(self.system)).function)
-            self._check[2][6][0], self._check[2][7][0] = self.zero_band, self.noise
-        _, trigger, inputs, (g, _, any_crossed, watched, watched_mask) = self._check
+        _, trigger, inputs, (g, _, any_crossed, watched, watched_mask) = self.check_buffers()
         inputs[0][:], inputs[1][:], inputs[2][:], inputs[3][0] = x, z, self.p, t
         inputs[4][:], inputs[5][:] = g_ref, mask
         trigger()
         return g.copy(), any_crossed[0] > 0.5, watched.copy(), watched_mask > 0.5
+
+    def check_chattering(self, te, released) -> None:
+        """Stop a sliding mode that the events chase (a relay whose x' flips sign at its guard).
+        An event at te whose guards ``released`` had stayed within the zero band since the
+        previous event (masked there, now released on the other side) is chattering; more
+        than ``max_events`` of them in a row are an event storm, however far apart the band
+        lets them be."""
+        if not np.any(released):
+            self.chattering = []
+            return
+        self.chattering.append(te)
+        if len(self.chattering) > self.max_events:
+            names = [e.component for e in self.events[-len(self.chattering):]]
+            worst = max(set(names), key=names.count) if names else "?"
+            raise PhyslibError(
+                f"event storm: {len(self.chattering)} events in a row between t = "
+                f"{self.chattering[0]:.10g} s and t = {te:.10g} s, each with its guard still within "
+                f"the zero band ({self.zero_band:.3g}) of the one before, most of them in "
+                f"{worst}; the model chatters (a sliding mode: raise max_events if this is intended)")
+
+    def check_buffers(self):
+        """The buffered step-check function of :meth:`step_check` (this run's own): (buffer,
+        trigger, inputs (x, z, p, t, g_ref, mask, zero_band, noise), outputs (g, crossed, any
+        crossed, watched g_ref, watched mask)), for a compiled stepping loop to evaluate."""
+        if self._check is None:
+            self._check = buffered(fast(self.system, "step_check", lambda: _step_check(self.system)).function)
+            self._check[2][6][0], self._check[2][7][0] = self.zero_band, self.noise
+        return self._check
 
     @property
     def _crossing(self):

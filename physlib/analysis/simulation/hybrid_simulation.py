@@ -2,24 +2,22 @@
 event to the end (the event method is described in :mod:`physlib.analysis.simulation.events`).
 
 One SUNDIALS run (:class:`~physlib.analysis.simulation.sundials.Stepper`) goes from event to
-event, stepped one internal step at a time:
+event, stepped one internal step at a time (in C where available: :mod:`.compiled_stepping`):
 
-* **Every crossing found.** The guards are evaluated at every internal step. When one has
-  crossed, the crossing is located to ``event_tol`` on the solver's interpolating polynomial
-  over that step (:func:`~physlib.analysis.simulation.event_location.locate_in_step`), as
-  SUNDIALS' own root finding does, and the event is handled there.
-* **Outputs cost interpolation.** Output times are served from the same polynomial
-  (``IDAGetDky``) as the steps pass them; the output grid never changes the steps, so any
-  ``t_eval`` — uneven, dense, a single point — gives the same solution.
+* **Every crossing found.** The guards are evaluated at every internal step; a crossing is
+  located to ``event_tol`` on the step's interpolating polynomial
+  (:func:`~physlib.analysis.simulation.event_location.locate_in_step`), as SUNDIALS' own root
+  finding does, and the event is handled there.
+* **Outputs cost interpolation.** Output times are served from the same polynomial as the
+  steps pass them; the output grid never changes the steps, so any ``t_eval`` — uneven,
+  dense, a single point — gives the same solution.
 * **Starts only at events.** The solver starts at t0, at each event instant and at each time
-  event (``IDAReInit`` from the consistent state with consistent rates: no initial-condition
-  search), never per output.
+  event (``IDAReInit`` from a consistent state with consistent rates), never per output.
 * **Time events.** The run integrates to the left limit of a time event (the input is still on
   its old side), sees the guards there, then handles the edge at the event time.
 
-Models without states have nothing to integrate: their algebraic variables are solved at
-samples ``max_step`` apart (default (t_end − t0)/1000) and at the output times, and a crossing
-between two samples is located by bisection on solved points.
+Models without states (:mod:`.algebraic_sampler`) are solved at samples ``max_step`` apart
+(default (t_end − t0)/1000) and at the output times.
 """
 from __future__ import annotations
 
@@ -27,9 +25,12 @@ import time
 
 import numpy as np
 
-from ...core.errors import PhyslibError, SimulationError
+from ...core.errors import SimulationError
 from .event_location import estimate_in_step, released_guards
 from .integrators import MAX_STEPS_PER_OUTPUT, runaway
+from .algebraic_sampler import AlgebraicSampler
+from .compiled_stepping import (AT_TARGET, BLOCK_FULL, CROSSED, NO_INTERPOLATION, REACHED, ROW_AT_STEP,
+                                STALLED, YIELD, CompiledStepping)
 from .events import HybridStepper
 from .run_stats import count, current as current_stats, phase
 from .dae_points import consistent_rates
@@ -76,7 +77,7 @@ class _HybridRun:
             self.solver = Stepper(system, solver, rtol, atol, max_step)
         else:
             sample = max_step if max_step is not None else (t_end - t0) / 1000.0
-            self.solver = _AlgebraicSampler(self.stepper, sample)
+            self.solver = AlgebraicSampler(self.stepper, sample)
         self.time_events = model.time_events(p, t0, t_end)
         self.grid = snap_to_events(grid, self.time_events, t0, t_end)
         self.next_output = 0                # index of the first output time not yet recorded
@@ -86,7 +87,7 @@ class _HybridRun:
         self.steps = 0                      # solver steps since the last start or output
         self.x_started = None               # the states the solver last started from
         self.solver_seconds = 0.0
-        self.chattering: list[float] = []   # times of the released-guard events in a row
+        self.compiled = CompiledStepping.for_run(self)     # the steps in C, where available
 
     # --- the run ----------------------------------------------------------------------------------
 
@@ -134,14 +135,15 @@ class _HybridRun:
         """Step to ``target``, handling the state events on the way. ``seen_at``: where the
         guards of the step that reaches the target are evaluated (the left limit of t_end: an
         input edge exactly at the end changes nothing before it)."""
-        stepper, solver = self.stepper, self.solver
+        if self.compiled is not None:
+            self._run_to_compiled(target, seen_at)
+            return
+        solver = self.solver
         while self.t < target:
             t_prev = self.t
             self.steps += 1
             if self.steps > MAX_STEPS_PER_OUTPUT:
-                raise self._stuck(f"more than {MAX_STEPS_PER_OUTPUT} solver steps since the last event "
-                                  "or output time (give more output points with t_eval, or the model "
-                                  "chatters)")
+                raise self._too_many_steps()
             started = time.perf_counter()
             try:
                 t_n = solver.step(target)
@@ -150,20 +152,62 @@ class _HybridRun:
             self.solver_seconds += time.perf_counter() - started
             if t_n < target and t_n - t_prev <= 4 * EPS * abs(t_n):
                 raise self._stuck("the solver's steps no longer move the time (a singularity?)")
-            x_n, z_n = solver.current()
-            t_seen, z_seen = t_n, z_n
-            if seen_at is not None and t_n >= target:
-                t_seen = seen_at
-                z_seen = stepper.solve_z(x_n, z_n, seen_at)
-            g_n, crossed, g_watch, mask_watch = stepper.step_check(x_n, z_seen, t_seen, self.g, self.mask)
-            if crossed:
-                self._state_event(t_prev, t_n, t_seen, x_n, z_seen, g_n)
-                continue
-            self._output_interpolated(t_n if t_n < target else target, below=target)
-            self.t, self.x, self.z = t_n, x_n, z_n
-            self.g, self.mask = g_watch, mask_watch
-            if self.stats is not None:
-                self.stats.reached(t_n)
+            self._after_step(t_prev, t_n, target, seen_at)
+
+    def _after_step(self, t_prev, t_n, target, seen_at) -> None:
+        """A step from t_prev to t_n: its guards (seen at ``seen_at`` if it reached the target),
+        then the event it crossed or the outputs it passed."""
+        stepper, solver = self.stepper, self.solver
+        x_n, z_n = solver.current()
+        t_seen, z_seen = t_n, z_n
+        if seen_at is not None and t_n >= target:
+            t_seen = seen_at
+            z_seen = stepper.solve_z(x_n, z_n, seen_at)
+        g_n, crossed, g_watch, mask_watch = stepper.step_check(x_n, z_seen, t_seen, self.g, self.mask)
+        if crossed:
+            self._state_event(t_prev, t_n, t_seen, x_n, z_seen, g_n)
+            return
+        self._output_interpolated(t_n if t_n < target else target, below=target)
+        self.t, self.x, self.z = t_n, x_n, z_n
+        self.g, self.mask = g_watch, mask_watch
+        if self.stats is not None:
+            self.stats.reached(t_n)
+
+    def _run_to_compiled(self, target: float, seen_at: float | None) -> None:
+        """:meth:`_run_to` with the steps, guard checks and output rows in C
+        (:mod:`.compiled_stepping`); events, full row blocks and rows at a step come back here."""
+        compiled, solver = self.compiled, self.solver
+        while self.t < target:
+            status = compiled.call(target, check_at_target=seen_at is None)
+            if self.steps > MAX_STEPS_PER_OUTPUT:
+                raise self._too_many_steps()
+            if status in (REACHED, YIELD):
+                self.t, (self.x, self.z) = solver.t_now, solver.current()
+                if self.stats is not None:
+                    self.stats.reached(self.t)
+            elif status == BLOCK_FULL:
+                self._flush_rows()
+            elif status == ROW_AT_STEP:
+                self.record(self.grid[self.next_output], *solver.current(), self.stepper.p)
+                self.next_output, self.steps = self.next_output + 1, 0
+            elif status == CROSSED:
+                t_n = solver.t_now
+                self._state_event(compiled.c.t_prev, t_n, t_n, *solver.current(), compiled.guards_now())
+            elif status == AT_TARGET:
+                self._after_step(compiled.c.t_prev, solver.t_now, target, seen_at)
+            elif status == STALLED:
+                raise self._stuck("the solver's steps no longer move the time (a singularity?)")
+            elif status == NO_INTERPOLATION:
+                raise solver.no_interpolation(self.grid[self.next_output])
+            else:
+                try:
+                    solver.recover(status, solver.t_now)
+                except SimulationError as err:
+                    raise self._stuck(str(err)) from None
+
+    def _too_many_steps(self) -> SimulationError:
+        return self._stuck(f"more than {MAX_STEPS_PER_OUTPUT} solver steps since the last event or "
+                           "output time (give more output points with t_eval, or the model chatters)")
 
     def _stuck(self, reason: str) -> SimulationError:
         """The error for a run that cannot go on: the solution diverges (a state grew a
@@ -204,7 +248,7 @@ class _HybridRun:
             # event first, then the time event's own iteration).
             te = self.next_stop
         self._output_before(te)
-        self._check_chattering(te, released)
+        stepper.check_chattering(te, released)
         g_e = stepper.guards(xe, ze, te)
         fired = stepper.crossed(g_ref, g_e, mask)
         before = len(stepper.events)
@@ -217,25 +261,6 @@ class _HybridRun:
             g = np.where(released, g_e, g)
         self.g = g
         self._restart_unless_running()
-
-    def _check_chattering(self, te, released) -> None:
-        """Stop a sliding mode that the events chase (a relay whose x' flips sign at its guard).
-        An event whose guard had stayed within the zero band since the previous event (it was
-        masked there and is now released on the other side) is chattering; more than
-        ``max_events`` of them in a row are an event storm, however far apart the band lets
-        them be."""
-        if not np.any(released):
-            self.chattering = []
-            return
-        self.chattering.append(te)
-        if len(self.chattering) > self.stepper.max_events:
-            names = [e.component for e in self.stepper.events[-len(self.chattering):]]
-            worst = max(set(names), key=names.count) if names else "?"
-            raise PhyslibError(
-                f"event storm: {len(self.chattering)} events in a row between t = "
-                f"{self.chattering[0]:.10g} s and t = {te:.10g} s, each with its guard still within "
-                f"the zero band ({self.stepper.zero_band:.3g}) of the one before, most of them in "
-                f"{worst}; the model chatters (a sliding mode: raise max_events if this is intended)")
 
     def _time_event(self, stop: float) -> None:
         """The time event at ``stop`` (the run stands at its left limit): the rows just before
@@ -354,34 +379,3 @@ class _HybridRun:
             self.record(grid[k], x, z, self.stepper.p)
             k += 1
         self.next_output = k
-
-
-class _AlgebraicSampler:
-    """The solver's interface (see :class:`~physlib.analysis.simulation.sundials.Stepper`) for
-    a model without states: samples ``sample`` seconds apart, algebraic variables solved."""
-
-    def __init__(self, stepper: HybridStepper, sample: float):
-        self.stepper, self.sample = stepper, sample
-        self.t_now, self.t_prev = 0.0, 0.0
-        self.x, self.z = np.empty(0), np.empty(0)
-
-    h_next = 0.0
-
-    def restart(self, t, x, z, p, rates, first_step=0.0) -> None:
-        self.t_now = self.t_prev = t
-        self.x, self.z = x, z
-
-    def step(self, t_stop: float) -> float:
-        self.t_prev = self.t_now
-        self.t_now = min(self.t_now + self.sample, t_stop)
-        self.z = self.stepper.solve_z(self.x, self.z, self.t_now)
-        return self.t_now
-
-    def current(self):
-        return self.x, self.z
-
-    def at(self, t: float):
-        return self.x, self.stepper.solve_z(self.x, self.z, t)
-
-    def counters(self) -> dict:
-        return {}

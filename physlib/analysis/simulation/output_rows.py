@@ -12,6 +12,8 @@ changes the modes, and at the end of the run.
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from .dae_points import row_between_steps
@@ -34,7 +36,21 @@ class RowBlock:
         self.H = np.zeros(BLOCK)                     # the step each row lies in [s]
         self.count = 0
         self._vectors: list = []        # SUNDIALS vectors on the columns, made as first needed
+        # ... and their addresses, for a compiled stepping loop
+        self.column_vectors = ((ctypes.c_void_p * BLOCK)(), (ctypes.c_void_p * BLOCK)())
         self._maps: dict[int, tuple] = {}
+
+    def ensure(self, columns: int) -> int:
+        """Make the SUNDIALS vectors of the first ``columns`` columns (at most BLOCK); returns
+        how many there are."""
+        stepper, vectors = self.stepper, self._vectors
+        while len(vectors) < min(columns, BLOCK):
+            k, make = len(vectors), stepper.nvec.N_VMake_Serial
+            pair = (make(stepper.n, self.Y[:, k].ctypes.data_as(REAL_P), stepper.ctx),
+                    make(stepper.n, self.YP[:, k].ctypes.data_as(REAL_P), stepper.ctx))
+            vectors.append(pair)
+            self.column_vectors[0][k], self.column_vectors[1][k] = pair
+        return len(vectors)
 
     def add(self, times, h: float, on_full) -> None:
         """Interpolate the rows at ``times`` (within the solver's last step, of size h [s]);
@@ -45,9 +61,7 @@ class RowBlock:
         k = self.count
         for t in times.tolist():
             if k == len(vectors):
-                make = stepper.nvec.N_VMake_Serial
-                vectors.append((make(stepper.n, self.Y[:, k].ctypes.data_as(REAL_P), stepper.ctx),
-                                make(stepper.n, self.YP[:, k].ctypes.data_as(REAL_P), stepper.ctx)))
+                self.ensure(k + 1)
             vy, vyp = vectors[k]
             if get_solution(mem, t, vy, vyp) != 0:
                 raise stepper.no_interpolation(t)

@@ -211,28 +211,41 @@ class Stepper:
 
     def step(self, t_stop: float) -> float:
         """One internal step towards (never past) ``t_stop``; returns the time reached."""
-        tret = self._tret
-        if t_stop != self._stop:        # a new stop time (one ctypes call less per step)
-            (self.lib.IDASetStopTime if self.ida else self.lib.CVodeSetStopTime)(self.mem, t_stop)
-            self._stop = t_stop
+        self.set_stop(t_stop)
         if self.ida:
             flag = self.lib.IDASolve(self.mem, t_stop, self._tret_ref, self.y, self.yp, IDA_ONE_STEP)
         else:
             flag = self.lib.CVode(self.mem, t_stop, self.y, self._tret_ref, CV_ONE_STEP)
+        if flag not in SUCCESS_FLAGS:
+            self.recover(flag, self._tret.value)
+            return self.step(t_stop)
+        self.advanced(self._tret.value, stepped=True)
+        return self.t_now
+
+    def set_stop(self, t_stop: float) -> None:
+        """The time the solver's steps must not pass [s]."""
+        if t_stop != self._stop:        # a new stop time (one ctypes call less per step)
+            (self.lib.IDASetStopTime if self.ida else self.lib.CVodeSetStopTime)(self.mem, t_stop)
+            self._stop = t_stop
+
+    def advanced(self, t_now: float, stepped: bool) -> None:
+        """The solver's steps (taken here or by a compiled loop) have come to t_now [s]."""
+        self.t_now = t_now
+        if stepped:
+            self._stepped, self._h_known = True, False
+
+    def recover(self, flag: int, t: float) -> None:
+        """After a step that failed with ``flag`` at t [s]: if it was the first after a restart,
+        tried at the size the run had before the event (the event started a fast transient),
+        start again at the solver's own first step; otherwise raise a SimulationError."""
         if flag < 0 and not self._stepped and self.first_step:
-            # The first step after a restart, tried at the size the run had before the event,
-            # failed (the event started a fast transient): start again at the solver's own
-            # first step.
             t0, y, yp = self._start
             self.y_arr[:], self.yp_arr[:] = y, yp
             self._reinit(t0, 0.0)
-            return self.step(t_stop)
-        if flag not in SUCCESS_FLAGS:
-            name = (self.lib.IDAGetReturnFlagName if self.ida else self.lib.CVodeGetReturnFlagName)(flag)
-            raise SimulationError(f"{self.solver} failed at t = {tret.value:.10g} s: "
-                                  f"{(name or b'').decode()}" + _quoted(self.messages))
-        self.t_now, self._stepped, self._h_known = tret.value, True, False
-        return self.t_now
+            return
+        name = (self.lib.IDAGetReturnFlagName if self.ida else self.lib.CVodeGetReturnFlagName)(flag)
+        raise SimulationError(f"{self.solver} failed at t = {t:.10g} s: {(name or b'').decode()}"
+                              + _quoted(self.messages))
 
     @property
     def h_last(self) -> float:

@@ -74,3 +74,108 @@ int physlib_cvode_jacobian(double t, void *y, void *fy, void *J, void *user, voi
     (void)fy; (void)J; (void)t1; (void)t2; (void)t3;
     return jacobian((PhyslibModel *)user, t, 0.0, y);
 }
+
+/* ---- The stepping loop of a run between events (IDA) ------------------------------------
+ *
+ * physlib_advance takes IDA's internal steps towards `target` and, after each, evaluates the
+ * guards and their crossing test (a CasADi FunctionBuffer, as the callbacks above) and
+ * interpolates the output rows the step passed into a block's columns (IDAGetSolution: y and
+ * y'), returning to Python only when something needs it: a guard crossed, the target reached,
+ * the block full, a row exactly at a step, a failed step, or `yield_steps` steps taken (for
+ * the progress line and the step limit). The layout of PhyslibRun is mirrored in
+ * physlib.analysis.simulation.callbacks (ctypes.Structure); keep both in step. */
+
+typedef int (*IdaSolve)(void *mem, double tout, double *tret, void *yret, void *ypret, int itask);
+typedef int (*IdaGetSolution)(void *mem, double t, void *y, void *yp);
+typedef int (*IdaGetLastStep)(void *mem, double *h);
+
+enum {
+    RUN_REACHED = 0,        /* t_now >= target, guards checked, outputs through target done */
+    RUN_CROSSED = 1,        /* a guard crossed within (t_prev, t_now]: outputs of that step not done */
+    RUN_BLOCK_FULL = 2,     /* the row block is full: flush it and call again */
+    RUN_ROW_AT_STEP = 3,    /* grid[next_output] == t_now: record the step's own row, call again */
+    RUN_AT_TARGET = 4,      /* a step reached the target and check_at_target is 0: Python checks */
+    RUN_STALLED = 5,        /* a step that no longer moves the time */
+    RUN_YIELD = 6,          /* yield_steps steps taken */
+    RUN_NO_INTERPOLATION = 7
+};
+
+typedef struct {
+    BufferEval eval;
+    ArrayPointer array;
+    void *mem;
+    IdaSolve solve;
+    IdaGetSolution get_solution;
+    IdaGetLastStep get_last_step;
+    void *y, *yp;
+    long n, nx;
+    /* guards: FunctionBuffer (x, z, p, t, g_ref, mask, band, noise) -> (g, crossed, any,
+       watched g_ref, watched mask) */
+    void *check;
+    double *check_x, *check_z, *check_t, *g_ref, *mask, *any, *watched, *watched_mask;
+    long n_guards;
+    /* output rows */
+    const double *grid;
+    long n_grid, next_output;
+    void **row_y, **row_yp;     /* SUNDIALS vectors on the block's columns */
+    double *row_t, *row_h;
+    long rows, row_capacity;
+    /* the run */
+    double target, below, t_prev, t_now;
+    int check_at_target, pending;   /* pending: the outputs of the last step are not done */
+    long steps, steps_since_output, yield_steps;
+} PhyslibRun;
+
+static int run_outputs(PhyslibRun *r) {
+    double limit = r->t_now < r->target ? r->t_now : r->target;
+    double h = -1.0;
+    while (r->next_output < r->n_grid) {
+        double t = r->grid[r->next_output];
+        if (!(t <= limit && t < r->below)) break;
+        if (t == r->t_now) return RUN_ROW_AT_STEP;
+        if (r->rows == r->row_capacity) return RUN_BLOCK_FULL;
+        if (h < 0.0 && r->get_last_step(r->mem, &h) != 0) h = 0.0;
+        if (r->get_solution(r->mem, t, r->row_y[r->rows], r->row_yp[r->rows]) != 0)
+            return RUN_NO_INTERPOLATION;
+        r->row_t[r->rows] = t;
+        r->row_h[r->rows] = h > 1e-300 ? h : 1e-300;
+        r->rows += 1;
+        r->next_output += 1;
+        r->steps_since_output = 0;
+    }
+    return RUN_REACHED;
+}
+
+int physlib_advance(PhyslibRun *r) {
+    long taken = 0;
+    size_t nx = (size_t)r->nx, nz = (size_t)(r->n - r->nx), ng = (size_t)r->n_guards;
+    for (;;) {
+        if (r->pending) {
+            int status = run_outputs(r);
+            if (status != RUN_REACHED) return status;
+            r->pending = 0;
+            if (r->t_now >= r->target) return RUN_REACHED;
+        }
+        if (taken >= r->yield_steps) return RUN_YIELD;
+        double tret = r->t_now;
+        int flag = r->solve(r->mem, r->target, &tret, r->y, r->yp, 2 /* IDA_ONE_STEP */);
+        if (flag < 0) return flag;
+        r->t_prev = r->t_now;
+        r->t_now = tret;
+        r->steps += 1;
+        r->steps_since_output += 1;
+        taken += 1;
+        if (tret < r->target && tret - r->t_prev <= 4 * 2.220446049250313e-16 * fabs(tret))
+            return RUN_STALLED;
+        if (tret >= r->target && !r->check_at_target) return RUN_AT_TARGET;
+        double *y = r->array(r->y);
+        memcpy(r->check_x, y, nx * sizeof(double));
+        memcpy(r->check_z, y + nx, nz * sizeof(double));
+        *r->check_t = tret;
+        r->eval(r->check);
+        if (*r->any > 0.5) return RUN_CROSSED;
+        memcpy(r->g_ref, r->watched, ng * sizeof(double));
+        memcpy(r->mask, r->watched_mask, ng * sizeof(double));
+        r->pending = 1;
+    }
+}
