@@ -134,3 +134,27 @@ def test_the_stepping_loop_in_c_gives_the_python_loop_bit_for_bit(build, t_end, 
         [(e.t, e.component, e.after) for e in in_python.events]
     assert in_c.stats["steps"] == in_python.stats["steps"]
     assert len(in_c.events) >= 4
+
+
+def test_rows_completed_in_blocks_keep_the_modes_they_were_interpolated_in():
+    # A block of interpolated rows spans many diode switchings before its row function runs:
+    # every row must be completed in its own modes. Each row's mode must be the one the events
+    # give at its time, and the diode's law must hold in it: on, v = Ron·i; off, i = Goff·v,
+    # to 1e-9 of the row's scale plus 1e-10 (rows at a solver step carry IDA's corrector
+    # tolerance, 3e-11 measured).
+    sim = rectifier().compile()
+    times = np.linspace(0.0, 10e-3, 20001)
+    res = sim.simulate(10e-3, t_eval=times)
+    switches = [(e.t, e.after["on"]) for e in res.events if e.component == "D1"]
+    assert len(switches) >= 18
+    edges = np.array([t for t, _ in switches])
+    after = np.array([mode for _, mode in switches])
+    expected = after[np.searchsorted(edges, res.t, side="right") - 1]
+    clear = np.min(np.abs(res.t[:, None] - edges[None, :]), axis=1) > 1e-9   # not at an event
+    on = res["D1.on"]
+    assert np.array_equal(on[clear], expected[clear])
+    ron, goff = sim.parameters["D1.Ron"], sim.parameters["D1.Goff"]
+    v, i = res["D1.v"], res["D1.i"]
+    law = np.where(on == 1, v - ron * i, i - goff * v)
+    scale = np.where(on == 1, np.abs(v) + ron * np.abs(i), np.abs(i) + goff * np.abs(v))
+    assert np.all(np.abs(law) <= 1e-9 * scale + 1e-10)

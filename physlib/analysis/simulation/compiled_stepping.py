@@ -37,8 +37,8 @@ class Run(ctypes.Structure):
                 ("check", P), ("check_x", P), ("check_z", P), ("check_t", P), ("g_ref", P), ("mask", P),
                 ("any", P), ("watched", P), ("watched_mask", P), ("n_guards", ctypes.c_long),
                 ("grid", P), ("n_grid", ctypes.c_long), ("next_output", ctypes.c_long),
-                ("row_y", P), ("row_yp", P), ("row_t", P), ("row_h", P),
-                ("rows", ctypes.c_long), ("row_capacity", ctypes.c_long),
+                ("row_y", P), ("row_yp", P), ("row_t", P), ("row_h", P), ("row_p", P), ("p", P),
+                ("n_p", ctypes.c_long), ("rows", ctypes.c_long), ("row_capacity", ctypes.c_long),
                 ("target", ctypes.c_double), ("below", ctypes.c_double), ("t_prev", ctypes.c_double),
                 ("t_now", ctypes.c_double), ("check_at_target", ctypes.c_int), ("pending", ctypes.c_int),
                 ("steps", ctypes.c_long), ("steps_since_output", ctypes.c_long),
@@ -79,7 +79,8 @@ class CompiledStepping:
         c.check_x, c.check_z, c.check_t, c.g_ref, c.mask = (inputs[k].ctypes.data for k in (0, 1, 3, 4, 5))
         c.any, c.watched, c.watched_mask = (outputs[k].ctypes.data for k in (2, 3, 4))
         c.row_y, c.row_yp = (ctypes.addressof(v) for v in block.column_vectors)
-        c.row_t, c.row_h = block.T.ctypes.data, block.H.ctypes.data
+        c.row_t, c.row_h, c.row_p = block.T.ctypes.data, block.H.ctypes.data, block.P.ctypes.data
+        c.p, c.n_p = inputs[2].ctypes.data, len(inputs[2])      # the check's p: the run's modes
         self._ref = ctypes.byref(c)
 
     def call(self, target: float, check_at_target: bool) -> int:

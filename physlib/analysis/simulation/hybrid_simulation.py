@@ -116,12 +116,11 @@ class _HybridRun:
         self._record_row(*row)
 
     def _flush_rows(self) -> None:
-        """Complete and record the rows waiting in the solver's row block, in the modes they
-        were interpolated in: before anything else is recorded and before an event changes
-        the modes."""
+        """Complete and record the rows waiting in the solver's row block: when it is full,
+        before anything else is recorded, and at the end."""
         block = getattr(self.solver, "row_block", None)
         if block is not None and block.count:
-            block.flush(self.stepper.p, self._record_block)
+            block.flush(self._record_block)
 
     def finish(self) -> None:
         self._count_solver()
@@ -232,7 +231,6 @@ class _HybridRun:
         ideal diode's voltage Ron·i has the sign of the current that crossed zero, not of the
         interpolation error of the capacitor voltage behind it."""
         stepper, solver = self.stepper, self.solver
-        self._flush_rows()
         with phase("events"):
             released, g_ref, mask = released_guards(stepper, g_n, self.g, self.mask)
             te = estimate_in_step(stepper, solver, t_prev, t_seen, g_n, g_ref, mask)
@@ -267,7 +265,6 @@ class _HybridRun:
         and after it, the event iteration and settling in between, then a restart."""
         stepper = self.stepper
         count("events", "time")
-        self._flush_rows()
         with phase("events"):
             self._output_before(stop)
             if not self.user_grid:
@@ -366,14 +363,22 @@ class _HybridRun:
             return
         self.next_output, self.steps = k, 0
         at_step = grid[k - 1] == solver.t_now
-        block.add(grid[first:k - 1] if at_step else grid[first:k], solver.h_last, self._flush_rows)
+        block.add(grid[first:k - 1] if at_step else grid[first:k], solver.h_last, self.stepper.p,
+                  self._flush_rows)
         if at_step:
             x, z = solver.current()
             self.record(grid[k - 1], x, z, self.stepper.p)
 
     def _output_before(self, te) -> None:
-        """Record the output times before te that the solver's last step covers."""
+        """Record the output times before te that the solver's last step covers (into its row
+        block where it has one)."""
         solver, grid, k = self.solver, self.grid, self.next_output
+        block = getattr(solver, "row_block", None)
+        if block is not None and k < len(grid) and self.t < grid[k] < te:
+            end = k + int(np.searchsorted(grid[k:], te))
+            block.add(grid[k:end], solver.h_last, self.stepper.p, self._flush_rows)
+            self.next_output = end
+            return
         while k < len(grid) and grid[k] < te:
             x, z = solver.at(grid[k]) if grid[k] > self.t else (self.x, self.z)
             self.record(grid[k], x, z, self.stepper.p)

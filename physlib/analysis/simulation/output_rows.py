@@ -6,9 +6,10 @@ step. Each row is the solver's interpolating polynomial at the output time (y an
 ``IDAGetSolution``) completed by :func:`~physlib.analysis.simulation.dae_points.
 row_between_steps`, which moves the algebraic variables onto the equations. Done one row at a
 time, the Python around those two calls cost three times the calls themselves. Here a row
-costs one ``IDAGetSolution`` writing straight into a column of a block; the row function runs
-over all the block's columns at once (CasADi ``map``) when the block is full, before an event
-changes the modes, and at the end of the run.
+costs one ``IDAGetSolution`` writing straight into a column of a block, beside the parameter
+vector it was interpolated with (the modes change at events); the row function runs over all
+the block's columns at once (CasADi ``map``) when the block is full, before any other row is
+recorded, and at the end of the run.
 """
 from __future__ import annotations
 
@@ -27,9 +28,10 @@ class RowBlock:
     """The rows interpolated since the last :meth:`flush`, for one
     :class:`~physlib.analysis.simulation.sundials.Stepper` (IDA with algebraic variables)."""
 
-    def __init__(self, stepper):
+    def __init__(self, stepper, n_p: int):
         self.stepper = stepper
         n = stepper.n
+        self.P = np.zeros((n_p, BLOCK), order="F")   # the parameter vector of each row
         self.Y = np.zeros((n, BLOCK), order="F")     # columns: y at the rows' times
         self.YP = np.zeros((n, BLOCK), order="F")    # y' there
         self.T = np.zeros(BLOCK)
@@ -52,9 +54,10 @@ class RowBlock:
             self.column_vectors[0][k], self.column_vectors[1][k] = pair
         return len(vectors)
 
-    def add(self, times, h: float, on_full) -> None:
-        """Interpolate the rows at ``times`` (within the solver's last step, of size h [s]);
-        ``on_full()`` is called whenever the block fills up (it :meth:`flush`-es it)."""
+    def add(self, times, h: float, p, on_full) -> None:
+        """Interpolate the rows at ``times`` (within the solver's last step, of size h [s],
+        with parameter vector p); ``on_full()`` is called whenever the block fills up (it
+        :meth:`flush`-es it)."""
         stepper = self.stepper
         get_solution, mem, vectors = stepper.lib.IDAGetSolution, stepper.mem, self._vectors
         h = max(h, 1e-300)
@@ -66,6 +69,7 @@ class RowBlock:
             if get_solution(mem, t, vy, vyp) != 0:
                 raise stepper.no_interpolation(t)
             self.T[k] = t
+            self.P[:, k] = p
             k += 1
             if k == BLOCK:
                 self.H[self.count:k] = h
@@ -75,9 +79,9 @@ class RowBlock:
         self.H[self.count:k] = h
         self.count = k
 
-    def flush(self, p, record_block) -> None:
-        """Complete the pending rows with parameter vector p (the modes they were interpolated
-        in) and pass them, in time order, to ``record_block(times, X, Z, p)`` (columns: rows)."""
+    def flush(self, record_block) -> None:
+        """Complete the pending rows and pass them, in time order, to ``record_block(times, X,
+        Z, P)`` (columns: rows; P their parameter vectors)."""
         k, nx = self.count, self.stepper.nx
         if not k:
             return
@@ -87,11 +91,11 @@ class RowBlock:
         while done < k:
             while size > k - done:
                 size //= 2
-            X = self._complete(done, size, p)
-            record_block(self.T[done:done + size].tolist(), X[:nx], X[nx:], p)
+            X = self._complete(done, size)
+            record_block(self.T[done:done + size].tolist(), X[:nx], X[nx:], self.P[:, done:done + size].copy())
             done += size
 
-    def _complete(self, start: int, size: int, p) -> np.ndarray:
+    def _complete(self, start: int, size: int) -> np.ndarray:
         """Rows start..start+size−1 through the row function, mapped over the columns: the
         completed [x; z] as columns (a copy). A column the function could not complete
         (not finite, or a failed run-time solve) keeps its interpolated values, as
@@ -100,7 +104,7 @@ class RowBlock:
         stop = start + size
         inputs[0][:] = self.Y[:, start:stop].ravel(order="F")
         inputs[1][:] = self.YP[:, start:stop].ravel(order="F")
-        inputs[2][:] = p
+        inputs[2][:] = self.P[:, start:stop].ravel(order="F")
         inputs[3][:] = self.T[start:stop]
         inputs[4][:] = self.H[start:stop]
         trigger()
@@ -117,8 +121,8 @@ class RowBlock:
         mapped = self._maps.get(size)
         if mapped is None:
             row = row_between_steps(self.stepper.system)
-            # p, rtol and atol are shared by the columns; y, y', t and h are per column.
-            function = row.map(f"rows_{size}", "serial", size, [2, 5, 6], [])
+            # rtol and atol are shared by the columns; y, y', p, t and h are per column.
+            function = row.map(f"rows_{size}", "serial", size, [5, 6], [])
             mapped = self._maps[size] = buffered(function)
             mapped[2][5][0], mapped[2][6][0] = self.stepper.rtol, self.stepper.atol
         return mapped

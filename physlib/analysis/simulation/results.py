@@ -327,7 +327,9 @@ class SimulationResult:
 
 
 class ResultRows:
-    """The rows of a simulation result, collected as a run produces them."""
+    """The rows of a simulation result, collected as a run produces them: the states,
+    algebraic variables and parameter vectors in column blocks (one column per row), joined
+    once at the end."""
 
     def __init__(self, nx: int, nz: int, n_p: int = 0):
         self.sizes = (nx, nz, n_p)
@@ -339,32 +341,30 @@ class ResultRows:
         time-dependent outputs, if not at ``t`` (just before a time event it is the left limit,
         although the row carries the event's time stamp)."""
         self.times.append(t)
-        self.xs.append(np.array(x))
-        self.zs.append(np.array(z))
+        self.xs.append(np.array(x, dtype=float).reshape(-1, 1))
+        self.zs.append(np.array(z, dtype=float).reshape(-1, 1))
         if p is not None:
-            self.ps.append(np.array(p))
+            self.ps.append(np.array(p, dtype=float).reshape(-1, 1))
         self.t_values.append(t if t_value is None else t_value)
 
-    def add_block(self, times, X, Z, p=None) -> None:
-        """Rows at ``times``, the columns of X (states) and Z (algebraic variables), all with
-        parameter vector p. The rows keep views of X and Z: pass arrays nothing changes
-        afterwards."""
+    def add_block(self, times, X, Z, P) -> None:
+        """Rows at ``times``, the columns of X (states), Z (algebraic variables) and P (their
+        parameter vectors). The rows keep X, Z and P: pass arrays nothing changes afterwards."""
         self.times.extend(times)
         self.t_values.extend(times)
-        self.xs.extend(X.T)
-        self.zs.extend(Z.T)
-        if p is not None:
-            self.ps.extend([np.array(p)] * len(times))
+        self.xs.append(X)
+        self.zs.append(Z)
+        self.ps.append(P)
 
     def arrays(self):
         """(times, X, Z, P, t_values): X, Z and P with one column per row."""
         nx, nz, n_p = self.sizes
-        return (np.array(self.times), _stack(self.xs, nx), _stack(self.zs, nz), _stack(self.ps, n_p),
+        return (np.array(self.times), _join(self.xs, nx), _join(self.zs, nz), _join(self.ps, n_p),
                 np.array(self.t_values))
 
 
-def _stack(rows, n):
-    return np.array(rows).reshape(len(rows), n).T if rows else np.empty((n, 0))
+def _join(blocks, n):
+    return np.concatenate(blocks, axis=1) if blocks else np.empty((n, 0))
 
 
 def _row_function(system, positions):

@@ -114,7 +114,7 @@ class Stepper:
         self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
             self._create_cvode(ctx, rtol, atol, max_step)
         # Output rows between steps, completed in blocks (IDA with algebraic variables).
-        self.row_block = RowBlock(self) if self.ida and self.nz else None
+        self.row_block = RowBlock(self, system.dae.size1_in(2)) if self.ida and self.nz else None
 
     def _create_context(self, core):
         """A SUNDIALS context whose error messages go to ``self.messages``."""

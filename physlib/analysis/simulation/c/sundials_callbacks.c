@@ -119,6 +119,9 @@ typedef struct {
     long n_grid, next_output;
     void **row_y, **row_yp;     /* SUNDIALS vectors on the block's columns */
     double *row_t, *row_h;
+    double *row_p;              /* each row's parameter vector (n_p values), copied from p */
+    const double *p;
+    long n_p;
     long rows, row_capacity;
     /* the run */
     double target, below, t_prev, t_now;
@@ -139,6 +142,7 @@ static int run_outputs(PhyslibRun *r) {
             return RUN_NO_INTERPOLATION;
         r->row_t[r->rows] = t;
         r->row_h[r->rows] = h > 1e-300 ? h : 1e-300;
+        memcpy(r->row_p + r->rows * r->n_p, r->p, (size_t)r->n_p * sizeof(double));
         r->rows += 1;
         r->next_output += 1;
         r->steps_since_output = 0;
