@@ -97,11 +97,11 @@ def rectifier(diode_class) -> Model:
 
 
 def test_a_transition_that_cannot_be_traced_keeps_its_python_calls():
-    # 20 ms: 40 diode events, past COMPILED_AFTER_ROUNDS; the untraceable transition falls
+    # 80 ms: 160 diode events, past COMPILED_AFTER_ROUNDS; the untraceable transition falls
     # back to Python for good and switches as the catalog diode does.
-    traced = rectifier(IdealDiode).compile().simulate(20e-3)
+    traced = rectifier(IdealDiode).compile().simulate(80e-3)
     python_sim = rectifier(PythonDiode).compile()
-    plain = python_sim.simulate(20e-3)
+    plain = python_sim.simulate(80e-3)
     assert python_sim.system.cache.get("compiled_transitions") is False
     assert len(traced.events) == len(plain.events) > 2 * event_module.COMPILED_AFTER_ROUNDS
     for a, b in zip(traced.events, plain.events):

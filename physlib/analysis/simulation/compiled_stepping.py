@@ -23,6 +23,7 @@ import numpy as np
 from .callbacks import buffer_address, library
 
 YIELD_STEPS = 1000       # steps the C loop takes before it reports back
+FIRST_COLUMNS = 16       # columns of the row block made ready before the first call
 
 # physlib_advance's answers (enum in c/sundials_callbacks.c)
 REACHED, CROSSED, BLOCK_FULL, ROW_AT_STEP, AT_TARGET, STALLED, YIELD, NO_INTERPOLATION = range(8)
@@ -95,7 +96,7 @@ class CompiledStepping:
         c.target, c.below, c.check_at_target = target, target, int(check_at_target)
         c.t_now, c.next_output, c.steps = solver.t_now, run.next_output, 0
         c.rows = block.count
-        c.row_capacity = block.ensure(block.count + len(self.grid) - run.next_output)
+        c.row_capacity = block.ensure(min(block.count + len(self.grid) - run.next_output, FIRST_COLUMNS))
         c.steps_since_output = run.steps
         started = time.perf_counter()
         status = self.advance(self._ref)
@@ -106,6 +107,15 @@ class CompiledStepping:
         run.g, run.mask = inputs[4].copy(), inputs[5] > 0.5
         solver.advanced(c.t_now, stepped=c.steps > 0)
         return status
+
+    def grow(self) -> bool:
+        """Room for more rows in the block short of flushing it (its columns' SUNDIALS vectors
+        are made as the rows come: a default grid of a few hundred rows needs a few); False
+        when the block is full."""
+        block = self.run.solver.row_block
+        capacity = self.c.row_capacity
+        self.c.row_capacity = block.ensure(2 * capacity)
+        return self.c.row_capacity > capacity
 
     def guards_now(self):
         """The guards at the last step the C loop evaluated (a copy)."""

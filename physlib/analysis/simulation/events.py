@@ -41,7 +41,7 @@ from .run_stats import count as count_event
 from .stepping_functions import buffered
 
 
-COMPILED_AFTER_ROUNDS = 16
+COMPILED_AFTER_ROUNDS = 64
 """Event-iteration rounds of a compiled model after which its components' transitions run as
 one compiled function (:func:`~physlib.analysis.common.hybrid_functions.transition_function`,
 the same definitions traced once) instead of one Python call per component. A switching
