@@ -347,14 +347,16 @@ class ResultRows:
             self.ps.append(np.array(p, dtype=float).reshape(-1, 1))
         self.t_values.append(t if t_value is None else t_value)
 
-    def add_block(self, times, X, Z, P) -> None:
+    def add_block(self, times, X, Z, P=None) -> None:
         """Rows at ``times``, the columns of X (states), Z (algebraic variables) and P (their
-        parameter vectors). The rows keep X, Z and P: pass arrays nothing changes afterwards."""
+        parameter vectors, where the run keeps them). The rows keep X, Z and P: pass arrays
+        nothing changes afterwards."""
         self.times.extend(times)
         self.t_values.extend(times)
         self.xs.append(X)
         self.zs.append(Z)
-        self.ps.append(P)
+        if P is not None:
+            self.ps.append(P)
 
     def arrays(self):
         """(times, X, Z, P, t_values): X, Z and P with one column per row."""

@@ -165,8 +165,8 @@ def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: 
         # error test): solved again from the interpolated states, the rows satisfy the
         # model's equations (a diode's i = Is·(exp(v/vt) − 1) to rounding).
         Z_rows = algebraic_rows(system, X[:, :len(inner)], Z[:, :len(inner)], p, inner, describe)
-        for i, tt in enumerate(inner):
-            rows.add(tt, X[:, i], Z_rows[:, i])
+        if len(inner):
+            rows.add_block(inner.tolist(), X[:, :len(inner)], Z_rows)      # X: fresh per call
         x, z = X[:, -1], Z[:, -1]
         if b == t_end:
             if grid[-1] == t_end:
