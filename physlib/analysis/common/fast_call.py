@@ -23,6 +23,8 @@ class FastFunction:
     def __init__(self, function: cs.Function):
         self.function = function
         self._local = threading.local()
+        # An SX function's evaluation cannot fail (no run-time solves): no status to read.
+        self._can_fail = not function.is_a("SXFunction")
         self._sizes_in = [function.nnz_in(i) for i in range(function.n_in())]
         self._sizes_out = [function.nnz_out(i) for i in range(function.n_out())]
         for i in range(function.n_in()):
@@ -46,14 +48,15 @@ class FastFunction:
         return state
 
     def __call__(self, *args):
-        buffer, trigger, inputs, outputs = self._buffers()
+        state = getattr(self._local, "state", None)
+        buffer, trigger, inputs, outputs = state if state is not None else self._buffers()
         for target, value in zip(inputs, args):
             if type(value) is np.ndarray and value.ndim == 1 or type(value) is float:
                 target[:] = value
             else:
                 target[:] = np.ravel(value, order="F")      # CasADi stores matrices by column
         trigger()
-        if buffer.ret():
+        if self._can_fail and buffer.ret():
             raise FloatingPointError(f"CasADi function {self.function.name()} failed to evaluate "
                                      "(a singular linear solve?)")
         if len(outputs) == 1:
