@@ -25,12 +25,14 @@ from physlib.core.logic import is_symbolic
 F_SW, DUTY = 50e3, 0.3          # Hz, 1
 
 
-def buck() -> Model:
+def buck(vin=48.0, f=F_SW, duty=DUTY, L=47e-6, C=220e-6, R=2.0, switch_options=None, diode=None) -> Model:
+    """A buck converter: source, PWM-driven Switch, freewheeling diode (default the catalog's
+    IdealDiode), L, C ∥ R load."""
     m = Model("buck")
-    src = m.add(VoltageSource("Vin", V=48.0))
-    switch = m.add(Switch("S1", control=PWM(f=F_SW, duty=DUTY)))
-    diode, choke = m.add(IdealDiode("D1")), m.add(Inductor("L1", L=47e-6))
-    cap, load, gnd = m.add(Capacitor("C1", C=220e-6)), m.add(Resistor("R1", R=2.0)), m.add(Ground("gnd"))
+    src = m.add(VoltageSource("Vin", V=vin))
+    switch = m.add(Switch("S1", control=PWM(f=f, duty=duty), **(switch_options or {})))
+    diode, choke = m.add(diode or IdealDiode("D1")), m.add(Inductor("L1", L=L))
+    cap, load, gnd = m.add(Capacitor("C1", C=C)), m.add(Resistor("R1", R=R)), m.add(Ground("gnd"))
     m.connect(src.p, switch.p)
     m.connect(switch.n, diode.n, choke.p)
     m.connect(choke.n, cap.p, load.p)
@@ -85,7 +87,8 @@ class PythonDiode(IdealDiode):
         return {"on": v["on"]}
 
 
-def rectifier(diode_class) -> Model:
+def rectifier(diode_class=IdealDiode) -> Model:
+    """The half-wave rectifier of the engine issue: 10 V, 1 kHz sine, 1 kOhm parallel 1 uF."""
     m = Model("rectifier")
     src = m.add(VoltageSource("src", V=Sine(amplitude=10.0, f=1e3)))
     d, r = m.add(diode_class("D1")), m.add(Resistor("R1", R=1e3))

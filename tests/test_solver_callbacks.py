@@ -11,21 +11,9 @@ import pytest
 from physlib import Model
 from physlib.analysis.simulation import callbacks
 from physlib.analysis.simulation.sundials import Stepper
-from physlib.components.electrical import Capacitor, Ground, IdealDiode, Resistor, VoltageSource
-from physlib.components.signals import Integrator, Relay, Sine
+from physlib.components.signals import Integrator, Relay
 
-from test_event_iteration_compiled import F_SW, buck
-
-
-def rectifier() -> Model:
-    m = Model("rectifier")
-    src = m.add(VoltageSource("src", V=Sine(amplitude=10.0, f=1e3)))
-    d, r = m.add(IdealDiode("D1")), m.add(Resistor("R1", R=1e3))
-    c, gnd = m.add(Capacitor("C1", C=1e-6)), m.add(Ground("gnd"))
-    m.connect(src.p, d.p)
-    m.connect(d.n, r.p, c.p)
-    m.connect(r.n, c.n, src.n, gnd.p)
-    return m
+from test_event_iteration_compiled import F_SW, buck, rectifier
 
 
 def relay_oscillator() -> Model:
@@ -97,19 +85,9 @@ def test_the_callbacks_are_built_once_into_the_cache(tmp_path, monkeypatch):
 
 
 def shockley_buck() -> Model:
-    from physlib.components.electrical import Diode, Inductor, Switch
-    from physlib.components.signals import PWM
-    m = Model("buck_shockley")
-    src = m.add(VoltageSource("Vin", V=24.0))
-    switch = m.add(Switch("S1", control=PWM(f=20e3, duty=0.5), Ron=10e-3, Goff=1e-6))
-    diode = m.add(Diode("D1", Is=1e-14, N=1.0, Rs=10e-3))
-    choke, cap, load = m.add(Inductor("L1", L=100e-6)), m.add(Capacitor("C1", C=100e-6)), m.add(Resistor("R1", R=5.0))
-    gnd = m.add(Ground("gnd"))
-    m.connect(src.p, switch.p)
-    m.connect(switch.n, diode.n, choke.p)
-    m.connect(choke.n, cap.p, load.p)
-    m.connect(src.n, diode.p, cap.n, load.n, gnd.p)
-    return m
+    from physlib.components.electrical import Diode
+    return buck(vin=24.0, f=20e3, duty=0.5, L=100e-6, C=100e-6, R=5.0,
+                switch_options={"Ron": 10e-3, "Goff": 1e-6}, diode=Diode("D1", Is=1e-14, N=1.0, Rs=10e-3))
 
 
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
