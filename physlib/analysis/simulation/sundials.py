@@ -11,7 +11,8 @@ so no system library is needed; they are called here through ctypes.
 Residual (IDA: F = [x' − f(x, z, p, t); g(x, z, p, t)] over y = [x; z]), right-hand side
 (CVODE: f) and their Jacobians (dense, IDA's ∂F/∂y + cj·∂F/∂y') are CasADi functions called
 through ``FunctionBuffer`` (about 1 µs a call), wrapped once per compiled model; each callback
-copies SUNDIALS' vectors into the buffer's inputs and its outputs back.
+copies SUNDIALS' vectors into the buffer's inputs and its outputs back, in C where the
+callbacks could be built (:mod:`.callbacks`), else in Python.
 
 The solver starts from rates consistent for states and algebraic variables alike
 (:func:`~physlib.analysis.simulation.dae_points.consistent_rates`), so a restart needs no
