@@ -136,3 +136,24 @@ def test_rows_completed_in_blocks_keep_the_modes_they_were_interpolated_in():
     law = np.where(on == 1, v - ron * i, i - goff * v)
     scale = np.where(on == 1, np.abs(v) + ron * np.abs(i), np.abs(i) + goff * np.abs(v))
     assert np.all(np.abs(law) <= 1e-9 * scale + 1e-10)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
+def test_with_the_cache_off_the_callbacks_are_built_in_a_folder_that_goes(tmp_path, monkeypatch):
+    import tempfile
+    monkeypatch.setenv("PHYSLIB_NO_CACHE", "1")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(callbacks, "_loaded", {})
+    assert callbacks.library() is not None
+    assert list(tmp_path.iterdir()) == []          # built, loaded, and the folder removed
+    sim = rectifier().compile()
+    assert uses_compiled(sim, "idas")
+
+
+@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
+def test_an_unwritable_cache_folder_still_gives_the_compiled_callbacks(tmp_path, monkeypatch):
+    blocked = tmp_path / "cache"
+    blocked.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(blocked))
+    monkeypatch.setattr(callbacks, "_loaded", {})
+    assert callbacks.library() is not None

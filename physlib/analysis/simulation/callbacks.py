@@ -11,10 +11,12 @@ pointers: nothing is linked.
 
 The C file is built once per machine with the system C compiler (``$CC``, cc, gcc or clang;
 about 0.1 s) into physlib's cache folder (see :mod:`physlib.assembly.template_cache`), under a
-name hashed from its text and the compiler. Without a compiler, with a failed build, on a
-platform where CasADi's entry point cannot be found, or with ``PHYSLIB_PYTHON_CALLBACKS=1``,
-the Python callbacks (:class:`PythonCallbacks`) serve: the same arithmetic (the same CasADi
-functions on the same numbers), so a run gives the same numbers bit for bit, only slower.
+name hashed from its text and the compiler; with the cache off (``PHYSLIB_NO_CACHE=1``) or
+unwritable, once per process in a temporary folder removed after loading. Without a
+compiler, with a failed build, on a platform where CasADi's entry point cannot be found, or
+with ``PHYSLIB_PYTHON_CALLBACKS=1``, the Python callbacks (:class:`PythonCallbacks`) serve:
+the same arithmetic (the same CasADi functions on the same numbers), so a run gives the same
+numbers bit for bit, only slower.
 """
 from __future__ import annotations
 
@@ -68,12 +70,21 @@ def _load():
     if os.environ.get("PHYSLIB_PYTHON_CALLBACKS", "").strip() not in ("", "0") or sys.platform == "win32":
         return None
     try:
-        evaluate = _buffer_eval()
-        path = _built()
-        return ctypes.CDLL(str(path), mode=getattr(ctypes, "RTLD_LOCAL", 0)), evaluate
+        evaluate, compiler, root = _buffer_eval(), c_compiler(), cache_root()
+        if root is not None:
+            try:
+                return _open(_built(compiler, root / "callbacks")), evaluate
+            except OSError as err:      # an unwritable or damaged cache folder: build apart
+                _log.debug("callback cache %s unusable (%s); building in a temporary folder", root, err)
+        with tempfile.TemporaryDirectory(prefix="physlib-callbacks-") as folder:
+            return _open(_built(compiler, Path(folder))), evaluate   # loaded: the file may go
     except (ExportError, OSError, AttributeError, subprocess.SubprocessError) as err:
         _log.debug("compiled SUNDIALS callbacks unavailable (%s); Python callbacks serve", err)
         return None
+
+
+def _open(path: Path):
+    return ctypes.CDLL(str(path), mode=getattr(ctypes, "RTLD_LOCAL", 0))
 
 
 def _buffer_eval() -> int:
@@ -86,13 +97,11 @@ def _buffer_eval() -> int:
     raise OSError(f"libcasadi not found in {folder}")
 
 
-def _built() -> Path:
-    """The shared library, built now if the cache does not hold it."""
-    compiler = c_compiler()
+def _built(compiler: list[str], folder: Path) -> Path:
+    """The shared library in ``folder``, built now if it is not there (its name is hashed from
+    the source, the compiler and the platform)."""
     text = SOURCE.read_bytes()
     key = hashlib.sha256(text + " ".join(compiler).encode() + sys.platform.encode()).hexdigest()[:16]
-    root = cache_root()
-    folder = (root / "callbacks") if root is not None else Path(tempfile.mkdtemp(prefix="physlib-callbacks-"))
     path = folder / f"sundials_callbacks-{key}.so"
     if path.exists():
         return path
