@@ -114,7 +114,7 @@ class CompiledStepping:
         when the block is full."""
         block = self.run.solver.row_block
         capacity = self.c.row_capacity
-        self.c.row_capacity = block.ensure(2 * capacity)
+        self.c.row_capacity = block.ensure(max(2 * capacity, 1))
         return self.c.row_capacity > capacity
 
     def guards_now(self):
