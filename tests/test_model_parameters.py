@@ -241,3 +241,21 @@ def test_param_values_reach_source_dc_and_ac_values_and_other_tran_steps():
     expected = 4.0 * (tr - tau * (1 - math.exp(-tr / tau))) / tr
     assert tran["v(out)"][1] == pytest.approx(expected, rel=1e-5)
     assert deck.compiles == 1
+
+
+def test_has_parameter_answers_without_building_the_parameters():
+    # A lookup (the parameter dict of a large circuit takes tens of milliseconds to build):
+    # parameters yes, modes, variables, unknown names and non-strings no.
+    from physlib.components.electrical import Capacitor, Ground, IdealDiode, Resistor, VoltageSource
+    from physlib.components.signals import Sine
+    m = Model("rect")
+    src = m.add(VoltageSource("src", V=Sine(amplitude=1.0, f=50.0)))
+    d, r, c, g = m.add(IdealDiode("D1")), m.add(Resistor("R1", R=1e3)), m.add(Capacitor("C1", C=1e-6)), m.add(Ground("g"))
+    m.connect(src.p, d.p)
+    m.connect(d.n, r.p, c.p)
+    m.connect(r.n, c.n, src.n, g.p)
+    sim = m.compile()
+    for name in ("R1.R", "C1.C", "src.V.amplitude", "D1.Ron"):
+        assert sim.has_parameter(name) and name in sim.parameters
+    for name in ("D1.on", "C1.v", "R1.X", 5, None):
+        assert not sim.has_parameter(name)

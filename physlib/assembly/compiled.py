@@ -182,6 +182,12 @@ class CompiledModel:
             return i
         return None
 
+    def has_parameter(self, name: str) -> bool:
+        """Whether ``name`` is a parameter (not a mode) with a slot in the parameter vector; a
+        lookup, without building :attr:`parameters` (35 ms at 10 000 elements)."""
+        i = self._flat.param_names.find(name) if isinstance(name, str) else None
+        return i is not None and not isinstance(self._flat.param_checks[i][0], Mode)
+
     def parameter_slot(self, name: str) -> int:
         """Position of a parameter (not a mode) in the parameter vector; unknown names get suggestions."""
         i = self._flat.param_names.find(name)
