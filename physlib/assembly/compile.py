@@ -8,10 +8,10 @@ solutions -> emission. Each pass's time and counts are logged at DEBUG on ``phys
 """
 from __future__ import annotations
 
-import gc
 import logging
 import time
 
+from ..core.bulk import bulk_build
 from ..core.errors import StructuralError
 from .compiled import CompiledModel, DaeSystem
 from .flatten import FlatSystem, flatten
@@ -36,14 +36,9 @@ def compile_model(model, cls: type = CompiledModel) -> CompiledModel:
     started = time.perf_counter()
     # Compiling allocates many small objects and frees none of them early: the cyclic garbage
     # collector would only rescan them (about 20% of the time at 10,000 stages).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with bulk_build():
         flat = _run("flatten", flatten, model)
         system = build_system(flat)
-    finally:
-        if collecting:
-            gc.enable()
     log.info("compiled %s in %.3f s", model.name, time.perf_counter() - started)
     return cls(flat, system)
 

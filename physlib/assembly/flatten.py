@@ -12,13 +12,13 @@ asked for (:mod:`physlib.assembly.names`), so flattening grows linearly with the
 """
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 from itertools import chain, compress
 from operator import attrgetter, itemgetter
 
 import numpy as np
 
+from ..core.bulk import bulk_build
 from ..core.component import Component, Mode, Output, Parameter
 from ..core.errors import ModelError
 from ..core.model_parameters import ModelParameter, ParameterExpression
@@ -86,16 +86,8 @@ class _Found:
 def flatten(model: Netlist) -> FlatSystem:
     """The flat system of ``model``; raises for bad parameters, unconnected ports, signal
     sets without exactly one output and networks without a reference."""
-    # A large model makes many small containers here (path lists, arrays, sets), and the
-    # cyclic garbage collector, triggered by their number, would meanwhile traverse the whole
-    # heap several times. None of them form cycles.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with bulk_build():     # many small containers (path lists, arrays, sets), no cycles
         return _flatten(model)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _flatten(model: Netlist) -> FlatSystem:
