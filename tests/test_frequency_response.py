@@ -118,3 +118,25 @@ def test_linear_model_keeps_sparse_matrices_and_gives_dense_arrays():
     np.testing.assert_array_equal(picked[:, 0], dense.frequency_response(f)[[2, 0], 1])
     with pytest.raises(PhyslibError, match="no output 'y9'"):
         dense.frequency_response(f, outputs=["y9"])
+
+
+@pytest.mark.skipif(fr._band_sweep() is None, reason="no C compiler: the NumPy loop serves alone")
+@pytest.mark.parametrize("band", [1, 3], ids=["tridiagonal", "banded"])
+def test_the_c_sweep_makes_the_numpy_loops_lapack_calls(monkeypatch, band):
+    """The chunk's banded solves in C (c/band_sweep.c) call SciPy's own zgtsv/zgbsv on the same
+    numbers as the NumPy loop: equal bit for bit, over several chunks (the last one partial,
+    a view into the chunk buffer) and several inputs, and a pole named alike."""
+    monkeypatch.setattr(fr, "DENSE_STATES", 0)
+    monkeypatch.setattr(fr, "BANDED_WORK", 1e12)
+    monkeypatch.setattr(fr, "_CHUNK_BYTES", 16 * 40 * 7)       # 7 frequencies a chunk
+    A, B, C, D = random_model(40, 2, 5, seed=7, band=band)
+    f = np.geomspace(1e-3, 1e3, 31)
+    native = fr.frequency_response(sps.csr_matrix(A), B, C, D, f)
+    monkeypatch.setattr(fr, "_sweep", [None])                  # as without a compiler
+    python = fr.frequency_response(sps.csr_matrix(A), B, C, D, f)
+    assert np.array_equal(native, python)
+    A[:, 4] = 0.0                                              # a pole at 0 Hz, third chunk
+    for sweep in ([None], []):
+        monkeypatch.setattr(fr, "_sweep", sweep)
+        with pytest.raises(PhyslibError, match=r"pole at f = 0 Hz"):
+            fr.frequency_response(A, B, C, D, np.r_[f[:20], 0.0])

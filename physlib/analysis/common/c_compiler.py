@@ -1,12 +1,23 @@
 """The system C compiler, for what physlib builds in C: exported models (FMUs, standalone
-programs) and the solver callbacks of :mod:`physlib.analysis.simulation.compiled_callbacks`."""
+programs), and the small native helpers of its solvers (:func:`native_library`: the SUNDIALS
+callbacks of :mod:`physlib.analysis.simulation.callbacks`, the frequency sweep of
+:mod:`physlib.analysis.linear.frequency_response`)."""
 from __future__ import annotations
 
+import ctypes
+import hashlib
+import logging
 import os
 import shlex
 import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 from ...core.errors import ExportError
+
+_log = logging.getLogger(__name__)
 
 
 def c_compiler() -> list[str]:
@@ -24,3 +35,48 @@ def c_compiler() -> list[str]:
     raise ExportError("no C compiler found (looked for $CC, cc, gcc, clang on the PATH): install one "
                       "(Debian/Ubuntu: apt-get install gcc; macOS: xcode-select --install), or export "
                       "with binary=False for a source-only FMU")
+
+
+def native_library(source: Path, folder: str):
+    """The C file ``source`` built as a shared library and loaded (ctypes, symbols kept local),
+    or None when it cannot be: no compiler, a failed build, Windows, or
+    ``PHYSLIB_PYTHON_CALLBACKS=1`` (then every native helper gives way to its Python twin).
+
+    Built once per machine (with ``$CC``, cc, gcc or clang; about 0.1 s) into ``folder`` of
+    physlib's cache (:mod:`physlib.assembly.template_cache`), under a name hashed from the
+    source, the compiler and the platform; with the cache off (``PHYSLIB_NO_CACHE=1``) or
+    unwritable, once per process in a temporary folder removed after loading."""
+    from ...assembly.template_cache import cache_root
+    if os.environ.get("PHYSLIB_PYTHON_CALLBACKS", "").strip() not in ("", "0") or sys.platform == "win32":
+        return None
+    try:
+        compiler, root = c_compiler(), cache_root()
+        if root is not None:
+            try:
+                return _open(_built(source, compiler, root / folder))
+            except OSError as err:      # an unwritable or damaged cache folder: build apart
+                _log.debug("native cache %s unusable (%s); building in a temporary folder", root, err)
+        with tempfile.TemporaryDirectory(prefix=f"physlib-{folder}-") as temporary:
+            return _open(_built(source, compiler, Path(temporary)))   # loaded: the file may go
+    except (ExportError, OSError, subprocess.SubprocessError) as err:
+        _log.debug("%s unavailable (%s); its Python twin serves", source.name, err)
+        return None
+
+
+def _open(path: Path):
+    return ctypes.CDLL(str(path), mode=getattr(ctypes, "RTLD_LOCAL", 0))
+
+
+def _built(source: Path, compiler: list[str], folder: Path) -> Path:
+    """The shared library of ``source`` in ``folder``, built now if it is not there."""
+    text = source.read_bytes()
+    key = hashlib.sha256(text + " ".join(compiler).encode() + sys.platform.encode()).hexdigest()[:16]
+    path = folder / f"{source.stem}-{key}.so"
+    if path.exists():
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{path.name}.{os.getpid()}"
+    subprocess.run([*compiler, "-O2", "-std=c99", "-fPIC", "-shared", str(source), "-o", str(partial)],
+                   check=True, capture_output=True, timeout=120)
+    os.replace(partial, path)      # whole or not at all, for a process building beside this one
+    return path

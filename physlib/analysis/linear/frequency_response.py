@@ -18,6 +18,9 @@ outputs as columns (the adjoint, as for a noise spectrum: many sources, one outp
 """
 from __future__ import annotations
 
+import ctypes
+from pathlib import Path
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sps
@@ -25,6 +28,7 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
 from ...core.errors import PhyslibError
+from ..common.c_compiler import native_library
 
 DENSE_STATES = 16           # up to this many states: batched dense solves
 # Sparse: banded LU while n·l·(l + u) is at most this (about 0.3 ms of LAPACK per frequency,
@@ -66,6 +70,36 @@ def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
     if np.any(D):
         out += D[:, :, None]
     return out
+
+
+_SWEEP = Path(__file__).parent / "c" / "band_sweep.c"
+_sweep: list = []
+
+
+def _band_sweep():
+    """(the C sweep as a ctypes function, SciPy's zgbsv and zgtsv as pointers), built and
+    loaded once (:func:`~physlib.analysis.common.c_compiler.native_library`); None where it
+    cannot be (then the NumPy loop of :meth:`_SparsePencil._banded` serves)."""
+    if not _sweep:
+        lib = native_library(_SWEEP, "frequency_sweep")
+        found = None
+        if lib is not None:
+            from scipy.linalg import cython_lapack
+            function = lib.physlib_band_sweep
+            function.restype = ctypes.c_int
+            function.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_int] * 4 + [ctypes.c_void_p] * 4 + \
+                [ctypes.c_int, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+            found = (function, *(_capsule_address(cython_lapack.__pyx_capi__[name]) for name in ("zgbsv", "zgtsv")))
+        _sweep.append(found)
+    return _sweep[0]
+
+
+def _capsule_address(capsule) -> int:
+    """The C function pointer a Cython ``__pyx_capi__`` capsule holds."""
+    get_name, get_pointer = ctypes.pythonapi.PyCapsule_GetName, ctypes.pythonapi.PyCapsule_GetPointer
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return get_pointer(capsule, get_name(capsule))
 
 
 def _pole(fk, sk):
@@ -148,10 +182,16 @@ class _SparsePencil:
             self._splu(B, s, f, out)
 
     def _banded(self, B, s, f, X):
-        """LAPACK with partial pivoting, called directly (scipy.linalg.solve_banded's checks
-        cost more than the solve for a few hundred states): gtsv when tridiagonal, else gbsv.
-        Every argument is a contiguous complex array LAPACK overwrites (f2py would copy it
-        otherwise, which doubled the time of a 5 000-state tridiagonal solve)."""
+        """LAPACK with partial pivoting: gtsv when tridiagonal, else gbsv, one call per
+        frequency; all of a chunk's calls in one C loop (:func:`_band_sweep`) where it could be
+        built, else from Python here, called directly (scipy.linalg.solve_banded's checks cost
+        more than the solve for a few hundred states). Every argument is a contiguous complex
+        array LAPACK overwrites (f2py would copy it otherwise, which doubled the time of a
+        5 000-state tridiagonal solve)."""
+        sweep = _band_sweep()
+        if sweep is not None:
+            self._banded_native(sweep, B, s, f, X)
+            return
         l, u = self.lower, self.upper
         band = np.empty(self.band_a.shape, dtype=complex)
         rhs = B.astype(complex)
@@ -172,6 +212,25 @@ class _SparsePencil:
             X[:, :, k], info = factor_solve()
             if info > 0:                    # a zero pivot: s E − A is singular
                 raise _pole(f[k], sk)
+
+    def _banded_native(self, sweep, B, s, f, X):
+        """The chunk's solves in C (``c/band_sweep.c``), written straight into X."""
+        function, gbsv, gtsv = sweep
+        n, m = B.shape
+        rows = self.band_a.shape[0]
+        rhs = np.ascontiguousarray(B, dtype=complex)
+        s = np.ascontiguousarray(s, dtype=complex)
+        # X: a view of the chunk's frequencies in a larger (n, m, step) array, k the fastest
+        stride = X.strides[1] // X.itemsize
+        assert X.strides[2] == X.itemsize and X.strides[0] == m * X.strides[1]
+        work = np.empty(rows * n + n * m + 3 * n, dtype=complex)
+        pivots = np.empty(n, dtype=np.intc)
+        pointer = lambda a: a.ctypes.data_as(ctypes.c_void_p)      # noqa: E731
+        failed = function(gbsv, gtsv, n, self.lower, self.upper, m, pointer(self.band_a),
+                          pointer(self.band_e), pointer(rhs), pointer(s), len(s), pointer(X), stride,
+                          pointer(work), pointer(pivots))
+        if failed >= 0:
+            raise _pole(f[failed], s[failed])
 
     def _splu(self, B, s, f, X):
         """SuperLU ordered by minimum degree on Aᵀ + A: a network's pencil is structurally

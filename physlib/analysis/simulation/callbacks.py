@@ -22,22 +22,16 @@ from __future__ import annotations
 
 import ctypes
 import glob
-import hashlib
 import logging
 import math
 import os
-import subprocess
-import sys
-import tempfile
 import threading
 from pathlib import Path
 
 import casadi as cs
 import numpy as np
 
-from ...assembly.template_cache import cache_root
-from ...core.errors import ExportError
-from ..common.c_compiler import c_compiler
+from ..common.c_compiler import native_library
 from .sundials_library import CV_JAC_FN, IDA_JAC_FN, RES_FN, RHS_FN
 
 SOURCE = Path(__file__).parent / "c" / "sundials_callbacks.c"
@@ -54,7 +48,10 @@ class Model(ctypes.Structure):
                 ("res", ctypes.c_void_p), ("res_y", ctypes.c_void_p), ("res_yp", ctypes.c_void_p),
                 ("res_t", ctypes.c_void_p), ("res_out", ctypes.c_void_p), ("res_check", ctypes.c_void_p),
                 ("jac", ctypes.c_void_p), ("jac_y", ctypes.c_void_p), ("jac_t", ctypes.c_void_p),
-                ("jac_cj", ctypes.c_void_p), ("jac_out", ctypes.c_void_p), ("matrix", ctypes.c_void_p)]
+                ("jac_cj", ctypes.c_void_p), ("jac_out", ctypes.c_void_p), ("matrix", ctypes.c_void_p),
+                ("jac_size", ctypes.c_long), ("colind", ctypes.c_void_p), ("row", ctypes.c_void_p),
+                ("matrix_colind", ctypes.c_void_p), ("matrix_row", ctypes.c_void_p),
+                ("pattern_columns", ctypes.c_long)]
 
 
 def library():
@@ -67,24 +64,14 @@ def library():
 
 
 def _load():
-    if os.environ.get("PHYSLIB_PYTHON_CALLBACKS", "").strip() not in ("", "0") or sys.platform == "win32":
+    lib = native_library(SOURCE, "callbacks")
+    if lib is None:
         return None
     try:
-        evaluate, compiler, root = _buffer_eval(), c_compiler(), cache_root()
-        if root is not None:
-            try:
-                return _open(_built(compiler, root / "callbacks")), evaluate
-            except OSError as err:      # an unwritable or damaged cache folder: build apart
-                _log.debug("callback cache %s unusable (%s); building in a temporary folder", root, err)
-        with tempfile.TemporaryDirectory(prefix="physlib-callbacks-") as folder:
-            return _open(_built(compiler, Path(folder))), evaluate   # loaded: the file may go
-    except (ExportError, OSError, AttributeError, subprocess.SubprocessError) as err:
-        _log.debug("compiled SUNDIALS callbacks unavailable (%s); Python callbacks serve", err)
+        return lib, _buffer_eval()
+    except (OSError, AttributeError) as err:
+        _log.debug("CasADi's FunctionBuffer entry point not found (%s); Python callbacks serve", err)
         return None
-
-
-def _open(path: Path):
-    return ctypes.CDLL(str(path), mode=getattr(ctypes, "RTLD_LOCAL", 0))
 
 
 def _buffer_eval() -> int:
@@ -97,27 +84,13 @@ def _buffer_eval() -> int:
     raise OSError(f"libcasadi not found in {folder}")
 
 
-def _built(compiler: list[str], folder: Path) -> Path:
-    """The shared library in ``folder``, built now if it is not there (its name is hashed from
-    the source, the compiler and the platform)."""
-    text = SOURCE.read_bytes()
-    key = hashlib.sha256(text + " ".join(compiler).encode() + sys.platform.encode()).hexdigest()[:16]
-    path = folder / f"sundials_callbacks-{key}.so"
-    if path.exists():
-        return path
-    folder.mkdir(parents=True, exist_ok=True)
-    partial = folder / f".{path.name}.{os.getpid()}"
-    subprocess.run([*compiler, "-O2", "-std=c99", "-fPIC", "-shared", str(SOURCE), "-o", str(partial)],
-                   check=True, capture_output=True, timeout=120)
-    os.replace(partial, path)      # whole or not at all, for a process building beside this one
-    return path
-
-
-def attach(core, ida: bool, n: int, residual, jacobian, matrix):
+def attach(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None):
     """The compiled callbacks for a solver (IDA if ``ida``, else CVODE) of n variables whose
     residual and Jacobian are the buffered CasADi functions ``residual`` and ``jacobian`` (as
     :func:`~physlib.analysis.simulation.stepping_functions.buffered` gives them) and whose
-    dense Jacobian's data is the array ``matrix``: (residual, Jacobian) as ctypes function
+    Jacobian's stored entries (dense or sparse) are the array ``matrix``; ``pattern``, for a
+    sparse one: (column starts, row indices) of the pattern and the matrix's own two index
+    arrays, written again at each evaluation. Returns (residual, Jacobian) as ctypes function
     pointers of the solver's callback types and the user data they read (keep all three alive
     with the solver), or None when the compiled callbacks are not available."""
     loaded = library()
@@ -129,7 +102,11 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix):
     address = lambda array: array.ctypes.data                    # noqa: E731
     model = Model(eval=evaluate, array=ctypes.cast(core.N_VGetArrayPointer, ctypes.c_void_p).value,
                   n=n, res=buffer_address(res_buffer), res_out=address(res_out[0]), res_check=address(res_out[1]),
-                  jac=buffer_address(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix))
+                  jac=buffer_address(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix),
+                  jac_size=matrix.size)
+    if pattern is not None:
+        model.colind, model.row, model.matrix_colind, model.matrix_row = map(address, pattern)
+        model.pattern_columns = pattern[0].size - 1
     if ida:             # residual (y, y', p, t); Jacobian (y, p, t, cj)
         model.res_y, model.res_yp, model.res_t = address(res_in[0]), address(res_in[1]), address(res_in[3])
         model.jac_y, model.jac_t, model.jac_cj = address(jac_in[0]), address(jac_in[2]), address(jac_in[3])
@@ -147,16 +124,16 @@ def buffer_address(buffer) -> int:
     return get(buffer._self(), None)
 
 
-def solver_callbacks(core, ida: bool, n: int, residual, jacobian, matrix):
+def solver_callbacks(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None):
     """(residual callback, Jacobian callback, user data or None) for a solver (IDA if ``ida``,
     else CVODE) of n variables, whose residual and Jacobian are the buffered CasADi functions
-    ``residual`` and ``jacobian`` and whose dense Jacobian's data is the array ``matrix``:
-    compiled (:func:`attach`) where available, else :class:`PythonCallbacks`. Keep all three
-    alive with the solver."""
-    compiled = attach(core, ida, n, residual, jacobian, matrix)
+    ``residual`` and ``jacobian``, whose Jacobian's stored entries are the array ``matrix`` and,
+    if sparse, its ``pattern`` as for :func:`attach`: compiled (:func:`attach`) where available,
+    else :class:`PythonCallbacks`. Keep all three alive with the solver."""
+    compiled = attach(core, ida, n, residual, jacobian, matrix, pattern)
     if compiled is not None:
         return compiled
-    python = PythonCallbacks(core, n, residual, jacobian, matrix)
+    python = PythonCallbacks(core, n, residual, jacobian, matrix, pattern)
     if ida:
         return RES_FN(python.ida_residual), IDA_JAC_FN(python.ida_jacobian), None
     return RHS_FN(python.cvode_rhs), CV_JAC_FN(python.cvode_jacobian), None
@@ -166,10 +143,19 @@ class PythonCallbacks:
     """The callbacks in Python, called by SUNDIALS through ctypes; exceptions must not escape
     into C (they return −1, a failed call)."""
 
-    def __init__(self, core, n, residual, jacobian, matrix):
+    def __init__(self, core, n, residual, jacobian, matrix, pattern=None):
         self.core, self.n = core, n
-        self._res, self._jac, self.matrix = residual, jacobian, matrix
+        self._res, self._jac, self.matrix, self.pattern = residual, jacobian, matrix, pattern
         self._views: dict[int, np.ndarray] = {}
+
+    def _store(self, out) -> int:
+        """The Jacobian's entries ``out`` (and a sparse one's pattern) into the solver's matrix;
+        0, or 1 (recoverable) if they are not all finite."""
+        self.matrix[:] = out
+        if self.pattern is not None:
+            colind, row, matrix_colind, matrix_row = self.pattern
+            matrix_colind[:], matrix_row[:] = colind, row
+        return 0 if math.isfinite(out.sum()) else 1
 
     def _array(self, vector) -> np.ndarray:
         view = self._views.get(vector)
@@ -198,8 +184,7 @@ class PythonCallbacks:
             y_in[:] = self._array(yy)
             t_in[0], cj_in[0] = t, cj
             trigger()
-            self.matrix[:] = out
-            return 0 if math.isfinite(out.sum()) else 1
+            return self._store(out)
         except Exception:       # noqa: BLE001
             return -1
 
@@ -222,7 +207,6 @@ class PythonCallbacks:
             x_in[:] = self._array(y)
             t_in[0] = t
             trigger()
-            self.matrix[:] = out
-            return 0 if math.isfinite(out.sum()) else 1
+            return self._store(out)
         except Exception:       # noqa: BLE001
             return -1

@@ -23,13 +23,21 @@ typedef struct {
     /* residual (IDA: y, y', t -> r, finite check) or right-hand side (CVODE: x, t -> x') */
     void *res;
     double *res_y, *res_yp, *res_t, *res_out, *res_check;
-    /* Jacobian (IDA: y, t, cj; CVODE: x, t) -> dense n*n, column-major, into matrix */
+    /* Jacobian (IDA: y, t, cj; CVODE: x, t) -> its jac_size stored entries (dense: n*n,
+       column-major; sparse: the nonzeros in compressed-column order), into matrix */
     void *jac;
     double *jac_y, *jac_t, *jac_cj, *jac_out, *matrix;
+    long jac_size;
+    /* a sparse matrix's pattern (SUNDIALS' sunindextype, 32 bits in scikit-sundae's build),
+       written again at every evaluation: the solvers zero the whole matrix, pattern
+       included, before they ask for the Jacobian. pattern_columns is 0 for a dense one. */
+    const int *colind, *row;
+    int *matrix_colind, *matrix_row;
+    long pattern_columns;
 } PhyslibModel;
 
 static int jacobian(PhyslibModel *m, double t, double cj, void *y) {
-    size_t nn = (size_t)(m->n * m->n);
+    size_t nn = (size_t)m->jac_size;
     memcpy(m->jac_y, m->array(y), (size_t)m->n * sizeof(double));
     *m->jac_t = t;
     if (m->jac_cj) *m->jac_cj = cj;
@@ -37,6 +45,10 @@ static int jacobian(PhyslibModel *m, double t, double cj, void *y) {
     double sum = 0.0;
     for (size_t i = 0; i < nn; ++i) sum += m->jac_out[i];
     memcpy(m->matrix, m->jac_out, nn * sizeof(double));
+    if (m->pattern_columns) {
+        memcpy(m->matrix_colind, m->colind, (size_t)(m->pattern_columns + 1) * sizeof(int));
+        memcpy(m->matrix_row, m->row, nn * sizeof(int));
+    }
     return isfinite(sum) ? 0 : 1;       /* 1: recoverable, the solver retries smaller */
 }
 
