@@ -177,12 +177,14 @@ def _jacobians(model, inputs, outputs, op):
     distinct = tuple(dict.fromkeys(slots))
     key = ("linearize_jac", tuple(positions[derived].tolist()), distinct)
     if key not in system.cache:
-        xs, zs, ps, ts = system.symbols()
-        ode, alg = system.dae(xs, zs, ps, ts)
+        dae, J = system.dae_dict(), system.dae_jacobian()      # ∂[f; g]/∂[x; z], shared
+        xs, zs, ps, ts, ode, alg = (dae[k] for k in ("x", "z", "p", "t", "ode", "alg"))
+        nx = xs.numel()
         out = system.outputs(xs, zs, ps, ts)
         h = out[positions[derived].tolist()] if derived.size else cs.SX(0, 1)
         us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
-        jac = [cs.jacobian(e, v) for e in (ode, alg, h) for v in (xs, zs, us)]
+        jac = [J[:nx, :nx], J[:nx, nx:], cs.jacobian(ode, us), J[nx:, :nx], J[nx:, nx:], cs.jacobian(alg, us)] + \
+            [cs.jacobian(h, v) for v in (xs, zs, us)]
         system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
     blocks = [sps.csr_matrix(m.sparse()) for m in system.cache[key](x, z, p, t)]
     # the outputs' rows: CasADi's for the derived ones, unit rows for the others

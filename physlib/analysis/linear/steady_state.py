@@ -47,12 +47,11 @@ GUARD_NOISE = 1e-12
 def ignorable_states(system) -> np.ndarray:
     """States that neither f nor g reads (structurally): positions that only integrate a speed."""
     if "op_ignorable" not in system.cache:
-        x, z, p, t = system.symbols()
-        ode, alg = system.dae(x, z, p, t)
-        sp = cs.jacobian_sparsity(cs.vertcat(ode, alg), x)
-        used = np.zeros(x.numel(), dtype=bool)
-        _, cols = sp.get_triplet()
-        used[np.asarray(cols, dtype=int)] = True
+        nx = len(system.state_pos)
+        _, cols = system.dae_jacobian().sparsity().get_triplet()
+        used = np.zeros(nx, dtype=bool)
+        cols = np.asarray(cols, dtype=int)
+        used[cols[cols < nx]] = True
         system.cache["op_ignorable"] = ~used
     return system.cache["op_ignorable"]
 
@@ -236,9 +235,18 @@ class _SteadyProblem:
 
     def _build(self, system, target_rows, target_values) -> None:
         nk, nz, nx = len(self.keep), self.nz, self.nx
+        fixed_x = cs.SX.sym("xf", nx)
+        if nk == nx and not self.free_slots and not target_rows:
+            # The unknowns are the model's own: its equations and their Jacobian as the
+            # compiled model keeps them (derived once, shared with linearize and simulate).
+            dae = system.dae_dict()
+            w, args = cs.vertcat(dae["x"], dae["z"]), cs.vertcat(fixed_x, dae["p"], dae["t"])
+            residual = cs.vertcat(dae["ode"], dae["alg"])
+            self.w_symbol, self.args_symbol, self.residual_expr = w, args, residual
+            self.FJ = cs.Function("steady_jac", [w, args], [residual, system.dae_jacobian()])
+            return
         _, _, ps, ts = system.symbols()
         w = cs.SX.sym("w", nk + nz + len(self.free_slots))
-        fixed_x = cs.SX.sym("xf", nx)
         # x = [w_kept; fixed_x] and p = [ps; w_free] permuted in one indexing each (an SX
         # element at a time cost 0.18 s for 5 000 states and 15 000 parameters)
         x_pick = np.arange(nk, nk + nx)
