@@ -56,7 +56,7 @@ class CompiledStepping:
     @staticmethod
     def for_run(run):
         """The compiled loop for ``run`` (a ``_HybridRun``), or None where it does not apply
-        (CVODE, no algebraic variables, no C library)."""
+        (CVODE, a model without states, no C library)."""
         solver = run.solver
         if getattr(solver, "row_block", None) is None or not solver.ida:
             return None
@@ -81,7 +81,8 @@ class CompiledStepping:
         c.any, c.watched, c.watched_mask = (outputs[k].ctypes.data for k in (2, 3, 4))
         c.row_y, c.row_yp = (ctypes.addressof(v) for v in block.column_vectors)
         c.row_t, c.row_h, c.row_p = block.T.ctypes.data, block.H.ctypes.data, block.P.ctypes.data
-        c.p, c.n_p = inputs[2].ctypes.data, len(inputs[2])      # the check's p: the run's modes
+        # the check's p (the run's modes), copied per row where the block keeps one per row
+        c.p, c.n_p = inputs[2].ctypes.data, block.P.shape[0]
         self._ref = ctypes.byref(c)
 
     def call(self, target: float, check_at_target: bool) -> int:

@@ -52,7 +52,8 @@ from .fixed_step_methods import INTERPOLANT, StepMethod
 from ..common.initialization import consistent_start
 from .invariants import Invariants
 from ..common.options import FIXED_STEP
-from .results import ResultRows, SimulationResult
+from .result_rows import ResultRows
+from .results import SimulationResult
 from .run_stats import count, phase, reached
 from .time_events import left_limit
 

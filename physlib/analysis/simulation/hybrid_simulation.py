@@ -44,8 +44,9 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
                     event_tol, max_events, projection, record, record_block):
     """Run from t0 to t_end with state and time events; calls ``record(t, x, z, p[, t_value])``
     (t_value: the time at which outputs are evaluated, the left limit just before a time event)
-    and, for rows interpolated between solver steps, ``record_block(times, X, Z, p)`` (one
-    column per row). Returns the list of events."""
+    and, for rows interpolated between solver steps, ``record_block(times, X, Z, P)`` (one
+    column per row; P None for a model without modes, whose parameter vector is p throughout).
+    Returns the list of events."""
     run = _HybridRun(model, p, t0, t_end, grid, user_grid, (record, record_block), solver=solver, rtol=rtol,
                      atol=atol, max_step=max_step, event_tol=event_tol, max_events=max_events,
                      projection=projection)
@@ -74,7 +75,7 @@ class _HybridRun:
                                      max_events=max_events, projection=projection, step=self._probe)
         system = model.system
         if len(system.state_pos):
-            self.solver = Stepper(system, solver, rtol, atol, max_step)
+            self.solver = Stepper(system, solver, rtol, atol, max_step, rows_keep_p=model.has_modes)
         else:
             sample = max_step if max_step is not None else (t_end - t0) / 1000.0
             self.solver = AlgebraicSampler(self.stepper, sample)

@@ -9,7 +9,9 @@ time, the Python around those two calls cost three times the calls themselves. H
 costs one ``IDAGetSolution`` writing straight into a column of a block, beside the parameter
 vector it was interpolated with (the modes change at events); the row function runs over all
 the block's columns at once (CasADi ``map``) when the block is full, before any other row is
-recorded, and at the end of the run.
+recorded, and at the end of the run. A model without algebraic variables needs no row function:
+its rows are the polynomial's values. A run whose parameter vector cannot change (a model
+without modes) keeps no parameter vector per row: a 10,000-element circuit's is 15,000 numbers.
 """
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ BLOCK = 256          # rows interpolated before their row function runs
 
 class RowBlock:
     """The rows interpolated since the last :meth:`flush`, for one
-    :class:`~physlib.analysis.simulation.sundials.Stepper` (IDA with algebraic variables)."""
+    :class:`~physlib.analysis.simulation.sundials.Stepper` (IDA). ``n_p``: the length of the
+    parameter vector kept per row, 0 when the run's cannot change (the stepper's then serves
+    every row)."""
 
     def __init__(self, stepper, n_p: int):
         self.stepper = stepper
@@ -69,7 +73,8 @@ class RowBlock:
             if get_solution(mem, t, vy, vyp) != 0:
                 raise stepper.no_interpolation(t)
             self.T[k] = t
-            self.P[:, k] = p
+            if self.P.shape[0]:
+                self.P[:, k] = p
             k += 1
             if k == BLOCK:
                 self.H[self.count:k] = h
@@ -81,7 +86,7 @@ class RowBlock:
 
     def flush(self, record_block) -> None:
         """Complete the pending rows and pass them, in time order, to ``record_block(times, X,
-        Z, P)`` (columns: rows; P their parameter vectors)."""
+        Z, P)`` (columns: rows; P their parameter vectors, None when none are kept)."""
         k, nx = self.count, self.stepper.nx
         if not k:
             return
@@ -92,19 +97,23 @@ class RowBlock:
             while size > k - done:
                 size //= 2
             X = self._complete(done, size)
-            record_block(self.T[done:done + size].tolist(), X[:nx], X[nx:], self.P[:, done:done + size].copy())
+            P = self.P[:, done:done + size].copy() if self.P.shape[0] else None
+            record_block(self.T[done:done + size].tolist(), X[:nx], X[nx:], P)
             done += size
 
     def _complete(self, start: int, size: int) -> np.ndarray:
         """Rows start..start+size−1 through the row function, mapped over the columns: the
         completed [x; z] as columns (a copy). A column the function could not complete
         (not finite, or a failed run-time solve) keeps its interpolated values, as
-        :meth:`Stepper.at <physlib.analysis.simulation.sundials.Stepper.at>` does."""
-        buffer, trigger, inputs, (out, check) = self._map(size)
+        :meth:`Stepper.at <physlib.analysis.simulation.sundials.Stepper.at>` does. Without
+        algebraic variables the rows are the interpolated states."""
         stop = start + size
+        if not self.stepper.nz:
+            return self._hand_over() if size == BLOCK else self.Y[:, start:stop].copy()
+        buffer, trigger, inputs, (out, check) = self._map(size)
         inputs[0][:] = self.Y[:, start:stop].ravel(order="F")
         inputs[1][:] = self.YP[:, start:stop].ravel(order="F")
-        inputs[2][:] = self.P[:, start:stop].ravel(order="F")
+        inputs[2][:] = self.P[:, start:stop].ravel(order="F") if self.P.shape[0] else np.tile(self.stepper.p, size)
         inputs[3][:] = self.T[start:stop]
         inputs[4][:] = self.H[start:stop]
         trigger()
@@ -116,6 +125,15 @@ class RowBlock:
         if np.any(failed):
             X[:, failed] = self.Y[:, start:stop][:, failed]
         return X
+
+    def _hand_over(self) -> np.ndarray:
+        """The full block's Y itself, the solver's row vectors moved onto a fresh one: a
+        5,000-state model's rows are not copied once more on their way into the result."""
+        full, self.Y = self.Y, np.empty_like(self.Y, order="F")
+        set_pointer = self.stepper.core.N_VSetArrayPointer
+        for k, (vy, _) in enumerate(self._vectors):
+            set_pointer(self.Y[:, k].ctypes.data_as(REAL_P), vy)
+        return full
 
     def _map(self, size: int):
         mapped = self._maps.get(size)

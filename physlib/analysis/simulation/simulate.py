@@ -16,9 +16,10 @@ from .hybrid_simulation import simulate_hybrid
 from ..common.initialization import consistent_start, solve_algebraic
 from .dae_points import algebraic_rows
 from .integrators import Integration, StartFailure
-from .sundials import stepped
+from .sundials import stepped, stepped_without_modes
 from ..common.options import SimulateOptions, simulate_options
-from .results import ResultRows, SimulationResult
+from .result_rows import ResultRows
+from .results import SimulationResult
 from ..common.progress import SimulationProgress, progress_option
 from .run_stats import RunStats, count, phase, reached, recording
 from .time_events import left_limit, snap_to_events
@@ -117,7 +118,7 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
     with phase("initialization"):
         x, z = consistent_start(model, p, options)
     continuation = (solver, options.rtol, options.atol)
-    if not model.has_modes:
+    if not model.has_modes and not stepped_without_modes(model.system):
         rows = ResultRows(len(x), nz, len(p))
         try:
             _run_segments(model, options, p, x, z, events, grid, rows)
@@ -128,14 +129,15 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
                 raise
             # IDACalcIC failed (junction charges of picocoulombs, say): the stepped solver
             # starts from consistent rates, as it does for models with modes.
-    rows = ResultRows(len(x), nz, len(p))
+    rows = ResultRows(len(x), nz, len(p), keep_p=model.has_modes)
     events = simulate_hybrid(model, t0, t_end, grid, options.t_eval is not None, p, x, z,
                              solver=solver, rtol=options.rtol, atol=options.atol,
                              max_step=options.max_step, event_tol=options.event_tol,
                              max_events=options.max_events, projection=options.projection,
                              record=rows.add, record_block=rows.add_block)
     times, X, Z, P, t_values = rows.arrays()
-    return SimulationResult(model, times, X, Z, P, events, t_values=t_values, continuation=continuation)
+    return SimulationResult(model, times, X, Z, P if model.has_modes else p, events, t_values=t_values,
+                            continuation=continuation)
 
 
 def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: ResultRows) -> None:

@@ -1,8 +1,9 @@
 """The compiled functions SUNDIALS' callbacks evaluate for the stepped solver
 (:class:`~physlib.analysis.simulation.sundials.Stepper`): IDA's residual
-F = [x' − f(x, z, p, t); g(x, z, p, t)] over y = [x; z] and its dense Jacobian
-∂F/∂y + cj·∂F/∂y', or CVODE's right-hand side f and ∂f/∂x, each with a NaN check, and the
-FunctionBuffer that calls them (about 1 µs a call)."""
+F = [x' − f(x, z, p, t); g(x, z, p, t)] over y = [x; z] and its Jacobian ∂F/∂y + cj·∂F/∂y',
+or CVODE's right-hand side f and ∂f/∂x, each with a NaN check, and the FunctionBuffer that
+calls them (about 1 µs a call). The Jacobian is dense for small models and sparse (CasADi's
+compressed columns, SUNDIALS' CSC storage) for large ones."""
 from __future__ import annotations
 
 import casadi as cs
@@ -28,22 +29,29 @@ def _nan_check(values):
     return cs.densify(total - total)
 
 
-def stepping_functions(system, solver: str):
-    """The residual/right-hand side and dense Jacobian functions of ``system`` for ``solver``
+def stepping_functions(system, solver: str, sparse: bool = False):
+    """The residual/right-hand side and Jacobian functions of ``system`` for ``solver``
     (``"idas"``: F(y, y', p, t) and ∂F/∂y + cj·∂F/∂y'; ``"cvodes"``: f and ∂f/∂x), built once per
-    compiled model."""
-    key = ("sundials", solver)
+    compiled model. The Jacobian is dense unless ``sparse``; a sparse one has every diagonal
+    entry in its pattern (CVODE adds −γ·I in place, which needs them)."""
+    key = ("sundials", solver, sparse)
     if key not in system.cache:
-        x, z, p, t = system.symbols(cs.SX)
-        ode, alg = system.dae(x, z, p, t)
+        dae, J = system.dae_dict(), system.dae_jacobian()
+        x, z, p, t, ode, alg = (dae[k] for k in ("x", "z", "p", "t", "ode", "alg"))
         nx = x.numel()
         if solver == "idas":
             y, yp, cj = cs.vertcat(x, z), cs.SX.sym("yp", x.numel() + z.numel()), cs.SX.sym("cj")
             residual = cs.vertcat(yp[:nx] - ode, alg)
-            jac = cs.jacobian(residual, y) + cj * cs.diag(cs.vertcat(cs.DM.ones(nx), cs.DM.zeros(z.numel())))
+            jac = cs.vertcat(-J[:nx, :], J[nx:, :]) + cj * cs.diag(cs.vertcat(cs.DM.ones(nx), cs.DM.zeros(z.numel())))
             system.cache[key] = (cs.Function("ida_residual", [y, yp, p, t], [residual, _nan_check(residual)]),
-                                 cs.Function("ida_jacobian", [y, p, t, cj], [cs.densify(jac)]))
+                                 cs.Function("ida_jacobian", [y, p, t, cj], [_storage(jac, sparse)]))
         else:
             system.cache[key] = (cs.Function("cvode_rhs", [x, p, t], [ode, _nan_check(ode)]),
-                                 cs.Function("cvode_jacobian", [x, p, t], [cs.densify(cs.jacobian(ode, x))]))
+                                 cs.Function("cvode_jacobian", [x, p, t], [_storage(J[:nx, :nx], sparse)]))
     return system.cache[key]
+
+
+def _storage(jac, sparse: bool):
+    """The Jacobian dense, or sparse with its whole diagonal in the pattern (structural zeros
+    where it has none)."""
+    return jac + cs.SX.zeros(cs.Sparsity.diag(jac.size1())) if sparse else cs.densify(jac)

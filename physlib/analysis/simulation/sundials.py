@@ -9,10 +9,12 @@ The wheels of scikit-sundae ship SUNDIALS 7 as shared libraries on Linux, macOS 
 so no system library is needed; they are called here through ctypes.
 
 Residual (IDA: F = [x' − f(x, z, p, t); g(x, z, p, t)] over y = [x; z]), right-hand side
-(CVODE: f) and their Jacobians (dense, IDA's ∂F/∂y + cj·∂F/∂y') are CasADi functions called
+(CVODE: f) and their Jacobians (IDA's ∂F/∂y + cj·∂F/∂y') are CasADi functions called
 through ``FunctionBuffer`` (about 1 µs a call), wrapped once per compiled model; each callback
 copies SUNDIALS' vectors into the buffer's inputs and its outputs back, in C where the
-callbacks could be built (:mod:`.callbacks`), else in Python.
+callbacks could be built (:mod:`.callbacks`), else in Python. The Jacobian is dense up to
+DENSE_LIMIT variables, above it sparse and factored by SuperLU_MT
+(:mod:`.linear_solvers`): a 5,000-state circuit's has three entries a row.
 
 The solver starts from rates consistent for states and algebraic variables alike
 (:func:`~physlib.analysis.simulation.dae_points.consistent_rates`), so a restart needs no
@@ -37,20 +39,34 @@ from .callbacks import solver_callbacks
 from .dae_points import row_between_steps
 from .output_rows import RowBlock
 from .stepping_functions import buffered, stepping_functions
-from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP,
-                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
+from .linear_solvers import linear_solver
+from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP, MAX_STEPS_PER_CALL,
+                               SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
 
-DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver takes over
+DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
 
 
 def stepped(system) -> bool:
     """Whether a run without modes whose start CasADi's IDAS cannot initialize (IDACalcIC)
-    may go through the stepped solver (:class:`Stepper`: dense Jacobian, so models with states
-    and at most DENSE_LIMIT variables), which starts from consistent rates and needs no
-    initial-condition search. Runs without modes otherwise take CasADi's integrators: one
-    compiled call per interval between time events, sparse, faster on models without events."""
+    may go through the stepped solver (:class:`Stepper`; models with states and at most
+    DENSE_LIMIT variables), which starts from consistent rates and needs no initial-condition
+    search. Runs without modes otherwise take CasADi's integrators (one compiled call per
+    interval between time events, faster on small models without events), large ODEs
+    excepted (:func:`stepped_without_modes`)."""
     nx, nz = len(system.state_pos), len(system.z_pos)
     return 0 < nx and nx + nz <= DENSE_LIMIT
+
+
+def stepped_without_modes(system) -> bool:
+    """Whether a run without modes goes through the stepped solver from the start: a large
+    ODE (no algebraic variables, more than DENSE_LIMIT states), which the stepped solver
+    takes with a sparse Jacobian. CasADi's integrator derives the model's Jacobian again for
+    every output pattern (one per interval between time events; 0.1–0.2 s for 5 000 states),
+    where the stepped solver derives it once per compiled model and restarts at a time event
+    for nothing. Large models with algebraic variables keep CasADi's integrators: the stepped
+    solver's consistent rates and rows between steps are dense in them."""
+    nx, nz = len(system.state_pos), len(system.z_pos)
+    return nz == 0 and nx > DENSE_LIMIT
 
 
 # --- one solver ----------------------------------------------------------------------------------
@@ -64,7 +80,8 @@ class Stepper:
     reached; ``at(t)`` is (x, z) at any t within the last step, from the solver's interpolating
     polynomial; ``counters()`` the solver's statistics since the last restart."""
 
-    def __init__(self, system, solver: str, rtol: float, atol: float, max_step: float | None):
+    def __init__(self, system, solver: str, rtol: float, atol: float, max_step: float | None,
+                 rows_keep_p: bool = True):
         core, nvec, dmat, dls, ida, cvode = libraries()
         self.core, self.nvec = core, nvec
         self.system, self.solver = system, solver
@@ -78,7 +95,8 @@ class Stepper:
         self.nx, self.nz = len(system.state_pos), len(system.z_pos)
         n = self.nx + (self.nz if self.ida else 0)
         self.n = n
-        residual, jacobian = stepping_functions(system, solver)
+        self.sparse = n > DENSE_LIMIT
+        residual, jacobian = stepping_functions(system, solver, self.sparse)
         self._res = buffered(residual)
         self._jac = buffered(jacobian)
         if self.ida and self.nz:
@@ -102,11 +120,11 @@ class Stepper:
         self.y_arr = _view(core, self.y, n)
         self.yp_arr = _view(core, self.yp, n)
         self.dky_arr = _view(core, self.dky, n)
-        self.A = dmat.SUNDenseMatrix(n, n, ctx)
-        self.A_arr = np.ctypeslib.as_array(dmat.SUNDenseMatrix_Data(self.A), shape=(n * n,))
-        self.LS = dls.SUNLinSol_Dense(self.y, self.A, ctx)
+        self.A, self.A_arr, self.LS, self._pattern = linear_solver(
+            (dmat, dls), self.y, n, jacobian.sparsity_out(0) if self.sparse else None, ctx)
         self.t_now = 0.0
         self._stepped = False               # a step taken since the last restart
+        self._factored = False              # a step ever taken: the linear solver has factored
         self._h_known = False               # self._last holds that step's size
         self._stop = None                   # the stop time the solver holds
         self._tret = REAL()
@@ -114,8 +132,9 @@ class Stepper:
         self._started = False
         self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
             self._create_cvode(ctx, rtol, atol, max_step)
-        # Output rows between steps, completed in blocks (IDA with algebraic variables).
-        self.row_block = RowBlock(self, system.dae.size1_in(2)) if self.ida and self.nz else None
+        # Output rows between steps, completed in blocks (IDA), each with its parameter vector
+        # unless ``rows_keep_p`` is False (a run whose parameter vector cannot change).
+        self.row_block = RowBlock(self, system.dae.size1_in(2) if rows_keep_p else 0) if self.ida else None
 
     def _create_context(self, core):
         """A SUNDIALS context whose error messages go to ``self.messages``."""
@@ -174,7 +193,7 @@ class Stepper:
         """The solver's residual and Jacobian callbacks (:mod:`.callbacks`): compiled where
         available, else Python."""
         self._callback, self._jac_callback, self._user_data = solver_callbacks(
-            self.core, self.ida, self.n, self._res, self._jac, self.A_arr)
+            self.core, self.ida, self.n, self._res, self._jac, self.A_arr, self._pattern)
         self.compiled_callbacks = self._user_data is not None
 
     def _on_error(self, line, func, file, message, code, _data, _ctx):
@@ -233,7 +252,7 @@ class Stepper:
         """The solver's steps (taken here or by a compiled loop) have come to t_now [s]."""
         self.t_now = t_now
         if stepped:
-            self._stepped, self._h_known = True, False
+            self._stepped, self._h_known, self._factored = True, False, True
 
     def recover(self, flag: int, t: float) -> None:
         """After a step that failed with ``flag`` at t [s]: if it was the first after a restart,
@@ -334,7 +353,10 @@ class Stepper:
         if self.row_block is not None:
             self.row_block.close(self.core.N_VDestroy)
         (self.lib.IDAFree if self.ida else self.lib.CVodeFree)(ctypes.byref(mem))
-        self.core.SUNLinSolFree(self.LS)
+        if self._factored or not self.sparse:
+            # SUNDIALS 7's SuperLU_MT solver crashes when freed before its first factorization
+            # (it frees factors it never made); one that never stepped is left (a few hundred bytes).
+            self.core.SUNLinSolFree(self.LS)
         self.core.SUNMatDestroy(self.A)
         for v in (self.y, self.yp, self.dky) + ((self._id,) if self.ida and self.nz else ()) + \
                 self._row_vectors:

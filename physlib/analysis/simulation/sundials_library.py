@@ -37,6 +37,9 @@ class SundialsUnavailable(PhyslibError):
 
 _lock = threading.Lock()
 _libs = None
+_sparse_libs = None
+CSC_MAT = 0                                 # SUNSparseMatrix's compressed-column storage
+COLAMD_ORDERING = 3                         # SuperLU_MT's column ordering (its default; the others print)
 
 
 def libraries():
@@ -49,7 +52,33 @@ def libraries():
         return _libs
 
 
+def sparse_libraries():
+    """(sparse matrix, SuperLU_MT linear solver) as ctypes libraries, loaded once when a
+    stepped solver first needs a sparse Jacobian (SuperLU_MT brings a BLAS along, so it is not
+    loaded for the dense solvers of small models)."""
+    global _sparse_libs
+    libraries()
+    with _lock:
+        if _sparse_libs is None:
+            smat, sls = (ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0))
+                         for path in _paths(("sunmatrixsparse", "sunlinsolsuperlumt")).values())
+            _declare_sparse(smat, sls)
+            _sparse_libs = smat, sls
+        return _sparse_libs
+
+
 def _load():
+    found = _paths(("core", "nvecserial", "sunmatrixdense", "sunlinsoldense", "ida", "cvode"))
+    # Loaded locally: each library finds the others through its own run path, and SUNDIALS'
+    # symbols stay out of the process's global namespace, where they would stand in for those
+    # of another SUNDIALS loaded later (FMPy's CVODE, of another version, crashed on them).
+    libs = [ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0)) for path in found.values()]
+    _declare(*libs)
+    return libs
+
+
+def _paths(names) -> dict:
+    """{name: path} of scikit-sundae's libraries sundials_<name>."""
     try:
         from importlib.metadata import PackageNotFoundError, distribution
         dist = distribution("scikit-sundae")
@@ -59,7 +88,6 @@ def _load():
             "scikit-sundae, which is not installed: pip install scikit-sundae") from None
     folders = {os.path.dirname(str(dist.locate_file(f))) for f in dist.files or ()
                if "sundials_" in str(f)}
-    names = ("core", "nvecserial", "sunmatrixdense", "sunlinsoldense", "ida", "cvode")
     found = {}
     for name in names:
         hits = sorted(h for folder in folders for h in glob.glob(os.path.join(folder, f"*sundials_{name}*"))
@@ -68,89 +96,97 @@ def _load():
             raise SundialsUnavailable(f"scikit-sundae is installed but its library sundials_{name} "
                                       f"was not found in {sorted(folders)}; reinstall scikit-sundae")
         found[name] = hits[0]
-    # Loaded locally: each library finds the others through its own run path, and SUNDIALS'
-    # symbols stay out of the process's global namespace, where they would stand in for those
-    # of another SUNDIALS loaded later (FMPy's CVODE, of another version, crashed on them).
-    libs = [ctypes.CDLL(found[name], mode=getattr(ctypes, "RTLD_LOCAL", 0)) for name in names]
-    _declare(*libs)
-    return libs
+    return found
+
+
+def _sig(lib, name, res, *args):
+    """Declare the C signature of ``lib.name``: result type ``res``, argument types ``args``."""
+    f = getattr(lib, name)
+    f.restype, f.argtypes = res, list(args)
 
 
 def _declare(core, nvec, dmat, dls, ida, cvode):
     """The C signatures of the functions physlib calls."""
-    def sig(lib, name, res, *args):
-        f = getattr(lib, name)
-        f.restype, f.argtypes = res, list(args)
+    i, p = ctypes.c_int, POINTER
+    _sig(core, "SUNContext_Create", i, i, ctypes.POINTER(p))
+    _sig(core, "SUNContext_Free", i, ctypes.POINTER(p))
+    _sig(core, "SUNContext_ClearErrHandlers", i, p)
+    _sig(core, "SUNContext_PushErrHandler", i, p, ERR_FN, p)
+    _sig(core, "SUNContext_GetLogger", i, p, ctypes.POINTER(p))
+    _sig(core, "SUNLogger_SetWarningFilename", i, p, ctypes.c_char_p)
+    _sig(core, "N_VGetArrayPointer", REAL_P, p)
+    _sig(core, "N_VSetArrayPointer", None, REAL_P, p)
+    _sig(core, "N_VDestroy", None, p)
+    _sig(core, "SUNMatDestroy", None, p)
+    _sig(core, "SUNLinSolFree", i, p)
+    _sig(nvec, "N_VNew_Serial", p, INDEX, p)
+    _sig(nvec, "N_VMake_Serial", p, INDEX, REAL_P, p)
+    _sig(dmat, "SUNDenseMatrix", p, INDEX, INDEX, p)
+    _sig(dmat, "SUNDenseMatrix_Data", REAL_P, p)
+    _sig(dls, "SUNLinSol_Dense", p, p, p, p)
+    _declare_ida(ida)
+    _declare_cvode(cvode)
 
+
+def _declare_sparse(smat, sls):
+    i, p = ctypes.c_int, POINTER
+    _sig(smat, "SUNSparseMatrix", p, INDEX, INDEX, INDEX, i, p)
+    _sig(smat, "SUNSparseMatrix_Data", REAL_P, p)
+    _sig(smat, "SUNSparseMatrix_IndexValues", ctypes.POINTER(INDEX), p)
+    _sig(smat, "SUNSparseMatrix_IndexPointers", ctypes.POINTER(INDEX), p)
+    _sig(sls, "SUNLinSol_SuperLUMT", p, p, p, i, p)
+    _sig(sls, "SUNLinSol_SuperLUMTSetOrdering", i, p, i)
+
+
+def _declare_ida(ida):
     i, p, r = ctypes.c_int, POINTER, REAL
-    sig(core, "SUNContext_Create", i, i, ctypes.POINTER(p))
-    sig(core, "SUNContext_Free", i, ctypes.POINTER(p))
-    sig(core, "SUNContext_ClearErrHandlers", i, p)
-    sig(core, "SUNContext_PushErrHandler", i, p, ERR_FN, p)
-    sig(core, "SUNContext_GetLogger", i, p, ctypes.POINTER(p))
-    sig(core, "SUNLogger_SetWarningFilename", i, p, ctypes.c_char_p)
-    sig(core, "N_VGetArrayPointer", REAL_P, p)
-    sig(core, "N_VDestroy", None, p)
-    sig(core, "SUNMatDestroy", None, p)
-    sig(core, "SUNLinSolFree", i, p)
-    sig(nvec, "N_VNew_Serial", p, INDEX, p)
-    sig(nvec, "N_VMake_Serial", p, INDEX, REAL_P, p)
-    sig(dmat, "SUNDenseMatrix", p, INDEX, INDEX, p)
-    sig(dmat, "SUNDenseMatrix_Data", REAL_P, p)
-    sig(dls, "SUNLinSol_Dense", p, p, p, p)
-    _declare_ida(ida, sig)
-    _declare_cvode(cvode, sig)
-
-
-def _declare_ida(ida, sig):
-    i, p, r = ctypes.c_int, POINTER, REAL
-    sig(ida, "IDACreate", p, p)
-    sig(ida, "IDAInit", i, p, RES_FN, r, p, p)
-    sig(ida, "IDAReInit", i, p, r, p, p)
-    sig(ida, "IDASStolerances", i, p, r, r)
-    sig(ida, "IDASVtolerances", i, p, r, p)
-    sig(ida, "IDASetLinearSolver", i, p, p, p)
-    sig(ida, "IDASetJacFn", i, p, IDA_JAC_FN)
-    sig(ida, "IDASetUserData", i, p, p)
-    sig(ida, "IDASetId", i, p, p)
-    sig(ida, "IDASetSuppressAlg", i, p, i)
-    sig(ida, "IDASetMaxStep", i, p, r)
-    sig(ida, "IDASetInitStep", i, p, r)
-    sig(ida, "IDASetStopTime", i, p, r)
-    sig(ida, "IDAClearStopTime", i, p)
-    sig(ida, "IDASetMaxNumSteps", i, p, ctypes.c_long)
-    sig(ida, "IDASolve", i, p, r, ctypes.POINTER(r), p, p, i)
-    sig(ida, "IDAGetDky", i, p, r, i, p)
-    sig(ida, "IDAGetSolution", i, p, r, p, p)
-    sig(ida, "IDAGetLastStep", i, p, ctypes.POINTER(r))
-    sig(ida, "IDAGetCurrentStep", i, p, ctypes.POINTER(r))
-    sig(ida, "IDAFree", None, ctypes.POINTER(p))
-    sig(ida, "IDAGetReturnFlagName", ctypes.c_char_p, ctypes.c_long)
+    _sig(ida, "IDACreate", p, p)
+    _sig(ida, "IDAInit", i, p, RES_FN, r, p, p)
+    _sig(ida, "IDAReInit", i, p, r, p, p)
+    _sig(ida, "IDASStolerances", i, p, r, r)
+    _sig(ida, "IDASVtolerances", i, p, r, p)
+    _sig(ida, "IDASetLinearSolver", i, p, p, p)
+    _sig(ida, "IDASetJacFn", i, p, IDA_JAC_FN)
+    _sig(ida, "IDASetUserData", i, p, p)
+    _sig(ida, "IDASetId", i, p, p)
+    _sig(ida, "IDASetSuppressAlg", i, p, i)
+    _sig(ida, "IDASetMaxStep", i, p, r)
+    _sig(ida, "IDASetInitStep", i, p, r)
+    _sig(ida, "IDASetStopTime", i, p, r)
+    _sig(ida, "IDAClearStopTime", i, p)
+    _sig(ida, "IDASetMaxNumSteps", i, p, ctypes.c_long)
+    _sig(ida, "IDASolve", i, p, r, ctypes.POINTER(r), p, p, i)
+    _sig(ida, "IDAGetDky", i, p, r, i, p)
+    _sig(ida, "IDAGetSolution", i, p, r, p, p)
+    _sig(ida, "IDAGetLastStep", i, p, ctypes.POINTER(r))
+    _sig(ida, "IDAGetCurrentStep", i, p, ctypes.POINTER(r))
+    _sig(ida, "IDAFree", None, ctypes.POINTER(p))
+    _sig(ida, "IDAGetReturnFlagName", ctypes.c_char_p, ctypes.c_long)
     for name in ("IDAGetNumSteps", "IDAGetNumResEvals", "IDAGetNumLinSolvSetups",
                  "IDAGetNumErrTestFails", "IDAGetNumNonlinSolvIters"):
-        sig(ida, name, i, p, ctypes.POINTER(ctypes.c_long))
+        _sig(ida, name, i, p, ctypes.POINTER(ctypes.c_long))
 
 
-def _declare_cvode(cvode, sig):
+def _declare_cvode(cvode):
     i, p, r = ctypes.c_int, POINTER, REAL
-    sig(cvode, "CVodeCreate", p, i, p)
-    sig(cvode, "CVodeInit", i, p, RHS_FN, r, p)
-    sig(cvode, "CVodeReInit", i, p, r, p)
-    sig(cvode, "CVodeSStolerances", i, p, r, r)
-    sig(cvode, "CVodeSetLinearSolver", i, p, p, p)
-    sig(cvode, "CVodeSetJacFn", i, p, CV_JAC_FN)
-    sig(cvode, "CVodeSetUserData", i, p, p)
-    sig(cvode, "CVodeSetMaxStep", i, p, r)
-    sig(cvode, "CVodeSetInitStep", i, p, r)
-    sig(cvode, "CVodeSetStopTime", i, p, r)
-    sig(cvode, "CVodeClearStopTime", i, p)
-    sig(cvode, "CVodeSetMaxNumSteps", i, p, ctypes.c_long)
-    sig(cvode, "CVode", i, p, r, p, ctypes.POINTER(r), i)
-    sig(cvode, "CVodeGetDky", i, p, r, i, p)
-    sig(cvode, "CVodeGetLastStep", i, p, ctypes.POINTER(r))
-    sig(cvode, "CVodeGetCurrentStep", i, p, ctypes.POINTER(r))
-    sig(cvode, "CVodeFree", None, ctypes.POINTER(p))
-    sig(cvode, "CVodeGetReturnFlagName", ctypes.c_char_p, ctypes.c_long)
+    _sig(cvode, "CVodeCreate", p, i, p)
+    _sig(cvode, "CVodeInit", i, p, RHS_FN, r, p)
+    _sig(cvode, "CVodeReInit", i, p, r, p)
+    _sig(cvode, "CVodeSStolerances", i, p, r, r)
+    _sig(cvode, "CVodeSetLinearSolver", i, p, p, p)
+    _sig(cvode, "CVodeSetJacFn", i, p, CV_JAC_FN)
+    _sig(cvode, "CVodeSetUserData", i, p, p)
+    _sig(cvode, "CVodeSetMaxStep", i, p, r)
+    _sig(cvode, "CVodeSetInitStep", i, p, r)
+    _sig(cvode, "CVodeSetStopTime", i, p, r)
+    _sig(cvode, "CVodeClearStopTime", i, p)
+    _sig(cvode, "CVodeSetMaxNumSteps", i, p, ctypes.c_long)
+    _sig(cvode, "CVode", i, p, r, p, ctypes.POINTER(r), i)
+    _sig(cvode, "CVodeGetDky", i, p, r, i, p)
+    _sig(cvode, "CVodeGetLastStep", i, p, ctypes.POINTER(r))
+    _sig(cvode, "CVodeGetCurrentStep", i, p, ctypes.POINTER(r))
+    _sig(cvode, "CVodeFree", None, ctypes.POINTER(p))
+    _sig(cvode, "CVodeGetReturnFlagName", ctypes.c_char_p, ctypes.c_long)
     for name in ("CVodeGetNumSteps", "CVodeGetNumRhsEvals", "CVodeGetNumLinSolvSetups",
                  "CVodeGetNumErrTestFails", "CVodeGetNumNonlinSolvIters"):
-        sig(cvode, name, i, p, ctypes.POINTER(ctypes.c_long))
+        _sig(cvode, name, i, p, ctypes.POINTER(ctypes.c_long))
