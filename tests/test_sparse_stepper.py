@@ -11,7 +11,8 @@ import scipy.linalg
 from physlib import Model
 from physlib.analysis.simulation import callbacks, integrators
 from physlib.analysis.simulation.sundials import DENSE_LIMIT, Stepper, stepped_without_modes
-from physlib.components.electrical import Capacitor, Ground, Resistor, Switch, VoltageSource
+from physlib.analysis.simulation.stepping_functions import stepping_functions
+from physlib.components.electrical import BehaviouralSource, Capacitor, Ground, Resistor, Switch, VoltageSource
 from physlib.components.signals import Step
 
 STAGES = 450                    # states: more than DENSE_LIMIT
@@ -118,7 +119,6 @@ def test_the_sparse_jacobian_equals_the_dense_one(solver):
     # Its pattern carries the whole diagonal as structural zeros; a first version added ones
     # there (casadi.SX(sparsity) is ones), which only slowed Newton on the ladder and broke
     # it once an algebraic row met the diagonal.
-    from physlib.analysis.simulation.stepping_functions import stepping_functions
     sim = (ladder(switch=True) if solver == "idas" else ladder(switch=False)).compile()
     system, p = sim.system, sim.parameter_vector({})
     dense, sparse = stepping_functions(system, solver)[1], stepping_functions(system, solver, sparse=True)[1]
@@ -128,3 +128,51 @@ def test_the_sparse_jacobian_equals_the_dense_one(solver):
     pattern = sparse.sparsity_out(0)
     assert all(pattern.has_nz(i, i) for i in range(n))
     assert np.array_equal(np.array(dense(*args)).reshape(n, n), sparse(*args).sparse().toarray())
+
+
+def _ladder_with_source(expr: str) -> Model:
+    """The ladder without switch, with a behavioural current source ``expr`` (s1: the last
+    node's potential) from the last node to ground."""
+    m = ladder(switch=False)
+    b = m.add(BehaviouralSource("B1", kind="I", expr=expr))
+    m.connect(m["R450"].n, b.p)
+    m.connect(m["R450"].n, b.s1)
+    m.connect(b.n, m["gnd"].p)
+    return m
+
+
+@pytest.mark.parametrize("solver, switch", [("idas", False), ("idas", True), ("cvodes", False)])
+def test_a_linear_model_s_residual_is_its_jacobian_times_y_plus_the_sources(solver, switch):
+    # The sparse path evaluates F = J·y + F(0, 0) (+ y') instead of CasADi's graph; at random
+    # y, y' and each of the switch's modes it equals that graph within rounding: 1e-9 of the
+    # residual's scale (entries of 1/(R·C) = 1e6 times volts; the sums differ only in order).
+    sim = ladder(switch).compile()
+    system = sim.system
+    residual, jacobian, offset = stepping_functions(system, solver, sparse=True)
+    assert offset is not None
+    stepper = Stepper(system, solver, 1e-6, 1e-8, None)
+    try:
+        linear, n = stepper.linear, stepper.n
+        rng = np.random.default_rng(1)
+        for closed in ([1.0, 0.0] if switch else [None]):
+            p = sim.parameter_vector({})
+            if closed is not None:
+                p[sim.mode_slot("S1.closed")] = closed
+            linear.restart(p)
+            y, yp = rng.standard_normal(n), rng.standard_normal(n)
+            t = 3e-7                                    # after the source's step
+            out = np.empty(n)
+            assert linear.evaluate(t, y, yp if solver == "idas" else None, out)
+            args = (y, yp, p, t) if solver == "idas" else (y, p, t)
+            expected = np.array(residual(*args)[0]).ravel()
+            assert np.max(np.abs(out - expected)) < 1e-9 * np.max(np.abs(expected))
+    finally:
+        stepper.close()
+
+
+@pytest.mark.parametrize("expr", ["1e-3*s1**2", "1e-3*s1*(1 + 1e5*t)"])
+def test_a_model_not_linear_in_its_unknowns_keeps_the_casadi_residual(expr):
+    # A Jacobian that depends on the unknowns (a square law) or on time (a conductance that
+    # grows) has no constant J: J·y + F(0) would be wrong, silently.
+    system = _ladder_with_source(expr).compile().system
+    assert stepping_functions(system, "idas", sparse=True)[2] is None

@@ -51,7 +51,8 @@ class Model(ctypes.Structure):
                 ("jac_cj", ctypes.c_void_p), ("jac_out", ctypes.c_void_p), ("matrix", ctypes.c_void_p),
                 ("jac_size", ctypes.c_long), ("colind", ctypes.c_void_p), ("row", ctypes.c_void_p),
                 ("matrix_colind", ctypes.c_void_p), ("matrix_row", ctypes.c_void_p),
-                ("pattern_columns", ctypes.c_long)]
+                ("pattern_columns", ctypes.c_long), ("lin_values", ctypes.c_void_p), ("off", ctypes.c_void_p),
+                ("off_t", ctypes.c_void_p), ("off_out", ctypes.c_void_p), ("rows_with_rates", ctypes.c_long)]
 
 
 def library():
@@ -84,13 +85,15 @@ def _buffer_eval() -> int:
     raise OSError(f"libcasadi not found in {folder}")
 
 
-def attach(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None):
+def attach(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None, linear=None):
     """The compiled callbacks for a solver (IDA if ``ida``, else CVODE) of n variables whose
     residual and Jacobian are the buffered CasADi functions ``residual`` and ``jacobian`` (as
     :func:`~physlib.analysis.simulation.stepping_functions.buffered` gives them) and whose
     Jacobian's stored entries (dense or sparse) are the array ``matrix``; ``pattern``, for a
     sparse one: (column starts, row indices) of the pattern and the matrix's own two index
-    arrays, written again at each evaluation. Returns (residual, Jacobian) as ctypes function
+    arrays, written again at each evaluation; ``linear``: a
+    :class:`~physlib.analysis.simulation.stepping_functions.LinearResidual` that evaluates the
+    residual of a linear model instead (sparse only). Returns (residual, Jacobian) as ctypes function
     pointers of the solver's callback types and the user data they read (keep all three alive
     with the solver), or None when the compiled callbacks are not available."""
     loaded = library()
@@ -107,6 +110,11 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None):
     if pattern is not None:
         model.colind, model.row, model.matrix_colind, model.matrix_row = map(address, pattern)
         model.pattern_columns = pattern[0].size - 1
+    if linear is not None:
+        off_buffer, _, (_, off_t), (off_out,) = linear.offset
+        model.lin_values, model.off = address(linear.values), buffer_address(off_buffer)
+        model.off_t, model.off_out = address(off_t), address(off_out)
+        model.rows_with_rates = linear.rows_with_rates
     if ida:             # residual (y, y', p, t); Jacobian (y, p, t, cj)
         model.res_y, model.res_yp, model.res_t = address(res_in[0]), address(res_in[1]), address(res_in[3])
         model.jac_y, model.jac_t, model.jac_cj = address(jac_in[0]), address(jac_in[2]), address(jac_in[3])
@@ -124,16 +132,16 @@ def buffer_address(buffer) -> int:
     return get(buffer._self(), None)
 
 
-def solver_callbacks(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None):
+def solver_callbacks(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None, linear=None):
     """(residual callback, Jacobian callback, user data or None) for a solver (IDA if ``ida``,
     else CVODE) of n variables, whose residual and Jacobian are the buffered CasADi functions
     ``residual`` and ``jacobian``, whose Jacobian's stored entries are the array ``matrix`` and,
-    if sparse, its ``pattern`` as for :func:`attach`: compiled (:func:`attach`) where available,
-    else :class:`PythonCallbacks`. Keep all three alive with the solver."""
-    compiled = attach(core, ida, n, residual, jacobian, matrix, pattern)
+    if sparse, its ``pattern`` (and ``linear``) as for :func:`attach`: compiled (:func:`attach`)
+    where available, else :class:`PythonCallbacks`. Keep all three alive with the solver."""
+    compiled = attach(core, ida, n, residual, jacobian, matrix, pattern, linear)
     if compiled is not None:
         return compiled
-    python = PythonCallbacks(core, n, residual, jacobian, matrix, pattern)
+    python = PythonCallbacks(core, n, residual, jacobian, matrix, pattern, linear)
     if ida:
         return RES_FN(python.ida_residual), IDA_JAC_FN(python.ida_jacobian), None
     return RHS_FN(python.cvode_rhs), CV_JAC_FN(python.cvode_jacobian), None
@@ -143,9 +151,10 @@ class PythonCallbacks:
     """The callbacks in Python, called by SUNDIALS through ctypes; exceptions must not escape
     into C (they return −1, a failed call)."""
 
-    def __init__(self, core, n, residual, jacobian, matrix, pattern=None):
+    def __init__(self, core, n, residual, jacobian, matrix, pattern=None, linear=None):
         self.core, self.n = core, n
         self._res, self._jac, self.matrix, self.pattern = residual, jacobian, matrix, pattern
+        self.linear = linear
         self._views: dict[int, np.ndarray] = {}
 
     def _store(self, out) -> int:
@@ -166,6 +175,8 @@ class PythonCallbacks:
 
     def ida_residual(self, t, yy, yp, rr, _data):
         try:
+            if self.linear is not None:
+                return 0 if self.linear.evaluate(t, self._array(yy), self._array(yp), self._array(rr)) else 1
             _, trigger, (y_in, yp_in, _p, t_in), (out, check) = self._res
             y_in[:] = self._array(yy)
             yp_in[:] = self._array(yp)
@@ -190,6 +201,8 @@ class PythonCallbacks:
 
     def cvode_rhs(self, t, y, ydot, _data):
         try:
+            if self.linear is not None:
+                return 0 if self.linear.evaluate(t, self._array(y), None, self._array(ydot)) else 1
             _, trigger, (x_in, _p, t_in), (out, check) = self._res
             x_in[:] = self._array(y)
             t_in[0] = t

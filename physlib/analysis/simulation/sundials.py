@@ -38,7 +38,7 @@ from ...core.errors import SimulationError
 from .callbacks import solver_callbacks
 from .dae_points import row_between_steps
 from .output_rows import RowBlock
-from .stepping_functions import buffered, stepping_functions
+from .stepping_functions import LinearResidual, buffered, stepping_functions
 from .linear_solvers import linear_solver
 from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP, MAX_STEPS_PER_CALL,
                                SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
@@ -96,7 +96,7 @@ class Stepper:
         n = self.nx + (self.nz if self.ida else 0)
         self.n = n
         self.sparse = n > DENSE_LIMIT
-        residual, jacobian = stepping_functions(system, solver, self.sparse)
+        residual, jacobian, offset = stepping_functions(system, solver, self.sparse)
         self._res = buffered(residual)
         self._jac = buffered(jacobian)
         if self.ida and self.nz:
@@ -122,6 +122,8 @@ class Stepper:
         self.dky_arr = _view(core, self.dky, n)
         self.A, self.A_arr, self.LS, self._pattern = linear_solver(
             (dmat, dls), self.y, n, jacobian.sparsity_out(0) if self.sparse else None, ctx)
+        self.linear = None if offset is None else \
+            LinearResidual(offset, buffered(jacobian), *self._pattern[:2], self.nx if self.ida else 0)
         self.t_now = 0.0
         self._stepped = False               # a step taken since the last restart
         self._factored = False              # a step ever taken: the linear solver has factored
@@ -193,7 +195,7 @@ class Stepper:
         """The solver's residual and Jacobian callbacks (:mod:`.callbacks`): compiled where
         available, else Python."""
         self._callback, self._jac_callback, self._user_data = solver_callbacks(
-            self.core, self.ida, self.n, self._res, self._jac, self.A_arr, self._pattern)
+            self.core, self.ida, self.n, self._res, self._jac, self.A_arr, self._pattern, self.linear)
         self.compiled_callbacks = self._user_data is not None
 
     def _on_error(self, line, func, file, message, code, _data, _ctx):
@@ -209,6 +211,8 @@ class Stepper:
         self.p = p
         self._res[2][-2 if not self.ida else 2][:] = p
         self._jac[2][1][:] = p
+        if self.linear is not None:
+            self.linear.restart(p)
         if self.ida and self.nz:
             self._row[2][2][:] = p
         self.y_arr[:self.nx] = x

@@ -34,7 +34,34 @@ typedef struct {
     const int *colind, *row;
     int *matrix_colind, *matrix_row;
     long pattern_columns;
+    /* a linear model (physlib.analysis.simulation.stepping_functions.LinearResidual):
+       F = J y + F(0, 0) (+ y' on the first rows_with_rates rows), J's entries lin_values on
+       the pattern above; NULL: the residual function is evaluated */
+    const double *lin_values;
+    void *off;
+    double *off_t, *off_out;
+    long rows_with_rates;
 } PhyslibModel;
+
+/* J y + F(0, 0) (+ y'), in the order of SciPy's compressed-column product (column by column
+   from zeros) and then the sums, as the Python twin does it: the same numbers bit for bit
+   (the file is built with -ffp-contract=off, so no fused multiply-add). */
+static int linear_residual(PhyslibModel *m, double t, const double *y, const double *yp, double *r) {
+    long n = m->n;
+    *m->off_t = t;
+    m->eval(m->off);
+    memset(r, 0, (size_t)n * sizeof(double));
+    for (long j = 0; j < n; ++j) {
+        double yj = y[j];
+        for (int k = m->colind[j]; k < m->colind[j + 1]; ++k) r[m->row[k]] += m->lin_values[k] * yj;
+    }
+    for (long i = 0; i < n; ++i) r[i] += m->off_out[i];
+    if (yp)
+        for (long i = 0; i < m->rows_with_rates; ++i) r[i] += yp[i];
+    for (long i = 0; i < n; ++i)
+        if (!isfinite(r[i])) return 1;
+    return 0;
+}
 
 static int jacobian(PhyslibModel *m, double t, double cj, void *y) {
     size_t nn = (size_t)m->jac_size;
@@ -54,6 +81,7 @@ static int jacobian(PhyslibModel *m, double t, double cj, void *y) {
 
 int physlib_ida_residual(double t, void *yy, void *yp, void *rr, void *user) {
     PhyslibModel *m = (PhyslibModel *)user;
+    if (m->lin_values) return linear_residual(m, t, m->array(yy), m->array(yp), m->array(rr));
     size_t bytes = (size_t)m->n * sizeof(double);
     memcpy(m->res_y, m->array(yy), bytes);
     memcpy(m->res_yp, m->array(yp), bytes);
@@ -72,6 +100,7 @@ int physlib_ida_jacobian(double t, double cj, void *yy, void *yp, void *rr, void
 
 int physlib_cvode_rhs(double t, void *y, void *ydot, void *user) {
     PhyslibModel *m = (PhyslibModel *)user;
+    if (m->lin_values) return linear_residual(m, t, m->array(y), NULL, m->array(ydot));
     size_t bytes = (size_t)m->n * sizeof(double);
     memcpy(m->res_y, m->array(y), bytes);
     *m->res_t = t;
