@@ -7,8 +7,10 @@ One LU factorization of s E − A per frequency, of whichever kind suits the mod
 * larger models are sparse (a circuit's node equations couple each state to a few others):
   the states are renumbered once by reverse Cuthill–McKee so that the nonzeros cluster
   around the diagonal, within l diagonals below it and u above. When a banded LU is cheap
-  (n·l·(l + u) at most :data:`BANDED_WORK`), each frequency is one LAPACK banded solve
-  (partial pivoting); otherwise one SuperLU factorization (``scipy.sparse.linalg.splu``) of
+  (n·l·(l + u) at most :data:`BANDED_WORK`), each frequency is one banded solve with
+  partial pivoting: LAPACK's zgbsv, or for a tridiagonal pencil (a ladder) zgtsv's elimination
+  written in C and run on eight frequencies at once (``c/band_sweep.c``; 2.6 times zgtsv's
+  speed on 5 000 states); otherwise one SuperLU factorization (``scipy.sparse.linalg.splu``) of
   the matrix assembled on the structure computed once, whose fill-reducing ordering wins
   when the band is wide (a mesh rather than a chain).
 
@@ -35,6 +37,7 @@ DENSE_STATES = 16           # up to this many states: batched dense solves
 # SuperLU's time on a random sparse system of 128 states; measured on the benchmark machine).
 BANDED_WORK = 2.5e6
 _CHUNK_BYTES = 1 << 23      # a chunk of frequencies holds about this much [bytes]
+_SWEEP_BLOCK = 8            # frequencies the C loop solves together (BLOCK in the C file)
 
 
 def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
@@ -53,23 +56,30 @@ def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
     if n and m and p:
         solver = _Dense(A, E) if n <= DENSE_STATES else _SparsePencil(A, E)
         C = sps.csr_matrix(C)[:, solver.order]
-        # A chunk of frequencies at a time: the states of the chunk, then C times them into
-        # the output. The chunk's arrays are reused (a fresh array of the whole output's size
-        # costs more in page faults than the product) and stay in cache.
-        step = max(1, _CHUNK_BYTES // (16 * (n * (solver.held + m) + p * m)))
-        states = np.empty((n, m, min(step, f.size)), dtype=complex)
         rhs = solver.rows(B)
-        for first in range(0, f.size, step):
-            chunk = slice(first, first + step)
-            size = len(f[chunk])
-            X = states[:, :, :size]
-            solver.solve(rhs, 2j * np.pi * f[chunk], f[chunk], X)
-            # C is real: C·X from the real and imaginary parts side by side
-            product = C @ np.ascontiguousarray(X).reshape(n, -1).view(float)
-            out[:, :, chunk] = np.asarray(product).view(complex).reshape(p, m, size)
+        if not solver.sweep(rhs, C, f, out):
+            _chunked(solver, rhs, C, f, out)
     if np.any(D):
         out += D[:, :, None]
     return out
+
+
+def _chunked(solver, rhs, C, f, out) -> None:
+    """``out`` = C X(f) a chunk of frequencies at a time: the states of the chunk, then C times
+    them into the output. The chunk's arrays are reused (a fresh array of the whole output's
+    size costs more in page faults than the product) and stay in cache."""
+    n, m = rhs.shape
+    p = C.shape[0]
+    step = max(1, _CHUNK_BYTES // (16 * (n * (solver.held + m) + p * m)))
+    states = np.empty((n, m, min(step, f.size)), dtype=complex)
+    for first in range(0, f.size, step):
+        chunk = slice(first, first + step)
+        size = len(f[chunk])
+        X = states[:, :, :size]
+        solver.solve(rhs, 2j * np.pi * f[chunk], f[chunk], X)
+        # C is real: C·X from the real and imaginary parts side by side
+        product = C @ np.ascontiguousarray(X).reshape(n, -1).view(float)
+        out[:, :, chunk] = np.asarray(product).view(complex).reshape(p, m, size)
 
 
 _SWEEP = Path(__file__).parent / "c" / "band_sweep.c"
@@ -77,8 +87,8 @@ _sweep: list = []
 
 
 def _band_sweep():
-    """(the C sweep as a ctypes function, SciPy's zgbsv and zgtsv as pointers), built and
-    loaded once (:func:`~physlib.analysis.common.c_compiler.native_library`); None where it
+    """(the C sweep as a ctypes function, SciPy's zgbsv as a pointer), built and loaded once
+    (:func:`~physlib.analysis.common.c_compiler.native_library`); None where it
     cannot be (then the NumPy loop of :meth:`_SparsePencil._banded` serves)."""
     if not _sweep:
         lib = native_library(_SWEEP, "frequency_sweep")
@@ -87,9 +97,9 @@ def _band_sweep():
             from scipy.linalg import cython_lapack
             function = lib.physlib_band_sweep
             function.restype = ctypes.c_int
-            function.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_int] * 4 + [ctypes.c_void_p] * 4 + \
-                [ctypes.c_int, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
-            found = (function, *(_capsule_address(cython_lapack.__pyx_capi__[name]) for name in ("zgbsv", "zgtsv")))
+            function.argtypes = [ctypes.c_void_p] + [ctypes.c_int] * 4 + [ctypes.c_void_p] * 4 + \
+                [ctypes.c_int] * 2 + [ctypes.c_void_p] * 4 + [ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+            found = (function, _capsule_address(cython_lapack.__pyx_capi__["zgbsv"]))
         _sweep.append(found)
     return _sweep[0]
 
@@ -123,6 +133,9 @@ class _Dense:
 
     def rows(self, B):
         return _dense(B)
+
+    def sweep(self, B, C, f, out) -> bool:
+        return False            # batched in NumPy (:func:`_chunked`)
 
     def solve(self, B, s, f, out):
         """``out[:, :, k]`` = X with (s_k E − A) X = B (out: n × m × len(s))."""
@@ -181,17 +194,38 @@ class _SparsePencil:
         else:
             self._splu(B, s, f, out)
 
+    def sweep(self, B, C, f, out) -> bool:
+        """``out`` = C X(f) for all frequencies in one C loop (``c/band_sweep.c``) when the
+        pencil is banded and the loop could be built (:func:`_band_sweep`); False otherwise
+        (then :func:`_chunked` solves chunk by chunk)."""
+        native = _band_sweep() if self.banded else None
+        if native is None:
+            return False
+        function, gbsv = native
+        n, m = B.shape
+        p = C.shape[0]
+        rows = self.band_a.shape[0]
+        rhs = np.ascontiguousarray(B, dtype=complex)
+        s = np.ascontiguousarray(2j * np.pi * f)
+        start, column = C.indptr.astype(np.intc), C.indices.astype(np.intc)
+        value = np.ascontiguousarray(C.data, dtype=float)
+        work = np.empty(_SWEEP_BLOCK * n * (m + 4) + rows * n + n * m, dtype=complex)
+        pivots = np.empty(n, dtype=np.intc)
+        pointer = lambda a: a.ctypes.data_as(ctypes.c_void_p)      # noqa: E731
+        failed = function(gbsv, n, self.lower, self.upper, m, pointer(self.band_a),
+                          pointer(self.band_e), pointer(rhs), pointer(s), len(s), p, pointer(start),
+                          pointer(column), pointer(value), pointer(out), out.shape[2], pointer(work),
+                          pointer(pivots))
+        if failed >= 0:
+            raise _pole(f[failed], s[failed])
+        return True
+
     def _banded(self, B, s, f, X):
-        """LAPACK with partial pivoting: gtsv when tridiagonal, else gbsv, one call per
-        frequency; all of a chunk's calls in one C loop (:func:`_band_sweep`) where it could be
-        built, else from Python here, called directly (scipy.linalg.solve_banded's checks cost
-        more than the solve for a few hundred states). Every argument is a contiguous complex
-        array LAPACK overwrites (f2py would copy it otherwise, which doubled the time of a
-        5 000-state tridiagonal solve)."""
-        sweep = _band_sweep()
-        if sweep is not None:
-            self._banded_native(sweep, B, s, f, X)
-            return
+        """LAPACK with partial pivoting where the C loop of :meth:`sweep` cannot be built:
+        gtsv when tridiagonal, else gbsv, one call per frequency, called directly
+        (scipy.linalg.solve_banded's checks cost more than the solve for a few hundred states).
+        Every argument is a contiguous complex array LAPACK overwrites (f2py would copy it
+        otherwise, which doubled the time of a 5 000-state tridiagonal solve)."""
         l, u = self.lower, self.upper
         band = np.empty(self.band_a.shape, dtype=complex)
         rhs = B.astype(complex)
@@ -212,25 +246,6 @@ class _SparsePencil:
             X[:, :, k], info = factor_solve()
             if info > 0:                    # a zero pivot: s E − A is singular
                 raise _pole(f[k], sk)
-
-    def _banded_native(self, sweep, B, s, f, X):
-        """The chunk's solves in C (``c/band_sweep.c``), written straight into X."""
-        function, gbsv, gtsv = sweep
-        n, m = B.shape
-        rows = self.band_a.shape[0]
-        rhs = np.ascontiguousarray(B, dtype=complex)
-        s = np.ascontiguousarray(s, dtype=complex)
-        # X: a view of the chunk's frequencies in a larger (n, m, step) array, k the fastest
-        stride = X.strides[1] // X.itemsize
-        assert X.strides[2] == X.itemsize and X.strides[0] == m * X.strides[1]
-        work = np.empty(rows * n + n * m + 3 * n, dtype=complex)
-        pivots = np.empty(n, dtype=np.intc)
-        pointer = lambda a: a.ctypes.data_as(ctypes.c_void_p)      # noqa: E731
-        failed = function(gbsv, gtsv, n, self.lower, self.upper, m, pointer(self.band_a),
-                          pointer(self.band_e), pointer(rhs), pointer(s), len(s), pointer(X), stride,
-                          pointer(work), pointer(pivots))
-        if failed >= 0:
-            raise _pole(f[failed], s[failed])
 
     def _splu(self, B, s, f, X):
         """SuperLU ordered by minimum degree on Aᵀ + A: a network's pencil is structurally

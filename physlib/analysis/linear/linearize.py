@@ -180,11 +180,11 @@ def _jacobians(model, inputs, outputs, op):
         dae, J = system.dae_dict(), system.dae_jacobian()      # ∂[f; g]/∂[x; z], shared
         xs, zs, ps, ts, ode, alg = (dae[k] for k in ("x", "z", "p", "t", "ode", "alg"))
         nx = xs.numel()
-        out = system.outputs(xs, zs, ps, ts)
+        out = system.output_expressions()
         h = out[positions[derived].tolist()] if derived.size else cs.SX(0, 1)
         us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
-        jac = [J[:nx, :nx], J[:nx, nx:], cs.jacobian(ode, us), J[nx:, :nx], J[nx:, nx:], cs.jacobian(alg, us)] + \
-            [cs.jacobian(h, v) for v in (xs, zs, us)]
+        jac = [J[:nx, :nx], J[:nx, nx:], _jacobian_of_readers(ode, us), J[nx:, :nx], J[nx:, nx:],
+               _jacobian_of_readers(alg, us)] + [cs.jacobian(h, v) for v in (xs, zs, us)]
         system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
     blocks = [sps.csr_matrix(m.sparse()) for m in system.cache[key](x, z, p, t)]
     # the outputs' rows: CasADi's for the derived ones, unit rows for the others
@@ -201,6 +201,22 @@ def _jacobians(model, inputs, outputs, op):
         blocks[k] = (blocks[k][:, columns] @ sps.diags(1.0 / gains) if slots
                      else sps.csr_matrix((blocks[k].shape[0], 0)))
     return blocks
+
+
+def _jacobian_of_readers(expr, v):
+    """∂expr/∂v (expr a column) differentiating only the entries of expr that read v: CasADi's
+    jacobian traverses the whole expression (13 ms for a 10,000-element circuit's 5,000
+    equations and one input), where the two equations a source enters take 0.3 ms and finding
+    them 4 ms."""
+    if not expr.nnz() or not v.numel():
+        return cs.jacobian(expr, v)
+    rows = np.asarray(expr.sparsity().row())[np.asarray(cs.which_depends(expr, v, 1, True), dtype=bool)]
+    if not rows.size:
+        return cs.SX(expr.numel(), v.numel())
+    # the rows' derivatives moved to their places by a 0/1 matrix (sparse: no zeros stored)
+    place = cs.DM(cs.Sparsity.triplet(expr.numel(), rows.size, rows.tolist(), list(range(rows.size))),
+                  1.0)
+    return cs.mtimes(place, cs.jacobian(expr[rows.tolist()], v))
 
 
 def _unknown_of_position(model):

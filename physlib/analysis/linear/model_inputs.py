@@ -89,9 +89,9 @@ def _output_parameter_gradient(model, pos, p, t):
     system = model.system
     key = ("op_output_grad", int(pos))
     if key not in system.cache:
-        x, z, pp, tt = system.symbols()
-        row = system.outputs(x, z, pp, tt)[int(pos)]
-        system.cache[key] = cs.Function("du_dp", [pp, tt], [cs.jacobian(row, pp)])
+        d = system.dae_dict()
+        row = system.output_expressions()[int(pos)]
+        system.cache[key] = cs.Function("du_dp", [d["p"], d["t"]], [cs.jacobian(row, d["p"])])
     return np.asarray(system.cache[key](p, t)).ravel()
 
 

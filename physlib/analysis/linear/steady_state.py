@@ -28,6 +28,8 @@ of modes met twice (each set asks for another: no consistent one) or more than
 """
 from __future__ import annotations
 
+from functools import cached_property
+
 import casadi as cs
 import numpy as np
 
@@ -219,13 +221,24 @@ class _SteadyProblem:
             self.free_slots.append(slot)
         self.x = self.w0 = None
         self.convergence = (NEWTON, 0)
-        states = model.states
-        self.names = [states[i] for i in self.keep] + list(model.algebraic) + list(free)
-        self.equations = ([f"der({states[i]}) = 0" for i in self.keep]
-                          + [f"the equation solved for {name}" for name in model.algebraic]
-                          + [f"target {name} = {value:g}" for name, value in targets.items()])
+        self._model, self._free, self._targets = model, free, targets
         self._build(model.system, [model.variable(name) for name in targets],
                     np.array([float(v) for v in targets.values()]))
+
+    @cached_property
+    def names(self) -> list[str]:
+        """The unknowns' names, for messages (made when one is needed: 5 000 states' names
+        cost milliseconds a solve that converges never spends)."""
+        states = self._model.states
+        return [states[i] for i in self.keep] + list(self._model.algebraic) + list(self._free)
+
+    @cached_property
+    def equations(self) -> list[str]:
+        """The equations' descriptions, for messages."""
+        states = self._model.states
+        return ([f"der({states[i]}) = 0" for i in self.keep]
+                + [f"the equation solved for {name}" for name in self._model.algebraic]
+                + [f"target {name} = {value:g}" for name, value in self._targets.items()])
 
     def start_from(self, x, z, p) -> None:
         """Solve from the guess (x, z) and p's free values; the states a steady state cannot

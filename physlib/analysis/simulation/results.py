@@ -339,9 +339,7 @@ def _row_function(system, positions):
     key = ("output_row", positions[0]) if len(positions) == 1 else None
     if key in system.cache:
         return system.cache[key]
-    if "output_sx" not in system.cache:
-        system.cache["output_sx"] = system.outputs(*system.symbols())
-    selected = system.cache["output_sx"][list(positions)]
+    selected = system.output_expressions()[list(positions)]
     used = cs.symvar(selected)
     inputs = []
     for symbol in used:
