@@ -149,7 +149,8 @@ def test_the_c_tridiagonal_elimination_pivots_where_the_subdiagonal_is_larger(mo
 @pytest.mark.parametrize("band", [1, 3], ids=["tridiagonal", "banded"])
 def test_the_c_sweep_equals_the_numpy_loop_over_lapack(monkeypatch, band):
     """The C loop (c/band_sweep.c) against the NumPy loop over SciPy's zgtsv/zgbsv, over four
-    blocks of the C loop (eight frequencies, the last one partial), the NumPy loop's chunks
+    blocks of the C loop (eight frequencies, the last one partial; in one thread and in three),
+    the NumPy loop's chunks
     (the last one partial, a view into the chunk buffer), several inputs and outputs, and a
     pole named alike. A banded pencil makes the same zgbsv calls and products: equal bit for
     bit. A tridiagonal one is eliminated in C with zgtsv's pivots, each pivot inverted once
@@ -160,6 +161,10 @@ def test_the_c_sweep_equals_the_numpy_loop_over_lapack(monkeypatch, band):
     A, B, C, D = random_model(40, 2, 5, seed=7, band=band)
     f = np.geomspace(1e-3, 1e3, 31)
     native = fr.frequency_response(sps.csr_matrix(A), B, C, D, f)
+    # shared among three threads (blocks 0, 1, 2-3): the same numbers, written in place
+    monkeypatch.setattr(fr, "_THREADED_WORK", 0)
+    monkeypatch.setattr(fr, "_sweep_threads", lambda: 3)
+    assert np.array_equal(fr.frequency_response(sps.csr_matrix(A), B, C, D, f), native)
     monkeypatch.setattr(fr, "_sweep", [None])                  # as without a compiler
     python = fr.frequency_response(sps.csr_matrix(A), B, C, D, f)
     if band == 1:
@@ -167,7 +172,7 @@ def test_the_c_sweep_equals_the_numpy_loop_over_lapack(monkeypatch, band):
     else:
         assert np.array_equal(native, python)
     A[:, 4] = 0.0                                              # a pole at 0 Hz, third block
-    for sweep in ([None], []):
+    for sweep in ([None], []):                                 # (the third thread's)
         monkeypatch.setattr(fr, "_sweep", sweep)
         with pytest.raises(PhyslibError, match=r"pole at f = 0 Hz"):
             fr.frequency_response(A, B, C, D, np.r_[f[:20], 0.0])

@@ -21,6 +21,8 @@ outputs as columns (the adjoint, as for a noise spectrum: many sources, one outp
 from __future__ import annotations
 
 import ctypes
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +40,16 @@ DENSE_STATES = 16           # up to this many states: batched dense solves
 BANDED_WORK = 2.5e6
 _CHUNK_BYTES = 1 << 23      # a chunk of frequencies holds about this much [bytes]
 _SWEEP_BLOCK = 8            # frequencies the C loop solves together (BLOCK in the C file)
+_THREADED_WORK = 200_000    # states × frequencies from which a C sweep is shared among cores
+
+
+def _sweep_threads() -> int:
+    """The threads a large C sweep uses: the cores this process may run on (at most 8)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:              # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
 
 
 def frequency_response(A, B, C, D, f, E=None) -> np.ndarray:
@@ -195,9 +207,11 @@ class _SparsePencil:
             self._splu(B, s, f, out)
 
     def sweep(self, B, C, f, out) -> bool:
-        """``out`` = C X(f) for all frequencies in one C loop (``c/band_sweep.c``) when the
+        """``out`` = C X(f) for all frequencies in the C loop (``c/band_sweep.c``) when the
         pencil is banded and the loop could be built (:func:`_band_sweep`); False otherwise
-        (then :func:`_chunked` solves chunk by chunk)."""
+        (then :func:`_chunked` solves chunk by chunk). A large sweep is shared among the
+        processor's cores (:func:`_sweep_threads`), each thread a range of whole blocks of
+        frequencies and its own work arrays (ctypes lets the GIL go during the call)."""
         native = _band_sweep() if self.banded else None
         if native is None:
             return False
@@ -209,15 +223,31 @@ class _SparsePencil:
         s = np.ascontiguousarray(2j * np.pi * f)
         start, column = C.indptr.astype(np.intc), C.indices.astype(np.intc)
         value = np.ascontiguousarray(C.data, dtype=float)
-        work = np.empty(_SWEEP_BLOCK * n * (m + 4) + rows * n + n * m, dtype=complex)
-        pivots = np.empty(n, dtype=np.intc)
         pointer = lambda a: a.ctypes.data_as(ctypes.c_void_p)      # noqa: E731
-        failed = function(gbsv, n, self.lower, self.upper, m, pointer(self.band_a),
-                          pointer(self.band_e), pointer(rhs), pointer(s), len(s), p, pointer(start),
-                          pointer(column), pointer(value), pointer(out), out.shape[2], pointer(work),
-                          pointer(pivots))
-        if failed >= 0:
-            raise _pole(f[failed], s[failed])
+        fixed = (pointer(self.band_a), pointer(self.band_e), pointer(rhs))
+        matrix = (p, pointer(start), pointer(column), pointer(value))
+
+        def part(first: int, stop: int) -> int:
+            """Frequencies first..stop−1; the index of the first pole among them, or −1."""
+            work = np.empty(_SWEEP_BLOCK * n * (m + 4) + rows * n + n * m, dtype=complex)
+            pivots = np.empty(n, dtype=np.intc)
+            failed = function(gbsv, n, self.lower, self.upper, m, *fixed,
+                              ctypes.c_void_p(s.ctypes.data + first * s.itemsize), stop - first, *matrix,
+                              ctypes.c_void_p(out.ctypes.data + first * out.itemsize), out.shape[2],
+                              pointer(work), pointer(pivots))
+            return -1 if failed < 0 else first + failed
+
+        blocks = -(-len(f) // _SWEEP_BLOCK)
+        threads = min(_sweep_threads(), blocks) if n * len(f) >= _THREADED_WORK else 1
+        if threads > 1:
+            edges = [_SWEEP_BLOCK * (blocks * k // threads) for k in range(threads)] + [len(f)]
+            with ThreadPoolExecutor(threads) as pool:
+                found = list(pool.map(part, edges[:-1], edges[1:]))
+        else:
+            found = [part(0, len(f))]
+        poles = [k for k in found if k >= 0]
+        if poles:
+            raise _pole(f[min(poles)], s[min(poles)])
         return True
 
     def _banded(self, B, s, f, X):

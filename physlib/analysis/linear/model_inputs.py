@@ -64,7 +64,6 @@ def resolve_input(model, name: str, p: np.ndarray, t: float) -> tuple[int, float
             f"{', '.join(input_names(model)) or '(none)'}; parameters: {', '.join(list(model.parameters)[:20])}")
     pos, sign = model.variable(name)
     prefix = name + "."
-    grad = None
     # The additive ones first, looked up by name; the waveform's other parameters only if none
     # of those moves the value (finding them scans every parameter name).
     additive = [prefix + a for a in ADDITIVE if model.has_parameter(prefix + a)]
@@ -73,10 +72,8 @@ def resolve_input(model, name: str, p: np.ndarray, t: float) -> tuple[int, float
             group = [n for n in _parameter_names(model)[0]
                      if n.startswith(prefix) and "." not in n[len(prefix):] and n not in additive]
         for cand in group:
-            if grad is None:
-                grad = _output_parameter_gradient(model, pos, p, t)
             slot = model.parameter_slot(cand)
-            gain = sign * grad[slot]
+            gain = sign * _output_derivative(model, pos, slot, p, t)
             if gain != 0.0:
                 return slot, float(gain)
     raise PhyslibError(
@@ -85,14 +82,17 @@ def resolve_input(model, name: str, p: np.ndarray, t: float) -> tuple[int, float
         f"the model, e.g. a signal in a feedback loop). Valid inputs: {', '.join(input_names(model)) or '(none)'}")
 
 
-def _output_parameter_gradient(model, pos, p, t):
+def _output_derivative(model, pos, slot, p, t) -> float:
+    """∂(output at position ``pos``)/∂p[slot] at (p, t): the derivative by one parameter, whose
+    function reads the few symbols the output does (by all 15,000 parameters of a
+    10,000-element circuit it took 9 ms)."""
     system = model.system
-    key = ("op_output_grad", int(pos))
+    key = ("op_output_derivative", int(pos), int(slot))
     if key not in system.cache:
         d = system.dae_dict()
         row = system.output_expressions()[int(pos)]
-        system.cache[key] = cs.Function("du_dp", [d["p"], d["t"]], [cs.jacobian(row, d["p"])])
-    return np.asarray(system.cache[key](p, t)).ravel()
+        system.cache[key] = cs.Function("du_dp", [d["p"], d["t"]], [cs.jacobian(row, d["p"][int(slot)])])
+    return float(system.cache[key](p, t))
 
 
 def set_inputs(model, p, t, inputs):
