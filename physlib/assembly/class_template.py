@@ -62,6 +62,7 @@ class ClassTemplate:
     solutions: dict[tuple[int, int], int] = field(repr=False)   # (residual, local) -> row of "sol"
     partials: list = field(repr=False)   # per residual: [(local, row of "partial")], None if no CasADi form
     followers: frozenset = frozenset()  # position states determined outside (not integrated here)
+    affine: bool = False              # every residual affine in the variables for fixed modes
 
     @cached_property
     def _sx(self):

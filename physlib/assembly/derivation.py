@@ -68,7 +68,7 @@ def derive(comp: Component, followers: frozenset[str] = frozenset(),
         not cls._modes and all(residual_linear), residual_linear, [t in r.free_symbols for r in residuals],
         [str(g) for g in guards], [str(c) for c in constraints], cls.dissipates_power,
         None if energy is None else str(energy), None if dissipation is None else tuple(map(str, dissipation)),
-        expressions, solutions, partials, followers)
+        expressions, solutions, partials, followers, all(_affine_in_variables(expr) for expr in residuals))
 
 
 def _expressions(class_name, names, symbols, params, modes, residuals, explicit, coefficients, guards,
@@ -222,6 +222,19 @@ def _affine(expr) -> bool:
     return (not any(isinstance(s, (VariableSymbol, ModeSymbol)) for v in expr.free_symbols
                     if isinstance(v, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
             and not any(isinstance(s, ModeSymbol) for s in expr.free_symbols))
+
+
+def _affine_in_variables(expr) -> bool:
+    """Whether ``expr`` is affine in its variables with its modes held fixed (an ideal switch's
+    equations in each of its modes): no comparison reads a variable (the derivative of
+    Piecewise((v, v > 0), (v + 1, True)) is 1, though it jumps), and no derivative by a
+    variable has a variable in it (SymPy's derivatives of sign, Abs, Heaviside, floor, Min and
+    Max keep theirs: DiracDelta(v), an unevaluated Derivative, ...)."""
+    if any(isinstance(s, VariableSymbol) for rel in expr.atoms(sp.core.relational.Relational)
+           for s in rel.free_symbols):
+        return False
+    return not any(isinstance(s, VariableSymbol) for v in expr.free_symbols
+                   if isinstance(v, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
 
 
 def _listed(items, label, method) -> list:

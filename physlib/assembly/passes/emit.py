@@ -109,6 +109,8 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
         differentiated=[describe(e) for e in reduced.new_eqs],
         dummy_states=[reduced.names[d] for d in reduced.dummies],
         forced_inputs=forced_inputs(flat, aliases, reduced, order),
+        # the other equations (connection sums, alias pairs) are linear
+        affine=all(g.template.affine for g in flat.groups),
     )
 
 
