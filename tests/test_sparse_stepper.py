@@ -201,3 +201,19 @@ def test_the_linear_residual_gives_the_run_the_casadi_residual_gives(monkeypatch
     slow = run(linear=False)
     # the two residuals differ by rounding (1e-16 of 1e6-sized terms); the runs by 1e-9 V
     assert np.max(np.abs(voltages(fast) - voltages(slow))) < 1e-9
+
+
+def test_superlu_mt_runs_on_one_thread():
+    # scikit-sundae's own OpenMP (where its wheel bundles one beside SuperLU_MT) is set to one
+    # thread: left at the core count, an idle team member spun on the other core
+    import ctypes
+    import glob
+    import os
+    from physlib.analysis.simulation.sundials_library import _paths, sparse_libraries
+    sparse_libraries()
+    folder = os.path.dirname(_paths(("sunlinsolsuperlumt",))["sunlinsolsuperlumt"])
+    found = glob.glob(os.path.join(folder, "libgomp*"))
+    if not found:
+        pytest.skip("no OpenMP bundled beside SuperLU_MT on this platform")
+    for path in found:
+        assert ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0)).omp_get_max_threads() == 1

@@ -60,11 +60,27 @@ def sparse_libraries():
     libraries()
     with _lock:
         if _sparse_libs is None:
-            smat, sls = (ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0))
-                         for path in _paths(("sunmatrixsparse", "sunlinsolsuperlumt")).values())
+            found = _paths(("sunmatrixsparse", "sunlinsolsuperlumt"))
+            smat, sls = (ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0)) for path in found.values())
             _declare_sparse(smat, sls)
+            _one_thread(os.path.dirname(found["sunlinsolsuperlumt"]))
             _sparse_libs = smat, sls
         return _sparse_libs
+
+
+def _one_thread(folder: str) -> None:
+    """Tell the OpenMP and OpenBLAS that scikit-sundae bundles for SuperLU_MT (its own copies,
+    under hashed names beside it; NumPy's and SciPy's are others) to use one thread, as the
+    solver is asked to. Left at the core count, SuperLU_MT's triangular solves ran in a team
+    whose idle member spun on the other core: the first runs of a 5,000-state model's steps
+    took 270-300 ms instead of 210. Where the libraries are not found (another platform's
+    layout), nothing is changed."""
+    for pattern, function in (("libgomp*", "omp_set_num_threads"), ("libopenblas*", "openblas_set_num_threads")):
+        for path in glob.glob(os.path.join(folder, pattern)):
+            try:
+                getattr(ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0)), function)(1)
+            except (OSError, AttributeError):
+                pass
 
 
 def _load():
