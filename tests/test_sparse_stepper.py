@@ -1,6 +1,6 @@
-"""The stepped SUNDIALS solver on large models: a sparse Jacobian factored by SuperLU_MT
-(physlib.analysis.simulation.linear_solvers), for runs with modes and for large ODEs without
-them (which skip CasADi's integrators). Checked against the closed-form solution of the
+"""The stepped SUNDIALS solver on large models: a large Jacobian, banded (SUNDIALS' band LU) or
+sparse (SuperLU_MT; physlib.analysis.simulation.linear_solvers), for runs with modes and for
+large ODEs without them (which skip CasADi's integrators). Checked against the closed-form solution of the
 linear ladder, x(t) = A⁻¹(e^{A(t − t0)} − I)·b·u piece by piece, computed with SciPy."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import scipy.linalg
 
 from physlib import Model
-from physlib.analysis.simulation import callbacks, integrators
+from physlib.analysis.simulation import callbacks, integrators, linear_solvers
 from physlib.analysis.simulation.sundials import DENSE_LIMIT, Stepper, stepped_without_modes
 from physlib.analysis.simulation.stepping_functions import stepping_functions
 from physlib.components.electrical import BehaviouralSource, Capacitor, Ground, Resistor, Switch, VoltageSource
@@ -67,7 +67,16 @@ def voltages(res):
     return np.array([res[f"C{k}.v"] for k in range(1, STAGES + 1)])
 
 
-def test_a_large_ode_without_modes_skips_casadi_and_matches_the_closed_form(monkeypatch):
+@pytest.fixture(params=["band", "sparse"])
+def kind(request, monkeypatch):
+    """The large Jacobian's storage: the ladder's is tridiagonal, so band unless SuperLU_MT's
+    sparse matrix is forced (no band is cheap enough)."""
+    if request.param == "sparse":
+        monkeypatch.setattr(linear_solvers, "BAND_WORK", -1.0)
+    return request.param
+
+
+def test_a_large_ode_without_modes_skips_casadi_and_matches_the_closed_form(monkeypatch, kind):
     sim = ladder(switch=False).compile()
     assert stepped_without_modes(sim.system) and len(sim.states) > DENSE_LIMIT
     monkeypatch.setattr(integrators.Integration, "__call__",
@@ -87,7 +96,9 @@ def test_a_large_model_with_modes_steps_on_a_sparse_jacobian():
     sim = ladder(switch=True).compile()
     stepper = Stepper(sim.system, "idas", 1e-6, 1e-8, None)
     try:
-        assert stepper.sparse and stepper.A_arr.size < 10 * stepper.n    # a few entries a row
+        # not banded in the unknowns' order: the switch's algebraic variable comes after the
+        # 450 states and meets the first one; SuperLU_MT, a few entries a row
+        assert stepper.matrix.kind == "sparse" and stepper.A_arr.size < 10 * stepper.n
     finally:
         stepper.close()
     times = np.linspace(0.0, 12e-6, 49)
@@ -101,10 +112,17 @@ def test_a_large_model_with_modes_steps_on_a_sparse_jacobian():
 
 
 @pytest.mark.skipif(callbacks.library() is None, reason="no C compiler")
-def test_compiled_and_python_callbacks_fill_the_sparse_jacobian_alike(monkeypatch):
+@pytest.mark.parametrize("switch, kind", [(True, "sparse"), (False, "band")])
+def test_compiled_and_python_callbacks_fill_the_sparse_jacobian_alike(monkeypatch, switch, kind):
     # The solvers zero the sparse matrix's pattern with its values before each Jacobian: both
-    # callbacks write it again, and the runs are the same bit for bit.
-    sim = ladder(switch=True).compile()
+    # callbacks write it again (a band matrix's entries go to their places), and the runs are
+    # the same bit for bit.
+    sim = ladder(switch).compile()
+    stepper = Stepper(sim.system, "idas", 1e-6, 1e-8, None)
+    try:
+        assert stepper.matrix.kind == kind
+    finally:
+        stepper.close()
     compiled = sim.simulate(8e-6)
     monkeypatch.setenv("PHYSLIB_PYTHON_CALLBACKS", "1")
     monkeypatch.setattr(callbacks, "_loaded", {})
@@ -217,3 +235,36 @@ def test_superlu_mt_runs_on_one_thread():
         pytest.skip("no OpenMP bundled beside SuperLU_MT on this platform")
     for path in found:
         assert ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0)).omp_get_max_threads() == 1
+
+
+@pytest.mark.parametrize("solver", ["idas", "cvodes"])
+def test_the_band_matrix_holds_the_jacobian_where_sundials_reads_it(solver):
+    # Each nonzero of CasADi's compressed columns goes to its place in SUNDIALS' band storage;
+    # read back through SUNDIALS' own accessor (SUNBandMatrix_Column: column j from its
+    # diagonal entry) it is the dense Jacobian, zeros outside the band included.
+    from physlib.analysis.simulation.sundials_library import sparse_libraries
+    sim = ladder(switch=False).compile()
+    # capacitances that grow along the ladder make the Jacobian unsymmetric (a transposed
+    # placement would show)
+    system = sim.system
+    p = sim.parameter_vector({f"C{k}.C": C * (1 + 0.01 * k) for k in range(1, STAGES + 1)})
+    dense = stepping_functions(system, solver)[1]
+    stepper = Stepper(system, solver, 1e-6, 1e-8, None)
+    try:
+        matrix, n = stepper.matrix, stepper.n
+        assert matrix.kind == "band"
+        y = np.random.default_rng(2).standard_normal(n)
+        args = (y, p, 1e-6, 1e5) if solver == "idas" else (y, p, 1e-6)
+        matrix.entries[:] = 0.0
+        matrix.entries[matrix.place] = np.array(stepping_functions(system, solver, sparse=True)[1](*args).nonzeros())
+        band = sparse_libraries()[2]
+        rebuilt = np.zeros((n, n))
+        for j in range(n):
+            column = band.SUNBandMatrix_Column(matrix.A, j)
+            for i in range(max(0, j - 1), min(n, j + 2)):
+                rebuilt[i, j] = column[i - j]
+        expected = np.array(dense(*args))
+        assert not np.allclose(expected, expected.T)
+        assert np.array_equal(rebuilt, expected)
+    finally:
+        stepper.close()

@@ -51,8 +51,9 @@ class Model(ctypes.Structure):
                 ("jac_cj", ctypes.c_void_p), ("jac_out", ctypes.c_void_p), ("matrix", ctypes.c_void_p),
                 ("jac_size", ctypes.c_long), ("colind", ctypes.c_void_p), ("row", ctypes.c_void_p),
                 ("matrix_colind", ctypes.c_void_p), ("matrix_row", ctypes.c_void_p),
-                ("pattern_columns", ctypes.c_long), ("lin_values", ctypes.c_void_p), ("off", ctypes.c_void_p),
-                ("off_t", ctypes.c_void_p), ("off_out", ctypes.c_void_p), ("rows_with_rates", ctypes.c_long)]
+                ("pattern_columns", ctypes.c_long), ("place", ctypes.c_void_p), ("lin_values", ctypes.c_void_p),
+                ("off", ctypes.c_void_p), ("off_t", ctypes.c_void_p), ("off_out", ctypes.c_void_p),
+                ("rows_with_rates", ctypes.c_long)]
 
 
 def library():
@@ -85,13 +86,12 @@ def _buffer_eval() -> int:
     raise OSError(f"libcasadi not found in {folder}")
 
 
-def attach(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None, linear=None):
+def attach(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
     """The compiled callbacks for a solver (IDA if ``ida``, else CVODE) of n variables whose
     residual and Jacobian are the buffered CasADi functions ``residual`` and ``jacobian`` (as
     :func:`~physlib.analysis.simulation.stepping_functions.buffered` gives them) and whose
-    Jacobian's stored entries (dense or sparse) are the array ``matrix``; ``pattern``, for a
-    sparse one: (column starts, row indices) of the pattern and the matrix's own two index
-    arrays, written again at each evaluation; ``linear``: a
+    Jacobian matrix is ``matrix`` (a :class:`~physlib.analysis.simulation.linear_solvers.
+    JacobianMatrix`: dense, band or sparse); ``linear``: a
     :class:`~physlib.analysis.simulation.stepping_functions.LinearResidual` that evaluates the
     residual of a linear model instead (sparse only). Returns (residual, Jacobian) as ctypes function
     pointers of the solver's callback types and the user data they read (keep all three alive
@@ -105,11 +105,15 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None, li
     address = lambda array: array.ctypes.data                    # noqa: E731
     model = Model(eval=evaluate, array=ctypes.cast(core.N_VGetArrayPointer, ctypes.c_void_p).value,
                   n=n, res=buffer_address(res_buffer), res_out=address(res_out[0]), res_check=address(res_out[1]),
-                  jac=buffer_address(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix),
-                  jac_size=matrix.size)
-    if pattern is not None:
-        model.colind, model.row, model.matrix_colind, model.matrix_row = map(address, pattern)
-        model.pattern_columns = pattern[0].size - 1
+                  jac=buffer_address(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix.entries),
+                  jac_size=jac_out[0].size)
+    if matrix.colind is not None:       # the large kinds: the pattern (the linear residual's too)
+        model.colind, model.row = address(matrix.colind), address(matrix.row)
+    if matrix.kind == "sparse":         # ... written again into the matrix at each evaluation
+        model.matrix_colind, model.matrix_row = address(matrix.matrix_colind), address(matrix.matrix_row)
+        model.pattern_columns = matrix.colind.size - 1
+    elif matrix.kind == "band":
+        model.place = address(matrix.place)
     if linear is not None:
         off_buffer, _, (_, off_t), (off_out,) = linear.offset
         model.lin_values, model.off = address(linear.values), buffer_address(off_buffer)
@@ -132,16 +136,16 @@ def buffer_address(buffer) -> int:
     return get(buffer._self(), None)
 
 
-def solver_callbacks(core, ida: bool, n: int, residual, jacobian, matrix, pattern=None, linear=None):
+def solver_callbacks(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
     """(residual callback, Jacobian callback, user data or None) for a solver (IDA if ``ida``,
     else CVODE) of n variables, whose residual and Jacobian are the buffered CasADi functions
-    ``residual`` and ``jacobian``, whose Jacobian's stored entries are the array ``matrix`` and,
-    if sparse, its ``pattern`` (and ``linear``) as for :func:`attach`: compiled (:func:`attach`)
-    where available, else :class:`PythonCallbacks`. Keep all three alive with the solver."""
-    compiled = attach(core, ida, n, residual, jacobian, matrix, pattern, linear)
+    ``residual`` and ``jacobian``, with its Jacobian ``matrix`` (and ``linear``) as for
+    :func:`attach`: compiled (:func:`attach`) where available, else :class:`PythonCallbacks`.
+    Keep all three alive with the solver."""
+    compiled = attach(core, ida, n, residual, jacobian, matrix, linear)
     if compiled is not None:
         return compiled
-    python = PythonCallbacks(core, n, residual, jacobian, matrix, pattern, linear)
+    python = PythonCallbacks(core, n, residual, jacobian, matrix, linear)
     if ida:
         return RES_FN(python.ida_residual), IDA_JAC_FN(python.ida_jacobian), None
     return RHS_FN(python.cvode_rhs), CV_JAC_FN(python.cvode_jacobian), None
@@ -151,19 +155,23 @@ class PythonCallbacks:
     """The callbacks in Python, called by SUNDIALS through ctypes; exceptions must not escape
     into C (they return −1, a failed call)."""
 
-    def __init__(self, core, n, residual, jacobian, matrix, pattern=None, linear=None):
+    def __init__(self, core, n, residual, jacobian, matrix, linear=None):
         self.core, self.n = core, n
-        self._res, self._jac, self.matrix, self.pattern = residual, jacobian, matrix, pattern
+        self._res, self._jac, self.matrix = residual, jacobian, matrix
         self.linear = linear
         self._views: dict[int, np.ndarray] = {}
 
     def _store(self, out) -> int:
-        """The Jacobian's entries ``out`` (and a sparse one's pattern) into the solver's matrix;
-        0, or 1 (recoverable) if they are not all finite."""
-        self.matrix[:] = out
-        if self.pattern is not None:
-            colind, row, matrix_colind, matrix_row = self.pattern
-            matrix_colind[:], matrix_row[:] = colind, row
+        """The Jacobian's entries ``out`` (and a sparse one's pattern) into the solver's matrix
+        (a band one's places; the solver has zeroed the rest); 0, or 1 (recoverable) if they
+        are not all finite."""
+        matrix = self.matrix
+        if matrix.kind == "band":
+            matrix.entries[matrix.place] = out
+        else:
+            matrix.entries[:] = out
+        if matrix.kind == "sparse":
+            matrix.matrix_colind[:], matrix.matrix_row[:] = matrix.colind, matrix.row
         return 0 if math.isfinite(out.sum()) else 1
 
     def _array(self, vector) -> np.ndarray:

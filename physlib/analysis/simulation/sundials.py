@@ -120,10 +120,10 @@ class Stepper:
         self.y_arr = _view(core, self.y, n)
         self.yp_arr = _view(core, self.yp, n)
         self.dky_arr = _view(core, self.dky, n)
-        self.A, self.A_arr, self.LS, self._pattern = linear_solver(
-            (dmat, dls), self.y, n, jacobian.sparsity_out(0) if self.sparse else None, ctx)
-        self.linear = None if offset is None else \
-            LinearResidual(offset, buffered(jacobian), *self._pattern[:2], self.nx if self.ida else 0)
+        self.matrix = linear_solver((dmat, dls), self.y, n, jacobian.sparsity_out(0) if self.sparse else None, ctx)
+        self.A, self.A_arr, self.LS = self.matrix.A, self.matrix.entries, self.matrix.solver
+        self.linear = None if offset is None else LinearResidual(
+            offset, buffered(jacobian), self.matrix.colind, self.matrix.row, self.nx if self.ida else 0)
         self.t_now = 0.0
         self._stepped = False               # a step taken since the last restart
         self._factored = False              # a step ever taken: the linear solver has factored
@@ -195,7 +195,7 @@ class Stepper:
         """The solver's residual and Jacobian callbacks (:mod:`.callbacks`): compiled where
         available, else Python."""
         self._callback, self._jac_callback, self._user_data = solver_callbacks(
-            self.core, self.ida, self.n, self._res, self._jac, self.A_arr, self._pattern, self.linear)
+            self.core, self.ida, self.n, self._res, self._jac, self.matrix, self.linear)
         self.compiled_callbacks = self._user_data is not None
 
     def _on_error(self, line, func, file, message, code, _data, _ctx):
@@ -357,7 +357,7 @@ class Stepper:
         if self.row_block is not None:
             self.row_block.close(self.core.N_VDestroy)
         (self.lib.IDAFree if self.ida else self.lib.CVodeFree)(ctypes.byref(mem))
-        if self._factored or not self.sparse:
+        if self._factored or self.matrix.kind != "sparse":
             # SUNDIALS 7's SuperLU_MT solver crashes when freed before its first factorization
             # (it frees factors it never made); one that never stepped is left (a few hundred bytes).
             self.core.SUNLinSolFree(self.LS)

@@ -53,18 +53,18 @@ def libraries():
 
 
 def sparse_libraries():
-    """(sparse matrix, SuperLU_MT linear solver) as ctypes libraries, loaded once when a
-    stepped solver first needs a sparse Jacobian (SuperLU_MT brings a BLAS along, so it is not
-    loaded for the dense solvers of small models)."""
+    """(sparse matrix, SuperLU_MT linear solver, band matrix, band linear solver) as ctypes
+    libraries, loaded once when a stepped solver first needs a large Jacobian (SuperLU_MT
+    brings a BLAS along, so it is not loaded for the dense solvers of small models)."""
     global _sparse_libs
     libraries()
     with _lock:
         if _sparse_libs is None:
-            found = _paths(("sunmatrixsparse", "sunlinsolsuperlumt"))
-            smat, sls = (ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0)) for path in found.values())
-            _declare_sparse(smat, sls)
+            found = _paths(("sunmatrixsparse", "sunlinsolsuperlumt", "sunmatrixband", "sunlinsolband"))
+            loaded = [ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0)) for path in found.values()]
+            _declare_sparse(*loaded)
             _one_thread(os.path.dirname(found["sunlinsolsuperlumt"]))
-            _sparse_libs = smat, sls
+            _sparse_libs = tuple(loaded)
         return _sparse_libs
 
 
@@ -144,7 +144,7 @@ def _declare(core, nvec, dmat, dls, ida, cvode):
     _declare_cvode(cvode)
 
 
-def _declare_sparse(smat, sls):
+def _declare_sparse(smat, sls, bmat, bls):
     i, p = ctypes.c_int, POINTER
     _sig(smat, "SUNSparseMatrix", p, INDEX, INDEX, INDEX, i, p)
     _sig(smat, "SUNSparseMatrix_Data", REAL_P, p)
@@ -152,6 +152,12 @@ def _declare_sparse(smat, sls):
     _sig(smat, "SUNSparseMatrix_IndexPointers", ctypes.POINTER(INDEX), p)
     _sig(sls, "SUNLinSol_SuperLUMT", p, p, p, i, p)
     _sig(sls, "SUNLinSol_SuperLUMTSetOrdering", i, p, i)
+    _sig(bmat, "SUNBandMatrix", p, INDEX, INDEX, INDEX, p)           # N, mu, ml, context
+    _sig(bmat, "SUNBandMatrix_Data", REAL_P, p)
+    _sig(bmat, "SUNBandMatrix_LDim", INDEX, p)
+    _sig(bmat, "SUNBandMatrix_StoredUpperBandwidth", INDEX, p)
+    _sig(bmat, "SUNBandMatrix_Column", REAL_P, p, INDEX)              # its diagonal entry
+    _sig(bls, "SUNLinSol_Band", p, p, p, p)
 
 
 def _declare_ida(ida):

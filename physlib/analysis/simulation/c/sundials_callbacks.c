@@ -28,12 +28,16 @@ typedef struct {
     void *jac;
     double *jac_y, *jac_t, *jac_cj, *jac_out, *matrix;
     long jac_size;
-    /* a sparse matrix's pattern (SUNDIALS' sunindextype, 32 bits in scikit-sundae's build),
-       written again at every evaluation: the solvers zero the whole matrix, pattern
-       included, before they ask for the Jacobian. pattern_columns is 0 for a dense one. */
+    /* a large Jacobian's compressed-column pattern (SUNDIALS' sunindextype, 32 bits in
+       scikit-sundae's build); a sparse matrix's is written again at every evaluation: the
+       solvers zero the whole matrix, pattern included, before they ask for the Jacobian.
+       pattern_columns is 0 for a dense or band one. */
     const int *colind, *row;
     int *matrix_colind, *matrix_row;
     long pattern_columns;
+    /* a band matrix: where each of the jac_size entries goes in its storage (the solvers zero
+       the rest); NULL otherwise */
+    const long *place;
     /* a linear model (physlib.analysis.simulation.stepping_functions.LinearResidual):
        F = J y + F(0, 0) (+ y' on the first rows_with_rates rows), J's entries lin_values on
        the pattern above; NULL: the residual function is evaluated */
@@ -71,7 +75,10 @@ static int jacobian(PhyslibModel *m, double t, double cj, void *y) {
     m->eval(m->jac);
     double sum = 0.0;
     for (size_t i = 0; i < nn; ++i) sum += m->jac_out[i];
-    memcpy(m->matrix, m->jac_out, nn * sizeof(double));
+    if (m->place)
+        for (size_t i = 0; i < nn; ++i) m->matrix[m->place[i]] = m->jac_out[i];
+    else
+        memcpy(m->matrix, m->jac_out, nn * sizeof(double));
     if (m->pattern_columns) {
         memcpy(m->matrix_colind, m->colind, (size_t)(m->pattern_columns + 1) * sizeof(int));
         memcpy(m->matrix_row, m->row, nn * sizeof(int));
