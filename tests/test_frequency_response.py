@@ -146,6 +146,22 @@ def test_the_c_tridiagonal_elimination_pivots_where_the_subdiagonal_is_larger(mo
 
 
 @pytest.mark.skipif(fr._band_sweep() is None, reason="no C compiler: the NumPy loop serves alone")
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_the_c_tridiagonal_elimination_keeps_extreme_scales(monkeypatch, scale):
+    """Pivots whose |.|² would underflow or overflow (entries near 1e∓200) are inverted by
+    Smith's quotient instead: H of (scale·A, scale·E) is H/scale, to rounding (1e-13)."""
+    monkeypatch.setattr(fr, "DENSE_STATES", 0)
+    monkeypatch.setattr(fr, "BANDED_WORK", 1e12)
+    A, B, C, D = random_model(40, 1, 2, seed=5, band=1)
+    f = np.geomspace(1e-3, 1e3, 11)
+    plain = fr.frequency_response(sps.csr_matrix(A), B, C, np.zeros((2, 1)), f)
+    scaled = fr.frequency_response(sps.csr_matrix(A * scale), B, C, np.zeros((2, 1)), f,
+                                   E=sps.identity(40, format="csr") * scale)
+    assert np.all(np.isfinite(scaled))
+    assert np.max(np.abs(scaled * scale - plain)) <= 1e-13 * np.max(np.abs(plain))
+
+
+@pytest.mark.skipif(fr._band_sweep() is None, reason="no C compiler: the NumPy loop serves alone")
 @pytest.mark.parametrize("band", [1, 3], ids=["tridiagonal", "banded"])
 def test_the_c_sweep_equals_the_numpy_loop_over_lapack(monkeypatch, band):
     """The C loop (c/band_sweep.c) against the NumPy loop over SciPy's zgtsv/zgbsv, over four
