@@ -13,8 +13,9 @@ Residual (IDA: F = [x' − f(x, z, p, t); g(x, z, p, t)] over y = [x; z]), right
 through ``FunctionBuffer`` (about 1 µs a call), wrapped once per compiled model; each callback
 copies SUNDIALS' vectors into the buffer's inputs and its outputs back, in C where the
 callbacks could be built (:mod:`.callbacks`), else in Python. The Jacobian is dense up to
-DENSE_LIMIT variables, above it sparse and factored by SuperLU_MT
-(:mod:`.linear_solvers`): a 5,000-state circuit's has three entries a row.
+DENSE_LIMIT variables, above it banded or sparse (:mod:`.linear_solvers`): a 5,000-state
+circuit's has three entries a row. A large model affine in its unknowns evaluates its residual
+as J·y + F(0) (:class:`~physlib.analysis.simulation.stepping_functions.LinearResidual`).
 
 The solver starts from rates consistent for states and algebraic variables alike
 (:func:`~physlib.analysis.simulation.dae_points.consistent_rates`), so a restart needs no
