@@ -98,7 +98,7 @@ def test_a_large_model_with_modes_steps_on_a_sparse_jacobian():
     try:
         # not banded in the unknowns' order: the switch's algebraic variable comes after the
         # 450 states and meets the first one; SuperLU_MT, a few entries a row
-        assert stepper.matrix.kind == "sparse" and stepper.A_arr.size < 10 * stepper.n
+        assert stepper.matrix.kind == "sparse" and stepper.matrix.entries.size < 10 * stepper.n
     finally:
         stepper.close()
     times = np.linspace(0.0, 12e-6, 49)

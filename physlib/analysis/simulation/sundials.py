@@ -122,9 +122,10 @@ class Stepper:
         self.yp_arr = _view(core, self.yp, n)
         self.dky_arr = _view(core, self.dky, n)
         self.matrix = linear_solver((dmat, dls), self.y, n, jacobian.sparsity_out(0) if self.sparse else None, ctx)
-        self.A, self.A_arr, self.LS = self.matrix.A, self.matrix.entries, self.matrix.solver
+        # the linear residual shares the callbacks' Jacobian buffer: they set all its inputs
+        # before every evaluation
         self.linear = None if offset is None else LinearResidual(
-            offset, buffered(jacobian), self.matrix.colind, self.matrix.row, self.nx if self.ida else 0)
+            offset, self._jac, self.matrix.colind, self.matrix.row, self.nx if self.ida else 0)
         self.t_now = 0.0
         self._stepped = False               # a step taken since the last restart
         self._factored = False              # a step ever taken: the linear solver has factored
@@ -162,7 +163,7 @@ class Stepper:
         if self._user_data is not None:
             _check(ida.IDASetUserData(mem, ctypes.addressof(self._user_data)), "IDASetUserData")
         _check(ida.IDASStolerances(mem, rtol, atol), "IDASStolerances")
-        _check(ida.IDASetLinearSolver(mem, self.LS, self.A), "IDASetLinearSolver")
+        _check(ida.IDASetLinearSolver(mem, self.matrix.solver, self.matrix.A), "IDASetLinearSolver")
         _check(ida.IDASetJacFn(mem, self._jac_callback), "IDASetJacFn")
         if self.nz:
             self._id = nvec.N_VNew_Serial(n, ctx)
@@ -183,7 +184,7 @@ class Stepper:
         if self._user_data is not None:
             _check(cvode.CVodeSetUserData(mem, ctypes.addressof(self._user_data)), "CVodeSetUserData")
         _check(cvode.CVodeSStolerances(mem, rtol, atol), "CVodeSStolerances")
-        _check(cvode.CVodeSetLinearSolver(mem, self.LS, self.A), "CVodeSetLinearSolver")
+        _check(cvode.CVodeSetLinearSolver(mem, self.matrix.solver, self.matrix.A), "CVodeSetLinearSolver")
         _check(cvode.CVodeSetJacFn(mem, self._jac_callback), "CVodeSetJacFn")
         if max_step is not None:
             _check(cvode.CVodeSetMaxStep(mem, max_step), "CVodeSetMaxStep")
@@ -361,8 +362,8 @@ class Stepper:
         if self._factored or self.matrix.kind != "sparse":
             # SUNDIALS 7's SuperLU_MT solver crashes when freed before its first factorization
             # (it frees factors it never made); one that never stepped is left (a few hundred bytes).
-            self.core.SUNLinSolFree(self.LS)
-        self.core.SUNMatDestroy(self.A)
+            self.core.SUNLinSolFree(self.matrix.solver)
+        self.core.SUNMatDestroy(self.matrix.A)
         for v in (self.y, self.yp, self.dky) + ((self._id,) if self.ida and self.nz else ()) + \
                 self._row_vectors:
             self.core.N_VDestroy(v)
