@@ -196,3 +196,21 @@ def test_x0_of_every_state_in_order_equals_the_same_values_by_name():
     for name in sim.states:
         assert in_order[name][0] == values[name]
         assert np.array_equal(in_order[name], by_name[name])
+
+
+@pytest.mark.parametrize("brake_first", [True, False])
+def test_an_inertias_start_speed_holds_whichever_component_on_its_shaft_was_added_first(brake_first):
+    # A brake's stuck equation differentiates its shaft speed, so the shaft has two states
+    # that are one variable: the inertia's w (start value w0) and the brake's flange speed
+    # (none). The start value must be the inertia's whatever the order of m.add; with the
+    # brake added first, a 90 rad/s shaft used to start at rest (an InitializationError).
+    from physlib.components.rotational import Brake
+
+    m = Model("braked_shaft")
+    parts = [Brake("brake", fn_max=100.0, f_normalized=Step(t0=0.5)), Inertia("J", J=2.0, w0=90.0)]
+    brake, inertia = (m.add(p) for p in (parts if brake_first else parts[::-1]))
+    m.connect(brake.flange_b, inertia.flange_a)
+    drive = m.add(Torque("drive", tau=0.0))
+    m.connect(drive.flange, brake.flange_a)
+    res = m.compile().simulate(0.4)
+    np.testing.assert_allclose(res["J.w"], 90.0, rtol=0, atol=1e-12)     # free, nothing acts

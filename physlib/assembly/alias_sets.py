@@ -22,13 +22,18 @@ class Aliases:
     demoted: np.ndarray  # rows (a, b, s): x_a = s·x_b kept as an equation, not an alias
 
 
-def eliminate_aliases(n: int, pairs: np.ndarray, states: np.ndarray, ders: np.ndarray, names) -> Aliases:
+def eliminate_aliases(n: int, pairs: np.ndarray, states: np.ndarray, ders: np.ndarray, names,
+                      started: np.ndarray | None = None) -> Aliases:
     """Collapse ``pairs`` (rows a, b, s meaning x_a = s·x_b) over ``n`` variables.
 
     ``states[k]`` has the derivative ``ders[k]``. Each alias set is represented by a state
     when it has one. States that end up in one set are rigidly tied (inertias on one shaft,
     capacitors in parallel across the same nodes): the first stays a state, the others become
-    its aliases, and so do their derivatives — the simplest case of index reduction.
+    its aliases, and so do their derivatives — the simplest case of index reduction. "First"
+    prefers the ``started`` states (those whose component declares a start value: an
+    inertia's w0) to states that are only differentiated (a brake's shaft speed in its
+    stuck equation): the representative's start value is the set's, so the declared one
+    must win whatever the order the components were added in.
 
     A state's derivative is read from the position of its representative, so it may join an
     alias set only as itself (sign +1) and not in its own state's set: ``der(x) = -y`` or
@@ -39,7 +44,7 @@ def eliminate_aliases(n: int, pairs: np.ndarray, states: np.ndarray, ders: np.nd
     pairs = np.asarray(pairs, dtype=float).reshape(-1, 3)
     demoted = np.zeros((0, 3))
     while True:
-        rep, sign = _alias_sets(n, pairs, states, ders, names)
+        rep, sign = _alias_sets(n, pairs, states, ders, names, started)
         merged = states[rep[states] != states].tolist()
         tied = _tied(pairs) if merged else set()
         extra = [(der_of[x], der_of[int(rep[x])], sign[x]) for x in merged
@@ -63,7 +68,7 @@ def _tied(pairs) -> set:
     return {(int(a), int(b)) for a, b in pairs[:, :2]}
 
 
-def _alias_sets(n, pairs, states, ders, names):
+def _alias_sets(n, pairs, states, ders, names, started):
     a = pairs[:, 0].astype(np.int64)
     b = pairs[:, 1].astype(np.int64)
     s = pairs[:, 2]
@@ -75,11 +80,14 @@ def _alias_sets(n, pairs, states, ders, names):
     graph.sum_duplicates()     # sorted neighbours: the tree does not depend on the pairs' order
     n_sets, labels = connected_components(graph, directed=True, connection="strong")
 
-    # Representative per set: a state, else a state's derivative, else the lowest id.
-    priority = np.arange(n, dtype=np.int64) + 2 * n
+    # Representative per set: a state with a declared start value, else a state, else a
+    # state's derivative, else the lowest id.
+    priority = np.arange(n, dtype=np.int64) + 3 * n
     priority[ders] -= n
     priority[states] -= 2 * n
-    best = np.full(n_sets, 3 * n, dtype=np.int64)
+    if started is not None:
+        priority[started] -= n
+    best = np.full(n_sets, 4 * n, dtype=np.int64)
     np.minimum.at(best, labels, priority)
     rep = (best % n)[labels]
 

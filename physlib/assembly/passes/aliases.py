@@ -23,7 +23,7 @@ def find_aliases(flat) -> AliasMap:
     """Representatives and signs of all variables; states and their derivatives; alias pairs kept
     as equations (see :func:`~physlib.assembly.alias_sets.eliminate_aliases`)."""
     pairs = [flat.equalities]
-    states, ders = [], []
+    states, ders, started = [], [], []
     for g in flat.groups:
         tpl, k = g.template, len(g.paths)
         for a, b, s in tpl.aliases:
@@ -31,12 +31,15 @@ def find_aliases(flat) -> AliasMap:
         for d, x in tpl.der_of.items():
             states.append(g.var_ids[:, x])
             ders.append(g.var_ids[:, d])
+            if x in tpl.initial_uses:
+                started.append(g.var_ids[:, x])
     sum_pairs, sum_ids, sum_lengths = split_through_sums(flat)
     pairs.append(sum_pairs)
     state_ids = np.concatenate(states) if states else np.zeros(0, np.int64)
     der_ids = np.concatenate(ders) if ders else np.zeros(0, np.int64)
+    started_ids = np.concatenate(started) if started else np.zeros(0, np.int64)
     aliases = eliminate_aliases(len(flat.var_names), np.concatenate(pairs), state_ids, der_ids,
-                                flat.var_names)
+                                flat.var_names, started_ids)
     rep = aliases.rep
     reps = np.flatnonzero(rep == np.arange(len(rep)))
     col = np.full(len(rep), -1, dtype=np.int64)
