@@ -7,7 +7,7 @@ angle (Inertia.phi, spring deflections, AngleSensor) integrate it as a state of 
 """
 
 from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
-from ..core.logic import absolute, all_of, any_of, where
+from ..core.logic import absolute, all_of, any_of, negate, where
 from ..core.positions import PositionState
 from ..core.lazy import lazy_module
 from ..domains import rotational
@@ -323,8 +323,20 @@ class StickSlip(Component):
     mode = Mode({"backward": -1, "stuck": 0, "forward": 1, "free": 2}, start="free",
                 description="friction state")
 
+    REL_TOL = 1e-9
+    """A slip speed within REL_TOL of the speeds on either side (plus SPEED_FLOOR) is zero up to
+    rounding, and so is a relative acceleration within REL_TOL of the accelerations."""
+
+    SPEED_FLOOR = 1e-12
+    """[rad/s] rounding of speeds that are themselves zero (a shaft stopped by a brake)."""
+
     def relative_acceleration(self):
         """d(w_rel)/dt, in terms of the ports' ``der(...)``."""
+        raise NotImplementedError
+
+    def sides(self, v) -> tuple:
+        """((speed, acceleration) of the side w_rel is measured from, (speed, acceleration) of
+        the other side), from a transition's values ``v``."""
         raise NotImplementedError
 
     def friction_law(self):
@@ -349,8 +361,23 @@ class StickSlip(Component):
         mode, pre, w, tau = v["mode"], v["pre(mode)"], v["w_rel"], v["tau"]
         # Free with a normal force: engage in the direction of the slip, stuck if there is none.
         engaged = where(w > 0, self.FORWARD, where(w < 0, self.BACKWARD, self.STUCK))
-        # Sliding: stick when the slip speed crossed zero, in the slip the event started in.
-        slides_on = where(all_of(fired[0], pre == mode), self.STUCK, mode)
+        # Sliding: stick when the slip speed crossed zero from the side of the slip the event
+        # started in, so that it now stands at zero or past it. A slip that has just begun
+        # (break-away at a located root a hair before the static limit) may first creep the
+        # wrong way and then cross zero into its own direction: that crossing is no stick.
+        crossed_back = where(mode == self.FORWARD, w <= 0, w >= 0)
+        # A slip that stands at zero and accelerates against its own direction cannot go on:
+        # the torque that broke it away is no longer there (another element changed mode in
+        # the same event), and sliding on would have the friction drive the slip. It sticks
+        # again (unless its own break guard fired: a root located a hair before the static
+        # limit leaves a vanishing wrong-way acceleration, which the slip outgrows).
+        (w_from, a_from), (w_to, a_to) = self.sides(v)
+        at_zero = absolute(w) <= self.REL_TOL * (absolute(w_from) + absolute(w_to)) + self.SPEED_FLOOR
+        a_rel, a_tol = a_to - a_from, self.REL_TOL * (absolute(a_from) + absolute(a_to))
+        against = where(mode == self.FORWARD, a_rel < -a_tol, a_rel > a_tol)
+        cannot_slide = all_of(at_zero, against, negate(fired[1]))
+        slides_on = where(any_of(all_of(fired[0], pre == mode, crossed_back), cannot_slide),
+                          self.STUCK, mode)
         # Stuck: break away in the direction of the torque when it exceeds the static limit
         # (a fired break guard counts even if the located root lies a hair before the limit),
         # but not straight back into the slip it just ended.
@@ -391,6 +418,9 @@ class Clutch(Compliant, StickSlip):
     def relative_acceleration(self):
         return der(self.flange_b.w) - der(self.flange_a.w)
 
+    def sides(self, v):
+        return ((v["flange_a.w"], v["der(flange_a.w)"]), (v["flange_b.w"], v["der(flange_b.w)"]))
+
     def equations(self):
         return super().equations() + [self.friction_law()]
 
@@ -423,6 +453,10 @@ class Brake(TwoFlange, Supported, StickSlip):
 
     def relative_acceleration(self):
         return der(self.flange_a.w - self.support_w())
+
+    def sides(self, v):
+        housing = (v["support.w"], v["der(support.w)"]) if self.use_support else (0.0, 0.0)
+        return housing, (v["flange_a.w"], v["der(flange_a.w)"])
 
     def equations(self):
         return [sp.Eq(self.flange_b.w, self.flange_a.w),
@@ -457,8 +491,12 @@ class OneWayClutch(Compliant):
 
     FREE, LOCKED = 0, 1
     REL_TOL = 1e-9
-    """w_rel below −REL_TOL·(|flange_a.w| + |flange_b.w|) is a real overrun the wrong way (it
-    locks whatever the acceleration); closer to zero it is rounding of a speed that is zero."""
+    """w_rel below −REL_TOL·(|flange_a.w| + |flange_b.w|) − SPEED_FLOOR is a real overrun the wrong
+    way (it locks whatever the acceleration); closer to zero it is rounding of a speed that is
+    zero."""
+
+    SPEED_FLOOR = 1e-12
+    """[rad/s] rounding of speeds that are themselves zero (both flanges held by a brake)."""
 
     TAU_TOL = 1e-9
     """A locking torque above this [N.m] unlocks it even without a located crossing."""
@@ -485,7 +523,7 @@ class OneWayClutch(Compliant):
         # Free: lock when the flanges turn the wrong way, or when they turn together and
         # flange_b falls behind (a free clutch that has just unlocked in this event does not
         # lock again on rounding: it unlocked because flange_b pulls ahead).
-        tol = self.REL_TOL * (absolute(v["flange_a.w"]) + absolute(v["flange_b.w"]))
+        tol = self.REL_TOL * (absolute(v["flange_a.w"]) + absolute(v["flange_b.w"])) + self.SPEED_FLOOR
         a_rel = v["der(flange_b.w)"] - v["der(flange_a.w)"]
         locks = any_of(w_rel < -tol, all_of(w_rel <= tol, a_rel < 0, pre == self.FREE))
         return {"mode": where(mode == self.LOCKED, where(unlocks, self.FREE, mode),
