@@ -240,7 +240,7 @@ class HybridStepper:
         outputs = fast(self.system, "outputs")
         values = outputs(x, z, self.p, t)
         for _ in range(max_mode_rounds(self._hybrid)):
-            changes = self._mode_requests(values, pre, fired)
+            changes = self._impacts_first(self._mode_requests(values, pre, fired), x, z, t)
             updates = [(inst, new) for inst in due if (new := inst.update(values, self.p, pre, t))]
             if not changes and not updates:
                 return x, z
@@ -266,6 +266,31 @@ class HybridStepper:
         names = ", ".join(sorted({inst.path for inst, _ in changes + updates}))
         raise ModeSettlingError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
                                 "cycles; check the transition logic of these components")
+
+    def _impacts_first(self, changes, x, z, t) -> list:
+        """``changes`` without those that release a mode constraint, when others in the same
+        round impose one: the releases wait for the next round, decided again on the state
+        projected onto the new constraints.
+
+        A release is decided on forces (a freewheel's locking torque pulls, a clutch's exceeds
+        its static limit), computed on the speeds before the round; an impact changes those
+        speeds. Three shafts on two freewheels, both turning the wrong way at the start, would
+        otherwise lock one, release it as the other locks, and so on for ever: a sequence of
+        pairwise impacts converging on the common speed without reaching it. Releases deferred,
+        both lock together, at the speed that conserves momentum."""
+        if len(changes) < 2 or not self.system.constraints.nnz_out(0):
+            return changes
+        constraints = fast(self.system, "constraints")
+        was_active = constraints(x, z, self.p, t)[1] > 0.5
+
+        def active_after(requests):
+            trial = self.p.copy()
+            set_modes(requests, trial, t, "trial")
+            return constraints(x, z, trial, t)[1] > 0.5
+        if not np.any(active_after(changes) & ~was_active):
+            return changes
+        imposing = [change for change in changes if not np.any(was_active & ~active_after([change]))]
+        return imposing or changes
 
     def _mode_requests(self, values, pre, fired) -> list:
         """The mode changes the components ask for (:func:`~physlib.analysis.common.
