@@ -38,11 +38,10 @@ class Example:
     """One MSL example: how to build it, how MAP-LIB ran it, and how its signals map.
 
     ``tolerance`` is the experiment's Tolerance (MAP-LIB's creation.txt), which physlib runs
-    at as its relative tolerance. ``signals`` maps an MSL
-    comparison signal to a physlib variable path or to a function of the result; any other
-    compared signal has the same path in both. ``premises`` are conditions on physlib's result
-    under which a stand-in component equals the MSL's (an op-amp never clipping), each with
-    what it says."""
+    at as its relative tolerance. ``signals`` maps an MSL comparison signal to a physlib
+    variable path or to a function of the result; any other compared signal has the same path
+    in both. ``premises`` are conditions on physlib's result under which a stand-in component
+    equals the MSL's (an op-amp never clipping), each with what it says."""
 
     name: str
     msl_class: str
@@ -142,8 +141,8 @@ def simple_gear_shift() -> Model:
     engine = m.add(rot.Inertia("engine", J=1.0))
     planetary = m.add(rot.IdealPlanetary("idealPlanetary", ratio=75 / 50))
     load = m.add(rot.Inertia("load", J=10.0))
-    clutch = m.add(rot.Clutch("clutch", cgeo=2.0, fn_max=100.0))
-    brake = m.add(rot.Brake("brake", cgeo=2.0, fn_max=100.0))
+    clutch = m.add(rot.Clutch("clutch", mu=0.5, peak=1.0, cgeo=2.0, fn_max=100.0))
+    brake = m.add(rot.Brake("brake", mu=0.5, peak=1.0, cgeo=2.0, fn_max=100.0))
     ramp = m.add(Ramp("ramp", height=1.0, duration=0.1, t0=2.0))
     feedback = m.add(Add("feedback", k1=1.0, k2=-1.0, u1=1.0))
     ring_angle = m.add(rot.AngleSensor("ringAngle"))
@@ -336,8 +335,8 @@ def series_resonance() -> Model:
     """Electrical.Analog.Examples.SeriesResonance: two series circuits, source → inductor
     (0.1/(2π) H) → capacitor (0.001/(2π) F) → resistor (0.5 Ω) → current sensor → ground, the
     sources sin(phi) and cos(phi) V with the frequency ramping 0 → 200 Hz over 1 s (resonance
-    at 100 Hz); currents and voltages start at 0. The current sensors draw nothing and
-    nothing reads them: left out."""
+    at 100 Hz); currents and voltages start at 0. The current sensors (shorts in series whose
+    outputs nothing reads) are left out."""
     m = Model("SeriesResonance")
     ramp = m.add(Ramp("ramp", height=200.0, duration=1.0))
     for k, (name, wave) in enumerate((("sineVoltage", "sin"), ("cosineVoltage", "cos")), 1):

@@ -35,7 +35,7 @@ def test_example_stays_in_the_msl_tube(example):
     res = example.build().compile().simulate(example.stop_time, t_eval=np.unique(t_ref),
                                              rtol=example.tolerance, atol=1e-9)
     for claim, holds in example.premises:
-        assert holds(res), f"{example.name}: the stand-in needs that {claim}"
+        assert holds(res), f"{example.msl_class}: the stand-in needs that {claim}"
     failures = []
     for name in compared:
         y = np.interp(t_ref, res.t, example.physlib_signal(res, name))
@@ -46,7 +46,7 @@ def test_example_stays_in_the_msl_tube(example):
                             f"outside the tube; worst at t = {t_ref[worst]}: {y[worst]} vs "
                             f"{ref[name][worst]}, {usage[worst]:.3g} half-widths beyond the "
                             "reference's envelope")
-    assert not failures, f"{example.name}:\n" + "\n".join(failures)
+    assert not failures, f"{example.msl_class}:\n" + "\n".join(failures)
 
 
 def test_every_reference_folder_belongs_to_an_example():
