@@ -25,22 +25,36 @@ def load_msl(model: str) -> dict[str, np.ndarray]:
     return {name: data[:, i] for i, name in enumerate(header)}
 
 
+def _tube(t_ref, y_ref, rel):
+    """The tube around ``y_ref``: its envelope (lowest, highest) over a window of
+    ±rel·(t_end − t_0) at each point, and the value half-width rel·(range of the reference)."""
+    dt = rel * (t_ref[-1] - t_ref[0])
+    dy = rel * max(np.ptp(y_ref), np.max(np.abs(y_ref)) * 1e-3, 1e-12)
+    lo_idx = np.searchsorted(t_ref, t_ref - dt, side="left")
+    hi_idx = np.searchsorted(t_ref, t_ref + dt, side="right")
+    low = np.array([y_ref[a:b].min() for a, b in zip(lo_idx, hi_idx)])
+    high = np.array([y_ref[a:b].max() for a, b in zip(lo_idx, hi_idx)])
+    return low, high, dy
+
+
+def tube_usage(t_ref, y_ref, y, rel=2e-3):
+    """How far ``y`` (sampled at ``t_ref``) strays outside the reference's envelope, at each
+    point, as a fraction of the tube's value half-width: 0 inside the envelope, above 1 outside
+    the tube."""
+    low, high, dy = _tube(t_ref, y_ref, rel)
+    outside = np.maximum(low - y, y - high)
+    return np.where(np.isnan(outside), np.inf, np.maximum(0.0, outside) / dy)
+
+
 def tube_violations(t_ref, y_ref, y, rel=2e-3):
     """Indices where ``y`` (sampled at ``t_ref``) leaves the CSV-compare tube around ``y_ref``.
 
     The tube is the reference's envelope over a time window of ±rel·(t_end − t_0), widened by
     rel·(range of the reference) in value — the MAP-LIB rule of relative width 2e-3.
     """
-    dt = rel * (t_ref[-1] - t_ref[0])
-    dy = rel * max(np.ptp(y_ref), np.max(np.abs(y_ref)) * 1e-3, 1e-12)
-    lo_idx = np.searchsorted(t_ref, t_ref - dt, side="left")
-    hi_idx = np.searchsorted(t_ref, t_ref + dt, side="right")
-    bad = []
-    for i, (a, b) in enumerate(zip(lo_idx, hi_idx)):
-        window = y_ref[a:b]
-        if not window.min() - dy <= y[i] <= window.max() + dy:
-            bad.append(i)
-    return bad
+    low, high, dy = _tube(t_ref, y_ref, rel)
+    inside = (y >= low - dy) & (y <= high + dy)         # a NaN is never inside
+    return np.flatnonzero(~inside).tolist()
 
 
 def assert_in_tube(name, t_ref, y_ref, y, rel=2e-3):

@@ -10,18 +10,8 @@ from physlib.components.thermal import (STEFAN_BOLTZMANN, BodyRadiation, Convect
                                         FixedTemperature, HeatCapacitor, HeatFlowSensor,
                                         HeatFlowSource, TemperatureSensor, ThermalConductor)
 
+from msl_corpus import two_masses
 from reference import assert_in_tube, load_msl
-
-
-def two_masses() -> Model:
-    """MSL HeatTransfer.Examples.TwoMasses (tests/data/README.md)."""
-    m = Model("TwoMasses")
-    mass1 = m.add(HeatCapacitor("mass1", C=15.0, T0=373.15))
-    mass2 = m.add(HeatCapacitor("mass2", C=15.0, T0=273.15))
-    conduction = m.add(ThermalConductor("conduction", G=10.0))
-    m.connect(mass1.port, conduction.port_a)
-    m.connect(conduction.port_b, mass2.port)
-    return m
 
 
 @lru_cache(maxsize=None)
