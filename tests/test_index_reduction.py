@@ -141,6 +141,34 @@ def parallel_capacitors():
     return m
 
 
+def test_femtofarad_capacitors_beside_resistors_are_not_a_hidden_dependency():
+    # C1 (1 fF) from a to ground, C2 (1 fF) from a to b, C3 (1 pF) from b to ground, a fed
+    # through 10 kOhm, b loaded by 1 kOhm: two independent node voltages. The loop of node
+    # equations has singular values 1e-15 of its largest (the femtofarads beside unit
+    # current balances) and was taken for a dependency: the compiler failed (a CasADi slice
+    # out of bounds), and a CMOS inverter's gate node lost its state that way (issue 35).
+    # Against the closed form v(t) = v∞ + e^{At}·(v(0) − v∞) of C·v' = G·v + b, to 1e-8 V
+    # (rtol 1e-10; measured 6.2e-10).
+    from scipy.linalg import expm
+    m = Model("femto")
+    src, gnd = m.add(VoltageSource("V", V=1.0)), m.add(Ground("g"))
+    r1, r2 = m.add(Resistor("R1", R=1e4)), m.add(Resistor("R2", R=1e3))
+    c1, c2, c3 = (m.add(Capacitor(f"C{k}", C=c)) for k, c in ((1, 1e-15), (2, 1e-15), (3, 1e-12)))
+    m.connect(src.p, r1.p)
+    m.connect(r1.n, c1.p, c2.p)
+    m.connect(c2.n, c3.p, r2.p)
+    m.connect(c1.n, c3.n, r2.n, src.n, gnd.p)
+    sim = m.compile()
+    assert len(sim.states) == 2
+    res = sim.simulate(5e-9, rtol=1e-10, atol=1e-12)
+    C = np.array([[2e-15, -1e-15], [-1e-15, 1.001e-12]])
+    A = np.linalg.solve(C, np.diag([-1e-4, -1e-3]))
+    v_end = -np.linalg.solve(A, np.linalg.solve(C, [1e-4, 0.0]))
+    expected = np.array([v_end - expm(A * t) @ v_end for t in res.t])
+    assert np.max(np.abs(res["C1.v"] - expected[:, 0])) < 1e-8
+    assert np.max(np.abs(res["C3.v"] - expected[:, 1])) < 1e-8
+
+
 def test_running_out_of_reduction_rounds_is_a_structural_error(monkeypatch):
     # Two capacitors in parallel between free nodes: their dependency is found numerically
     # (hidden) and needs a second round of reduction. With one round allowed the compiler must

@@ -942,8 +942,14 @@ class Trapezoid(Waveform):
     ``rising`` seconds from offset to offset + amplitude, ``width`` seconds there, a linear fall
     over ``falling`` seconds, then offset until the period ends (offset before t0). A shape
     longer than the period is cut at the period's end, where the next rise starts from offset
-    (as ngspice-39). With ``pulses`` > 0 the value is offset again from t0 + pulses·period on
+    (as ngspice-39). With ``pulses`` > 0 the value is offset again after t0 + pulses·period
     (SPICE's NP; a fraction of a period counts).
+
+    At the instant of a jump the value is the one after it, as at every waveform edge, except
+    at the end of the first period (t0 + period) and at t0 + pulses·period, where it is the
+    one before, as ngspice-39 evaluates PULSE (it starts repeating only past the first period
+    and stops only past the last). That instant matters when it is the end of the run: a PULSE
+    whose PW and PER default to the stop time ends there at V2, not V1.
 
     Parameters: amplitude; rising [s] (> 0); width [s] (>= 0); falling [s] (> 0); period [s]
     (> 0); offset; t0 [s] start of the first rise; pulses (>= 0, 0: unlimited). SPICE's
@@ -962,9 +968,12 @@ class Trapezoid(Waveform):
 
     def value(self):
         t = symbols.t
-        tau, eps = _cycle(self.t0, self.period)
+        repeating, eps = _cycle(self.t0, self.period)
+        elapsed = t - self.t0
+        # the first period includes its end, the pulses' end is past it (see the docstring)
+        tau = sp.Piecewise((elapsed, elapsed < self.period + eps), (repeating, True))
         top, down = self.rising + self.width, self.rising + self.width + self.falling
-        done = sp.And(self.pulses > 0, t >= self.t0 + self.pulses * self.period - eps)
+        done = sp.And(self.pulses > 0, t > self.t0 + self.pulses * self.period + eps)
         shape = sp.Piecewise((0, t < self.t0), (0, done),
                              (tau / self.rising, tau < self.rising - eps),
                              (1, tau < top - eps), (1 - (tau - top) / self.falling, tau < down - eps),

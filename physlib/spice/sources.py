@@ -2,7 +2,9 @@
 PWL, EXP, as ngspice-39 reads them, mapped to physlib waveforms.
 
 As ngspice-39's: PULSE(V1 V2 TD TR TF PW PER NP) cuts a shape longer than PER at PER and
-holds V1 from TD + NP·PER on (NP = 0: for ever); PWL's ``td=`` [s] delays every point and
+holds V1 after TD + NP·PER (NP = 0: for ever), the value at TD + PER and at TD + NP·PER
+being the one before the jump (so a PULSE whose PW and PER default to the stop time is V2
+there); PWL's ``td=`` [s] delays every point and
 ``r=`` [s] (a point's time) repeats the points from there on after the last one. Defaults:
 PULSE's TR and TF (also when given as 0) are the ``.tran`` step, PW and PER the stop time; SIN's FREQ is 1/tstop; EXP's TAU1, TAU2 are the step and TD2 is
 TD1 + tstep. Without a DC value a source's DC value is its waveform's value at t = 0 (ngspice

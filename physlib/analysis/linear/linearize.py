@@ -305,8 +305,15 @@ def _factor_algebraic(model, gz, op):
     if gz.shape[0] <= 64:           # exactly, from the inverse
         inverse_norm = np.abs(lu.solve(np.diag(1.0 / rows)) / cols[:, None]).sum(axis=0).max()
     else:                           # the scaled inverse: diag(1/cols)·g_z⁻¹·diag(1/rows)
-        inverse = spla.LinearOperator(gz.shape, matvec=lambda v: lu.solve(v / rows) / cols,
-                                      rmatvec=lambda v: lu.solve(v / cols, "T") / rows)
+        def solve(b, scale_in, scale_out, trans="N"):
+            """diag(1/scale_out)·g_z⁻¹·diag(1/scale_in)·b (g_z⁻ᵀ for trans "T") for a vector,
+            an (n, 1) column or a block of columns: onenormest passes all three."""
+            columns = np.asarray(b).reshape(len(scale_in), -1)
+            solved = lu.solve(columns / scale_in[:, None], trans) / scale_out[:, None]
+            return solved.reshape(np.shape(b))
+        inverse = spla.LinearOperator(
+            gz.shape, matvec=lambda v: solve(v, rows, cols), matmat=lambda v: solve(v, rows, cols),
+            rmatvec=lambda v: solve(v, cols, rows, "T"), rmatmat=lambda v: solve(v, cols, rows, "T"))
         inverse_norm = spla.onenormest(inverse)
     cond = spla.norm(scaled, 1) * inverse_norm
     if not (np.isfinite(cond) and cond < 1e13):

@@ -36,6 +36,7 @@ from .run_stats import count, current as current_stats, phase
 from .dae_points import consistent_rates
 from .sundials import Stepper
 from .time_events import left_limit, snap_to_events
+from .tolerances import absolute_tolerances
 
 EPS = float(np.finfo(float).eps)
 
@@ -75,7 +76,10 @@ class _HybridRun:
                                      max_events=max_events, projection=projection, step=self._probe)
         system = model.system
         if len(system.state_pos):
-            self.solver = Stepper(system, solver, rtol, atol, max_step, rows_keep_p=model.has_modes)
+            # time derivatives among the algebraic variables get their own atol (:mod:`.tolerances`)
+            bound = max_step if max_step is not None else t_end - t0
+            self.solver = Stepper(system, solver, rtol, atol, max_step, rows_keep_p=model.has_modes,
+                                  atols=absolute_tolerances(system, atol, bound))
         else:
             sample = max_step if max_step is not None else (t_end - t0) / 1000.0
             self.solver = AlgebraicSampler(self.stepper, sample)

@@ -37,6 +37,7 @@ from ..common.fast_call import fast
 from . import run_stats
 from .stepping_functions import buffered
 from .time_scale import fastest_rate
+from .tolerances import absolute_tolerances
 
 log = logging.getLogger("physlib.solver")
 
@@ -54,15 +55,20 @@ class Integration:
     times ``ta + (tb - ta)·grid`` (``grid``: increasing values in (0, 1], default ``(1.0,)``)
     as two arrays with one column per output."""
 
-    def __init__(self, model, solver: str, rtol: float, atol: float):
+    def __init__(self, model, solver: str, rtol: float, atol: float, step_bound: float | None = None):
         self.model = model
         self.system = model.system
         self.solver, self.rtol, self.atol = solver, rtol, atol
+        # time derivatives among the algebraic variables: atol over a bound of the solver's
+        # steps (:mod:`.tolerances`; max_step, else the run's length)
+        self.step_bound = step_bound
+        self.atolv = None if step_bound is None or solver != "idas" else \
+            absolute_tolerances(self.system, atol, step_bound)
 
     def __call__(self, x, z, p, ta: float, tb: float, grid=(1.0,), max_step: float | None = None):
         X, Z, failure, messages, scale = self._solve(x, z, p, ta, tb, grid, max_step)
         if failure is not None:
-            if "IDACalcIC" in failure:
+            if _failed_at_start(failure, messages):
                 raise StartFailure(f"{self.solver}: no consistent start at t = {ta:.6g} s: {failure}")
             raise self._failure(x, z, p, ta, tb, failure, messages, scale)
         return X, Z
@@ -159,7 +165,7 @@ class Integration:
         """The integrator for an output pattern; ``close_start``: IDAS's initial-condition
         step looks only a tiny fraction of the interval ahead; ``rates``: IDAS starts from these
         initial rates (in τ) instead of zero (not kept: they belong to one call)."""
-        key = ("scaled", self.solver, self.rtol, self.atol, grid, max_step_tau, close_start)
+        key = ("scaled", self.solver, self.rtol, self.atol, self.step_bound, grid, max_step_tau, close_start)
         cache = self.system.cache
         integrator = cache.get(key) if rates is None else None
         if integrator is None:
@@ -171,6 +177,8 @@ class Integration:
                        "alg": cs.substitute(dae["alg"], dae["t"], time)}
             options = {"abstol": self.atol, "reltol": self.rtol, "max_num_steps": MAX_STEPS_PER_OUTPUT,
                        "disable_internal_warnings": True, "show_eval_warnings": False}
+            if self.atolv is not None:
+                options["abstolv"] = self.atolv.tolist()
             if self.solver == "idas":
                 # Algebraic variables carry no initial rates, so keep them out of the local error
                 # test; their accuracy follows from the states they are solved from.
@@ -265,8 +273,9 @@ def runaway(x_start, x_reached, factor: float = 1e3):
 
 
 class StartFailure(SimulationError):
-    """IDAS's consistent initialization (IDACalcIC) failed at the start of an interval: the
-    run can go on with a solver that starts from consistent rates instead
+    """IDAS's consistent initialization (IDACalcIC) or its first step failed at the start of
+    an interval (also after the retries of :meth:`Integration._attempts`): the run can go on
+    with a solver that starts from consistent rates instead
     (:class:`~physlib.analysis.simulation.sundials.Stepper`)."""
 
 

@@ -224,9 +224,9 @@ class SimulationResult:
         """States and algebraic variables at t, integrated from output row i with the run's
         solver and tolerances (stopping at time events in between, which a ``t_eval`` without
         them leaves out of the rows)."""
-        solver, rtol, atol = self._continuation
+        solver, rtol, atol, step_bound = self._continuation
         p = self._p_at(i)
-        integration = Integration(self.model, solver, rtol, atol)
+        integration = Integration(self.model, solver, rtol, atol, step_bound)
         x, z, ta = self.x[:, i], self.z[:, i], self.t[i]
         for tb in [*self.model.time_events(p, ta, t), t]:
             if ta < tb:

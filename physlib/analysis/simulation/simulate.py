@@ -117,7 +117,8 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
             f"({', '.join(model.algebraic[:5])}); use solver='idas'")
     with phase("initialization"):
         x, z = consistent_start(model, p, options)
-    continuation = (solver, options.rtol, options.atol)
+    continuation = (solver, options.rtol, options.atol,
+                    options.max_step if options.max_step is not None else t_end - t0)
     if not model.has_modes and not stepped_without_modes(model.system):
         rows = ResultRows(len(x), nz, len(p))
         try:
@@ -146,8 +147,9 @@ def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: 
     system, t0, t_end = model.system, options.t0, options.t_end
     user_grid = options.t_eval is not None
     describe = lambda i: model.algebraic[i]  # noqa: E731
-    integration = Integration(model, options.solver, options.rtol, options.atol)
     max_step = _max_step(model, p, options)
+    integration = Integration(model, options.solver, options.rtol, options.atol,
+                              max_step if max_step is not None else t_end - t0)
     if grid[0] == t0:
         rows.add(t0, x, z)
     bounds = [t0] + events + [t_end]

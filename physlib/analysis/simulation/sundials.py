@@ -82,7 +82,7 @@ class Stepper:
     polynomial; ``counters()`` the solver's statistics since the last restart."""
 
     def __init__(self, system, solver: str, rtol: float, atol: float, max_step: float | None,
-                 rows_keep_p: bool = True):
+                 rows_keep_p: bool = True, atols: np.ndarray | None = None):
         core, nvec, dmat, dls, ida, cvode = libraries()
         self.core, self.nvec = core, nvec
         self.system, self.solver = system, solver
@@ -134,6 +134,7 @@ class Stepper:
         self._tret = REAL()
         self._tret_ref = ctypes.byref(self._tret)
         self._started = False
+        self._atols = atols      # IDA's atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
         self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
             self._create_cvode(ctx, rtol, atol, max_step)
         # Output rows between steps, completed in blocks (IDA), each with its parameter vector
@@ -162,7 +163,12 @@ class Stepper:
         _check(ida.IDAInit(mem, self._callback, 0.0, self.y, self.yp), "IDAInit")
         if self._user_data is not None:
             _check(ida.IDASetUserData(mem, ctypes.addressof(self._user_data)), "IDASetUserData")
-        _check(ida.IDASStolerances(mem, rtol, atol), "IDASStolerances")
+        if self._atols is None:
+            _check(ida.IDASStolerances(mem, rtol, atol), "IDASStolerances")
+        else:                                                   # IDA keeps a copy
+            vector = nvec.N_VMake_Serial(n, self._atols.ctypes.data_as(REAL_P), ctx)
+            _check(ida.IDASVtolerances(mem, rtol, vector), "IDASVtolerances")
+            core.N_VDestroy(vector)
         _check(ida.IDASetLinearSolver(mem, self.matrix.solver, self.matrix.A), "IDASetLinearSolver")
         _check(ida.IDASetJacFn(mem, self._jac_callback), "IDASetJacFn")
         if self.nz:
