@@ -48,7 +48,7 @@ class HybridInstance:
     """One component with modes or discrete variables: reads its values and asks it for its
     next modes (``transition``) or, at its sample instants, discrete values (``update``)."""
 
-    def __init__(self, model, group, row, guard_rows):
+    def __init__(self, model, group, row, guard_rows, constraint_rows=()):
         self.component = group.components[row]
         self.path = group.paths[row]
         tpl = group.template
@@ -69,6 +69,7 @@ class HybridInstance:
         # an instant iterates there twice, with a settling probe in between).
         self._pre = (None, {})
         self.guard_rows = guard_rows
+        self.constraint_rows = list(constraint_rows)   # rows of system.constraints it owns
 
     def modes(self, p) -> dict:
         """The mode codes in the parameter vector ``p``: ints, or entries of a symbolic ``p``."""
@@ -170,16 +171,20 @@ def _real_or_nan(value) -> float:
 
 def hybrid_instances(model) -> list[HybridInstance]:
     """One :class:`HybridInstance` per component with modes or discrete variables, with the
-    rows of the guards it owns."""
+    rows of the guards and of the mode constraints it owns."""
     system = model.system
     rows: dict[tuple[int, int], list[int]] = {}
     for r, (gi, inst, _) in enumerate(system.guard_owner):
         rows.setdefault((gi, inst), []).append(r)
+    constraint_rows: dict[tuple[int, int], list[int]] = {}
+    for r, (gi, inst, *_) in enumerate(system.constraint_owner):
+        constraint_rows.setdefault((gi, inst), []).append(r)
     out = []
     for gi, group in enumerate(model.component_groups):
         if group.template.mode_names:
             for row in range(len(group.paths)):
-                out.append(HybridInstance(model, group, row, rows.get((gi, row), [])))
+                out.append(HybridInstance(model, group, row, rows.get((gi, row), []),
+                                          constraint_rows.get((gi, row), [])))
     return out
 
 

@@ -15,7 +15,9 @@ mode or a discrete variable sits in the same parameter-vector slot for both.
 - :func:`update_function`: ``updates(values, p, pre, t) -> p``, the discrete variables of the
   components with a sample instant at t updated (:meth:`HybridInstance.update
   <physlib.analysis.common.hybrid_components.HybridInstance.update>`);
-- :func:`next_time_function`: ``next_time_event(p, t) -> t_next``, the model's next time event.
+- :func:`next_time_function`: ``next_time_event(p, t) -> t_next``, the model's next time event;
+- :func:`impacts_first_function`: ``impacts_first(x, z, p, p_next, t) -> p_next``, one round's
+  changes with the releases of mode constraints held back while others impose one.
 
 The caller iterates as the simulator does (:meth:`~physlib.analysis.simulation.events.
 HybridStepper.iterate_modes`): solve the algebraic variables, call ``transitions`` and
@@ -112,6 +114,42 @@ def next_time_function(model) -> cs.Function:
     times = [_next_time(component, path, parameters, t)
              for path, component, parameters in model.components_overriding("time_events", p)]
     return cs.Function("next_time_event", [p, t], [cs.SX(minimum(cs.inf, *times))], ["p", "t"], ["t_next"])
+
+
+def impacts_first_function(model) -> cs.Function:
+    """``impacts_first(x, z, p, p_next, t) -> p_kept``: the rule of the event iteration that
+    impulses come before forces, shared by the simulator and the exported model.
+
+    Inputs: the point (x, z, t), the parameter vector ``p`` with the current modes and
+    ``p_next`` with the modes one round of transitions asks for. When those changes make a
+    mode constraint active (a lock, a contact: an impact that moves the states), a component
+    whose change would release one of its active constraints keeps its modes this round; it
+    is asked again on the state projected onto the new constraints. A release is decided on
+    forces (a freewheel's locking torque pulls, a clutch's exceeds its static limit) computed
+    on the speeds before the impact, which the impact changes: three shafts on two
+    freewheels, both overrun at once, would otherwise lock one, release it as the other locks,
+    and so on for ever. Output ``p_kept``: ``p_next`` with those modes held back, or
+    ``p_next`` itself when holding them back would leave nothing to change."""
+    system = model.system
+    x, z, p, t = system.symbols(cs.SX)
+    p_next = cs.SX.sym("p_next", p.numel())
+    names = (["x", "z", "p", "p_next", "t"], ["p_kept"])
+    if not system.constraints.nnz_out(0):
+        return cs.Function("impacts_first", [x, z, p, p_next, t], [p_next], *names)
+    active = system.constraints(x, z, p, t)[1] > 0.5
+    active_next = system.constraints(x, z, p_next, t)[1] > 0.5
+    released = cs.logic_and(active, cs.logic_not(active_next))
+    imposing = cs.sum1(cs.logic_and(active_next, cs.logic_not(active))) > 0
+    entries = _entries(p_next)
+    for inst in hybrid_instances(model):
+        if not inst.constraint_rows:
+            continue
+        hold = cs.logic_and(imposing, cs.sum1(released[inst.constraint_rows]) > 0)
+        for slot in inst.mode_slot.values():
+            entries[slot] = cs.if_else(hold, p[slot], p_next[slot])
+    kept = cs.vertcat(*entries)
+    changes_left = cs.sum1(kept != p) > 0
+    return cs.Function("impacts_first", [x, z, p, p_next, t], [cs.if_else(changes_left, kept, p_next)], *names)
 
 
 def _next_time(component, path: str, parameters: dict, t):

@@ -30,7 +30,8 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
-from ..common.hybrid_functions import next_time_function, transition_function, update_function
+from ..common.hybrid_functions import (impacts_first_function, next_time_function, transition_function,
+                                        update_function)
 from ..common.initialization import term_sizes
 from .codegen import row_blocks
 
@@ -123,11 +124,12 @@ def _in_blocks(name: str, inputs: list, outputs: list) -> cs.Function:
 
 
 def _event_functions(model) -> list[cs.Function]:
-    """transitions, updates, next_time and project, named as the C wrapper calls them."""
+    """transitions, updates, next_time, impacts_first and project, named as the C wrapper calls them."""
     renamed = []
     for name, function in (("model_transitions", transition_function(model)),
                            ("model_updates", update_function(model)),
-                           ("model_next_time", next_time_function(model))):
+                           ("model_next_time", next_time_function(model)),
+                           ("model_impacts_first", impacts_first_function(model))):
         inputs = [cs.SX.sym(function.name_in(i), function.sparsity_in(i)) for i in range(function.n_in())]
         renamed.append(cs.Function(name, inputs, function.call(inputs), function.name_in(), function.name_out()))
     return renamed + [_projection(model.system)]

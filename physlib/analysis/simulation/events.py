@@ -33,7 +33,7 @@ from ...core.errors import ExportError, InitializationError, ModeSettlingError, 
 from ..common.fast_call import fast
 from ..common.hybrid_components import (Event, hybrid_instances, max_mode_rounds, mode_requests,
                                         no_crossings, set_modes)
-from ..common.hybrid_functions import transition_function
+from ..common.hybrid_functions import impacts_first_function, transition_function
 from ..common.initialization import solve_algebraic
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
@@ -268,29 +268,18 @@ class HybridStepper:
                                 "cycles; check the transition logic of these components")
 
     def _impacts_first(self, changes, x, z, t) -> list:
-        """``changes`` without those that release a mode constraint, when others in the same
-        round impose one: the releases wait for the next round, decided again on the state
-        projected onto the new constraints.
-
-        A release is decided on forces (a freewheel's locking torque pulls, a clutch's exceeds
-        its static limit), computed on the speeds before the round; an impact changes those
-        speeds. Three shafts on two freewheels, both turning the wrong way at the start, would
-        otherwise lock one, release it as the other locks, and so on for ever: a sequence of
-        pairwise impacts converging on the common speed without reaching it. Releases deferred,
-        both lock together, at the speed that conserves momentum."""
+        """``changes`` without those that release a mode constraint while others in the same
+        round impose one (:func:`~physlib.analysis.common.hybrid_functions.
+        impacts_first_function`, the definition the exported model runs too): the releases
+        wait a round and are decided again on the state projected onto the new constraints."""
         if len(changes) < 2 or not self.system.constraints.nnz_out(0):
             return changes
-        constraints = fast(self.system, "constraints")
-        was_active = constraints(x, z, self.p, t)[1] > 0.5
-
-        def active_after(requests):
-            trial = self.p.copy()
-            set_modes(requests, trial, t, "trial")
-            return constraints(x, z, trial, t)[1] > 0.5
-        if not np.any(active_after(changes) & ~was_active):
-            return changes
-        imposing = [change for change in changes if not np.any(was_active & ~active_after([change]))]
-        return imposing or changes
+        p_next = self.p.copy()
+        set_modes(changes, p_next, t, "trial")
+        kept = fast(self.system, "impacts_first", lambda: impacts_first_function(self.model))(
+            x, z, self.p, p_next, t)
+        return [(inst, new) for inst, new in changes
+                if any(kept[inst.mode_slot[name]] == code for name, code in new.items())]
 
     def _mode_requests(self, values, pre, fired) -> list:
         """The mode changes the components ask for (:func:`~physlib.analysis.common.

@@ -1,8 +1,9 @@
 /* FMI 2.0 Model Exchange interface of a model exported by physlib.
  *
  * The model's equations are CasADi functions code-generated into physlib_functions.c
- * (evaluate, start, guards, directional, transitions, updates, next_time, project); physlib_model.h holds the sizes, the table of variables and the
- * compiled-in parameter values. This file is the same for every model.
+ * (evaluate, start, guards, directional, transitions, updates, next_time, impacts_first,
+ * project); physlib_model.h holds the sizes, the table of variables and the compiled-in
+ * parameter values. This file is the same for every model.
  *
  * What the FMU holds: the time t, the states x, the parameter vector p (parameters, the
  * inputs chosen from them, and the modes and discrete variables of hybrid components) and
@@ -13,7 +14,8 @@
  * Event iteration (fmi2NewDiscreteStates) mirrors physlib's simulator: one round asks every
  * hybrid component for its next modes (transitions, with pre() the values before the event
  * and the guards that crossed zero since the last completed step) and the sampled ones for
- * their discrete values at their sample instants (updates); a round that changes something
+ * their discrete values at their sample instants (updates); releases of mode constraints wait
+ * while other changes impose one (impacts_first); a round that changes something
  * projects the states onto the mode constraints just made active (project: the nearest
  * state in the metric of stored energy) and solves the algebraic variables again; the
  * importer repeats until nothing changes. */
@@ -72,7 +74,7 @@ typedef struct {
     double convergence;     /* evaluate's measure: at most CONVERGED for a solution */
     int evaluated;
     int start_stale;        /* in Initialization Mode: parameters set since the start values */
-    Kernel evaluate, start, guards, directional, transitions, updates, next_time, project;
+    Kernel evaluate, start, guards, directional, transitions, updates, next_time, impacts_first, project;
     Kernel newton_step, residual_of;
     fmi2CallbackFunctions callbacks;
     char *name;
@@ -266,6 +268,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     ok = ok && kernel_init(m, &m->transitions, model_transitions, model_transitions_work);
     ok = ok && kernel_init(m, &m->updates, model_updates, model_updates_work);
     ok = ok && kernel_init(m, &m->next_time, model_next_time, model_next_time_work);
+    ok = ok && kernel_init(m, &m->impacts_first, model_impacts_first, model_impacts_first_work);
     ok = ok && kernel_init(m, &m->project, model_project, model_project_work);
     ok = ok && kernel_init(m, &m->newton_step, model_newton_step, model_newton_step_work);
     ok = ok && kernel_init(m, &m->residual_of, model_residual, model_residual_work);
@@ -289,6 +292,7 @@ void fmi2FreeInstance(fmi2Component c) {
     kernel_free(m, &m->transitions);
     kernel_free(m, &m->updates);
     kernel_free(m, &m->next_time);
+    kernel_free(m, &m->impacts_first);
     kernel_free(m, &m->project);
     kernel_free(m, &m->newton_step);
     kernel_free(m, &m->residual_of);
@@ -548,6 +552,12 @@ static fmi2Status event_round(Instance *m, int *changed, int *states_changed) {
         if (m->p_new[i] != m->s.p[i]) *changed = 1;
     }
     if (!*changed) return fmi2OK;
+    /* impulses before forces: releases wait while other changes impose a constraint */
+    k = &m->impacts_first;
+    k->arg[0] = m->s.x; k->arg[1] = m->s.z; k->arg[2] = m->s.p; k->arg[3] = m->p_new; k->arg[4] = &m->s.t;
+    k->res[0] = m->p_updated;
+    if (kernel_call(k)) return fmi2Error;
+    memcpy(m->p_new, m->p_updated, sizeof(double) * NP);
     memcpy(p_before, m->s.p, sizeof(double) * NP);
     memcpy(m->s.p, m->p_new, sizeof(double) * NP);
     memcpy(x_before, m->s.x, sizeof(double) * NX);
