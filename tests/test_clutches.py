@@ -115,3 +115,24 @@ def test_energy_books_balance_with_a_slipping_clutch():
     # Simpson on a 1e-3 s grid across the kink at the lock: O(h²·|dP/dt|) ≈ 7e-5 J of 250 J.
     assert stored[-1] - stored[0] + losses == pytest.approx(work, rel=1e-6)
     assert losses > 0.9 * (stored[0] - stored[-1] + work)
+
+
+def test_a_clutch_stuck_beside_a_locked_freewheel_is_an_error_naming_both():
+    # Two locks on one relative motion leave the torque between them undetermined (the MSL's
+    # OneWayClutch is one element, freewheel and clutch together): an error naming the two
+    # components, not numpy's LinAlgError from the projection.
+    from physlib import Model, PhyslibError
+    from physlib.components.rotational import Clutch, Inertia, OneWayClutch, Torque
+    from physlib.components.signals import Pulse, Sine
+
+    m = Model("parallel_locks")
+    drive = m.add(Torque("drive", tau=Sine(amplitude=10.0, f=3.0)))
+    a, b = m.add(Inertia("a", J=1.0, w0=-0.5)), m.add(Inertia("b", J=1.0))
+    clutch = m.add(Clutch("clutch", peak=25.0, fn_max=3.0,
+                          f_normalized=Pulse(width=0.65, period=1.3, t0=0.3)))
+    freewheel = m.add(OneWayClutch("freewheel"))
+    m.connect(drive.flange, a.flange_a)
+    m.connect(a.flange_b, clutch.flange_a, freewheel.flange_a)
+    m.connect(clutch.flange_b, freewheel.flange_b, b.flange_a)
+    with pytest.raises(PhyslibError, match=r"Constraints active: clutch, freewheel"):
+        m.compile().simulate(2.0)

@@ -251,21 +251,31 @@ class HybridStepper:
             for inst, new in updates:
                 for name, value in new.items():
                     self.p[inst.discrete_slot[name]] = value
-            x = self._project(x, z, t, before_p)
             try:
+                x = self._project(x, z, t, before_p)
                 z = self.solve_z(x, z, t)
                 values = outputs(x, z, self.p, t)
                 if not np.all(np.isfinite(values)):
                     check_finite(self.model, x, z, self.p, t, "after the event")
-            except InitializationError as err:
-                names = ", ".join(f"{inst.path} -> {inst.modes(self.p) | inst.discrete(self.p)}"
-                                  for inst, _ in changes + updates)
-                raise PhyslibError(
-                    f"at t = {t:.10g} s the modes {names} leave the equations without a solution "
-                    f"(conflicting ideal elements?): {err}") from None
+            except (InitializationError, np.linalg.LinAlgError) as err:
+                raise self._no_solution(t, x, z, changes + updates, err) from None
         names = ", ".join(sorted({inst.path for inst, _ in changes + updates}))
         raise ModeSettlingError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
                                 "cycles; check the transition logic of these components")
+
+    def _no_solution(self, t, x, z, changed, err) -> PhyslibError:
+        """The error for modes whose equations have no (unique) solution: the components that
+        changed and every component whose mode constraint is active (two locks on one motion,
+        a clutch stuck beside a locked freewheel, leave the torque between them undetermined)."""
+        names = ", ".join(f"{inst.path} -> {inst.modes(self.p) | inst.discrete(self.p)}" for inst, _ in changed)
+        active = fast(self.system, "constraints")(x, z, self.p, t)[1] > 0.5 if self.system.constraints.nnz_out(0) \
+            else np.zeros(0, bool)
+        locked = [inst.path for inst in self._hybrid if any(active[r] for r in inst.constraint_rows)]
+        detail = "singular equations" if isinstance(err, np.linalg.LinAlgError) else str(err)
+        return PhyslibError(
+            f"at t = {t:.10g} s the modes {names} leave the equations without a unique solution "
+            f"(conflicting ideal elements?{' Constraints active: ' + ', '.join(locked) + '.' if locked else ''} "
+            f"Two locks on one motion leave the force between them undetermined): {detail}")
 
     def _impacts_first(self, changes, x, z, t) -> list:
         """``changes`` without those that release a mode constraint while others in the same
