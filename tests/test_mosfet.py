@@ -128,8 +128,14 @@ def test_inverter_behind_a_gate_resistor_runs_and_equals_ngspice():
     # rtol 1e-11 solution (8.1e-5 V at 1e-8, 1.2e-3 V at its default reltol), physlib at the
     # deck's tolerances 4e-8 V off it. Measured 1.7e-5 V (5e-6 of the range).
     ref = read("inverter_gate_tran.csv")
-    out = np.asarray(deck("inverter_gate.cir").tran(0.1e-9, 100e-9, t_eval=ref["time"])["v(out)"])
-    assert np.max(np.abs(out - ref["v(out)"])) < 1e-4 * 3.3
+    res = deck("inverter_gate.cir").tran(0.1e-9, 100e-9, t_eval=ref["time"])
+    assert np.max(np.abs(np.asarray(res["v(out)"]) - ref["v(out)"])) < 1e-4 * 3.3
+    # The gate node, an algebraic variable of the index-reduced model, on ngspice's points
+    # (rows between solver steps): within 3e-5 V, ngspice's own accuracy at reltol 1e-9
+    # (above). Measured 6.6e-6 V; rows whose least-squares solve squared an ill-conditioned
+    # Jacobian (normal equations) were 2.4e-4 V off in the falling edge, their gate voltage
+    # breaking the model's own equation between the two transistors' gate-drain voltages.
+    assert np.max(np.abs(np.asarray(res["v(g)"]) - ref["v(g)"])) < 3e-5
 
 
 def test_mosfet_buck_at_default_settings_averages_as_ngspice():

@@ -66,6 +66,7 @@ def consistent_rates(system, x, z, p, t) -> np.ndarray:
     return np.concatenate([xdot, zdot if np.all(np.isfinite(zdot)) else np.zeros(nz)])
 
 
+RIDGE = 1e-13        # relative regularization of a row's least-squares and minimum-norm solves
 ROW_ITERATIONS = 2   # Gauss–Newton steps, then projection steps, of a row between solver steps
 
 
@@ -97,15 +98,46 @@ def row_between_steps(system) -> cs.Function:
     return system.cache[key]
 
 
-def _regularized_solve(A, b, kind):
-    """A⁻¹·b for a symmetric positive semi-definite A, with a relative 1e-13 ridge so that a
-    rank-deficient A (the variables of an ideal switch at Ron = 0) gives a least-squares
-    answer instead of NaN. Small systems are solved by an unrolled symbolic QR (SX: no call
-    overhead), larger ones by CasADi's sparse LU at run time (MX; its sparse QR fails on
-    these systems)."""
-    ridge = 1e-13 * cs.mmax(cs.fabs(cs.diag(A))) + 1e-300
-    return cs.solve(A + ridge * kind.eye(A.size1()), b) if kind is cs.SX else \
-        cs.solve(A + ridge * kind.eye(A.size1()), b, "csparse")
+def _least_squares(J, r, kind):
+    """The least-squares solution d of J·d ≈ r, through the augmented system
+
+        [ I   J  ] [s]   [r]
+        [ Jᵀ −δI ] [d] = [0]      (s = r − J·d, the residual)
+
+    whose condition is that of J, not its square as the normal equations' JᵀJ's is (a
+    capacitor's current balance on rates of 1e8 V/s beside a constraint in volts made JᵀJ
+    singular to working precision: the rows of a CMOS gate's transition came out 1e3 V/s off
+    in their rates and 2e-4 V off in their gate voltage). J's columns are scaled to unit norm
+    first, and δ = RIDGE is a ridge relative to them, so that a rank-deficient J (the
+    variables of an ideal switch at Ron = 0) gives the least-squares answer of least norm
+    instead of NaN."""
+    columns = 1.0 / (cs.sqrt(cs.sum1(J * J)).T + 1e-300)
+    scaled = J @ cs.diag(columns)
+    m, n = J.size1(), J.size2()
+    augmented = cs.blockcat([[kind.eye(m), scaled], [scaled.T, -RIDGE * kind.eye(n)]])
+    return columns * _solve(augmented, cs.vertcat(r, kind(n, 1)), kind)[m:]
+
+
+def _minimum_norm(J, g, kind):
+    """The least-norm d with J·d = −g, through the augmented system
+
+        [ I   Jᵀ ] [d]   [ 0]
+        [ J  −δI ] [λ] = [−g]
+
+    with J's rows scaled to unit norm first (the same solution; δ = RIDGE then a ridge
+    relative to every equation alike, so that dependent equations are met in the
+    least-squares sense instead of giving NaN)."""
+    rows = 1.0 / (cs.sqrt(cs.sum2(J * J)) + 1e-300)
+    scaled = cs.diag(rows) @ J
+    m, n = J.size1(), J.size2()
+    augmented = cs.blockcat([[kind.eye(n), scaled.T], [scaled, -RIDGE * kind.eye(m)]])
+    return _solve(augmented, cs.vertcat(kind(n, 1), -rows * g), kind)[:n]
+
+
+def _solve(A, b, kind):
+    """A⁻¹·b: small systems by an unrolled symbolic QR (SX: no call overhead), larger ones by
+    CasADi's sparse LU at run time (MX; its sparse QR fails on these systems)."""
+    return cs.solve(A, b) if kind is cs.SX else cs.solve(A, b, "csparse")
 
 
 def _row_function(system) -> cs.Function:
@@ -124,12 +156,11 @@ def _row_function(system) -> cs.Function:
         w_g = 1.0 / (cs.mtimes(cs.fabs(g_x), dx) + atol)
         J = cs.vertcat(cs.diag(w_x) @ f_z, cs.diag(w_g) @ g_z)
         r = cs.vertcat(w_x * (x_rate - f), -w_g * g)
-        z = z + _regularized_solve(J.T @ J, J.T @ r, kind)
+        z = z + _least_squares(J, r, kind)
     for _ in range(iterations):
         _, g, g_x, g_z, _, _ = parts(x, z, p, t)
         scale = cs.vertcat(rtol * cs.fabs(x) + atol, rtol * cs.fabs(z) + atol)
-        Js = cs.horzcat(g_x, g_z) @ cs.diag(scale)
-        step = -scale * (Js.T @ _regularized_solve(Js @ Js.T, g, kind))
+        step = scale * _minimum_norm(cs.horzcat(g_x, g_z) @ cs.diag(scale), g, kind)
         x, z = x + step[:nx], z + step[nx:]
     y = cs.vertcat(x, z)
     total = cs.sum1(y)
