@@ -11,7 +11,10 @@ import numpy as np
 from ...core.errors import PhyslibError, UnknownNameError
 from ..common.fast_call import fast
 from ..common.initialization import solve_algebraic
-from .integrators import Integration
+from .dae_points import consistent_rates
+from .integrators import Integration, StartFailure
+from .sundials import Stepper
+from .tolerances import absolute_tolerances
 from ..common.interpolation import hermite, linear
 from ..linear.operating_point import OperatingPoint
 
@@ -231,8 +234,14 @@ class SimulationResult:
         for tb in [*self.model.time_events(p, ta, t), t]:
             if ta < tb:
                 z = solve_algebraic(self.model.system, x, z, p, ta, lambda k: self.model.algebraic[k])
-                X, Z = integration(x, z, p, ta, tb)
-                x, z, ta = X[:, 0], Z[:, 0], tb
+                try:
+                    X, Z = integration(x, z, p, ta, tb)
+                    x, z = X[:, 0], Z[:, 0]
+                except StartFailure:
+                    # IDAS's initial-condition search fails where the run itself was stepped
+                    # from consistent rates (femtofarad nodes): continue the same way.
+                    x, z = _stepped(self.model.system, self._continuation, x, z, p, ta, tb)
+                ta = tb
         return x, z
 
     def stored_energy(self, component: str | None = None) -> np.ndarray:
@@ -351,3 +360,20 @@ def _row_function(system, positions):
     if key is not None:
         system.cache[key] = out
     return out
+
+
+def _stepped(system, continuation, x, z, p, ta, tb):
+    """(x, z) at tb from the consistent point (x, z) at ta, SUNDIALS stepped directly from
+    consistent rates with the run's solver and tolerances (``continuation``)."""
+    solver, rtol, atol, step_bound = continuation
+    if tb - ta <= 1e3 * np.finfo(float).eps * max(abs(ta), abs(tb)):
+        return x, z         # closer than SUNDIALS can step: the rounding of the times themselves
+    stepper = Stepper(system, solver, rtol, atol, step_bound,
+                      atols=absolute_tolerances(system, atol, step_bound))
+    try:
+        stepper.restart(ta, x, z, p, consistent_rates(system, x, z, p, ta))
+        while stepper.t_now < tb:
+            stepper.step(tb)
+        return stepper.current()
+    finally:
+        stepper.close()
