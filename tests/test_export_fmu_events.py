@@ -18,6 +18,7 @@ import pytest
 fmpy = pytest.importorskip("fmpy")
 
 import stick_slip_reference as ssr  # noqa: E402
+from fmu_runs import away_from_events, mode_changes  # noqa: E402
 from physlib import Model  # noqa: E402
 from physlib.components.rotational import Clutch, Inertia, Torque  # noqa: E402
 from physlib.components.signals import Ramp, Sine, Step  # noqa: E402
@@ -57,14 +58,9 @@ def clutch_runs(tmp_path_factory):
     return sim, fmu, clutch_reference()
 
 
-def _mode_changes(times, modes):
-    changes = np.flatnonzero(np.diff(modes) != 0)
-    return [(times[i + 1], modes[i], modes[i + 1]) for i in changes]
-
-
 def test_clutch_fmu_has_the_independent_solutions_events(clutch_runs):
     _, fmu, reference = clutch_runs
-    ours = _mode_changes(fmu["time"], fmu["clutch.mode"])
+    ours = mode_changes(fmu["time"], fmu["clutch.mode"])
     theirs = [(t, before, after) for t, _, before, after in reference.events if t > 0]
     assert len(theirs) == 13
     assert [e[1:] for e in ours] == [e[1:] for e in theirs]
@@ -73,8 +69,7 @@ def test_clutch_fmu_has_the_independent_solutions_events(clutch_runs):
 
 def test_clutch_fmu_and_simulate_follow_the_independent_solution(clutch_runs):
     sim, fmu, reference = clutch_runs
-    times, counts = np.unique(fmu["time"], return_counts=True)
-    single = np.isin(fmu["time"], times[counts == 1])       # rows away from the event instants
+    single = away_from_events(fmu["time"])
     t = fmu["time"][single]
     _, w = reference.at(t)
     res = sim.simulate(T_END, t_eval=t, rtol=1e-10, atol=1e-12)
@@ -115,11 +110,10 @@ def test_clutch_engaging_as_its_force_leaves_zero_engages_at_once_in_the_fmu(tmp
                             record_events=True)
     t_lock = 0.1 + np.sqrt(0.375)
     expected = [(0.1, 2, -1), (t_lock, -1, 0)]
-    ours = _mode_changes(fmu["time"], fmu["clutch.mode"])
+    ours = mode_changes(fmu["time"], fmu["clutch.mode"])
     assert [e[1:] for e in ours] == [e[1:] for e in expected]
     np.testing.assert_allclose([e[0] for e in ours], [e[0] for e in expected], rtol=0, atol=1e-6)
-    times, counts = np.unique(fmu["time"], return_counts=True)
-    single = np.isin(fmu["time"], times[counts == 1])
+    single = away_from_events(fmu["time"])
     t = fmu["time"][single]
     s = np.clip(t - 0.1, 0.0, t_lock - 0.1)
     exact = {"J1.w": 10.0 - 20.0 * s ** 2, "J2.w": 20.0 * s ** 2 / 3}

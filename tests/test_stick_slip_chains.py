@@ -272,16 +272,19 @@ def test_random_stick_slip_chains_match_the_independent_solution(spec):
         assert np.max(np.abs(res[f"J{k}.w"] - w[k])) < 1e-4 * scale, f"J{k}.w"
 
 
+TWO_FREEWHEELS = {"J": [1.745, 0.235, 0.2], "w0": [0.429, -1.98, -0.887],
+                  "joints": [("one_way", 0, 0, 0, 0, 0, 0), ("one_way", 0, 0, 0, 0, 0, 0)],
+                  "torques": {0: (5.0, 2.273, 0.0), 1: (8.0, 2.546, 2.997), 2: (5.0, 1.745, 0.423)},
+                  "brake": None}
+"""Three shafts on two freewheels, both turning the wrong way at t = 0 (w_b < w_a)."""
+
+
 def test_two_freewheels_overrun_at_the_start_lock_at_the_speed_that_conserves_momentum():
-    # Three shafts on two freewheels, both turning the wrong way at t = 0 (w_b < w_a): two
-    # plastic impacts at once. Releasing one lock (its torque pulls) in the round the other
+    # Two plastic impacts at once. Releasing one lock (its torque pulls) in the round the other
     # locked made a sequence of pairwise impacts that converged on the common speed without
     # reaching it, and the run stopped with ModeSettlingError. Impacts come first now: all
     # three take the common speed Σ J·w0 / Σ J, and then the torques decide.
-    spec = {"J": [1.745, 0.235, 0.2], "w0": [0.429, -1.98, -0.887],
-            "joints": [("one_way", 0, 0, 0, 0, 0, 0), ("one_way", 0, 0, 0, 0, 0, 0)],
-            "torques": {0: (5.0, 2.273, 0.0), 1: (8.0, 2.546, 2.997), 2: (5.0, 1.745, 0.423)},
-            "brake": None}
+    spec = TWO_FREEWHEELS
     res = _physlib_chain(spec).compile().simulate(0.01)
     common = np.dot(spec["J"], spec["w0"]) / sum(spec["J"])
     after_start = np.flatnonzero(res.t == 0.0)[-1]
