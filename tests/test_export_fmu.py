@@ -20,6 +20,7 @@ from fmpy.validation import validate_fmu  # noqa: E402
 
 from physlib import ExportError, Model  # noqa: E402
 from physlib.components.electrical import Capacitor, Diode, Ground, Resistor, VoltageSource  # noqa: E402
+from fmu_runs import away_from_events, example, relative_error  # noqa: E402
 from test_export_c import rc_ladder  # noqa: E402
 
 RANGE_TOL = 1e-6
@@ -50,25 +51,18 @@ def diode_rc() -> Model:
 
 def dc_motor() -> Model:
     """examples/dc_motor.py's motor on a constant 12 V source, whose value src.V is an input."""
-    return _example("dc_motor").build(supply=12.0)
-
-
-def _example(name: str):
-    """The module examples/<name>.py."""
-    import importlib.util
-    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return example("dc_motor").build(supply=12.0)
 
 
 CASES = {
-    # name: (model, export options, compared signals, stop time [s])
+    # name: (model, export options, compared signals, stop time [s]); the models with events
+    # are tests/test_export_fmu_differential.py's
     "rc": (rc, {}, ["C1.v", "R1.i"], 5e-3),
     "diode_rc": (diode_rc, {"outputs": ["C1.v"]}, ["C1.v", "D1.i"], 5e-3),
     "dc_motor": (dc_motor, {"inputs": ["src.V"], "outputs": ["rotor.w"]}, ["rotor.w", "L1.i"], 1.0),
     "ladder100": (lambda: rc_ladder(100), {"outputs": ["C99.v"]}, ["C0.v", "C50.v", "C99.v"], 20.0),
+    "hydraulic_actuator": (lambda: example("hydraulic_actuator").build(), {},
+                           ["L1.i", "rotor.w", "chamber.p", "load.v"], 1.0),
 }
 
 
@@ -80,10 +74,6 @@ def exported(tmp_path_factory):
         sim = build().compile()
         out[name] = (sim, sim.export_fmu(folder / name, **options))
     return out
-
-
-def relative_error(a, b) -> float:
-    return float(np.max(np.abs(a - b)) / max(np.ptp(b), 1e-300))
 
 
 def fmpy_run(path, stop, signals, **options):
@@ -266,35 +256,6 @@ def test_bad_names_are_export_errors(tmp_path):
         sim.export_fmu(tmp_path / "rc", outputs=["C1.vv"])
 
 
-def coupled_clutches() -> Model:
-    return _example("coupled_clutches").build()
-
-
-def test_coupled_clutches_events_and_speeds(tmp_path):
-    """Stick, break-away and release events in C (transitions, energy projection of the
-    locked shafts) at physlib's event times (1e-6 s; both locate them to ~1e-9 s) and the
-    speeds within 1e-6 of their range."""
-    sim = coupled_clutches().compile()
-    path = sim.export_fmu(tmp_path / "cc", outputs=["J1.w"])
-    assert validate_fmu(str(path)) == []
-    speeds, modes = [f"J{k}.w" for k in range(1, 5)], [f"clutch{k}.mode" for k in (1, 2, 3)]
-    res = fmpy.simulate_fmu(str(path), stop_time=1.5, relative_tolerance=1e-10, output=speeds + modes,
-                            output_interval=1.5 / 300, record_events=True)
-    ref = sim.simulate(1.5, rtol=1e-10, atol=1e-12)
-    for k, mode in enumerate(modes, start=1):
-        changes = np.flatnonzero(np.diff(res[mode]) != 0)
-        fmu_events = [(res["time"][i + 1], res[mode][i + 1]) for i in changes]
-        physlib_events = [(e.t, e.after["mode"]) for e in ref.events if e.component == f"clutch{k}"
-                          and e.cause != "initial"]
-        assert [code for _, code in fmu_events] == [code for _, code in physlib_events]
-        assert np.allclose([t for t, _ in fmu_events], [t for t, _ in physlib_events], rtol=0, atol=1e-6)
-    times, counts = np.unique(res["time"], return_counts=True)
-    single = np.isin(res["time"], times[counts == 1])     # rows away from the event instants
-    at_rows = sim.simulate(1.5, t_eval=res["time"][single], rtol=1e-10, atol=1e-12)
-    for name in speeds:
-        assert relative_error(res[name][single], at_rows[name]) < RANGE_TOL, name
-
-
 def test_discrete_pid_loop_samples(tmp_path):
     """ZeroOrderHold-style sampling in C: the DiscretePID's updates at its time events give the
     samples of the exact discretization of the loop (the recursion of tests/test_discrete.py)."""
@@ -395,35 +356,14 @@ def test_rectifier_whose_source_starts_at_zero(tmp_path):
     path = sim.export_fmu(tmp_path / "rectifier", outputs=["C1.v"])
     res = fmpy.simulate_fmu(str(path), stop_time=0.05, relative_tolerance=1e-10, output=["C1.v", "D1.on"],
                             output_interval=1e-5)
-    times, counts = np.unique(res["time"], return_counts=True)
-    single = np.isin(res["time"], times[counts == 1])
-    ref = sim.simulate(0.05, t_eval=res["time"][single], rtol=1e-10, atol=1e-12)
-    assert relative_error(res["C1.v"][single], ref["C1.v"]) < RANGE_TOL
+    rows = away_from_events(res["time"])
+    ref = sim.simulate(0.05, t_eval=res["time"][rows], rtol=1e-10, atol=1e-12)
+    assert relative_error(res["C1.v"][rows], ref["C1.v"]) < RANGE_TOL
     assert int(np.sum(np.diff(res["D1.on"]) != 0)) == 100          # twice per period
 
 
-@pytest.mark.parametrize("example, t_end", [("bouncing_ball", 3.0), ("switch_rc", 0.01), ("buck_converter", 1e-3),
-                                            ("planetary_clutch", 1.0), ("hydraulic_actuator", 1.0),
-                                            ("thermal_rc", 100.0)])
-def test_example_models_as_fmus_equal_physlib(example, t_end, tmp_path):
-    """The examples' models (an impact with restitution, a switch, a PWM buck with 199 events, a
-    planetary gear lock, hydraulics, heat) exported and run by FMPy's CVODE at rtol 1e-10: their
-    first states within 1e-6 of their range of physlib's run (measured 1e-8 at most)."""
-    sim = _example(example).build().compile()
-    states = sim.states[:4]
-    path = sim.export_fmu(tmp_path / example)
-    assert validate_fmu(str(path)) == []
-    res = fmpy.simulate_fmu(str(path), stop_time=t_end, relative_tolerance=1e-10, output=states,
-                            output_interval=t_end / 500)
-    times, counts = np.unique(res["time"], return_counts=True)
-    single = np.isin(res["time"], times[counts == 1])
-    ref = sim.simulate(t_end, t_eval=res["time"][single], rtol=1e-10, atol=1e-12)
-    for name in states:
-        assert relative_error(res[name][single], ref[name]) < RANGE_TOL, name
-
-
 def test_default_experiment_spans_ten_periods_of_the_fastest_input(tmp_path):
-    sim = _example("buck_converter").build().compile()            # PWM at 50 kHz
+    sim = example("buck_converter").build().compile()            # PWM at 50 kHz
     md = fmpy.read_model_description(str(sim.export_fmu(tmp_path / "buck", binary=False)))
     assert md.defaultExperiment.stopTime == "0.0002"
     md = fmpy.read_model_description(str(rc().compile().export_fmu(tmp_path / "rc", binary=False)))

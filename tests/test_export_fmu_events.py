@@ -18,9 +18,10 @@ import pytest
 fmpy = pytest.importorskip("fmpy")
 
 import stick_slip_reference as ssr  # noqa: E402
+from fmu_runs import away_from_events, mode_changes  # noqa: E402
 from physlib import Model  # noqa: E402
 from physlib.components.rotational import Clutch, Inertia, Torque  # noqa: E402
-from physlib.components.signals import Sine, Step  # noqa: E402
+from physlib.components.signals import Ramp, Sine, Step  # noqa: E402
 
 T_END = 3.0
 
@@ -57,14 +58,9 @@ def clutch_runs(tmp_path_factory):
     return sim, fmu, clutch_reference()
 
 
-def _mode_changes(times, modes):
-    changes = np.flatnonzero(np.diff(modes) != 0)
-    return [(times[i + 1], modes[i], modes[i + 1]) for i in changes]
-
-
 def test_clutch_fmu_has_the_independent_solutions_events(clutch_runs):
     _, fmu, reference = clutch_runs
-    ours = _mode_changes(fmu["time"], fmu["clutch.mode"])
+    ours = mode_changes(fmu["time"], fmu["clutch.mode"])
     theirs = [(t, before, after) for t, _, before, after in reference.events if t > 0]
     assert len(theirs) == 13
     assert [e[1:] for e in ours] == [e[1:] for e in theirs]
@@ -73,8 +69,7 @@ def test_clutch_fmu_has_the_independent_solutions_events(clutch_runs):
 
 def test_clutch_fmu_and_simulate_follow_the_independent_solution(clutch_runs):
     sim, fmu, reference = clutch_runs
-    times, counts = np.unique(fmu["time"], return_counts=True)
-    single = np.isin(fmu["time"], times[counts == 1])       # rows away from the event instants
+    single = away_from_events(fmu["time"])
     t = fmu["time"][single]
     _, w = reference.at(t)
     res = sim.simulate(T_END, t_eval=t, rtol=1e-10, atol=1e-12)
@@ -82,3 +77,47 @@ def test_clutch_fmu_and_simulate_follow_the_independent_solution(clutch_runs):
         scale = np.ptp(w[k])
         assert np.max(np.abs(fmu[name][single] - w[k])) < 1e-6 * scale, f"FMU {name}"
         assert np.max(np.abs(res[name] - w[k])) < 1e-6 * scale, f"simulate {name}"
+
+
+def ramped_clutch() -> Model:
+    """J1 (0.5 kg·m², 10 rad/s) and J2 (1.5 kg·m², at rest), free, joined by a clutch (µ 0.4,
+    cgeo 0.1 m, fn_max 500 N: 20 N·m at full force) whose normal force ramps from zero at 0.1 s
+    to full at 1.1 s."""
+    m = Model("ramped_clutch")
+    J1 = m.add(Inertia("J1", J=0.5, w0=10.0))
+    clutch = m.add(Clutch("clutch", mu=0.4, peak=1.0, cgeo=0.1, fn_max=500.0,
+                          f_normalized=Ramp(height=1.0, duration=1.0, t0=0.1)))
+    J2 = m.add(Inertia("J2", J=1.5))
+    m.connect(J1.flange_b, clutch.flange_a)
+    m.connect(clutch.flange_b, J2.flange_a)
+    return m
+
+
+def test_clutch_engaging_as_its_force_leaves_zero_engages_at_once_in_the_fmu(tmp_path):
+    """The ramp starts at a time event with the clutch's normal force at zero, so the clutch
+    stays free there; its force then leaves zero, which is no crossing. The FMU looks again a
+    moment after the event (as simulate's settling does) and engages the clutch there. Before,
+    it engaged at the end of the importer's next step (FMPy's output interval): 5e-3 s late,
+    the speeds 6e-5 of their range off.
+
+    Closed form while slipping (s = t − 0.1 s, torque 20·s N·m): w1 = 10 − 20·s² (J1 = 0.5),
+    w2 = 20·s²/3 (J2 = 1.5); they meet at s² = 0.375 (w = 2.5 rad/s, the momentum-conserving
+    speed) and turn together from then on."""
+    sim = ramped_clutch().compile()
+    path = sim.export_fmu(tmp_path / "ramped_clutch", outputs=["J1.w", "J2.w"])
+    fmu = fmpy.simulate_fmu(str(path), stop_time=1.0, relative_tolerance=1e-10, solver="CVode",
+                            output=["J1.w", "J2.w", "clutch.mode"], output_interval=1.0 / 200,
+                            record_events=True)
+    t_lock = 0.1 + np.sqrt(0.375)
+    expected = [(0.1, 2, -1), (t_lock, -1, 0)]
+    ours = mode_changes(fmu["time"], fmu["clutch.mode"])
+    assert [e[1:] for e in ours] == [e[1:] for e in expected]
+    np.testing.assert_allclose([e[0] for e in ours], [e[0] for e in expected], rtol=0, atol=1e-6)
+    single = away_from_events(fmu["time"])
+    t = fmu["time"][single]
+    s = np.clip(t - 0.1, 0.0, t_lock - 0.1)
+    exact = {"J1.w": 10.0 - 20.0 * s ** 2, "J2.w": 20.0 * s ** 2 / 3}
+    res = sim.simulate(1.0, t_eval=t, rtol=1e-10, atol=1e-12)
+    for name, w in exact.items():
+        assert np.max(np.abs(fmu[name][single] - w)) < 1e-6 * np.ptp(w), f"FMU {name}"
+        assert np.max(np.abs(res[name] - w)) < 1e-6 * np.ptp(w), f"simulate {name}"

@@ -137,6 +137,32 @@ def test_a_stuck_clutch_never_holds_more_than_its_static_limit(drive_train_runs)
     assert np.all(np.abs(res["clutch.tau"][stuck]) <= 80.0 * (1 + 1e-6))
 
 
+def test_drive_train_at_tight_tolerances_has_the_independent_solutions_events(drive_train_runs):
+    # At rtol 1e-10 the clutch's stuck speed drifted to +2.8e-11 rad/s before its break-away
+    # backward at 0.0593 s; the slip crept through zero into its own direction, and the
+    # crossing, located with the slip speed exactly 0.0, was taken for a stick: a lock 4.4e-8 s
+    # after the break-away and another break-away 1e-8 s later (nine events for seven). The
+    # exported FMU, run in FMPy, had the seven.
+    sim, reference = drive_train_runs
+    ours = _mode_events(sim.simulate(3.0, rtol=1e-10, atol=1e-12))
+    theirs = [e for e in reference.events if e[0] > 0]
+    assert [e[1:] for e in ours] == [e[1:] for e in theirs]
+    np.testing.assert_allclose([e[0] for e in ours], [e[0] for e in theirs], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("a_rel, after", [(-1.1e-3, Clutch.BACKWARD), (1.1e-3, Clutch.STUCK)])
+def test_a_slip_crossing_located_exactly_at_zero_sticks_only_against_its_direction(a_rel, after):
+    # A backward slip whose speed guard fired and stands at exactly 0.0 rad/s: accelerating on
+    # backward, it was creeping the wrong way and has just crossed into its own direction
+    # (slides on); accelerating forward, it has come to a stop (sticks).
+    clutch = Clutch("clutch", mu=0.5, peak=1.0, cgeo=1.0, fn_max=160.0)
+    values = {"mode": Clutch.BACKWARD, "pre(mode)": Clutch.BACKWARD, "w_rel": 0.0, "tau": -80.0,
+              "fn_max": 160.0, "f_normalized": 1.0, "peak": 1.0, "mu": 0.5, "cgeo": 1.0,
+              "flange_a.w": 99.7, "der(flange_a.w)": -148.4, "flange_b.w": 99.7,
+              "der(flange_b.w)": -148.4 + a_rel}
+    assert clutch.transition(values, [True, False, False])["mode"] == after
+
+
 # --- random chains -----------------------------------------------------------------------------
 
 JOINTS = ("clutch", "spring", "one_way")
@@ -246,16 +272,19 @@ def test_random_stick_slip_chains_match_the_independent_solution(spec):
         assert np.max(np.abs(res[f"J{k}.w"] - w[k])) < 1e-4 * scale, f"J{k}.w"
 
 
+TWO_FREEWHEELS = {"J": [1.745, 0.235, 0.2], "w0": [0.429, -1.98, -0.887],
+                  "joints": [("one_way", 0, 0, 0, 0, 0, 0), ("one_way", 0, 0, 0, 0, 0, 0)],
+                  "torques": {0: (5.0, 2.273, 0.0), 1: (8.0, 2.546, 2.997), 2: (5.0, 1.745, 0.423)},
+                  "brake": None}
+"""Three shafts on two freewheels, both turning the wrong way at t = 0 (w_b < w_a)."""
+
+
 def test_two_freewheels_overrun_at_the_start_lock_at_the_speed_that_conserves_momentum():
-    # Three shafts on two freewheels, both turning the wrong way at t = 0 (w_b < w_a): two
-    # plastic impacts at once. Releasing one lock (its torque pulls) in the round the other
+    # Two plastic impacts at once. Releasing one lock (its torque pulls) in the round the other
     # locked made a sequence of pairwise impacts that converged on the common speed without
     # reaching it, and the run stopped with ModeSettlingError. Impacts come first now: all
     # three take the common speed Σ J·w0 / Σ J, and then the torques decide.
-    spec = {"J": [1.745, 0.235, 0.2], "w0": [0.429, -1.98, -0.887],
-            "joints": [("one_way", 0, 0, 0, 0, 0, 0), ("one_way", 0, 0, 0, 0, 0, 0)],
-            "torques": {0: (5.0, 2.273, 0.0), 1: (8.0, 2.546, 2.997), 2: (5.0, 1.745, 0.423)},
-            "brake": None}
+    spec = TWO_FREEWHEELS
     res = _physlib_chain(spec).compile().simulate(0.01)
     common = np.dot(spec["J"], spec["w0"]) / sum(spec["J"])
     after_start = np.flatnonzero(res.t == 0.0)[-1]

@@ -363,18 +363,23 @@ class StickSlip(Component):
         engaged = where(w > 0, self.FORWARD, where(w < 0, self.BACKWARD, self.STUCK))
         # Sliding: stick when the slip speed crossed zero from the side of the slip the event
         # started in, so that it now stands at zero or past it. A slip that has just begun
-        # (break-away at a located root a hair before the static limit) may first creep the
-        # wrong way and then cross zero into its own direction: that crossing is no stick.
-        crossed_back = where(mode == self.FORWARD, w <= 0, w >= 0)
+        # (break-away at a located root a hair before the static limit, or from a stuck speed
+        # that drifted a hair the other way) may first creep the wrong way and then cross
+        # zero into its own direction: that crossing is no stick. Past the crossing it stands
+        # on its own side; located exactly at zero (the speed's rounding), the acceleration
+        # tells the two apart: a stick's crossing comes against the slip's direction, the
+        # creep's along it.
+        (w_from, a_from), (w_to, a_to) = self.sides(v)
+        at_zero = absolute(w) <= self.REL_TOL * (absolute(w_from) + absolute(w_to)) + self.SPEED_FLOOR
+        a_rel, a_tol = a_to - a_from, self.REL_TOL * (absolute(a_from) + absolute(a_to))
+        against = where(mode == self.FORWARD, a_rel < -a_tol, a_rel > a_tol)
+        along = where(mode == self.FORWARD, a_rel > a_tol, a_rel < -a_tol)
+        crossed_back = all_of(where(mode == self.FORWARD, w <= 0, w >= 0), negate(all_of(at_zero, along)))
         # A slip that stands at zero and accelerates against its own direction cannot go on:
         # the torque that broke it away is no longer there (another element changed mode in
         # the same event), and sliding on would have the friction drive the slip. It sticks
         # again (unless its own break guard fired: a root located a hair before the static
         # limit leaves a vanishing wrong-way acceleration, which the slip outgrows).
-        (w_from, a_from), (w_to, a_to) = self.sides(v)
-        at_zero = absolute(w) <= self.REL_TOL * (absolute(w_from) + absolute(w_to)) + self.SPEED_FLOOR
-        a_rel, a_tol = a_to - a_from, self.REL_TOL * (absolute(a_from) + absolute(a_to))
-        against = where(mode == self.FORWARD, a_rel < -a_tol, a_rel > a_tol)
         cannot_slide = all_of(at_zero, against, negate(fired[1]))
         slides_on = where(any_of(all_of(fired[0], pre == mode, crossed_back), cannot_slide),
                           self.STUCK, mode)

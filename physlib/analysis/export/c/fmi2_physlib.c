@@ -18,7 +18,8 @@
  * while other changes impose one (impacts_first); a round that changes something
  * projects the states onto the mode constraints just made active (project: the nearest
  * state in the metric of stored energy) and solves the algebraic variables again; the
- * importer repeats until nothing changes. */
+ * importer repeats until nothing changes. A guard left at zero gets a settling look a moment
+ * later (schedule_settling), as the simulator's settling after an event. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #define MAX_ROUNDS (4 * (NMODES + 2))
 #define DAMPED_ITERATIONS 100   /* iterations of the damped Newton method at most */
 #define ZERO_BAND 1e-10         /* a guard this close to zero after an event sits at zero */
+#define SETTLE_DELAY 1e-8       /* [s] the settling look after an event (the simulator's 100·event_tol) */
 
 enum { KIND_STATE, KIND_DERIVATIVE, KIND_PARAMETER, KIND_INPUT, KIND_VALUE, KIND_DISCRETE };
 enum { PHASE_INSTANTIATED, PHASE_INITIALIZATION, PHASE_EVENT, PHASE_CONTINUOUS, PHASE_TERMINATED };
@@ -57,8 +59,10 @@ typedef struct {
     double t;
     double x[ARRAY_SIZE(NX)], z[ARRAY_SIZE(NZ)], p[ARRAY_SIZE(NP)], pre[ARRAY_SIZE(NP)];
     double g_ref[ARRAY_SIZE(NG)];
-    double next_event;
-    int phase, iterating, rounds;
+    /* the last event's fired guards and their values before it, for the settling look */
+    double fired_last[ARRAY_SIZE(NG)], g_before[ARRAY_SIZE(NG)];
+    double next_event, settle_at;
+    int phase, iterating, rounds, settling;
 } Snapshot;
 
 typedef struct {
@@ -277,7 +281,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         return NULL;
     }
     memcpy(m->s.p, P_DEFAULT, sizeof(double) * NP);
-    m->s.next_event = INFINITY;
+    m->s.next_event = m->s.settle_at = INFINITY;
     m->s.phase = PHASE_INSTANTIATED;
     return m;
 }
@@ -337,7 +341,7 @@ fmi2Status fmi2Reset(fmi2Component c) {
     Instance *m = c;
     memset(&m->s, 0, sizeof m->s);
     memcpy(m->s.p, P_DEFAULT, sizeof(double) * NP);
-    m->s.next_event = INFINITY;
+    m->s.next_event = m->s.settle_at = INFINITY;
     m->s.phase = PHASE_INSTANTIATED;
     m->evaluated = 0;
     return fmi2OK;
@@ -577,17 +581,55 @@ static fmi2Status event_round(Instance *m, int *changed, int *states_changed) {
     return evaluate(m);
 }
 
+static double sign_of(double v) { return (double)((v > 0) - (v < 0)); }
+
+/* Which guards fired at the start of an event. At a crossing (or a time event): those whose
+ * sign changed since the reference values. At the settling look: those that fired at the
+ * event before, ended it at zero and are now back on the side they came from (a crossing
+ * that went straight back), as the simulator's settling; a guard away from zero fires if it
+ * crossed. */
+static void fired_guards(Instance *m) {
+    int i;
+    for (i = 0; i < NG; i++) {
+        if (m->s.settling && fabs(m->s.g_ref[i]) <= ZERO_BAND) {
+            m->fired[i] = m->s.fired_last[i] != 0 && m->g[i] != 0
+                          && sign_of(m->g[i]) == sign_of(m->s.g_before[i]);
+            if (m->fired[i]) m->s.g_before[i] = -sign_of(m->g[i]);
+        } else {
+            m->fired[i] = guard_crossed(m->s.g_ref[i], m->g[i]);
+            if (!m->s.settling) m->s.g_before[i] = m->s.g_ref[i];
+        }
+        m->s.fired_last[i] = m->fired[i];
+    }
+}
+
+/* After an event whose iteration leaves a guard at zero, the settling look SETTLE_DELAY later
+ * (a time event the importer steps to, so the look is at the state its own integration
+ * reaches): a guard that left zero on the side calling for another mode (a clutch whose
+ * normal force starts to rise from zero at a ramp's start, a rectifier whose source starts at
+ * 0 V) changes that mode there, as the simulator's settling does, instead of at the end of
+ * whatever step the importer takes next. A look that changes something is an event like any
+ * other and gets a look of its own; one that changes nothing ends the settling. */
+static void schedule_settling(Instance *m) {
+    int i, at_zero = 0;
+    for (i = 0; i < NG; i++) at_zero = at_zero || fabs(m->g[i]) <= ZERO_BAND;
+    if (at_zero && !(m->s.settling && m->s.rounds == 0) && m->s.t + SETTLE_DELAY > m->s.t)
+        m->s.settle_at = m->s.t + SETTLE_DELAY;
+    else
+        m->s.settle_at = INFINITY;
+}
+
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
     Instance *m = c;
-    int i, changed = 0, states_changed = 0;
+    int changed = 0, states_changed = 0;
     info->newDiscreteStatesNeeded = fmi2False;
     info->terminateSimulation = fmi2False;
     info->nominalsOfContinuousStatesChanged = fmi2False;
     info->valuesOfContinuousStatesChanged = fmi2False;
     if (evaluate_guards(m) != fmi2OK) return fmi2Error;
-    if (!m->s.iterating) {        /* first round of this event: what crossed, and pre() */
-        for (i = 0; i < NG; i++)
-            m->fired[i] = guard_crossed(m->s.g_ref[i], m->g[i]);
+    if (!m->s.iterating) {        /* first round of this event: what fired, and pre() */
+        m->s.settling = m->s.t >= m->s.settle_at;
+        fired_guards(m);
         memcpy(m->s.pre, m->s.p, sizeof(double) * NP);
         m->s.iterating = 1;
         m->s.rounds = 0;
@@ -606,7 +648,8 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
     m->s.iterating = 0;
     if (evaluate_guards(m) != fmi2OK) return fmi2Error;
     memcpy(m->s.g_ref, m->g, sizeof(double) * NG);
-    m->s.next_event = next_time_event(m);
+    schedule_settling(m);
+    m->s.next_event = fmin(next_time_event(m), m->s.settle_at);
     info->nextEventTimeDefined = isfinite(m->s.next_event) ? fmi2True : fmi2False;
     info->nextEventTime = info->nextEventTimeDefined ? m->s.next_event : 0.0;
     return fmi2OK;
