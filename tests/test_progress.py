@@ -4,8 +4,13 @@ import pytest
 
 import physlib.analysis.common.progress as progress
 from physlib.analysis.common.options import OptionError
-from test_rectifier_grids import rectifier
+from half_wave_rectifier import rectifier
 from test_run_stats import rc
+
+
+def rectifier_1uF():
+    """10 V, 1 kHz through an ideal diode into 1 kOhm || 1 uF: 20 diode switchings in 10 ms."""
+    return rectifier(10.0, 1e3, 1e3, 1e-6)
 
 
 def lines(err: str) -> list[str]:
@@ -14,7 +19,7 @@ def lines(err: str) -> list[str]:
 
 @pytest.mark.parametrize("options", [{}, {"solver": "backward_euler", "dt": 1e-5}])
 def test_progress_true_reports_time_and_events_up_to_the_end(capsys, options):
-    res = rectifier(1e-6).simulate(0.01, progress=True, **options)
+    res = rectifier_1uF().simulate(0.01, progress=True, **options)
     shown = lines(capsys.readouterr().err)
     assert shown, "no progress line"
     events = sum(res.stats["events"].values())      # event instants, state and time
@@ -28,7 +33,7 @@ def test_a_run_without_modes_reports_each_segment(capsys):
 
 
 def test_by_default_nothing_is_shown_off_a_terminal(capsys):
-    rectifier(1e-6).simulate(0.01)
+    rectifier_1uF().simulate(0.01)
     assert capsys.readouterr().err == ""
 
 
@@ -38,10 +43,10 @@ def test_by_default_a_long_run_on_a_terminal_shows_the_line(capsys, monkeypatch)
     monkeypatch.setattr(progress, "_on_terminal", lambda: True)
     monkeypatch.setattr(progress, "ESTIMATE_AFTER", 0.0)
     monkeypatch.setattr(progress, "PROGRESS_AFTER", 0.0)
-    rectifier(1e-6).simulate(0.01)
+    rectifier_1uF().simulate(0.01)
     assert lines(capsys.readouterr().err)[-1].startswith("simulate: t = 0.01 of 0.01 s (100 %)")
 
 
 def test_progress_must_be_a_boolean_or_none():
     with pytest.raises(OptionError, match="progress must be True, False or None"):
-        rectifier(1e-6).simulate(0.01, progress="yes")
+        rectifier_1uF().simulate(0.01, progress="yes")

@@ -13,6 +13,7 @@ from physlib.analysis.simulation import callbacks
 from physlib.analysis.simulation.sundials import Stepper
 from physlib.components.signals import Integrator, Relay
 
+from hybrid_circuits import assert_identical_runs, python_stepping_loop
 from test_event_iteration_compiled import F_SW, buck, rectifier
 
 
@@ -49,11 +50,7 @@ def test_compiled_and_python_callbacks_give_the_same_run_bit_for_bit(build, solv
     compiled = sim.simulate(t_end, solver=solver)
     python_callbacks(monkeypatch)
     assert not uses_compiled(sim, solver)
-    python = sim.simulate(t_end, solver=solver)
-    assert np.array_equal(compiled.t, python.t)
-    for name in compiled.names:
-        assert np.array_equal(compiled[name], python[name]), name
-    assert compiled.stats["steps"] == python.stats["steps"]
+    assert_identical_runs(compiled, sim.simulate(t_end, solver=solver))
     assert len(compiled.events) >= 4         # every case switches: events restart the solver
 
 
@@ -94,23 +91,16 @@ def shockley_buck() -> Model:
 @pytest.mark.parametrize("build, t_end, points", [(buck, 40 / F_SW, None), (buck, 40 / F_SW, 3001),
                                                   (rectifier, 5e-3, None), (rectifier, 5e-3, 777),
                                                   (shockley_buck, 1e-3, 2001)])
-def test_the_stepping_loop_in_c_gives_the_python_loop_bit_for_bit(build, t_end, points, monkeypatch):
+def test_the_stepping_loop_in_c_gives_the_python_loop_bit_for_bit(build, t_end, points):
     # The C loop (compiled_stepping) takes the same steps, checks the same guards against the
     # same references and interpolates the same rows as the Python loop of _run_to. A first
     # version left the run's guard references stale at a crossing: a diode's event moved by
     # 1e-13 s and the rest of the run by as much.
-    from physlib.analysis.simulation import compiled_stepping
     sim = build().compile()
     t_eval = None if points is None else np.linspace(0.0, t_end, points)
     in_c = sim.simulate(t_end, t_eval=t_eval)
-    monkeypatch.setattr(compiled_stepping.CompiledStepping, "for_run", staticmethod(lambda run: None))
-    in_python = sim.simulate(t_end, t_eval=t_eval)
-    assert np.array_equal(in_c.t, in_python.t)
-    for name in in_c.names:
-        assert np.array_equal(in_c[name], in_python[name]), name
-    assert [(e.t, e.component, e.after) for e in in_c.events] == \
-        [(e.t, e.component, e.after) for e in in_python.events]
-    assert in_c.stats["steps"] == in_python.stats["steps"]
+    with python_stepping_loop():
+        assert_identical_runs(in_c, sim.simulate(t_end, t_eval=t_eval))
     assert len(in_c.events) >= 4
 
 

@@ -8,7 +8,7 @@ from physlib import Model
 from physlib.components.electrical import (Capacitor, Ground, IdealDiode, Inductor, Resistor,
                                            Switch, VoltageSource)
 from physlib.components.rotational import Clutch, Inertia
-from physlib.components.signals import Constant, Ramp, Sine
+from physlib.components.signals import Constant, Ramp, Sine, Step
 from physlib.components.translational import Fixed, Force, HardStop, Mass
 
 G = 9.81
@@ -107,6 +107,32 @@ def test_switch_closed_from_the_start_discharges_the_capacitor_from_t0():
     res = m.compile().simulate(3e-3, rtol=1e-10, atol=1e-13)
     # Ron = 1e-5 Ω in series with 1 kΩ changes τ by 1e-8 relative, below the tolerance.
     assert np.max(np.abs(res["C1.v"] / (5.0 * np.exp(-res.t / 1e-3)) - 1)) <= 1e-6
+
+
+@pytest.mark.parametrize("t_close", [1e-5, 1e-3, 0.1])
+def test_a_switch_closing_a_source_onto_a_capacitor_charges_it_at_once(t_close):
+    # 8.8 V through the switch onto 1 uF || 100 Ohm. Closed, the capacitor charges through
+    # Ron = 1e-5 Ohm within Ron·C = 1e-11 s from dv/dt = 8.8 V / (Ron·C) ~ 9e11 V/s: IDA's own
+    # first step after the event, 0.5/||y'|| ~ 1e-20 s, did not move a time of 1e-5 s or more,
+    # and the run stopped there ("steps no longer move the time").
+    V, R, C, ron, goff = 8.8, 100.0, 1e-6, 1e-5, 1e-5
+    m = Model("closing")
+    src = m.add(VoltageSource("src", V=V))
+    switch = m.add(Switch("S1", control=Step(t0=t_close)))
+    r, c, gnd = m.add(Resistor("R1", R=R)), m.add(Capacitor("C1", C=C)), m.add(Ground("gnd"))
+    m.connect(src.p, switch.p)
+    m.connect(switch.n, r.p, c.p)
+    m.connect(r.n, c.n, src.n, gnd.p)
+    times = np.array([0.5, 1.5, 2.0]) * t_close
+    res = m.compile().simulate(2 * t_close, t_eval=times)
+    # Open: V through Goff charges C || R towards V·Goff·R/(1 + Goff·R) with τ = C/(Goff + 1/R);
+    # closed: V·R/(R + Ron) after a few Ron·C.
+    tau_open = C / (goff + 1 / R)
+    open_v = V * goff * R / (1 + goff * R) * (1 - np.exp(-times[0] / tau_open))
+    expected = [open_v, V * R / (R + ron), V * R / (R + ron)]
+    # 1e-6 of the source voltage: the solver's rtol
+    np.testing.assert_allclose(res["C1.v"], expected, rtol=0, atol=1e-6 * V)
+    assert [e.t for e in res.events if e.cause == "time"] == [t_close]
 
 
 def diode_bridge():

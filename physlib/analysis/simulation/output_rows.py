@@ -60,13 +60,20 @@ class RowBlock:
 
     def add(self, times, h: float, p, on_full) -> None:
         """Interpolate the rows at ``times`` (within the solver's last step, of size h [s],
-        with parameter vector p); ``on_full()`` is called whenever the block fills up (it
-        :meth:`flush`-es it)."""
+        with parameter vector p); ``on_full()`` is called whenever a row finds the block full
+        (it :meth:`flush`-es it). The block may be full already: the compiled stepping loop
+        fills it to its last column and can return for a crossing or the target before it
+        asks for the next row."""
         stepper = self.stepper
         get_solution, mem, vectors = stepper.lib.IDAGetSolution, stepper.mem, self._vectors
         h = max(h, 1e-300)
-        k = self.count
+        k = first = self.count      # rows first..k-1 are this call's, in step h
         for t in times.tolist():
+            if k == BLOCK:
+                self.H[first:k] = h
+                self.count = k
+                on_full()
+                k = first = 0
             if k == len(vectors):
                 self.ensure(k + 1)
             vy, vyp = vectors[k]
@@ -76,12 +83,7 @@ class RowBlock:
             if self.P.shape[0]:
                 self.P[:, k] = p
             k += 1
-            if k == BLOCK:
-                self.H[self.count:k] = h
-                self.count = k
-                on_full()
-                k = 0
-        self.H[self.count:k] = h
+        self.H[first:k] = h
         self.count = k
 
     def flush(self, record_block) -> None:

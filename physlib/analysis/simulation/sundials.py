@@ -40,6 +40,7 @@ from .callbacks import solver_callbacks
 from .dae_points import row_between_steps
 from .output_rows import RowBlock
 from .stepping_functions import LinearResidual, buffered, stepping_functions
+from .time_scale import least_first_step
 from .linear_solvers import linear_solver
 from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP, MAX_STEPS_PER_CALL,
                                SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
@@ -215,7 +216,7 @@ class Stepper:
         """Start at t from the consistent (x, z) with parameters p; ``rates``: y' there
         (see :func:`consistent_rates`); ``first_step`` [s]: the size to try first (0: the
         solver's own estimate, a tiny fraction of the distance to the stop time, from which
-        it doubles its way up)."""
+        it doubles its way up; IDA's never below 100 rounding steps of t: least_first_step)."""
         self.p = p
         self._res[2][-2 if not self.ida else 2][:] = p
         self._jac[2][1][:] = p
@@ -233,7 +234,8 @@ class Stepper:
     def _reinit(self, t, first_step):
         if self.ida:
             _check(self.lib.IDAReInit(self.mem, t, self.y, self.yp), "IDAReInit")
-            self.lib.IDASetInitStep(self.mem, first_step)
+            self.lib.IDASetInitStep(self.mem, first_step or least_first_step(
+                t, self.y_arr, self.yp_arr, self.nx, self.rtol, self.atol))
         else:
             _check(self.lib.CVodeReInit(self.mem, t, self.y), "CVodeReInit")
             self.lib.CVodeSetInitStep(self.mem, first_step)
