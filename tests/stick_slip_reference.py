@@ -160,12 +160,22 @@ def _applied(chain: Chain, t, phi, w):
 def accelerations(chain: Chain, t, phi, w):
     """(a, λ): the inertias' accelerations and the locked elements' torques, in ``_locked``'s order."""
     n = chain.n
-    locked = _locked(chain)
-    C = np.array([e.column(n) for e in locked]).reshape(len(locked), n).T
-    K = np.block([[np.diag(chain.J), -C], [C.T, np.zeros((len(locked), len(locked)))]])
-    rhs = np.concatenate([_applied(chain, t, phi, w), np.zeros(len(locked))])
-    sol = np.linalg.solve(K, rhs)
+    rhs = np.concatenate([_applied(chain, t, phi, w), np.zeros(len(_locked(chain)))])
+    sol = _kkt_inverse(chain) @ rhs
     return sol[:n], sol[n:]
+
+
+def _kkt_inverse(chain: Chain) -> np.ndarray:
+    """The inverse of the KKT matrix of the chain's current modes (it depends on nothing else),
+    kept until the modes change: the right-hand side is evaluated thousands of times a mode."""
+    key = tuple(e.mode for e in chain.frictions + chain.one_ways)
+    cached = chain.__dict__.get("_kkt")
+    if cached is None or cached[0] != key:
+        n, locked = chain.n, _locked(chain)
+        C = np.array([e.column(n) for e in locked]).reshape(len(locked), n).T
+        K = np.block([[np.diag(chain.J), -C], [C.T, np.zeros((len(locked), len(locked)))]])
+        cached = chain.__dict__["_kkt"] = (key, np.linalg.inv(K))
+    return cached[1]
 
 
 def _guards(chain: Chain, speed_scale: float, torque_scale: float):
