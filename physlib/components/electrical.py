@@ -11,7 +11,7 @@ import math
 from ..core import Component, Input, Mode, Output, Parameter, ParameterError, Port, Variable, der
 from ..core import symbols
 from ..core.lazy import lazy_module
-from ..core.logic import all_of, where
+from ..core.logic import all_of, switched_once, where
 from ..domains import electrical, rotational, thermal
 from .junctions import (BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
                         limited_exp, reverse_current, saturation_scale)
@@ -605,7 +605,8 @@ class Switch(_IdealSwitching):
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         # A fired guard: the control just crossed 0.5 (it may sit exactly on it now).
-        return {"closed": where(fired[0], 1 - v["pre(closed)"], where(v["control"] > 0.5, 1, 0))}
+        return {"closed": switched_once(fired[0], v["closed"], v["pre(closed)"], v["control"] - 0.5,
+                                        where(v["control"] > 0.5, 1, 0))}
 
 
 class IdealDiode(_IdealSwitching):
@@ -638,7 +639,7 @@ class IdealDiode(_IdealSwitching):
         # that would be chattering within one instant.
         on, s = v["on"], v["s"]
         follows_s = where(all_of(on != 0, s < 0), 0, where(all_of(on == 0, s > 0), 1, on))
-        return {"on": where(fired[0], 1 - v["pre(on)"], follows_s)}
+        return {"on": switched_once(fired[0], on, v["pre(on)"], s, follows_s)}
 
 
 class BehaviouralSource(OnePort):

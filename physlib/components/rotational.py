@@ -522,9 +522,11 @@ class OneWayClutch(Compliant):
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         mode, pre, w_rel = v["mode"], v["pre(mode)"], v["w_rel"]
-        # Locked: unlock when the torque rose through zero (guard), or is plainly pulling; a
-        # torque of rounding size (a lock with nothing acting on it) keeps it locked.
-        unlocks = any_of(fired[1], v["tau"] > self.TAU_TOL)
+        # Locked: unlock when the torque rose through zero (guard; the located root may lie a
+        # hair below TAU_TOL, never on the holding side: a guard that left zero towards a
+        # firmer hold is no unlock), or is plainly pulling; a torque of rounding size (a lock
+        # with nothing acting on it) keeps it locked.
+        unlocks = any_of(all_of(fired[1], v["tau"] >= 0), v["tau"] > self.TAU_TOL)
         # Free: lock when the flanges turn the wrong way, or when they turn together and
         # flange_b falls behind (a free clutch that has just unlocked in this event does not
         # lock again on rounding: it unlocked because flange_b pulls ahead).

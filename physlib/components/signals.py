@@ -16,7 +16,7 @@ from ..core.component import as_real
 from ..core.errors import ParameterError
 from ..core import symbols
 from ..core.lazy import lazy_module
-from ..core.logic import absolute, minimum, next_instant, where
+from ..core.logic import absolute, minimum, next_instant, switched_once, where
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -638,7 +638,8 @@ class SignalPWM(Component):
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         # A fired guard: duty and carrier just crossed (they may be equal now).
-        return {"on": where(fired[0], 1 - v["pre(on)"], where(v["duty"] > v["carrier"], 1, 0))}
+        return {"on": switched_once(fired[0], v["on"], v["pre(on)"], v["duty"] - v["carrier"],
+                                    where(v["duty"] > v["carrier"], 1, 0))}
 
     def time_events(self, values, t_start, t_stop):
         t0, period = values["t0"], 1 / values["f"]

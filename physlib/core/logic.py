@@ -148,3 +148,17 @@ def next_instant(t: Any, first: Any, period: Any, tolerance: Any) -> Any:
     overshot = all_of(k >= 1, first + (k - 1) * period > reached)
     k = where(overshot, k - 1, where(first + k * period <= reached, k + 1, k))
     return first + k * period
+
+
+def switched_once(fired: Any, mode: Any, pre: Any, g: Any, otherwise: Any) -> Any:
+    """The mode of a two-mode component (0 and 1) whose guard ``g`` is positive on mode 1's
+    side and negative on mode 0's, at an event: where the guard fired, the mode switches once,
+    away from ``pre`` (the mode before the event), if g now stands at zero or on the other
+    side, and stays switched in the event iteration's later rounds (solved again in the new
+    mode, g may come out a rounding error back on the old side, and following it would be
+    chattering within one instant). A guard that fired by leaving zero on its own mode's side
+    (a diode turned on with no current, whose current then grows from zero) switches nothing.
+    Where it did not fire: ``otherwise``."""
+    crossed = where(pre != 0, g <= 0, g >= 0)
+    first_round = mode == pre
+    return where(fired, where(first_round, where(crossed, 1 - pre, pre), mode), otherwise)
