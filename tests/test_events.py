@@ -255,3 +255,19 @@ def test_default_grid_rows_after_an_event_between_output_times_hold_their_own_va
     assert len(t) > 100
     np.testing.assert_allclose(res["J1.w"][slipping], 210 - 350 * (t - 0.1), atol=1e-9 * 210)
     np.testing.assert_allclose(res["J2.w"][slipping], 45 * (t - 0.1), atol=1e-9 * 210)
+
+
+def test_chattering_at_the_tolerances_level_says_to_tighten_them():
+    # Two reversed ideal diodes in series between LC nodes carry microamperes at microvolts
+    # after a pulse: at atol 1e-8 integration error decides the second diode's mode, which
+    # flips every settling look (an event storm); at rtol 1e-8, atol 1e-10 the run is clean.
+    # The error says which knob to turn.
+    import hybrid_circuits as hc
+
+    structure = ("pulse", (("reversed diode", "CL", None), ("reversed diode", "CL", None)))
+    params = {"src.V.amplitude": 1.0, "src.V.period": 2e-4, "src.V.width": 2e-5, "src.V.t0": 0.0,
+              "R2g.R": 10.0, "C2g.C": 1e-7, "L2g.L": 1e-3, "R3g.R": 10.0, "C3g.C": 1e-7, "L3g.L": 1e-3}
+    sim = hc.compiled(structure)
+    with pytest.raises(PhyslibError, match=r"event storm.*simulate with smaller rtol and atol"):
+        sim.simulate(hc.HORIZON, params=params)
+    assert sim.simulate(hc.HORIZON, params=params, rtol=1e-8, atol=1e-10).t[-1] == hc.HORIZON

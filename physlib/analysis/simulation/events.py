@@ -196,7 +196,8 @@ class HybridStepper:
                 f"event storm: {len(self.chattering)} events in a row between t = "
                 f"{self.chattering[0]:.10g} s and t = {te:.10g} s, each with its guard still within "
                 f"the zero band ({self.zero_band:.3g}) of the one before, most of them in "
-                f"{worst}; the model chatters (a sliding mode: raise max_events if this is intended)")
+                f"{worst}; the model chatters (a sliding mode: raise max_events if this is intended)"
+                + self._noise_hint())
 
     def check_buffers(self):
         """The buffered step-check function of :meth:`step_check` (this run's own): (buffer,
@@ -357,6 +358,12 @@ class HybridStepper:
             return naive_projection(x, J, d)
         return energy_projection(x, energy_matrix(self.system, x, z, self.p, t), J, d)
 
+    def _noise_hint(self) -> str:
+        """What to try when switching is decided by integration error rather than the model."""
+        return (f". If the signals at the switching element are near atol ({self.atol:g}) or "
+                f"rtol ({self.rtol:g}) of their size, integration error decides its mode: "
+                "simulate with smaller rtol and atol")
+
     def _record(self, event: Event):
         self.events.append(event)
         window = [e for e in self.events[-(self.max_events + 1):]]
@@ -368,7 +375,7 @@ class HybridStepper:
             raise PhyslibError(
                 f"event storm: more than {self.max_events} events within "
                 f"{window[-1].t - window[0].t:.3g} s around t = {event.t:.10g} s, most of them in "
-                f"{worst}; the model chatters (raise max_events if this is intended)")
+                f"{worst}; the model chatters (raise max_events if this is intended)" + self._noise_hint())
 
 
 def _crossing_function(n: int):
