@@ -37,6 +37,7 @@ from ..common.hybrid_functions import impacts_first_function, transition_functio
 from ..common.initialization import solve_algebraic
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
+from .event_storms import chattering_storm, crowded_storm
 from .run_stats import count as count_event
 from .stepping_functions import buffered
 
@@ -190,14 +191,9 @@ class HybridStepper:
             return
         self.chattering.append(te)
         if len(self.chattering) > self.max_events:
-            names = [e.component for e in self.events[-len(self.chattering):]]
-            worst = max(set(names), key=names.count) if names else "?"
-            raise PhyslibError(
-                f"event storm: {len(self.chattering)} events in a row between t = "
-                f"{self.chattering[0]:.10g} s and t = {te:.10g} s, each with its guard still within "
-                f"the zero band ({self.zero_band:.3g}) of the one before, most of them in "
-                f"{worst}; the model chatters (a sliding mode: raise max_events if this is intended)"
-                + self._noise_hint())
+            raise chattering_storm([e.component for e in self.events[-len(self.chattering):]],
+                                   len(self.chattering), self.chattering[0], te, self.zero_band,
+                                   self.rtol, self.atol)
 
     def check_buffers(self):
         """The buffered step-check function of :meth:`step_check` (this run's own): (buffer,
@@ -358,24 +354,12 @@ class HybridStepper:
             return naive_projection(x, J, d)
         return energy_projection(x, energy_matrix(self.system, x, z, self.p, t), J, d)
 
-    def _noise_hint(self) -> str:
-        """What to try when switching is decided by integration error rather than the model."""
-        return (f". If the signals at the switching element are near atol ({self.atol:g}) or "
-                f"rtol ({self.rtol:g}) of their size, integration error decides its mode: "
-                "simulate with smaller rtol and atol")
-
     def _record(self, event: Event):
         self.events.append(event)
-        window = [e for e in self.events[-(self.max_events + 1):]]
+        window = self.events[-(self.max_events + 1):]
         if len(window) > self.max_events and window[-1].t - window[0].t <= 1e-6 * max(1.0, abs(event.t)):
-            counts = {}
-            for e in window:
-                counts[e.component] = counts.get(e.component, 0) + 1
-            worst = max(counts, key=counts.get)
-            raise PhyslibError(
-                f"event storm: more than {self.max_events} events within "
-                f"{window[-1].t - window[0].t:.3g} s around t = {event.t:.10g} s, most of them in "
-                f"{worst}; the model chatters (raise max_events if this is intended)" + self._noise_hint())
+            raise crowded_storm([e.component for e in window], self.max_events, window[-1].t - window[0].t,
+                                event.t, self.rtol, self.atol)
 
 
 def _crossing_function(n: int):
