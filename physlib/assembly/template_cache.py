@@ -47,9 +47,10 @@ from .class_template import ClassTemplate
 FORMAT = 1
 log = logging.getLogger("physlib.cache")
 
-# physlib's own modules whose text decides what a derivation produces. The catalog's folder
-# is among them: its classes call helpers in other modules (the pn-junction functions of
-# junctions.py), whose edits their own module's text would not show.
+# physlib's own modules whose text decides what a derivation produces; a folder stands for
+# every module under it, its subpackages' too. The catalog's folder is among them: its classes
+# call helpers in other modules (the pn-junction functions of junctions.py), whose edits their
+# own module's text would not show.
 _DERIVING_MODULES = ("core", "domains", "components", "assembly/class_template.py",
                      "assembly/derivation.py", "assembly/positions.py", "assembly/sympy_to_casadi.py",
                      "assembly/template_cache.py")
@@ -202,7 +203,7 @@ def _environment() -> str:
     files = []
     for name in _DERIVING_MODULES:
         where = package / name
-        files += sorted(where.glob("*.py")) if where.is_dir() else [where]
+        files += sorted(where.rglob("*.py")) if where.is_dir() else [where]
     code = hashlib.sha256(b"".join(_file_digest(str(f)).encode() for f in files)).hexdigest()
     return "|".join([physlib.__version__, code, sys.version.split()[0], cs.__version__, _sympy_version()])
 
