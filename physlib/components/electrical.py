@@ -16,7 +16,7 @@ from ..domains import electrical, rotational, thermal
 from .junctions import (BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
                         limited_exp, reverse_current, saturation_scale)
 from .noise_variants import noisy_class
-from .rotational import Supported
+from .rotational.interfaces import Supported
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
