@@ -1,79 +1,16 @@
-"""Translational mechanics (1-D, velocity-based).
-
-Sign convention (as in the Modelica Standard Library): a flange's force ``f`` is positive *into*
-the component; relative quantities are flange_b minus flange_a (``v_rel = flange_b.v −
-flange_a.v``, ``s_rel`` likewise). Flanges carry velocities, not positions: components that
-need a position (Mass.s, spring deflections, PositionSensor) integrate it as a state of their own.
-"""
-
-from ..core import Component, Input, Mode, Output, Parameter, Port, Variable, der
-from ..core.positions import PositionState
-from ..core.lazy import lazy_module
-from ..core.logic import all_of, any_of, where
-from ..domains import rotational, translational
+"""Translational elements: the fixed flange, mass, springs and dampers, the rack and pinion,
+and the hard stop (contact with restitution)."""
+from ...core import Component, Mode, Parameter, Port, Variable, der
+from ...core.lazy import lazy_module
+from ...core.logic import all_of, any_of, where
+from ...core.positions import PositionState
+from ...domains import rotational, translational
+from .interfaces import Compliant, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["HardStop", "TwoFlange", "Compliant", "Supported", "Fixed", "Mass", "Spring", "Damper",
-           "SpringDamper", "Force", "Velocity", "IdealRackPinion", "SpeedSensor", "ForceSensor",
-           "PositionSensor"]
+__all__ = ["Fixed", "Mass", "Spring", "Damper", "SpringDamper", "IdealRackPinion", "HardStop"]
 
-
-# --- partial bases ----------------------------------------------------------------------------
-
-class TwoFlange(Component):
-    """Two flanges, ``flange_a`` and ``flange_b``."""
-
-    flange_a = Port(translational, "flange a (left)")
-    flange_b = Port(translational, "flange b (right)")
-
-
-class Compliant(TwoFlange):
-    """A massless coupling: the force passes through, flange_b.f = f = −flange_a.f.
-
-    Parameters: s_rel_start [m] initial relative position.
-    Variables: v_rel [m/s] = flange_b.v − flange_a.v; f [N] transmitted force.
-    States: s_rel [m] relative position, der(s_rel) = v_rel.
-    """
-
-    position_states = (PositionState("s_rel", "s_rel_start", "flange_b", "flange_a", reads=False),)
-
-    s_rel_start = Parameter(0.0, unit="m", description="initial relative position")
-    s_rel = Variable("m", "relative position flange_b - flange_a")
-    v_rel = Variable("m/s", "relative velocity flange_b.v - flange_a.v")
-    f = Variable("N", "force transmitted from flange_b to flange_a")
-
-    def equations(self):
-        return [sp.Eq(self.v_rel, self.flange_b.v - self.flange_a.v),
-                sp.Eq(der(self.s_rel), self.v_rel),
-                sp.Eq(self.flange_b.f, self.f),
-                sp.Eq(self.flange_a.f, -self.f)]
-
-    def initial(self):
-        return {self.s_rel: self.s_rel_start}
-
-
-class Supported(Component):
-    """A component with a housing: the ``support`` flange (``use_support=True``) or, by
-    default, a fixed housing that takes the reaction force.
-
-    Parameters: use_support (structural) whether the ``support`` flange exists.
-    """
-
-    use_support = Parameter(False, description="give the component a support flange (housing)",
-                            structural=True)
-    support = Port(translational, "support flange (housing)", condition="use_support")
-
-    def support_v(self):
-        """Velocity of the housing [m/s]: the support flange's, or 0 when it is fixed."""
-        return self.support.v if self.use_support else 0
-
-    def support_reaction(self, f):
-        """The housing takes the force ``f`` (no equation when it is fixed)."""
-        return [sp.Eq(self.support.f, f)] if self.use_support else []
-
-
-# --- components -------------------------------------------------------------------------------
 
 class Fixed(Component):
     """Flange fixed to the ground: flange.v = 0."""
@@ -188,82 +125,6 @@ class IdealRackPinion(Component):
     def equations(self):
         return [sp.Eq(self.rack.v, self.radius * self.pinion.w),
                 sp.Eq(self.pinion.tau, -self.radius * self.rack.f)]
-
-
-# --- sources ----------------------------------------------------------------------------------
-
-class Force(Supported):
-    """Ideal force source acting on ``flange``: flange.f = −f (f pushes the flange forward);
-    the housing takes the reaction.
-
-    Inputs: f [N] a number, a waveform or a connected signal.
-    Parameters: use_support (structural) housing flange.
-    """
-
-    flange = Port(translational, "driven flange")
-    f = Input("N", "driving force")
-
-    def equations(self):
-        return [sp.Eq(self.flange.f, -self.f), *self.support_reaction(self.f)]
-
-
-class Velocity(Supported):
-    """Ideal velocity source: flange.v = v relative to the housing, whatever force that takes.
-
-    Inputs: v [m/s] a number, a waveform or a connected signal.
-    Parameters: use_support (structural) housing flange.
-    """
-
-    flange = Port(translational, "driven flange")
-    v = Input("m/s", "prescribed velocity")
-
-    def equations(self):
-        return [sp.Eq(self.flange.v - self.support_v(), self.v),
-                *self.support_reaction(-self.flange.f)]
-
-
-# --- sensors ----------------------------------------------------------------------------------
-
-class SpeedSensor(Component):
-    """Ideal velocity sensor: output v = flange.v, no force drawn."""
-
-    flange = Port(translational, "measured flange")
-    v = Output("m/s", "absolute velocity")
-
-    def equations(self):
-        return [sp.Eq(self.v, self.flange.v), sp.Eq(self.flange.f, 0)]
-
-
-class ForceSensor(TwoFlange):
-    """Ideal force sensor in series: output f = flange_a.f, rigid (equal velocities)."""
-
-    rigid_ports = (("flange_a", "flange_b"),)
-
-    f = Output("N", "force from flange_a to flange_b")
-
-    def equations(self):
-        return [sp.Eq(self.flange_a.v, self.flange_b.v),
-                sp.Eq(self.flange_a.f + self.flange_b.f, 0),
-                sp.Eq(self.f, self.flange_a.f)]
-
-
-class PositionSensor(Component):
-    """Ideal position sensor: output s, the integral of flange.v from s0; no force drawn.
-
-    Parameters: s0 [m] position at the start.
-    """
-
-    flange = Port(translational, "measured flange")
-    position_states = (PositionState("s", "s0", "flange"),)
-
-    s = Output("m", "absolute position")
-    s0 = Parameter(0.0, unit="m", description="initial position")
-
-    def equations(self):
-        return [sp.Eq(der(self.s), self.flange.v), sp.Eq(self.flange.f, 0)]
-
-    def initial(self):
-        return {self.s: self.s0}
 
 
 class HardStop(Compliant):
