@@ -1,8 +1,4 @@
-"""Lumped heat transfer. Temperatures in kelvin.
-
-Sign convention: a port's heat flow ``Q`` is positive *into* the component. A two-port's ``dT``
-is ``port_a.T − port_b.T`` and its ``Q`` flows from ``port_a`` through the component to
-``port_b``.
+"""Heat transfer elements: the heat capacitor, conduction, convection and radiation.
 
 Energy bookkeeping: heat flow is itself a power, so a conductor passes energy on without
 losing any. HeatCapacitor declares its internal energy C·T [J] (counted from 0 K) as its
@@ -10,66 +6,17 @@ stored energy; the conductors declare the pair (dT, Q) as their dissipation, who
 [W.K] measures the irreversibility of the heat transfer (entropy production × T_a·T_b), not a
 loss of energy — leave thermal parts out when adding dissipated power to an energy balance.
 """
-
-from ..core import Component, Input, Output, Parameter, Port, Variable, der
-from ..core.lazy import lazy_module
-from ..domains import thermal
+from ...core import Component, Parameter, Port, Variable, der
+from ...core.lazy import lazy_module
+from ...domains import thermal
+from .interfaces import TwoPort
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["TwoPort", "FixedTemperature", "HeatFlowSource", "HeatCapacitor", "ThermalConductor",
-           "Convection", "BodyRadiation", "TemperatureSensor", "HeatFlowSensor", "STEFAN_BOLTZMANN"]
+__all__ = ["HeatCapacitor", "ThermalConductor", "Convection", "BodyRadiation", "STEFAN_BOLTZMANN"]
 
 STEFAN_BOLTZMANN = 5.670374419e-8   # W/(m2.K4)
 
-
-# --- partial base -----------------------------------------------------------------------------
-
-class TwoPort(Component):
-    """Two ports whose heat flows balance: ``Q`` enters ``port_a`` and leaves ``port_b``.
-
-    Variables: dT [K] = port_a.T − port_b.T; Q [W] from port_a to port_b.
-    """
-
-    port_a = Port(thermal, "port a")
-    port_b = Port(thermal, "port b")
-    dT = Variable("K", "temperature difference port_a.T - port_b.T")
-    Q = Variable("W", "heat flow from port_a to port_b")
-
-    def equations(self):
-        return [sp.Eq(self.dT, self.port_a.T - self.port_b.T),
-                sp.Eq(self.port_a.Q + self.port_b.Q, 0), sp.Eq(self.Q, self.port_a.Q)]
-
-
-# --- sources ----------------------------------------------------------------------------------
-
-class FixedTemperature(Component):
-    """Ideal heat sink/source at constant temperature: port.T = T.
-
-    Parameters: T [K] temperature (> 0).
-    """
-
-    port = Port(thermal, "port at the fixed temperature")
-    T = Parameter(293.15, unit="K", description="fixed temperature", positive=True)
-
-    def equations(self):
-        return [sp.Eq(self.port.T, self.T)]
-
-
-class HeatFlowSource(Component):
-    """Ideal heat flow source: injects Q into the network at ``port`` (port.Q = −Q).
-
-    Inputs: Q [W] a number, a waveform or a connected signal.
-    """
-
-    port = Port(thermal, "port the heat flows out of")
-    Q = Input("W", "heat flow into the network")
-
-    def equations(self):
-        return [sp.Eq(self.port.Q, -self.Q)]
-
-
-# --- passive elements -------------------------------------------------------------------------
 
 class HeatCapacitor(Component):
     """Lumped thermal mass: C·dT/dt = port.Q.
@@ -146,27 +93,3 @@ class BodyRadiation(TwoPort):
 
     def dissipation(self):
         return self.dT, self.Q
-
-
-# --- sensors ----------------------------------------------------------------------------------
-
-class TemperatureSensor(Component):
-    """Ideal thermometer: output T = port.T, no heat drawn."""
-
-    port = Port(thermal, "measured port")
-    T = Output("K", "temperature")
-
-    def equations(self):
-        return [sp.Eq(self.T, self.port.T), sp.Eq(self.port.Q, 0)]
-
-
-class HeatFlowSensor(Component):
-    """Ideal heat flow sensor in series: output Q = heat flow from port_a to port_b."""
-
-    port_a = Port(thermal, "inlet")
-    port_b = Port(thermal, "outlet")
-    Q = Output("W", "heat flow from port_a to port_b")
-
-    def equations(self):
-        return [sp.Eq(self.port_a.T, self.port_b.T), sp.Eq(self.port_a.Q + self.port_b.Q, 0),
-                sp.Eq(self.Q, self.port_a.Q)]
