@@ -91,14 +91,19 @@ def test_an_unwritable_or_disabled_cache_still_compiles(tmp_path, monkeypatch):
 
 
 def test_a_changed_helper_module_of_the_catalog_is_a_new_key(monkeypatch):
-    # The Diode's equations call the pn-junction functions of physlib/components/junctions.py;
-    # an edit there must not leave a stale derived Diode in the cache (it did: the key held
-    # only the Diode's own module).
+    # The Diode's equations call the pn-junction functions of
+    # physlib/components/electrical/semiconductors/junctions.py; an edit there must not leave a
+    # stale derived Diode in the cache (it did: the key held only the Diode's own module; and
+    # a module in a subpackage of the catalog must count as much as one at its top).
+    from pathlib import Path
+
     from physlib.components.electrical import Diode
+    from physlib.components.electrical.semiconductors import junctions
     key = template_cache.cache_key(Diode, (), frozenset(), frozenset())
     real = template_cache._file_digest
+    edited = Path(junctions.__file__).resolve()
     monkeypatch.setattr(template_cache, "_file_digest",
-                        lambda path: "edited" if path.endswith("junctions.py") else real(path))
+                        lambda path: "edited" if Path(path).resolve() == edited else real(path))
     template_cache._environment.cache_clear()      # read once per process
     try:
         assert template_cache.cache_key(Diode, (), frozenset(), frozenset()) != key

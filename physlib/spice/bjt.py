@@ -1,11 +1,11 @@
 """The ``Q`` element: ``Qname nc nb ne [ns] model`` with ``.model model NPN(...)`` or
-``PNP(...)``, physlib's Gummel–Poon :class:`~physlib.components.bjt.BJT` (ngspice-39's BJT,
+``PNP(...)``, physlib's Gummel–Poon :class:`~physlib.components.electrical.BJT` (ngspice-39's BJT,
 level 1) with the model's parameters (:data:`BJT_PARAMETERS`, ngspice's aliases included)."""
 from __future__ import annotations
 
 import math
 
-from ..components.bjt import BJT
+from ..components.electrical.semiconductors.bjt import BJT
 from .errors import SpiceError
 
 __all__ = ["BJT_PARAMETERS", "bjt"]

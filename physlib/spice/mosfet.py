@@ -1,9 +1,9 @@
 """The ``M`` element: ``Mname nd ng ns nb model [l=] [w=] [m=]`` with ``.model model NMOS(level=1
-...)`` or ``PMOS(...)``, physlib's level-1 :class:`~physlib.components.mosfet.MOSFET`
+...)`` or ``PMOS(...)``, physlib's level-1 :class:`~physlib.components.electrical.MOSFET`
 (ngspice-39's ``mos1``) with the model's parameters (:data:`MOSFET_PARAMETERS`)."""
 from __future__ import annotations
 
-from ..components.mosfet import EPS_OX, MOSFET
+from ..components.electrical.semiconductors.mosfet import EPS_OX, MOSFET
 from .errors import SpiceError
 
 __all__ = ["MOSFET_PARAMETERS", "mosfet"]

@@ -37,6 +37,7 @@ import numpy as np
 from ..components import electrical as el
 from ..components import signals as sg
 from ..core.model_parameters import ParameterExpression, nominal_value
+from ..domains import electrical
 from .errors import SpiceError
 from .topology import Nets
 
@@ -275,7 +276,7 @@ class _Writer:
         exposed = block.exposed_ports
         ports = list(exposed)
         for port in ports:
-            if exposed[port].domain is not el.electrical:
+            if exposed[port].domain is not electrical:
                 raise SpiceError(f"{prefix + path}: its port {port} is not electrical; a .subckt "
                                  "has electrical nodes only")
         body = self.level(block, prefix + path + ".", ports)

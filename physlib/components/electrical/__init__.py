@@ -1,0 +1,21 @@
+"""Electrical components (analog, lumped), grouped as the Modelica Standard Library's
+Electrical.Analog: ``interfaces`` (partial bases), ``basic``, ``ideal``, ``semiconductors``
+(Diode, BJT, MOSFET and their pn-junction functions), ``sources``, ``sensors``. Each class is
+imported from here; its module is loaded when the class is first asked for.
+
+Sign convention: the current of a port is positive *into* the component; a one-port's ``v`` is
+``p.v - n.v`` and its ``i`` flows from ``p`` through the component to ``n``. The cross-domain
+parts (EMF, HeatingResistor) follow the rotational and thermal conventions on their other ports.
+"""
+from ...core.lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    ".interfaces": ("TwoPin", "OnePort"),
+    ".basic": ("Ground", "Resistor", "Capacitor", "Inductor", "MutualInductance", "HeatingResistor", "EMF",
+               "VCVS", "VCCS", "CCCS", "CCVS"),
+    ".ideal": ("IdealTransformer", "IdealOpAmp", "Switch", "IdealDiode", "VoltageControlledSwitch",
+               "CurrentControlledSwitch"),
+    ".semiconductors": ("Diode", "BJT", "MOSFET"),
+    ".sources": ("VoltageSource", "CurrentSource", "SensingVoltageSource", "BehaviouralSource"),
+    ".sensors": ("VoltageSensor", "CurrentSensor"),
+})
