@@ -40,7 +40,7 @@ from .hybrid_components import HybridInstance, hybrid_instances
 DUE_TOLERANCE = 1e-12
 """A component's sample instant within DUE_TOLERANCE·max(1 s, |t|) of t is due at t. It is 100
 times the tolerance within which a waveform or sampled block counts t as at its instant
-(:data:`physlib.components.signals.EDGE_TOLERANCE`·(|t| + |t0|)), and far below any sample
+(:data:`physlib.components.signals.edges.EDGE_TOLERANCE`·(|t| + |t0|)), and far below any sample
 period, so an instant the caller reached by its own arithmetic (``0.30000000000000004`` for
 0.3) is due, and the one before or after it is not. (The one case beyond it: a schedule
 whose first instant t0 is negative and more than 99·max(1 s, |t|) in magnitude, where the

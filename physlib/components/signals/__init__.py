@@ -1,0 +1,20 @@
+"""Causal signal blocks, grouped as the Modelica Standard Library's Blocks: ``sources``
+(waveforms, usable as the value of any signal input), ``periodic`` (waveforms with edges),
+``tables``, ``math``, ``continuous``, ``nonlinear`` (with the hybrid Relay and SignalPWM),
+``discrete`` (sampled blocks), and ``edges``, where they all place their time events. Each
+class is imported from here; its module is loaded when the class is first asked for, and
+``t``, the SymPy symbol of time (for :class:`Expression`), when it is asked for.
+"""
+from ...core.lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "physlib.core.symbols": ("t",),
+    ".sources": ("Waveform", "Constant", "Step", "Ramp", "Sine", "Expression", "DampedSine", "Exponentials"),
+    ".periodic": ("Pulse", "PWM", "Sawtooth", "Triangle", "Trapezoid"),
+    ".tables": ("Table", "Table1D"),
+    ".math": ("Gain", "Add", "Product"),
+    ".continuous": ("Integrator", "PID", "StateSpace", "TransferFunction"),
+    ".nonlinear": ("Limiter", "Relay", "SignalPWM"),
+    ".discrete": ("Sampled", "ZeroOrderHold", "UnitDelay", "DiscretePID"),
+    ".edges": ("EDGE_TOLERANCE", "MAX_PERIODS"),
+})
