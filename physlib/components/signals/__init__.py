@@ -15,6 +15,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".math": ("Gain", "Add", "Product"),
     ".continuous": ("Integrator", "PID", "StateSpace", "TransferFunction"),
     ".nonlinear": ("Limiter", "Relay", "SignalPWM"),
-    ".discrete": ("Sampled", "ZeroOrderHold", "UnitDelay", "DiscretePID"),
+    ".discrete": ("Sampled", "Discrete", "ZeroOrderHold", "UnitDelay", "DiscretePID"),
     ".edges": ("EDGE_TOLERANCE", "MAX_PERIODS"),
 })
