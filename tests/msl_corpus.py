@@ -12,6 +12,7 @@ counterpart for is listed in ``not_compared`` with the reason.
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import math
 from dataclasses import dataclass, field
@@ -890,3 +891,10 @@ EXAMPLES = [
             premises=(("the load turns forward (w >= 0), where w·w is the MSL's signed square",
                        lambda res: bool(np.min(res["loadInertia.w"]) >= 0.0)),)),
 ]
+
+# More examples (issue [catalog]'s group B) live beside this module, one file per area,
+# msl_corpus_<area>.py, each with an EXAMPLES list of its own built from this module's
+# Example (imported from here: it is defined above, so the partial import serves).
+for _path in sorted(Path(__file__).resolve().parent.glob("msl_corpus_*.py")):
+    _module = importlib.import_module(_path.stem)
+    EXAMPLES += _module.EXAMPLES
