@@ -18,4 +18,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".semiconductors": ("Diode", "BJT", "MOSFET"),
     ".sources": ("VoltageSource", "CurrentSource", "SensingVoltageSource", "BehaviouralSource"),
     ".sensors": ("VoltageSensor", "CurrentSensor"),
+    ".opamps": ("OpAmp",),
 })
