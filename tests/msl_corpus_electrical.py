@@ -12,7 +12,7 @@ from physlib import Model
 from physlib.components.electrical import (Capacitor, Ground, Inductor, OpAmp, Resistor,
                                            VoltageSensor, VoltageSource)
 
-from msl_corpus import Example, trapezoid_input
+from msl_corpus import Example, four_pin_example, trapezoid_input
 
 
 def supplied_potentiometer(m: Model, ground, R: float, k: float, Vps: float, Vns: float):
@@ -67,10 +67,83 @@ def inverting_schmitt_trigger() -> Model:
     return m
 
 
+def signal_generator() -> Model:
+    """OpAmps.SignalGenerator: a Schmitt trigger (opAmp1, r2 = R1·Vps/VAmp = 1.5 kΩ from its
+    output to its non-inverting input, r1 = 1 kΩ from there to the integrator's output) and an
+    integrator (opAmp2, r = 1 kΩ into its inverting input, c = Vps/VAmp/(4·f·R) = 37.5 µF
+    back from its output), VAmp = 10 V, f = 10 Hz: a rectangle of ±15 V and a triangle of
+    ±10 V at 10 Hz. c starts uncharged; opAmp1 starts at its lower limit (the MSL's
+    homotopyType LowerLimit), the linear start being the unstable equilibrium 0."""
+    Vps, VAmp, R1, f, R = 15.0, 10.0, 1e3, 10.0, 1e3
+    m = Model("SignalGenerator")
+    ground = m.add(Ground("ground"))
+    op_amp1 = m.add(OpAmp("opAmp1", Vps=Vps, Vns=-Vps, homotopy_type="lower_limit"))
+    op_amp2 = m.add(OpAmp("opAmp2", Vps=Vps, Vns=-Vps))
+    r1, r2 = m.add(Resistor("r1", R=R1)), m.add(Resistor("r2", R=R1 * Vps / VAmp))
+    r = m.add(Resistor("r", R=R))
+    c = m.add(Capacitor("c", C=Vps / VAmp / (4 * f * R)))
+    rectangle, triangle = m.add(VoltageSensor("vOutRectangle")), m.add(VoltageSensor("vOutTriangle"))
+    m.connect(op_amp1.out, r2.n, r.p, rectangle.p)
+    m.connect(op_amp1.in_p, r2.p, r1.p)
+    m.connect(r.n, c.n, op_amp2.in_n)
+    m.connect(op_amp2.out, c.p, r1.n, triangle.p)
+    m.connect(ground.p, op_amp1.in_n, op_amp2.in_p, rectangle.n, triangle.n)
+    return m
+
+
+def lc_oscillator() -> Model:
+    """OpAmps.LCOscillator: an op-amp amplifying by A = 1 + R2/R1 = 1.001 (R1 = 10 kΩ,
+    R2 = 10 Ω) drives through r = 10 kΩ a parallel LC tank (L = 1 mH, C = 1/((2π·1 kHz)²·L))
+    on its non-inverting input: a 1 kHz oscillation of 10 V, c starting at 10 V and l at 0."""
+    VAmp, f, A, L, R, R1 = 10.0, 1000.0, 1.001, 1e-3, 1e4, 1e4
+    m = Model("LCOscillator")
+    ground = m.add(Ground("ground"))
+    op_amp = m.add(OpAmp("opAmp"))
+    r, r1, r2 = m.add(Resistor("r", R=R)), m.add(Resistor("r1", R=R1)), m.add(Resistor("r2", R=(A - 1) * R1))
+    c = m.add(Capacitor("c", C=1 / ((2 * math.pi * f) ** 2 * L), v0=VAmp))
+    l = m.add(Inductor("l", L=L))
+    v_out = m.add(VoltageSensor("vOut"))
+    m.connect(op_amp.out, r.p, r2.p)
+    m.connect(r2.n, r1.p, op_amp.in_n)
+    m.connect(r.n, op_amp.in_p, l.p, c.p, v_out.p)
+    m.connect(ground.p, r1.n, l.n, c.n, v_out.n)
+    return m
+
+
+def differentiating(name: str, k: float, f: float, R: float = 1e3) -> Model:
+    """OpAmpCircuits.Der: capacitor c = k/(2π·f·R) from p1 to the inverting input, r = R back
+    from the output (gain k at f); n1 = n2 = the non-inverting input, p2 = the output; c starts
+    uncharged (its v(fixed = true) at the start value 0)."""
+    circuit = Model(name)
+    op_amp = circuit.add(OpAmp("opAmp"))
+    c = circuit.add(Capacitor("c", C=k / (2 * math.pi * f * R)))
+    r = circuit.add(Resistor("r", R=R))
+    circuit.connect(c.n, r.n, op_amp.in_n)
+    circuit.connect(op_amp.out, r.p)
+    for pin_name, pin in {"p1": c.p, "n1": op_amp.in_p, "p2": op_amp.out, "n2": op_amp.in_p}.items():
+        circuit.expose(pin, pin_name)
+    return circuit
+
+
+def differentiator() -> Model:
+    """OpAmps.Differentiator: the trapezoid ±5 V (10 Hz) into OpAmpCircuits.Der (k = 2 at
+    10 Hz). At t = 0 the input is +5 V on an uncharged capacitor, so the output starts clipped
+    at −15 V; on the trapezoid's edges (10 V in 20 ms, 500 V/s) the ideal output −R·C·dv/dt
+    would be ∓15.9 V, so it clips there too."""
+    return four_pin_example("Differentiator", differentiating("der_", k=2.0, f=10.0),
+                            {"p1": trapezoid_input(10.0, -5.0)})
+
+
 EXAMPLES = [
     Example("Comparator", "Modelica.Electrical.Analog.Examples.OpAmps.Comparator", comparator,
             1.0, 1e-7),
     Example("InvertingSchmittTrigger",
             "Modelica.Electrical.Analog.Examples.OpAmps.InvertingSchmittTrigger",
             inverting_schmitt_trigger, 1.0, 1e-7),
+    Example("SignalGenerator", "Modelica.Electrical.Analog.Examples.OpAmps.SignalGenerator",
+            signal_generator, 1.0, 1e-7),
+    Example("LCOscillator", "Modelica.Electrical.Analog.Examples.OpAmps.LCOscillator",
+            lc_oscillator, 0.01, 1e-5),
+    Example("Differentiator", "Modelica.Electrical.Analog.Examples.OpAmps.Differentiator",
+            differentiator, 1.0, 1e-7),
 ]

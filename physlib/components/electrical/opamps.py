@@ -1,6 +1,7 @@
 """The operational amplifier with finite gain, clipped at its supplies: the Modelica Standard
 Library's Analog.Ideal.IdealizedOpAmpLimited, with its optional supply pins."""
 from ...core import Component, Mode, Parameter, Port, Variable
+from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...core.logic import all_of, any_of, where
 from ...domains import electrical
@@ -27,9 +28,14 @@ class OpAmp(Component):
 
     Parameters: V0 [1] no-load gain (> 0, default 15000); Vps, Vns [V] positive and negative
     supply voltage (defaults ±15 V; unused with use_supply); use_supply (structural) the supply
-    pins s_p, s_n instead of Vps, Vns.
+    pins s_p, s_n instead of Vps, Vns; homotopy_type (structural) the
+    MSL's homotopyType, which mode the start settles from: 'lower_limit' or 'upper_limit'
+    starts clipped (a circuit with positive feedback, whose linear solution at the start is
+    an unstable equilibrium, picks its supply so), 'no_homotopy' (default) and 'linear' begin
+    with the mode V0·v_in gives.
     Variables: v_in [V], v_out [V], vps, vns [V]. Modes: mode = −1 lower, 0 linear, 1 upper
-    clipped. The clipping points are state events (the MSL's strict = false).
+    clipped (−2 only until the start decides it). The clipping points are state events
+    (the MSL's strict = false).
 
     At an event the mode follows V0·v_in: out of a clipped mode into the linear one when it
     falls inside the supplies, into a clipped one when it leaves them. A linear solution that
@@ -52,8 +58,12 @@ class OpAmp(Component):
     v_out = Variable("V", "output voltage to ground")
     vps = Variable("V", "positive supply voltage")
     vns = Variable("V", "negative supply voltage")
-    mode = Mode({"lower": -1, "linear": 0, "upper": 1}, start="linear",
+    homotopy_type = Parameter("no_homotopy", description="the mode the start begins from: 'lower_limit', "
+                              "'upper_limit', or the one V0·v_in gives ('no_homotopy', 'linear')",
+                              structural=True)
+    mode = Mode({"unset": -2, "lower": -1, "linear": 0, "upper": 1}, start="unset",
                 description="output clipped at vns (−1), linear (0), clipped at vps (1)")
+    HOMOTOPY_TYPES = ("no_homotopy", "linear", "upper_limit", "lower_limit")
 
     def equations(self):
         clipped = sp.Piecewise((self.vps, sp.Eq(self.mode, 1)), (self.vns, sp.Eq(self.mode, -1)),
@@ -70,18 +80,26 @@ class OpAmp(Component):
     def guards(self):
         return [self.V0 * self.v_in - self.vps, self.V0 * self.v_in - self.vns]
 
+    def validate(self):
+        if self.homotopy_type not in self.HOMOTOPY_TYPES:
+            raise ParameterError(f"OpAmp {self.name!r}: homotopy_type {self.homotopy_type!r} is not one of "
+                                 f"{', '.join(map(repr, self.HOMOTOPY_TYPES))}")
+
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         # x is the unclipped output, solved in the mode of this round; pre the mode before the
-        # event. The first round leaves a clipped mode for the linear one (or enters a clipped
-        # one from the linear mode) where x says so; later rounds check that the mode entered
-        # is consistent and otherwise go on to the one that is, never back.
+        # event ("unset" at the start). The first round leaves a clipped mode for the linear
+        # one (or enters a clipped one from the linear mode) where x says so; later rounds
+        # check that the mode entered is consistent and otherwise go on to the one that is,
+        # never back.
         x, mode, pre = v["V0"] * v["v_in"], v["mode"], v["pre(mode)"]
         above, below = x > v["vps"], x < v["vns"]
+        follows = where(above, 1, where(below, -1, 0))
+        initial = {"lower_limit": -1, "upper_limit": 1}.get(self.homotopy_type, follows)
         first = where(pre == 1, where(x < v["vps"], 0, 1),
-                      where(pre == -1, where(x > v["vns"], 0, -1),
-                            where(above, 1, where(below, -1, 0))))
-        later = where(mode == 0, where(any_of(above, below), -pre, 0),    # thrown out of the band
-                      where(mode == 1, where(all_of(pre == 0, x < v["vps"]), -1, 1),
-                            where(all_of(pre == 0, x > v["vns"]), 1, -1)))
+                      where(pre == -1, where(x > v["vns"], 0, -1), where(pre == 0, follows, initial)))
+        thrown_out = where(pre == 1, -1, where(pre == -1, 1, follows))   # of the band, linear
+        later = where(mode == 0, where(any_of(above, below), thrown_out, 0),
+                      where(mode == 1, where(all_of(pre != -1, x < v["vps"]), -1, 1),
+                            where(all_of(pre != 1, x > v["vns"]), 1, -1)))
         return {"mode": where(mode == pre, first, later)}
