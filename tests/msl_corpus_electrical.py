@@ -10,7 +10,9 @@ import math
 
 from physlib import Model
 from physlib.components.electrical import (Capacitor, Ground, Inductor, OpAmp, Resistor,
-                                           VoltageSensor, VoltageSource)
+                                           SaturatingInductor, VariableResistor, VoltageSensor,
+                                           VoltageSource)
+from physlib.components.signals import Ramp, Sine
 
 from msl_corpus import Example, four_pin_example, trapezoid_input
 
@@ -134,6 +136,41 @@ def differentiator() -> Model:
                             {"p1": trapezoid_input(10.0, -5.0)})
 
 
+def show_variable_resistor() -> Model:
+    """Analog.Examples.ShowVariableResistor: a sine source (1 V, 1 Hz; its p on ground) feeds
+    two branches to a second ground, R1–R2–R3 (1 Ω each) and R4–VariableResistor–R5, the
+    variable resistance ramping from 2 Ω to 7 Ω over 2 s."""
+    m = Model("ShowVariableResistor")
+    ground1, ground2 = m.add(Ground("Ground1")), m.add(Ground("Ground2"))
+    sine = m.add(VoltageSource("SineVoltage1", V=Sine(amplitude=1.0, f=1.0)))
+    r1, r2, r3, r4, r5 = (m.add(Resistor(f"R{k}", R=1.0)) for k in range(1, 6))
+    variable = m.add(VariableResistor("VariableResistor", R=Ramp(height=5.0, offset=2.0, duration=2.0)))
+    m.connect(sine.p, ground1.p)
+    m.connect(sine.n, r1.p, r4.p)
+    m.connect(r1.n, r2.p)
+    m.connect(r2.n, r3.p)
+    m.connect(r4.n, variable.p)
+    m.connect(variable.n, r5.p)
+    m.connect(ground2.p, r3.n, r5.n)
+    return m
+
+
+def show_saturating_inductor() -> Model:
+    """Analog.Examples.ShowSaturatingInductor: a cosine source (1.25 V, 1/(2π) Hz, phase π/2)
+    across a SaturatingInductor (Lzer = 2 H, Lnom = 1 H at Inom = 1 A, Linf = 0.5 H) and, in
+    parallel, a linear Inductor of Lnom; both start without current."""
+    U, f = 1.25, 1 / (2 * math.pi)
+    m = Model("ShowSaturatingInductor")
+    ground = m.add(Ground("Ground1"))
+    source = m.add(VoltageSource("SineVoltage1", V=Sine(amplitude=U, f=f, phase=math.pi / 2)))
+    saturating = m.add(SaturatingInductor("SaturatingInductance1", Lzer=2.0, Lnom=1.0, Inom=1.0,
+                                          Linf=0.5))
+    linear = m.add(Inductor("Inductance1", L=1.0))
+    m.connect(source.p, saturating.p, linear.p)
+    m.connect(source.n, ground.p, saturating.n, linear.n)
+    return m
+
+
 EXAMPLES = [
     Example("Comparator", "Modelica.Electrical.Analog.Examples.OpAmps.Comparator", comparator,
             1.0, 1e-7),
@@ -146,4 +183,8 @@ EXAMPLES = [
             lc_oscillator, 0.01, 1e-5),
     Example("Differentiator", "Modelica.Electrical.Analog.Examples.OpAmps.Differentiator",
             differentiator, 1.0, 1e-7),
+    Example("ShowVariableResistor", "Modelica.Electrical.Analog.Examples.ShowVariableResistor",
+            show_variable_resistor, 1.0, 1e-6),
+    Example("ShowSaturatingInductor", "Modelica.Electrical.Analog.Examples.ShowSaturatingInductor",
+            show_saturating_inductor, 6.2832, 1e-6),
 ]

@@ -19,4 +19,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".sources": ("VoltageSource", "CurrentSource", "SensingVoltageSource", "BehaviouralSource"),
     ".sensors": ("VoltageSensor", "CurrentSensor"),
     ".opamps": ("OpAmp",),
+    ".variable": ("VariableResistor", "VariableCapacitor", "VariableInductor"),
+    ".inductors": ("SaturatingInductor", "Transformer"),
 })
