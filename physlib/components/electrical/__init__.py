@@ -1,6 +1,8 @@
 """Electrical components (analog, lumped), grouped as the Modelica Standard Library's
-Electrical.Analog: ``interfaces`` (partial bases), ``basic``, ``ideal``, ``semiconductors``
-(Diode, BJT, MOSFET and their pn-junction functions), ``sources``, ``sensors``. Each class is
+Electrical.Analog: ``interfaces`` (partial bases), ``basic``, ``variable`` (resistor, capacitor
+and inductor set by a signal) and ``inductors`` (saturating inductor, transformer) of its
+Basic, ``ideal``, ``opamps`` (the op-amp clipped at its supplies), ``semiconductors`` (Diode,
+BJT, MOSFET and their pn-junction functions, ZDiode), ``sources``, ``sensors``. Each class is
 imported from here; its module is loaded when the class is first asked for.
 
 Sign convention: the current of a port is positive *into* the component; a one-port's ``v`` is
@@ -14,8 +16,9 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".basic": ("Ground", "Resistor", "Capacitor", "Inductor", "MutualInductance", "HeatingResistor", "EMF",
                "VCVS", "VCCS", "CCCS", "CCVS"),
     ".ideal": ("IdealTransformer", "IdealOpAmp", "Switch", "IdealDiode", "VoltageControlledSwitch",
-               "CurrentControlledSwitch"),
-    ".semiconductors": ("Diode", "BJT", "MOSFET"),
+               "CurrentControlledSwitch", "IdealThyristor", "IdealGTOThyristor",
+               "IdealTwoWaySwitch", "IdealCommutingSwitch"),
+    ".semiconductors": ("Diode", "BJT", "MOSFET", "ZDiode"),
     ".sources": ("VoltageSource", "CurrentSource", "SensingVoltageSource", "BehaviouralSource"),
     ".sensors": ("VoltageSensor", "CurrentSensor"),
     ".opamps": ("OpAmp",),

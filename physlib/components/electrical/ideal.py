@@ -1,16 +1,18 @@
 """Ideal electrical elements, as the Modelica Standard Library's Analog.Ideal: the ideal
-transformer and operational amplifier, and the switching elements, ideal (Switch, IdealDiode:
-the MSL's curve-parameter form) and with hysteresis (ngspice's SW and CSW switches)."""
+transformer and operational amplifier, and the switching elements, ideal (Switch, IdealDiode,
+the thyristors and the two-way switch: the MSL's curve-parameter form) and with hysteresis
+(ngspice's SW and CSW switches)."""
 from ...core import Component, Input, Mode, Parameter, Port, Variable
 from ...core.lazy import lazy_module
-from ...core.logic import all_of, switched_once, where
+from ...core.logic import all_of, negate, switched_once, where
 from ...domains import electrical
 from .interfaces import OnePort
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["IdealTransformer", "IdealOpAmp", "Switch", "IdealDiode", "VoltageControlledSwitch",
-           "CurrentControlledSwitch"]
+           "CurrentControlledSwitch", "IdealThyristor", "IdealGTOThyristor", "IdealTwoWaySwitch",
+           "IdealCommutingSwitch"]
 
 
 class IdealTransformer(Component):
@@ -101,24 +103,73 @@ class Switch(_IdealSwitching):
         return [self.control - 0.5]
 
     def transition(self, v, fired):
-        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
-        # A fired guard: the control just crossed 0.5 (it may sit exactly on it now).
-        return {"closed": switched_once(fired[0], v["closed"], v["pre(closed)"], v["control"] - 0.5,
-                                        where(v["control"] > 0.5, 1, 0))}
+        return {"closed": _follows_control(v, fired)}
 
 
-class IdealDiode(_IdealSwitching):
-    """Ideal diode: conducting (v = Vknee + Ron·i) while current flows forward, blocking
-    (i = Goff·v) while the voltage is below the knee.
+def _follows_control(v, fired):
+    """The position (1 above 0.5) of a switch whose first guard is control − 0.5, at an event.
+    Written with physlib.core.logic so that it also compiles to C (see Component.transition).
+    A fired guard: the control just crossed 0.5 (it may sit exactly on it now)."""
+    return switched_once(fired[0], v["closed"], v["pre(closed)"], v["control"] - 0.5,
+                         where(v["control"] > 0.5, 1, 0))
 
-    Parameters: Ron [Ohm] forward resistance (>= 0, default 1e-5); Goff [S] blocking
-    conductance (>= 0, default 1e-5); Vknee [V] forward voltage (>= 0, default 0).
-    Modes: on = 1 conducting, 0 blocking. It switches where the curve parameter s crosses
-    zero: the current while conducting, the voltage above the knee while blocking.
+
+class IdealTwoWaySwitch(Component):
+    """Ideal two-way (commuting) switch (the MSL's Ideal.IdealTwoWaySwitch, formerly
+    IdealCommutingSwitch; Simscape's SPDT Switch): p connected to n2 while the control exceeds
+    0.5, to n1 otherwise. Each path is the curve-parameter form of Switch (s1: p–n1, s2: p–n2)::
+
+        p.v − n1.v = s1·(1 if to_n2 else Ron),   n1.i = −s1·(Goff if to_n2 else 1)
+        p.v − n2.v = s2·(Ron if to_n2 else 1),   n2.i = −s2·(1 if to_n2 else Goff)
+
+    and p.i + n1.i + n2.i = 0. The open path leaks Goff.
+
+    Parameters: Ron [Ohm] closed resistance (>= 0, default 1e-5); Goff [S] open conductance
+    (>= 0, default 1e-5). Inputs: control [1] (p–n2 above 0.5). Modes: closed = 1 p–n2,
+    0 p–n1. Dissipates p.v·p.i + n1.v·n1.i + n2.v·n2.i (three pins: not a noise source).
     """
 
+    p = Port(electrical, "common pin")
+    n1 = Port(electrical, "pin connected while the control is low")
+    n2 = Port(electrical, "pin connected while the control is high")
+    control = Input("1", "connects p to n2 above 0.5, to n1 below")
+    Ron = Parameter(1e-5, unit="Ohm", description="closed resistance", nonnegative=True)
+    Goff = Parameter(1e-5, unit="S", description="open conductance", nonnegative=True)
+    s1 = Variable("1", "curve parameter of the path p–n1")
+    s2 = Variable("1", "curve parameter of the path p–n2")
+    closed = Mode({"to_n1": 0, "to_n2": 1}, start="to_n1", description="switch position")
+
+    def equations(self):
+        to_n2 = sp.Eq(self.closed, 1)
+        return [sp.Eq(self.p.i + self.n1.i + self.n2.i, 0),
+                sp.Eq(self.p.v - self.n1.v, self.s1 * sp.Piecewise((1, to_n2), (self.Ron, True))),
+                sp.Eq(self.n1.i, -self.s1 * sp.Piecewise((self.Goff, to_n2), (1, True))),
+                sp.Eq(self.p.v - self.n2.v, self.s2 * sp.Piecewise((self.Ron, to_n2), (1, True))),
+                sp.Eq(self.n2.i, -self.s2 * sp.Piecewise((1, to_n2), (self.Goff, True)))]
+
+    def guards(self):
+        return [self.control - 0.5]
+
+    def transition(self, v, fired):
+        return {"closed": _follows_control(v, fired)}
+
+    def dissipation(self):
+        return self.p.v * self.p.i + self.n1.v * self.n1.i + self.n2.v * self.n2.i, sp.Integer(1)
+
+
+class IdealCommutingSwitch(IdealTwoWaySwitch):
+    """The MSL 3.2's name of :class:`IdealTwoWaySwitch` (Ideal.IdealCommutingSwitch, renamed in
+    MSL 4.0), the same element."""
+
+
+class _IdealSemiconductor(_IdealSwitching):
+    """The MSL's IdealSemiconductor: the curve-parameter element with a knee voltage, conducting
+    (v = Vknee + Ron·s, i = s) or blocking (v = Vknee + s, i = Goff·(s + Vknee)); s crosses
+    zero where it switches, the current while conducting, the voltage above the knee while
+    blocking."""
+
     Vknee = Parameter(0.0, unit="V", description="forward (knee) voltage", nonnegative=True)
-    on = Mode({"blocking": 0, "conducting": 1}, start="blocking", description="diode state")
+    on = Mode({"blocking": 0, "conducting": 1}, start="blocking", description="conduction state")
 
     def _closed(self):
         return sp.Eq(self.on, 1)
@@ -129,6 +180,17 @@ class IdealDiode(_IdealSwitching):
     def guards(self):
         return [self.s]
 
+
+class IdealDiode(_IdealSemiconductor):
+    """Ideal diode: conducting (v = Vknee + Ron·i) while current flows forward, blocking
+    (i = Goff·v) while the voltage is below the knee.
+
+    Parameters: Ron [Ohm] forward resistance (>= 0, default 1e-5); Goff [S] blocking
+    conductance (>= 0, default 1e-5); Vknee [V] forward voltage (>= 0, default 0).
+    Modes: on = 1 conducting, 0 blocking. It switches where the curve parameter s crosses
+    zero: the current while conducting, the voltage above the knee while blocking.
+    """
+
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         # A fired guard: s just crossed zero, and the diode switches once. Solved again in the
@@ -138,6 +200,58 @@ class IdealDiode(_IdealSwitching):
         on, s = v["on"], v["s"]
         follows_s = where(all_of(on != 0, s < 0), 0, where(all_of(on == 0, s > 0), 1, on))
         return {"on": switched_once(fired[0], on, v["pre(on)"], s, follows_s)}
+
+
+class _Fired(_IdealSemiconductor):
+    """An ideal semiconductor with a gate: the input ``fire`` (on above 0.5) lets it conduct
+    once the voltage is above the knee; what it takes to turn off is the subclass's."""
+
+    fire = Input("1", "gate: fires above 0.5")
+
+    def guards(self):
+        return super().guards() + [self.fire - 0.5]
+
+    def _stays_off(self, on, fire):
+        raise NotImplementedError
+
+    def transition(self, v, fired):
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
+        # Conducting, it turns off when s (the current) falls below zero; blocking, it turns on
+        # when fired with s (the voltage above the knee) positive. The s guard switches once,
+        # as the diode's; a mode changed earlier in this event iteration is kept (turned on by
+        # the gate into a current that starts at zero, s may come out −1e-17).
+        on, s, pre = v["on"], v["s"], v["pre(on)"]
+        fire = v["fire"] > 0.5
+        follows = where(on != 0, where(s < 0, 0, 1), where(all_of(fire, s > 0), 1, 0))
+        new = where(on != pre, on, switched_once(fired[0], on, pre, s, follows))
+        return {"on": where(self._stays_off(on, fire), 0, new)}
+
+
+class IdealThyristor(_Fired):
+    """Ideal thyristor (the MSL's Ideal.IdealThyristor; Simscape's Thyristor, ideal): blocking
+    until fired (fire > 0.5) with its voltage above the knee, then conducting (v = Vknee +
+    Ron·i) until its current falls below zero, whatever the gate does meanwhile (the MSL's
+    off = s < 0 or pre(off) and not fire).
+
+    Parameters: Ron [Ohm] (>= 0, default 1e-5); Goff [S] (>= 0, default 1e-5); Vknee [V]
+    (>= 0, default 0). Inputs: fire [1]. Modes: on = 1 conducting, 0 blocking.
+    """
+
+    def _stays_off(self, on, fire):
+        return all_of(on == 0, negate(fire))
+
+
+class IdealGTOThyristor(_Fired):
+    """Ideal gate-turn-off thyristor (the MSL's Ideal.IdealGTOThyristor; Simscape's GTO,
+    ideal): conducting while fired (fire > 0.5) with a forward current, blocking as soon as the
+    gate goes low or the current falls below zero (the MSL's off = s < 0 or not fire).
+
+    Parameters: Ron [Ohm] (>= 0, default 1e-5); Goff [S] (>= 0, default 1e-5); Vknee [V]
+    (>= 0, default 0). Inputs: fire [1]. Modes: on = 1 conducting, 0 blocking.
+    """
+
+    def _stays_off(self, on, fire):
+        return negate(fire)
 
 
 class _HysteresisSwitch(OnePort):
