@@ -280,3 +280,117 @@ def test_catalog_fmu_agrees_with_simulate(cls, catalog_fmu_run):
         assert span > 0, f"{signal} does not move: the case tests nothing"
         error = np.max(np.abs(fmu[signal][rows] - res[signal])) / span
         assert error < 1e-6, f"{signal}: {error:.2g} of its range off simulate"
+
+
+# --- linearize against finite differences ----------------------------------------------------------
+
+def one_part(build) -> Model:
+    """A model of one part: ``build(m, ground)`` adds it."""
+    m = Model("part")
+    build(m, m.add(Ground("g")))
+    return m
+
+
+def non_inverting(m, g):
+    """OpAmp (linear) amplifying 1 V by 1 + R2/R1 = 3, finite gain V0 = 15000."""
+    op = m.add(OpAmp("opAmp"))
+    r1, r2 = m.add(Resistor("r1", R=1e3)), m.add(Resistor("r2", R=2e3))
+    src = m.add(VoltageSource("src", V=1.0))
+    m.connect(src.p, op.in_p)
+    m.connect(op.out, r2.p)
+    m.connect(r2.n, r1.p, op.in_n)
+    m.connect(g.p, src.n, r1.n)
+
+
+def zener_in_breakdown(m, g):
+    d = m.add(ZDiode("zDiode", **ZENER))
+    m.connect(source_through(m, g, -8.0, 1e3, "src"), d.p)
+    m.connect(d.n, g.p)
+
+
+def series_load(device, V=5.0, R=10.0):
+    """``device()`` between a source V (through R) and ground."""
+    def build(m, g):
+        part = m.add(device())
+        m.connect(source_through(m, g, V, R, "src"), part.p)
+        m.connect(part.n, g.p)
+    return build
+
+
+def two_way_to_n2(m, g):
+    """The two-way switch on p–n2 (control 1): 5 V through 10 Ω into n2, n1 over 4 Ω."""
+    sw = m.add(IdealTwoWaySwitch("twoWay", control=1.0))
+    r = m.add(Resistor("r", R=4.0))
+    m.connect(source_through(m, g, 5.0, 10.0, "src"), sw.p)
+    m.connect(sw.n1, r.p)
+    m.connect(g.p, sw.n2, r.n)
+
+
+def transformer_into_load(m, g):
+    tr = m.add(Transformer("transformer", L1=10e-3, L2=2.5e-3, M=4.5e-3))
+    load = m.add(Resistor("load", R=2.0))
+    m.connect(source_through(m, g, 1.0, 0.5, "src"), tr.p1)
+    m.connect(tr.p2, load.p)
+    m.connect(g.p, tr.n1, tr.n2, load.n)
+
+
+LINEARIZED = {   # class: (model builder, input, output)
+    "OpAmp": (non_inverting, "src.V", "opAmp.v_out"),
+    "ZDiode": (zener_in_breakdown, "src_V.V", "zDiode.v"),
+    "VariableResistor": (series_load(lambda: VariableResistor("varR", R=2.0)), "varR.R", "varR.i"),
+    "VariableCapacitor": (series_load(lambda: VariableCapacitor("varC", C=1e-3), V=2.0, R=1.0),
+                          "varC.C", "varC.Q"),
+    "VariableInductor": (series_load(lambda: VariableInductor("varL", L=1e-3), V=2.0, R=1.0),
+                         "varL.L", "varL.Psi"),
+    "SaturatingInductor": (series_load(lambda: SaturatingInductor("satL"), V=1.5, R=1.0),
+                           "src_V.V", "satL.Psi"),
+    "Transformer": (transformer_into_load, "src_V.V", "transformer.i1"),
+    "IdealThyristor": (series_load(lambda: IdealThyristor("thyristor", fire=1.0)), "src_V.V",
+                       "thyristor.i"),
+    "IdealGTOThyristor": (series_load(lambda: IdealGTOThyristor("gto", fire=1.0)), "src_V.V", "gto.i"),
+    "IdealTwoWaySwitch": (two_way_to_n2, "src_V.V", "twoWay.n2.i"),
+}
+
+
+MODES_AT_THE_POINT = {"OpAmp": ("opAmp.mode", 0), "IdealThyristor": ("thyristor.on", 1),
+                      "IdealGTOThyristor": ("gto.on", 1), "IdealTwoWaySwitch": ("twoWay.closed", 1)}
+"""The hybrid parts are linearized in their non-trivial mode: linear, conducting, p–n2."""
+
+
+@pytest.mark.parametrize("cls", list(LINEARIZED))
+def test_linearize_agrees_with_finite_differences(cls):
+    build, u, y = LINEARIZED[cls]
+    sim = one_part(build).compile()
+    op = sim.operating_point()
+    if cls in MODES_AT_THE_POINT:
+        mode, code = MODES_AT_THE_POINT[cls]
+        assert op[mode] == code
+    u0 = op[u]
+    lin = sim.linearize([u], [y], at=op)
+    gain = lin.D - (lin.C @ np.linalg.solve(lin.A, lin.B) if len(lin.states) else 0.0)
+    h = 1e-4 * abs(u0)
+    plus, minus = (sim.operating_point(inputs={u: u0 + d}) for d in (h, -h))
+    difference = (plus[y] - minus[y]) / (2 * h)
+    assert difference != 0.0
+    assert gain[0, 0] == pytest.approx(difference, rel=1e-6)
+
+
+def test_saturating_inductor_small_signal_inductance_is_dpsi_di():
+    # 1.5 A through it (1.5 V over 1 Ω): the linearized flux per volt is dPsi/di / R with
+    # dPsi/di = Linf + (Lzer − Linf)/(1 + (i/Ipar)²) (closed form, to Newton's 1e-9).
+    build, u, y = LINEARIZED["SaturatingInductor"]
+    sim = one_part(build).compile()
+    lin = sim.linearize([u], [y], at=sim.operating_point())
+    _, Ipar = saturating_flux(1.5)
+    dpsi_di = 0.5 + 1.5 / (1 + (1.5 / Ipar) ** 2)
+    gain = lin.D - lin.C @ np.linalg.solve(lin.A, lin.B)
+    assert gain[0, 0] == pytest.approx(dpsi_di / 1.0, rel=1e-9)
+
+
+def test_transformer_poles_are_those_of_its_inductance_matrix():
+    # Primary through 0.5 Ω, secondary into 2 Ω: L·di/dt = −diag(0.5, 2)·i, poles eig(−L⁻¹·R).
+    sim = one_part(transformer_into_load).compile()
+    lin = sim.linearize(["src_V.V"], ["transformer.i1"], at=sim.operating_point())
+    L = np.array([[10e-3, 4.5e-3], [4.5e-3, 2.5e-3]])
+    expected = np.linalg.eigvals(-np.linalg.solve(L, np.diag([0.5, 2.0])))
+    np.testing.assert_allclose(np.sort(lin.poles().real), np.sort(expected.real), rtol=1e-9)
