@@ -394,3 +394,58 @@ def test_transformer_poles_are_those_of_its_inductance_matrix():
     L = np.array([[10e-3, 4.5e-3], [4.5e-3, 2.5e-3]])
     expected = np.linalg.eigvals(-np.linalg.solve(L, np.diag([0.5, 2.0])))
     np.testing.assert_allclose(np.sort(lin.poles().real), np.sort(expected.real), rtol=1e-9)
+
+
+# --- noise: equipartition ---------------------------------------------------------------------
+
+def across_capacitor(device, C=1e-9, V=3.0, R=1e3):
+    """``device()`` from a source V (through R) into a capacitor C to ground."""
+    def build(m, g):
+        part, cap = m.add(device()), m.add(Capacitor("C", C=C))
+        m.connect(source_through(m, g, V, R, "src"), part.p)
+        m.connect(part.n, cap.p)
+        m.connect(g.p, cap.n)
+    return build
+
+
+def zener_with_capacitance(m, g):
+    d, cap = m.add(ZDiode("zDiode", **ZENER)), m.add(Capacitor("C", C=1e-9))
+    m.connect(source_through(m, g, -8.0, 1e3, "src"), d.p, cap.p)
+    m.connect(g.p, d.n, cap.n)
+
+
+DISSIPATIVE = {   # class: (model whose capacitor C gets the part's and resistor's noise, part)
+    "ZDiode": (zener_with_capacitance, "zDiode"),          # in breakdown: G ≈ 0.2 S beside 1 kΩ
+    "VariableResistor": (across_capacitor(lambda: VariableResistor("varR", R=50.0)), "varR"),
+    "IdealThyristor": (across_capacitor(lambda: IdealThyristor("thyristor", fire=1.0), V=-3.0),
+                       "thyristor"),                          # blocking: Goff
+    "IdealGTOThyristor": (across_capacitor(lambda: IdealGTOThyristor("gto", fire=1.0)), "gto"),
+}
+"""The dissipative new classes that are noise sources. The OpAmp dissipates nothing it declares
+(it is active); IdealTwoWaySwitch has three pins, which physlib's noise sources (two ports of
+one domain) do not cover."""
+
+
+@pytest.mark.parametrize("cls", list(DISSIPATIVE))
+def test_dissipative_part_gives_equipartition(cls):
+    # Whatever the conductances (the part's small-signal G at its point, 4kT·G; the resistor's
+    # 4kT/R), the capacitor holds kT/2: ⟨v²⟩ = kT/C.
+    build, part = DISSIPATIVE[cls]
+    sim = one_part(build).compile()
+    result = sim.noise("C.v", f=np.geomspace(1.0, 1e9, 5), T=T)
+    assert result.variance == pytest.approx(KT / 1e-9, rel=1e-8)
+    assert np.all(result.contributions[part] > 0)      # the part is a source of its own
+
+
+def test_storage_parts_hold_kt_over_two_per_degree_of_freedom():
+    # The stores in thermal equilibrium with their resistors: ⟨Q²⟩ = kT·C of the variable
+    # capacitor, ⟨Psi²⟩ = kT·L of the variable inductor, ⟨δi²⟩ = kT/(dPsi/di) of the
+    # saturating inductor at 1.5 A, ⟨i1²⟩ = kT·(L⁻¹)₁₁ of the transformer.
+    cases = [(LINEARIZED["VariableCapacitor"][0], "varC.Q", KT * 1e-3),
+             (LINEARIZED["VariableInductor"][0], "varL.Psi", KT * 1e-3),
+             (transformer_into_load, "transformer.i1",
+              KT * np.linalg.inv([[10e-3, 4.5e-3], [4.5e-3, 2.5e-3]])[0, 0])]
+    _, Ipar = saturating_flux(1.5)
+    cases.append((LINEARIZED["SaturatingInductor"][0], "satL.i", KT / (0.5 + 1.5 / (1 + (1.5 / Ipar) ** 2))))
+    for build, output, expected in cases:
+        assert one_part(build).compile().noise(output, T=T).variance == pytest.approx(expected, rel=1e-8), output
