@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 
 from physlib import Model
-from physlib.components.electrical import (Capacitor, Ground, Inductor, OpAmp, Resistor,
-                                           SaturatingInductor, VariableResistor, VoltageSensor,
-                                           VoltageSource)
+from physlib.components.electrical import (Capacitor, Ground, IdealTransformer, Inductor, OpAmp,
+                                           Resistor, SaturatingInductor, Transformer,
+                                           VariableResistor, VoltageSensor, VoltageSource)
 from physlib.components.signals import Ramp, Sine
 
 from msl_corpus import Example, four_pin_example, trapezoid_input
@@ -168,6 +168,45 @@ def show_saturating_inductor() -> Model:
     linear = m.add(Inductor("Inductance1", L=1.0))
     m.connect(source.p, saturating.p, linear.p)
     m.connect(source.n, ground.p, saturating.n, linear.n)
+    return m
+
+
+# Analog.Examples.CompareTransformers: its MAP-LIB reference is not in the mirror (over 4 MiB),
+# so it is no corpus Example; tests/test_catalog_electrical.py checks it against the closed form.
+TRANSFORMERS = dict(Vdc=0.1, Vpeak=0.1, f=10.0, n=2.0, R1=0.01, L1sigma=0.05 / (2 * math.pi * 10.0),
+                    Lm1=10.0 / (2 * math.pi * 10.0), R2=0.01 / 4, RL=1 / 4,
+                    L2sigma=0.05 / (2 * math.pi * 10.0) / 4)
+"""CompareTransformers' parameters (n = 2; the secondary's values referred by 1/n²)."""
+
+
+def compare_transformers() -> Model:
+    """Analog.Examples.CompareTransformers (considerMagnetization = false): the same source
+    (0.1 V DC + 0.1 V cosine at 10 Hz) through R1 into a Basic.Transformer (L1 = L1sigma +
+    M·n, L2 = L2sigma + M/n, M = Lm1/n) loaded by R2 + RL, and through R1 and the primary
+    leakage inductor21 into an IdealTransformer (n = 2, no magnetization) whose secondary feeds
+    the leakage inductor22, R2 and RL. Every current starts at 0."""
+    p = TRANSFORMERS
+    M = p["Lm1"] / p["n"]
+    m = Model("CompareTransformers")
+    ground = m.add(Ground("ground"))
+    V = Sine(amplitude=p["Vpeak"], f=p["f"], phase=math.pi / 2, offset=p["Vdc"])
+    basic = m.add(Transformer("basicTransformer", L1=p["L1sigma"] + M * p["n"],
+                              L2=p["L2sigma"] + M / p["n"], M=M))
+    ideal = m.add(IdealTransformer("idealTransformer", ratio=p["n"]))
+    inductor21 = m.add(Inductor("inductor21", L=p["L1sigma"]))
+    inductor22 = m.add(Inductor("inductor22", L=p["L2sigma"]))
+    for k, (primary, secondary) in enumerate(((basic.p1, basic.p2), (inductor21.p, inductor22.n)), 1):
+        source = m.add(VoltageSource(f"sineVoltage{k}", V=V))
+        r1 = m.add(Resistor(f"resistor{k}1", R=p["R1"]))
+        r2, load = m.add(Resistor(f"resistor{k}2", R=p["R2"])), m.add(Resistor(f"load{k}", R=p["RL"]))
+        m.connect(source.p, r1.p)
+        m.connect(r1.n, primary)
+        m.connect(secondary, r2.p)
+        m.connect(r2.n, load.p)
+        m.connect(ground.p, source.n, load.n)
+    m.connect(inductor21.n, ideal.p1)
+    m.connect(ideal.p2, inductor22.p)
+    m.connect(ground.p, basic.n1, basic.n2, ideal.n1, ideal.n2)
     return m
 
 

@@ -449,3 +449,40 @@ def test_storage_parts_hold_kt_over_two_per_degree_of_freedom():
     cases.append((LINEARIZED["SaturatingInductor"][0], "satL.i", KT / (0.5 + 1.5 / (1 + (1.5 / Ipar) ** 2))))
     for build, output, expected in cases:
         assert one_part(build).compile().noise(output, T=T).variance == pytest.approx(expected, rel=1e-8), output
+
+
+def linear_response(A, b_dc, b_ac, omega, t):
+    """x(t) of x' = A·x + b_dc + Re(b_ac·e^{jωt}), x(0) = 0: the DC and the sinusoidal steady
+    states plus the decaying transient, e^{At} by eigendecomposition."""
+    x_dc = -np.linalg.solve(A, b_dc)
+    X = np.linalg.solve(1j * omega * np.eye(len(A)) - A, b_ac)
+    w, V = np.linalg.eig(A)
+    c = np.linalg.solve(V, -(x_dc + X.real))
+    transient = (V @ (c[:, None] * np.exp(np.outer(w, t)))).real
+    return x_dc[:, None] + (X[:, None] * np.exp(1j * omega * t)).real + transient
+
+
+def test_compare_transformers_follows_the_closed_form():
+    # The MSL's CompareTransformers (its MAP-LIB reference is not available here). Basic
+    # transformer: L·(i1, i2)' = (V − R1·i1, −(R2 + RL)·i2), L = [[L1, M], [M, L2]]; ideal one
+    # without magnetization: i2 = −n·i1, so (L1sigma + n²·L2sigma)·i1' = V − (R1 + n²·(R2 +
+    # RL))·i1 and inductor22 carries n·i1. V = Vdc + Vpeak·cos(ωt). The first 5 s of the MSL's
+    # 50 s: 50 periods, and a sixth of the time constant L1/R1 = 32 s of the DC magnetization
+    # (the rest takes 2 s more to run, not more checking); 1e-6 of each signal's range (physlib
+    # at rtol 1e-8).
+    import msl_corpus  # noqa: F401  (loads msl_corpus_electrical after the Example it imports)
+    from msl_corpus_electrical import TRANSFORMERS as p, compare_transformers
+    t = np.linspace(0.0, 5.0, 1001)
+    res = compare_transformers().compile().simulate(5.0, t_eval=t, rtol=1e-8, atol=1e-12)
+    n, omega, M = p["n"], 2 * np.pi * p["f"], p["Lm1"] / p["n"]
+    L = np.array([[p["L1sigma"] + M * n, M], [M, p["L2sigma"] + M / n]])
+    A = -np.linalg.solve(L, np.diag([p["R1"], p["R2"] + p["RL"]]))
+    unit = np.linalg.solve(L, [1.0, 0.0])
+    basic = linear_response(A, p["Vdc"] * unit, p["Vpeak"] * unit, omega, t)
+    L_ideal = p["L1sigma"] + n**2 * p["L2sigma"]
+    a = -(p["R1"] + n**2 * (p["R2"] + p["RL"])) / L_ideal
+    ideal = n * linear_response(np.array([[a]]), np.array([p["Vdc"] / L_ideal]),
+                                np.array([p["Vpeak"] / L_ideal]), omega, t)[0]
+    for signal, expected in (("basicTransformer.i1", basic[0]), ("basicTransformer.i2", basic[1]),
+                             ("inductor22.i", ideal)):
+        assert np.max(np.abs(res[signal] - expected)) < 1e-6 * np.ptp(expected), signal
