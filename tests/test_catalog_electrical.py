@@ -175,17 +175,17 @@ def zener_clipper(m, g, sine):
 
 
 def variable_rc(m, g, sine):
-    """R 1 → 3 Ω in series with C 1 → 0.5 mF."""
-    vr = m.add(VariableResistor("varR", R=Ramp(height=2.0, offset=1.0, duration=20e-3)))
-    vc = m.add(VariableCapacitor("varC", C=Ramp(height=-0.5e-3, offset=1e-3, duration=20e-3)))
+    """R ramping 1 → 3 Ω in series with C ramping 1 → 0.5 mF, over 12 ms."""
+    vr = m.add(VariableResistor("varR", R=Ramp(height=2.0, offset=1.0, duration=12e-3)))
+    vc = m.add(VariableCapacitor("varC", C=Ramp(height=-0.5e-3, offset=1e-3, duration=12e-3)))
     m.connect(source_through(m, g, sine, 1e-3, "rc"), vr.p)
     m.connect(vr.n, vc.p)
     m.connect(g.p, vc.n)
 
 
 def variable_rl(m, g, sine):
-    """L 1 → 2 mH in series with 1 Ω."""
-    vl = m.add(VariableInductor("varL", L=Ramp(height=1e-3, offset=1e-3, duration=20e-3)))
+    """L ramping 1 → 2 mH over 12 ms, in series with 1 Ω."""
+    vl = m.add(VariableInductor("varL", L=Ramp(height=1e-3, offset=1e-3, duration=12e-3)))
     m.connect(source_through(m, g, sine, 1.0, "rl"), vl.p)
     m.connect(g.p, vl.n)
 
@@ -233,7 +233,7 @@ PARTS = {"OpAmp": schmitt_trigger, "ZDiode": zener_clipper, "VariableResistor": 
 
 def catalog_circuit(classes=tuple(PARTS)) -> Model:
     """The parts of ``classes`` in one model (one ground), each on a 10 V, 100 Hz sine, each
-    with its signals moving within 20 ms."""
+    with its signals moving within 10 ms."""
     m = Model("catalog")
     g = m.add(Ground("g"))
     sine = Sine(amplitude=10.0, f=100.0)
@@ -264,7 +264,7 @@ def catalog_fmu_run(tmp_path_factory):
     signals = [s for group in CATALOG_SIGNALS.values() for s in group]
     path = sim.export_fmu(tmp_path_factory.mktemp("fmu") / "catalog",
                           outputs=[s for s in signals if s not in sim.modes])    # modes are in anyway
-    t_end = 20e-3
+    t_end = 10e-3
     fmu = fmpy.simulate_fmu(str(path), stop_time=t_end, relative_tolerance=1e-10, solver="CVode",
                             output=signals, output_interval=t_end / 200, record_events=True)
     rows = away_from_events(fmu["time"])
