@@ -12,7 +12,7 @@ parts (EMF, HeatingResistor) follow the rotational and thermal conventions on th
 from ...core.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    ".interfaces": ("TwoPin", "OnePort"),
+    ".interfaces": ("TwoPin", "OnePort", "TwoPort"),
     ".basic": ("Ground", "Resistor", "Capacitor", "Inductor", "MutualInductance", "HeatingResistor", "EMF",
                "VCVS", "VCCS", "CCCS", "CCVS"),
     ".ideal": ("IdealTransformer", "IdealOpAmp", "Switch", "IdealDiode", "VoltageControlledSwitch",

@@ -6,7 +6,7 @@ from ...core import Component, Input, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...domains import electrical, rotational, thermal
 from ..rotational.interfaces import Supported
-from .interfaces import OnePort
+from .interfaces import OnePort, TwoPort
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -80,7 +80,7 @@ class Inductor(OnePort):
         return self.L * self.i**2 / 2
 
 
-class MutualInductance(Component):
+class MutualInductance(TwoPort):
     """The magnetic coupling of two inductors (SPICE's K element), placed in series with each:
     side 1 (p1, n1) in series with an inductor L1, side 2 (p2, n2) with an inductor L2.
 
@@ -98,27 +98,14 @@ class MutualInductance(Component):
     L1·i1²/2 + L2·i2²/2 + M·i1·i2 with the inductors').
     """
 
-    p1 = Port(electrical, "side 1 positive pin")
-    n1 = Port(electrical, "side 1 negative pin")
-    p2 = Port(electrical, "side 2 positive pin")
-    n2 = Port(electrical, "side 2 negative pin")
     M = Parameter(unit="H", description="mutual inductance")
-    v1 = Variable("V", "side 1 voltage p1.v - n1.v")
-    i1 = Variable("A", "side 1 current from p1 to n1")
-    v2 = Variable("V", "side 2 voltage p2.v - n2.v")
-    i2 = Variable("A", "side 2 current from p2 to n2")
 
     def equations(self):
-        return [sp.Eq(self.v1, self.p1.v - self.n1.v), sp.Eq(self.p1.i + self.n1.i, 0),
-                sp.Eq(self.i1, self.p1.i), sp.Eq(self.v2, self.p2.v - self.n2.v),
-                sp.Eq(self.p2.i + self.n2.i, 0), sp.Eq(self.i2, self.p2.i),
-                sp.Eq(self.v1, self.M * der(self.i2)), sp.Eq(self.v2, self.M * der(self.i1))]
+        return super().equations() + [sp.Eq(self.v1, self.M * der(self.i2)),
+                                      sp.Eq(self.v2, self.M * der(self.i1))]
 
     def energy(self):
         return self.M * self.i1 * self.i2
-
-    def port_groups(self):
-        return [("p1", "n1"), ("p2", "n2")]
 
 
 class HeatingResistor(OnePort):

@@ -2,11 +2,10 @@
 saturating inductor and the transformer of two coupled windings."""
 import math
 
-from ...core import Component, Parameter, Port, Variable, der
+from ...core import Parameter, Variable, der
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
-from ...domains import electrical
-from .interfaces import OnePort
+from .interfaces import OnePort, TwoPort
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -71,7 +70,7 @@ class SaturatingInductor(OnePort):
                 * sp.log(1 + (self.i / self.Ipar)**2)) / 2
 
 
-class Transformer(Component):
+class Transformer(TwoPort):
     """Transformer of two coupled windings (the MSL's Basic.Transformer; Simscape's Mutual
     Inductor)::
 
@@ -86,19 +85,11 @@ class Transformer(Component):
     States: i1, i2. Stores L1·i1²/2 + M·i1·i2 + L2·i2²/2.
     """
 
-    p1 = Port(electrical, "primary positive pin")
-    n1 = Port(electrical, "primary negative pin")
-    p2 = Port(electrical, "secondary positive pin")
-    n2 = Port(electrical, "secondary negative pin")
     L1 = Parameter(unit="H", description="primary inductance", positive=True)
     L2 = Parameter(unit="H", description="secondary inductance", positive=True)
     M = Parameter(unit="H", description="coupling inductance")
     i1_0 = Parameter(0.0, unit="A", description="initial primary current")
     i2_0 = Parameter(0.0, unit="A", description="initial secondary current")
-    v1 = Variable("V", "primary voltage p1.v - n1.v")
-    i1 = Variable("A", "primary current from p1 to n1")
-    v2 = Variable("V", "secondary voltage p2.v - n2.v")
-    i2 = Variable("A", "secondary current from p2 to n2")
 
     def validate(self):
         if not abs(self.M) < math.sqrt(self.L1 * self.L2):
@@ -107,17 +98,12 @@ class Transformer(Component):
                                  "IdealTransformer with an Inductor across it")
 
     def equations(self):
-        return [sp.Eq(self.v1, self.p1.v - self.n1.v), sp.Eq(self.p1.i + self.n1.i, 0),
-                sp.Eq(self.i1, self.p1.i), sp.Eq(self.v2, self.p2.v - self.n2.v),
-                sp.Eq(self.p2.i + self.n2.i, 0), sp.Eq(self.i2, self.p2.i),
-                sp.Eq(self.v1, self.L1 * der(self.i1) + self.M * der(self.i2)),
-                sp.Eq(self.v2, self.M * der(self.i1) + self.L2 * der(self.i2))]
+        return super().equations() + [
+            sp.Eq(self.v1, self.L1 * der(self.i1) + self.M * der(self.i2)),
+            sp.Eq(self.v2, self.M * der(self.i1) + self.L2 * der(self.i2))]
 
     def initial(self):
         return {self.i1: self.i1_0, self.i2: self.i2_0}
 
     def energy(self):
         return self.L1 * self.i1**2 / 2 + self.M * self.i1 * self.i2 + self.L2 * self.i2**2 / 2
-
-    def port_groups(self):
-        return [("p1", "n1"), ("p2", "n2")]
