@@ -166,8 +166,9 @@ def schmitt_trigger(m, g, sine):
 
 def zener_clipper(m, g, sine):
     """A ZDiode clipping the sine through 1 kΩ at −4.95 V and +0.37 V, with 1 nF across it (a
-    junction capacitance, which also makes its voltage a state: see the report of issue 36's
-    electrical part on the IDA failures with it algebraic)."""
+    junction capacitance, which also makes its voltage a state: with the voltage algebraic,
+    IDA stops on this model with IDA_CONV_FAIL once the sine turns negative, an open finding
+    of issue 36; backward Euler runs it)."""
     zd = m.add(ZDiode("zDiode", **ZENER))
     cj = m.add(Capacitor("zDiode_C", C=1e-9))
     m.connect(source_through(m, g, sine, 1e3, "zener"), zd.p, cj.p)
