@@ -1,11 +1,12 @@
-"""The partial base of the thermal components: two ports whose heat flows balance."""
-from ...core import Component, Port, Variable
+"""The partial bases of the thermal components: two ports whose heat flows balance, and the
+conditional heat port through which a dissipative part of another domain gives off its loss."""
+from ...core import Component, Parameter, Port, Variable
 from ...core.lazy import lazy_module
 from ...domains import thermal
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["TwoPort"]
+__all__ = ["TwoPort", "ConditionalHeatPort"]
 
 
 class TwoPort(Component):
@@ -22,3 +23,21 @@ class TwoPort(Component):
     def equations(self):
         return [sp.Eq(self.dT, self.port_a.T - self.port_b.T),
                 sp.Eq(self.port_a.Q + self.port_b.Q, 0), sp.Eq(self.Q, self.port_a.Q)]
+
+
+class ConditionalHeatPort(Component):
+    """A dissipative part whose loss may leave through a heat port (the Modelica Standard
+    Library's PartialElementaryConditionalHeatPort): with ``use_heat_port=True`` it has
+    ``heat_port``, and heat_port.Q = −(dissipated power) (Q is positive into the part);
+    without, the loss is its declared dissipation only.
+
+    Parameters: use_heat_port (structural) whether the ``heat_port`` exists.
+    """
+
+    use_heat_port = Parameter(False, description="give the part a heat port its loss leaves by",
+                              structural=True)
+    heat_port = Port(thermal, "heat port the dissipated power leaves by", condition="use_heat_port")
+
+    def heat_flow(self, loss):
+        """The heat port's equation for the dissipated power ``loss`` [W] (none without it)."""
+        return [sp.Eq(self.heat_port.Q, -loss)] if self.use_heat_port else []

@@ -13,6 +13,7 @@ from ...core.lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoFlange", "Compliant", "Supported"),
     ".components": ("Fixed", "Mass", "Spring", "Damper", "SpringDamper", "IdealRackPinion", "HardStop"),
+    ".friction": ("Brake", "SupportFriction"),
     ".sources": ("Force", "Velocity"),
     ".sensors": ("SpeedSensor", "ForceSensor", "PositionSensor"),
 })

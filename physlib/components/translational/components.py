@@ -5,6 +5,7 @@ from ...core.lazy import lazy_module
 from ...core.logic import all_of, any_of, where
 from ...core.positions import PositionState
 from ...domains import rotational, translational
+from ..thermal.interfaces import ConditionalHeatPort
 from .interfaces import Compliant, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -70,27 +71,30 @@ class Spring(Compliant):
         return self.c * (self.s_rel - self.s_rel0)**2 / 2
 
 
-class Damper(Compliant):
+class Damper(Compliant, ConditionalHeatPort):
     """Linear damper: f = d·v_rel.
 
-    Parameters: d [N.s/m] damping (>= 0); s_rel_start [m] initial relative position.
+    Parameters: d [N.s/m] damping (>= 0); s_rel_start [m] initial relative position;
+    use_heat_port (structural): the loss leaves through ``heat_port`` (heat_port.Q = −f·v_rel).
     States: s_rel [m]. Dissipates f·v_rel.
     """
 
     d = Parameter(unit="N.s/m", description="damping constant", nonnegative=True)
 
     def equations(self):
-        return super().equations() + [sp.Eq(self.f, self.d * self.v_rel)]
+        return super().equations() + [sp.Eq(self.f, self.d * self.v_rel),
+                                      *self.heat_flow(self.f * self.v_rel)]
 
     def dissipation(self):
         return self.f, self.v_rel
 
 
-class SpringDamper(Compliant):
+class SpringDamper(Compliant, ConditionalHeatPort):
     """Spring and damper in parallel: f = c·(s_rel − s_rel0) + d·v_rel.
 
     Parameters: c [N/m] stiffness (>= 0); d [N.s/m] damping (>= 0); s_rel0 [m] unstretched
-    length; s_rel_start [m] initial relative position.
+    length; s_rel_start [m] initial relative position; use_heat_port (structural): the loss
+    leaves through ``heat_port`` (heat_port.Q = −d·v_rel²).
     States: s_rel [m]. Stores c·(s_rel − s_rel0)²/2; dissipates d·v_rel².
     """
 
@@ -102,7 +106,8 @@ class SpringDamper(Compliant):
 
     def equations(self):
         return super().equations() + [
-            sp.Eq(self.f, self.c * (self.s_rel - self.s_rel0) + self.d * self.v_rel)]
+            sp.Eq(self.f, self.c * (self.s_rel - self.s_rel0) + self.d * self.v_rel),
+            *self.heat_flow(self.d * self.v_rel**2)]
 
     def energy(self):
         return self.c * (self.s_rel - self.s_rel0)**2 / 2
