@@ -4,7 +4,8 @@ physlib's components with the MSL's instance names; ``tests/msl_corpus.py`` coll
 ``EXAMPLES`` and ``tests/test_msl_corpus.py`` runs them in MAP-LIB's 2e-3 tube."""
 from physlib import Model
 from physlib.components import translational as tr
-from physlib.components.signals import Step
+from physlib.components.signals import Ramp, Step
+from physlib.components.thermal import HeatCapacitor
 
 from msl_corpus import MODE_FLAGS, Example
 
@@ -25,6 +26,65 @@ def brake() -> Model:
     return m
 
 
+def accelerate() -> Model:
+    """Translational.Examples.Accelerate: an Accelerate source driven by a constant 1 m/s²
+    moves a mass (1 kg) from rest: s = t²/2, v = t."""
+    m = Model("Accelerate")
+    source = m.add(tr.Accelerate("accelerate", a_ref=1.0))
+    mass = m.add(tr.Mass("mass", m=1.0))
+    m.connect(source.flange, mass.flange_a)
+    return m
+
+
+def elasto_gap() -> Model:
+    """Translational.Examples.ElastoGap: mass1 (1 kg) between two spring-dampers (c = 10 N/m,
+    d = 1.5 N·s/m, s_rel0 = 1 m), mass2 (1 kg) between two ElastoGaps (the same c, d,
+    s_rel0 = 1.5 m), the outer ends on rods of length 2 m either side of the fixed flange at 0,
+    i.e. at −2 m and +2 m. Both masses (length 0) start at rest at s = 2 m, so
+    springDamper1.s_rel = 4 m, springDamper2.s_rel = 0 m, elastoGap1.s_rel = 4 m (apart) and
+    elastoGap2.s_rel = 0 m (compressed by 1.5 m). The rods are rigid and massless: the ends
+    joined to the fixed flange by them are fixed flanges themselves."""
+    m = Model("ElastoGap")
+    fixed = m.add(tr.Fixed("fixed"))
+    mass1 = m.add(tr.Mass("mass1", m=1.0, s0=2.0))
+    mass2 = m.add(tr.Mass("mass2", m=1.0, s0=2.0))
+    sd1 = m.add(tr.SpringDamper("springDamper1", c=10.0, d=1.5, s_rel0=1.0, s_rel_start=4.0))
+    sd2 = m.add(tr.SpringDamper("springDamper2", c=10.0, d=1.5, s_rel0=1.0, s_rel_start=0.0))
+    gap1 = m.add(tr.ElastoGap("elastoGap1", c=10.0, d=1.5, s_rel0=1.5, s_rel_start=4.0))
+    gap2 = m.add(tr.ElastoGap("elastoGap2", c=10.0, d=1.5, s_rel0=1.5, s_rel_start=0.0))
+    m.connect(fixed.flange, sd1.flange_a, sd2.flange_b, gap1.flange_a, gap2.flange_b)
+    m.connect(sd1.flange_b, mass1.flange_a)
+    m.connect(mass1.flange_b, sd2.flange_a)
+    m.connect(gap1.flange_b, mass2.flange_a)
+    m.connect(mass2.flange_b, gap2.flange_a)
+    return m
+
+
+ALPHA20_COPPER = 3.920e-3
+"""[1/K] Modelica.Electrical.Machines.Thermal.Constants.alpha20Copper."""
+
+
+def eddy_current_brake() -> Model:
+    """Translational.Examples.EddyCurrentBrake: a mass (1 kg, 20 m/s) braked by an
+    EddyCurrentForce (f_nominal = 100 N, v_nominal = 10 m/s, TRef = 293.15 K, alpha20 of copper)
+    whose excitation ramps 0 → 1 from 0.1 s to 0.2 s; its loss heats a capacitor (C = 1 J/K,
+    from 293.15 K) through the heat port."""
+    m = Model("EddyCurrentBrake")
+    brake = m.add(tr.EddyCurrentForce("eddyCurrentForce", f_nominal=100.0, v_nominal=10.0,
+                                      TRef=293.15, alpha20=ALPHA20_COPPER, use_heat_port=True,
+                                      excitation=Ramp(height=1.0, duration=0.1, t0=0.1)))
+    mass = m.add(tr.Mass("mass", m=1.0, v0=20.0))
+    capacitor = m.add(HeatCapacitor("heatCapacitor", C=1.0, T0=293.15))
+    m.connect(brake.flange, mass.flange_a)
+    m.connect(brake.heat_port, capacitor.port)
+    return m
+
+
+def loss_power(name: str):
+    """The MSL's ``<name>.lossPower``: the dissipated power f·v."""
+    return lambda res: res[f"{name}.f"] * res[f"{name}.v"]
+
+
 def mode_flags(*names: str) -> dict:
     return {f"{c}.{flag}": MODE_FLAGS for c in names for flag in ("startBackward", "startForward")}
 
@@ -32,4 +92,11 @@ def mode_flags(*names: str) -> dict:
 EXAMPLES = [
     Example("Brake", "Modelica.Mechanics.Translational.Examples.Brake", brake, 2.0, 1e-6,
             not_compared=mode_flags("brake", "brake1")),
+    Example("Accelerate", "Modelica.Mechanics.Translational.Examples.Accelerate", accelerate,
+            1.0, 1e-6),
+    Example("ElastoGap", "Modelica.Mechanics.Translational.Examples.ElastoGap", elasto_gap,
+            5.0, 1e-6),
+    Example("EddyCurrentBrake", "Modelica.Mechanics.Translational.Examples.EddyCurrentBrake",
+            eddy_current_brake, 1.0, 1e-6,
+            signals={"eddyCurrentForce.lossPower": loss_power("eddyCurrentForce")}),
 ]

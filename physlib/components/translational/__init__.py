@@ -12,8 +12,10 @@ from ...core.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoFlange", "Compliant", "Supported"),
-    ".components": ("Fixed", "Mass", "Spring", "Damper", "SpringDamper", "IdealRackPinion", "HardStop"),
+    ".components": ("Fixed", "Mass", "Spring", "Damper", "SpringDamper", "ElastoGap", "IdealRackPinion",
+                    "HardStop"),
     ".friction": ("Brake", "SupportFriction"),
-    ".sources": ("Force", "Velocity"),
+    ".sources": ("Force", "Velocity", "ConstantForce", "QuadraticSpeedDependentForce", "Accelerate",
+                 "Position", "EddyCurrentForce"),
     ".sensors": ("SpeedSensor", "ForceSensor", "PositionSensor"),
 })
