@@ -80,6 +80,33 @@ def eddy_current_brake() -> Model:
     return m
 
 
+def test_braking() -> Model:
+    """ModelicaTest.Translational.TestBraking: six masses (1 kg, from s = 0), each braked by one
+    source on its flange_b: mass1 by LinearSpeedDependentForce (f_nominal = −100 N,
+    v_nominal = 100 m/s), mass2 by QuadraticSpeedDependentForce (the same), mass3 by
+    ConstantForce (−100 N), mass4 by SignForce (−100 N, v0 = 1 m/s, exponential
+    regularization), mass6 by InverseSpeedDependentForce (−100 N, 100 m/s, v0 = 1 m/s), all
+    from 100 m/s; mass5 (20 m/s) by the EddyCurrentForce of EddyCurrentBrake at full excitation,
+    heating a capacitor (1 J/K from 293.15 K)."""
+    m = Model("TestBraking")
+    loads = {"mass1": tr.LinearSpeedDependentForce("linearSpeedDependentForce", f_nominal=-100.0,
+                                                   v_nominal=100.0),
+             "mass2": tr.QuadraticSpeedDependentForce("quadraticSpeedDependentForce",
+                                                      f_nominal=-100.0, v_nominal=100.0),
+             "mass3": tr.ConstantForce("constantForce", f_constant=-100.0),
+             "mass4": tr.SignForce("signForce", f_nominal=-100.0, v0=1.0),
+             "mass5": tr.EddyCurrentForce("eddyCurrentForce", f_nominal=100.0, v_nominal=10.0,
+                                          TRef=293.15, alpha20=ALPHA20_COPPER, use_heat_port=True,
+                                          excitation=1.0),
+             "mass6": tr.InverseSpeedDependentForce("inverseSpeedDependentForce", f_nominal=-100.0,
+                                                    v_nominal=100.0, v0=1.0)}
+    for mass_name, load in loads.items():
+        mass = m.add(tr.Mass(mass_name, m=1.0, v0=20.0 if mass_name == "mass5" else 100.0))
+        m.connect(mass.flange_b, m.add(load).flange)
+    m.connect(loads["mass5"].heat_port, m.add(HeatCapacitor("heatCapacitor", C=1.0, T0=293.15)).port)
+    return m
+
+
 def loss_power(name: str):
     """The MSL's ``<name>.lossPower``: the dissipated power f·v."""
     return lambda res: res[f"{name}.f"] * res[f"{name}.v"]
@@ -99,4 +126,5 @@ EXAMPLES = [
     Example("EddyCurrentBrake", "Modelica.Mechanics.Translational.Examples.EddyCurrentBrake",
             eddy_current_brake, 1.0, 1e-6,
             signals={"eddyCurrentForce.lossPower": loss_power("eddyCurrentForce")}),
+    Example("TestBraking", "ModelicaTest.Translational.TestBraking", test_braking, 2.0, 1e-6),
 ]

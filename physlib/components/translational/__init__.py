@@ -15,7 +15,8 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".components": ("Fixed", "Mass", "Spring", "Damper", "SpringDamper", "ElastoGap", "IdealRackPinion",
                     "HardStop"),
     ".friction": ("Brake", "SupportFriction"),
-    ".sources": ("Force", "Velocity", "ConstantForce", "QuadraticSpeedDependentForce", "Accelerate",
+    ".sources": ("Force", "Velocity", "ConstantForce", "LinearSpeedDependentForce",
+                 "QuadraticSpeedDependentForce", "InverseSpeedDependentForce", "SignForce", "Accelerate",
                  "Position", "EddyCurrentForce"),
     ".sensors": ("SpeedSensor", "ForceSensor", "PositionSensor"),
 })

@@ -2,6 +2,7 @@
 constant or speed-dependent force, forced movements (by acceleration or reference position)
 and the eddy current brake, as the Modelica Standard Library's Translational.Sources."""
 from ...core import Input, Parameter, Port, Variable, der
+from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...domains import translational
 from ..thermal.interfaces import ConditionalHeatPort
@@ -9,8 +10,9 @@ from .interfaces import Supported
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Force", "Velocity", "ConstantForce", "QuadraticSpeedDependentForce", "Accelerate",
-           "Position", "EddyCurrentForce"]
+__all__ = ["Force", "Velocity", "ConstantForce", "LinearSpeedDependentForce",
+           "QuadraticSpeedDependentForce", "InverseSpeedDependentForce", "SignForce", "Accelerate",
+           "Position", "EddyCurrentForce", "regularized_sign"]
 
 
 class Force(Supported):
@@ -43,7 +45,25 @@ class Velocity(Supported):
                 *self.support_reaction(-self.flange.f)]
 
 
-class ConstantForce(Supported):
+class _SpeedDependentForce(Supported):
+    """A force on ``flange`` that depends on the flange's velocity v relative to the housing
+    only: flange.f = −push(v) (a positive push drives the flange forward); the housing takes
+    the reaction. Subclasses give :meth:`push`."""
+
+    flange = Port(translational, "driven flange")
+    v = Variable("m/s", "flange velocity relative to the housing")
+
+    def push(self):
+        """The force pushing the flange forward [N] (SymPy, in terms of ``self.v``)."""
+        raise NotImplementedError
+
+    def equations(self):
+        push = self.push()
+        return [sp.Eq(self.v, self.flange.v - self.support_v()),
+                sp.Eq(self.flange.f, -push), *self.support_reaction(push)]
+
+
+class ConstantForce(_SpeedDependentForce):
     """Constant force on ``flange`` whatever its motion: flange.f = −f_constant (the MSL's
     Translational.Sources.ConstantForce; Simscape: Ideal Force Source with a constant).
 
@@ -51,14 +71,33 @@ class ConstantForce(Supported):
     Parameters: f_constant [N]; use_support (structural) housing flange.
     """
 
-    flange = Port(translational, "driven flange")
     f_constant = Parameter(unit="N", description="force pushing the flange forward")
 
-    def equations(self):
-        return [sp.Eq(self.flange.f, -self.f_constant), *self.support_reaction(self.f_constant)]
+    def push(self):
+        return self.f_constant
 
 
-class QuadraticSpeedDependentForce(Supported):
+class LinearSpeedDependentForce(_SpeedDependentForce):
+    """Force linear in the flange's velocity v relative to the housing (the MSL's
+    Translational.Sources.LinearSpeedDependentForce): it pushes the flange forward with
+    f_nominal·|v|/v_nominal (``ForceDirection=True``, the same direction both ways of motion)
+    or f_nominal·v/v_nominal (``ForceDirection=False``).
+
+    A negative f_nominal brakes forward motion. Parameters: f_nominal [N] force at v_nominal;
+    v_nominal [m/s] (> 0); ForceDirection (structural); use_support (structural).
+    """
+
+    f_nominal = Parameter(unit="N", description="force at v_nominal (negative: a load)")
+    v_nominal = Parameter(unit="m/s", description="nominal velocity", positive=True)
+    ForceDirection = Parameter(True, description="the same force direction both ways of motion",
+                               structural=True)
+
+    def push(self):
+        ratio = self.v / self.v_nominal
+        return self.f_nominal * (sp.Abs(ratio) if self.ForceDirection else ratio)
+
+
+class QuadraticSpeedDependentForce(_SpeedDependentForce):
     """Force quadratic in the flange's velocity v relative to the housing (the MSL's
     Translational.Sources.QuadraticSpeedDependentForce; a drag load): it pushes the flange
     forward with f_nominal·(v/v_nominal)² (``ForceDirection=True``, the same direction both ways)
@@ -66,21 +105,84 @@ class QuadraticSpeedDependentForce(Supported):
 
     A negative f_nominal brakes forward motion. Parameters: f_nominal [N] force at v_nominal;
     v_nominal [m/s] (> 0); ForceDirection (structural); use_support (structural).
-    Variables: v [m/s] flange velocity relative to the housing.
     """
 
-    flange = Port(translational, "driven flange")
     f_nominal = Parameter(unit="N", description="force at v_nominal (negative: a load)")
     v_nominal = Parameter(unit="m/s", description="nominal velocity", positive=True)
     ForceDirection = Parameter(True, description="the same force direction both ways of motion",
                                structural=True)
-    v = Variable("m/s", "flange velocity relative to the housing")
 
-    def equations(self):
+    def push(self):
         ratio = self.v / self.v_nominal
-        push = self.f_nominal * (ratio**2 if self.ForceDirection else ratio * sp.Abs(ratio))
-        return [sp.Eq(self.v, self.flange.v - self.support_v()),
-                sp.Eq(self.flange.f, -push), *self.support_reaction(push)]
+        return self.f_nominal * (ratio**2 if self.ForceDirection else ratio * sp.Abs(ratio))
+
+
+class InverseSpeedDependentForce(_SpeedDependentForce):
+    """Force inversely proportional to the flange's velocity v relative to the housing (the
+    MSL's Translational.Sources.InverseSpeedDependentForce; constant power): it pushes the
+    flange forward with f_nominal·v_nominal/|v| (``ForceDirection=True``) or
+    f_nominal·v_nominal/v (``ForceDirection=False``), regularized below |v| < v0 to the
+    constant f_nominal·v_nominal/v0, resp. the line f_nominal·v/v0 (as the MSL's).
+
+    Parameters: f_nominal [N] force at v_nominal; v_nominal [m/s] (> 0); v0 [m/s]
+    regularization velocity (> 0); ForceDirection (structural); use_support (structural).
+    """
+
+    f_nominal = Parameter(unit="N", description="force at v_nominal (negative: a load)")
+    v_nominal = Parameter(unit="m/s", description="nominal velocity", positive=True)
+    v0 = Parameter(0.1, unit="m/s", description="regularization below v0", positive=True)
+    ForceDirection = Parameter(True, description="the same force direction both ways of motion",
+                               structural=True)
+
+    def push(self):
+        slow = sp.Abs(self.v) < self.v0
+        if self.ForceDirection:
+            return sp.Piecewise((self.f_nominal * self.v_nominal / self.v0, slow),
+                                (self.f_nominal * self.v_nominal / sp.Abs(self.v), True))
+        return sp.Piecewise((self.f_nominal * self.v / self.v0, slow),
+                            (self.f_nominal * self.v_nominal / self.v, True))
+
+
+def regularized_sign(reg: str, v, v0):
+    """sign(v) smoothed below |v| < v0, as the MSL's Regularization: "exp" (2/(1 + e^(−v/(0.01·v0)))
+    − 1), "sine" (sin(π/2·v/v0)), "linear" (v/v0) or "cosine" (sign(v)·(1 − cos(π/2·v/v0)))."""
+    if reg == "exp":
+        return 2 / (1 + sp.exp(-v / (0.01 * v0))) - 1
+    smooth = {"sine": sp.sin(sp.pi / 2 * v / v0), "linear": v / v0,
+              "cosine": sp.sign(v) * (1 - sp.cos(sp.pi / 2 * v / v0))}[reg]
+    return sp.Piecewise((smooth, sp.Abs(v) < v0), (sp.sign(v), True))
+
+
+REGULARIZATIONS = ("exp", "sine", "linear", "cosine")
+
+
+class SignForce(_SpeedDependentForce):
+    """Force of constant size whose direction follows the flange's velocity v relative to the
+    housing (the MSL's Translational.Sources.SignForce; with a negative f_nominal, Coulomb
+    friction without sticking): it pushes the flange with f_nominal·sign(v), sign regularized
+    below v0 (:func:`regularized_sign`).
+
+    Parameters: f_nominal [N]; v0 [m/s] regularization velocity (> 0); reg (structural) "exp"
+    (default), "sine", "linear" or "cosine"; use_support (structural).
+    """
+
+    f_nominal = Parameter(unit="N", description="force size (negative: a load)")
+    v0 = Parameter(0.1, unit="m/s", description="regularization below v0", positive=True)
+    reg = Parameter("exp", description='regularization: "exp", "sine", "linear" or "cosine"',
+                    structural=True)
+
+    def validate(self):
+        check_regularization(self)
+
+    def push(self):
+        return self.f_nominal * regularized_sign(self.reg, self.v, self.v0)
+
+
+def check_regularization(component):
+    """A ParameterError unless ``component.reg`` is one of :data:`REGULARIZATIONS`."""
+    if component.reg not in REGULARIZATIONS:
+        raise ParameterError(f"parameter reg of {type(component).__name__} {component.name!r} must "
+                             f"be one of {', '.join(REGULARIZATIONS)}, got {component.reg!r}")
 
 
 class Accelerate(Supported):
@@ -139,7 +241,7 @@ class Position(Supported):
         return {self.s: self.s_start, self.v: 0.0}
 
 
-class EddyCurrentForce(Supported, ConditionalHeatPort):
+class EddyCurrentForce(_SpeedDependentForce, ConditionalHeatPort):
     """Eddy current brake on ``flange`` (the MSL's Translational.Sources.EddyCurrentForce):
     always braking, with the force
     f = 2·f_nominal·excitation²·v_n/(1 + v_n²), v_n = v/(v_nominal·(1 + alpha20·(T − TRef)))
@@ -154,23 +256,23 @@ class EddyCurrentForce(Supported, ConditionalHeatPort):
     Dissipates f·v [W] (heat_port.Q = −f·v).
     """
 
-    flange = Port(translational, "braked flange")
     excitation = Input("1", "excitation (1: the largest force)")
     f_nominal = Parameter(unit="N", description="largest braking force", positive=True)
     v_nominal = Parameter(unit="m/s", description="velocity of the largest force at TRef", positive=True)
     TRef = Parameter(293.15, unit="K", description="reference temperature", positive=True)
     alpha20 = Parameter(0.0, unit="1/K", description="temperature coefficient of the fin's resistance")
     T = Parameter(293.15, unit="K", description="fin temperature without heat port", positive=True)
-    v = Variable("m/s", "flange velocity relative to the housing")
     f = Variable("N", "braking force, flange.f")
+
+    def push(self):
+        return -self.f
 
     def equations(self):
         temperature = self.heat_port.T if self.use_heat_port else self.T
         v_n = self.v / (self.v_nominal * (1 + self.alpha20 * (temperature - self.TRef)))
-        return [sp.Eq(self.v, self.flange.v - self.support_v()),
-                sp.Eq(self.f, 2 * self.f_nominal * self.excitation**2 * v_n / (1 + v_n**2)),
-                sp.Eq(self.flange.f, self.f), *self.support_reaction(-self.f),
-                *self.heat_flow(self.f * self.v)]
+        return super().equations() + [
+            sp.Eq(self.f, 2 * self.f_nominal * self.excitation**2 * v_n / (1 + v_n**2)),
+            *self.heat_flow(self.f * self.v)]
 
     def dissipation(self):
         return self.f, self.v
