@@ -2,9 +2,11 @@
 (Modelica.Mechanics.Translational.Examples and ModelicaTest.Translational), rebuilt from
 physlib's components with the MSL's instance names; ``tests/msl_corpus.py`` collects
 ``EXAMPLES`` and ``tests/test_msl_corpus.py`` runs them in MAP-LIB's 2e-3 tube."""
+import numpy as np
+
 from physlib import Model
 from physlib.components import translational as tr
-from physlib.components.signals import Ramp, Step
+from physlib.components.signals import Ramp, Sine, Step
 from physlib.components.thermal import HeatCapacitor
 
 from msl_corpus import MODE_FLAGS, Example
@@ -107,6 +109,62 @@ def test_braking() -> Model:
     return m
 
 
+VEHICLE = dict(m=1200.0, J=2.3, R=0.31, Cd=0.31, v0=27.777777777778)
+VEHICLES = {  # name: (parameters, input given as a constant or a sine)
+    "vehicleDrag": (dict(A=2.2, vWindConstant=-2.0, CrConstant=0.0), None),
+    "vehicleDragInConst": (dict(A=2.2, CrConstant=0.0, useWindInput=True, vWind_start=-2.0),
+                           ("vWind", -2.0)),
+    "vehicleDragInVar": (dict(A=2.2, CrConstant=0.0, useWindInput=True, vWind_start=-2.0),
+                         ("vWind", dict(amplitude=1.0, f=1.0, offset=-2.0))),
+    "vehicleRoll": (dict(A=0.0, CrConstant=0.013), None),
+    "vehicleRollInConst": (dict(A=0.0, useCrInput=True), ("cr", 0.013)),
+    "vehicleRollInVar": (dict(A=0.0, useCrInput=True),
+                         ("cr", dict(amplitude=0.013, f=0.5, offset=0.013))),
+    "vehicleInclination": (dict(A=0.0, CrConstant=0.0, inclinationConstant=0.05), None),
+    "vehicleInclinationInConst": (dict(A=0.0, CrConstant=0.0, useInclinationInput=True),
+                                  ("inclination", 0.05)),
+    "vehicleInclinationInVar": (dict(A=0.0, CrConstant=0.0, useInclinationInput=True),
+                                ("inclination", dict(amplitude=-0.05, f=1.0, offset=0.05))),
+}
+
+
+def vehicles() -> Model:
+    """ModelicaTest.Translational.Vehicles: nine vehicles (1200 kg, J = 2.3 kg·m², R = 0.31 m,
+    Cd = 0.31) coasting from 100 km/h, flanges open: against drag only (A = 2.2 m², wind
+    −2 m/s as a parameter, a constant input, or −2 + sin(2π·t) m/s), rolling resistance only
+    (Cr = 0.013, as a parameter, a constant input or 0.013 + 0.013·sin(π·t)) and inclination
+    only (0.05, as a parameter, a constant input or 0.05 − 0.05·sin(2π·t)). The MSL's inputs
+    come from Constant and Sine blocks; the inputs here are given the same numbers and
+    waveforms. The MSL starts the filtered wind at the input's value, −2 m/s: vWind_start."""
+    m = Model("Vehicles")
+    for name, (parameters, given) in VEHICLES.items():
+        inputs = {} if given is None else \
+            {given[0]: Sine(**given[1]) if isinstance(given[1], dict) else given[1]}
+        m.add(tr.Vehicle(name, **VEHICLE, **parameters, **inputs))
+    return m
+
+
+def wind_displacement(name: str):
+    """The MSL's ``<name>.windSpeed.s``, the wind source's integrated position (from 0): the
+    integral of the wind velocity over the result's time points (trapezoids; the output
+    interval, 0.4 ms, makes its error some 1e-8 m, far inside the tube)."""
+    def integral(res):
+        v = res[f"{name}.v_wind"]
+        return np.concatenate([[0.0], np.cumsum(np.diff(res.t) * (v[1:] + v[:-1]) / 2)])
+    return integral
+
+
+def vehicle_signals() -> dict:
+    """The MSL's vehicle-internal signals: inertia.phi/.w are the wheels', windSpeed.v the wind
+    velocity, windSpeed.s its integral."""
+    signals = {}
+    for name in VEHICLES:
+        signals.update({f"{name}.inertia.phi": f"{name}.phi", f"{name}.inertia.w": f"{name}.w",
+                        f"{name}.windSpeed.v": f"{name}.v_wind",
+                        f"{name}.windSpeed.s": wind_displacement(name)})
+    return signals
+
+
 def loss_power(name: str):
     """The MSL's ``<name>.lossPower``: the dissipated power f·v."""
     return lambda res: res[f"{name}.f"] * res[f"{name}.v"]
@@ -127,4 +185,6 @@ EXAMPLES = [
             eddy_current_brake, 1.0, 1e-6,
             signals={"eddyCurrentForce.lossPower": loss_power("eddyCurrentForce")}),
     Example("TestBraking", "ModelicaTest.Translational.TestBraking", test_braking, 2.0, 1e-6),
+    Example("Vehicles", "ModelicaTest.Translational.Vehicles", vehicles, 2.0, 1e-6,
+            signals=vehicle_signals()),
 ]

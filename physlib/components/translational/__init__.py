@@ -15,6 +15,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".components": ("Fixed", "Mass", "Spring", "Damper", "SpringDamper", "ElastoGap", "IdealRackPinion",
                     "HardStop"),
     ".friction": ("Brake", "SupportFriction"),
+    ".vehicles": ("Vehicle",),
     ".sources": ("Force", "Velocity", "ConstantForce", "LinearSpeedDependentForce",
                  "QuadraticSpeedDependentForce", "InverseSpeedDependentForce", "SignForce", "Accelerate",
                  "Position", "EddyCurrentForce"),
