@@ -7,7 +7,7 @@ import numpy as np
 from physlib import Model
 from physlib.components import translational as tr
 from physlib.components.signals import Ramp, Sine, Step
-from physlib.components.thermal import HeatCapacitor
+from physlib.components.thermal import Convection, FixedTemperature, HeatCapacitor
 
 from msl_corpus import MODE_FLAGS, Example
 
@@ -79,6 +79,54 @@ def eddy_current_brake() -> Model:
     capacitor = m.add(HeatCapacitor("heatCapacitor", C=1.0, T0=293.15))
     m.connect(brake.flange, mass.flange_a)
     m.connect(brake.heat_port, capacitor.port)
+    return m
+
+
+def heat_losses() -> Model:
+    """Translational.Examples.HeatLosses: a chain of masses (1 kg, length 0.1 m each) whose
+    dissipative parts all give their loss through heat ports to a convection (Gc = 20 W/K) to
+    25 °C. A force 20·sin(2π·t) N drives mass1, held by a damper (d = 10) to a fixed flange
+    and an ElastoGap (c = 100, d = 20, s_rel0 = −0.02 m) to another; a SpringDamper (c = 100,
+    d = 10) joins mass2, which rubs in a SupportFriction (f_pos = [0, 1]), a spring (c = 100)
+    mass3, braked by a Brake (fn_max = 10 N, f_normalized = 10·sin(4π·t): free on the negative
+    half-waves), and a SpringDamper (c = 1e4, d = 1000) the MassWithStopAndFriction (F_prop =
+    0.5, F_Coulomb = 1, F_Stribeck = 2, fexp = 2, stops 0 and 0.4 m). All at rest, springs
+    relaxed, mass1 at s = 0: mass1's flanges at ∓0.05 m, so mass2.s = 0.1 m, mass3.s = 0.2 m,
+    massWithStopAndFriction.s = 0.3 m; the damper spans 0.05 m, the ElastoGap −0.05 m
+    (compressed 0.03 m past its s_rel0)."""
+    m = Model("HeatLosses")
+    fixed1, fixed2 = m.add(tr.Fixed("fixed1")), m.add(tr.Fixed("fixed2"))
+    force = m.add(tr.Force("force", f=Sine(amplitude=20.0, f=1.0)))
+    mass1 = m.add(tr.Mass("mass1", m=1.0))
+    mass2 = m.add(tr.Mass("mass2", m=1.0, s0=0.1))
+    mass3 = m.add(tr.Mass("mass3", m=1.0, s0=0.2))
+    hot = dict(use_heat_port=True)
+    damper = m.add(tr.Damper("damper", d=10.0, s_rel_start=0.05, **hot))
+    gap = m.add(tr.ElastoGap("elastoGap", c=100.0, d=20.0, s_rel0=-0.02, s_rel_start=-0.05, **hot))
+    spring_damper = m.add(tr.SpringDamper("springDamper", c=100.0, d=10.0, **hot))
+    friction = m.add(tr.SupportFriction("supportFriction", **hot))
+    spring = m.add(tr.Spring("spring", c=100.0))
+    brake = m.add(tr.Brake("brake", fn_max=10.0, f_normalized=Sine(amplitude=10.0, f=2.0), **hot))
+    spring_damper1 = m.add(tr.SpringDamper("springDamper1", c=1e4, d=1000.0, **hot))
+    stop_mass = m.add(tr.MassWithStopAndFriction(
+        "massWithStopAndFriction", m=1.0, L=0.1, F_prop=0.5, F_Coulomb=1.0, F_Stribeck=2.0,
+        fexp=2.0, smin=0.0, smax=0.4, s0=0.3, **hot))
+    convection = m.add(Convection("convection", Gc=20.0))
+    ambient = m.add(FixedTemperature("TAmbient", T=298.15))
+    m.connect(force.flange, mass1.flange_a, damper.flange_a, gap.flange_b)
+    m.connect(damper.flange_b, fixed1.flange)
+    m.connect(gap.flange_a, fixed2.flange)
+    m.connect(mass1.flange_b, spring_damper.flange_a)
+    m.connect(spring_damper.flange_b, mass2.flange_a)
+    m.connect(mass2.flange_b, friction.flange_a)
+    m.connect(friction.flange_b, spring.flange_a)
+    m.connect(spring.flange_b, mass3.flange_a)
+    m.connect(mass3.flange_b, brake.flange_a)
+    m.connect(brake.flange_b, spring_damper1.flange_a)
+    m.connect(spring_damper1.flange_b, stop_mass.flange_a)
+    m.connect(convection.port_a, *(c.heat_port for c in (damper, gap, spring_damper, friction, brake,
+                                                         spring_damper1, stop_mass)))
+    m.connect(convection.port_b, ambient.port)
     return m
 
 

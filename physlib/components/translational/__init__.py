@@ -14,7 +14,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoFlange", "Compliant", "Supported"),
     ".components": ("Fixed", "Mass", "Spring", "Damper", "SpringDamper", "ElastoGap", "IdealRackPinion",
                     "HardStop"),
-    ".friction": ("Brake", "SupportFriction"),
+    ".friction": ("Brake", "SupportFriction", "MassWithStopAndFriction"),
     ".vehicles": ("Vehicle",),
     ".sources": ("Force", "Velocity", "ConstantForce", "LinearSpeedDependentForce",
                  "QuadraticSpeedDependentForce", "InverseSpeedDependentForce", "SignForce", "Accelerate",

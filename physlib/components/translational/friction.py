@@ -1,15 +1,18 @@
 """Dry friction with stick-slip between a flange and its housing (Brake, SupportFriction, on the
 shared model of :mod:`physlib.components.stick_slip`), as the Modelica Standard Library's
 Translational.Components."""
-from ...core import Input, Parameter, Variable, der
+from ...core import Input, Mode, Parameter, Variable, der
+from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
+from ...core.logic import absolute, all_of, any_of, where
+from ...core.positions import PositionState
 from ..stick_slip import StickSlipFriction, friction_table, table_points
 from ..thermal.interfaces import ConditionalHeatPort
 from .interfaces import Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Brake", "SupportFriction"]
+__all__ = ["Brake", "SupportFriction", "MassWithStopAndFriction"]
 
 
 class _HousingFriction(TwoFlange, Supported, ConditionalHeatPort, StickSlipFriction):
@@ -112,3 +115,106 @@ class SupportFriction(_HousingFriction):
 
     def static_friction(self, value):
         return value("peak") * self.f_pos[0][1]
+
+
+class MassWithStopAndFriction(TwoFlange, ConditionalHeatPort, StickSlipFriction):
+    """Sliding mass with Stribeck friction against the ground and hard stops (the MSL's
+    Translational.Components.MassWithStopAndFriction; Simscape: Mass with Translational
+    Friction and Translational Hard Stop).
+
+    m·dv/dt = flange_a.f + flange_b.f − f, both flanges at velocity v. Sliding, the friction
+    force is f = F_prop·v ± (F_Coulomb + F_Stribeck·exp(−fexp·|v|)) against the motion; stuck,
+    v stays 0 while the force needed stays within peak·(F_Coulomb + F_Stribeck) (the MSL's
+    factor 1.001 by default). The mass (length L, its centre at s) moves between the stops
+    smin + L/2 <= s <= smax − L/2: reaching one it stops dead (a plastic impact, v → 0, as the
+    MSL's reinit) and sticks, held there whatever pushes it into the stop, until a force pulls
+    it away past the static friction.
+
+    Parameters: m [kg] (> 0); F_prop [N.s/m] viscous friction (>= 0); F_Coulomb [N];
+    F_Stribeck [N]; fexp [s/m] Stribeck decay (>= 0); peak [1]; smax, smin [m] stops;
+    L [m] length; s0 [m], v0 [m/s] initial position and velocity; use_heat_port (structural):
+    heat_port.Q = −f·v.
+    States: s [m], v [m/s]. Modes: mode as :class:`Brake`'s (never free after the start);
+    stopped = −1 held at the left stop, 0 none, +1 held at the right stop.
+    Stores m·v²/2; dissipates f·v [W].
+    """
+
+    SLIP, FRICTION = "v", "f"
+    HAS_NORMAL_FORCE = False
+    position_states = (PositionState("s", "s0", "flange_a"),)
+    rigid_ports = (("flange_a", "flange_b"),)
+
+    POSITION_TOL = 1e-9
+    """[m] a mass within POSITION_TOL·(1 + |stop|) of a stop is at it (the located event's
+    rounding)."""
+
+    peak = Parameter(1.001, unit="1", description="static/kinetic friction ratio (the MSL's 1.001)",
+                     check=(lambda v: v >= 1.0, "must be >= 1"))
+    m = Parameter(unit="kg", description="mass", positive=True)
+    F_prop = Parameter(1.0, unit="N.s/m", description="velocity dependent friction", nonnegative=True)
+    F_Coulomb = Parameter(5.0, unit="N", description="Coulomb friction force", nonnegative=True)
+    F_Stribeck = Parameter(10.0, unit="N", description="Stribeck effect", nonnegative=True)
+    fexp = Parameter(2.0, unit="s/m", description="exponential decay of the Stribeck effect",
+                     nonnegative=True)
+    smax = Parameter(25.0, unit="m", description="right stop for the right end of the mass")
+    smin = Parameter(-25.0, unit="m", description="left stop for the left end of the mass")
+    L = Parameter(0.0, unit="m", description="length of the mass", nonnegative=True)
+    s0 = Parameter(0.0, unit="m", description="initial position (of the centre)")
+    v0 = Parameter(0.0, unit="m/s", description="initial velocity")
+    s = Variable("m", "position of the centre")
+    v = Variable("m/s", "velocity")
+    f = Variable("N", "friction force (positive against forward motion)")
+    stopped = Mode({"left": -1, "none": 0, "right": 1}, start="none",
+                   description="held at a stop (the MSL's stopped)")
+
+    def validate(self):
+        if not self.smin + self.L / 2 <= self.s0 <= self.smax - self.L / 2:
+            raise ParameterError(
+                f"MassWithStopAndFriction {self.name!r}: the mass (s0 = {self.s0:g} m, L = "
+                f"{self.L:g} m) must start between its stops smin = {self.smin:g} m and smax = "
+                f"{self.smax:g} m: give s0 in [smin + L/2, smax − L/2]")
+
+    def kinetic_friction(self, speed):
+        return self.F_prop * speed + self.F_Coulomb + self.F_Stribeck * sp.exp(-self.fexp * speed)
+
+    def static_friction(self, value):
+        return value("peak") * (value("F_Coulomb") + value("F_Stribeck"))
+
+    def relative_acceleration(self):
+        return der(self.v)
+
+    def sides(self, v):
+        return (0.0, 0.0), (v["v"], v["der(v)"])
+
+    def equations(self):
+        return [sp.Eq(self.flange_a.v, self.v), sp.Eq(self.flange_b.v, self.v),
+                sp.Eq(der(self.s), self.v),
+                sp.Eq(self.m * der(self.v), self.flange_a.f + self.flange_b.f - self.f),
+                self.friction_law(), *self.heat_flow(self.f * self.v)]
+
+    def guards(self):
+        return super().guards() + [self.s - (self.smax - self.L / 2),     # reaches the right stop
+                                   self.s - (self.smin + self.L / 2)]     # reaches the left stop
+
+    def transition(self, v, fired):
+        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
+        mode = super().transition(v, fired)["mode"]
+        right, left = v["smax"] - v["L"] / 2, v["smin"] + v["L"] / 2
+        # At a stop: held there since it hit it (``stopped``: the position after the impact
+        # may lie a rounding short of the stop), or reaching it now.
+        at_right = any_of(v["stopped"] == 1, fired[2],
+                          v["s"] >= right - self.POSITION_TOL * (1 + absolute(right)))
+        at_left = any_of(v["stopped"] == -1, fired[3],
+                         v["s"] <= left + self.POSITION_TOL * (1 + absolute(left)))
+        # It cannot move into a stop: a slide or a break-away towards it is a stop dead.
+        into_right = all_of(at_right, any_of(mode == self.FORWARD, v["v"] > 0))
+        into_left = all_of(at_left, any_of(mode == self.BACKWARD, v["v"] < 0))
+        mode = where(any_of(into_right, into_left), self.STUCK, mode)
+        stopped = where(into_right, 1, where(into_left, -1, where(mode == self.STUCK, v["stopped"], 0)))
+        return {"mode": mode, "stopped": stopped}
+
+    def initial(self):
+        return {self.s: self.s0, self.v: self.v0}
+
+    def energy(self):
+        return self.m * self.v**2 / 2
