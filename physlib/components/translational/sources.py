@@ -77,7 +77,17 @@ class ConstantForce(_SpeedDependentForce):
         return self.f_constant
 
 
-class LinearSpeedDependentForce(_SpeedDependentForce):
+class _NominalSpeedDependentForce(_SpeedDependentForce):
+    """A speed-dependent force given by its value f_nominal at the velocity v_nominal, the same
+    direction both ways of motion (``ForceDirection=True``) or along the motion."""
+
+    f_nominal = Parameter(unit="N", description="force at v_nominal (negative: a load)")
+    v_nominal = Parameter(unit="m/s", description="nominal velocity", positive=True)
+    ForceDirection = Parameter(True, description="the same force direction both ways of motion",
+                               structural=True)
+
+
+class LinearSpeedDependentForce(_NominalSpeedDependentForce):
     """Force linear in the flange's velocity v relative to the housing (the MSL's
     Translational.Sources.LinearSpeedDependentForce): it pushes the flange forward with
     f_nominal·|v|/v_nominal (``ForceDirection=True``, the same direction both ways of motion)
@@ -87,17 +97,12 @@ class LinearSpeedDependentForce(_SpeedDependentForce):
     v_nominal [m/s] (> 0); ForceDirection (structural); use_support (structural).
     """
 
-    f_nominal = Parameter(unit="N", description="force at v_nominal (negative: a load)")
-    v_nominal = Parameter(unit="m/s", description="nominal velocity", positive=True)
-    ForceDirection = Parameter(True, description="the same force direction both ways of motion",
-                               structural=True)
-
     def push(self):
         ratio = self.v / self.v_nominal
         return self.f_nominal * (sp.Abs(ratio) if self.ForceDirection else ratio)
 
 
-class QuadraticSpeedDependentForce(_SpeedDependentForce):
+class QuadraticSpeedDependentForce(_NominalSpeedDependentForce):
     """Force quadratic in the flange's velocity v relative to the housing (the MSL's
     Translational.Sources.QuadraticSpeedDependentForce; a drag load): it pushes the flange
     forward with f_nominal·(v/v_nominal)² (``ForceDirection=True``, the same direction both ways)
@@ -107,17 +112,12 @@ class QuadraticSpeedDependentForce(_SpeedDependentForce):
     v_nominal [m/s] (> 0); ForceDirection (structural); use_support (structural).
     """
 
-    f_nominal = Parameter(unit="N", description="force at v_nominal (negative: a load)")
-    v_nominal = Parameter(unit="m/s", description="nominal velocity", positive=True)
-    ForceDirection = Parameter(True, description="the same force direction both ways of motion",
-                               structural=True)
-
     def push(self):
         ratio = self.v / self.v_nominal
         return self.f_nominal * (ratio**2 if self.ForceDirection else ratio * sp.Abs(ratio))
 
 
-class InverseSpeedDependentForce(_SpeedDependentForce):
+class InverseSpeedDependentForce(_NominalSpeedDependentForce):
     """Force inversely proportional to the flange's velocity v relative to the housing (the
     MSL's Translational.Sources.InverseSpeedDependentForce; constant power): it pushes the
     flange forward with f_nominal·v_nominal/|v| (``ForceDirection=True``) or
@@ -128,11 +128,7 @@ class InverseSpeedDependentForce(_SpeedDependentForce):
     regularization velocity (> 0); ForceDirection (structural); use_support (structural).
     """
 
-    f_nominal = Parameter(unit="N", description="force at v_nominal (negative: a load)")
-    v_nominal = Parameter(unit="m/s", description="nominal velocity", positive=True)
     v0 = Parameter(0.1, unit="m/s", description="regularization below v0", positive=True)
-    ForceDirection = Parameter(True, description="the same force direction both ways of motion",
-                               structural=True)
 
     def push(self):
         slow = sp.Abs(self.v) < self.v0
