@@ -13,6 +13,7 @@ import pytest
 
 import msl_corpus  # noqa: F401  (msl_corpus_translational imports its Example from it)
 import msl_corpus_translational as corpus
+import physlib
 from physlib import Model
 from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components import rotational as rot
@@ -225,3 +226,31 @@ def test_heat_losses_follows_the_msl_until_its_stop_impact():
     assert max(usage.values()) <= 1, usage
     hits = [e.t for e in res.events if e.component == "massWithStopAndFriction" and e.after.get("stopped") == 1]
     assert hits == [pytest.approx(IMPACT, abs=1e-5)]
+
+
+def test_position_source_is_the_msl_bessel_filter():
+    """Position (f_crit = 5 Hz) asked to move a mass from 0 to 1 m at once: s follows the step
+    response of the MSL's second-order Bessel filter 1/(1 + af/w·p + bf/w²·p²), w = 2π·5 rad/s,
+    af = 1.3617, bf = 0.6180 (scipy's, to 1e-7 m: both runs' tolerances)."""
+    signal = pytest.importorskip("scipy.signal")
+    m = Model("position")
+    source = m.add(tr.Position("position", s_ref=1.0, f_crit=5.0))
+    mass = m.add(tr.Mass("mass", m=3.0))
+    m.connect(source.flange, mass.flange_a)
+    t = np.linspace(0.0, 0.5, 101)
+    res = m.compile().simulate(0.5, t_eval=t, rtol=1e-10, atol=1e-12)
+    w = 2 * np.pi * 5.0
+    _, expected = signal.step(signal.lti([1.0], [tr.Position.BF / w**2, tr.Position.AF / w, 1.0]), T=t)
+    np.testing.assert_allclose(res["position.s"], expected, atol=1e-7)
+    np.testing.assert_allclose(res["mass.v"], res["position.v"], atol=1e-12)
+
+
+@pytest.mark.parametrize("part, named", [
+    (lambda: tr.Brake("b", fn_max=1.0, mu_pos=[(0.5, 0.3)], f_normalized=1.0), "mu_pos"),
+    (lambda: tr.SupportFriction("b", f_pos=[(0.0, -1.0)]), "f_pos"),
+    (lambda: tr.SignForce("b", f_nominal=1.0, reg="tanh"), "reg"),
+    (lambda: tr.MassWithStopAndFriction("b", m=1.0, smin=0.0, smax=0.4, L=0.1, s0=0.38), "s0"),
+])
+def test_bad_parameters_name_the_part_and_what_to_give(part, named):
+    with pytest.raises(physlib.ParameterError, match=f"{named}.*'b'|'b'.*{named}"):
+        part()
