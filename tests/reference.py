@@ -17,12 +17,12 @@ def reference_file(*parts: str) -> Path:
 
 
 def load_msl(model: str) -> dict[str, np.ndarray]:
-    """Columns of tests/data/msl/<model>/reference.csv by name; the first, time, is ``time``
-    (a few references, made by another tool, call it ``Time``)."""
+    """Columns of tests/data/msl/<model>/reference.csv by name."""
     path = reference_file("msl", model, "reference.csv")
     with open(path) as fh:
         header = [h.strip('"') for h in fh.readline().strip().split(",")]
-    header[0] = "time"
+    # Some MAP-LIB references (made with another tool) head the time column "Time".
+    header = ["time" if h == "Time" else h for h in header]
     data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
     return {name: data[:, i] for i, name in enumerate(header)}
 

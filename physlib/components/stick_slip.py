@@ -1,18 +1,19 @@
 """Dry friction with stick-slip, the Modelica Standard Library's model (M. Otter, H. Elmqvist,
 S. E. Mattsson, "Hybrid modeling in Modelica based on the synchronous data flow principle",
 CACSD 1999), written once for both mechanical domains: the rotational Clutch and Brake, the
-translational Brake and SupportFriction take their modes, guards and transition rule from
-:class:`StickSlipFriction` and say only how large their friction is.
+translational Brake, SupportFriction and MassWithStopAndFriction take their modes, guards and
+transition rule from :class:`StickSlipFriction` and say only how large their friction is.
 
 :func:`friction_table` reads the MSL's friction tables (mu_pos, f_pos) as its
 ``LinearSegments`` interpolation with ``LastTwoPoints`` extrapolation does.
 """
 import math
 
-from ..core import Component, Mode, Parameter
+from ..core import Mode
 from ..core.errors import ParameterError
 from ..core.lazy import lazy_module
 from ..core.logic import absolute, all_of, any_of, negate, where
+from .thermal.interfaces import ConditionalHeatPort
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -45,35 +46,30 @@ def friction_table(rows: tuple, speed):
     return sp.Piecewise(*segments[:-1], (segments[-1][0], True))
 
 
-class StickSlipFriction(Component):
+class StickSlipFriction(ConditionalHeatPort):
     """Dry friction with stick-slip between two surfaces, either domain.
 
-    Sliding, the friction (force or torque) is the kinetic friction at the sliding speed
-    against the slip; stuck, the relative acceleration is zero as long as the friction needed
-    stays within the static friction; with no normal force the friction is free (zero).
+    Sliding, the friction (force or torque) follows the sliding law of the slip's direction;
+    stuck, the relative acceleration is zero as long as the friction needed stays within the
+    break-away limits (lower <= friction <= upper); disengaged (an engagement <= 0, a normal
+    force gone), the friction is free (zero).
 
     A subclass names its sliding speed and friction variables (``SLIP``, ``FRICTION``; the
     friction positive when it opposes a positive slip) and supplies
-    :meth:`kinetic_friction`, :meth:`static_friction`, :meth:`relative_acceleration` and
-    :meth:`sides`; one with a normal force also :meth:`normal_force`. It adds
-    :meth:`friction_law` to its equations.
+    :meth:`relative_acceleration`, :meth:`sides`, :meth:`sliding_frictions` and
+    :meth:`breakaway_limits` (and :meth:`engagement` if it can be disengaged); it adds
+    :meth:`friction_law` and :meth:`slip_heat` to its equations.
 
-    Parameters: peak [1] static/kinetic ratio (>= 1).
     Modes: mode = −1 sliding backward (slip < 0), 0 stuck, +1 sliding forward, 2 free.
-    Dissipates friction·slip [W] in every mode: the kinetic friction times |slip| sliding, 0
-    stuck (slip = 0) or free (friction 0). A lock is entered at slip = 0 and loses nothing; one
-    seen late (a fixed-step overshoot) is projected as a plastic impact, whose loss at the
-    event is no power.
+    Dissipates friction·slip [W] in every mode (through ``heat_port`` with use_heat_port=True):
+    the sliding friction times |slip| sliding, 0 stuck (slip = 0) or free (friction 0). A lock
+    is entered at slip = 0 and loses nothing; one seen late (a fixed-step overshoot) is
+    projected as a plastic impact, whose loss at the event is no power.
     """
 
     FREE, STUCK, FORWARD, BACKWARD = 2, 0, 1, -1
     SLIP, FRICTION = "w_rel", "tau"
-    HAS_NORMAL_FORCE = True
-    """Whether the friction can be released (a normal force that may fall to zero): its
-    guard then watches the normal force."""
 
-    peak = Parameter(1.0, unit="1", description="static/kinetic friction ratio",
-                     check=(lambda v: v >= 1.0, "must be >= 1"))
     mode = Mode({"backward": -1, "stuck": 0, "forward": 1, "free": 2}, start="free",
                 description="friction state")
 
@@ -84,20 +80,6 @@ class StickSlipFriction(Component):
     SPEED_FLOOR = 1e-12
     """[m/s or rad/s] rounding of speeds that are themselves zero (a body stopped by a brake)."""
 
-    def kinetic_friction(self, speed):
-        """The sliding friction at the sliding speed ``speed`` >= 0 (a SymPy expression)."""
-        raise NotImplementedError
-
-    def static_friction(self, value):
-        """The largest friction held stuck, from ``value(name)`` (a symbol in the equations, a
-        number or CasADi symbol in the transition)."""
-        raise NotImplementedError
-
-    def normal_force(self, value):
-        """What presses the surfaces together; <= 0 frees them (from ``value(name)`` as in
-        :meth:`static_friction`). Without a normal force, always pressed."""
-        return 1.0
-
     def relative_acceleration(self):
         """d(slip)/dt, in terms of the ports' ``der(...)``."""
         raise NotImplementedError
@@ -107,29 +89,46 @@ class StickSlipFriction(Component):
         of the other side), from a transition's values ``v``."""
         raise NotImplementedError
 
-    def _symbol(self, name):
-        return getattr(self, name)
+    def sliding_frictions(self) -> tuple:
+        """(forward, backward): the friction sliding forward and backward (SymPy)."""
+        raise NotImplementedError
+
+    def breakaway_limits(self, v=None) -> tuple:
+        """(upper, lower): stuck, it holds while lower <= friction <= upper; symbols, or numbers
+        (CasADi symbols in an export) from a transition's values ``v``."""
+        raise NotImplementedError
+
+    def engagement(self, v=None):
+        """Engaged while this is > 0 (a normal force); symbols, or a number from ``v``.
+        None: always engaged."""
+        return None
+
+    def _slip(self):
+        return getattr(self, self.SLIP)
+
+    def _friction(self):
+        return getattr(self, self.FRICTION)
 
     def friction_law(self):
         """The friction of each mode (one equation)."""
-        slip, friction = self._symbol(self.SLIP), self._symbol(self.FRICTION)
+        forward, backward = self.sliding_frictions()
+        friction = self._friction()
         return sp.Piecewise((self.relative_acceleration(), sp.Eq(self.mode, self.STUCK)),
-                            (friction - self.kinetic_friction(slip), sp.Eq(self.mode, self.FORWARD)),
-                            (friction + self.kinetic_friction(-slip), sp.Eq(self.mode, self.BACKWARD)),
+                            (friction - forward, sp.Eq(self.mode, self.FORWARD)),
+                            (friction - backward, sp.Eq(self.mode, self.BACKWARD)),
                             (friction, True))
 
     def guards(self):
         sliding = sp.Or(sp.Eq(self.mode, self.FORWARD), sp.Eq(self.mode, self.BACKWARD))
-        static_limit = self.static_friction(self._symbol)
-        friction = self._symbol(self.FRICTION)
-        return [sp.Piecewise((self._symbol(self.SLIP), sliding), (1, True)),                 # sticks
-                sp.Piecewise((static_limit - sp.Abs(friction), sp.Eq(self.mode, self.STUCK)),
-                             (1, True)),                                                    # breaks away
-                *([self.normal_force(self._symbol)] if self.HAS_NORMAL_FORCE else [])]      # engages/frees
+        upper, lower = self.breakaway_limits()
+        engagement, friction = self.engagement(), self._friction()
+        return [sp.Piecewise((self._slip(), sliding), (1, True)),                       # sticks
+                sp.Piecewise((sp.Min(upper - friction, friction - lower),
+                              sp.Eq(self.mode, self.STUCK)), (1, True)),                # breaks away
+                *([] if engagement is None else [engagement])]                          # engages/frees
 
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
-        value = v.__getitem__
         mode, pre, w, friction = v["mode"], v["pre(mode)"], v[self.SLIP], v[self.FRICTION]
         # Free with a normal force: engage in the direction of the slip, stuck if there is none.
         engaged = where(w > 0, self.FORWARD, where(w < 0, self.BACKWARD, self.STUCK))
@@ -155,22 +154,26 @@ class StickSlipFriction(Component):
         cannot_slide = all_of(at_zero, against, negate(fired[1]))
         slides_on = where(any_of(all_of(fired[0], pre == mode, crossed_back), cannot_slide),
                           self.STUCK, mode)
-        # Stuck: break away in the direction of the friction when it exceeds the static limit
-        # (a fired break guard counts even if the located root lies a hair before the limit),
+        # Stuck: break away towards the nearer limit when the friction passes one of them (a
+        # fired break guard counts even if the located root lies a hair before the limit),
         # but not straight back into the slip it just ended.
-        direction = where(friction > 0, self.FORWARD, self.BACKWARD)
-        breaks_away = all_of(any_of(absolute(friction) > self.static_friction(value), fired[1]),
-                             direction != pre)
+        upper, lower = self.breakaway_limits(v)
+        direction = where(friction > (upper + lower) / 2, self.FORWARD, self.BACKWARD)
+        breaks_away = all_of(any_of(friction > upper, friction < lower, fired[1]), direction != pre)
         stays_stuck = where(breaks_away, direction, mode)
         sliding = any_of(mode == self.FORWARD, mode == self.BACKWARD)
-        return {"mode": where(self.normal_force(value) <= 0, self.FREE,
-                              where(mode == self.FREE, engaged,
-                                    where(sliding, slides_on, stays_stuck)))}
+        rolls = where(mode == self.FREE, engaged, where(sliding, slides_on, stays_stuck))
+        engagement = self.engagement(v)
+        return {"mode": rolls if engagement is None else where(engagement <= 0, self.FREE, rolls)}
+
+    def slip_heat(self):
+        """The slip power friction·slip leaving through the heat port (none without one)."""
+        return self.heat_loss(self._friction() * self._slip())
 
     def constraints(self):
-        return [(sp.Eq(self.mode, self.STUCK), self._symbol(self.SLIP))]
+        return [(sp.Eq(self.mode, self.STUCK), self._slip())]
 
     def dissipation(self):
         # Slip power friction·slip >= 0: the friction opposes the sliding speed; stuck or
         # free, one of the two is zero.
-        return self._symbol(self.FRICTION), self._symbol(self.SLIP)
+        return self._friction(), self._slip()

@@ -29,23 +29,30 @@ class StickSlip(StickSlipFriction):
     Inputs: f_normalized [1] normalized normal force.
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
     Dissipates tau·w_rel [W] in every mode: mu·cgeo·fn·|w_rel| sliding, 0 stuck (w_rel = 0) or
-    free (tau = 0).
+    free (tau = 0); with use_heat_port=True it leaves through ``heat_port``.
     """
 
     mu = Parameter(0.5, unit="1", description="kinetic friction coefficient", nonnegative=True)
+    peak = Parameter(1.0, unit="1", description="static/kinetic friction ratio",
+                     check=(lambda v: v >= 1.0, "must be >= 1"))
     cgeo = Parameter(1.0, unit="m", description="geometry constant: torque per normal force",
                      positive=True)
     fn_max = Parameter(unit="N", description="maximum normal force", nonnegative=True)
     f_normalized = Input("1", "normalized normal force (0..1)")
 
-    def normal_force(self, value):
-        return value("fn_max") * value("f_normalized")
+    def sliding_frictions(self):
+        slide = self.mu * self.cgeo * self.fn_max * self.f_normalized
+        return slide, -slide
 
-    def kinetic_friction(self, speed):
-        return self.mu * self.cgeo * self.normal_force(self._symbol)
+    def breakaway_limits(self, v=None):
+        if v is None:
+            limit = self.peak * self.mu * self.cgeo * self.fn_max * self.f_normalized
+        else:
+            limit = v["peak"] * v["mu"] * v["cgeo"] * v["fn_max"] * v["f_normalized"]
+        return limit, -limit
 
-    def static_friction(self, value):
-        return value("peak") * value("mu") * value("cgeo") * self.normal_force(value)
+    def engagement(self, v=None):
+        return self.f_normalized if v is None else v["fn_max"] * v["f_normalized"]
 
 
 class Clutch(Compliant, StickSlip):
@@ -71,7 +78,7 @@ class Clutch(Compliant, StickSlip):
         return ((v["flange_a.w"], v["der(flange_a.w)"]), (v["flange_b.w"], v["der(flange_b.w)"]))
 
     def equations(self):
-        return super().equations() + [self.friction_law()]
+        return super().equations() + [self.friction_law(), *self.slip_heat()]
 
 
 class Brake(TwoFlange, Supported, StickSlip):
@@ -112,6 +119,7 @@ class Brake(TwoFlange, Supported, StickSlip):
                 sp.Eq(self.w_rel, self.flange_a.w - self.support_w()),
                 sp.Eq(self.tau, self.flange_a.tau + self.flange_b.tau),
                 *self.support_reaction(-self.tau),
+                *self.slip_heat(),
                 self.friction_law()]
 
 

@@ -1,5 +1,5 @@
 """The partial bases of the thermal components: two ports whose heat flows balance, and the
-conditional heat port through which a dissipative part of another domain gives off its loss."""
+optional heat port through which a part of another domain gives off its losses."""
 from ...core import Component, Parameter, Port, Variable
 from ...core.lazy import lazy_module
 from ...domains import thermal
@@ -26,18 +26,18 @@ class TwoPort(Component):
 
 
 class ConditionalHeatPort(Component):
-    """A dissipative part whose loss may leave through a heat port (the Modelica Standard
-    Library's PartialElementaryConditionalHeatPort): with ``use_heat_port=True`` it has
-    ``heat_port``, and heat_port.Q = −(dissipated power) (Q is positive into the part);
-    without, the loss is its declared dissipation only.
+    """The optional ``heat_port`` of a lossy part of another domain (a damper, a brake): with
+    ``use_heat_port=True`` the part's loss leaves through it, heat_port.Q = −(dissipated
+    power) (Q positive into the part); without it the loss is only declared as dissipation.
+    As the Modelica Standard Library's PartialElementaryConditionalHeatPortWithoutT.
 
     Parameters: use_heat_port (structural) whether the ``heat_port`` exists.
     """
 
-    use_heat_port = Parameter(False, description="give the part a heat port its loss leaves by",
+    use_heat_port = Parameter(False, description="give the part a heat port its losses leave by",
                               structural=True)
-    heat_port = Port(thermal, "heat port the dissipated power leaves by", condition="use_heat_port")
+    heat_port = Port(thermal, "heat port the losses leave by", condition="use_heat_port")
 
-    def heat_flow(self, loss):
-        """The heat port's equation for the dissipated power ``loss`` [W] (none without it)."""
-        return [sp.Eq(self.heat_port.Q, -loss)] if self.use_heat_port else []
+    def heat_loss(self, power):
+        """The loss ``power`` [W] leaves through the heat port (no equation without one)."""
+        return [sp.Eq(self.heat_port.Q, -power)] if self.use_heat_port else []

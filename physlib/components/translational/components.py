@@ -84,7 +84,7 @@ class Damper(Compliant, ConditionalHeatPort):
 
     def equations(self):
         return super().equations() + [sp.Eq(self.f, self.d * self.v_rel),
-                                      *self.heat_flow(self.f * self.v_rel)]
+                                      *self.heat_loss(self.f * self.v_rel)]
 
     def dissipation(self):
         return self.f, self.v_rel
@@ -108,7 +108,7 @@ class SpringDamper(Compliant, ConditionalHeatPort):
     def equations(self):
         return super().equations() + [
             sp.Eq(self.f, self.c * (self.s_rel - self.s_rel0) + self.d * self.v_rel),
-            *self.heat_flow(self.d * self.v_rel**2)]
+            *self.heat_loss(self.d * self.v_rel**2)]
 
     def energy(self):
         return self.c * (self.s_rel - self.s_rel0)**2 / 2
@@ -148,7 +148,7 @@ class ElastoGap(Compliant, ConditionalHeatPort):
 
     def equations(self):
         f_c, f_d = self.contact_forces()
-        return super().equations() + [sp.Eq(self.f, f_c + f_d), *self.heat_flow(f_d * self.v_rel)]
+        return super().equations() + [sp.Eq(self.f, f_c + f_d), *self.heat_loss(f_d * self.v_rel)]
 
     def energy(self):
         return sp.Piecewise((self.c * sp.Abs(self.s_rel - self.s_rel0)**(self.n + 1) / (self.n + 1),

@@ -7,7 +7,6 @@ from ...core.lazy import lazy_module
 from ...core.logic import absolute, all_of, any_of, where
 from ...core.positions import PositionState
 from ..stick_slip import StickSlipFriction, friction_table, table_points
-from ..thermal.interfaces import ConditionalHeatPort
 from .interfaces import Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -15,7 +14,7 @@ sp = lazy_module("sympy")     # imported when equations are derived
 __all__ = ["Brake", "SupportFriction", "MassWithStopAndFriction"]
 
 
-class _HousingFriction(TwoFlange, Supported, ConditionalHeatPort, StickSlipFriction):
+class _HousingFriction(TwoFlange, Supported, StickSlipFriction):
     """Stick-slip friction between a flange and its housing: flange_a and flange_b move
     together, v_rel = flange_a.v − housing velocity, and the friction force
     f = flange_a.f + flange_b.f is what the flanges lose into the housing (the support flange
@@ -25,6 +24,8 @@ class _HousingFriction(TwoFlange, Supported, ConditionalHeatPort, StickSlipFrict
     SLIP, FRICTION = "v_rel", "f"
     rigid_ports = (("flange_a", "flange_b"),)     # the flange runs through
 
+    peak = Parameter(1.0, unit="1", description="static/kinetic friction ratio",
+                     check=(lambda v: v >= 1.0, "must be >= 1"))
     v_rel = Variable("m/s", "velocity of the flanges relative to the housing")
     f = Variable("N", "friction force, flange_a.f + flange_b.f")
 
@@ -41,7 +42,7 @@ class _HousingFriction(TwoFlange, Supported, ConditionalHeatPort, StickSlipFrict
                 sp.Eq(self.f, self.flange_a.f + self.flange_b.f),
                 *self.support_reaction(-self.f),
                 self.friction_law(),
-                *self.heat_flow(self.f * self.v_rel)]
+                *self.slip_heat()]
 
 
 class Brake(_HousingFriction):
@@ -75,14 +76,20 @@ class Brake(_HousingFriction):
     def validate(self):
         self._values["mu_pos"] = table_points(self, "mu_pos", self.mu_pos)
 
-    def normal_force(self, value):
-        return value("fn_max") * value("f_normalized")
+    def sliding_frictions(self):
+        fn = self.fn_max * self.f_normalized
+        return (friction_table(self.mu_pos, self.v_rel) * self.cgeo * fn,
+                -friction_table(self.mu_pos, -self.v_rel) * self.cgeo * fn)
 
-    def kinetic_friction(self, speed):
-        return friction_table(self.mu_pos, speed) * self.cgeo * self.normal_force(self._symbol)
+    def breakaway_limits(self, v=None):
+        # mu_pos is structural: its first row is a plain number here too
+        peak, cgeo, fn = (self.peak, self.cgeo, self.fn_max * self.f_normalized) if v is None else \
+            (v["peak"], v["cgeo"], v["fn_max"] * v["f_normalized"])
+        limit = peak * self.mu_pos[0][1] * cgeo * fn
+        return limit, -limit
 
-    def static_friction(self, value):
-        return value("peak") * self.mu_pos[0][1] * value("cgeo") * self.normal_force(value)
+    def engagement(self, v=None):
+        return self.f_normalized if v is None else v["fn_max"] * v["f_normalized"]
 
 
 class SupportFriction(_HousingFriction):
@@ -102,22 +109,21 @@ class SupportFriction(_HousingFriction):
     first event). Dissipates f·v_rel [W].
     """
 
-    HAS_NORMAL_FORCE = False
-
     f_pos = Parameter(((0.0, 1.0),), description="(v [m/s], f [N]) rows of the sliding friction "
                       "force, v from 0 increasing", structural=True)
 
     def validate(self):
         self._values["f_pos"] = table_points(self, "f_pos", self.f_pos)
 
-    def kinetic_friction(self, speed):
-        return friction_table(self.f_pos, speed)
+    def sliding_frictions(self):
+        return friction_table(self.f_pos, self.v_rel), -friction_table(self.f_pos, -self.v_rel)
 
-    def static_friction(self, value):
-        return value("peak") * self.f_pos[0][1]
+    def breakaway_limits(self, v=None):
+        limit = (self.peak if v is None else v["peak"]) * self.f_pos[0][1]
+        return limit, -limit
 
 
-class MassWithStopAndFriction(TwoFlange, ConditionalHeatPort, StickSlipFriction):
+class MassWithStopAndFriction(TwoFlange, StickSlipFriction):
     """Sliding mass with Stribeck friction against the ground and hard stops (the MSL's
     Translational.Components.MassWithStopAndFriction; Simscape: Mass with Translational
     Friction and Translational Hard Stop).
@@ -140,7 +146,6 @@ class MassWithStopAndFriction(TwoFlange, ConditionalHeatPort, StickSlipFriction)
     """
 
     SLIP, FRICTION = "v", "f"
-    HAS_NORMAL_FORCE = False
     position_states = (PositionState("s", "s0", "flange_a"),)
     rigid_ports = (("flange_a", "flange_b"),)
 
@@ -174,11 +179,14 @@ class MassWithStopAndFriction(TwoFlange, ConditionalHeatPort, StickSlipFriction)
                 f"{self.L:g} m) must start between its stops smin = {self.smin:g} m and smax = "
                 f"{self.smax:g} m: give s0 in [smin + L/2, smax − L/2]")
 
-    def kinetic_friction(self, speed):
-        return self.F_prop * speed + self.F_Coulomb + self.F_Stribeck * sp.exp(-self.fexp * speed)
+    def sliding_frictions(self):
+        dry = self.F_Coulomb + self.F_Stribeck * sp.exp(-self.fexp * sp.Abs(self.v))
+        return self.F_prop * self.v + dry, self.F_prop * self.v - dry
 
-    def static_friction(self, value):
-        return value("peak") * (value("F_Coulomb") + value("F_Stribeck"))
+    def breakaway_limits(self, v=None):
+        peak, dry = (self.peak, self.F_Coulomb + self.F_Stribeck) if v is None else \
+            (v["peak"], v["F_Coulomb"] + v["F_Stribeck"])
+        return peak * dry, -peak * dry
 
     def relative_acceleration(self):
         return der(self.v)
@@ -190,7 +198,7 @@ class MassWithStopAndFriction(TwoFlange, ConditionalHeatPort, StickSlipFriction)
         return [sp.Eq(self.flange_a.v, self.v), sp.Eq(self.flange_b.v, self.v),
                 sp.Eq(der(self.s), self.v),
                 sp.Eq(self.m * der(self.v), self.flange_a.f + self.flange_b.f - self.f),
-                self.friction_law(), *self.heat_flow(self.f * self.v)]
+                self.friction_law(), *self.slip_heat()]
 
     def guards(self):
         return super().guards() + [self.s - (self.smax - self.L / 2),     # reaches the right stop

@@ -268,7 +268,7 @@ class EddyCurrentForce(_SpeedDependentForce, ConditionalHeatPort):
         v_n = self.v / (self.v_nominal * (1 + self.alpha20 * (temperature - self.TRef)))
         return super().equations() + [
             sp.Eq(self.f, 2 * self.f_nominal * self.excitation**2 * v_n / (1 + v_n**2)),
-            *self.heat_flow(self.f * self.v)]
+            *self.heat_loss(self.f * self.v)]
 
     def dissipation(self):
         return self.f, self.v
