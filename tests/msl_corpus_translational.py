@@ -1,7 +1,11 @@
 """The Modelica Standard Library's translational examples of issue [catalog]'s group B
 (Modelica.Mechanics.Translational.Examples and ModelicaTest.Translational), rebuilt from
 physlib's components with the MSL's instance names; ``tests/msl_corpus.py`` collects
-``EXAMPLES`` and ``tests/test_msl_corpus.py`` runs them in MAP-LIB's 2e-3 tube."""
+``EXAMPLES`` and ``tests/test_msl_corpus.py`` runs them in MAP-LIB's 2e-3 tube.
+
+Two of them share their name with a rotational example (Rotational.Examples.EddyCurrentBrake,
+ModelicaTest.Rotational.TestBraking): here, and in their folders in tests/data/msl/, they are
+TranslationalEddyCurrentBrake and TranslationalTestBraking."""
 import numpy as np
 
 from physlib import Model
@@ -229,10 +233,10 @@ EXAMPLES = [
             1.0, 1e-6),
     Example("ElastoGap", "Modelica.Mechanics.Translational.Examples.ElastoGap", elasto_gap,
             5.0, 1e-6),
-    Example("EddyCurrentBrake", "Modelica.Mechanics.Translational.Examples.EddyCurrentBrake",
+    Example("TranslationalEddyCurrentBrake", "Modelica.Mechanics.Translational.Examples.EddyCurrentBrake",
             eddy_current_brake, 1.0, 1e-6,
             signals={"eddyCurrentForce.lossPower": loss_power("eddyCurrentForce")}),
-    Example("TestBraking", "ModelicaTest.Translational.TestBraking", test_braking, 2.0, 1e-6),
+    Example("TranslationalTestBraking", "ModelicaTest.Translational.TestBraking", test_braking, 2.0, 1e-6),
     Example("Vehicles", "ModelicaTest.Translational.Vehicles", vehicles, 2.0, 1e-6,
             signals=vehicle_signals()),
 ]

@@ -99,7 +99,7 @@ CASES = {
     "PID_Controller": _corpus("PID_Controller"),
     "DCPM_CurrentControlled": _corpus("DCPM_CurrentControlled"),
     "Brake": _corpus("Brake"),
-    "EddyCurrentBrake": _corpus("EddyCurrentBrake"),
+    "TranslationalEddyCurrentBrake": _corpus("TranslationalEddyCurrentBrake"),
     # every translational class of issue [catalog] in one model (tests/test_catalog_translational.py),
     # past its stop impact and the brake's, friction's and sources' events
     "translational_catalog": Case(lambda: test_catalog_translational.catalog_model(), 0.6),
