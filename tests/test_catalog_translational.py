@@ -66,9 +66,9 @@ def catalog_model() -> Model:
 
 @cache
 def catalog():
-    """The compiled :func:`catalog_model` and its run over the first 0.45 s (past the stop)."""
+    """The compiled :func:`catalog_model` and its run over the first 0.3 s."""
     sim = catalog_model().compile()
-    return sim, sim.simulate(0.45, rtol=1e-8, atol=1e-10)
+    return sim, sim.simulate(0.3, rtol=1e-6, atol=1e-9)
 
 
 def finite_difference_state_matrix(sim, at, step=1e-6):
