@@ -34,6 +34,7 @@ from fmpy.validation import validate_fmu  # noqa: E402
 
 import msl_corpus  # noqa: E402
 import physlib.spice  # noqa: E402
+import test_catalog_translational  # noqa: E402
 from fmu_runs import EXAMPLES, away_from_events, event_instants, example, mode_changes  # noqa: E402
 from test_msl_corpus import comparison_signals  # noqa: E402
 from test_stick_slip_chains import TWO_FREEWHEELS, _physlib_chain, drive_train  # noqa: E402
@@ -97,6 +98,11 @@ CASES = {
     "LowPass": _corpus("LowPass"),
     "PID_Controller": _corpus("PID_Controller"),
     "DCPM_CurrentControlled": _corpus("DCPM_CurrentControlled"),
+    "Brake": _corpus("Brake"),
+    "TranslationalEddyCurrentBrake": _corpus("TranslationalEddyCurrentBrake"),
+    # every translational class of issue [catalog] in one model (tests/test_catalog_translational.py),
+    # past its stop impact and the brake's, friction's and sources' events
+    "translational_catalog": Case(lambda: test_catalog_translational.catalog_model(), 0.6),
 }
 
 EVENTS_EXPORTED_ELSEWHERE = {

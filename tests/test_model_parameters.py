@@ -73,11 +73,14 @@ def test_native_model_parameters_reach_every_analysis_without_recompiling(compil
                            atol=1e-12)
         assert np.max(np.abs(res["C1.v"] - thevenin * (1 - np.exp(-t / tau)))) < 1e-7 * 3.0
     assert compiles == ["divider"]
-    # Noise at the output node: 4kT·(R1 ∥ R2) [V²/Hz], R2 from the model parameter (noise
-    # compiles its own copy of the model with the noise sources, once).
+    # Noise at the output node: 4kT·(R1 ∥ R2) [V²/Hz] through the RC roll-off 1/(1 + (ω·C·R1 ∥ R2)²)
+    # (2.5e-5 at 1 Hz), R2 from the model parameter (noise compiles its own copy of the model
+    # with the noise sources, once).
     op = sim.operating_point(params={"rload": 2e3}, t=1.0)
     psd = sim.noise("C1.v", [1.0], T=300.15, at=op).psd
-    assert psd[0] == pytest.approx(4 * BOLTZMANN * 300.15 * 1e3 * 4e3 / 5e3, rel=1e-9)
+    parallel = 1e3 * 4e3 / 5e3
+    expected = 4 * BOLTZMANN * 300.15 * parallel / (1 + (2 * np.pi * 1.0 * 1e-6 * parallel) ** 2)
+    assert psd[0] == pytest.approx(expected, rel=1e-9, abs=0)
     # Sweeps and Monte Carlo name model parameters like parameter paths; the relative
     # spread's nominal is the compiled-in value.
     table = physlib.sweep(sim, {"rload": VALUES}, analysis="operating_point",

@@ -58,7 +58,7 @@ def test_rc_noise_equals_ngspice_and_its_variance_is_kt_over_c():
     band = 4 * BOLTZMANN * T * 1e3 * fc * (np.arctan(1e8 / fc) - np.arctan(1 / fc))
     assert result.rms(1.0, 1e8) ** 2 == pytest.approx(band, rel=1e-9)
     # The variance over all frequencies comes from a Lyapunov equation, not a quadrature.
-    assert result.variance == pytest.approx(BOLTZMANN * T / 1e-9, rel=1e-9)
+    assert result.variance == pytest.approx(BOLTZMANN * T / 1e-9, rel=1e-9, abs=0)
     assert [s.path for s in result.sources] == ["R1"]
 
 
@@ -81,7 +81,7 @@ def test_contributions_sum_to_the_total_psd():
     np.testing.assert_allclose(result.psd, closed, rtol=1e-10)
     summary = result.summary()
     assert summary.index("R1") < summary.index("R2")          # R1 contributes 4.7 times more
-    assert result.variance == pytest.approx(BOLTZMANN * 300.15 / 1e-8, rel=1e-9)
+    assert result.variance == pytest.approx(BOLTZMANN * 300.15 / 1e-8, rel=1e-9, abs=0)
 
 
 def test_mass_spring_damper_and_heat_capacitor_equipartition():
@@ -95,8 +95,8 @@ def test_mass_spring_damper_and_heat_capacitor_equipartition():
     kT = BOLTZMANN * 300.15
     # Force noise 4kT·d of the damper; ⟨v²⟩ = kT/m and ⟨x²⟩ = kT/c whatever d is. The mass's
     # absolute position is a free integral: it is left out, not infinite.
-    assert sim.noise("M.v").variance == pytest.approx(kT / 2.0, rel=1e-10)
-    assert sim.noise("S.s_rel").variance == pytest.approx(kT / 50.0, rel=1e-10)
+    assert sim.noise("M.v").variance == pytest.approx(kT / 2.0, rel=1e-10, abs=0)
+    assert sim.noise("S.s_rel").variance == pytest.approx(kT / 50.0, rel=1e-10, abs=0)
 
     m = Model("thermal")
     cap, cond, amb = HeatCapacitor("Cth", C=10.0, T0=350.0), ThermalConductor("G", G=0.5), FixedTemperature("amb", T=350.0)
@@ -105,7 +105,7 @@ def test_mass_spring_damper_and_heat_capacitor_equipartition():
     m.connect(cap.port, cond.port_a)
     m.connect(cond.port_b, amb.port)
     # Heat-flow noise 4kT²G at the conductor's temperature (350 K, not the analysis T).
-    assert m.compile().noise("Cth.T").variance == pytest.approx(BOLTZMANN * 350.0**2 / 10.0, rel=1e-10)
+    assert m.compile().noise("Cth.T").variance == pytest.approx(BOLTZMANN * 350.0**2 / 10.0, rel=1e-10, abs=0)
 
 
 @st.composite
@@ -124,9 +124,9 @@ def test_equipartition_on_random_passive_networks(network, temperature):
         # whatever the resistors (they only set the spectrum): 1e-8 covers the Lyapunov solve's
         # rounding for time constants spread over seven decades.
         if kind == "C":
-            assert sim.noise(f"C{j}.v", T=temperature).variance == pytest.approx(kT / value, rel=1e-8)
+            assert sim.noise(f"C{j}.v", T=temperature).variance == pytest.approx(kT / value, rel=1e-8, abs=0)
         elif kind == "L":
-            assert sim.noise(f"L{j}.i", T=temperature).variance == pytest.approx(kT / value, rel=1e-8)
+            assert sim.noise(f"L{j}.i", T=temperature).variance == pytest.approx(kT / value, rel=1e-8, abs=0)
 
 
 def biased_diode(**diode):

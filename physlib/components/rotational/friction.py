@@ -2,7 +2,8 @@
 freewheel (OneWayClutch): the rotational elements with modes."""
 from ...core import Component, Input, Mode, Parameter, Variable, der
 from ...core.lazy import lazy_module
-from ...core.logic import absolute, all_of, any_of, negate, where
+from ...core.logic import absolute, all_of, any_of, where
+from ..stick_slip import StickSlipFriction
 from .interfaces import Compliant, Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -10,10 +11,10 @@ sp = lazy_module("sympy")     # imported when equations are derived
 __all__ = ["StickSlip", "Clutch", "Brake", "OneWayClutch"]
 
 
-class StickSlip(Component):
-    """Dry friction with stick-slip (the Modelica Standard Library's model: M. Otter,
-    H. Elmqvist, S. E. Mattsson, "Hybrid modeling in Modelica based on the synchronous data flow
-    principle", CACSD 1999), shared by :class:`Clutch` and :class:`Brake`.
+class StickSlip(StickSlipFriction):
+    """Dry friction with stick-slip of the rotational elements, :class:`Clutch` and
+    :class:`Brake`: the shared model of :class:`~physlib.components.stick_slip.StickSlipFriction`
+    (the Modelica Standard Library's) with a constant friction coefficient.
 
     The normal force is fn = fn_max·f_normalized. Sliding, the friction torque is ±mu·cgeo·fn
     against the sliding speed; stuck, the relative acceleration is zero as long as the torque
@@ -28,11 +29,8 @@ class StickSlip(Component):
     Inputs: f_normalized [1] normalized normal force.
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
     Dissipates tau·w_rel [W] in every mode: mu·cgeo·fn·|w_rel| sliding, 0 stuck (w_rel = 0) or
-    free (tau = 0). A lock is entered at w_rel = 0 and loses nothing; one seen late (a fixed-step
-    overshoot) is projected as a plastic impact, whose loss at the event is no power.
+    free (tau = 0); with use_heat_port=True it leaves through ``heat_port``.
     """
-
-    FREE, STUCK, FORWARD, BACKWARD = 2, 0, 1, -1
 
     mu = Parameter(0.5, unit="1", description="kinetic friction coefficient", nonnegative=True)
     peak = Parameter(1.0, unit="1", description="static/kinetic friction ratio",
@@ -41,88 +39,20 @@ class StickSlip(Component):
                      positive=True)
     fn_max = Parameter(unit="N", description="maximum normal force", nonnegative=True)
     f_normalized = Input("1", "normalized normal force (0..1)")
-    mode = Mode({"backward": -1, "stuck": 0, "forward": 1, "free": 2}, start="free",
-                description="friction state")
 
-    REL_TOL = 1e-9
-    """A slip speed within REL_TOL of the speeds on either side (plus SPEED_FLOOR) is zero up to
-    rounding, and so is a relative acceleration within REL_TOL of the accelerations."""
-
-    SPEED_FLOOR = 1e-12
-    """[rad/s] rounding of speeds that are themselves zero (a shaft stopped by a brake)."""
-
-    def relative_acceleration(self):
-        """d(w_rel)/dt, in terms of the ports' ``der(...)``."""
-        raise NotImplementedError
-
-    def sides(self, v) -> tuple:
-        """((speed, acceleration) of the side w_rel is measured from, (speed, acceleration) of
-        the other side), from a transition's values ``v``."""
-        raise NotImplementedError
-
-    def friction_law(self):
-        """The friction torque of each mode (one equation)."""
+    def sliding_frictions(self):
         slide = self.mu * self.cgeo * self.fn_max * self.f_normalized
-        return sp.Piecewise((self.relative_acceleration(), sp.Eq(self.mode, self.STUCK)),
-                            (self.tau - slide, sp.Eq(self.mode, self.FORWARD)),
-                            (self.tau + slide, sp.Eq(self.mode, self.BACKWARD)),
-                            (self.tau, True))
+        return slide, -slide
 
-    def guards(self):
-        sliding = sp.Or(sp.Eq(self.mode, self.FORWARD), sp.Eq(self.mode, self.BACKWARD))
-        static_limit = self.peak * self.mu * self.cgeo * self.fn_max * self.f_normalized
-        return [sp.Piecewise((self.w_rel, sliding), (1, True)),                   # sticks
-                sp.Piecewise((static_limit - sp.Abs(self.tau), sp.Eq(self.mode, self.STUCK)),
-                             (1, True)),                                          # breaks away
-                self.f_normalized]                                                # engages/frees
+    def breakaway_limits(self, v=None):
+        if v is None:
+            limit = self.peak * self.mu * self.cgeo * self.fn_max * self.f_normalized
+        else:
+            limit = v["peak"] * v["mu"] * v["cgeo"] * v["fn_max"] * v["f_normalized"]
+        return limit, -limit
 
-    def transition(self, v, fired):
-        # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
-        fn = v["fn_max"] * v["f_normalized"]
-        mode, pre, w, tau = v["mode"], v["pre(mode)"], v["w_rel"], v["tau"]
-        # Free with a normal force: engage in the direction of the slip, stuck if there is none.
-        engaged = where(w > 0, self.FORWARD, where(w < 0, self.BACKWARD, self.STUCK))
-        # Sliding: stick when the slip speed crossed zero from the side of the slip the event
-        # started in, so that it now stands at zero or past it. A slip that has just begun
-        # (break-away at a located root a hair before the static limit, or from a stuck speed
-        # that drifted a hair the other way) may first creep the wrong way and then cross
-        # zero into its own direction: that crossing is no stick. Past the crossing it stands
-        # on its own side; located exactly at zero (the speed's rounding), the acceleration
-        # tells the two apart: a stick's crossing comes against the slip's direction, the
-        # creep's along it.
-        (w_from, a_from), (w_to, a_to) = self.sides(v)
-        at_zero = absolute(w) <= self.REL_TOL * (absolute(w_from) + absolute(w_to)) + self.SPEED_FLOOR
-        a_rel, a_tol = a_to - a_from, self.REL_TOL * (absolute(a_from) + absolute(a_to))
-        against = where(mode == self.FORWARD, a_rel < -a_tol, a_rel > a_tol)
-        along = where(mode == self.FORWARD, a_rel > a_tol, a_rel < -a_tol)
-        crossed_back = all_of(where(mode == self.FORWARD, w <= 0, w >= 0), negate(all_of(at_zero, along)))
-        # A slip that stands at zero and accelerates against its own direction cannot go on:
-        # the torque that broke it away is no longer there (another element changed mode in
-        # the same event), and sliding on would have the friction drive the slip. It sticks
-        # again (unless its own break guard fired: a root located a hair before the static
-        # limit leaves a vanishing wrong-way acceleration, which the slip outgrows).
-        cannot_slide = all_of(at_zero, against, negate(fired[1]))
-        slides_on = where(any_of(all_of(fired[0], pre == mode, crossed_back), cannot_slide),
-                          self.STUCK, mode)
-        # Stuck: break away in the direction of the torque when it exceeds the static limit
-        # (a fired break guard counts even if the located root lies a hair before the limit),
-        # but not straight back into the slip it just ended.
-        limit = v["peak"] * v["mu"] * v["cgeo"] * fn
-        direction = where(tau > 0, self.FORWARD, self.BACKWARD)
-        breaks_away = all_of(any_of(absolute(tau) > limit, fired[1]), direction != pre)
-        stays_stuck = where(breaks_away, direction, mode)
-        sliding = any_of(mode == self.FORWARD, mode == self.BACKWARD)
-        return {"mode": where(fn <= 0, self.FREE,
-                              where(mode == self.FREE, engaged,
-                                    where(sliding, slides_on, stays_stuck)))}
-
-    def constraints(self):
-        return [(sp.Eq(self.mode, self.STUCK), self.w_rel)]
-
-    def dissipation(self):
-        # Slip power tau·w_rel >= 0: the friction torque opposes the sliding speed; stuck or
-        # free, one of the two is zero.
-        return self.tau, self.w_rel
+    def engagement(self, v=None):
+        return self.f_normalized if v is None else v["fn_max"] * v["f_normalized"]
 
 
 class Clutch(Compliant, StickSlip):
@@ -148,7 +78,7 @@ class Clutch(Compliant, StickSlip):
         return ((v["flange_a.w"], v["der(flange_a.w)"]), (v["flange_b.w"], v["der(flange_b.w)"]))
 
     def equations(self):
-        return super().equations() + [self.friction_law()]
+        return super().equations() + [self.friction_law(), *self.slip_heat()]
 
 
 class Brake(TwoFlange, Supported, StickSlip):
@@ -189,6 +119,7 @@ class Brake(TwoFlange, Supported, StickSlip):
                 sp.Eq(self.w_rel, self.flange_a.w - self.support_w()),
                 sp.Eq(self.tau, self.flange_a.tau + self.flange_b.tau),
                 *self.support_reaction(-self.tau),
+                *self.slip_heat(),
                 self.friction_law()]
 
 

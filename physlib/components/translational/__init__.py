@@ -12,7 +12,12 @@ from ...core.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoFlange", "Compliant", "Supported"),
-    ".components": ("Fixed", "Mass", "Spring", "Damper", "SpringDamper", "IdealRackPinion", "HardStop"),
-    ".sources": ("Force", "Velocity"),
+    ".components": ("Fixed", "Mass", "Spring", "Damper", "SpringDamper", "ElastoGap", "IdealRackPinion",
+                    "HardStop"),
+    ".friction": ("Brake", "SupportFriction", "MassWithStopAndFriction"),
+    ".vehicles": ("Vehicle",),
+    ".sources": ("Force", "Velocity", "ConstantForce", "LinearSpeedDependentForce",
+                 "QuadraticSpeedDependentForce", "InverseSpeedDependentForce", "SignForce", "Accelerate",
+                 "Position", "EddyCurrentForce"),
     ".sensors": ("SpeedSensor", "ForceSensor", "PositionSensor"),
 })

@@ -1,15 +1,17 @@
-"""Translational elements: the fixed flange, mass, springs and dampers, the rack and pinion,
-and the hard stop (contact with restitution)."""
+"""Translational elements: the fixed flange, mass, springs and dampers, the elastic gap, the rack
+and pinion, and the hard stop (contact with restitution)."""
 from ...core import Component, Mode, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...core.logic import all_of, any_of, where
 from ...core.positions import PositionState
 from ...domains import rotational, translational
+from ..thermal.interfaces import ConditionalHeatPort
 from .interfaces import Compliant, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Fixed", "Mass", "Spring", "Damper", "SpringDamper", "IdealRackPinion", "HardStop"]
+__all__ = ["Fixed", "Mass", "Spring", "Damper", "SpringDamper", "ElastoGap", "IdealRackPinion",
+           "HardStop"]
 
 
 class Fixed(Component):
@@ -70,27 +72,30 @@ class Spring(Compliant):
         return self.c * (self.s_rel - self.s_rel0)**2 / 2
 
 
-class Damper(Compliant):
+class Damper(Compliant, ConditionalHeatPort):
     """Linear damper: f = d·v_rel.
 
-    Parameters: d [N.s/m] damping (>= 0); s_rel_start [m] initial relative position.
+    Parameters: d [N.s/m] damping (>= 0); s_rel_start [m] initial relative position;
+    use_heat_port (structural): the loss leaves through ``heat_port`` (heat_port.Q = −f·v_rel).
     States: s_rel [m]. Dissipates f·v_rel.
     """
 
     d = Parameter(unit="N.s/m", description="damping constant", nonnegative=True)
 
     def equations(self):
-        return super().equations() + [sp.Eq(self.f, self.d * self.v_rel)]
+        return super().equations() + [sp.Eq(self.f, self.d * self.v_rel),
+                                      *self.heat_loss(self.f * self.v_rel)]
 
     def dissipation(self):
         return self.f, self.v_rel
 
 
-class SpringDamper(Compliant):
+class SpringDamper(Compliant, ConditionalHeatPort):
     """Spring and damper in parallel: f = c·(s_rel − s_rel0) + d·v_rel.
 
     Parameters: c [N/m] stiffness (>= 0); d [N.s/m] damping (>= 0); s_rel0 [m] unstretched
-    length; s_rel_start [m] initial relative position.
+    length; s_rel_start [m] initial relative position; use_heat_port (structural): the loss
+    leaves through ``heat_port`` (heat_port.Q = −d·v_rel²).
     States: s_rel [m]. Stores c·(s_rel − s_rel0)²/2; dissipates d·v_rel².
     """
 
@@ -102,13 +107,55 @@ class SpringDamper(Compliant):
 
     def equations(self):
         return super().equations() + [
-            sp.Eq(self.f, self.c * (self.s_rel - self.s_rel0) + self.d * self.v_rel)]
+            sp.Eq(self.f, self.c * (self.s_rel - self.s_rel0) + self.d * self.v_rel),
+            *self.heat_loss(self.d * self.v_rel**2)]
 
     def energy(self):
         return self.c * (self.s_rel - self.s_rel0)**2 / 2
 
     def dissipation(self):
         return self.d * self.v_rel, self.v_rel
+
+
+class ElastoGap(Compliant, ConditionalHeatPort):
+    """Spring-damper contact that can lift off (the MSL's Translational.Components.ElastoGap;
+    Simscape: Translational Hard Stop's compliant contact): in contact while compressed,
+    s_rel < s_rel0, it pushes with the spring force f_c = −c·|s_rel − s_rel0|^n and the damping
+    force f_d = d·v_rel limited to |f_d| <= |f_c| (so it never pulls and its force is
+    continuous at touch-down); apart, f = 0. f = f_c + f_d.
+
+    Parameters: c [N/m^n] stiffness (>= 0); d [N.s/m] damping (>= 0); s_rel0 [m] gap at which
+    contact begins; n [1] exponent of the spring force (>= 1; 1.5: Hertzian);
+    s_rel_start [m]; use_heat_port (structural): heat_port.Q = −f_d·v_rel.
+    States: s_rel [m]. Stores c·|s_rel − s_rel0|^(n+1)/(n+1) in contact; dissipates f_d·v_rel.
+    As the MSL's, the force law has no events: the solver steps over touch-down and lift-off.
+    """
+
+    position_states = (PositionState("s_rel", "s_rel_start", "flange_b", "flange_a"),)
+
+    c = Parameter(unit="N/m", description="contact stiffness", nonnegative=True)
+    d = Parameter(unit="N.s/m", description="contact damping", nonnegative=True)
+    s_rel0 = Parameter(0.0, unit="m", description="relative position at which contact begins")
+    n = Parameter(1.0, unit="1", description="exponent of the spring force",
+                  check=(lambda v: v >= 1.0, "must be >= 1"))
+
+    def contact_forces(self):
+        """(f_c, f_d): spring and limited damping force, both 0 apart."""
+        contact = self.s_rel < self.s_rel0
+        f_c = sp.Piecewise((-self.c * sp.Abs(self.s_rel - self.s_rel0)**self.n, contact), (0, True))
+        f_d = sp.Piecewise((sp.Min(sp.Max(self.d * self.v_rel, f_c), -f_c), contact), (0, True))
+        return f_c, f_d
+
+    def equations(self):
+        f_c, f_d = self.contact_forces()
+        return super().equations() + [sp.Eq(self.f, f_c + f_d), *self.heat_loss(f_d * self.v_rel)]
+
+    def energy(self):
+        return sp.Piecewise((self.c * sp.Abs(self.s_rel - self.s_rel0)**(self.n + 1) / (self.n + 1),
+                             self.s_rel < self.s_rel0), (0, True))
+
+    def dissipation(self):
+        return self.contact_forces()[1], self.v_rel
 
 
 class IdealRackPinion(Component):
