@@ -263,6 +263,11 @@ CASES = [
     ("initial of an unknown variable",
      lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), -s.x)]), initial=lambda s: {sp.Symbol("z"): 1.0}),
      DeclarationError, ["Osc 'o1'", "initial()", "z"]),
+    # A start is set before any variable is solved: one read in it was silently 0 (x started at 0, not 5)
+    ("initial reading a variable",
+     lambda: custom(u=Variable(), **eqs(lambda s: [sp.Eq(der(s.x), s.u - s.x), sp.Eq(s.u, 5)]),
+                    initial=lambda s: {s.x: s.u}),
+     DeclarationError, ["Osc 'o1'", "initial()", "start of x reads u", "parameters only"]),
     ("guards returns a single expression",
      lambda: custom(**eqs(lambda s: [sp.Eq(der(s.x), -s.x)]), guards=lambda s: s.x),
      DeclarationError, ["Osc 'o1'", "guards()", "list"]),

@@ -53,6 +53,12 @@ def derive(comp: Component, followers: frozenset[str] = frozenset(),
         if not isinstance(sym, VariableSymbol) or sym.name not in index:
             raise EquationError(f"{label}.initial(): {sym} is not a variable of the class")
         init[index[sym.name]] = _expression(value, label, "initial")
+        read = sorted(s.name for s in init[index[sym.name]].free_symbols if isinstance(s, VariableSymbol))
+        if read:    # starts are numbers of the parameters, set before any variable is solved
+            raise EquationError(
+                f"{label}.initial(): the start of {sym.name} reads {', '.join(read)}, a variable; a start "
+                f"value may use parameters only (it is set before any variable is solved, so a variable "
+                f"would read as 0): give the class a parameter for it")
     der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
     residual_linear = [_affine(expr) for expr in residuals]
     energy = None if energy is None else sp.sympify(energy)

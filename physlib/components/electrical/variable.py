@@ -47,15 +47,16 @@ class VariableCapacitor(OnePort):
     d(C·v²/2)/dt). The MSL's Basic.VariableCapacitor; Simscape's Variable Capacitor.
 
     Parameters: Cmin [F] lower bound of the capacitance (> 0, default the MSL's eps, 2.2e-16),
-    which keeps Q and v related when C falls to 0; IC [V] initial voltage (the MSL's IC; its UIC = false leaves
-    the charge at its start 0, IC = 0 here).
+    which keeps Q and v related when C falls to 0; Q0 [C] the charge at the start (the MSL's
+    initial voltage IC with UIC = true is Q0 = C(0)·IC: a start is set before any input is
+    read, so it cannot be written with C).
     Inputs: C [F]. States: Q [C]. Stores Q·v/2 = Q²/(2·max(C, Cmin)).
     """
 
     C = Input("F", "capacitance")
     Cmin = Parameter(2.220446049250313e-16, unit="F", description="lower bound of the capacitance",
                      positive=True)
-    IC = Parameter(0.0, unit="V", description="initial voltage")
+    Q0 = Parameter(0.0, unit="C", description="charge at the start")
     Q = Variable("C", "charge")
 
     def equations(self):
@@ -63,7 +64,7 @@ class VariableCapacitor(OnePort):
                                       sp.Eq(self.i, der(self.Q))]
 
     def initial(self):
-        return {self.Q: sp.Max(self.C, self.Cmin) * self.IC}
+        return {self.Q: self.Q0}
 
     def energy(self):
         return self.Q * self.v / 2
@@ -74,14 +75,15 @@ class VariableInductor(OnePort):
     the state). The MSL's Basic.VariableInductor; Simscape's Variable Inductor.
 
     Parameters: Lmin [H] lower bound of the inductance (> 0, default the MSL's eps, 2.2e-16);
-    IC [A] initial current.
+    Psi0 [Wb] the flux at the start (the MSL's initial current IC is Psi0 = L(0)·IC: a start is
+    set before any input is read, so it cannot be written with L).
     Inputs: L [H]. States: Psi [Wb]. Stores Psi·i/2.
     """
 
     L = Input("H", "inductance")
     Lmin = Parameter(2.220446049250313e-16, unit="H", description="lower bound of the inductance",
                      positive=True)
-    IC = Parameter(0.0, unit="A", description="initial current")
+    Psi0 = Parameter(0.0, unit="Wb", description="flux at the start")
     Psi = Variable("Wb", "magnetic flux")
 
     def equations(self):
@@ -89,7 +91,7 @@ class VariableInductor(OnePort):
                                       sp.Eq(self.v, der(self.Psi))]
 
     def initial(self):
-        return {self.Psi: sp.Max(self.L, self.Lmin) * self.IC}
+        return {self.Psi: self.Psi0}
 
     def energy(self):
         return self.Psi * self.i / 2
