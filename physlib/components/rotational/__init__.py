@@ -13,7 +13,8 @@ from ...core.lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoFlange", "Compliant", "Supported"),
     ".components": ("Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary"),
-    ".friction": ("StickSlip", "Clutch", "Brake", "OneWayClutch"),
+    ".friction": ("SlipFriction", "StickSlip", "Clutch", "Brake", "OneWayClutch"),
+    ".losses": ("BearingFriction", "LossyGear"),
     ".sources": ("Torque", "Speed"),
     ".sensors": ("SpeedSensor", "TorqueSensor", "AngleSensor"),
 })

@@ -7,40 +7,33 @@ from .interfaces import Compliant, Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["StickSlip", "Clutch", "Brake", "OneWayClutch"]
+__all__ = ["SlipFriction", "StickSlip", "Clutch", "Brake", "OneWayClutch"]
 
 
-class StickSlip(Component):
-    """Dry friction with stick-slip (the Modelica Standard Library's model: M. Otter,
+class SlipFriction(Component):
+    """Stick-slip of a dry friction (the Modelica Standard Library's model: M. Otter,
     H. Elmqvist, S. E. Mattsson, "Hybrid modeling in Modelica based on the synchronous data flow
-    principle", CACSD 1999), shared by :class:`Clutch` and :class:`Brake`.
+    principle", CACSD 1999): the modes, guards and transition that :class:`StickSlip` (Clutch,
+    Brake), BearingFriction and LossyGear share.
 
-    The normal force is fn = fn_max·f_normalized. Sliding, the friction torque is ±mu·cgeo·fn
-    against the sliding speed; stuck, the relative acceleration is zero as long as the torque
-    needed stays within peak·mu·cgeo·fn; with fn <= 0 the friction is free (no torque).
+    Sliding, the friction torque follows the sliding law of the slip's direction; stuck, the
+    relative acceleration is zero as long as the torque needed stays within the break-away
+    limits (lower <= tau <= upper); disengaged (an engagement <= 0), the friction is free.
 
     A subclass supplies the variables ``w_rel`` (sliding speed) and ``tau`` (friction torque,
-    positive when it opposes a positive ``w_rel``), and :meth:`relative_acceleration`, the time
-    derivative of ``w_rel``; it adds :meth:`friction_law` to its equations.
+    positive when it opposes a positive ``w_rel``), :meth:`relative_acceleration` (the time
+    derivative of ``w_rel``), :meth:`sides`, :meth:`sliding_torques` and
+    :meth:`breakaway_limits` (and :meth:`engagement` if it can be disengaged); it adds
+    :meth:`friction_law` to its equations.
 
-    Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
-    cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force.
-    Inputs: f_normalized [1] normalized normal force.
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
-    Dissipates tau·w_rel [W] in every mode: mu·cgeo·fn·|w_rel| sliding, 0 stuck (w_rel = 0) or
-    free (tau = 0). A lock is entered at w_rel = 0 and loses nothing; one seen late (a fixed-step
-    overshoot) is projected as a plastic impact, whose loss at the event is no power.
+    Dissipates tau·w_rel [W] in every mode. A lock is entered at w_rel = 0 and loses nothing;
+    one seen late (a fixed-step overshoot) is projected as a plastic impact, whose loss at the
+    event is no power.
     """
 
     FREE, STUCK, FORWARD, BACKWARD = 2, 0, 1, -1
 
-    mu = Parameter(0.5, unit="1", description="kinetic friction coefficient", nonnegative=True)
-    peak = Parameter(1.0, unit="1", description="static/kinetic friction ratio",
-                     check=(lambda v: v >= 1.0, "must be >= 1"))
-    cgeo = Parameter(1.0, unit="m", description="geometry constant: torque per normal force",
-                     positive=True)
-    fn_max = Parameter(unit="N", description="maximum normal force", nonnegative=True)
-    f_normalized = Input("1", "normalized normal force (0..1)")
     mode = Mode({"backward": -1, "stuck": 0, "forward": 1, "free": 2}, start="free",
                 description="friction state")
 
@@ -60,25 +53,39 @@ class StickSlip(Component):
         the other side), from a transition's values ``v``."""
         raise NotImplementedError
 
+    def sliding_torques(self) -> tuple:
+        """(forward, backward): the friction torque ``tau`` sliding forward and backward."""
+        raise NotImplementedError
+
+    def breakaway_limits(self, v=None) -> tuple:
+        """(upper, lower): stuck, it holds while lower <= tau <= upper; symbols, or numbers
+        from a transition's values ``v``."""
+        raise NotImplementedError
+
+    def engagement(self, v=None):
+        """Engaged while this is > 0 (a normal force); symbols, or a number from ``v``.
+        None: always engaged."""
+        return None
+
     def friction_law(self):
         """The friction torque of each mode (one equation)."""
-        slide = self.mu * self.cgeo * self.fn_max * self.f_normalized
+        forward, backward = self.sliding_torques()
         return sp.Piecewise((self.relative_acceleration(), sp.Eq(self.mode, self.STUCK)),
-                            (self.tau - slide, sp.Eq(self.mode, self.FORWARD)),
-                            (self.tau + slide, sp.Eq(self.mode, self.BACKWARD)),
+                            (self.tau - forward, sp.Eq(self.mode, self.FORWARD)),
+                            (self.tau - backward, sp.Eq(self.mode, self.BACKWARD)),
                             (self.tau, True))
 
     def guards(self):
         sliding = sp.Or(sp.Eq(self.mode, self.FORWARD), sp.Eq(self.mode, self.BACKWARD))
-        static_limit = self.peak * self.mu * self.cgeo * self.fn_max * self.f_normalized
+        upper, lower = self.breakaway_limits()
+        engagement = self.engagement()
         return [sp.Piecewise((self.w_rel, sliding), (1, True)),                   # sticks
-                sp.Piecewise((static_limit - sp.Abs(self.tau), sp.Eq(self.mode, self.STUCK)),
-                             (1, True)),                                          # breaks away
-                self.f_normalized]                                                # engages/frees
+                sp.Piecewise((sp.Min(upper - self.tau, self.tau - lower),
+                              sp.Eq(self.mode, self.STUCK)), (1, True)),          # breaks away
+                *([] if engagement is None else [engagement])]                    # engages/frees
 
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
-        fn = v["fn_max"] * v["f_normalized"]
         mode, pre, w, tau = v["mode"], v["pre(mode)"], v["w_rel"], v["tau"]
         # Free with a normal force: engage in the direction of the slip, stuck if there is none.
         engaged = where(w > 0, self.FORWARD, where(w < 0, self.BACKWARD, self.STUCK))
@@ -104,17 +111,17 @@ class StickSlip(Component):
         cannot_slide = all_of(at_zero, against, negate(fired[1]))
         slides_on = where(any_of(all_of(fired[0], pre == mode, crossed_back), cannot_slide),
                           self.STUCK, mode)
-        # Stuck: break away in the direction of the torque when it exceeds the static limit
-        # (a fired break guard counts even if the located root lies a hair before the limit),
+        # Stuck: break away towards the nearer limit when the torque passes one of them (a
+        # fired break guard counts even if the located root lies a hair before the limit),
         # but not straight back into the slip it just ended.
-        limit = v["peak"] * v["mu"] * v["cgeo"] * fn
-        direction = where(tau > 0, self.FORWARD, self.BACKWARD)
-        breaks_away = all_of(any_of(absolute(tau) > limit, fired[1]), direction != pre)
+        upper, lower = self.breakaway_limits(v)
+        direction = where(tau > (upper + lower) / 2, self.FORWARD, self.BACKWARD)
+        breaks_away = all_of(any_of(tau > upper, tau < lower, fired[1]), direction != pre)
         stays_stuck = where(breaks_away, direction, mode)
         sliding = any_of(mode == self.FORWARD, mode == self.BACKWARD)
-        return {"mode": where(fn <= 0, self.FREE,
-                              where(mode == self.FREE, engaged,
-                                    where(sliding, slides_on, stays_stuck)))}
+        rolls = where(mode == self.FREE, engaged, where(sliding, slides_on, stays_stuck))
+        engagement = self.engagement(v)
+        return {"mode": rolls if engagement is None else where(engagement <= 0, self.FREE, rolls)}
 
     def constraints(self):
         return [(sp.Eq(self.mode, self.STUCK), self.w_rel)]
@@ -123,6 +130,45 @@ class StickSlip(Component):
         # Slip power tau·w_rel >= 0: the friction torque opposes the sliding speed; stuck or
         # free, one of the two is zero.
         return self.tau, self.w_rel
+
+
+class StickSlip(SlipFriction):
+    """Dry friction with stick-slip under a normal force, shared by :class:`Clutch` and
+    :class:`Brake` (the :class:`SlipFriction` modes).
+
+    The normal force is fn = fn_max·f_normalized. Sliding, the friction torque is ±mu·cgeo·fn
+    against the sliding speed; stuck, the relative acceleration is zero as long as the torque
+    needed stays within peak·mu·cgeo·fn; with fn <= 0 the friction is free (no torque).
+
+    Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
+    cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force.
+    Inputs: f_normalized [1] normalized normal force.
+    Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
+    Dissipates tau·w_rel [W] in every mode: mu·cgeo·fn·|w_rel| sliding, 0 stuck (w_rel = 0) or
+    free (tau = 0).
+    """
+
+    mu = Parameter(0.5, unit="1", description="kinetic friction coefficient", nonnegative=True)
+    peak = Parameter(1.0, unit="1", description="static/kinetic friction ratio",
+                     check=(lambda v: v >= 1.0, "must be >= 1"))
+    cgeo = Parameter(1.0, unit="m", description="geometry constant: torque per normal force",
+                     positive=True)
+    fn_max = Parameter(unit="N", description="maximum normal force", nonnegative=True)
+    f_normalized = Input("1", "normalized normal force (0..1)")
+
+    def sliding_torques(self):
+        slide = self.mu * self.cgeo * self.fn_max * self.f_normalized
+        return slide, -slide
+
+    def breakaway_limits(self, v=None):
+        if v is None:
+            limit = self.peak * self.mu * self.cgeo * self.fn_max * self.f_normalized
+        else:
+            limit = v["peak"] * v["mu"] * v["cgeo"] * v["fn_max"] * v["f_normalized"]
+        return limit, -limit
+
+    def engagement(self, v=None):
+        return self.f_normalized if v is None else v["fn_max"] * v["f_normalized"]
 
 
 class Clutch(Compliant, StickSlip):

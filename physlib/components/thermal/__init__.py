@@ -10,7 +10,7 @@ declare as stored energy and dissipation.
 from ...core.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    ".interfaces": ("TwoPort",),
+    ".interfaces": ("TwoPort", "ConditionalHeatPort"),
     ".components": ("HeatCapacitor", "ThermalConductor", "Convection", "BodyRadiation", "STEFAN_BOLTZMANN"),
     ".sources": ("FixedTemperature", "HeatFlowSource"),
     ".sensors": ("TemperatureSensor", "HeatFlowSensor"),
