@@ -21,6 +21,8 @@ def load_msl(model: str) -> dict[str, np.ndarray]:
     path = reference_file("msl", model, "reference.csv")
     with open(path) as fh:
         header = [h.strip('"') for h in fh.readline().strip().split(",")]
+    # Some MAP-LIB references (made with another tool) head the time column "Time".
+    header = ["time" if h == "Time" else h for h in header]
     data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
     return {name: data[:, i] for i, name in enumerate(header)}
 

@@ -12,9 +12,12 @@ from ...core.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoFlange", "Compliant", "Supported"),
-    ".components": ("Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary"),
+    ".components": ("Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary",
+                    "ElastoBacklash", "IdealRollingWheel"),
     ".friction": ("SlipFriction", "StickSlip", "Clutch", "Brake", "OneWayClutch"),
     ".losses": ("BearingFriction", "LossyGear"),
-    ".sources": ("Torque", "Speed"),
+    ".sources": ("Torque", "Speed", "SpeedDependentTorque", "ConstantTorque", "LinearSpeedDependentTorque",
+                 "QuadraticSpeedDependentTorque", "InverseSpeedDependentTorque", "SignTorque", "TorqueStep", "EddyCurrentTorque", "ConstantSpeed",
+                 "DrivenFlange", "Accelerate", "Position"),
     ".sensors": ("SpeedSensor", "TorqueSensor", "AngleSensor"),
 })
