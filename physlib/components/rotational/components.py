@@ -71,27 +71,30 @@ class Spring(Compliant):
         return self.c * (self.phi_rel - self.phi_rel0)**2 / 2
 
 
-class Damper(Compliant):
+class Damper(Compliant, ConditionalHeatPort):
     """Linear torsion damper: tau = d·w_rel.
 
-    Parameters: d [N.m.s/rad] damping (>= 0); phi_rel_start [rad] initial relative angle.
+    Parameters: d [N.m.s/rad] damping (>= 0); phi_rel_start [rad] initial relative angle;
+    use_heat_port (structural) heat port the loss leaves by.
     States: phi_rel [rad]. Dissipates tau·w_rel.
     """
 
     d = Parameter(unit="N.m.s/rad", description="damping constant", nonnegative=True)
 
     def equations(self):
-        return super().equations() + [sp.Eq(self.tau, self.d * self.w_rel)]
+        return super().equations() + [sp.Eq(self.tau, self.d * self.w_rel),
+                                      *self.heat_loss(self.tau * self.w_rel)]
 
     def dissipation(self):
         return self.tau, self.w_rel
 
 
-class SpringDamper(Compliant):
+class SpringDamper(Compliant, ConditionalHeatPort):
     """Torsion spring and damper in parallel: tau = c·(phi_rel − phi_rel0) + d·w_rel.
 
     Parameters: c [N.m/rad] stiffness (>= 0); d [N.m.s/rad] damping (>= 0);
-    phi_rel0 [rad] unstretched relative angle; phi_rel_start [rad] initial relative angle.
+    phi_rel0 [rad] unstretched relative angle; phi_rel_start [rad] initial relative angle;
+    use_heat_port (structural) heat port the loss leaves by.
     States: phi_rel [rad]. Stores c·(phi_rel − phi_rel0)²/2; dissipates d·w_rel².
     """
 
@@ -103,7 +106,8 @@ class SpringDamper(Compliant):
 
     def equations(self):
         return super().equations() + [
-            sp.Eq(self.tau, self.c * (self.phi_rel - self.phi_rel0) + self.d * self.w_rel)]
+            sp.Eq(self.tau, self.c * (self.phi_rel - self.phi_rel0) + self.d * self.w_rel),
+            *self.heat_loss(self.d * self.w_rel**2)]
 
     def energy(self):
         return self.c * (self.phi_rel - self.phi_rel0)**2 / 2

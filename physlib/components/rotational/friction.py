@@ -3,6 +3,7 @@ freewheel (OneWayClutch): the rotational elements with modes."""
 from ...core import Component, Input, Mode, Parameter, Variable, der
 from ...core.lazy import lazy_module
 from ...core.logic import absolute, all_of, any_of, negate, where
+from ..thermal.interfaces import ConditionalHeatPort
 from .interfaces import Compliant, Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -10,7 +11,7 @@ sp = lazy_module("sympy")     # imported when equations are derived
 __all__ = ["SlipFriction", "StickSlip", "Clutch", "Brake", "OneWayClutch"]
 
 
-class SlipFriction(Component):
+class SlipFriction(ConditionalHeatPort):
     """Stick-slip of a dry friction (the Modelica Standard Library's model: M. Otter,
     H. Elmqvist, S. E. Mattsson, "Hybrid modeling in Modelica based on the synchronous data flow
     principle", CACSD 1999): the modes, guards and transition that :class:`StickSlip` (Clutch,
@@ -27,7 +28,8 @@ class SlipFriction(Component):
     :meth:`friction_law` to its equations.
 
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
-    Dissipates tau·w_rel [W] in every mode. A lock is entered at w_rel = 0 and loses nothing;
+    Dissipates tau·w_rel [W] in every mode (through ``heat_port`` with use_heat_port=True,
+    added to the equations by :meth:`slip_heat`). A lock is entered at w_rel = 0 and loses nothing;
     one seen late (a fixed-step overshoot) is projected as a plastic impact, whose loss at the
     event is no power.
     """
@@ -123,6 +125,10 @@ class SlipFriction(Component):
         engagement = self.engagement(v)
         return {"mode": rolls if engagement is None else where(engagement <= 0, self.FREE, rolls)}
 
+    def slip_heat(self):
+        """The slip power tau·w_rel leaving through the heat port (none without one)."""
+        return self.heat_loss(self.tau * self.w_rel)
+
     def constraints(self):
         return [(sp.Eq(self.mode, self.STUCK), self.w_rel)]
 
@@ -181,7 +187,8 @@ class Clutch(Compliant, StickSlip):
 
     Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
     cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force;
-    phi_rel_start [rad] initial relative angle.
+    phi_rel_start [rad] initial relative angle; use_heat_port (structural) heat port the slip
+    power leaves by.
     Inputs: f_normalized [1] normalized normal force (fn = fn_max·f_normalized).
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
     Dissipates tau·w_rel [W]: the slip power mu·cgeo·fn·|w_rel| sliding, 0 stuck or free.
@@ -194,7 +201,7 @@ class Clutch(Compliant, StickSlip):
         return ((v["flange_a.w"], v["der(flange_a.w)"]), (v["flange_b.w"], v["der(flange_b.w)"]))
 
     def equations(self):
-        return super().equations() + [self.friction_law()]
+        return super().equations() + [self.friction_law(), *self.slip_heat()]
 
 
 class Brake(TwoFlange, Supported, StickSlip):
@@ -210,7 +217,8 @@ class Brake(TwoFlange, Supported, StickSlip):
 
     Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
     cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force;
-    use_support (structural) housing flange.
+    use_support (structural) housing flange; use_heat_port (structural) heat port the slip
+    power leaves by.
     Inputs: f_normalized [1] normalized normal force.
     Variables: w_rel [rad/s] shaft speed relative to the housing; tau [N.m] friction torque.
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
@@ -235,6 +243,7 @@ class Brake(TwoFlange, Supported, StickSlip):
                 sp.Eq(self.w_rel, self.flange_a.w - self.support_w()),
                 sp.Eq(self.tau, self.flange_a.tau + self.flange_b.tau),
                 *self.support_reaction(-self.tau),
+                *self.slip_heat(),
                 self.friction_law()]
 
 

@@ -6,7 +6,6 @@ from ...core import Parameter, Variable, der
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...core.logic import where
-from ..thermal.interfaces import ConditionalHeatPort
 from .friction import SlipFriction
 from .interfaces import Supported, TwoFlange
 
@@ -49,7 +48,7 @@ def interpolate_at_zero(table: tuple, column: int) -> float:
     return a[column - 1] - (b[column - 1] - a[column - 1]) * w0 / (w1 - w0)
 
 
-class BearingFriction(TwoFlange, Supported, ConditionalHeatPort, SlipFriction):
+class BearingFriction(TwoFlange, Supported, SlipFriction):
     """Coulomb friction in a bearing, with stick-slip (the MSL's BearingFriction).
 
     The shaft runs through: flange_a and flange_b turn together, w_rel = flange_a.w − housing
@@ -96,11 +95,11 @@ class BearingFriction(TwoFlange, Supported, ConditionalHeatPort, SlipFriction):
                 sp.Eq(self.w_rel, self.flange_a.w - self.support_w()),
                 sp.Eq(self.tau, self.flange_a.tau + self.flange_b.tau),
                 *self.support_reaction(-self.tau),
-                *self.heat_loss(self.tau * self.w_rel),
+                *self.slip_heat(),
                 self.friction_law()]
 
 
-class LossyGear(TwoFlange, Supported, ConditionalHeatPort, SlipFriction):
+class LossyGear(TwoFlange, Supported, SlipFriction):
     """Gear with mesh efficiency and bearing friction, stuck or rolling (the MSL's LossyGear,
     after Pelchen, Schweiger, Otter, "Modeling and simulating the efficiency of gearboxes and of
     planetary gearboxes", Modelica 2002).
@@ -202,5 +201,5 @@ class LossyGear(TwoFlange, Supported, ConditionalHeatPort, SlipFriction):
                 sp.Eq(self.w_rel, self.ratio * (self.flange_b.w - w_s)),
                 sp.Eq(self.flange_b.tau + self.ratio * (self.flange_a.tau - self.tau), 0),
                 *self.support_reaction(-self.flange_a.tau - self.flange_b.tau),
-                *self.heat_loss(self.tau * self.w_rel),
+                *self.slip_heat(),
                 self.friction_law()]
