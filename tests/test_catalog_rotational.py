@@ -202,3 +202,44 @@ def test_linearization_equals_finite_differences_of_steady_states(part):
     delta = 1e-5 * max(abs(value), 1.0)
     difference = (steady(**{u: value + delta})[y] - steady(**{u: value - delta})[y]) / (2 * delta)
     assert gain == pytest.approx(difference, rel=1e-6, abs=1e-9)
+
+
+def dissipative_shafts() -> Model:
+    """The shafts whose lossy parts are noise sources for physlib's noise analysis: the
+    backlash in contact, the eddy-current brake (its housing a flange, so that it joins two
+    rotational ports) and the damper beside the spring-damper, heat ports at T_HEAT. (Coulomb
+    friction on a shaft through a housing, BearingFriction as Brake, and the lossy gear's
+    two-port are no noise sources there: their conductance is not derived.)"""
+    m = Model("rotational_noise")
+    fixed = m.add(rot.Fixed("fixed"))
+    backlash = m.add(rot.ElastoBacklash("backlash", c=100.0, d=2.0, b=0.1, use_heat_port=True))
+    shaft(m, "backlash", 1.0, 5.0, backlash.flange_b)
+    eddy = m.add(rot.EddyCurrentTorque("eddy", tau_nominal=100.0, w_nominal=10.0, alpha20=3.92e-3,
+                                       use_heat_port=True, use_support=True, excitation=0.8))
+    shaft(m, "eddy", 0.5, 30.0, eddy.flange)
+    damper = m.add(rot.Damper("damped_damper", d=1.5, use_heat_port=True))
+    spring_damper = m.add(rot.SpringDamper("damped_spring", c=20.0, d=0.5, use_heat_port=True))
+    shaft(m, "damped", 3.0, 2.0, damper.flange_b, spring_damper.flange_b)
+    for part in (backlash, eddy, damper, spring_damper):
+        m.connect(part.heat_port, m.add(FixedTemperature(f"{part.name}_heat", T=T_HEAT)).port)
+    m.connect(fixed.flange, backlash.flange_a, eddy.support, damper.flange_a, spring_damper.flange_a)
+    return m
+
+
+@cache
+def dissipative_steady():
+    sim = dissipative_shafts().compile()
+    return sim, sim.operating_point(x_guess={"backlash.phi_rel": 0.1, "eddy_J.w": 2.0})
+
+
+@pytest.mark.parametrize("output, energy_scale", [
+    ("backlash.phi_rel", 100.0), ("backlash_J.w", 1.0),     # spring c in contact, inertia J
+    ("eddy_J.w", 0.5), ("damped_spring.phi_rel", 20.0), ("damped_J.w", 3.0)])
+def test_noise_gives_equipartition(output, energy_scale):
+    # Each state holds kT/2 on average: ⟨x²⟩ = kT/(its stiffness or inertia), whatever the
+    # damping, at the analysis temperature (the heat ports' 350 K is where the loss goes, not
+    # the noise's temperature). The Lyapunov variance is exact: rel 1e-8.
+    sim, op = dissipative_steady()
+    assert op["backlash.phi_rel"] > 0.05           # in contact
+    T = 300.15
+    assert sim.noise(output, at=op, T=T).variance == pytest.approx(BOLTZMANN * T / energy_scale, rel=1e-8)
