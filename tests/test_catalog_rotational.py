@@ -17,6 +17,7 @@ from physlib.components import rotational as rot
 from physlib.components import translational as tr
 from physlib.components.signals import Sine
 from physlib.components.thermal import FixedTemperature, HeatCapacitor
+from fmu_runs import away_from_events
 from physlib.analysis.noise.sources import BOLTZMANN
 
 T_HEAT = 350.0     # [K] the heat ports' sink: not the noise analysis' temperature
@@ -40,16 +41,16 @@ SHAFTS = {
     "Damper+SpringDamper": ("damped_drive.tau", 2.0, "damped_spring.phi_rel"),
 }
 
-GUESS = {"quadratic_J.w": 3.0, "inverse_J.w": 2.0, "backlash.phi_rel": 0.1, "eddy_J.w": 2.0}
+GUESS = {"quadratic_J.w": 3.0, "inverse_J.w": 3.0, "backlash.phi_rel": 0.1, "eddy_J.w": 2.0}
 """Where the steady state's Newton iteration starts off zero: a quadratic load and the free
 play of the backlash have no slope at rest."""
 
 
-def shaft(m: Model, name: str, J: float, drive_value: float, *loads):
-    """A torque input ``name``_drive on an inertia ``name``_J (J) whose other flange turns
-    ``loads`` (flanges); returns the inertia."""
+def shaft(m: Model, name: str, J: float, drive_value: float, *loads, w0: float = 0.0):
+    """A torque input ``name``_drive on an inertia ``name``_J (J, starting at w0) whose other
+    flange turns ``loads`` (flanges); returns the inertia."""
     drive = m.add(rot.Torque(f"{name}_drive", tau=drive_value))
-    inertia = m.add(rot.Inertia(f"{name}_J", J=J))
+    inertia = m.add(rot.Inertia(f"{name}_J", J=J, w0=w0))
     m.connect(drive.flange, inertia.flange_a)
     m.connect(inertia.flange_b, *loads)
     return inertia
@@ -92,12 +93,13 @@ def catalog(transient: bool = False) -> Model:
                                                       TorqueDirection=False),
              "quadratic": rot.QuadraticSpeedDependentTorque("quadratic", tau_nominal=-10.0, w_nominal=5.0,
                                                             TorqueDirection=False),
-             "inverse": rot.InverseSpeedDependentTorque("inverse", tau_nominal=-2.0, w_nominal=5.0, w0=1.0,
-                                                        TorqueDirection=False),
+             "inverse": rot.InverseSpeedDependentTorque("inverse", tau_nominal=-2.0, w_nominal=5.0, w0=1.0),
              "sign": rot.SignTorque("sign", tau_nominal=-2.0, w0=1.0, reg="Linear")}
     values = {"linear": 4.0, "quadratic": 4.0, "inverse": 4.0, "sign": 1.0}
     for name, load in loads.items():
-        shaft(m, name, 1.0, values[name], m.add(load).flange)
+        # The inverse load brakes at any speed (TorqueDirection): its shaft starts above the
+        # steady speed, which it then falls to.
+        shaft(m, name, 1.0, values[name], m.add(load).flange, w0=3.0 if name == "inverse" else 0.0)
     # A constant torque on the linear load's shaft.
     m.connect(m.add(rot.ConstantTorque("constant", tau_constant=-0.5)).flange, m["linear"].flange)
     speed = m.add(rot.ConstantSpeed("constant_speed", w_fixed=3.0))
@@ -123,7 +125,7 @@ def catalog(transient: bool = False) -> Model:
         step = m.add(rot.TorqueStep("step", stepTorque=-1.0, offsetTorque=0.5, startTime=0.2))
         m.connect(step.flange, damped.flange_a)
         accelerate = m.add(rot.Accelerate("accelerate", a_ref=Sine(amplitude=2.0, f=2.0), w0=1.0))
-        m.connect(accelerate.flange, m.add(rot.Inertia("accelerate_J", J=1.0)).flange_a)
+        m.connect(accelerate.flange, m.add(rot.Inertia("accelerate_J", J=1.0, w0=1.0)).flange_a)
     heat(damper)
     heat(spring_damper)
     m.connect(fixed.flange, bearing_damper.flange_a, gear_damper.flange_b, backlash.flange_a, speed_damper.flange_a,
@@ -243,3 +245,25 @@ def test_noise_gives_equipartition(output, energy_scale):
     assert op["backlash.phi_rel"] > 0.05           # in contact
     T = 300.15
     assert sim.noise(output, at=op, T=T).variance == pytest.approx(BOLTZMANN * T / energy_scale, rel=1e-8)
+
+
+def test_fmu_in_fmpy_agrees_with_simulate(tmp_path):
+    # Every class of the catalog in one FMU: the bearing breaking away and the gear starting to
+    # roll at t = 0, the torque step's time event at 0.2 s, the sine references of Position and
+    # Accelerate, heat capacitors warming. States at FMPy's rows away from event instants
+    # within 1e-6 of their range, both runs at rtol 1e-10 (as tests/test_export_fmu_differential.py).
+    fmpy = pytest.importorskip("fmpy")
+    sim = compiled(transient=True)
+    t_end = 0.5
+    signals = list(sim.states) + list(sim.modes)
+    path = sim.export_fmu(tmp_path / "rotational_catalog", outputs=list(sim.states))
+    fmu = fmpy.simulate_fmu(str(path), stop_time=t_end, relative_tolerance=1e-10, solver="CVode",
+                            output=signals, output_interval=t_end / 100, record_events=True)
+    rows = away_from_events(fmu["time"])
+    res = sim.simulate(t_end, t_eval=fmu["time"][rows], rtol=1e-10, atol=1e-12)
+    assert [(e.component, e.after) for e in res.events if e.t > 0] == []     # no event but the step's
+    assert fmu["bearing.mode"][-1] == res["bearing.mode"][-1] == 1
+    assert fmu["gear.mode"][-1] == res["gear.mode"][-1] == 1
+    errors = {s: float(np.max(np.abs(fmu[s][rows] - res[s]))) / max(np.ptp(res[s]), 1e-300)
+              for s in sim.states}
+    assert not {s: e for s, e in errors.items() if e > 1e-6}

@@ -116,8 +116,9 @@ class QuadraticSpeedDependentTorque(LinearSpeedDependentTorque):
 
 class InverseSpeedDependentTorque(LinearSpeedDependentTorque):
     """tau = tau_nominal·w_nominal/|w| with TorqueDirection, else tau_nominal·w_nominal/w, held
-    at its value at |w| = w0 below w0 (with TorqueDirection) or linear in w there (the MSL's
-    InverseSpeedDependentTorque: constant power at speed).
+    at its value at |w| = w0 below w0 (with TorqueDirection) or tau_nominal·w/w0 there (the
+    MSL's InverseSpeedDependentTorque: constant power at speed). Without TorqueDirection the
+    torque jumps at |w| = w0 unless w0 = w_nominal, as the MSL's does.
 
     Parameters: as :class:`LinearSpeedDependentTorque`; w0 [rad/s] regularization (> 0).
     """
