@@ -97,6 +97,10 @@ CASES = {
     "LowPass": _corpus("LowPass"),
     "PID_Controller": _corpus("PID_Controller"),
     "DCPM_CurrentControlled": _corpus("DCPM_CurrentControlled"),
+    # the rotational corpus (tests/msl_corpus_rotational.py)
+    "LossyGearDemo1": _corpus("LossyGearDemo1"),
+    "RollingWheel": _corpus("RollingWheel"),
+    "EddyCurrentBrake": _corpus("EddyCurrentBrake"),
 }
 
 VALIDATED = {"bouncing_ball", "buck_converter", "coupled_clutches", "CharacteristicIdealDiodes"}
