@@ -1,6 +1,7 @@
 """The Modelica Standard Library's rotational examples of issue 36's catalog (group B): the
-lossy gear, rolling wheel, eddy-current brake and ModelicaTest's braking sources, rebuilt from physlib's components with the MSL's instance names (see
-msl_corpus.py for how examples are described and compared)."""
+lossy gear, rolling wheel, eddy-current brake and ModelicaTest's braking sources, rebuilt from
+physlib's components with the MSL's instance names (see msl_corpus.py for how examples are
+described and compared)."""
 from __future__ import annotations
 
 import numpy as np
@@ -90,7 +91,8 @@ def test_braking() -> Model:
     inertia5 (20 rad/s at the start) by the eddy-current brake of the EddyCurrentBrake example,
     fully excited, heating a heat capacitor (1 J/K)."""
     m = Model("TestBraking")
-    loads = [rot.LinearSpeedDependentTorque("linearSpeedDependentTorque", tau_nominal=-100.0, w_nominal=100.0),
+    loads = [rot.LinearSpeedDependentTorque("linearSpeedDependentTorque", tau_nominal=-100.0,
+                                            w_nominal=100.0),
              rot.QuadraticSpeedDependentTorque("quadraticSpeedDependentTorque", tau_nominal=-100.0,
                                                w_nominal=100.0),
              rot.ConstantTorque("constantTorque", tau_constant=-100.0),

@@ -107,7 +107,8 @@ def catalog(transient: bool = False) -> Model:
     speed_drive = m.add(rot.Torque("constant_speed_drive", tau=0.0))    # the source takes it
     m.connect(speed.flange, speed_damper.flange_b, speed_drive.flange)
     heat(speed_damper)
-    position = m.add(rot.Position("position", f_crit=5.0, phi_ref=Sine(amplitude=0.3, f=1.0) if transient else 0.3))
+    reference = Sine(amplitude=0.3, f=1.0) if transient else 0.3
+    position = m.add(rot.Position("position", f_crit=5.0, phi_ref=reference))
     position_J = m.add(rot.Inertia("position_J", J=1.0))
     m.connect(position.flange, position_J.flange_a)
     wheel = m.add(rot.IdealRollingWheel("wheel", radius=0.5))
@@ -128,8 +129,8 @@ def catalog(transient: bool = False) -> Model:
         m.connect(accelerate.flange, m.add(rot.Inertia("accelerate_J", J=1.0, w0=1.0)).flange_a)
     heat(damper)
     heat(spring_damper)
-    m.connect(fixed.flange, bearing_damper.flange_a, gear_damper.flange_b, backlash.flange_a, speed_damper.flange_a,
-              damper.flange_a, spring_damper.flange_a)
+    m.connect(fixed.flange, bearing_damper.flange_a, gear_damper.flange_b, backlash.flange_a,
+              speed_damper.flange_a, damper.flange_a, spring_damper.flange_a)
     return m
 
 

@@ -14,10 +14,10 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoFlange", "Compliant", "Supported"),
     ".components": ("Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary",
                     "ElastoBacklash", "IdealRollingWheel"),
-    ".friction": ("SlipFriction", "StickSlip", "Clutch", "Brake", "OneWayClutch"),
+    ".friction": ("SlipFriction", "StickSlip", "HousingSlip", "Clutch", "Brake", "OneWayClutch"),
     ".losses": ("BearingFriction", "LossyGear"),
     ".sources": ("Torque", "Speed", "SpeedDependentTorque", "ConstantTorque", "LinearSpeedDependentTorque",
-                 "QuadraticSpeedDependentTorque", "InverseSpeedDependentTorque", "SignTorque", "TorqueStep", "EddyCurrentTorque", "ConstantSpeed",
-                 "DrivenFlange", "Accelerate", "Position"),
+                 "QuadraticSpeedDependentTorque", "InverseSpeedDependentTorque", "SignTorque", "TorqueStep",
+                 "EddyCurrentTorque", "ConstantSpeed", "DrivenFlange", "Accelerate", "Position"),
     ".sensors": ("SpeedSensor", "TorqueSensor", "AngleSensor"),
 })

@@ -9,8 +9,8 @@ from .interfaces import Compliant, Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary", "ElastoBacklash",
-           "IdealRollingWheel"]
+__all__ = ["Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary",
+           "ElastoBacklash", "IdealRollingWheel"]
 
 
 class Fixed(Component):

@@ -8,7 +8,7 @@ from .interfaces import Compliant, Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["SlipFriction", "StickSlip", "Clutch", "Brake", "OneWayClutch"]
+__all__ = ["SlipFriction", "StickSlip", "HousingSlip", "Clutch", "Brake", "OneWayClutch"]
 
 
 class SlipFriction(ConditionalHeatPort):
@@ -204,7 +204,20 @@ class Clutch(Compliant, StickSlip):
         return super().equations() + [self.friction_law(), *self.slip_heat()]
 
 
-class Brake(TwoFlange, Supported, StickSlip):
+class HousingSlip(TwoFlange, Supported):
+    """The slip of flange_a against the housing (the ``support`` flange, or a fixed one), for the
+    frictions between a shaft and its housing (Brake, BearingFriction, LossyGear): its
+    :meth:`relative_acceleration` and :meth:`sides` as :class:`SlipFriction` asks them."""
+
+    def relative_acceleration(self):
+        return der(self.flange_a.w - self.support_w())
+
+    def sides(self, v):
+        housing = (v["support.w"], v["der(support.w)"]) if self.use_support else (0.0, 0.0)
+        return housing, (v["flange_a.w"], v["der(flange_a.w)"])
+
+
+class Brake(HousingSlip, StickSlip):
     """Dry-friction brake between a shaft and its housing, with stick-slip (as the Modelica
     library's Brake; the same friction model and mode codes as :class:`Clutch`).
 
@@ -230,13 +243,6 @@ class Brake(TwoFlange, Supported, StickSlip):
 
     w_rel = Variable("rad/s", "shaft speed relative to the housing")
     tau = Variable("N.m", "friction torque, flange_a.tau + flange_b.tau")
-
-    def relative_acceleration(self):
-        return der(self.flange_a.w - self.support_w())
-
-    def sides(self, v):
-        housing = (v["support.w"], v["der(support.w)"]) if self.use_support else (0.0, 0.0)
-        return housing, (v["flange_a.w"], v["der(flange_a.w)"])
 
     def equations(self):
         return [sp.Eq(self.flange_b.w, self.flange_a.w),

@@ -2,12 +2,11 @@
 modes): BearingFriction and LossyGear, as the Modelica Standard Library's."""
 import math
 
-from ...core import Parameter, Variable, der
+from ...core import Parameter, Variable
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...core.logic import where
-from .friction import SlipFriction
-from .interfaces import Supported, TwoFlange
+from .friction import HousingSlip, SlipFriction
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -48,7 +47,7 @@ def interpolate_at_zero(table: tuple, column: int) -> float:
     return a[column - 1] - (b[column - 1] - a[column - 1]) * w0 / (w1 - w0)
 
 
-class BearingFriction(TwoFlange, Supported, SlipFriction):
+class BearingFriction(HousingSlip, SlipFriction):
     """Coulomb friction in a bearing, with stick-slip (the MSL's BearingFriction).
 
     The shaft runs through: flange_a and flange_b turn together, w_rel = flange_a.w − housing
@@ -76,13 +75,6 @@ class BearingFriction(TwoFlange, Supported, SlipFriction):
     def validate(self):
         self._values["tau_pos"] = speed_table(self.tau_pos, 2, f"BearingFriction {self.name!r}: tau_pos")
 
-    def relative_acceleration(self):
-        return der(self.flange_a.w - self.support_w())
-
-    def sides(self, v):
-        housing = (v["support.w"], v["der(support.w)"]) if self.use_support else (0.0, 0.0)
-        return housing, (v["flange_a.w"], v["der(flange_a.w)"])
-
     def sliding_torques(self):
         return interpolate(self.tau_pos, 1, self.w_rel), -interpolate(self.tau_pos, 1, -self.w_rel)
 
@@ -99,7 +91,7 @@ class BearingFriction(TwoFlange, Supported, SlipFriction):
                 self.friction_law()]
 
 
-class LossyGear(TwoFlange, Supported, SlipFriction):
+class LossyGear(HousingSlip, SlipFriction):
     """Gear with mesh efficiency and bearing friction, stuck or rolling (the MSL's LossyGear,
     after Pelchen, Schweiger, Otter, "Modeling and simulating the efficiency of gearboxes and of
     planetary gearboxes", Modelica 2002).
@@ -187,13 +179,6 @@ class LossyGear(TwoFlange, Supported, SlipFriction):
         lossless = all(row[1] == 1 and row[2] == 1 and row[3] == 0 and row[4] == 0
                        for row in self.lossTable)
         return -1.0 if v is not None and lossless else None
-
-    def relative_acceleration(self):
-        return der(self.flange_a.w - self.support_w())
-
-    def sides(self, v):
-        housing = (v["support.w"], v["der(support.w)"]) if self.use_support else (0.0, 0.0)
-        return housing, (v["flange_a.w"], v["der(flange_a.w)"])
 
     def equations(self):
         w_s = self.support_w()

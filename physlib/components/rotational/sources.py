@@ -15,8 +15,8 @@ from .interfaces import Supported
 sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["Torque", "Speed", "SpeedDependentTorque", "ConstantTorque", "LinearSpeedDependentTorque",
-           "QuadraticSpeedDependentTorque", "InverseSpeedDependentTorque", "SignTorque", "TorqueStep", "EddyCurrentTorque", "ConstantSpeed", "DrivenFlange",
-           "Accelerate", "Position"]
+           "QuadraticSpeedDependentTorque", "InverseSpeedDependentTorque", "SignTorque", "TorqueStep",
+           "EddyCurrentTorque", "ConstantSpeed", "DrivenFlange", "Accelerate", "Position"]
 
 
 class Torque(Supported):
