@@ -7,12 +7,14 @@ torque (or speed) to a steady state, so that one operating point, one linearizat
 cover them all."""
 from __future__ import annotations
 
+import re
 from functools import cache
 
 import numpy as np
 import pytest
 
 from physlib import Model
+from physlib.core.errors import PhyslibError
 from physlib.components import rotational as rot
 from physlib.components import translational as tr
 from physlib.components.signals import Sine
@@ -268,3 +270,12 @@ def test_fmu_in_fmpy_agrees_with_simulate(tmp_path):
     errors = {s: float(np.max(np.abs(fmu[s][rows] - res[s]))) / max(np.ptp(res[s]), 1e-300)
               for s in sim.states}
     assert not {s: e for s, e in errors.items() if e > 1e-6}
+
+
+@pytest.mark.parametrize("table, problem", [
+    ([(0, 1, 1, 0, 0), (10, 0.9, 0.9, 0, 0)], "both efficiencies 1 in some rows"),
+    ([(0, 1.2, 0.9, 0, 0)], "must be in (0, 1]"),
+    ([(1, 0.9, 0.9, 0, 0), (0, 0.9, 0.9, 0, 0)], "strictly increasing")])
+def test_bad_loss_table_is_named(table, problem):
+    with pytest.raises(PhyslibError, match=f"LossyGear 'gear'.*{re.escape(problem)}"):
+        rot.LossyGear("gear", lossTable=table)

@@ -110,13 +110,14 @@ class LossyGear(HousingSlip, SlipFriction):
 
     and backward (w_a < 0) the same with −tau_bf1, −tau_bf2, flange_a driving if
     tau_a + tau_bf_a < 0 (continuous in tau_a: the two branches meet where the driving side
-    changes). Stuck (w_a held at 0), tau is
-    what holds it, within the losses of the table's row at w = 0 for the present tau_a; beyond
-    them it starts rolling.
+    changes). Stuck (w_a held at 0), tau is what holds it, within the losses at w = 0 for the
+    present tau_a; beyond them it starts rolling. A table without losses is the ideal gear.
 
     Parameters: ratio [1] flange_a.w/flange_b.w (!= 0); lossTable (structural) rows of
-    five numbers, speeds increasing (default [(0, 1, 1, 0, 0)]: no losses); use_support,
-    use_heat_port (structural).
+    five numbers, speeds increasing, efficiencies in (0, 1], both 1 in every row or in none
+    (where both are 1 the bearing friction cannot be split between the sides; the MSL splits
+    it in half there, physlib where the whole table has them 1) (default [(0, 1, 1, 0, 0)]: no
+    losses); use_support, use_heat_port (structural).
     Variables: w_rel [rad/s] the MSL's w_a; tau [N.m] the MSL's tauLoss.
     Modes: as :class:`SlipFriction` (1 rolling forward, 0 stuck, −1 backward; never free).
     Dissipates tau·w_rel, the power flanges and housing lose into the gear.
@@ -135,6 +136,11 @@ class LossyGear(HousingSlip, SlipFriction):
         if any(not 0 < row[k] <= 1 for row in table for k in (1, 2)):
             raise ParameterError(f"LossyGear {self.name!r}: lossTable's efficiencies (columns 2 "
                                  f"and 3) must be in (0, 1]")
+        ideal_mesh = [row[1] == 1 and row[2] == 1 for row in table]
+        if any(ideal_mesh) and not all(ideal_mesh):
+            raise ParameterError(f"LossyGear {self.name!r}: lossTable has both efficiencies 1 in "
+                                 f"some rows but not in all; give them below 1 in every row, or 1 "
+                                 f"in every row")
         self._values["lossTable"] = table
 
     def losses(self, w_abs):
