@@ -103,6 +103,10 @@ CASES = {
     # every translational class of issue [catalog] in one model (tests/test_catalog_translational.py),
     # past its stop impact and the brake's, friction's and sources' events
     "translational_catalog": Case(lambda: test_catalog_translational.catalog_model(), 0.6),
+    # the rotational corpus (tests/msl_corpus_rotational.py)
+    "LossyGearDemo1": _corpus("LossyGearDemo1"),
+    "RollingWheel": _corpus("RollingWheel"),
+    "EddyCurrentBrake": _corpus("EddyCurrentBrake"),
 }
 
 EVENTS_EXPORTED_ELSEWHERE = {

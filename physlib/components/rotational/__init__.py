@@ -12,8 +12,12 @@ from ...core.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoFlange", "Compliant", "Supported"),
-    ".components": ("Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary"),
-    ".friction": ("StickSlip", "Clutch", "Brake", "OneWayClutch"),
-    ".sources": ("Torque", "Speed"),
+    ".components": ("Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary",
+                    "ElastoBacklash", "IdealRollingWheel"),
+    ".friction": ("StickSlip", "HousingSlip", "Clutch", "Brake", "OneWayClutch"),
+    ".losses": ("BearingFriction", "LossyGear"),
+    ".sources": ("Torque", "Speed", "SpeedDependentTorque", "ConstantTorque", "LinearSpeedDependentTorque",
+                 "QuadraticSpeedDependentTorque", "InverseSpeedDependentTorque", "SignTorque", "TorqueStep",
+                 "EddyCurrentTorque", "ConstantSpeed", "DrivenFlange", "Accelerate", "Position"),
     ".sensors": ("SpeedSensor", "TorqueSensor", "AngleSensor"),
 })

@@ -1,13 +1,16 @@
-"""Rotational elements: the fixed flange, inertia, springs and dampers, ideal gears."""
+"""Rotational elements: the fixed flange, inertia, springs and dampers, backlash, ideal gears
+and the rolling wheel (to translational motion)."""
 from ...core import Component, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...core.positions import PositionState
-from ...domains import rotational
+from ...domains import rotational, translational
+from ..thermal.interfaces import ConditionalHeatPort
 from .interfaces import Compliant, Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary"]
+__all__ = ["Fixed", "Inertia", "Spring", "Damper", "SpringDamper", "IdealGear", "IdealPlanetary",
+           "ElastoBacklash", "IdealRollingWheel"]
 
 
 class Fixed(Component):
@@ -68,27 +71,30 @@ class Spring(Compliant):
         return self.c * (self.phi_rel - self.phi_rel0)**2 / 2
 
 
-class Damper(Compliant):
+class Damper(Compliant, ConditionalHeatPort):
     """Linear torsion damper: tau = d·w_rel.
 
-    Parameters: d [N.m.s/rad] damping (>= 0); phi_rel_start [rad] initial relative angle.
+    Parameters: d [N.m.s/rad] damping (>= 0); phi_rel_start [rad] initial relative angle;
+    use_heat_port (structural) heat port the loss leaves by.
     States: phi_rel [rad]. Dissipates tau·w_rel.
     """
 
     d = Parameter(unit="N.m.s/rad", description="damping constant", nonnegative=True)
 
     def equations(self):
-        return super().equations() + [sp.Eq(self.tau, self.d * self.w_rel)]
+        return super().equations() + [sp.Eq(self.tau, self.d * self.w_rel),
+                                      *self.heat_loss(self.tau * self.w_rel)]
 
     def dissipation(self):
         return self.tau, self.w_rel
 
 
-class SpringDamper(Compliant):
+class SpringDamper(Compliant, ConditionalHeatPort):
     """Torsion spring and damper in parallel: tau = c·(phi_rel − phi_rel0) + d·w_rel.
 
     Parameters: c [N.m/rad] stiffness (>= 0); d [N.m.s/rad] damping (>= 0);
-    phi_rel0 [rad] unstretched relative angle; phi_rel_start [rad] initial relative angle.
+    phi_rel0 [rad] unstretched relative angle; phi_rel_start [rad] initial relative angle;
+    use_heat_port (structural) heat port the loss leaves by.
     States: phi_rel [rad]. Stores c·(phi_rel − phi_rel0)²/2; dissipates d·w_rel².
     """
 
@@ -100,7 +106,8 @@ class SpringDamper(Compliant):
 
     def equations(self):
         return super().equations() + [
-            sp.Eq(self.tau, self.c * (self.phi_rel - self.phi_rel0) + self.d * self.w_rel)]
+            sp.Eq(self.tau, self.c * (self.phi_rel - self.phi_rel0) + self.d * self.w_rel),
+            *self.heat_loss(self.d * self.w_rel**2)]
 
     def energy(self):
         return self.c * (self.phi_rel - self.phi_rel0)**2 / 2
@@ -143,3 +150,75 @@ class IdealPlanetary(Component):
         return [sp.Eq((1 + self.ratio) * self.carrier.w, self.sun.w + self.ratio * self.ring.w),
                 sp.Eq(self.ring.tau, self.ratio * self.sun.tau),
                 sp.Eq(self.carrier.tau, -(1 + self.ratio) * self.sun.tau)]
+
+
+class ElastoBacklash(Compliant, ConditionalHeatPort):
+    """Backlash in series with a linear spring and damper (the MSL's ElastoBacklash): free
+    play of total width b around phi_rel0, then the spring c and damper d. With
+    phi_diff = phi_rel − phi_rel0 and tau_c, tau_d = c·(phi_diff ∓ b/2), d·w_rel in contact::
+
+        phi_diff >  b/2:  tau = tau_c + min(tau_c, tau_d), but 0 where tau_c + tau_d <= 0
+        phi_diff < −b/2:  tau = tau_c + max(tau_c, tau_d), but 0 where tau_c + tau_d >= 0
+        otherwise:        tau = 0
+
+    so that the contact only pushes (never pulls) and the damper acts no more than the spring
+    (the torque is continuous at the contact); b <= 1e-10 rad is the plain spring-damper.
+    (The MSL's smoothing of the characteristic during initialization is not reproduced.)
+
+    Parameters: c [N.m/rad] stiffness (> 0); d [N.m.s/rad] damping (>= 0); b [rad] total
+    backlash (>= 0); phi_rel0 [rad]; phi_rel_start [rad]; use_heat_port (structural).
+    States: phi_rel. Stores c·(phi_diff ∓ b/2)²/2 in contact; dissipates (tau − tau_c)·w_rel.
+    Simscape counterpart: Rotational Hard Stop (with its stiffness and damping).
+    """
+
+    position_states = (PositionState("phi_rel", "phi_rel_start", "flange_b", "flange_a"),)
+
+    B_EPS = 1e-10
+    """[rad] a backlash this small is none (the MSL's bEps)."""
+
+    c = Parameter(1e5, unit="N.m/rad", description="spring constant", positive=True)
+    d = Parameter(0.0, unit="N.m.s/rad", description="damping constant", nonnegative=True)
+    b = Parameter(0.0, unit="rad", description="total backlash", nonnegative=True)
+    phi_rel0 = Parameter(0.0, unit="rad", description="unstretched spring angle")
+
+    def spring_torque(self):
+        """tau_c: the spring's torque in contact, 0 in the free play."""
+        phi_diff, half = self.phi_rel - self.phi_rel0, self.b / 2
+        return sp.Piecewise((self.c * phi_diff, self.b <= self.B_EPS),
+                            (self.c * (phi_diff - half), phi_diff > half),
+                            (self.c * (phi_diff + half), phi_diff < -half), (0, True))
+
+    def equations(self):
+        phi_diff, half = self.phi_rel - self.phi_rel0, self.b / 2
+        tau_c, tau_d = self.spring_torque(), self.d * self.w_rel
+        torque = sp.Piecewise(
+            (tau_c + tau_d, self.b <= self.B_EPS),
+            (sp.Piecewise((0, tau_c + tau_d <= 0), (tau_c + sp.Min(tau_c, tau_d), True)), phi_diff > half),
+            (sp.Piecewise((0, tau_c + tau_d >= 0), (tau_c + sp.Max(tau_c, tau_d), True)), phi_diff < -half),
+            (0, True))
+        return super().equations() + [sp.Eq(self.tau, torque),
+                                      *self.heat_loss((self.tau - tau_c) * self.w_rel)]
+
+    def energy(self):
+        return self.spring_torque()**2 / (2 * self.c)
+
+    def dissipation(self):
+        return self.tau - self.spring_torque(), self.w_rel
+
+
+class IdealRollingWheel(Component):
+    """Wheel rolling without slip and without inertia (the MSL's IdealRollingWheel, its
+    housings fixed): flangeR turns it, flangeT is the point of contact moving along the ground,
+    flangeT.v = radius·flangeR.w and radius·flangeT.f + flangeR.tau = 0 (lossless).
+
+    Parameters: radius [m] (> 0).
+    Simscape counterpart: Wheel and Axle.
+    """
+
+    flangeR = Port(rotational, "rotational flange (the axle)")
+    flangeT = Port(translational, "translational flange (the contact with the ground)")
+    radius = Parameter(0.3, unit="m", description="wheel radius", positive=True)
+
+    def equations(self):
+        return [sp.Eq(self.flangeT.v, self.radius * self.flangeR.w),
+                sp.Eq(self.radius * self.flangeT.f + self.flangeR.tau, 0)]

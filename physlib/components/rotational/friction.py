@@ -1,4 +1,5 @@
-"""Dry friction with stick-slip (Clutch, Brake, on the shared StickSlip model) and the
+"""Dry friction with stick-slip (Clutch, Brake, on the shared stick-slip model of
+:mod:`physlib.components.stick_slip`) and the
 freewheel (OneWayClutch): the rotational elements with modes."""
 from ...core import Component, Input, Mode, Parameter, Variable, der
 from ...core.lazy import lazy_module
@@ -8,28 +9,23 @@ from .interfaces import Compliant, Supported, TwoFlange
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["StickSlip", "Clutch", "Brake", "OneWayClutch"]
+__all__ = ["StickSlip", "HousingSlip", "Clutch", "Brake", "OneWayClutch"]
 
 
 class StickSlip(StickSlipFriction):
-    """Dry friction with stick-slip of the rotational elements, :class:`Clutch` and
-    :class:`Brake`: the shared model of :class:`~physlib.components.stick_slip.StickSlipFriction`
-    (the Modelica Standard Library's) with a constant friction coefficient.
+    """Dry friction with stick-slip under a normal force, shared by :class:`Clutch` and
+    :class:`Brake` (the :class:`~physlib.components.stick_slip.StickSlipFriction` modes).
 
     The normal force is fn = fn_max·f_normalized. Sliding, the friction torque is ±mu·cgeo·fn
     against the sliding speed; stuck, the relative acceleration is zero as long as the torque
     needed stays within peak·mu·cgeo·fn; with fn <= 0 the friction is free (no torque).
-
-    A subclass supplies the variables ``w_rel`` (sliding speed) and ``tau`` (friction torque,
-    positive when it opposes a positive ``w_rel``), and :meth:`relative_acceleration`, the time
-    derivative of ``w_rel``; it adds :meth:`friction_law` to its equations.
 
     Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
     cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force.
     Inputs: f_normalized [1] normalized normal force.
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
     Dissipates tau·w_rel [W] in every mode: mu·cgeo·fn·|w_rel| sliding, 0 stuck (w_rel = 0) or
-    free (tau = 0); with use_heat_port=True it leaves through ``heat_port``.
+    free (tau = 0).
     """
 
     mu = Parameter(0.5, unit="1", description="kinetic friction coefficient", nonnegative=True)
@@ -65,7 +61,8 @@ class Clutch(Compliant, StickSlip):
 
     Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
     cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force;
-    phi_rel_start [rad] initial relative angle.
+    phi_rel_start [rad] initial relative angle; use_heat_port (structural) heat port the slip
+    power leaves by.
     Inputs: f_normalized [1] normalized normal force (fn = fn_max·f_normalized).
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
     Dissipates tau·w_rel [W]: the slip power mu·cgeo·fn·|w_rel| sliding, 0 stuck or free.
@@ -81,7 +78,20 @@ class Clutch(Compliant, StickSlip):
         return super().equations() + [self.friction_law(), *self.slip_heat()]
 
 
-class Brake(TwoFlange, Supported, StickSlip):
+class HousingSlip(TwoFlange, Supported):
+    """The slip of flange_a against the housing (the ``support`` flange, or a fixed one), for the
+    frictions between a shaft and its housing (Brake, BearingFriction, LossyGear): its
+    :meth:`relative_acceleration` and :meth:`sides` as :class:`~physlib.components.stick_slip.StickSlipFriction` asks them."""
+
+    def relative_acceleration(self):
+        return der(self.flange_a.w - self.support_w())
+
+    def sides(self, v):
+        housing = (v["support.w"], v["der(support.w)"]) if self.use_support else (0.0, 0.0)
+        return housing, (v["flange_a.w"], v["der(flange_a.w)"])
+
+
+class Brake(HousingSlip, StickSlip):
     """Dry-friction brake between a shaft and its housing, with stick-slip (as the Modelica
     library's Brake; the same friction model and mode codes as :class:`Clutch`).
 
@@ -94,7 +104,8 @@ class Brake(TwoFlange, Supported, StickSlip):
 
     Parameters: mu [1] kinetic friction coefficient; peak [1] static/kinetic ratio (>= 1);
     cgeo [m] geometry constant (torque per normal force); fn_max [N] largest normal force;
-    use_support (structural) housing flange.
+    use_support (structural) housing flange; use_heat_port (structural) heat port the slip
+    power leaves by.
     Inputs: f_normalized [1] normalized normal force.
     Variables: w_rel [rad/s] shaft speed relative to the housing; tau [N.m] friction torque.
     Modes: mode = −1 sliding backward (w_rel < 0), 0 stuck, +1 sliding forward, 2 free.
@@ -106,13 +117,6 @@ class Brake(TwoFlange, Supported, StickSlip):
 
     w_rel = Variable("rad/s", "shaft speed relative to the housing")
     tau = Variable("N.m", "friction torque, flange_a.tau + flange_b.tau")
-
-    def relative_acceleration(self):
-        return der(self.flange_a.w - self.support_w())
-
-    def sides(self, v):
-        housing = (v["support.w"], v["der(support.w)"]) if self.use_support else (0.0, 0.0)
-        return housing, (v["flange_a.w"], v["der(flange_a.w)"])
 
     def equations(self):
         return [sp.Eq(self.flange_b.w, self.flange_a.w),
