@@ -14,6 +14,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".tables": ("Table", "Table1D"),
     ".math": ("Gain", "Add", "Product"),
     ".continuous": ("Integrator", "PID", "StateSpace", "TransferFunction"),
+    ".filters": ("Filter",),
     ".nonlinear": ("Limiter", "Relay", "SignalPWM"),
     ".discrete": ("Sampled", "Discrete", "ZeroOrderHold", "UnitDelay", "DiscretePID"),
     ".edges": ("EDGE_TOLERANCE", "MAX_PERIODS"),
