@@ -12,7 +12,7 @@ import math
 
 from physlib import Model
 from physlib.components.signals import (PID, Add, Constant, DampedSine, DeadZone, Filter, FirstOrder,
-                                        Hysteresis, Limiter, RootMeanSquare, Mean, Sine,
+                                        Hysteresis, Limiter, Mean, PadeDelay, RootMeanSquare, Sine,
                                         SlewRateLimiter, Step, VariableLimiter)
 
 from msl_corpus import Example
@@ -101,6 +101,21 @@ def root_mean_square() -> Model:
     return m
 
 
+def pade_delay() -> Model:
+    """ModelicaTest.Blocks.PadeDelay1: a step (0.1 → 1.1 at 0.1 s) and a sine (2 Hz, offset 0.1,
+    from 0.1 s) each through a PadeDelay of order n = m = 10 with delay 0.2 s (balance = false),
+    starting with x[n] = u(0) = 0.1. The MSL compares them with its 3.2.1 implementation
+    (padeDelayOld1, padeDelayOld2), the same transfer function in the same realization: those
+    signals are compared with the same blocks' outputs."""
+    m = Model("PadeDelay1")
+    step = m.add(Step("step", t0=0.1, offset=0.1))
+    sine = m.add(Sine("Sine", f=2.0, offset=0.1, t0=0.1))
+    for name, source in (("padeDelay1", step), ("padeDelay2", sine)):
+        block = m.add(PadeDelay(name, delay_time=0.2, n=10, u_start=0.1))
+        m.connect(source.y, block.u)
+    return m
+
+
 LIMPID_TI, LIMPID_NI = 1.0, 0.9
 
 
@@ -146,4 +161,6 @@ EXAMPLES = [
                      "rootMeanSquare.mean.y": "rootMeanSquare.mean_square"}),
     Example("LimPID", "ModelicaTest.Blocks.LimPID", lim_pid_loops, 10.0, 1e-6,
             signals={f"PID{i}.I.y": (lambda res, i=i: res[f"PID{i}.xi"] / LIMPID_TI) for i in range(1, 5)}),
+    Example("PadeDelay1", "ModelicaTest.Blocks.PadeDelay1", pade_delay, 1.0, 1e-6,
+            signals={"padeDelayOld1.y": "padeDelay1.y", "padeDelayOld2.y": "padeDelay2.y"}),
 ]

@@ -18,6 +18,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".filters": ("Filter",),
     ".nonlinear": ("Limiter", "VariableLimiter", "DeadZone", "SlewRateLimiter", "Relay", "SignalPWM"),
     ".logical": ("Hysteresis",),
+    ".delays": ("PadeDelay", "FixedDelay"),
     ".discrete": ("Sampled", "Discrete", "ZeroOrderHold", "UnitDelay", "DiscretePID"),
     ".edges": ("EDGE_TOLERANCE", "MAX_PERIODS"),
 })
