@@ -11,7 +11,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "physlib.core.symbols": ("t",),
     ".sources": ("Waveform", "Constant", "Step", "Ramp", "Sine", "Expression", "DampedSine", "Exponentials"),
     ".periodic": ("Pulse", "PWM", "Sawtooth", "Triangle", "Trapezoid"),
-    ".tables": ("Table", "Table1D"),
+    ".tables": ("Table", "Table1D", "Table2D"),
     ".math": ("Gain", "Add", "Product", "Mean", "RootMeanSquare"),
     ".continuous": ("Integrator", "PID", "StateSpace", "TransferFunction"),
     ".elementary": ("FirstOrder", "SecondOrder", "Derivative", "LimIntegrator"),
