@@ -111,7 +111,7 @@ class FixedDelay(Component):
         return super().__new__(cls)
 
     def validate(self):
-        if self.n != self.samples:
+        if self.n != self.samples or self.samples < 1:
             raise ParameterError(f"FixedDelay {self.name!r}: n must be an integer >= 1, got {self.n!r}")
 
     def equations(self):

@@ -104,9 +104,18 @@ def _normalization_factor(den1, den2) -> float:
 
 
 def _bisect(f, lo, hi) -> float:
-    """The root of f in [lo, hi] (f changes sign there), to the last bits of a double."""
-    from scipy.optimize import brentq
-    return brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    """The root of f in [lo, hi] (f changes sign there) by bisection, to the last bit of a
+    double (a few hundred cheap evaluations; SciPy's root finders would cost its import)."""
+    f_lo = f(lo)
+    while True:
+        mid = (lo + hi) / 2
+        if not lo < mid < hi:
+            return mid
+        f_mid = f(mid)
+        if (f_mid > 0) == (f_lo > 0):
+            lo, f_lo = mid, f_mid
+        else:
+            hi = mid
 
 
 def _band_alpha(a, b, w) -> float:
