@@ -164,3 +164,9 @@ EXAMPLES = [
     Example("PadeDelay1", "ModelicaTest.Blocks.PadeDelay1", pade_delay, 1.0, 1e-6,
             signals={"padeDelayOld1.y": "padeDelay1.y", "padeDelayOld2.y": "padeDelay2.y"}),
 ]
+
+BENCH_FMU = ("tests/test_catalog_blocks.py::test_fmu_of_the_bench_agrees_with_simulate, whose one FMU "
+             "holds every block class of this example")
+FMU_ELSEWHERE = {e.name: BENCH_FMU for e in EXAMPLES if e.name != "LimPID"}
+FMU_ELSEWHERE["LimPID"] = ("the PID with limits: PID_Controller's case in tests/test_export_fmu_differential.py; "
+                           "FirstOrder: " + BENCH_FMU)
