@@ -28,7 +28,7 @@ from physlib.components.electrical import (VCVS, BehaviouralSource, Capacitor, C
                                            CurrentSource, EMF, Ground, IdealDiode, IdealOpAmp,
                                            Inductor, Resistor, VoltageSensor, VoltageSource)
 from physlib.components.signals import (PID, Add, Constant, Gain, Integrator, Limiter, Product,
-                                        Ramp, RootMeanSquare, Sine, Step, TransferFunction, Trapezoid)
+                                        Ramp, Sine, Step, TransferFunction, Trapezoid)
 from physlib.components.thermal import HeatCapacitor, ThermalConductor
 
 Signal = str | Callable[[object], np.ndarray]
@@ -594,8 +594,7 @@ def differential_amplifier() -> Model:
     The op-amp's supplies (±15 V from the amplifier's ground) only set its clipping limits,
     which the output (within ±6 V of that ground) never reaches: left out. The MSL's output
     is referred to the true ground (its v_out = out.v), as the VCVS's is here. The gain block
-    (−1/k of the source voltage) feeds nothing compared; the RMS meter on the output (over
-    periods of 1/f) is compared by its state, the integral of v² over the running period."""
+    (−1/k of the source voltage) and the RMS meter on the output feed nothing compared."""
     VSource, f, V0 = 400.0, 50.0, 10e3
     R1, k = 100e3, 100.0
     m = Model("DifferentialAmplifier")
@@ -619,7 +618,6 @@ def differential_amplifier() -> Model:
     m.connect(r2.n, r4.p, op_amp.pc)
     m.connect(r3.n, op_amp.p, instrument.p, sensor.p)
     m.connect(r4.n, r_ground.n, instrument.n, sensor.n)
-    m.connect(sensor.v, m.add(RootMeanSquare("rootMeanSquare", f=f)).u)
     return m
 
 
@@ -880,8 +878,10 @@ EXAMPLES = [
             1.0, 1e-7, premises=(unclipped("feedback.opAmp.p.v"),)),
     Example("DifferentialAmplifier",
             "Modelica.Electrical.Analog.Examples.OpAmps.DifferentialAmplifier",
-            differential_amplifier, 0.2, 1e-8,
-            signals={"opAmp.v_out": "opAmp.p.v", "rootMeanSquare.mean.x": "rootMeanSquare.x"},
+            differential_amplifier, 0.2, 1e-8, signals={"opAmp.v_out": "opAmp.p.v"},
+            not_compared={"rootMeanSquare.mean.x": "the state of the MSL's RootMeanSquare block "
+                          "(the integral of u² over the running period, reset every 1/f): "
+                          "physlib has no RootMeanSquare block (group B, issue [catalog])"},
             premises=(unclipped("opAmp.p.v", reference="resistor4.n.v"),)),
     Example("PID_Controller", "Modelica.Blocks.Examples.PID_Controller", pid_controller,
             4.0, 1e-6, signals={"PI.I.y": lambda res: res["PI.xi"] / PID_TI}),

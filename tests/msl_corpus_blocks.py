@@ -170,7 +170,3 @@ BENCH_FMU = ("tests/test_catalog_blocks.py::test_fmu_of_the_bench_agrees_with_si
 FMU_ELSEWHERE = {e.name: BENCH_FMU for e in EXAMPLES if e.name != "LimPID"}
 FMU_ELSEWHERE["LimPID"] = ("the PID with limits: PID_Controller's case in tests/test_export_fmu_differential.py; "
                            "FirstOrder: " + BENCH_FMU)
-# DifferentialAmplifier (tests/msl_corpus.py) measures its output with a RootMeanSquare, whose
-# sample instants are its only events.
-FMU_ELSEWHERE["DifferentialAmplifier"] = ("its VCVS op-amp: the OpAmps cases of "
-                                          "tests/test_export_fmu_differential.py; RootMeanSquare: " + BENCH_FMU)
