@@ -89,7 +89,7 @@ class FixedDelay(Component):
     (no transfer through the block): use :class:`PadeDelay` there.
 
     Parameters: delay_time [s] (> 0); n (>= 1) samples per delay time; t0 [s] the first sample
-    instant (the start of the run).
+    instant, the start of the run (a run started before it reads 0 until then).
     Discrete variables: h0 … hn (h_j = u j sample periods before the latest instant), t_last
     (the latest sample instant), started (0 until the first instant).
     """

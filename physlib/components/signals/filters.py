@@ -19,7 +19,8 @@ __all__ = ["Filter"]
 class Filter(Component):
     """Low pass, high pass, band pass or band stop filter of ``order`` with a critical damping,
     Bessel, Butterworth or Chebyshev I characteristic, as the MSL's Blocks.Continuous.Filter
-    (Simscape: Analog Filter block of the DSP System Toolbox / Continuous-time filters).
+    (Simulink: the DSP System Toolbox's Analog Filter Design; Simscape's Foundation library
+    has no filter block).
 
     ``Filter("F", analog_filter="Bessel", filter_type="LowPass", order=3, f_cut=2.0)``.
 
@@ -44,6 +45,12 @@ class Filter(Component):
     (Chebyshev I, > 0); normalized (True: −3 dB at f_cut, the MSL's default; False: the textbook
     filter); x_start (nx values) initial states. Ordinary: gain (the amplitude at zero frequency,
     or in the pass band of a high pass); u_start, the input at the start.
+
+    The band filters are the MSL's as they are: each second-order section of a band pass is
+    cn·s/(s² + c1·s + c0) whatever the prototype's gain, so that only the Butterworth band pass
+    (and any of order 1 up to 1/cr) is −3 dB at f_min and f_cut; the band stop's sections put
+    their zeros at their own c0, not at the band centre, so that beyond order 1 its notch is
+    two notches and its edges are not at −3 dB. The low and high passes are exact.
 
     Start: the MSL's default (init = SteadyState) starts in steady state for the input at the
     start; physlib's initial values are functions of parameters, so that input is given as
