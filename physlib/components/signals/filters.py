@@ -47,10 +47,11 @@ class Filter(Component):
     or in the pass band of a high pass); u_start, the input at the start.
 
     The band filters are the MSL's as they are: each second-order section of a band pass is
-    cn·s/(s² + c1·s + c0) whatever the prototype's gain, so that only the Butterworth band pass
-    (and any of order 1 up to 1/cr) is −3 dB at f_min and f_cut; the band stop's sections put
-    their zeros at their own c0, not at the band centre, so that beyond order 1 its notch is
-    two notches and its edges are not at −3 dB. The low and high passes are exact.
+    cn·s/(s² + c1·s + c0), cn = 2π·(f_cut − f_min), without the prototype section's gain (c0
+    or cr), so that of the band passes only the Butterworth's is −3 dB at f_min and f_cut (and
+    1 at the centre); each section of a band stop puts its zeros at its own √c0, not at the
+    band centre, so that beyond order 1 its notch is split in two and its band edges are not at
+    −3 dB. The low and high passes are exact.
 
     Start: the MSL's default (init = SteadyState) starts in steady state for the input at the
     start; physlib's initial values are functions of parameters, so that input is given as
