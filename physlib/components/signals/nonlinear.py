@@ -1,7 +1,7 @@
 """Nonlinear and switching blocks (the Modelica Standard Library's Blocks.Nonlinear and
-Logical): the limiter, and two hybrid blocks with modes that switch at state events, the relay
+Logical): the limiters, the dead zone, the slew-rate limiter, and two hybrid blocks with modes that switch at state events, the relay
 with hysteresis and the pulse-width modulator of a duty-cycle signal."""
-from ...core import Component, Input, Mode, Output, Parameter, Variable
+from ...core import Component, Input, Mode, Output, Parameter, Variable, der
 from ...core import symbols
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
@@ -10,7 +10,7 @@ from .edges import cycle, next_periodic, periods
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Limiter", "Relay", "SignalPWM"]
+__all__ = ["Limiter", "VariableLimiter", "DeadZone", "SlewRateLimiter", "Relay", "SignalPWM"]
 
 
 class Limiter(Component):
@@ -27,6 +27,69 @@ class Limiter(Component):
 
     def equations(self):
         return [sp.Eq(self.y, sp.Min(sp.Max(self.u, self.u_min), self.u_max))]
+
+
+class VariableLimiter(Component):
+    """y = u clipped to [limit2, limit1], the limits being inputs (MSL
+    Blocks.Nonlinear.VariableLimiter; Simscape: Saturation Dynamic). The limits should satisfy
+    limit2 <= limit1 (otherwise y = limit1)."""
+
+    u = Input(description="input")
+    limit1 = Input(description="upper limit")
+    limit2 = Input(description="lower limit")
+    y = Output(description="limited output")
+
+    def equations(self):
+        return [sp.Eq(self.y, sp.Min(sp.Max(self.u, self.limit2), self.limit1))]
+
+
+class DeadZone(Component):
+    """Dead zone (MSL Blocks.Nonlinear.DeadZone; Simscape: Dead Zone): y = u − u_max above
+    u_max, u − u_min below u_min, 0 in between (u_min < u_max)."""
+
+    u = Input(description="input")
+    y = Output(description="output, zero inside the dead zone")
+    u_max = Parameter(1.0, description="upper end of the dead zone")
+    u_min = Parameter(-1.0, description="lower end of the dead zone")
+
+    def validate(self):
+        if not self.u_min < self.u_max:
+            raise ParameterError(f"DeadZone {self.name!r}: u_min ({self.u_min}) must be below u_max ({self.u_max})")
+
+    def equations(self):
+        return [sp.Eq(self.y, sp.Max(self.u - self.u_max, 0) + sp.Min(self.u - self.u_min, 0))]
+
+
+class SlewRateLimiter(Component):
+    """Output following the input at a limited rate (MSL Blocks.Nonlinear.SlewRateLimiter;
+    Simscape: Rate Limiter): dy/dt = (u − y)/Td clipped to [Falling, Rising], y(t0) = y_start.
+
+    Parameters: Rising [1/s] (> 0) largest rising slope; Falling [1/s] (< 0) largest falling
+    slope, −Rising unless given; Td [s] (> 0) time constant with which y follows u within the
+    limits; y_start initial output (the MSL's default steady start is y_start = u(t0)).
+    Variables: rate, dy/dt.
+    """
+
+    u = Input(description="input")
+    y = Output(description="rate-limited output")
+    Rising = Parameter(1.0, unit="1/s", description="largest rising slope", positive=True)
+    Falling = Parameter(-1.0, unit="1/s", description="largest falling slope, −Rising unless given",
+                        check=(lambda value: value < 0, "must be negative"))
+    Td = Parameter(0.001, unit="s", description="time constant of the output within the limits", positive=True)
+    y_start = Parameter(0.0, description="initial output")
+    rate = Variable(description="dy/dt")
+
+    def __init__(self, name=None, *positional, **values):
+        if values.get("Falling") is None:
+            values["Falling"] = -values.get("Rising", type(self).Rising.default)
+        super().__init__(name, *positional, **values)
+
+    def equations(self):
+        return [sp.Eq(self.rate, sp.Min(sp.Max((self.u - self.y) / self.Td, self.Falling), self.Rising)),
+                sp.Eq(der(self.y), self.rate)]
+
+    def initial(self):
+        return {self.y: self.y_start}
 
 
 class Relay(Component):

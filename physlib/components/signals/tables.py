@@ -1,5 +1,6 @@
-"""Piecewise-linear tables: in time (:class:`Table`, a waveform, SPICE's PWL) and on a signal
-(:class:`Table1D`), as the Modelica Standard Library's CombiTimeTable and CombiTable1Ds."""
+"""Piecewise-linear tables: in time (:class:`Table`, a waveform, SPICE's PWL), on a signal
+(:class:`Table1D`) and on two signals (:class:`Table2D`), as the Modelica Standard Library's
+CombiTimeTable, CombiTable1Ds and CombiTable2Ds."""
 import math
 
 from ...core import Component, Input, Output, Parameter
@@ -13,7 +14,7 @@ from .sources import Waveform
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Table", "Table1D"]
+__all__ = ["Table", "Table1D", "Table2D"]
 
 
 class Table(Waveform):
@@ -118,10 +119,62 @@ class Table1D(Component):
         self._values["points"] = pts
 
     def equations(self):
-        pts, u = self.points, self.u
-        segments = [(y0 + (y1 - y0) * (u - u0) / (u1 - u0), u < u1)
-                    for (u0, y0), (u1, y1) in zip(pts, pts[1:])]
-        if self.extrapolate == "linear":
-            segments[-1] = (segments[-1][0], True)
-            return [sp.Eq(self.y, sp.Piecewise(*segments))]
-        return [sp.Eq(self.y, sp.Piecewise((pts[0][1], u < pts[0][0]), *segments, (pts[-1][1], True)))]
+        grid, values = zip(*self.points)
+        return [sp.Eq(self.y, piecewise_linear(self.u, grid, values, self.extrapolate))]
+
+
+def piecewise_linear(x, grid, values, extrapolate: str):
+    """The piecewise-linear interpolation of ``values`` over the increasing ``grid`` at x, as a
+    SymPy expression; beyond the ends the end values ("hold") or the end segments ("linear")."""
+    segments = [(y0 + (y1 - y0) * (x - x0) / (x1 - x0), x < x1)
+                for x0, x1, y0, y1 in zip(grid, grid[1:], values, values[1:])]
+    if extrapolate == "linear":
+        segments[-1] = (segments[-1][0], True)
+        return sp.Piecewise(*segments)
+    return sp.Piecewise((values[0], x < grid[0]), *segments, (values[-1], True))
+
+
+class Table2D(Component):
+    """Lookup table on two signals (MSL Blocks.Tables.CombiTable2Ds with smoothness =
+    LinearSegments; Simscape: 2-D Lookup Table): y = bilinear interpolation of the values
+    y_ij at grid points (u1_i, u2_j), at the inputs (u1, u2).
+
+    ``Table2D("map", table=[[0, 0, 1], [0, 0, 2], [1, 1, 4]])`` in the MSL's layout: the first
+    row is 0 then the u2 grid, the first column (below it) the u1 grid, the rest y_ij. Beyond
+    the grid ``extrapolate="hold"`` (the default, the MSL's HoldLastPoint) keeps the border
+    values, ``"linear"`` (LastTwoPoints) continues the border cells bilinearly.
+    Parameters (structural): table, at least 2 × 2 grid points with strictly increasing u1 and
+    u2; extrapolate. The output is continuous; the solver steps over its kinks at the grid lines.
+    """
+
+    u1 = Input(description="first input (rows of the table)")
+    u2 = Input(description="second input (columns of the table)")
+    y = Output(description="interpolated value")
+    table = Parameter(description="[[0, u2 grid...], [u1_1, y_11, ...], ...]", structural=True)
+    extrapolate = Parameter("hold", description='beyond the grid: "hold" the border values or '
+                            'continue the border cells ("linear")', structural=True)
+
+    def validate(self):
+        where = f"Table2D {self.name!r}"
+        try:
+            rows = tuple(tuple(float(v) for v in row) for row in self.table)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{where}: table must be a matrix of numbers, got {self.table!r:.60}") from None
+        if len(rows) < 3 or len({len(r) for r in rows}) != 1 or len(rows[0]) < 3:
+            raise ParameterError(f"{where}: table must be a matrix of at least 3 × 3 (a header row and "
+                                 "column, then at least 2 × 2 values), all rows of one length")
+        u1, u2 = [r[0] for r in rows[1:]], rows[0][1:]
+        if any(b <= a for grid in (u1, u2) for a, b in zip(grid, grid[1:])) or \
+                not all(math.isfinite(v) for r in rows for v in r):
+            raise ParameterError(f"{where}: the u1 grid (first column) and the u2 grid (first row) must "
+                                 "increase strictly, and every entry be finite")
+        if self.extrapolate not in ("hold", "linear"):
+            raise ParameterError(f'{where}: extrapolate must be "hold" or "linear", got {self.extrapolate!r}')
+        self._values["table"] = rows
+
+    def equations(self):
+        rows = self.table
+        u1_grid, u2_grid = [r[0] for r in rows[1:]], rows[0][1:]
+        # Interpolate each row over u2, then these over u1: bilinear within a cell.
+        along_u2 = [piecewise_linear(self.u2, u2_grid, r[1:], self.extrapolate) for r in rows[1:]]
+        return [sp.Eq(self.y, piecewise_linear(self.u1, u1_grid, along_u2, self.extrapolate))]
