@@ -97,6 +97,10 @@ CASES = {
     "LowPass": _corpus("LowPass"),
     "PID_Controller": _corpus("PID_Controller"),
     "DCPM_CurrentControlled": _corpus("DCPM_CurrentControlled"),
+    # tests/msl_corpus_machines.py
+    "DCPM_Temperature": _corpus("DCPM_Temperature"),
+    "DCEE_Start": _corpus("DCEE_Start"),
+    "DCSE_Start": _corpus("DCSE_Start"),
 }
 
 VALIDATED = {"bouncing_ball", "buck_converter", "coupled_clutches", "CharacteristicIdealDiodes"}

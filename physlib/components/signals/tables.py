@@ -8,6 +8,7 @@ from ...core.component import as_real
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...core.logic import minimum
+from ...core.tables import EXTRAPOLATIONS, interpolate, table_points
 from .edges import cycle, first_after, next_periodic, periods
 from .sources import Waveform
 
@@ -103,25 +104,11 @@ class Table1D(Component):
                             'continue the end segments ("linear")', structural=True)
 
     def validate(self):
-        try:
-            pts = tuple((float(a), float(b)) for a, b in self.points)
-        except (TypeError, ValueError):
-            raise ParameterError(f"Table1D {self.name!r}: points must be (u, y) pairs of numbers, "
-                                 f"got {self.points!r:.60}") from None
-        if len(pts) < 2 or any(b[0] <= a[0] for a, b in zip(pts, pts[1:])) or \
-                not all(math.isfinite(v) for pair in pts for v in pair):
-            raise ParameterError(f"Table1D {self.name!r}: give at least two finite (u, y) points with "
-                                 f"strictly increasing u, got {pts!r:.80}")
-        if self.extrapolate not in ("hold", "linear"):
+        pts = table_points(self.points, f"Table1D {self.name!r}")
+        if self.extrapolate not in EXTRAPOLATIONS:
             raise ParameterError(f'Table1D {self.name!r}: extrapolate must be "hold" or "linear", '
                                  f"got {self.extrapolate!r}")
         self._values["points"] = pts
 
     def equations(self):
-        pts, u = self.points, self.u
-        segments = [(y0 + (y1 - y0) * (u - u0) / (u1 - u0), u < u1)
-                    for (u0, y0), (u1, y1) in zip(pts, pts[1:])]
-        if self.extrapolate == "linear":
-            segments[-1] = (segments[-1][0], True)
-            return [sp.Eq(self.y, sp.Piecewise(*segments))]
-        return [sp.Eq(self.y, sp.Piecewise((pts[0][1], u < pts[0][0]), *segments, (pts[-1][1], True)))]
+        return [sp.Eq(self.y, interpolate(self.points, self.u, self.extrapolate))]
