@@ -10,9 +10,11 @@ import numpy as np
 
 from physlib import Model
 from physlib.components import rotational as rot
-from physlib.components.electrical import (CurrentSensor, DC_ElectricalExcited, DC_PermanentMagnet,
-                                           DC_SeriesExcited, Ground, VoltageSource)
-from physlib.components.signals import Exponentials, Product, Ramp, Step
+from physlib.components.electrical import (Capacitor, ChopperStepDown, CurrentSensor, DC_ElectricalExcited,
+                                           DC_PermanentMagnet, DC_SeriesExcited, Ground, HBridge, Inductor,
+                                           Resistor, VoltageSource)
+from physlib.components.signals import (Exponentials, Gain, Limiter, Product, Ramp, SignalPWM, Step,
+                                        ZeroOrderHold)
 from physlib.components.thermal import PrescribedTemperature
 
 from msl_corpus import Example, quadratic_speed_dependent_torque
@@ -102,6 +104,78 @@ def dcse_start() -> Model:
     return m
 
 
+def chopper_step_down(load_inductance: float | None) -> Model:
+    """PowerConverters.Examples.DCDC.ChopperStepDown_R (``load_inductance`` None) and _RL
+    (0.025 H): a step-down chopper on 60 V feeds, through L = 25 mH (i = 0 at the start), a
+    capacitor C = 20 µF (starting at V0 = 12 V) with the load R = V0/ILoad = 12/1.2 = 10 Ω
+    across it (in series with the load inductor, i = 0 at the start, for _RL). The reference
+    voltage ramps 0 → 12 V from 0.025 s over 0.05 s; the adaptor (Voltage2DutyCycle, unipolar,
+    VLim = 60 V) makes it the duty cycle v/60, which the MSL's SignalPWM limits to [0, 1],
+    samples every 1 ms from t = 0 (ZeroOrderHold) and compares with a 1 kHz sawtooth: fire
+    while the held duty exceeds it."""
+    m = Model("ChopperStepDown_RL" if load_inductance else "ChopperStepDown_R")
+    ground = m.add(Ground("ground"))
+    supply = m.add(VoltageSource("constantVoltage", V=60.0))
+    adaptor = m.add(Gain("adaptor", k=1 / 60.0, u=Ramp(height=12.0, duration=0.05, t0=0.025)))
+    limiter = m.add(Limiter("signalPWM_limiter", u_max=1.0, u_min=0.0))
+    hold = m.add(ZeroOrderHold("signalPWM_zeroOrderHold", Ts=1e-3))
+    pwm = m.add(SignalPWM("signalPWM", f=1000.0))
+    chopper = m.add(ChopperStepDown("chopperStepDown"))
+    inductor = m.add(Inductor("inductor", L=25e-3))
+    capacitor = m.add(Capacitor("capacitor", C=20e-6, v0=12.0))
+    load = m.add(Resistor("loadResistor", R=10.0))
+    current = m.add(CurrentSensor("currentSensor"))
+    m.connect(adaptor.y, limiter.u)
+    m.connect(limiter.y, hold.u)
+    m.connect(hold.y, pwm.duty)
+    m.connect(pwm.y, chopper.fire_p)
+    m.connect(supply.p, chopper.dc_p1)
+    m.connect(supply.n, chopper.dc_n1, ground.p)
+    m.connect(chopper.dc_p2, inductor.p)
+    m.connect(inductor.n, capacitor.p, load.p)
+    if load_inductance:
+        load_inductor = m.add(Inductor("loadInductor", L=load_inductance))
+        m.connect(load.n, load_inductor.p)
+        m.connect(load_inductor.n, current.p)
+    else:
+        m.connect(load.n, current.p)
+    m.connect(current.n, capacitor.n, chopper.dc_n2)
+    return m
+
+
+def hbridge(load_inductance: float | None) -> Model:
+    """PowerConverters.Examples.DCDC.HBridge_R (``load_inductance`` None) and _RL (1 H): an H
+    bridge on 100 V, fired by a 1 kHz PWM of constant duty 0.6 (fire_p; fire_n its inverse,
+    the MSL's notFire: a second SignalPWM of the same duty and carrier with output 1 − fire),
+    feeds R = 100 Ω (in series with L = 1 H, i = 0 at the start, for _RL) between its side-2
+    pins."""
+    m = Model("HBridge_RL" if load_inductance else "HBridge_R")
+    ground = m.add(Ground("ground"))
+    supply = m.add(VoltageSource("constantVoltage", V=100.0))
+    fire = m.add(SignalPWM("signalPWM", f=1000.0, duty=0.6))
+    not_fire = m.add(SignalPWM("signalPWM_notFire", f=1000.0, duty=0.6, amplitude=-1.0, offset=1.0))
+    bridge = m.add(HBridge("hbridge"))
+    resistor = m.add(Resistor("resistor", R=100.0))
+    current = m.add(CurrentSensor("currentSensor"))
+    m.connect(fire.y, bridge.fire_p)
+    m.connect(not_fire.y, bridge.fire_n)
+    m.connect(supply.p, bridge.dc_p1)
+    m.connect(supply.n, bridge.dc_n1, ground.p)
+    m.connect(bridge.dc_p2, resistor.p)
+    if load_inductance:
+        inductor = m.add(Inductor("inductor", L=load_inductance))
+        m.connect(resistor.n, inductor.p)
+        m.connect(inductor.n, current.p)
+    else:
+        m.connect(resistor.n, current.p)
+    m.connect(current.n, bridge.dc_n2)
+    return m
+
+
+MEAN = ("the MSL's Mean block (the mean over each 1-ms period, and its integral x): physlib has "
+        "no Mean block (issue [catalog]'s Blocks item)")
+
+
 FORWARD = ("the load turns forward (w >= 0), where w·w is the MSL's signed square",
            lambda res: bool(np.min(res["loadInertia.w"]) >= 0.0))
 
@@ -112,4 +186,16 @@ EXAMPLES = [
             dcee_start, 2.0, 1e-7, signals={"dcee.la.i": "dcee.i_la", "dcee.airGapDC.psi_e": "dcee.psi_e"}),
     Example("DCSE_Start", "Modelica.Electrical.Machines.Examples.DCMachines.DCSE_Start",
             dcse_start, 2.0, 1e-7, signals={"dcse.la.i": "dcse.i_la"}, premises=(FORWARD,)),
+    Example("ChopperStepDown_R",
+            "Modelica.Electrical.PowerConverters.Examples.DCDC.ChopperStepDown.ChopperStepDown_R",
+            lambda: chopper_step_down(None), 0.1, 1e-7,
+            not_compared={f"{m}.{x}": MEAN for m in ("meanCurrent", "meanVoltage") for x in "xy"}),
+    Example("ChopperStepDown_RL",
+            "Modelica.Electrical.PowerConverters.Examples.DCDC.ChopperStepDown.ChopperStepDown_RL",
+            lambda: chopper_step_down(0.025), 0.1, 1e-7,
+            not_compared={f"{m}.{x}": MEAN for m in ("meanCurrent", "meanVoltage") for x in "xy"}),
+    Example("HBridge_R", "Modelica.Electrical.PowerConverters.Examples.DCDC.HBridge.HBridge_R",
+            lambda: hbridge(None), 0.1, 1e-7, not_compared={f"{m}.y": MEAN for m in ("meanCurrent", "meanVoltage")}),
+    Example("HBridge_RL", "Modelica.Electrical.PowerConverters.Examples.DCDC.HBridge.HBridge_RL",
+            lambda: hbridge(1.0), 0.1, 1e-7, not_compared={f"{m}.y": MEAN for m in ("meanCurrent", "meanVoltage")}),
 ]

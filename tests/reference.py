@@ -21,6 +21,8 @@ def load_msl(model: str) -> dict[str, np.ndarray]:
     path = reference_file("msl", model, "reference.csv")
     with open(path) as fh:
         header = [h.strip('"') for h in fh.readline().strip().split(",")]
+    # MAP-LIB's files from Dymola 2023x (the HBridge examples) head the time column "Time".
+    header[0] = header[0].lower()
     data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
     return {name: data[:, i] for i, name in enumerate(header)}
 

@@ -1,7 +1,7 @@
 """Electrical components (analog, lumped), grouped as the Modelica Standard Library's
 Electrical.Analog: ``interfaces`` (partial bases), ``basic``, ``ideal``, ``semiconductors``
 (Diode, BJT, MOSFET and their pn-junction functions), ``sources``, ``sensors``, ``machines``
-(DC machines). Each class is
+(DC machines), ``converters`` (DC-DC). Each class is
 imported from here; its module is loaded when the class is first asked for.
 
 Sign convention: the current of a port is positive *into* the component; a one-port's ``v`` is
@@ -20,4 +20,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".sources": ("VoltageSource", "CurrentSource", "SensingVoltageSource", "BehaviouralSource"),
     ".sensors": ("VoltageSensor", "CurrentSensor"),
     ".machines": ("DC_PermanentMagnet", "DC_ElectricalExcited", "DC_SeriesExcited"),
+    ".converters": ("ChopperStepDown", "ChopperStepUp", "HBridge"),
 })
