@@ -1,4 +1,4 @@
-"""Issue 36's DC machines and thermal parts against closed forms, and acceptance 3 for each:
+"""Issue 36's DC machines, DC-DC converters and thermal parts against closed forms, and acceptance 3 for each:
 an FMU in FMPy agrees with ``simulate``, ``linearize`` agrees with finite differences, and the
 dissipative ones give kT-equipartition.
 
@@ -15,9 +15,10 @@ import pytest
 from physlib import Model
 from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components import rotational as rot
-from physlib.components.electrical import (DC_ElectricalExcited, DC_PermanentMagnet, DC_SeriesExcited,
-                                           Ground, VoltageSource)
-from physlib.components.signals import Ramp, Sine, Step
+from physlib.components.electrical import (Capacitor, ChopperStepDown, ChopperStepUp, DC_ElectricalExcited,
+                                           DC_PermanentMagnet, DC_SeriesExcited, Ground, HBridge, Inductor,
+                                           Resistor, VoltageSource)
+from physlib.components.signals import Ramp, SignalPWM, Sine, Step
 from physlib.components.thermal import (FixedTemperature, HeatCapacitor, PrescribedHeatFlow,
                                         PrescribedTemperature, TemperatureDependentConductor,
                                         VariableConvection)
@@ -257,3 +258,109 @@ def test_thermal_conductors_give_equipartition():
     sim = m.compile()
     for name, C in (("c1.T", 10.0), ("c2.T", 4.0)):
         assert sim.noise(name).variance == pytest.approx(BOLTZMANN * 350.0**2 / C, rel=1e-9), name
+
+
+# --- DC-DC converters --------------------------------------------------------------------------
+# (ChopperStepDown's and HBridge's FMUs: the corpus cases ChopperStepDown_R/_RL, HBridge_R/_RL of
+# tests/test_export_fmu_differential.py.)
+
+RON, GOFF = 1e-5, 1e-5      # the MSL's defaults, for transistors and diodes
+
+
+def converter_circuit(kind: str, fire=1.0, V=12.0, R=10.0, L=1e-3, C=100e-6) -> Model:
+    """A converter on a source V with an inductor L and a load R ∥ C: for the step-down chopper
+    and the H bridge, L in series with the load on side 2; for the step-up chopper L in series
+    with the supply (its input inductor). ``fire``: the fire input (and for the H bridge
+    fire_n = 1 − fire_p)."""
+    m = Model(kind)
+    ground, supply = m.add(Ground("g")), m.add(VoltageSource("V", V=V))
+    inductor, capacitor = m.add(Inductor("L", L=L)), m.add(Capacitor("C", C=C))
+    load = m.add(Resistor("R", R=R))
+    converter = m.add({"down": ChopperStepDown, "up": ChopperStepUp, "bridge": HBridge}[kind]("dcdc"))
+    if isinstance(fire, float):
+        converter.fire_p = fire
+        if kind == "bridge":
+            converter.fire_n = 1.0 - fire
+    else:                       # a SignalPWM firing side p (the H bridge's other side its inverse)
+        m.connect(m.add(fire).y, converter.fire_p)
+        if kind == "bridge":
+            m.connect(m.add(SignalPWM("notFire", f=fire.f, duty=fire.duty, amplitude=-1.0, offset=1.0)).y,
+                      converter.fire_n)
+    if kind == "up":
+        m.connect(supply.p, inductor.p)
+        m.connect(inductor.n, converter.dc_p1)
+        m.connect(converter.dc_p2, capacitor.p, load.p)
+    else:
+        m.connect(supply.p, converter.dc_p1)
+        m.connect(converter.dc_p2, inductor.p)
+        m.connect(inductor.n, capacitor.p, load.p)
+    m.connect(supply.n, converter.dc_n1, ground.p)
+    m.connect(converter.dc_n2, capacitor.n, load.n)
+    return m
+
+
+def _bridge_output(V, R, fire_p):
+    """vDC2 of an H bridge with constant fire inputs (fire_n = not fire_p) and a resistive
+    load R: nodal analysis of the eight elements, each Ron (conducting) or 1/Goff."""
+    g_on, g_off = 1 / RON, GOFF
+    # conductances from p2 and n2 to dc_p1 (at V) and dc_n1 (at 0): a fired transistor
+    # conducts; the diodes and the other transistors block (reverse biased).
+    p2_top, p2_bottom = (g_on if fire_p else g_off) + g_off, (g_off if fire_p else g_on) + g_off
+    n2_top, n2_bottom = (g_off if fire_p else g_on) + g_off, (g_on if fire_p else g_off) + g_off
+    G = np.array([[p2_top + p2_bottom + 1 / R, -1 / R], [-1 / R, n2_top + n2_bottom + 1 / R]])
+    vp2, vn2 = np.linalg.solve(G, [p2_top * V, n2_top * V])
+    return vp2 - vn2
+
+
+@pytest.mark.parametrize("kind, fire, expected", [
+    # transistor on, diode blocking: p2 = V·(1/Ron)/(1/Ron + 1/R + Goff) (L shorts at DC)
+    ("down", 1.0, 12.0 / RON / (1 / RON + 1 / 10.0 + GOFF)),
+    # transistor off (Goff across the supply side), diode on: V·R/(R + Ron)
+    ("up", 0.0, 12.0 * 10.0 / (10.0 + RON)),
+    ("bridge", 1.0, _bridge_output(12.0, 10.0, True)),
+    ("bridge", 0.0, _bridge_output(12.0, 10.0, False)),
+])
+def test_converter_steady_states_with_constant_firing(kind, fire, expected):
+    op = converter_circuit(kind, fire).compile().operating_point()
+    assert op["dcdc.vDC2"] == pytest.approx(expected, rel=1e-10)
+    # what the elements dissipate is what the supply gives less what the load takes
+    assert op["dcdc.lossPower"] == pytest.approx(op["dcdc.vDC1"] * op["dcdc.iDC1"] + op["dcdc.vDC2"] * op["dcdc.iDC2"],
+                                                 rel=1e-9)
+
+
+def test_step_up_chopper_fmu_agrees_with_simulate(tmp_path):
+    # The boost converter at 10 kHz, duty 0.5, from rest: 20 periods (40 switchings of the
+    # transistor and the diode, the diode's at its current's zero in discontinuous conduction).
+    fmpy = pytest.importorskip("fmpy")
+    sim = converter_circuit("up", SignalPWM("pwm", f=1e4, duty=0.5)).compile()
+    signals = ["L.i", "C.v", "dcdc.on_transistor", "dcdc.on_diode"]
+    path = sim.export_fmu(tmp_path / "boost", outputs=signals[:2])
+    fmu = fmpy.simulate_fmu(str(path), stop_time=2e-3, relative_tolerance=1e-10, solver="CVode",
+                            output=signals, output_interval=1e-5, record_events=True)
+    keep = away_from_events(fmu["time"])
+    res = sim.simulate(2e-3, t_eval=fmu["time"][keep], rtol=1e-10, atol=1e-12)
+    assert np.ptp(res["C.v"]) > 12.0          # it boosts
+    for s in signals:
+        assert np.max(np.abs(fmu[s][keep] - res[s])) <= 1e-6 * max(np.ptp(res[s]), 1e-9), s
+
+
+@pytest.mark.parametrize("kind, fire", [("down", 1.0), ("up", 0.0), ("bridge", 1.0)])
+def test_converter_linearize_agrees_with_finite_differences(kind, fire):
+    # The static gain from the supply to vDC2 and iDC1 in the operating point's modes, as above.
+    sim = converter_circuit(kind, fire).compile()
+    base, outputs = {"V.V": 12.0}, ["dcdc.vDC2", "dcdc.iDC1", "L.i"]
+    op = sim.operating_point(inputs=base)
+    lin = sim.linearize(list(base), outputs, at=op)
+    gain = -lin.C @ np.linalg.solve(lin.A, lin.B) + lin.D
+    np.testing.assert_allclose(gain, _dc_gain_by_finite_differences(sim, op, list(base), outputs, base, None),
+                               rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind, fire", [("down", 1.0), ("up", 0.0), ("bridge", 0.0)])
+def test_converter_noise_gives_equipartition(kind, fire):
+    # The elements' Johnson noise (4kT·G in each state), the load's, all at 300.15 K: the
+    # inductor holds kT/L, the capacitor kT/C.
+    sim = converter_circuit(kind, fire).compile()
+    kT = BOLTZMANN * 300.15
+    assert sim.noise("L.i").variance == pytest.approx(kT / 1e-3, rel=1e-9)
+    assert sim.noise("C.v").variance == pytest.approx(kT / 100e-6, rel=1e-9)

@@ -136,14 +136,16 @@ class _Converter(Component):
         return {name: "thermal" for name, *_ in self.ELEMENTS}
 
     def internal_noise(self, part, values, params):
-        """(white PSD [A²/Hz], 1/f coefficient) of element ``part``: 4kT·G of its state."""
+        """(white PSD [A²/Hz], 1/f coefficient) of element ``part``: 4kT·G of its state
+        (``params`` holds its mode), none for an ideal short (Ron = 0)."""
         fire = dict((name, f) for name, _, _, f in self.ELEMENTS)[part]
         kind = "Diode" if fire is None else "Transistor"
-        G = 1 / params[f"Ron{kind}"] if values[f"on_{part}"] else params[f"Goff{kind}"]
+        Ron = params[f"Ron{kind}"]
+        G = (1 / Ron if Ron > 0 else 0.0) if params[f"on_{part}"] else params[f"Goff{kind}"]
         return 4 * BOLTZMANN * params["T"] * G, 0.0
 
     def noise_variant(self):
-        return noisy_class(type(self))(self.name, **self._values)
+        return noisy_class(type(self))(self.name, **self._values, **self.input_values)
 
     @staticmethod
     def noise_input(part):
