@@ -10,11 +10,11 @@ import numpy as np
 
 from physlib import Model
 from physlib.components import rotational as rot
-from physlib.components.electrical import (Capacitor, ChopperStepDown, CurrentSensor, DC_ElectricalExcited,
+from physlib.components.electrical import (Capacitor, CCCVcharger, CellStack, ChopperStepDown, CurrentSensor, DC_ElectricalExcited,
                                            DC_PermanentMagnet, DC_SeriesExcited, Ground, HBridge, Inductor,
-                                           Resistor, VoltageSource)
-from physlib.components.signals import (Exponentials, Gain, Limiter, Product, Ramp, SignalPWM, Step,
-                                        ZeroOrderHold)
+                                           Resistor, VoltageSensor, VoltageSource)
+from physlib.components.signals import (Exponentials, Gain, Integrator, Limiter, Product, Ramp, SignalPWM,
+                                        Step, ZeroOrderHold)
 from physlib.components.thermal import PrescribedTemperature
 
 from msl_corpus import Example, quadratic_speed_dependent_torque
@@ -172,6 +172,45 @@ def hbridge(load_inductance: float | None) -> Model:
     return m
 
 
+# Batteries.ParameterRecords.ExampleData's OCV/OCVmax over SOC (Akima spline in the MSL)
+EXAMPLE_OCV_SOC = ((0.00, 0.595), (0.01, 0.656), (0.02, 0.688), (0.03, 0.714), (0.04, 0.737), (0.05, 0.744),
+                   (0.06, 0.750), (0.07, 0.754), (0.08, 0.756), (0.09, 0.758), (0.10, 0.761), (0.15, 0.774),
+                   (0.20, 0.786), (0.25, 0.795), (0.30, 0.804), (0.35, 0.811), (0.40, 0.818), (0.45, 0.826),
+                   (0.50, 0.835), (0.55, 0.843), (0.60, 0.855), (0.65, 0.871), (0.70, 0.888), (0.75, 0.905),
+                   (0.80, 0.926), (0.85, 0.943), (0.90, 0.964), (0.95, 0.980), (1.00, 1.00))
+
+
+def cccv_cell() -> Model:
+    """Batteries.Examples.CCCV_Cell: a cell (ExampleData: OCVmax 4.2 V, OCV over SOC the table
+    above as an Akima spline, Qnom = 18000 A·s = 5 A·h, Ri = OCVmax/Isc = 4.2/1200 Ω, Idis =
+    1 mA) at SOC = 0.1 is charged by a CC-CV charger (25 A = 5C, ramped up over 60 s, until
+    4.2 V, then 4.2 V), for 1200 s. energy.y integrates the power into the cell (the
+    MultiSensor's v·i: a voltage sensor, the charger's current, a product).
+
+    The MSL's BatteryStacksWithSensors.Cell wraps the CellStack (``cell.cell``, its SOC
+    ``limIntegrator.y``) and integrates the pin current itself in a LimIntegrator
+    (``cell.limIntegrator.y``, the pin current over Qnom from 0.1, clipped at 1 − 1e-9): here
+    a plain integrator, the same while it stays below the clip (checked: it may pass it by at
+    most 1.8e-4, a tenth of the tube; it ends 5e-5 above it)."""
+    m = Model("CCCV_Cell")
+    ground = m.add(Ground("ground"))
+    charger = m.add(CCCVcharger("cccvCharger", I=25.0, Vend=4.2))
+    current = m.add(CurrentSensor("multiSensor"))
+    voltage = m.add(VoltageSensor("multiSensor_v"))
+    power = m.add(Product("multiSensor_power"))
+    energy = m.add(Integrator("energy"))
+    charge = m.add(Integrator("cell_limIntegrator", k=1 / 18000.0, y0=0.1))
+    cell = m.add(CellStack("cell", Qnom=18000.0, OCVmax=4.2, OCVmin=2.5, OCV_SOC=EXAMPLE_OCV_SOC,
+                           smoothness="akima", Ri=4.2 / 1200, Idis=0.001, SOC0=0.1))
+    m.connect(charger.p, current.p)
+    m.connect(current.n, cell.p, voltage.p)
+    m.connect(cell.n, charger.n, voltage.n, ground.p)
+    m.connect(current.i, power.u1, charge.u)
+    m.connect(voltage.v, power.u2)
+    m.connect(power.y, energy.u)
+    return m
+
+
 MEAN = ("the MSL's Mean block (the mean over each 1-ms period, and its integral x): physlib has "
         "no Mean block (issue [catalog]'s Blocks item)")
 
@@ -198,4 +237,8 @@ EXAMPLES = [
             lambda: hbridge(None), 0.1, 1e-7, not_compared={f"{m}.y": MEAN for m in ("meanCurrent", "meanVoltage")}),
     Example("HBridge_RL", "Modelica.Electrical.PowerConverters.Examples.DCDC.HBridge.HBridge_RL",
             lambda: hbridge(1.0), 0.1, 1e-7, not_compared={f"{m}.y": MEAN for m in ("meanCurrent", "meanVoltage")}),
+    Example("CCCV_Cell", "Modelica.Electrical.Batteries.Examples.CCCV_Cell", cccv_cell, 1200.0, 1e-7,
+            signals={"cell.cell.limIntegrator.y": "cell.SOC", "cell.limIntegrator.y": "cell_limIntegrator.y"},
+            premises=(("the pin current's integral passes the MSL's clip at 1 − 1e-9 by at most 1.8e-4",
+                       lambda res: bool(np.max(res["cell_limIntegrator.y"]) < 1 - 1e-9 + 1.8e-4)),)),
 ]

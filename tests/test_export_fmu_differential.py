@@ -113,6 +113,7 @@ CASES = {
                                   bounds={"inductor.i": 1e-5, "loadInductor.i": 1e-5, "capacitor.v": 1e-5}),
     "HBridge_R": _corpus("HBridge_R", 5e-3),                      # 5 PWM periods
     "HBridge_RL": _corpus("HBridge_RL", 5e-3),
+    "CCCV_Cell": _corpus("CCCV_Cell"),     # the charger's ramp and its switch to CV at 647 s
 }
 
 VALIDATED = {"bouncing_ball", "buck_converter", "coupled_clutches", "CharacteristicIdealDiodes"}

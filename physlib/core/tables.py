@@ -37,3 +37,35 @@ def interpolate(points: tuple, u, extrapolate: str = "hold"):
         segments[-1] = (segments[-1][0], True)
         return sp.Piecewise(*segments)
     return sp.Piecewise((points[0][1], u < points[0][0]), *segments, (points[-1][1], True))
+
+
+def akima(points: tuple, u):
+    """The SymPy expression of the Akima spline through ``points`` (checked by
+    :func:`table_points`) at ``u``, holding the end values beyond the ends: cubic Hermite
+    segments whose knot slopes are Akima's weighted mean of the neighbouring secants, the
+    secants extrapolated linearly past the ends (the Modelica Standard Library's tables with
+    smoothness ContinuousDerivative, ModelicaStandardTables.c's akimaSpline1DInit).
+    Continuously differentiable inside the table."""
+    x = [p[0] for p in points]
+    y = [p[1] for p in points]
+    n = len(points)
+    d = [0.0, 0.0] + [(y[i + 1] - y[i]) / (x[i + 1] - x[i]) for i in range(n - 1)] + [0.0, 0.0]
+    if n == 2:          # one secant: the extrapolation needs two; a straight line
+        d[3] = d[2]
+    d[0], d[1] = 3 * d[2] - 2 * d[3], 2 * d[2] - d[3]
+    d[n + 1], d[n + 2] = 2 * d[n] - d[n - 1], 3 * d[n] - 2 * d[n - 1]
+
+    def slope(k):       # the knot slope from the secants d[k-2] ... d[k+1]
+        w = abs(d[k + 1] - d[k]) + abs(d[k - 1] - d[k - 2])
+        if w > 0:
+            a = abs(d[k - 1] - d[k - 2]) / w
+            return (1 - a) * d[k - 1] + a * d[k]
+        return 0.5 * d[k - 1] + 0.5 * d[k]
+
+    segments = []
+    for i in range(n - 1):
+        dx, s0, s1 = x[i + 1] - x[i], slope(i + 2), slope(i + 3)
+        c1, c0 = (3 * d[i + 2] - 2 * s0 - s1) / dx, (s0 + s1 - 2 * d[i + 2]) / dx**2
+        h = u - x[i]
+        segments.append((y[i] + h * (s0 + h * (c1 + h * c0)), u < x[i + 1]))
+    return sp.Piecewise((y[0], u < x[0]), *segments, (y[-1], True))

@@ -1,7 +1,8 @@
 """Electrical components (analog, lumped), grouped as the Modelica Standard Library's
 Electrical.Analog: ``interfaces`` (partial bases), ``basic``, ``ideal``, ``semiconductors``
 (Diode, BJT, MOSFET and their pn-junction functions), ``sources``, ``sensors``, ``machines``
-(DC machines), ``converters`` (DC-DC). Each class is
+(DC machines), ``converters`` (DC-DC),
+``batteries``. Each class is
 imported from here; its module is loaded when the class is first asked for.
 
 Sign convention: the current of a port is positive *into* the component; a one-port's ``v`` is
@@ -21,4 +22,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".sensors": ("VoltageSensor", "CurrentSensor"),
     ".machines": ("DC_PermanentMagnet", "DC_ElectricalExcited", "DC_SeriesExcited"),
     ".converters": ("ChopperStepDown", "ChopperStepUp", "HBridge"),
+    ".batteries": ("CellStack", "CellRCStack", "SuperCap", "CCCVcharger"),
 })
