@@ -1,4 +1,4 @@
-"""Issue 36's DC machines, DC-DC converters and thermal parts against closed forms, and acceptance 3 for each:
+"""Issue 36's DC machines, DC-DC converters, batteries and thermal parts against closed forms, and acceptance 3 for each:
 an FMU in FMPy agrees with ``simulate``, ``linearize`` agrees with finite differences, and the
 dissipative ones give kT-equipartition.
 
@@ -15,7 +15,8 @@ import pytest
 from physlib import Model
 from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components import rotational as rot
-from physlib.components.electrical import (Capacitor, ChopperStepDown, ChopperStepUp, DC_ElectricalExcited,
+from physlib.components.electrical import (Capacitor, CellRCStack, CellStack, ChopperStepDown, ChopperStepUp,
+                                           CurrentSource, DC_ElectricalExcited, SuperCap,
                                            DC_PermanentMagnet, DC_SeriesExcited, Ground, HBridge, Inductor,
                                            Resistor, VoltageSource)
 from physlib.components.signals import Ramp, SignalPWM, Sine, Step
@@ -364,3 +365,128 @@ def test_converter_noise_gives_equipartition(kind, fire):
     kT = BOLTZMANN * 300.15
     assert sim.noise("L.i").variance == pytest.approx(kT / 1e-3, rel=1e-9)
     assert sim.noise("C.v").variance == pytest.approx(kT / 100e-6, rel=1e-9)
+
+
+# --- batteries ---------------------------------------------------------------------------------
+# (CellStack with the Akima table and the CCCVcharger: the corpus's CCCV_Cell and its FMU case.)
+
+CELL = dict(Qnom=3600.0, OCVmax=4.0, OCVmin=3.0, Ri=0.05, Ns=3, Np=2)     # a 3s2p stack, linear OCV
+RC = ((0.02, 500.0), (0.01, 5000.0))
+
+
+def battery_circuit(kind: str, V=11.0, R=0.5, **options) -> Model:
+    """A battery (``kind``: "cell", "rc" or "supercap") on a voltage source V through R."""
+    m = Model(kind)
+    ground, supply, resistor = m.add(Ground("g")), m.add(VoltageSource("V", V=V)), m.add(Resistor("R", R=R))
+    if kind == "cell":
+        battery = CellStack("bat", SOC0=0.5, **CELL, **options)
+    elif kind == "rc":
+        battery = CellRCStack("bat", SOC0=0.5, R0=0.02, rcData=RC, **{**CELL, "Ri": 0.0}, **options)
+    else:
+        battery = SuperCap("bat", Vnom=12.0, V0=6.0, C=100.0, Rs=0.01, **options)
+    m.add(battery)
+    m.connect(supply.p, resistor.p)
+    m.connect(resistor.n, battery.p)
+    m.connect(battery.n, supply.n, ground.p)
+    return m
+
+
+def test_cell_stack_charged_at_constant_current():
+    # i = 2 A into a 3s2p stack of linear OCV 3 → 4 V: SOC = 0.5 + i·t/(Np·Qnom), v = Ns·OCV(SOC)
+    # + Ns·Ri/Np·i, the loss Ns·Ri/Np·i²; its RC twin adds R_k·i·(1 − exp(−t/(R_k·C_k))) per
+    # element (R_k = Ns·R/Np, C_k = Np·C/Ns). The run's own tolerance: 1e-8.
+    for kind in ("cell", "rc"):
+        m = Model(kind)
+        ground, source = m.add(Ground("g")), m.add(CurrentSource("I", I=2.0))   # 2 A out of n into bat.p
+        battery = m.add(CellStack("bat", SOC0=0.5, **CELL) if kind == "cell" else
+                        CellRCStack("bat", SOC0=0.5, R0=0.05, rcData=RC, **{**CELL, "Ri": 0.0}))
+        m.connect(source.n, battery.p)
+        m.connect(battery.n, source.p, ground.p)
+        res = m.compile().simulate(100.0, t_eval=[100.0], rtol=1e-10, atol=1e-12)
+        soc = 0.5 + 2.0 * 100.0 / (2 * 3600.0)
+        rc = sum(3 * Rk / 2 * 2.0 * (1 - np.exp(-100.0 / (3 * Rk / 2 * 2 * Ck / 3))) for Rk, Ck in RC) \
+            if kind == "rc" else 0.0
+        assert res["bat.SOC"][-1] == pytest.approx(soc, rel=1e-8)
+        assert res["bat.v"][-1] == pytest.approx(3 * (3.0 + soc) + 3 * 0.05 / 2 * 2.0 + rc, rel=1e-8)
+
+
+def test_supercap_discharge_closed_form():
+    # Into R: C·dv_C/dt = −v_C/(Rs + R) − G·v_C, G = Idis/Vnom.
+    sim = battery_circuit("supercap", V=0.0, R=2.0, Idis=0.12).compile()
+    res = sim.simulate(300.0, t_eval=[300.0], rtol=1e-10, atol=1e-12)
+    rate = (1 / (0.01 + 2.0) + 0.12 / 12.0) / 100.0
+    assert res["bat.v_C"][-1] == pytest.approx(6.0 * np.exp(-rate * 300.0), rel=1e-8)
+
+
+def _soc_at_rest(V):
+    """The SOC at which the CELL stack's OCV equals V (i = 0)."""
+    return (V / 3 - 3.0) / (4.0 - 3.0)
+
+
+@pytest.mark.parametrize("kind", ["cell", "rc", "supercap"])
+def test_battery_linearize_agrees_with_finite_differences(kind):
+    # At rest on V = 11 V: SOC where OCV = 11 V (or v_C = V/(1 + G·(Rs + R))); the static gain
+    # from V to the states and the current (as the machine's, above).
+    options = {} if kind == "supercap" else {"Idis": 0.0}
+    sim = battery_circuit(kind, **options).compile()
+    state = "bat.v_C" if kind == "supercap" else "bat.SOC"
+    guess = {state: 11.0 if kind == "supercap" else 0.6}
+    base = {"V.V": 11.0}
+    op = sim.operating_point(inputs=base, x_guess=guess)
+    if kind != "supercap":
+        assert op["bat.SOC"] == pytest.approx(_soc_at_rest(11.0), rel=1e-10)
+    outputs = [state, "bat.i", "bat.v"]
+    lin = sim.linearize(list(base), outputs, at=op)
+    gain = -lin.C @ np.linalg.solve(lin.A, lin.B) + lin.D
+    np.testing.assert_allclose(gain, _dc_gain_by_finite_differences(sim, op, list(base), outputs, base, guess),
+                               rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind, stored", [
+    # kT/(what stores x²/2): the SOC's charge Np·Qnom against the OCV's slope Ns·OCVmax·f' =
+    # 3·(4 − 3) V per unit SOC: ⟨δSOC²⟩ = kT/(Np·Qnom·3 V); the RC capacitors C_k = Np·C/Ns.
+    ("cell", {"bat.SOC": 2 * 3600.0 * 3.0}),
+    ("rc", {"bat.SOC": 2 * 3600.0 * 3.0, "bat.v_rc1": 2 * 500.0 / 3, "bat.v_rc2": 2 * 5000.0 / 3}),
+    ("supercap", {"bat.v_C": 100.0}),
+])
+def test_battery_noise_gives_equipartition(kind, stored):
+    # Every resistance and conductance at 293.15 K (the batteries' T_ref, and the load
+    # resistor's noise taken at it too): each state holds kT/(its capacitance).
+    sim = battery_circuit(kind, Idis=0.01).compile()
+    state = "bat.v_C" if kind == "supercap" else "bat.SOC"
+    op = sim.operating_point(x_guess={state: 11.0 if kind == "supercap" else 0.6})
+    kT = BOLTZMANN * 293.15
+    for name, capacitance in stored.items():
+        assert sim.noise(name, at=op, T=293.15).variance == pytest.approx(kT / capacitance, rel=1e-9), name
+
+
+def test_cell_rc_stack_and_supercap_fmu_agrees_with_simulate(tmp_path):
+    # Both on one 12-V source through 0.5 Ω each, from SOC 0.5 (11 V rest) and 6 V: 60 s.
+    fmpy = pytest.importorskip("fmpy")
+    m = battery_circuit("rc", V=12.0, Idis=0.01)
+    cap = m.add(SuperCap("cap", Vnom=12.0, V0=6.0, C=100.0, Rs=0.01, Idis=0.12))
+    resistor = m.add(Resistor("Rcap", R=0.5))
+    m.connect(m["V"].p, resistor.p)
+    m.connect(resistor.n, cap.p)
+    m.connect(cap.n, m["g"].p)
+    sim = m.compile()
+    signals = ["bat.SOC", "bat.v_rc1", "bat.v_rc2", "cap.v_C", "bat.lossPower", "cap.lossPower"]
+    path = sim.export_fmu(tmp_path / "batteries", outputs=signals)
+    fmu = fmpy.simulate_fmu(str(path), stop_time=60.0, relative_tolerance=1e-10, solver="CVode",
+                            output=signals, output_interval=0.5)
+    res = sim.simulate(60.0, t_eval=fmu["time"], rtol=1e-10, atol=1e-12)
+    for s in signals:
+        assert np.max(np.abs(fmu[s] - res[s])) <= 1e-6 * max(np.ptp(res[s]), 1e-9), s
+
+
+def test_akima_table_passes_its_points_with_a_continuous_slope():
+    # The MSL's ContinuousDerivative: through every point, C1 at the knots, held beyond.
+    import sympy as sp
+    from physlib.core.tables import akima
+    points = ((0.0, 0.5), (0.1, 0.7), (0.3, 0.75), (0.6, 0.9), (1.0, 1.0))
+    u = sp.Symbol("u")
+    f = sp.lambdify(u, akima(points, u))
+    assert [f(x) for x, _ in points] == pytest.approx([y for _, y in points], abs=1e-15)
+    for x, _ in points[1:-1]:
+        assert (f(x + 1e-7) - f(x)) / 1e-7 == pytest.approx((f(x) - f(x - 1e-7)) / 1e-7, rel=1e-5)
+    assert f(-1.0) == 0.5 and f(2.0) == 1.0

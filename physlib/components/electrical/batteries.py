@@ -20,7 +20,8 @@ A cell stack of Ns cells in series and Np in parallel, pins p (+) and n (−), c
 
 Stores the charge's energy as the OCV's integral is not a quadratic form: the energy books
 count ∫OCV·i_ocv as the supply it is (declared stored energy: the RC capacitors' C_k·v_k²/2);
-dissipates the losses. Noise: the Johnson noise of R0 at T (a current in parallel with it).
+dissipates the losses. Noise: the Johnson noise of each resistance and conductance at T (a
+current in parallel with each).
 """
 from ...core import Mode, Parameter, Port, Variable, der
 from ...core import symbols
@@ -62,6 +63,38 @@ class _Thermal(OnePort):
     def port_groups(self):
         return [("p", "n")] + ([("heat_port",)] if self.use_heat_port else [])
 
+    # --- noise: the resistances' Johnson noise, each a current in parallel with its resistance
+    # (see physlib.components.noise_variants); a subclass gives {part: its conductance}
+
+    NOISE_PARTS: dict = {}
+    SERIES_PARTS = ("r0", "rs")     # the parts whose resistance follows the temperature
+
+    def _noise(self, part):
+        return 0     # the noise variant's noise current of ``part`` [A]
+
+    def conductances(self, params) -> dict:
+        """{noise part: its conductance [S]} at the parameter values ``params`` (by name)."""
+        raise NotImplementedError
+
+    def noise_parts(self, params):
+        return {part: "thermal" for part in self.conductances(params)}
+
+    def internal_noise(self, part, values, params):
+        """(white PSD [A²/Hz], 1/f coefficient) of ``part``: 4kT·G at the component's
+        temperature (the heat port's, or T_ref); the series resistance follows it (alpha)."""
+        T = values.get("heat_port.T", params["T_ref"])
+        G = self.conductances(params)[part]
+        if part in self.SERIES_PARTS:
+            G /= 1 + params["alpha"] * (T - params["T_ref"])
+        return 4 * BOLTZMANN * T * G, 0.0
+
+    def noise_variant(self):
+        return noisy_class(type(self))(self.name, **self._values)
+
+    @staticmethod
+    def noise_input(part):
+        return "noise_" + part
+
 
 class CellStack(_Thermal):
     """Cell stack with an open-circuit voltage over state of charge, self-discharge and an inner
@@ -74,9 +107,10 @@ class CellStack(_Thermal):
     cell inner resistance; Idis [A] self-discharge current at OCVmax; SOC0 initial state of
     charge; T_ref [K], alpha [1/K] (without heat port the stack is at T_ref).
     Variables: SOC, OCV [V], i_ocv [A] the current charging the cells, lossPower [W].
+    Noise: R0's and the self-discharge conductance's, at the stack's temperature.
     """
 
-    NOISE_PARTS = {"r0": "thermal"}
+    NOISE_PARTS = {"r0": "thermal", "dis": "thermal"}
     SERIES = "Ri"       # the parameter of the cell's series resistance
 
     Ns = Parameter(1, unit="1", description="cells in series", positive=True)
@@ -105,9 +139,6 @@ class CellStack(_Thermal):
             raise ParameterError(f'{type(self).__name__} {self.name!r}: smoothness must be "linear" or '
                                  f'"akima", got {self.smoothness!r}')
 
-    def _noise(self, part):
-        return 0     # the noise variant's noise current of ``part`` [A] (noise_variants)
-
     def series_resistance(self):
         """R0 [Ohm] of the stack at its temperature."""
         return self.Ns * getattr(self, self.SERIES) / self.Np * (1 + self.alpha * (self.temperature() - self.T_ref))
@@ -128,7 +159,7 @@ class CellStack(_Thermal):
         G = self.Np * self.Idis / (self.Ns * self.OCVmax)
         return super().equations() + [
             sp.Eq(self.OCV, self.Ns * self.OCVmax * self.ocv_fraction()),
-            sp.Eq(self.i_ocv, self.i - G * self.OCV),
+            sp.Eq(self.i_ocv, self.i - G * self.OCV - self._noise("dis")),
             sp.Eq(self.Np * self.Qnom * der(self.SOC), self.i_ocv),
             sp.Eq(self.v, self.OCV + R0 * (self.i - self._noise("r0")) + self.rc_voltage()),
             *self.heat(R0 * self.i**2 + G * self.OCV**2 + self.rc_loss())]
@@ -139,21 +170,11 @@ class CellStack(_Thermal):
     def initial(self):
         return {self.SOC: self.SOC0}
 
-    def noise_parts(self, params):
-        return dict(self.NOISE_PARTS)
-
-    def internal_noise(self, part, values, params):
-        """(white PSD [A²/Hz], 1/f coefficient) of R0 at the stack's temperature."""
-        T = values.get("heat_port.T", params["T_ref"])
-        R0 = params["Ns"] * params[self.SERIES] / params["Np"] * (1 + params["alpha"] * (T - params["T_ref"]))
-        return 4 * BOLTZMANN * T / R0, 0.0
-
-    def noise_variant(self):
-        return noisy_class(type(self))(self.name, **self._values)
-
-    @staticmethod
-    def noise_input(part):
-        return "noise_" + part
+    def conductances(self, params):
+        parts = {"r0": params["Np"] / (params["Ns"] * params[self.SERIES])}
+        if params["Idis"] > 0:
+            parts["dis"] = params["Np"] * params["Idis"] / (params["Ns"] * params["OCVmax"])
+        return parts
 
 
 class CellRCStack(CellStack):
@@ -168,6 +189,7 @@ class CellRCStack(CellStack):
     """
 
     SERIES = "R0"
+    NOISE_PARTS = {"r0": "thermal", "dis": "thermal", "rc1": "thermal", "rc2": "thermal", "rc3": "thermal"}
     Ri = Parameter(0.0, unit="Ohm", description="unused: the transient data's R0 is the series resistance")
     R0 = Parameter(unit="Ohm", description="cell series resistance", positive=True)
     rcData = Parameter(description="(R, C) pairs per cell, one to three", structural=True)
@@ -199,14 +221,19 @@ class CellRCStack(CellStack):
     def equations(self):
         given = self._elements()
         unused = (self.v_rc1, self.v_rc2, self.v_rc3)[len(given):]
-        return super().equations() + [sp.Eq(C * der(v), self.i - v / R) for v, R, C in given] + \
-            [sp.Eq(v, 0) for v in unused]
+        return super().equations() + [sp.Eq(C * der(v), self.i - v / R - self._noise(f"rc{k}"))
+                                      for k, (v, R, C) in enumerate(given, 1)] + [sp.Eq(v, 0) for v in unused]
 
     def initial(self):
         return {**super().initial(), **{v: 0.0 for v, _, _ in self._elements()}}
 
     def energy(self):
         return sum(C * v**2 / 2 for v, _, C in self._elements())
+
+    def conductances(self, params):
+        parts = super().conductances(params)
+        parts.update({f"rc{k}": params["Np"] / (params["Ns"] * R) for k, (R, _) in enumerate(self.rcData, 1)})
+        return parts
 
 
 class SuperCap(_Thermal):
@@ -218,7 +245,7 @@ class SuperCap(_Thermal):
 
     Parameters: Vnom [V] nominal voltage; V0 [V] initial voltage; C [F]; Rs [Ohm];
     Idis [A] self-discharge at Vnom; T_ref [K], alpha [1/K]. States: v_C [V]. Stores C·v_C²/2;
-    dissipates Rs·i² + G·v_C²; noise: both resistances' at T.
+    dissipates Rs·i² + G·v_C²; noise: Rs's and G's at T.
     """
 
     Vnom = Parameter(unit="V", description="nominal voltage", positive=True)
@@ -226,13 +253,14 @@ class SuperCap(_Thermal):
     C = Parameter(unit="F", description="capacitance", positive=True)
     Rs = Parameter(unit="Ohm", description="series resistance", positive=True)
     Idis = Parameter(0.0, unit="A", description="self-discharge current at Vnom", nonnegative=True)
+    NOISE_PARTS = {"rs": "thermal", "dis": "thermal"}
     v_C = Variable("V", "capacitor voltage")
 
     def equations(self):
         Rs = self.Rs * (1 + self.alpha * (self.temperature() - self.T_ref))
         G = self.Idis / self.Vnom
-        return super().equations() + [sp.Eq(self.v, Rs * self.i + self.v_C),
-                                      sp.Eq(self.C * der(self.v_C), self.i - G * self.v_C),
+        return super().equations() + [sp.Eq(self.v, Rs * (self.i - self._noise("rs")) + self.v_C),
+                                      sp.Eq(self.C * der(self.v_C), self.i - G * self.v_C - self._noise("dis")),
                                       *self.heat(Rs * self.i**2 + G * self.v_C**2)]
 
     def initial(self):
@@ -240,6 +268,12 @@ class SuperCap(_Thermal):
 
     def energy(self):
         return self.C * self.v_C**2 / 2
+
+    def conductances(self, params):
+        parts = {"rs": 1 / params["Rs"]}
+        if params["Idis"] > 0:
+            parts["dis"] = params["Idis"] / params["Vnom"]
+        return parts
 
 
 class CCCVcharger(OnePort):
