@@ -152,7 +152,16 @@ class _Converter(Component):
         return "noise_" + part
 
 
-class ChopperStepDown(_Converter):
+class _Chopper(_Converter):
+    """One transistor fired by ``fire_p`` and one diode, the negative pins joined."""
+
+    SHORTS = (("dc_n1", "dc_n2"),)
+    fire_p = Input("1", "fires the transistor above 0.5")
+    s_transistor, on_transistor = _element("transistor", "transistor")
+    s_diode, on_diode = _element("diode", "diode")
+
+
+class ChopperStepDown(_Chopper):
     """Step-down chopper (buck), the MSL's PowerConverters.DCDC.ChopperStepDown (Simscape's
     Buck Converter without its filter): a transistor from dc_p1 to dc_p2 fired by ``fire_p``, a
     free-wheeling diode from dc_n1 to dc_p2, dc_n1 joined to dc_n2. The load's inductor and
@@ -160,13 +169,9 @@ class ChopperStepDown(_Converter):
     See the module notes for the elements and parameters."""
 
     ELEMENTS = (("transistor", "dc_p1", "dc_p2", "fire_p"), ("diode", "dc_n1", "dc_p2", None))
-    SHORTS = (("dc_n1", "dc_n2"),)
-    fire_p = Input("1", "fires the transistor above 0.5")
-    s_transistor, on_transistor = _element("transistor", "transistor")
-    s_diode, on_diode = _element("diode", "diode")
 
 
-class ChopperStepUp(_Converter):
+class ChopperStepUp(_Chopper):
     """Step-up chopper (boost), the MSL's PowerConverters.DCDC.ChopperStepUp (Simscape's Boost
     Converter without its filter): a transistor from dc_p1 to dc_n1 fired by ``fire_p``, a diode
     from dc_p1 to dc_p2, dc_n1 joined to dc_n2; the input inductor is outside, in series with
@@ -174,10 +179,6 @@ class ChopperStepUp(_Converter):
     See the module notes for the elements and parameters."""
 
     ELEMENTS = (("transistor", "dc_p1", "dc_n1", "fire_p"), ("diode", "dc_p1", "dc_p2", None))
-    SHORTS = (("dc_n1", "dc_n2"),)
-    fire_p = Input("1", "fires the transistor above 0.5")
-    s_transistor, on_transistor = _element("transistor", "transistor")
-    s_diode, on_diode = _element("diode", "diode")
 
 
 class HBridge(_Converter):
