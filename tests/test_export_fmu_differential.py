@@ -35,6 +35,7 @@ from fmpy.validation import validate_fmu  # noqa: E402
 import msl_corpus  # noqa: E402
 import physlib.spice  # noqa: E402
 import test_catalog_translational  # noqa: E402
+from physlib.core.component import Discrete  # noqa: E402
 from fmu_runs import EXAMPLES, away_from_events, event_instants, example, mode_changes  # noqa: E402
 from test_msl_corpus import comparison_signals  # noqa: E402
 from test_stick_slip_chains import TWO_FREEWHEELS, _physlib_chain, drive_train  # noqa: E402
@@ -107,6 +108,22 @@ CASES = {
     "LossyGearDemo1": _corpus("LossyGearDemo1"),
     "RollingWheel": _corpus("RollingWheel"),
     "EddyCurrentBrake": _corpus("EddyCurrentBrake"),
+    # tests/msl_corpus_machines.py
+    "DCPM_Temperature": _corpus("DCPM_Temperature"),
+    "DCEE_Start": _corpus("DCEE_Start"),
+    "DCSE_Start": _corpus("DCSE_Start"),
+    "ChopperStepDown_R": _corpus("ChopperStepDown_R", 0.03),     # the ramp's first 5 periods
+    # A FINDING, not the accuracy of two codes: from the PWM restart at 9 ms on, the FMU runs
+    # 1e-8 s (its settling delay) behind simulate and an rtol-1e-12 run: capacitor.v is off by
+    # its rate × 1e-8 s (4.5e-5 V, 2.5e-6 of its range), the currents by up to 5.3e-6. The
+    # guard of SignalPWM sits at zero at every restart while the duty is 0 (duty − carrier =
+    # 0), so the FMU takes a settling look 1e-8 s after it; the lag appears at the one where
+    # the capacitor's voltage crosses zero. Bounded here at 1e-5 until the export is fixed.
+    "ChopperStepDown_RL": _corpus("ChopperStepDown_RL", 0.03,
+                                  bounds={"inductor.i": 1e-5, "loadInductor.i": 1e-5, "capacitor.v": 1e-5}),
+    "HBridge_R": _corpus("HBridge_R", 5e-3),                      # 5 PWM periods
+    "HBridge_RL": _corpus("HBridge_RL", 5e-3),
+    "CCCV_Cell": _corpus("CCCV_Cell"),     # the charger's ramp and its switch to CV at 647 s
 }
 
 EVENTS_EXPORTED_ELSEWHERE = {
@@ -137,6 +154,13 @@ WITHOUT_A_MODEL = {
 @cache
 def compiled(name: str):
     return CASES[name].build().compile()
+
+
+def sampled(sim, path: str) -> bool:
+    """Whether the mode ``path`` of ``sim`` is a sampled block's discrete value (a float a
+    sample instant sets, not a mode code that a transition changes)."""
+    component, _, name = path.rpartition(".")
+    return isinstance(getattr(type(sim.source_model[component]), name), Discrete)
 
 
 def mode_changes_in_fmpy(fmu, modes, t_end) -> list[tuple]:
@@ -182,8 +206,9 @@ def test_fmu_in_fmpy_has_the_events_and_values_of_simulate(name, tmp_path):
     rows = away_from_events(fmu["time"])
     res = sim.simulate(case.t_end, t_eval=fmu["time"][rows], rtol=1e-10, atol=1e-12)
 
-    # (a) events
-    ours, theirs = mode_changes_in_fmpy(fmu, sim.modes, case.t_end), mode_changes_in_physlib(res)
+    # (a) events (of the modes; a sampled block's discrete values are compared as values)
+    modes = [m for m in sim.modes if not sampled(sim, m)]
+    ours, theirs = mode_changes_in_fmpy(fmu, modes, case.t_end), mode_changes_in_physlib(res)
     assert [e[1:] for e in ours] == [e[1:] for e in theirs]
     np.testing.assert_allclose([e[0] for e in ours], [e[0] for e in theirs], rtol=0, atol=1e-6)
     instants = event_instants(fmu["time"])

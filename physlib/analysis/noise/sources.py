@@ -51,8 +51,11 @@ class NoiseElement:
         self.owner = path if part is None else path[:-len(part) - 1]
 
     def params(self, op) -> dict:
-        """The element's parameters at the operating point ``op``, by name."""
-        return dict(zip(self.group.template.param_names, op.p[self.group.param_ids[self.row]].tolist()))
+        """The element's parameters and mode codes at the operating point ``op``, by name (a
+        switching element's noise depends on its state)."""
+        template = self.group.template
+        names = list(template.param_names) + list(template.mode_names)
+        return dict(zip(names, op.p[self.group.param_ids[self.row]].tolist()))
 
     def _current(self, model, op) -> float:
         """The current shot and flicker noise follow: the component's ``noise_current``

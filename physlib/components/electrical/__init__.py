@@ -2,7 +2,8 @@
 Electrical.Analog: ``interfaces`` (partial bases), ``basic``, ``variable`` (resistor, capacitor
 and inductor set by a signal) and ``inductors`` (saturating inductor, transformer) of its
 Basic, ``ideal``, ``opamps`` (the op-amp clipped at its supplies), ``semiconductors`` (Diode,
-BJT, MOSFET and their pn-junction functions, ZDiode), ``sources``, ``sensors``. Each class is
+BJT, MOSFET and their pn-junction functions, ZDiode), ``sources``, ``sensors``, ``machines``
+(DC machines), ``converters`` (DC-DC), ``batteries``. Each class is
 imported from here; its module is loaded when the class is first asked for.
 
 Sign convention: the current of a port is positive *into* the component; a one-port's ``v`` is
@@ -24,4 +25,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".opamps": ("OpAmp",),
     ".variable": ("VariableResistor", "VariableCapacitor", "VariableInductor"),
     ".inductors": ("SaturatingInductor", "Transformer"),
+    ".machines": ("DC_PermanentMagnet", "DC_ElectricalExcited", "DC_SeriesExcited"),
+    ".converters": ("ChopperStepDown", "ChopperStepUp", "HBridge"),
+    ".batteries": ("CellStack", "CellRCStack", "SuperCap", "CCCVcharger"),
 })

@@ -5,7 +5,7 @@ from ...core import Component, Input, Mode, Output, Parameter, Variable, der
 from ...core import symbols
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
-from ...core.logic import switched_once, where
+from ...core.logic import all_of, any_of, switched_once, where
 from .edges import cycle, next_periodic, periods
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -168,9 +168,14 @@ class SignalPWM(Component):
 
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
-        # A fired guard: duty and carrier just crossed (they may be equal now).
-        return {"on": switched_once(fired[0], v["on"], v["pre(on)"], v["duty"] - v["carrier"],
-                                    where(v["duty"] > v["carrier"], 1, 0))}
+        # A fired guard: duty and carrier just crossed (they may be equal now). Off, it turns
+        # on only where the duty strictly exceeds the carrier (as the MSL's, fire = duty >
+        # carrier): a duty of 0 meets the carrier's restart at 0, a guard jumping onto zero at
+        # a time event, which is no crossing (an FMU, which sees a jump onto zero as one,
+        # pulsed on there for one event time).
+        g = v["duty"] - v["carrier"]
+        crossed = all_of(fired[0], any_of(v["pre(on)"] != 0, g > 0))
+        return {"on": switched_once(crossed, v["on"], v["pre(on)"], g, where(g > 0, 1, 0))}
 
     def time_events(self, values, t_start, t_stop):
         t0, period = values["t0"], 1 / values["f"]

@@ -9,6 +9,7 @@ from ...core.component import as_real
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...core.logic import minimum
+from ...core.tables import EXTRAPOLATIONS, interpolate, table_points
 from .edges import cycle, first_after, next_periodic, periods
 from .sources import Waveform
 
@@ -104,34 +105,14 @@ class Table1D(Component):
                             'continue the end segments ("linear")', structural=True)
 
     def validate(self):
-        try:
-            pts = tuple((float(a), float(b)) for a, b in self.points)
-        except (TypeError, ValueError):
-            raise ParameterError(f"Table1D {self.name!r}: points must be (u, y) pairs of numbers, "
-                                 f"got {self.points!r:.60}") from None
-        if len(pts) < 2 or any(b[0] <= a[0] for a, b in zip(pts, pts[1:])) or \
-                not all(math.isfinite(v) for pair in pts for v in pair):
-            raise ParameterError(f"Table1D {self.name!r}: give at least two finite (u, y) points with "
-                                 f"strictly increasing u, got {pts!r:.80}")
-        if self.extrapolate not in ("hold", "linear"):
+        pts = table_points(self.points, f"Table1D {self.name!r}")
+        if self.extrapolate not in EXTRAPOLATIONS:
             raise ParameterError(f'Table1D {self.name!r}: extrapolate must be "hold" or "linear", '
                                  f"got {self.extrapolate!r}")
         self._values["points"] = pts
 
     def equations(self):
-        grid, values = zip(*self.points)
-        return [sp.Eq(self.y, piecewise_linear(self.u, grid, values, self.extrapolate))]
-
-
-def piecewise_linear(x, grid, values, extrapolate: str):
-    """The piecewise-linear interpolation of ``values`` over the increasing ``grid`` at x, as a
-    SymPy expression; beyond the ends the end values ("hold") or the end segments ("linear")."""
-    segments = [(y0 + (y1 - y0) * (x - x0) / (x1 - x0), x < x1)
-                for x0, x1, y0, y1 in zip(grid, grid[1:], values, values[1:])]
-    if extrapolate == "linear":
-        segments[-1] = (segments[-1][0], True)
-        return sp.Piecewise(*segments)
-    return sp.Piecewise((values[0], x < grid[0]), *segments, (values[-1], True))
+        return [sp.Eq(self.y, interpolate(self.points, self.u, self.extrapolate))]
 
 
 class Table2D(Component):
@@ -176,5 +157,5 @@ class Table2D(Component):
         rows = self.table
         u1_grid, u2_grid = [r[0] for r in rows[1:]], rows[0][1:]
         # Interpolate each row over u2, then these over u1: bilinear within a cell.
-        along_u2 = [piecewise_linear(self.u2, u2_grid, r[1:], self.extrapolate) for r in rows[1:]]
-        return [sp.Eq(self.y, piecewise_linear(self.u1, u1_grid, along_u2, self.extrapolate))]
+        along_u2 = [interpolate(tuple(zip(u2_grid, r[1:])), self.u2, self.extrapolate) for r in rows[1:]]
+        return [sp.Eq(self.y, interpolate(tuple(zip(u1_grid, along_u2)), self.u1, self.extrapolate))]

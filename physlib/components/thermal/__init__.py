@@ -11,7 +11,8 @@ from ...core.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoPort", "ConditionalHeatPort"),
-    ".components": ("HeatCapacitor", "ThermalConductor", "Convection", "BodyRadiation", "STEFAN_BOLTZMANN"),
-    ".sources": ("FixedTemperature", "HeatFlowSource"),
+    ".components": ("HeatCapacitor", "ThermalConductor", "Convection", "BodyRadiation", "STEFAN_BOLTZMANN",
+                    "TemperatureDependentConductor", "VariableConvection"),
+    ".sources": ("FixedTemperature", "HeatFlowSource", "PrescribedTemperature", "PrescribedHeatFlow"),
     ".sensors": ("TemperatureSensor", "HeatFlowSensor"),
 })

@@ -1,4 +1,5 @@
-"""Heat transfer elements: the heat capacitor, conduction, convection and radiation.
+"""Heat transfer elements: the heat capacitor, conduction (linear or a table over temperature),
+convection (fixed or signal-driven conductance) and radiation.
 
 Energy bookkeeping: heat flow is itself a power, so a conductor passes energy on without
 losing any. HeatCapacitor declares its internal energy C·T [J] (counted from 0 K) as its
@@ -6,14 +7,17 @@ stored energy; the conductors declare the pair (dT, Q) as their dissipation, who
 [W.K] measures the irreversibility of the heat transfer (entropy production × T_a·T_b), not a
 loss of energy — leave thermal parts out when adding dissipated power to an energy balance.
 """
-from ...core import Component, Parameter, Port, Variable, der
+from ...core import Component, Input, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
+from ...core.errors import ParameterError
+from ...core.tables import interpolate, table_points
 from ...domains import thermal
 from .interfaces import TwoPort
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["HeatCapacitor", "ThermalConductor", "Convection", "BodyRadiation", "STEFAN_BOLTZMANN"]
+__all__ = ["HeatCapacitor", "ThermalConductor", "TemperatureDependentConductor", "Convection",
+           "VariableConvection", "BodyRadiation", "STEFAN_BOLTZMANN"]
 
 STEFAN_BOLTZMANN = 5.670374419e-8   # W/(m2.K4)
 
@@ -58,6 +62,39 @@ class ThermalConductor(TwoPort):
         return self.dT, self.Q
 
 
+class TemperatureDependentConductor(TwoPort):
+    """Heat conduction whose conductance is a table over temperature: Q = G(T_m)·dT, with
+    G piecewise linear in the mean temperature T_m = (port_a.T + port_b.T)/2, held at the end
+    values beyond the table (as Simscape's Conductive Heat Transfer with a tabulated thermal
+    conductivity; the MSL writes it as a ThermalConductor with G an expression).
+
+    ``TemperatureDependentConductor("wall", points=[(273.15, 2.0), (373.15, 1.5)])``.
+    Parameters (structural: changing them means compiling again): points, at least two
+    (T [K], G [W/K]) pairs, T strictly increasing, every G > 0.
+    Variables: G [W/K] conductance. Dissipation pair (dT, Q) (see the module notes).
+    """
+
+    dissipates_power = False   # conduction moves heat; (dT, Q) is its noise pair
+
+    points = Parameter(description="(T [K], G [W/K]) pairs, T strictly increasing", structural=True)
+    G = Variable("W/K", "conductance at the mean temperature", start=1.0)
+
+    def validate(self):
+        pts = table_points(self.points, f"TemperatureDependentConductor {self.name!r}", "(T, G)")
+        if any(g <= 0 for _, g in pts):
+            raise ParameterError(f"TemperatureDependentConductor {self.name!r}: every conductance "
+                                 f"must be > 0 W/K, got {pts!r:.80}")
+        self._values["points"] = pts
+
+    def equations(self):
+        mean = (self.port_a.T + self.port_b.T) / 2
+        return super().equations() + [sp.Eq(self.G, interpolate(self.points, mean)),
+                                      sp.Eq(self.Q, self.G * self.dT)]
+
+    def dissipation(self):
+        return self.dT, self.Q
+
+
 class Convection(TwoPort):
     """Convective heat transfer from a solid surface (port_a) to a fluid (port_b): Q = Gc·dT.
 
@@ -68,6 +105,26 @@ class Convection(TwoPort):
     dissipates_power = False   # conduction moves heat; (dT, Q) is its noise pair
 
     Gc = Parameter(unit="W/K", description="convective thermal conductance h*A", positive=True)
+
+    def equations(self):
+        return super().equations() + [sp.Eq(self.Q, self.Gc * self.dT)]
+
+    def dissipation(self):
+        return self.dT, self.Q
+
+
+class VariableConvection(TwoPort):
+    """Convection whose conductance is a signal, as the MSL's Thermal.HeatTransfer.Components.
+    Convection (its input Gc; Simscape's Convective Heat Transfer with a varying coefficient):
+    Q = Gc·dT from the solid surface (port_a) to the fluid (port_b).
+
+    Inputs: Gc [W/K] convective conductance h·A (a number, a waveform or a signal; >= 0).
+    Dissipation pair (dT, Q) (see the module notes).
+    """
+
+    dissipates_power = False   # conduction moves heat; (dT, Q) is its noise pair
+
+    Gc = Input("W/K", "convective thermal conductance h*A")
 
     def equations(self):
         return super().equations() + [sp.Eq(self.Q, self.Gc * self.dT)]
