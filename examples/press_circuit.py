@@ -80,7 +80,7 @@ def main(quick: bool = False, plot_path: str | None = "press_circuit.png"):
     # (the solver's own error at rtol 1e-9 is far below). atol is for the smallest states, the
     # flows (~1e-4 m³/s); far smaller, the rates of the stiff chambers' pressures cannot meet
     # it in rounding.
-    t_end = 0.3 if quick else T_END
+    t_end = 0.2 if quick else T_END
     res = sim.simulate(t_end, t_eval=np.linspace(0.0, t_end, round(t_end / 5e-5) + 1),
                        rtol=1e-9, atol=1e-8)
     delivered, booked = energy_books(res)
