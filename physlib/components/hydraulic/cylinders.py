@@ -42,11 +42,12 @@ class DoubleActingCylinder(InternalNoise, Component):
     V_dead_a, V_dead_b [m3] chamber volumes at the stroke's ends (> 0); beta [Pa] bulk modulus;
     G_leak [m3/(s.Pa)] internal leakage (>= 0); d [N.s/m] viscous friction (>= 0); F_c [N]
     Coulomb friction (>= 0); v_th [m/s] its smoothing velocity (> 0); c_stop [N/m], d_stop
-    [N.s/m] end-stop stiffness and damping (>= 0); s_damp [m] penetration to full damping (> 0); s0 [m], p_a0, p_b0 [Pa] initial rod position
-    and chamber pressures; T [K] temperature of the losses (thermal noise).
+    [N.s/m] end-stop stiffness and damping (>= 0); s_damp [m] penetration to full damping
+    (> 0); s0 [m], p_a0, p_b0 [Pa] initial rod position and chamber pressures; T [K]
+    temperature of the losses (thermal noise).
     States: s, p_a, p_b. Stores V_a·p_a²/(2·beta) + V_b·p_b²/(2·beta) + the stop's spring
-    energy; dissipates q_leak·(p_a − p_b) + F_friction·v (with the stop's damping) ("leakage" and
-    "friction", the stop's damping with the friction, are its noise sources).
+    energy; dissipates q_leak·(p_a − p_b) + F_friction·v (the stop's damping included);
+    "leakage" and "friction" (with the stop's damping) are its noise sources.
     """
 
     NOISE_PARTS = {"leakage": "thermal", "friction": "thermal"}
