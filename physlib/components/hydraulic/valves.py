@@ -61,15 +61,20 @@ def _ramp(x):
     return sp.Min(sp.Max(x, 0), 1)
 
 
-class _OrificeValve(TwoPort):
-    """A two-port whose flow is the orifice law through an opening area ``area()`` [m2]."""
+class _Orifices:
+    """The parameters of a valve's sharp-edged openings (see :class:`VariableOrifice`)."""
 
     Cd = Parameter(0.7, unit="1", description="discharge coefficient", positive=True)
     rho = Parameter(850.0, unit="kg/m3", description="fluid density", positive=True)
     dp_tr = Parameter(1e3, unit="Pa", description="laminar/turbulent transition pressure",
                       positive=True)
-    A_leak = Parameter(1e-12, unit="m2", description="leakage area of the closed valve",
+    A_leak = Parameter(1e-12, unit="m2", description="leakage area of a closed opening",
                        positive=True)
+
+
+class _OrificeValve(_Orifices, TwoPort):
+    """A two-port whose flow is the orifice law through an opening area ``area()`` [m2]."""
+
     A_open = Variable("m2", "opening area")
 
     def area(self):
@@ -131,7 +136,7 @@ class ReliefValve(_OrificeValve):
         return self.A_leak + (self.A_max - self.A_leak) * opening
 
 
-class SpoolValve(InternalNoise, Component):
+class SpoolValve(InternalNoise, _Orifices, Component):
     """4/3 directional spool valve, closed or open centre by its overlap (Simscape: 4-Way
     Directional Valve (IL); OpenHydraulics: FourWayValve). Ports: P (supply), T (tank), A, B.
 
@@ -159,11 +164,6 @@ class SpoolValve(InternalNoise, Component):
     A_max = Parameter(unit="m2", description="path area at full opening", positive=True)
     x_max = Parameter(unit="m", description="opening travel to full area", positive=True)
     overlap = Parameter(0.0, unit="m", description="overlap (> 0 closed centre, < 0 underlap)")
-    A_leak = Parameter(1e-12, unit="m2", description="leakage area of a closed path", positive=True)
-    Cd = Parameter(0.7, unit="1", description="discharge coefficient", positive=True)
-    rho = Parameter(850.0, unit="kg/m3", description="fluid density", positive=True)
-    dp_tr = Parameter(1e3, unit="Pa", description="laminar/turbulent transition pressure",
-                      positive=True)
     q_PA = Variable("m3/s", "flow P to A")
     q_PB = Variable("m3/s", "flow P to B")
     q_AT = Variable("m3/s", "flow A to T")
