@@ -16,6 +16,7 @@ Plots the rod position, the supply and chamber pressures and the relief-valve fl
 Run: python examples/press_circuit.py   (saves press_circuit.png)
 """
 import numpy as np
+import sympy
 from scipy.integrate import simpson
 
 from physlib import Model
@@ -23,7 +24,7 @@ from physlib.components.hydraulic import (Accumulator, DoubleActingCylinder, Fix
                                           FluidCapacitance, Pipe, ReliefValve, SpoolValve,
                                           VariableDisplacementPump, VariableOrifice)
 from physlib.components.rotational import Speed
-from physlib.components.signals import Table
+from physlib.components.signals import Expression, t
 from physlib.components.translational import Force, Mass
 
 W_PUMP, D_PUMP = 150.0, 2e-6            # pump speed [rad/s], displacement [m³/rad]: 3e-4 m³/s
@@ -31,8 +32,17 @@ A_PISTON, A_ANNULUS = 2e-3, 1e-3        # cylinder areas [m²]
 P_CRACK, P_RANGE = 150e5, 10e5          # relief valve: cracks at 150 bar, open at 160 bar
 X_MAX = 1e-3                            # spool travel to full opening [m]
 F_LOAD = 1e4                           # load on the platen, against extension [N]
-SPOOL = ((0.0, 0.0), (0.05, 0.0), (0.1, X_MAX), (0.8, X_MAX), (0.85, -X_MAX), (1.2, -X_MAX))
+T_EXTEND, T_RETRACT, T_SHIFT = 0.075, 0.825, 0.005   # spool moves [s] and their time scale [s]
 T_END = 1.2
+
+
+def spool_command():
+    """The spool's position [m]: centred, then +x_max (extend) from about T_EXTEND, then −x_max
+    (retract) from about T_RETRACT, each move a smooth tanh step over a few T_SHIFT, as a
+    proportional valve's spool moves (and with no corner for the solver to stop at)."""
+    def step(at):
+        return (1 + sympy.tanh((t - at) / T_SHIFT)) / 2
+    return Expression(X_MAX * (step(T_EXTEND) - 2 * step(T_RETRACT)))
 
 
 def build() -> Model:
@@ -46,7 +56,7 @@ def build() -> Model:
     accumulator = m.add(Accumulator("accumulator", V_gas=2.5e-4, p_pre=40e5, n=1.4,
                                     k_empty=1e15, V_f0=-40e5 / 1e15))
     relief = m.add(ReliefValve("relief", p_crack=P_CRACK, p_range=P_RANGE, A_max=2e-5))
-    valve = m.add(SpoolValve("valve", x=Table(points=SPOOL), A_max=4e-5, x_max=X_MAX,
+    valve = m.add(SpoolValve("valve", x=spool_command(), A_max=4e-5, x_max=X_MAX,
                              overlap=1e-4))
     cylinder = m.add(DoubleActingCylinder("cylinder", A_a=A_PISTON, A_b=A_ANNULUS, stroke=0.05,
                                           G_leak=1e-13, d=2e3, F_c=200.0, v_th=1e-3))
@@ -68,8 +78,7 @@ def build() -> Model:
 def energy_books(res):
     """(work delivered by the pump's drive and the load [J], energy stored + dissipated [J])
     over the run: ∫ (shaft power + load power) dt against ΔE_stored + ∫ dissipated power dt,
-    by Simpson's rule on the output grid (an odd number of equally spaced points on which the
-    spool table's corners fall)."""
+    by Simpson's rule on the output grid (an odd number of equally spaced points)."""
     power = res["pump.flange.tau"] * res["pump.flange.w"] - res["load.flange.f"] * res["platen.v"]
     stored = res.stored_energy()
     return simpson(power, x=res.t), stored[-1] - stored[0] + simpson(res.dissipated_power(), x=res.t)
