@@ -108,6 +108,32 @@ def test_mass_spring_damper_and_heat_capacitor_equipartition():
     assert m.compile().noise("Cth.T").variance == pytest.approx(BOLTZMANN * 350.0**2 / 10.0, rel=1e-10, abs=0)
 
 
+
+def test_equipartition_holds_between_states_of_very_different_scales():
+    # A pump at rest between a 1e-13 m³/Pa volume (leaking through 1e12 Pa·s/m³) and a shaft
+    # on a bearing: A's entries span 1e-3..1e7. The Lyapunov solve on the unbalanced matrix
+    # gave −0.99·kT/C and −1.01·kT/J; balanced, both are kT/C and kT/J to rounding.
+    from physlib.components.hydraulic import FixedPressure, FluidCapacitance, LaminarResistance, Pump
+    from physlib.components.rotational import Damper as RotationalDamper
+    from physlib.components.rotational import Fixed as RotationalFixed
+    from physlib.components.rotational import Inertia
+
+    m = Model("pump_at_rest")
+    tank, vol = m.add(FixedPressure("tank")), m.add(FluidCapacitance("vol", V=1e-4, beta=1e9))
+    leak, pump = m.add(LaminarResistance("leak", R=1e12)), m.add(Pump("pump", D=1e-6))
+    shaft, bearing = m.add(Inertia("J", J=1e-3)), m.add(RotationalDamper("d", d=1e-3))
+    frame = m.add(RotationalFixed("frame"))
+    m.connect(tank.port_a, pump.port_a, leak.port_b)
+    m.connect(pump.port_b, vol.port_a, leak.port_a)
+    m.connect(pump.flange, shaft.flange_a)
+    m.connect(shaft.flange_b, bearing.flange_a)
+    m.connect(bearing.flange_b, frame.flange)
+    sim = m.compile()
+    op = sim.simulate(1e-6).at(0.0)         # at rest; the shaft's angle is a free integral
+    kT = BOLTZMANN * 300.15
+    assert sim.noise("vol.p", at=op).variance == pytest.approx(kT * 1e9 / 1e-4, rel=1e-10)
+    assert sim.noise("J.w", at=op).variance == pytest.approx(kT / 1e-3, rel=1e-10)
+
 @st.composite
 def passive_networks(draw):
     return draw_network(draw)

@@ -292,11 +292,17 @@ def _variance(A, B, C, D, Q):
     if not len(keep):
         return 0.0
     A_k, B_k, C_k = A[np.ix_(keep, keep)], B[keep], C[:, keep]
-    if np.max(np.linalg.eigvals(A_k).real) >= -1e-12 * max(1.0, np.abs(A_k).max()):
-        return float("inf")
     import scipy.linalg
-    P = scipy.linalg.solve_continuous_lyapunov(A_k, -(B_k * Q) @ B_k.T)
-    return float((C_k @ P @ C_k.T).item())
+    # Balanced first (A_k = S·Ã·S⁻¹, S diagonal powers of two): states of very different
+    # scales (a 1e-13 m³/Pa volume's pressure beside a shaft's speed, A's entries from 1e-3 to
+    # 1e7) otherwise cost the Lyapunov solve all its digits, down to a negative variance, and
+    # make the largest entry a poor scale for "undamped".
+    A_b, (scale, _) = scipy.linalg.matrix_balance(A_k, permute=False, separate=True)
+    if np.max(np.linalg.eigvals(A_b).real) >= -1e-12 * max(1.0, np.abs(A_b).max()):
+        return float("inf")
+    B_b, C_b = B_k / scale[:, None], C_k * scale
+    P = scipy.linalg.solve_continuous_lyapunov(A_b, -(B_b * Q) @ B_b.T)
+    return float((C_b @ P @ C_b.T).item())
 
 
 def _reach(graph, start):

@@ -13,8 +13,11 @@ from ...core.lazy import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".interfaces": ("TwoPort",),
     ".components": ("LaminarResistance", "Orifice", "FluidCapacitance", "Inertance"),
-    ".valves": ("CheckValve",),
-    ".machines": ("Pump", "Cylinder"),
+    ".valves": ("CheckValve", "VariableOrifice", "ReliefValve", "SpoolValve"),
+    ".machines": ("Pump", "Cylinder", "VariableDisplacementPump", "HydraulicMotor"),
+    ".cylinders": ("DoubleActingCylinder",),
+    ".accumulators": ("Accumulator",),
+    ".pipes": ("Pipe",),
     ".sources": ("FixedPressure", "PressureSource", "FlowSource"),
     ".sensors": ("PressureSensor", "FlowSensor"),
 })

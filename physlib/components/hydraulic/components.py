@@ -3,7 +3,7 @@ inertia."""
 from ...core import Component, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...domains import hydraulic
-from .interfaces import TwoPort
+from .interfaces import TwoPort, orifice_flow
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -46,11 +46,7 @@ class Orifice(TwoPort):
 
     def equations(self):
         k = self.Cd * self.A * sp.sqrt(2 / self.rho)
-        x = self.dp / self.dp_tr
-        laminar = k * sp.sqrt(self.dp_tr) * (5 * x - x**3) / 4
-        turbulent = k * sp.sqrt(sp.Abs(self.dp)) * sp.sign(self.dp)
-        return super().equations() + [
-            sp.Eq(self.q, sp.Piecewise((laminar, sp.Abs(self.dp) < self.dp_tr), (turbulent, True)))]
+        return super().equations() + [sp.Eq(self.q, orifice_flow(self.dp, k, self.dp_tr))]
 
     def dissipation(self):
         return self.dp, self.q
