@@ -8,7 +8,7 @@ Supported per element (anything else on the line is a SpiceError):
 source value (:mod:`physlib.spice.sources`); ``Dname a k model`` with ``.model name D(...)``
 (ngspice's level-1 parameters, :data:`DIODE_PARAMETERS`); ``Ename n+ n- nc+ nc- gain``;
 ``Gname n+ n- nc+ nc- gm`` [S]; ``Fname n+ n- vname gain``; ``Hname n+ n- vname r`` [Ω] (each
-value also as ``gain=``, ngspice's name); ``Sname n+ n- nc+ nc- model [on|off]`` with
+value also as ``gain=``, ngspice's name; their ``POLY(n)`` forms in :mod:`physlib.spice.poly`); ``Sname n+ n- nc+ nc- model [on|off]`` with
 ``.model name SW(VT= VH= RON= ROFF=)``; ``Wname n+ n- vname model [on|off]`` with ``.model
 name CSW(IT= IH= RON= ROFF=)``.
 """
@@ -20,6 +20,7 @@ import re
 from ..components import electrical as el
 from ..core.component import Mode
 from .errors import SpiceError
+from .poly import is_poly, poly_sensed_sources, poly_source
 from .sources import build_waveform, parse_source
 
 __all__ = ["make_component", "find_model", "couple", "sensed_sources"]
@@ -168,7 +169,9 @@ def sensed_sources(body) -> set[str]:
     out = set()
     for card, tokens in body.elements:
         letter = card.text[0].upper()
-        if letter in "FHW" and len(tokens) > 3:
+        if letter in "FH" and is_poly(tokens):
+            out.update(poly_sensed_sources(tokens))
+        elif letter in "FHW" and len(tokens) > 3:
             out.add(tokens[3].lower())
         elif letter == "B":
             out.update(name.lower() for name in _CURRENT.findall(card.text))
@@ -255,13 +258,15 @@ def _switch(b, letter, name, tokens, card, scope, prefix):
 
 
 def _controlled(b, letter, name, tokens, card, scope, prefix):
+    if is_poly(tokens):
+        return poly_source(b, letter, name, tokens, card, scope, prefix)
     count = 6 if letter in "EG" else 5
     form = "n+ n- nc+ nc- value" if letter in "EG" else "n+ n- vname value"
     if len(tokens) >= count - 1 and tokens[3 if letter in "FH" else 5].lower() in \
-            ("poly", "value", "table"):
+            ("value", "table"):
         raise SpiceError(f"{letter} is supported in its linear form {letter}name {form} "
-                         "(or gain=value) only (POLY, VALUE=, TABLE are not supported yet)",
-                         card.where)
+                         "(or gain=value) and as POLY(n) only (VALUE=, TABLE are not "
+                         "supported yet)", card.where)
     positional, options = _split_options(tokens[count - 1:], card.where, ("gain",))
     if len(tokens) < count - 1 or len(positional) + len(options) != 1:
         raise SpiceError(f"{letter} takes {letter}name {form} (or gain=value)", card.where)
