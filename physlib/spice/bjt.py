@@ -4,10 +4,9 @@ with ``.model model NPN(...)`` or ``PNP(...)``, physlib's Gummel–Poon
 parameters (:data:`BJT_PARAMETERS`, ngspice's aliases included)."""
 from __future__ import annotations
 
-import math
-
 from ..components.electrical.semiconductors.bjt import BJT
 from .errors import SpiceError
+from .numbers import zero_is_none
 from .vendor import without_pspice_entries
 
 __all__ = ["BJT_PARAMETERS", "bjt"]
@@ -101,7 +100,7 @@ def _model_functions(b, options, model_scope, model_card) -> dict:
         seen[target] = key
         function = b.value(token, model_scope, model_card.where)
         if target in ZERO_IS_NONE:
-            function = _zero_is_none(function)
+            function = zero_is_none(function)
         out[target] = (function, model_card.where)
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
         raise SpiceError("only the level-1 (Gummel-Poon) BJT model is supported (level=1)",
@@ -159,10 +158,3 @@ def _lateral(b, kind, options, model_scope, model_card) -> bool:
         if subs not in (1, -1):
             raise SpiceError(f"SUBS={subs:g}: give 1 (vertical) or -1 (lateral)", model_card.where)
     return subs == -1
-
-
-def _zero_is_none(function):
-    def value():
-        number = function()
-        return math.inf if number == 0 else number
-    return value

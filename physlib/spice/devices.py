@@ -21,6 +21,7 @@ import re
 from ..components import electrical as el
 from ..core.component import Mode
 from .errors import SpiceError
+from .numbers import zero_is_none
 from .poly import is_poly, poly_sensed_sources, poly_source
 from .sources import build_waveform, parse_source
 from .vendor import without_pspice_entries
@@ -32,8 +33,11 @@ __all__ = ["make_component", "find_model", "couple", "sensed_sources"]
 DIODE_PARAMETERS = {"is": "Is", "js": "Is", "n": "N", "rs": "Rs", "cjo": "CJO", "cj0": "CJO",
                     "cj": "CJO", "vj": "VJ", "pb": "VJ", "m": "M", "mj": "M", "fc": "FC",
                     "tt": "TT", "bv": "BV", "ibv": "IBV", "ib": "IBV", "eg": "EG", "xti": "XTI",
-                    "kf": "KF", "af": "AF"}
-DIODE_OTHER = ("level", "tnom", "tref")          # level=1 only; TNOM [°C]
+                    "kf": "KF", "af": "AF", "isr": "ISR", "nr": "NR", "ikf": "IKF", "ik": "IKF",
+                    "ikr": "IKR", "nbv": "NBV", "trs": "TRS", "trs1": "TRS"}
+# level=1 only; TNOM [°C]; IBVL, NBVL, TBV1, TBV2: read, and ngspice-39's results do not depend
+# on them (measured: the same currents below and beyond BV, at 27 and 75 °C)
+DIODE_OTHER = ("level", "tnom", "tref", "ibvl", "nbvl", "tbv1", "tbv2")
 # ngspice-39's switch models (its SWmPTable, CSWmPTable): .model name → switch parameter.
 SWITCH_PARAMETERS = {"sw": {"vt": "VT", "vh": "VH", "ron": "Ron", "roff": "Roff"},
                      "csw": {"it": "IT", "ih": "IH", "ron": "Ron", "roff": "Roff"}}
@@ -192,6 +196,8 @@ def _diode(b, name, tokens, card, scope, prefix):
             raise SpiceError(f"{key}= and {seen[target]}= set the same diode parameter", model_card.where)
         seen[target] = key
         function = b.value(token, model_scope, model_card.where)
+        if target in ("IKF", "IKR"):                 # 0: none, as ngspice-39 (measured)
+            function = zero_is_none(function)
         values[target] = function()
         b.bind(path + target, function, model_card.where)
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
