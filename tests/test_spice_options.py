@@ -65,3 +65,25 @@ def test_pspice_only_diode_entries_are_ignored_with_a_warning_naming_them():
     with pytest.warns(spice.SpiceWarning, match="IAVE=, VPK=, MFG=, TYPE= ignored"):
         deck = spice.read(text)
     assert deck.model.d1.N == 1.752
+
+
+def test_meas_param_is_an_expression_of_earlier_measurements_and_params():
+    # ngspice's .meas ... param='expr': the measurements above it by name and the .param names
+    text = """rc
+.param k=3
+V1 in 0 DC 1 AC 1
+R1 in out 1k
+C1 out 0 1u
+.ac dec 10 10 100k
+.meas ac gain_lo FIND vm(out) AT=10
+.meas ac gain_hi FIND vm(out) AT=100k
+.meas ac ratio param='gain_lo/gain_hi*k'
+.meas ac bw_chk param='(gain_hi < 0.01) ? 1 : 0'
+.end
+"""
+    results = spice.read(text).run()
+    meas = results["meas"]
+    assert meas["ratio"] == pytest.approx(meas["gain_lo"] / meas["gain_hi"] * 3, rel=1e-15)
+    # |H| at 100 kHz = 1/sqrt(1 + (2π·100k·1k·1u)²) = 1.59e-3 < 0.01
+    assert meas["gain_hi"] == pytest.approx(1 / np.sqrt(1 + (2 * np.pi * 100.0) ** 2), rel=1e-9)
+    assert meas["bw_chk"] == 1.0
