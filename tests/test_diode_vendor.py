@@ -90,3 +90,18 @@ def test_vendor_rectifiers_transient_equals_ngspice():
         error = np.max(np.abs(np.asarray(tran[name]) - expected))
         assert error <= 1e-3 * np.ptp(expected), (name, error / np.ptp(expected))
 
+
+
+def test_the_writer_keeps_the_new_diode_parameters():
+    # a netlist that dropped ISR or IKF would simulate another diode without a word
+    from physlib import Model
+    from physlib.components import electrical as el
+    model = Model("m")
+    source = model.add(el.VoltageSource("v1", V=1.0))
+    diode = model.add(el.Diode("d1", ISR=1e-10, NR=1.9, IKF=0.05, IKR=1e-3, NBV=1.5, TRS=2e-3))
+    ground = model.add(el.Ground("g"))
+    model.connect(source.p, diode.p)
+    model.connect(source.n, diode.n, ground.p)
+    text = spice.write(model)
+    for entry in ("ISR=1e-10", "NR=1.9", "IKF=0.05", "IKR=0.001", "NBV=1.5", "TRS=0.002"):
+        assert entry in text, entry
