@@ -153,9 +153,9 @@ BAD = [
      "parameter recursion"),
     ("unsupported element", "t\nV1 a 0 1\nJ1 a b 0 jmod\n.end\n", 3, "JFETs"),
     ("unsupported card", "t\nV1 a 0 1\nR1 a 0 1\n.sens v(a)\n.end\n", 4, ".sens"),
-    ("unsupported diode parameter", "t\nV1 a 0 1\nD1 a 0 dm\n.model dm D(IS=1n IKF=1m)\n.end\n",
-     4, "IKF"),
-    ("unsupported resistor option", "t\nV1 a 0 1\nR1 a 0 1k tc1=0.01\n.end\n", 3, "tc1"),
+    ("unsupported diode parameter", "t\nV1 a 0 1\nD1 a 0 dm\n.model dm D(IS=1n JSW=1m)\n.end\n",
+     4, "JSW"),
+    ("unsupported resistor option", "t\nV1 a 0 1\nR1 a 0 1k tce=0.01\n.end\n", 3, "tce"),
 ]
 
 

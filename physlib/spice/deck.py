@@ -284,7 +284,11 @@ class SpiceDeck:
         the value in the vector's unit, or the scale's ([s], [Hz], [V]) for WHEN and
         TRIG/TARG; NaN with a SpiceWarning where ngspice reports the measurement as failed."""
         from .measure import parse_measure
-        return self._measured(parse_measure(card, None, self._value(None)), result)
+        measure = parse_measure(card, None, self._value(None))
+        if measure.function == "param":
+            raise SpiceError(f".meas {measure.name} param=...: an expression of other "
+                             "measurements; deck.run() evaluates it after them")
+        return self._measured(measure, result)
 
     def _measured(self, measure, result) -> float:
         value = measure.evaluate(result)
@@ -309,7 +313,8 @@ class SpiceDeck:
                 if measure.analysis not in out:
                     raise SpiceError(f".meas {measure.analysis} {measure.name}: the deck has no "
                                      f".{measure.analysis} card to measure on", measure.where)
-                out["meas"][measure.name] = self._measured(measure, out[measure.analysis])
+                out["meas"][measure.name] = measure.value(out["meas"], self._builder.scope) \
+                    if measure.function == "param" else self._measured(measure, out[measure.analysis])
         return out
 
     def __repr__(self):

@@ -2,13 +2,14 @@
 :mod:`physlib.spice.behavioural`).
 
 Supported per element (anything else on the line is a SpiceError):
-``Rname n+ n- value`` (or ``r=``/``resistance=`` [Ω]); ``Cname n+ n- value [ic=v0]`` (or
+``Rname n+ n- value`` (or ``r=``/``resistance=`` [Ω]; ``m=``, ``tc1=``, ``tc2=``, ``temp=``, ``dtemp=``,
+``noisy=`` as ngspice's); ``Cname n+ n- value [ic=v0]`` (or
 ``c=``/``capacitance=``/``cap=`` [F]; v0 [V]); ``Lname n+ n- value [ic=i0]`` (or
 ``l=``/``inductance=`` [H]; i0 [A]); ``Kname Lname1 Lname2 k`` (|k| < 1); ``V``/``I`` with a
 source value (:mod:`physlib.spice.sources`); ``Dname a k model`` with ``.model name D(...)``
 (ngspice's level-1 parameters, :data:`DIODE_PARAMETERS`); ``Ename n+ n- nc+ nc- gain``;
 ``Gname n+ n- nc+ nc- gm`` [S]; ``Fname n+ n- vname gain``; ``Hname n+ n- vname r`` [Ω] (each
-value also as ``gain=``, ngspice's name); ``Sname n+ n- nc+ nc- model [on|off]`` with
+value also as ``gain=``, ngspice's name; their ``POLY(n)`` forms in :mod:`physlib.spice.poly`); ``Sname n+ n- nc+ nc- model [on|off]`` with
 ``.model name SW(VT= VH= RON= ROFF=)``; ``Wname n+ n- vname model [on|off]`` with ``.model
 name CSW(IT= IH= RON= ROFF=)``.
 """
@@ -20,7 +21,10 @@ import re
 from ..components import electrical as el
 from ..core.component import Mode
 from .errors import SpiceError
+from .numbers import zero_is_none
+from .poly import is_poly, poly_sensed_sources, poly_source
 from .sources import build_waveform, parse_source
+from .vendor import without_pspice_entries
 
 __all__ = ["make_component", "find_model", "couple", "sensed_sources"]
 
@@ -29,8 +33,11 @@ __all__ = ["make_component", "find_model", "couple", "sensed_sources"]
 DIODE_PARAMETERS = {"is": "Is", "js": "Is", "n": "N", "rs": "Rs", "cjo": "CJO", "cj0": "CJO",
                     "cj": "CJO", "vj": "VJ", "pb": "VJ", "m": "M", "mj": "M", "fc": "FC",
                     "tt": "TT", "bv": "BV", "ibv": "IBV", "ib": "IBV", "eg": "EG", "xti": "XTI",
-                    "kf": "KF", "af": "AF"}
-DIODE_OTHER = ("level", "tnom", "tref")          # level=1 only; TNOM [°C]
+                    "kf": "KF", "af": "AF", "isr": "ISR", "nr": "NR", "ikf": "IKF", "ik": "IKF",
+                    "ikr": "IKR", "nbv": "NBV", "trs": "TRS", "trs1": "TRS"}
+# level=1 only; TNOM [°C]; IBVL, NBVL, TBV1, TBV2: read, and ngspice-39's results do not depend
+# on them (measured: the same currents below and beyond BV, at 27 and 75 °C)
+DIODE_OTHER = ("level", "tnom", "tref", "ibvl", "nbvl", "tbv1", "tbv2")
 # ngspice-39's switch models (its SWmPTable, CSWmPTable): .model name → switch parameter.
 SWITCH_PARAMETERS = {"sw": {"vt": "VT", "vh": "VH", "ron": "Ron", "roff": "Roff"},
                      "csw": {"it": "IT", "ih": "IH", "ron": "Ron", "roff": "Roff"}}
@@ -67,7 +74,7 @@ VALUE_NAMES = {"R": ("r", "resistance"), "C": ("c", "capacitance", "cap"),
 def _passive(b, letter, name, tokens, card, scope, prefix):
     names = VALUE_NAMES[letter]
     positional, options = _split_options(tokens[3:], card.where,
-                                         names + (("ic",) if letter != "R" else ()))
+                                         names + (("ic",) if letter != "R" else RESISTOR_OPTIONS))
     given = [key for key in names if key in options]
     if len(given) > 1 or (given and positional):
         raise SpiceError(f"{letter} has its value twice ({' '.join(positional + given)})",
@@ -76,11 +83,12 @@ def _passive(b, letter, name, tokens, card, scope, prefix):
         positional.insert(0, options.pop(given[0]))
     if len(positional) != 1:
         raise SpiceError(f"{letter} takes one value after its nodes, got "
-                         f"{' '.join(positional) or 'none'} (options such as m=, tc= are not "
-                         "supported yet)", card.where)
+                         f"{' '.join(positional) or 'none'}", card.where)
     value = b.value(positional[0], scope, card.where)
     cls, param, start = {"R": (el.Resistor, "R", None), "C": (el.Capacitor, "C", "v0"),
                          "L": (el.Inductor, "L", "i0")}[letter]
+    if letter == "R":
+        value, cls = _resistor_options(b, value, options, scope, card)
     values = {param: value()}
     b.bind(f"{prefix}{name}.{param}", value, card.where)
     ic = b.value(options["ic"], scope, card.where) if "ic" in options else \
@@ -91,10 +99,51 @@ def _passive(b, letter, name, tokens, card, scope, prefix):
     return cls(name, **values), ["p", "n"]
 
 
+# ngspice's R instance options physlib reads (its RES instance table): the parallel count,
+# the temperature coefficients, the instance temperature and whether it is a noise source.
+RESISTOR_OPTIONS = ("m", "tc1", "tc2", "temp", "dtemp", "noisy")
+
+
+class NoiselessResistor(el.Resistor):
+    """A :class:`Resistor` that is no noise source: ngspice's ``noisy=0`` on an R line. Its power
+    is not booked as dissipation either (the noise analysis takes its sources from there)."""
+
+    def dissipation(self):
+        return None
+
+
+def _resistor_options(b, value, options, scope, card):
+    """(resistance function, class) of an R line's options, as ngspice's restemp.c:
+    R·(1 + TC1·ΔT + TC2·ΔT²)/M with ΔT = T − TNOM, T = temp= [°C] or the circuit temperature
+    plus dtemp=; noisy=0 gives a :class:`NoiselessResistor`."""
+    given = {key: b.value(options[key], scope, card.where) for key in RESISTOR_OPTIONS
+             if key in options}
+    zero = lambda: 0.0                                           # noqa: E731
+    tc1, tc2, dtemp = (given.get(key, zero) for key in ("tc1", "tc2", "dtemp"))
+    count = given.get("m", lambda: 1.0)
+    if not count() > 0:
+        raise SpiceError(f"R: m = {count():g} must be > 0", card.where)
+
+    def celsius():
+        return given["temp"]() if "temp" in given else b.ctx.option("temp") + dtemp()
+
+    def resistance():
+        delta = celsius() - b.ctx.option("tnom")
+        return value() * (1 + tc1() * delta + tc2() * delta**2) / count()
+
+    noisy = given.get("noisy", lambda: 1.0)()
+    if noisy not in (0, 1):
+        raise SpiceError(f"R: noisy = {noisy:g}; give 0 or 1", card.where)
+    return resistance, (NoiselessResistor if noisy == 0 else el.Resistor)
+
+
 def _source(b, letter, name, tokens, card, scope, prefix, sensed):
     spec = parse_source(tokens[3:], card.where, lambda t: b.value(t, scope, card.where),
                         b.is_value, current=letter == "I")
     path = f"{prefix}{name}.{'V' if letter == 'V' else 'I'}"
+    if spec.ignored:
+        b.ctx.warn(card.where, f"{name}: {' and '.join(spec.ignored)} ignored (the inputs of "
+                   "ngspice's .disto analysis, which physlib does not have)")
     if spec.kind:
         value, bindings, at0 = build_waveform(spec, b.ctx.tran, card.where)
         for param, function in bindings.items():
@@ -135,6 +184,7 @@ def _diode(b, name, tokens, card, scope, prefix):
     kind, params, model_card, model_scope = find_model(scope, tokens[3].lower(), card.where)
     if kind != "d":
         raise SpiceError(f"D needs a diode .model (D), {tokens[3]} is {kind.upper()}", card.where)
+    params = without_pspice_entries(b, params, model_card)
     _, options = _split_options(params, model_card.where, tuple(DIODE_PARAMETERS) + DIODE_OTHER)
     values, path = {}, f"{prefix}{name}."
     seen = {}
@@ -146,6 +196,8 @@ def _diode(b, name, tokens, card, scope, prefix):
             raise SpiceError(f"{key}= and {seen[target]}= set the same diode parameter", model_card.where)
         seen[target] = key
         function = b.value(token, model_scope, model_card.where)
+        if target in ("IKF", "IKR"):                 # 0: none, as ngspice-39 (measured)
+            function = zero_is_none(function)
         values[target] = function()
         b.bind(path + target, function, model_card.where)
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
@@ -168,7 +220,9 @@ def sensed_sources(body) -> set[str]:
     out = set()
     for card, tokens in body.elements:
         letter = card.text[0].upper()
-        if letter in "FHW" and len(tokens) > 3:
+        if letter in "FH" and is_poly(tokens):
+            out.update(poly_sensed_sources(tokens))
+        elif letter in "FHW" and len(tokens) > 3:
             out.add(tokens[3].lower())
         elif letter == "B":
             out.update(name.lower() for name in _CURRENT.findall(card.text))
@@ -255,13 +309,15 @@ def _switch(b, letter, name, tokens, card, scope, prefix):
 
 
 def _controlled(b, letter, name, tokens, card, scope, prefix):
+    if is_poly(tokens):
+        return poly_source(b, letter, name, tokens, card, scope, prefix)
     count = 6 if letter in "EG" else 5
     form = "n+ n- nc+ nc- value" if letter in "EG" else "n+ n- vname value"
     if len(tokens) >= count - 1 and tokens[3 if letter in "FH" else 5].lower() in \
-            ("poly", "value", "table"):
+            ("value", "table"):
         raise SpiceError(f"{letter} is supported in its linear form {letter}name {form} "
-                         "(or gain=value) only (POLY, VALUE=, TABLE are not supported yet)",
-                         card.where)
+                         "(or gain=value) and as POLY(n) only (VALUE=, TABLE are not "
+                         "supported yet)", card.where)
     positional, options = _split_options(tokens[count - 1:], card.where, ("gain",))
     if len(tokens) < count - 1 or len(positional) + len(options) != 1:
         raise SpiceError(f"{letter} takes {letter}name {form} (or gain=value)", card.where)

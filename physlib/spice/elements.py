@@ -39,6 +39,7 @@ class Builder:
         self.controls: list = []          # (input name, controlling V source) of the last element
         self.senses: list = []            # (sense pin, node) of the last element (B)
         self.coupled: dict = {}           # inductor path -> pin its winding's current leaves by
+        self.warned: set = set()          # ids of .model cards already warned about
         top_scope = Scope(label="deck")
         top_scope.body = netlist.top
         netlist.top.fill(top_scope)

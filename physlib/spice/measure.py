@@ -103,10 +103,39 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
+_PARAM = re.compile(r"^\s*(?:\.meas(?:ure)?\s+)?(\w+)\s+(\S+)\s+param\s*=\s*(.+?)\s*$", re.I | re.S)
+
+
+class ParamMeasure:
+    """``.meas tran|ac|dc name param='expr'``: an expression of the measurements before it (by
+    name) and the ``.param`` names, evaluated by :meth:`value`."""
+
+    function = "param"
+
+    def __init__(self, analysis, name, tree, where):
+        self.analysis, self.name, self.tree, self.where = analysis, name, tree, where
+
+    def value(self, measured: dict, scope) -> float:
+        """The expression's value with ``measured`` ({name: value} of the earlier
+        measurements) over the ``.param`` scope ``scope``."""
+        from .expressions import Scope, evaluate
+        local = Scope(parent=scope, label=f".meas {self.name}")
+        for name, number in measured.items():
+            local.define(name, ("num", number), self.where)
+        return evaluate(self.tree, local, self.where)
+
+
 def parse_measure(text: str, where=None, value=None) -> Measure:
     """A ``.meas`` card (with or without its ``.meas``/``.measure`` word). ``value(token)``
-    evaluates a number or ``{expression}`` (default: SPICE numbers only)."""
+    evaluates a number or ``{expression}`` (default: SPICE numbers only). A ``param='expr'``
+    card is a :class:`ParamMeasure`."""
+    from .expressions import parse
     from .numbers import parse_number
+
+    param = _PARAM.match(text)
+    if param and param.group(1).lower() in ("tran", "ac", "dc"):
+        return ParamMeasure(param.group(1).lower(), param.group(2).lower(),
+                            parse(param.group(3), where), where)
 
     def number(token, key):
         if token.lower() == "last" and key in ("rise", "fall", "cross"):

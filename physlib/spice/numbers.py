@@ -6,10 +6,11 @@ suffix (case-insensitive: t g meg k m mil u n p f a), then any letters, which ar
 mistake (``1M`` where mega was probably meant, ``2k7``, a lone trailing ``F``)."""
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
-__all__ = ["parse_number", "NUMBER", "SCALE"]
+__all__ = ["parse_number", "zero_is_none", "NUMBER", "SCALE"]
 
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12, "f": -15,
@@ -48,3 +49,12 @@ def parse_number(token: str, expression: bool = False) -> tuple[float, str | Non
         warning = (f"{token!r} is {value:g}: a trailing F is femto in SPICE, not farad "
                    "(write 1u or 1uF for microfarads)")
     return value, warning
+
+
+def zero_is_none(function):
+    """A value function giving +inf where ``function`` gives 0: model parameters that ngspice
+    reads as "not given" when 0 (a BJT's VAF, IKF; a diode's IKF), physlib's "none"."""
+    def value():
+        number = function()
+        return math.inf if number == 0 else number
+    return value

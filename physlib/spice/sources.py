@@ -29,7 +29,8 @@ PWL_OPTIONS = ("r", "td")             # PWL's repeat time and delay [s]
 class SourceSpec:
     """A source's parsed value: ``dc`` (a value function or None), ``ac`` ((mag, phase [°])
     value functions or None), ``kind`` ("pulse", "sin", "exp", "pwl" or None), ``args`` and,
-    for PWL, ``options`` ({"r": repeat time, "td": delay} value functions [s])."""
+    for PWL, ``options`` ({"r": repeat time, "td": delay} value functions [s]); ``ignored``:
+    the keywords read and left out (ngspice's DISTOF1/DISTOF2, inputs of its .disto analysis)."""
 
     def __init__(self):
         self.dc = None
@@ -37,6 +38,7 @@ class SourceSpec:
         self.kind = None
         self.args: list = []
         self.options: dict = {}
+        self.ignored: list[str] = []
 
 
 def parse_source(tokens: list[str], where, value, is_value, current=False) -> SourceSpec:
@@ -77,6 +79,12 @@ def parse_source(tokens: list[str], where, value, is_value, current=False) -> So
             given = one_value(word)
             spec.ac = (given, phase) if word == "acmag" else (mag, given)
             pos += 2
+        elif word in ("distof1", "distof2"):       # [mag [phase]]: .disto's inputs
+            pos += 1
+            for _ in range(2):
+                if pos < len(tokens) and is_value(tokens[pos]):
+                    pos += 1
+            spec.ignored.append(word.upper())
         elif word in PWL_OPTIONS and spec.kind == "pwl" and not current:
             if word in spec.options:
                 raise SpiceError(f"PWL: {word}= is given twice", where)

@@ -44,7 +44,8 @@ from .topology import Nets
 __all__ = ["write"]
 
 DIODE = {"Is": "IS", "N": "N", "Rs": "RS", "CJO": "CJO", "VJ": "VJ", "M": "M", "FC": "FC",
-         "TT": "TT", "BV": "BV", "IBV": "IBV", "EG": "EG", "XTI": "XTI", "KF": "KF", "AF": "AF"}
+         "TT": "TT", "BV": "BV", "IBV": "IBV", "EG": "EG", "XTI": "XTI", "KF": "KF", "AF": "AF",
+         "ISR": "ISR", "NR": "NR", "IKF": "IKF", "IKR": "IKR", "NBV": "NBV", "TRS": "TRS"}
 KELVIN = 273.15
 # class -> (SPICE letter, pins in SPICE's node order)
 ELEMENTS = {el.Resistor: ("R", "pn"), el.Capacitor: ("C", "pn"), el.Inductor: ("L", "pn"),

@@ -5,8 +5,9 @@ from ....core import Parameter, ParameterError, Variable, der
 from ....core.lazy import lazy_module
 from ...noise_variants import noisy_class
 from ..interfaces import OnePort
+from .gummel_poon import inverse
 from .junctions import (BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
-                        limited_exp, reverse_current, saturation_scale)
+                        junction_temperature, limited_exp, reverse_current, saturation_scale)
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -40,7 +41,19 @@ class Diode(OnePort):
     KF     A        flicker noise coefficient (>= 0)                        0
     AF     1        flicker noise exponent (> 0)                            1
     GMIN   S        conductance across the junction (>= 0); ngspice: 1e-12  0
+    ISR    A        recombination saturation current (>= 0)                 0
+    NR     1        recombination emission coefficient (> 0)                2
+    IKF    A        forward high-injection knee current (> 0; inf: none)    inf
+    IKR    A        reverse high-injection knee current (> 0; inf: none)    inf
+    NBV    1        breakdown emission coefficient (>= 0; 0: N)             0
+    TRS    1/K      linear temperature coefficient of Rs                    0
     ====== ======== ======================================================= =========
+
+    With ISR, IKF or IKR (ngspice-39, measured against it): the forward branch adds
+    ISR(T)·(exp(vd/(NR·vt)) − 1)·((1 − vd/VJ(T))² + 0.005)^(M/2), ISR(T) = ISR·exp(factlog/NR)
+    (factlog as IS's: ``saturation_scale``); then id → id/(1 + sqrt(id/IKF)) above 1e-18 A and
+    id/(1 + sqrt(−id/IKR)) below −1e-18 A (each branch, before GMIN·vd). The breakdown branch
+    and BVeff take NBV·vt for vte when NBV is given. Rs(T) = Rs·(1 + TRS·(T − TNOM)).
 
     Variables: vd [V] junction voltage (after RS); id [A] junction current without the
     charge current (the diode equation plus GMIN·vd), the current shot and flicker noise
@@ -114,8 +127,17 @@ class Diode(OnePort):
     AF = Parameter(1.0, unit="1", description="flicker noise current exponent", positive=True)
     GMIN = Parameter(0.0, unit="S", description="conductance across the junction (ngspice: 1e-12)",
                      nonnegative=True)
+    ISR = Parameter(0.0, unit="A", description="recombination saturation current", nonnegative=True)
+    NR = Parameter(2.0, unit="1", description="recombination emission coefficient", positive=True)
+    IKF = PositiveOrInfinite(math.inf, unit="A", description="forward high-injection knee current "
+                             "(inf: none)", positive=True)
+    IKR = PositiveOrInfinite(math.inf, unit="A", description="reverse high-injection knee current "
+                             "(inf: none)", positive=True)
+    NBV = Parameter(0.0, unit="1", description="breakdown emission coefficient (0: N)", nonnegative=True)
+    TRS = Parameter(0.0, unit="1/K", description="linear temperature coefficient of Rs")
     vd = Variable("V", "junction voltage")
     id = Variable("A", "junction current without the charge current")
+    ij = Variable("A", "junction current before the high-injection knees (0 without ISR, IKF, IKR)")
 
     EXP_LIMIT = 40.0
     BREAKDOWN_STEPS = 25          # ngspice's iteration limit for BVeff
@@ -141,8 +163,15 @@ class Diode(OnePort):
         """Whether the reverse breakdown branch exists (BV finite)."""
         return math.isfinite((self._values if values is None else values)["BV"])
 
+    def has_injection(self, values=None) -> bool:
+        """Whether the recombination current or a high-injection knee exists (ISR > 0, IKF or
+        IKR finite)."""
+        v = self._values if values is None else values
+        return v["ISR"] > 0 or math.isfinite(v["IKF"]) or math.isfinite(v["IKR"])
+
     def structure_key(self):
-        return (self.has_charge(), self.has_breakdown())
+        # NBV > 0 or not: a Piecewise inside BVeff's 25 nested steps made compiling slow
+        return (self.has_charge(), self.has_breakdown(), self.has_injection(), self._values["NBV"] > 0)
 
     def structure_change(self, compiled, asked):
         changes = []
@@ -154,6 +183,14 @@ class Diode(OnePort):
         if self.has_breakdown(compiled) != self.has_breakdown(asked):
             changes.append(f"BV = {asked['BV']:g} V {'adds' if self.has_breakdown(asked) else 'removes'} "
                            f"the breakdown branch (compiled with BV = {compiled['BV']:g} V)")
+        if (compiled["NBV"] > 0) != (asked["NBV"] > 0):
+            changes.append(f"NBV = {asked['NBV']:g} switches between N and NBV in the breakdown "
+                           f"branch (compiled with NBV = {compiled['NBV']:g})")
+        if self.has_injection(compiled) != self.has_injection(asked):
+            adds = self.has_injection(asked)
+            changes.append(f"ISR = {asked['ISR']:g} A, IKF = {asked['IKF']:g} A, IKR = {asked['IKR']:g} A "
+                           f"{'add' if adds else 'remove'} the recombination and knee terms "
+                           f"(compiled {'without' if adds else 'with'} them)")
         return "; ".join(changes) or None
 
     # --- equations --------------------------------------------------------------------------
@@ -162,9 +199,10 @@ class Diode(OnePort):
         """exp(x), continued as its tangent above EXP_LIMIT (``integral``: ∫₀ˣ of it)."""
         return limited_exp(x, self.EXP_LIMIT, integral)
 
-    def junction_current(self, vd, integral=False):
+    def junction_current(self, vd, integral=False, raw=False):
         """id(vd) [A]: ngspice's forward, reverse and breakdown branches plus GMIN·vd.
-        ``integral``: ∫₀^vd id dv [A·V] instead (branch by branch, for the stored energy)."""
+        ``integral``: ∫₀^vd id dv [A·V] instead (branch by branch, for the stored energy);
+        ``raw``: the branches alone, before the knees and GMIN·vd."""
         vt = BOLTZMANN * self.T / ELEMENTARY_CHARGE
         vte = self.N * vt
         i_sat = self.Is * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.N)
@@ -180,23 +218,58 @@ class Diode(OnePort):
 
             def reverse(v):
                 return reverse_current(v, i_sat, vte)
+        injection = self.has_injection() and not integral     # (energy() has none with them)
+        if injection:
+            forward += self._recombination(vd, vt)
         pieces = [(forward, vd >= -3 * vte)]
         if self.has_breakdown():
-            bv_eff = self._breakdown_voltage(i_sat, vt, vte)
+            vtb = self.NBV * vt if self._values["NBV"] > 0 else vte         # NBV, else N
+            bv_eff = self._breakdown_voltage(i_sat, vt, vtb)
             pieces.append((reverse(vd), vd >= -bv_eff))
-            beyond = -(bv_eff + vd) / vte
-            pieces.append((reverse(-bv_eff) + i_sat * vte * self._exp(beyond, integral=True) if integral
+            beyond = -(bv_eff + vd) / vtb
+            pieces.append((reverse(-bv_eff) + i_sat * vtb * self._exp(beyond, integral=True) if integral
                            else -i_sat * self._exp(beyond), True))
         else:
             pieces.append((reverse(vd), True))
-        return sp.Piecewise(*pieces) + (self.GMIN * vd**2 / 2 if integral else self.GMIN * vd)
+        current = sp.Piecewise(*pieces)
+        if raw:
+            return current
+        if injection:
+            current = self._knees(current)
+        return current + (self.GMIN * vd**2 / 2 if integral else self.GMIN * vd)
 
-    def _breakdown_voltage(self, i_sat, vt, vte):
-        """ngspice's BVeff (its temperature update): the fixed-point iteration, its 25 steps."""
+    def _recombination(self, vd, vt):
+        """ngspice-39's recombination current, forward branch only (measured): ISR(T)·(exp(vd/
+        (NR·vt)) − 1)·((1 − vd/VJ(T))² + 0.005)^(M/2), ISR(T) with exponent 1/NR of IS's
+        temperature factor."""
+        isr = self.ISR * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.NR)
+        vj, _ = junction_temperature(self.CJO, self.VJ, self.M, self.T, self.TNOM)
+        vj = sp.Piecewise((1 / self.FC, self.FC * vj > 1), (vj, True))    # as depletion_charge
+        generation = ((1 - vd / vj)**2 + 0.005) ** (self.M / 2)
+        return isr * (self._exp(vd / (self.NR * vt)) - 1) * generation
+
+    def _knees(self, current, slope=False):
+        """High injection as ngspice-39: i/(1 + sqrt(i/IKF)) above 1e-18 A, i/(1 + sqrt(−i/IKR))
+        below −1e-18 A (IKF, IKR = inf: none); ``slope``: its derivative by i,
+        (1 + s/2)/(1 + s)² with s the square root (written out: SymPy's derivative of the
+        square root has 1/0 where IKF or IKR is none)."""
+        def knee(s):
+            return (1 + s / 2) / (1 + s)**2 if slope else current / (1 + s)
+        return sp.Piecewise((knee(sp.sqrt(current * inverse(self.IKF))), current > 1e-18),
+                            (knee(sp.sqrt(-current * inverse(self.IKR))), current < -1e-18),
+                            (1 if slope else current, True))
+
+    def series_resistance(self):
+        """Rs(T) = Rs·(1 + TRS·(T − TNOM)) [Ω], as ngspice's diotemp.c."""
+        return self.Rs * (1 + self.TRS * (self.T - self.TNOM))
+
+    def _breakdown_voltage(self, i_sat, vt, vtb):
+        """ngspice's BVeff (its temperature update): the fixed-point iteration, its 25 steps, with
+        vtb = NBV·vt (N·vt without NBV)."""
         bv, ibv = self.BV, self.IBV
-        x = bv - vte * sp.log(1 + ibv / i_sat)
+        x = bv - vtb * sp.log(1 + ibv / i_sat)
         for _ in range(self.BREAKDOWN_STEPS):
-            x = bv - vte * sp.log(ibv / i_sat + 1 - x / vt)
+            x = bv - vtb * sp.log(ibv / i_sat + 1 - x / vt)
         return sp.Piecewise((bv, ibv < i_sat * bv / vt), (x, True))
 
     def depletion_charge(self, vd, integral=False):
@@ -212,10 +285,20 @@ class Diode(OnePort):
 
     def equations(self):
         eqs = super().equations() + [
-            sp.Eq(self.v, self.vd + self.Rs * (self.i - self._noise("rs"))),
-            sp.Eq(self.id, self.junction_current(self.vd)),
-        ]
+            sp.Eq(self.v, self.vd + self.series_resistance() * (self.i - self._noise("rs")))]
         junction = self.id + self._noise("id") + self._noise("1overf")
+        if self.has_injection():
+            # the knees act on the variable ij: differentiating them around the breakdown
+            # branch's BVeff iteration by vd took SymPy minutes. vd stays the state (a charge
+            # state instead lost the 1N4007's charge while off: a 0.16 A spike at turn-on)
+            raw = self.junction_current(self.vd, raw=True)
+            eqs += [sp.Eq(self.ij, raw), sp.Eq(self.id, self._knees(self.ij) + self.GMIN * self.vd)]
+            if self.has_charge():
+                slope = self._knees(self.ij, slope=True) * sp.diff(raw, self.vd) + self.GMIN
+                capacitance = self.TT * slope + sp.diff(self.depletion_charge(self.vd), self.vd)
+                junction += capacitance * der(self.vd)
+            return eqs + [sp.Eq(self.i, junction)]
+        eqs += [sp.Eq(self.id, self.junction_current(self.vd)), sp.Eq(self.ij, 0)]
         if self.has_charge():
             junction += sp.diff(self.charge(self.vd), self.vd) * der(self.vd)
         return eqs + [sp.Eq(self.i, junction)]
@@ -223,7 +306,7 @@ class Diode(OnePort):
     def energy(self):
         """The energy the junction charge stores [J]: W(vd) = ∫₀^vd v·dQ = vd·Q(vd) − ∫₀^vd Q dv,
         so dW/dt = vd·dQ/dt, the power the charge current takes (none without charge)."""
-        if not self.has_charge():
+        if not self.has_charge() or self.has_injection():   # no closed form of ∫id dv then
             return None
         return self.vd * self.charge(self.vd) - self.charge(self.vd, integral=True)
 
@@ -231,7 +314,7 @@ class Diode(OnePort):
         """Rs·i² + vd·id [W]: the series resistance and the junction's conduction current; the
         charge current's power vd·dQ/dt is stored (:meth:`energy`), not dissipated. The two
         terms share no flow, so the pair is (power, 1)."""
-        return self.Rs * self.i**2 + self.vd * self.id, sp.Integer(1)
+        return self.series_resistance() * self.i**2 + self.vd * self.id, sp.Integer(1)
 
     # --- noise ------------------------------------------------------------------------------
 
@@ -253,7 +336,8 @@ class Diode(OnePort):
         (``values``: the diode's variables by local name, ``params``: its parameters)."""
         current = abs(values["id"])
         if part == "rs":
-            return 4 * BOLTZMANN * params["T"] / params["Rs"], 0.0
+            resistance = params["Rs"] * (1 + params["TRS"] * (params["T"] - params["TNOM"]))
+            return 4 * BOLTZMANN * params["T"] / resistance, 0.0
         if part == "id":
             return 2 * ELEMENTARY_CHARGE * current, 0.0
         return 0.0, params["KF"] * current ** params["AF"]

@@ -1,0 +1,98 @@
+"""The Gummel–Poon equations of :class:`~physlib.components.electrical.BJT` as ngspice-39's
+bjtload.c and bjttemp.c evaluate them (TLEV = TLEVC = 0): SymPy expressions of a transistor's
+parameters (its symbols) and junction voltages, type-normalized as ngspice's ``type``.
+
+* :func:`transport` — the transport currents, the base charge qb and the B-E diode current;
+* :func:`base_resistance` — RB with its high-current modulation (RBM, IRB);
+* :func:`junction_charges` — the B-E (with XTF, VTF, ITF), B-C (its XCJC part at B'), external
+  B-C and substrate charges;
+* :func:`substrate_current` — the substrate diode (ISS, NS) and GMIN.
+"""
+from ....core.lazy import lazy_module
+from .junctions import depletion_charge, junction_current, junction_temperature, saturation_scale
+
+sp = lazy_module("sympy")     # imported when equations are derived
+
+__all__ = ["inverse", "transport", "base_resistance", "junction_charges", "substrate_current"]
+
+# 144/π² and 24/π² as bjtload.c writes them (the IRB base-resistance rule)
+IRB_A, IRB_B = 14.59025, 2.4317
+
+
+def inverse(x):
+    """1/x, and 0 for x = +inf (a parameter left out: no Early effect, no high injection)."""
+    return sp.Piecewise((1 / x, x < 1e300), (0, True))
+
+
+def transport(q, vbe, vbc):
+    """(cc, cb, cbe, qb, cbc) [A, A, A, 1, A] of the Gummel–Poon transport model of transistor
+    ``q`` at the junction voltages: ngspice's qb = q1·(1 + (1 + 4·q2)^NKF)/2 (NKF = 1/2 is
+    the classic square root) and its temperature rules (the class docstring)."""
+    vt, limit = q.thermal_voltage(), q.EXP_LIMIT
+    i_sat = q.IS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI)
+    beta_scale = (q.T / q.TNOM) ** q.XTB
+    ise = q.ISE * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, q.NE) / beta_scale
+    isc = q.ISC * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, q.NC) / beta_scale
+    bf, br = q.BF * beta_scale, q.BR * beta_scale
+    cbe = junction_current(vbe, i_sat, q.NF * vt, limit)
+    cbc = junction_current(vbc, i_sat, q.NR * vt, limit)
+    cben = junction_current(vbe, ise, q.NE * vt, limit) + q.GMIN * vbe
+    cbcn = junction_current(vbc, isc, q.NC * vt, limit) + q.GMIN * vbc
+    q1 = 1 / (1 - vbc * inverse(q.VAF) - vbe * inverse(q.VAR))
+    arg = 1 + 4 * (cbe * inverse(q.IKF) + cbc * inverse(q.IKR))
+    qb = q1 * (1 + sp.Piecewise((arg ** q.NKF, arg > 0), (1, True))) / 2
+    cc = (cbe - cbc) / qb - cbc / br - cbcn
+    cb = cbe / bf + cben + cbc / br + cbcn
+    return cc, cb, cbe, qb, cbc
+
+
+def base_resistance(q, cb, qb):
+    """The base resistance [Ω] at transport base current ``cb`` and base charge ``qb``, as
+    bjtload.c: RB when RBM is not given (inf) and IRB = 0; else RBM + (RB − RBM)/qb, or with
+    IRB > 0 RBM + 3·(RB − RBM)·(tan z − z)/(z·tan² z),
+    z = (−1 + sqrt(1 + 144/π²·x))/(24/π²·sqrt(x)), x = max(cb/IRB, 1e-9)."""
+    rbm = sp.Piecewise((q.RB, q.RBM >= 1e300), (q.RBM, True))
+    irb = sp.Piecewise((q.IRB, q.IRB > 0), (1, True))          # no 1/0 in the unused branch
+    x = sp.Max(cb / irb, 1e-9)
+    z = (-1 + sp.sqrt(1 + IRB_A * x)) / IRB_B / sp.sqrt(x)
+    tan = sp.tan(z)
+    return sp.Piecewise((rbm + 3 * (q.RB - rbm) * (tan - z) / z / tan**2, q.IRB > 0),
+                        (rbm + (q.RB - rbm) / qb, True))
+
+
+def _transit_factor(q, cbe, vbc):
+    """1 + XTF·exp(vbc/(1.44·VTF))·(cbe/(cbe + ITF))²: the bias dependence of the forward
+    transit time (VTF = inf: no vbc term; ITF = 0: none of cbe)."""
+    share = sp.Piecewise((cbe / (cbe + q.ITF), q.ITF > 0), (1, True))
+    return 1 + q.XTF * sp.exp(vbc * inverse(q.VTF) / 1.44) * share**2
+
+
+def junction_charges(q, vbe, vbc, vbx, vsub):
+    """(qbe, qbc, qbx, qsub) [C] of transistor ``q`` at its junction voltages: the B-E charge
+    TF·cbe·(1 + XTF·…)/qb (vbe > 0; TF·cbe below) + Qj(vbe), the B-C charge TR·cbc + Qj(vbc)
+    with XCJC·CJC at B', the external base's XCJC-remainder (1 − XCJC)·CJC against C' at
+    ``vbx``, and the substrate charge (0 without the substrate pin)."""
+    T, tnom, fc = q.T, q.TNOM, q.FC
+    _, _, cbe, qb, cbc = transport(q, vbe, vbc)
+    diffusion = sp.Piecewise((cbe * _transit_factor(q, cbe, vbc) / qb, vbe > 0), (cbe, True))
+    qbe = q.TF * diffusion + depletion_charge(vbe, q.CJE, q.VJE, q.MJE, fc, T, tnom)
+    qbc = q.TR * cbc + depletion_charge(vbc, q.CJC * q.XCJC, q.VJC, q.MJC, fc, T, tnom)
+    qbx = depletion_charge(vbx, q.CJC * (1 - q.XCJC), q.VJC, q.MJC, fc, T, tnom) \
+        if q.charges()[3] else 0
+    if not q.substrate:
+        return qbe, qbc, qbx, 0
+    # The substrate junction's potential and capacitance follow the same band-gap rule;
+    # its charge has no FC extension (bjtload.c): above 0 a first-order expansion.
+    vjs, cjs = junction_temperature(q.CJS, q.VJS, q.MJS, T, tnom)
+    mjs = q.MJS
+    qsub = sp.Piecewise((vjs * cjs * (1 - (1 - vsub / vjs) ** (1 - mjs)) / (1 - mjs), vsub < 0),
+                        (vsub * cjs * (1 + mjs * vsub / (2 * vjs)), True))
+    return qbe, qbc, qbx, qsub
+
+
+def substrate_current(q, vsub):
+    """The substrate diode's current [A]: ISS(T)·(exp(vsub/(NS·vt)) − 1) with ngspice's
+    reverse knee, ISS(T) = ISS·[IS's temperature factor] (ngspice-39's bjttemp.c: neither NS
+    nor XTB enters it, measured), plus GMIN·vsub."""
+    iss = q.ISS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI)
+    return junction_current(vsub, iss, q.NS * q.thermal_voltage(), q.EXP_LIMIT) + q.GMIN * vsub
