@@ -10,7 +10,7 @@ from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNa
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, StructureChangeError,
                    UnconnectedPortError, UnknownNameError, ModelError, Variable, der, MissingPortError,
-                   UnknownAttributeError, ImpulseError, ModeSettlingError, PositionState)
+                   UnknownAttributeError, ImpulseError, ModeSettlingError, PositionState, SensitivityError)
 
 # Names imported on first use (PEP 562), so that ``import physlib`` loads only what building a
 # model takes: the analyses (and SciPy's dense algebra, pandas, dask, matplotlib behind them)
@@ -37,7 +37,7 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "UnconnectedPortError", "MissingReferenceError", "StructuralError", "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
-           "ModeSettlingError", "DescriptorError", "PositionState", "ExportError",
+           "ModeSettlingError", "DescriptorError", "PositionState", "ExportError", "SensitivityError",
            "LinearModel", "linearize", "inject_through", "inject_across",
            "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError"]
 
