@@ -83,7 +83,7 @@ def forward_sensitivity(model, options, names, relative=False) -> SensitivityRes
     theta = resolve(model, names, p, options.params)
     events, plain = record_events(model, options, p)
     theta = with_initial_values(theta, events[0].x)
-    run = ForwardRun(model, options, theta)
+    run = ForwardRun(model, options, theta, magnitudes(plain))
     rows = run.run(events[0].x, events[0].z, p, events)
     arrays = _arrays(rows, theta, run.nx, run.nz)
     return SensitivityResult(model, arrays, theta, _events(plain, run.time_sensitivities, theta), relative,
@@ -93,23 +93,30 @@ def forward_sensitivity(model, options, names, relative=False) -> SensitivityRes
 
 
 def record_events(model, options, p):
-    """(events, plain result): the start and every event of a run of ``model``, recorded from a
-    plain simulation for a model with modes (None for one without: its only events are its
-    time events, recorded without a run)."""
-    if not model.has_modes:
-        x, z = consistent_start(model, p, options)
-        return model_events(model, options, p, x, z), None
+    """(events, plain result): the start and every event of a plain simulation of ``model``
+    (for a model without modes: its start and time events, where the states are continuous),
+    and that simulation."""
     recorder = EventRecorder()
     try:
         with tracing(recorder):
             plain = simulate(model, options.t_end, t0=options.t0, solver=options.solver, rtol=options.rtol,
-                             atol=options.atol, t_eval=[options.t0, options.t_end], params=options.params,
-                             x0=options.x0, projection=options.projection, max_step=options.max_step,
+                             atol=options.atol, params=options.params, x0=options.x0,
+                             projection=options.projection, max_step=options.max_step,
                              event_tol=options.event_tol, max_events=options.max_events,
                              initial=options.initial)
     except EventStormError as err:
         raise SensitivityError(f"sensitivities are undefined where events chase each other: {err}") from None
+    if not model.has_modes:
+        x, z = consistent_start(model, p, options)
+        return model_events(model, options, p, x, z), plain
     return recorder.events, plain
+
+
+def magnitudes(plain):
+    """The largest magnitude of each state and algebraic variable over a plain run (x, z)."""
+    x, z = plain.x, plain.z
+    return (np.max(np.abs(x), axis=1) if x.size else np.zeros(x.shape[0]),
+            np.max(np.abs(z), axis=1) if z.size else np.zeros(z.shape[0]))
 
 
 def _parameter_names(params):
@@ -133,8 +140,6 @@ def _arrays(rows, theta, nx, nz):
 
 def _events(plain, time_sensitivities, theta):
     """The run's mode changes, each with the sensitivity of its instant."""
-    if plain is None:
-        return []
     at = {}
     for event, tau in time_sensitivities:
         at.setdefault(event.t, tau / theta.scale)

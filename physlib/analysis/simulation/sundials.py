@@ -135,7 +135,7 @@ class Stepper:
         self._tret = REAL()
         self._tret_ref = ctypes.byref(self._tret)
         self._started = False
-        self._atols = atols      # IDA's atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
+        self._atols = atols      # atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
         self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
             self._create_cvode(ctx, rtol, atol, max_step)
         # Output rows between steps, completed in blocks (IDA), each with its parameter vector
@@ -190,7 +190,12 @@ class Stepper:
         _check(cvode.CVodeInit(mem, self._callback, 0.0, self.y), "CVodeInit")
         if self._user_data is not None:
             _check(cvode.CVodeSetUserData(mem, ctypes.addressof(self._user_data)), "CVodeSetUserData")
-        _check(cvode.CVodeSStolerances(mem, rtol, atol), "CVodeSStolerances")
+        if self._atols is None:
+            _check(cvode.CVodeSStolerances(mem, rtol, atol), "CVodeSStolerances")
+        else:                                                   # CVODE keeps a copy
+            vector = self.nvec.N_VMake_Serial(self.n, self._atols[:self.n].ctypes.data_as(REAL_P), ctx)
+            _check(cvode.CVodeSVtolerances(mem, rtol, vector), "CVodeSVtolerances")
+            self.core.N_VDestroy(vector)
         _check(cvode.CVodeSetLinearSolver(mem, self.matrix.solver, self.matrix.A), "CVodeSetLinearSolver")
         _check(cvode.CVodeSetJacFn(mem, self._jac_callback), "CVodeSetJacFn")
         if max_step is not None:
