@@ -136,8 +136,7 @@ class Stepper:
         self._tret_ref = ctypes.byref(self._tret)
         self._started = False
         self._atols = atols      # atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
-        self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
-            self._create_cvode(ctx, rtol, atol, max_step)
+        self.mem = self._create_solver(ctx, rtol, atol, max_step)
         # Output rows between steps, completed in blocks (IDA), each with its parameter vector
         # unless ``rows_keep_p`` is False (a run whose parameter vector cannot change).
         self.row_block = RowBlock(self, system.dae.size1_in(2) if rows_keep_p else 0) if self.ida else None
@@ -156,51 +155,35 @@ class Stepper:
             core.SUNLogger_SetWarningFilename(logger, b"")
         return ctx
 
-    def _create_ida(self, ctx, rtol, atol, max_step):
-        ida = self.lib
-        core, nvec, n = self.core, self.nvec, self.n
-        mem = POINTER(ida.IDACreate(ctx))
-        self._callbacks()
-        _check(ida.IDAInit(mem, self._callback, 0.0, self.y, self.yp), "IDAInit")
-        if self._user_data is not None:
-            _check(ida.IDASetUserData(mem, ctypes.addressof(self._user_data)), "IDASetUserData")
-        if self._atols is None:
-            _check(ida.IDASStolerances(mem, rtol, atol), "IDASStolerances")
-        else:                                                   # IDA keeps a copy
-            vector = nvec.N_VMake_Serial(n, self._atols.ctypes.data_as(REAL_P), ctx)
-            _check(ida.IDASVtolerances(mem, rtol, vector), "IDASVtolerances")
-            core.N_VDestroy(vector)
-        _check(ida.IDASetLinearSolver(mem, self.matrix.solver, self.matrix.A), "IDASetLinearSolver")
-        _check(ida.IDASetJacFn(mem, self._jac_callback), "IDASetJacFn")
-        if self.nz:
-            self._id = nvec.N_VNew_Serial(n, ctx)
-            ident = _view(core, self._id, n)
-            ident[:self.nx], ident[self.nx:] = 1.0, 0.0
-            _check(ida.IDASetId(mem, self._id), "IDASetId")
-            _check(ida.IDASetSuppressAlg(mem, 1), "IDASetSuppressAlg")
-        if max_step is not None:
-            _check(ida.IDASetMaxStep(mem, max_step), "IDASetMaxStep")
-        ida.IDASetMaxNumSteps(mem, MAX_STEPS_PER_CALL)
-        return mem
+    def _create_solver(self, ctx, rtol, atol, max_step):
+        """IDA's or CVODE's memory (BDF), set up with the callbacks, tolerances, linear solver
+        and step limits (IDA: which unknowns are algebraic, left out of its error test)."""
+        lib, prefix = self.lib, "IDA" if self.ida else "CVode"
 
-    def _create_cvode(self, ctx, rtol, atol, max_step):
-        cvode = self.lib
-        mem = POINTER(cvode.CVodeCreate(CV_BDF, ctx))
+        def call(name, *args):
+            _check(getattr(lib, prefix + name)(mem, *args), prefix + name)
+        mem = POINTER(lib.IDACreate(ctx) if self.ida else lib.CVodeCreate(CV_BDF, ctx))
         self._callbacks()
-        _check(cvode.CVodeInit(mem, self._callback, 0.0, self.y), "CVodeInit")
+        call("Init", self._callback, 0.0, self.y, *((self.yp,) if self.ida else ()))
         if self._user_data is not None:
-            _check(cvode.CVodeSetUserData(mem, ctypes.addressof(self._user_data)), "CVodeSetUserData")
+            call("SetUserData", ctypes.addressof(self._user_data))
         if self._atols is None:
-            _check(cvode.CVodeSStolerances(mem, rtol, atol), "CVodeSStolerances")
-        else:                                                   # CVODE keeps a copy
+            call("SStolerances", rtol, atol)
+        else:                                                   # the solver keeps a copy
             vector = self.nvec.N_VMake_Serial(self.n, self._atols[:self.n].ctypes.data_as(REAL_P), ctx)
-            _check(cvode.CVodeSVtolerances(mem, rtol, vector), "CVodeSVtolerances")
+            call("SVtolerances", rtol, vector)
             self.core.N_VDestroy(vector)
-        _check(cvode.CVodeSetLinearSolver(mem, self.matrix.solver, self.matrix.A), "CVodeSetLinearSolver")
-        _check(cvode.CVodeSetJacFn(mem, self._jac_callback), "CVodeSetJacFn")
+        call("SetLinearSolver", self.matrix.solver, self.matrix.A)
+        call("SetJacFn", self._jac_callback)
+        if self.ida and self.nz:
+            self._id = self.nvec.N_VNew_Serial(self.n, ctx)
+            ident = _view(self.core, self._id, self.n)
+            ident[:self.nx], ident[self.nx:] = 1.0, 0.0
+            call("SetId", self._id)
+            call("SetSuppressAlg", 1)
         if max_step is not None:
-            _check(cvode.CVodeSetMaxStep(mem, max_step), "CVodeSetMaxStep")
-        cvode.CVodeSetMaxNumSteps(mem, MAX_STEPS_PER_CALL)
+            call("SetMaxStep", max_step)
+        getattr(lib, prefix + "SetMaxNumSteps")(mem, MAX_STEPS_PER_CALL)
         return mem
 
     # --- callbacks (called by SUNDIALS; exceptions must not escape into C) ----------------------
