@@ -103,3 +103,9 @@ class SensitivityError(PhyslibError):
     zero or crosses it with zero slope, events chasing each other), a fixed-step run whose
     guards are only looked at at step ends. The message names the component, the guard and the
     time."""
+
+
+class FitError(PhyslibError):
+    """A fit that cannot be set up as asked: measured data with NaN or outside the experiment's
+    span, a variable the model does not have, a start value outside its bounds. The message
+    names the experiment and the variable or parameter."""
