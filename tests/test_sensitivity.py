@@ -243,3 +243,56 @@ def test_an_event_storm_and_a_fixed_step_run_are_sensitivity_errors():
 def test_an_unknown_parameter_is_named_with_the_close_ones():
     with pytest.raises(SensitivityError, match=r"'R1.RR'.*did you mean R1.R"):
         rc_model().compile().sensitivity(1e-3, params=["R1.RR"])
+
+
+# --- the adjoint gradient (sim.gradient) ---------------------------------------------------------
+
+def weighted_sum(path, weights):
+    """The objective Σ w_i·y(t_i), whose gradient is Σ w_i·∂y(t_i)/∂θ: every sample's sensitivity
+    weighs in, so an error at any one of them shows."""
+    def objective(values):
+        return float(weights @ values[path]), {path: weights}
+    objective.paths = [path]
+    return objective
+
+
+def test_rc_adjoint_gradient_equals_the_closed_form():
+    R, C = 1e3, 1e-6
+    t = np.linspace(5e-5, 5e-3, 100)
+    weights = np.cos(np.arange(t.size))            # signs that change: no cancellation hides an error
+    result = rc_model(R, C).compile().gradient(weighted_sum("C1.v", weights), ["R1.R", "C1.C"], 5e-3, t_eval=t,
+                                               **TIGHT)
+    decay = np.exp(-t / (R * C))
+    assert result.value == pytest.approx(weights @ (1 - decay), rel=1e-8)
+    assert result["R1.R"] == pytest.approx(weights @ (-t / (R * R * C) * decay), rel=1e-7)
+    assert result["C1.C"] == pytest.approx(weights @ (-t / (R * C * C) * decay), rel=1e-7)
+
+
+@pytest.mark.parametrize("case", ["dc_motor", "ball", "clutch"])
+def test_adjoint_gradient_equals_the_forward_sensitivities_through_events(case):
+    # the same jump conditions, transposed; the DC motor has no events, the ball five impacts (its
+    # jump maps depend on h0 and e), the clutch a parameter-dependent time event and a lock
+    sim, params, path, t_end = {
+        "dc_motor": (dc_motor.build().compile(), ["R1.R", "L1.L", "emf.k", "rotor.J", "load.d"], "rotor.w", 0.5),
+        "ball": (bouncing_ball(), ["h0", "contact.e"], "ball.s", 6.0),
+        "clutch": (clutch_sweep.build().compile(), ["clutch.fn_max", "J2.J", "clutch.f_normalized.t0"], "J2.w",
+                   2.0),
+    }[case]
+    t = np.linspace(t_end / 40, t_end, 40)
+    weights = np.cos(np.arange(t.size))
+    result = sim.gradient(weighted_sum(path, weights), params, t_end, t_eval=t, **TIGHT)
+    sens = sim.sensitivity(t_end, params=params, t_eval=t, **TIGHT)
+    for name in params:
+        assert result[name] == pytest.approx(weights @ sens[path, name], rel=1e-7), name
+
+
+def test_sum_of_squares_gradient_matches_its_definition():
+    from physlib.analysis.sensitivity import sum_of_squares
+    t = np.linspace(1e-4, 5e-3, 20)
+    sim = rc_model().compile()
+    data = {"C1.v": 0.9 * (1 - np.exp(-t / 1.2e-3))}
+    result = sim.gradient(sum_of_squares(data), ["R1.R"], 5e-3, t_eval=t, **TIGHT)
+    sens = sim.sensitivity(5e-3, params=["R1.R"], t_eval=t, **TIGHT)
+    error = sens["C1.v"] - data["C1.v"]
+    assert result.value == pytest.approx(np.sum(error ** 2), rel=1e-7)
+    assert result["R1.R"] == pytest.approx(np.sum(2 * error * sens["C1.v", "R1.R"]), rel=1e-7)

@@ -60,10 +60,45 @@ def sensitivity(model, t_end: float, *, params, outputs=None, t_eval=None, metho
     for name in outputs or ():
         model.variable(name) if model.mode_slot(name) is None else None
     if method == "adjoint":
-        from .adjoint import adjoint_sensitivity
-        return adjoint_sensitivity(model, options, names, outputs, relative)
+        raise SensitivityError("sensitivity(method='adjoint') is not available: the adjoint method gives the "
+                               "gradient of one scalar objective (sim.gradient); for the sensitivities of "
+                               "every variable over time use method='forward'")
     with model_lock(model):
         return forward_sensitivity(model, options, names, relative)
+
+
+def gradient(model, objective, params, t_end: float, *, t_eval, values: dict | None = None, t0: float = 0.0,
+             solver: str = "idas", rtol: float = 1e-6, atol: float = 1e-8, x0: dict | None = None,
+             projection: str | None = "energy", max_step: float | None = None, event_tol: float = 1e-10,
+             max_events: int = 100, initial: str = "strict"):
+    """The gradient of a scalar objective of the run's outputs at the times ``t_eval`` with
+    respect to ``params`` (as for :func:`sensitivity`), by the adjoint method: one forward and
+    one backward sweep, whatever the number of parameters, through the run's events.
+
+    objective: a function of {path: values at t_eval} returning (value, {path: ∂value/∂values});
+    it names the paths it needs in its attribute ``paths``.
+    :func:`~physlib.analysis.sensitivity.adjoint.sum_of_squares` makes the usual one,
+    Σ w·(y(t_i) − data_i)². The other options are :func:`sensitivity`'s. Returns a
+    :class:`~physlib.analysis.sensitivity.adjoint.Gradient` (``value``, ``gradient``
+    {parameter: ∂value/∂parameter}). The run's events and their jump conditions are those of
+    the forward sensitivities; a sensitivity that does not exist is a SensitivityError."""
+    from .adjoint import AdjointSweep
+    names, given = _parameter_names(params)
+    paths = list(getattr(objective, "paths", ()))
+    if not paths:
+        raise SensitivityError("the objective must name the output paths it uses in its attribute 'paths' "
+                               "(sum_of_squares(data) does)")
+    options = run_options(model, t_end, values={**(values or {}), **given}, t0=t0, solver=solver, rtol=rtol,
+                          atol=atol, t_eval=t_eval, x0=x0, projection=projection, max_step=max_step,
+                          event_tol=event_tol, max_events=max_events, initial=initial)
+    for path in paths:
+        model.variable(path)
+    with model_lock(model):
+        p = model.parameter_vector(options.params)
+        theta = resolve(model, names, p, options.params)
+        events, _ = record_events(model, options, p)
+        theta = with_initial_values(theta, events[0].x)
+        return AdjointSweep(model, options, theta, events).run(objective, paths, np.asarray(options.grid))
 
 
 def run_options(model, t_end, *, values, t_eval=None, **options):
