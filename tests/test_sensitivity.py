@@ -173,6 +173,27 @@ def test_ideal_diode_rectifier_sensitivities_equal_central_differences():
         assert relative_error(sens["C1.v", name], difference) < 1e-4, name
 
 
+def test_coupled_clutches_sensitivities_equal_central_differences():
+    # MSL's CoupledClutches to 1.3 s: two time events and six stick/slip changes, clutch 1 locking
+    # and breaking away twice. Compared in relative units θ·∂y/∂θ against the largest of them for
+    # that output: some are zero by physics (once clutch 2 sticks, J2 and J3 share the momentum
+    # its internal torque never changed, whatever mu2) and central differences at step 1e-3 (a
+    # truncation of ~1e-6; the runs' own error over the step, ~1e-7) show them at ~1e-5.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+    import coupled_clutches
+    sim = coupled_clutches.build().compile()
+    t = np.linspace(0.05, 1.3, 26)
+    names = ["clutch1.fn_max", "clutch2.mu", "J2.J"]
+    sens = sim.sensitivity(1.3, params=names, t_eval=t, **TIGHT)
+    assert sum(event.cause == "state" for event in sens.events) >= 5
+    for output in ["J1.w", "J3.w"]:
+        differences = central_differences(sim, output, names, 1.3, t, step=1e-3, **TIGHT)
+        scale = max(np.max(np.abs(d)) * sim.parameters[n] for n, d in zip(names, differences))
+        for name, difference in zip(names, differences):
+            error = np.max(np.abs(sens[output, name] - difference)) * sim.parameters[name]
+            assert error < 1e-4 * scale, (output, name)
+
+
 def test_a_saturation_current_of_1e_14_is_a_parameter_like_any_other():
     # directions are integrated as θ·∂x/∂θ, so a parameter of 1e-14 A sits at the states' scale
     m = Model("diode_rc")

@@ -101,22 +101,11 @@ class Stepper:
         residual, jacobian, offset = stepping_functions(system, solver, self.sparse)
         self._res = buffered(residual)
         self._jac = buffered(jacobian)
-        if self.ida and self.nz:
-            row = row_between_steps(system)
-            self._row = buffered(row)
-            # An unrolled (SX) row function cannot fail; one with run-time linear solves can.
-            self.row_solves_at_run_time = not row.is_a("SXFunction")
-            self._row[2][5][0], self._row[2][6][0] = rtol, atol
+        self._row, self._row_vectors = None, ()     # the row function between steps: _rows()
         self.messages: list[str] = []
-        self._row_vectors = ()
 
         self.ctx = ctx = self._create_context(core)
         self.y, self.yp = nvec.N_VNew_Serial(n, ctx), nvec.N_VNew_Serial(n, ctx)
-        if self.ida and self.nz:
-            # The row function's own inputs y and y' as SUNDIALS vectors: IDAGetSolution
-            # writes the interpolated row straight into them, one call for both.
-            self._row_vectors = tuple(nvec.N_VMake_Serial(n, a.ctypes.data_as(REAL_P), ctx)
-                                      for a in self._row[2][:2])
         self.dky = nvec.N_VNew_Serial(n, ctx)
         self.rtol, self.atol = rtol, atol
         self.y_arr = _view(core, self.y, n)
@@ -210,7 +199,7 @@ class Stepper:
         self._jac[2][1][:] = p
         if self.linear is not None:
             self.linear.restart(p)
-        if self.ida and self.nz:
+        if self._row is not None:
             self._row[2][2][:] = p
         self.y_arr[:self.nx] = x
         if self.ida:
@@ -304,7 +293,7 @@ class Stepper:
         if not self.ida or not self.nz:
             x, _ = self._dky(t, 0)
             return x, np.empty(0)
-        buffer, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out, check) = self._row
+        buffer, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out, check) = self._rows()
         if self.lib.IDAGetSolution(self.mem, t, *self._row_vectors) != 0:
             raise self.no_interpolation(t)
         t_in[0], h_in[0] = t, max(self.h_last, 1e-300)
@@ -312,6 +301,29 @@ class Stepper:
         if check[0] == 0.0 and (self.row_solves_at_run_time is False or buffer.ret() == 0):
             return out[:self.nx].copy(), out[self.nx:].copy()
         return y_in[:self.nx].copy(), y_in[self.nx:].copy()
+
+    def _rows(self):
+        """The buffered row function between steps (IDA with z), built on first use: a sensitivity
+        run's augmented DAE, whose row function takes seconds to build, never asks for it."""
+        if self._row is None:
+            row = row_between_steps(self.system)
+            self._row, self._row_solves = buffered(row), not row.is_a("SXFunction")   # SX ones cannot fail
+            self._row[2][5][0], self._row[2][6][0] = self.rtol, self.atol
+            self._row[2][2][:] = self.p
+            # its inputs y, y' as SUNDIALS vectors: IDAGetSolution writes the rows straight there
+            self._row_vectors = tuple(self.nvec.N_VMake_Serial(self.n, a.ctypes.data_as(REAL_P), self.ctx)
+                                      for a in self._row[2][:2])
+        return self._row
+
+    @property
+    def row_solves_at_run_time(self) -> bool:
+        """Whether the row function solves linear systems at run time (and so can fail)."""
+        self._rows()
+        return self._row_solves
+
+    def interpolated(self, t: float) -> np.ndarray:
+        """y at t within the last step from the solver's interpolating polynomial alone."""
+        return self._dky(t, 0)[1]
 
     def _dky(self, t: float, k: int, into=None):
         """The k-th derivative of the interpolating polynomial at t: (its x part, all of y),
