@@ -9,7 +9,7 @@ import numpy as np
 
 from ...core.errors import PhyslibError, UnknownNameError
 from ..common.hybrid_components import Event
-from ..simulation.results import SimulationResult
+from ..simulation.results import SimulationResult, panels
 
 
 @dataclass(repr=False)
@@ -79,17 +79,10 @@ class SensitivityResult(SimulationResult):
     def plot(self, *outputs, parameters=None, ax=None):
         """Plot the relative sensitivities of each output to ``parameters`` (default: all) over
         time, one axis per output; returns the matplotlib Figure."""
-        import matplotlib.pyplot as plt
-
         if not outputs:
             raise PhyslibError("name the outputs to plot, e.g. sens.plot('C1.v')")
         names = self.parameters if parameters is None else list(parameters)
-        if ax is None:
-            fig, axes = plt.subplots(len(outputs), 1, sharex=True, squeeze=False,
-                                     figsize=(7, 2.2 + 1.8 * len(outputs)))
-            axes = axes[:, 0]
-        else:
-            fig, axes = ax.figure, [ax] * len(outputs)
+        fig, axes = panels(len(outputs), ax, 1.8)
         for axis, output in zip(axes, outputs):
             for name in names:
                 axis.plot(self.t, self.relative(output, name), label=name)
