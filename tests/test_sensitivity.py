@@ -194,6 +194,21 @@ def test_coupled_clutches_sensitivities_equal_central_differences():
             assert error < 1e-4 * scale, (output, name)
 
 
+def test_ideal_buck_sensitivities_to_the_duty_and_the_choke_equal_central_differences():
+    # five 50-kHz periods of the ideal buck: every PWM edge a time event (the falling one at
+    # duty/f moves with the duty), the switch and the diode changing modes together at each
+    import buck_converter
+    sim = buck_converter.build().compile()
+    t = np.linspace(1e-5, 1e-4, 10)
+    names = ["L1.L", "S1.control.duty"]
+    sens = sim.sensitivity(1e-4, params=names, t_eval=t, max_events=10_000, **TIGHT)
+    assert len(sens.events) >= 10
+    for output in ["C1.v", "L1.i"]:
+        for name, difference in zip(names, central_differences(sim, output, names, 1e-4, t, max_events=10_000,
+                                                               **TIGHT)):
+            assert relative_error(sens[output, name], difference) < 1e-4, (output, name)
+
+
 def test_a_saturation_current_of_1e_14_is_a_parameter_like_any_other():
     # directions are integrated as θ·∂x/∂θ, so a parameter of 1e-14 A sits at the states' scale
     m = Model("diode_rc")
