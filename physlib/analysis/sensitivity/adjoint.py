@@ -28,9 +28,9 @@ from ...core.errors import SimulationError
 from ..common.initialization import solve_algebraic
 from ..simulation.time_events import left_limit
 from .derivatives import PointDerivatives
-from .forward import _start_slots
+from .forward import start_slots
 from .jumps import EventJumps
-from .result import _output_jacobian
+from .result import output_jacobian
 
 
 @dataclass
@@ -173,7 +173,7 @@ class AdjointSweep:
         dy = np.zeros(nx + nz + nv)
         for path, slope in slopes.items():
             pos, sign = self.model.variable(path)
-            row = np.array(_output_jacobian(self.model.system, pos, self.theta.varying)(x, z, p, t)).ravel()
+            row = np.array(output_jacobian(self.model.system, pos, self.theta.varying)(x, z, p, t)).ravel()
             dy += sign * slope * row
         out = np.zeros(nx + nv + 1)
         out[:nx], out[nx:nx + nv] = dy[:nx], dy[nx + nz:]
@@ -204,7 +204,7 @@ class AdjointSweep:
         theta, options = self.theta, self.options
         p0 = self.events[0].p
         S0 = theta.start_sensitivity(self.model, p0, options.t0, options.x0)
-        P0 = _start_slots(self.model, theta.varying, theta.P0)
+        P0 = start_slots(self.model, theta.varying, theta.P0)
         return S0.T @ lam[:self.nx] + (P0.T @ lam[self.nx:self.nx + self.nv] if self.nv else 0.0)
 
 

@@ -77,7 +77,7 @@ class ForwardRun:
                               options.t_end)
         self.grid, self.next_output, self.user_grid = grid, 0, options.t_eval is not None
         S = theta.start_sensitivity(self.model, p0, options.t0, options.x0) * theta.scale
-        P = _start_slots(self.model, theta.varying, theta.P0 * theta.scale)
+        P = start_slots(self.model, theta.varying, theta.P0 * theta.scale)
         parts = self.d.dae(x0, z0, events[0].p, options.t0)
         Sz = self.d.algebraic_sensitivity(parts, S, P)
         try:
@@ -180,7 +180,7 @@ class ForwardRun:
                                own[self.nx:], np.tile(directions[self.nx:], count)])
 
 
-def _start_slots(model, varying, P):
+def start_slots(model, varying, P):
     """P with the rows of the discrete variables that start from a parameter copied from that
     parameter's row (zero if it does not vary), as the run's start copies its value."""
     row = {int(slot): i for i, slot in enumerate(varying.tolist())}

@@ -115,7 +115,7 @@ class SensitivityResult(SimulationResult):
         if direct is not None:
             kind, row = direct
             return (self._S if kind == "x" else self._Sz)[:, row, :]
-        function = _output_jacobian(self.model.system, pos, self.varying)
+        function = output_jacobian(self.model.system, pos, self.varying)
         n = len(self.t)
         if n == 0:
             return np.zeros((0, len(self.parameters)))
@@ -130,7 +130,7 @@ class SensitivityResult(SimulationResult):
         return out
 
 
-def _output_jacobian(system, pos: int, varying) -> cs.Function:
+def output_jacobian(system, pos: int, varying) -> cs.Function:
     """(x, z, p, t) -> ∂y/∂[x; z; p_V] (a row) of the output at representative position pos."""
     key = ("sensitivity_output", pos, tuple(varying.tolist()))
     if key not in system.cache:
