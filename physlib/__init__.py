@@ -10,7 +10,7 @@ from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNa
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, StructureChangeError,
                    UnconnectedPortError, UnknownNameError, ModelError, Variable, der, MissingPortError,
-                   UnknownAttributeError, ImpulseError, ModeSettlingError, PositionState)
+                   UnknownAttributeError, ImpulseError, ModeSettlingError, PositionState, SensitivityError, FitError)
 
 # Names imported on first use (PEP 562), so that ``import physlib`` loads only what building a
 # model takes: the analyses (and SciPy's dense algebra, pandas, dask, matplotlib behind them)
@@ -27,6 +27,7 @@ _LAZY = {
     "linearize": "physlib.analysis.linear.linearize",
     **dict.fromkeys(["SweepError", "SweepTable", "lognormal", "monte_carlo", "normal", "sweep", "uniform"],
                     "physlib.analysis.sweeps"),
+    **dict.fromkeys(["fit", "Experiment", "FitResult"], "physlib.analysis.fitting"),
 }
 
 __version__ = "0.1.0"
@@ -37,9 +38,10 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "UnconnectedPortError", "MissingReferenceError", "StructuralError", "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
-           "ModeSettlingError", "DescriptorError", "PositionState", "ExportError",
+           "ModeSettlingError", "DescriptorError", "PositionState", "ExportError", "SensitivityError", "FitError",
            "LinearModel", "linearize", "inject_through", "inject_across",
-           "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError"]
+           "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError",
+           "fit", "Experiment", "FitResult"]
 
 
 def __getattr__(name):

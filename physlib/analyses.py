@@ -24,6 +24,7 @@ from .analysis.linear.operating_point import operating_point, trim
 from .analysis.noise.multiport import multiport_noise
 from .analysis.noise.portions import portion_noise
 from .analysis.noise.small_signal import noise
+from .analysis.sensitivity.sensitivity import gradient, sensitivity
 from .analysis.simulation.simulate import simulate
 from .assembly import compiled
 
@@ -64,6 +65,25 @@ class CompiledModel(compiled.CompiledModel):
         """Transient simulation from ``t0`` to ``t_end`` [s]
         (:func:`physlib.analysis.simulation.simulate.simulate`)."""
         return _forward(simulate, (self, t_end), locals(), unknown)
+
+    @_analysis(sensitivity)
+    def sensitivity(self, t_end: float, *, params, outputs=None, t_eval=None, method: str = "auto",
+                    relative: bool = False, values: dict | None = None, t0: float = 0.0, solver: str = "idas",
+                    rtol: float = 1e-6, atol: float = 1e-8, x0: dict | None = None,
+                    projection: str | None = "energy", max_step: float | None = None,
+                    event_tol: float = 1e-10, max_events: int = 100, initial: str = "strict", **unknown):
+        """A simulation with the derivatives of its variables with respect to ``params``,
+        through its events (:func:`physlib.analysis.sensitivity.sensitivity.sensitivity`)."""
+        return _forward(sensitivity, (self, t_end), locals(), unknown)
+
+    @_analysis(gradient)
+    def gradient(self, objective, params, t_end: float, *, t_eval, values: dict | None = None, t0: float = 0.0,
+                 solver: str = "idas", rtol: float = 1e-6, atol: float = 1e-8, x0: dict | None = None,
+                 projection: str | None = "energy", max_step: float | None = None, event_tol: float = 1e-10,
+                 max_events: int = 100, initial: str = "strict", **unknown):
+        """The adjoint gradient of a scalar objective of the run's sampled outputs
+        (:func:`physlib.analysis.sensitivity.sensitivity.gradient`)."""
+        return _forward(gradient, (self, objective, params, t_end), locals(), unknown)
 
     @_analysis(operating_point)
     def operating_point(self, *, t: float = 0.0, params: dict | None = None, inputs: dict | None = None,

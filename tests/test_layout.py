@@ -21,9 +21,10 @@ CATALOG = architecture.PACKAGE / "components"
 SHARED = "common"
 # each job subpackage and what it may import of the analyses besides the shared helpers
 # (simulation reaches noise only for the noise propagated along a run; export writes FMUs and
-# standalone C from the compiled functions, mirroring the simulator's fixed-step methods and events)
+# standalone C from the compiled functions, mirroring the simulator's fixed-step methods and events;
+# sensitivity follows the simulator's runs through their events; fitting runs sensitivities)
 JOBS = {"linear": set(), "noise": {"linear"}, "simulation": {"linear", "noise"}, "sweeps": set(),
-        "export": {"simulation"}}
+        "export": {"simulation"}, "sensitivity": {"simulation", "linear"}, "fitting": {"sensitivity"}}
 
 
 def analysis_modules():

@@ -14,12 +14,13 @@ from physlib.analysis.linear.operating_point import operating_point, trim
 from physlib.analysis.noise.multiport import multiport_noise
 from physlib.analysis.noise.portions import portion_noise
 from physlib.analysis.noise.small_signal import noise
+from physlib.analysis.sensitivity.sensitivity import gradient, sensitivity
 from physlib.analysis.simulation.simulate import simulate
 from test_electrical_transients import rc_model
 
 METHODS = {"simulate": simulate, "operating_point": operating_point, "trim": trim,
            "linearize": linearize, "noise": noise, "multiport_noise": multiport_noise,
-           "portion_noise": portion_noise}
+           "portion_noise": portion_noise, "sensitivity": sensitivity, "gradient": gradient}
 
 
 def rc():

@@ -2,7 +2,7 @@
 from .component import Component, Input, Mode, Output, Parameter, Port, PortRef, Variable
 from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, ExportError, ImpulseError, InitializationError,
                      MissingPortError, MissingReferenceError, ModelError, ModeSettlingError, ParameterError,
-                     PhyslibError, PortConnectionError, SimulationError, StructuralError, StructureChangeError,
+                     FitError, PhyslibError, PortConnectionError, SensitivityError, SimulationError, StructuralError, StructureChangeError,
                      UnconnectedPortError, UnknownAttributeError, UnknownNameError)
 from .positions import PositionState
 from .symbols import der
@@ -13,7 +13,7 @@ __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef
            "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
-           "ModeSettlingError", "PositionState", "ExportError"]
+           "ModeSettlingError", "PositionState", "ExportError", "SensitivityError", "FitError"]
 
 
 def __getattr__(name):

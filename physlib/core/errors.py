@@ -95,3 +95,17 @@ class ExportError(PhyslibError):
     """A compiled model cannot be exported as asked (an FMU, standalone C): no C compiler, a
     compiler failure, or a component whose behaviour cannot be written as compiled code. The
     message names what and how to fix it."""
+
+
+class SensitivityError(PhyslibError):
+    """Parameter sensitivities that do not exist, or that physlib cannot compute, for a run: an
+    event whose time is not a differentiable function of the parameters (a guard that grazes
+    zero or crosses it with zero slope, events chasing each other), a fixed-step run whose
+    guards are only looked at at step ends. The message names the component, the guard and the
+    time."""
+
+
+class FitError(PhyslibError):
+    """A fit that cannot be set up as asked: measured data with NaN or outside the experiment's
+    span, a variable the model does not have, a start value outside its bounds. The message
+    names the experiment and the variable or parameter."""

@@ -10,10 +10,14 @@ from __future__ import annotations
 from ...core.errors import PhyslibError
 
 
+class EventStormError(PhyslibError):
+    """Events chase each other: the model chatters (or integration error decides a mode)."""
+
+
 def chattering_storm(components: list[str], count: int, t_first: float, t_last: float, zero_band: float,
-                     rtol: float, atol: float) -> PhyslibError:
+                     rtol: float, atol: float) -> EventStormError:
     """``count`` events in a row between t_first and t_last [s], each released from the zero band."""
-    return PhyslibError(
+    return EventStormError(
         f"event storm: {count} events in a row between t = {t_first:.10g} s and t = {t_last:.10g} s, "
         f"each with its guard still within the zero band ({zero_band:.3g}) of the one before, most "
         f"of them in {_most_frequent(components)}; the model chatters (a sliding mode: raise "
@@ -21,9 +25,9 @@ def chattering_storm(components: list[str], count: int, t_first: float, t_last: 
 
 
 def crowded_storm(components: list[str], max_events: int, span: float, t: float, rtol: float,
-                  atol: float) -> PhyslibError:
+                  atol: float) -> EventStormError:
     """More than ``max_events`` events within ``span`` [s] around t."""
-    return PhyslibError(
+    return EventStormError(
         f"event storm: more than {max_events} events within {span:.3g} s around t = {t:.10g} s, "
         f"most of them in {_most_frequent(components)}; the model chatters (raise max_events if "
         f"this is intended)" + _tolerance_hint(rtol, atol))

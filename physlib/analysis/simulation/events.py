@@ -38,6 +38,7 @@ from ..common.initialization import solve_algebraic
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
 from .event_storms import chattering_storm, crowded_storm
+from .event_trace import current_trace
 from .run_stats import count as count_event
 from .stepping_functions import buffered
 
@@ -63,6 +64,7 @@ class HybridStepper:
         self.max_events = max_events
         self.projection = projection
         self.events: list[Event] = []
+        self.trace = current_trace()        # who follows the events (event_trace)
         self.zero_band = 10 * atol         # guard values this small count as zero after an event
         self.noise = 1e-6 * self.zero_band # a probe moving a guard less than this is rounding
         self._check = None                 # the buffers of step_check, made on first use
@@ -125,6 +127,7 @@ class HybridStepper:
             g, mask, (t_d, (x_d, z_d), g_d) = self.probe(x, z, t)
             back = fired & near & (np.sign(g_d) == np.sign(g_before)) & (g_d != 0)
             count, p_old = len(self.events), self.p.copy()
+            self.trace.settling(t)
             x_new, z_new = self.iterate_modes(t_d, x_d, z_d, back, "state")
             if len(self.events) == count:
                 return t, x, z, g, mask
@@ -233,6 +236,7 @@ class HybridStepper:
         """Event iteration at time t: update modes, and the discrete variables of components
         with a sample instant at t, until they settle; returns (x, z)."""
         pre = self.p.copy()
+        self.trace.begin(t, x, z, pre, fired, cause)
         due = [inst for inst in self._sampled if t in inst.samples]
         outputs = fast(self.system, "outputs")
         values = outputs(x, z, self.p, t)
@@ -240,6 +244,7 @@ class HybridStepper:
             changes = self._impacts_first(self._mode_requests(values, pre, fired), x, z, t)
             updates = [(inst, new) for inst in due if (new := inst.update(values, self.p, pre, t))]
             if not changes and not updates:
+                self.trace.end(x, z, self.p)
                 return x, z
             count_event("event_iterations")
             before_p = self.p.copy()
@@ -249,8 +254,10 @@ class HybridStepper:
                 for name, value in new.items():
                     self.p[inst.discrete_slot[name]] = value
             try:
+                x_in, z_in = x, z
                 x = self._project(x, z, t, before_p)
                 z = self.solve_z(x, z, t)
+                self.trace.round(t, before_p, self.p, x_in, z_in, x, z)
                 values = outputs(x, z, self.p, t)
                 if not np.all(np.isfinite(values)):
                     check_finite(self.model, x, z, self.p, t, "after the event")

@@ -263,16 +263,9 @@ class SimulationResult:
 
     def plot(self, *names, ax=None):
         """Plot the named variables over time; returns the matplotlib Figure."""
-        import matplotlib.pyplot as plt
-
         if not names:
             raise PhyslibError("name the variables to plot, e.g. res.plot('C1.v')")
-        if ax is None:
-            fig, axes = plt.subplots(len(names), 1, sharex=True, squeeze=False,
-                                     figsize=(7, 2.2 + 1.6 * len(names)))
-            axes = axes[:, 0]
-        else:
-            fig, axes = ax.figure, [ax] * len(names)
+        fig, axes = panels(len(names), ax, 1.6)
         for axis, name in zip(axes, names):
             axis.plot(self.t, self[name], label=name)
             unit = "mode" if self.model.mode_slot(name) is not None else self.model.unit(name)
@@ -377,3 +370,14 @@ def _stepped(system, continuation, x, z, p, ta, tb):
         return stepper.current()
     finally:
         stepper.close()
+
+
+def panels(count: int, ax=None, height: float = 1.6):
+    """(Figure, axes): ``count`` stacked axes sharing time, ``height`` inches each, or ``ax``
+    for all of them."""
+    import matplotlib.pyplot as plt
+
+    if ax is not None:
+        return ax.figure, [ax] * count
+    fig, axes = plt.subplots(count, 1, sharex=True, squeeze=False, figsize=(7, 2.2 + height * count))
+    return fig, axes[:, 0]

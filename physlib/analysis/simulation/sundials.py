@@ -101,22 +101,11 @@ class Stepper:
         residual, jacobian, offset = stepping_functions(system, solver, self.sparse)
         self._res = buffered(residual)
         self._jac = buffered(jacobian)
-        if self.ida and self.nz:
-            row = row_between_steps(system)
-            self._row = buffered(row)
-            # An unrolled (SX) row function cannot fail; one with run-time linear solves can.
-            self.row_solves_at_run_time = not row.is_a("SXFunction")
-            self._row[2][5][0], self._row[2][6][0] = rtol, atol
+        self._row, self._row_vectors = None, ()     # the row function between steps: _rows()
         self.messages: list[str] = []
-        self._row_vectors = ()
 
         self.ctx = ctx = self._create_context(core)
         self.y, self.yp = nvec.N_VNew_Serial(n, ctx), nvec.N_VNew_Serial(n, ctx)
-        if self.ida and self.nz:
-            # The row function's own inputs y and y' as SUNDIALS vectors: IDAGetSolution
-            # writes the interpolated row straight into them, one call for both.
-            self._row_vectors = tuple(nvec.N_VMake_Serial(n, a.ctypes.data_as(REAL_P), ctx)
-                                      for a in self._row[2][:2])
         self.dky = nvec.N_VNew_Serial(n, ctx)
         self.rtol, self.atol = rtol, atol
         self.y_arr = _view(core, self.y, n)
@@ -135,9 +124,8 @@ class Stepper:
         self._tret = REAL()
         self._tret_ref = ctypes.byref(self._tret)
         self._started = False
-        self._atols = atols      # IDA's atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
-        self.mem = self._create_ida(ctx, rtol, atol, max_step) if self.ida else \
-            self._create_cvode(ctx, rtol, atol, max_step)
+        self._atols = atols      # atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
+        self.mem = self._create_solver(ctx, rtol, atol, max_step)
         # Output rows between steps, completed in blocks (IDA), each with its parameter vector
         # unless ``rows_keep_p`` is False (a run whose parameter vector cannot change).
         self.row_block = RowBlock(self, system.dae.size1_in(2) if rows_keep_p else 0) if self.ida else None
@@ -156,46 +144,35 @@ class Stepper:
             core.SUNLogger_SetWarningFilename(logger, b"")
         return ctx
 
-    def _create_ida(self, ctx, rtol, atol, max_step):
-        ida = self.lib
-        core, nvec, n = self.core, self.nvec, self.n
-        mem = POINTER(ida.IDACreate(ctx))
-        self._callbacks()
-        _check(ida.IDAInit(mem, self._callback, 0.0, self.y, self.yp), "IDAInit")
-        if self._user_data is not None:
-            _check(ida.IDASetUserData(mem, ctypes.addressof(self._user_data)), "IDASetUserData")
-        if self._atols is None:
-            _check(ida.IDASStolerances(mem, rtol, atol), "IDASStolerances")
-        else:                                                   # IDA keeps a copy
-            vector = nvec.N_VMake_Serial(n, self._atols.ctypes.data_as(REAL_P), ctx)
-            _check(ida.IDASVtolerances(mem, rtol, vector), "IDASVtolerances")
-            core.N_VDestroy(vector)
-        _check(ida.IDASetLinearSolver(mem, self.matrix.solver, self.matrix.A), "IDASetLinearSolver")
-        _check(ida.IDASetJacFn(mem, self._jac_callback), "IDASetJacFn")
-        if self.nz:
-            self._id = nvec.N_VNew_Serial(n, ctx)
-            ident = _view(core, self._id, n)
-            ident[:self.nx], ident[self.nx:] = 1.0, 0.0
-            _check(ida.IDASetId(mem, self._id), "IDASetId")
-            _check(ida.IDASetSuppressAlg(mem, 1), "IDASetSuppressAlg")
-        if max_step is not None:
-            _check(ida.IDASetMaxStep(mem, max_step), "IDASetMaxStep")
-        ida.IDASetMaxNumSteps(mem, MAX_STEPS_PER_CALL)
-        return mem
+    def _create_solver(self, ctx, rtol, atol, max_step):
+        """IDA's or CVODE's memory (BDF), set up with the callbacks, tolerances, linear solver
+        and step limits (IDA: which unknowns are algebraic, left out of its error test)."""
+        lib, prefix = self.lib, "IDA" if self.ida else "CVode"
 
-    def _create_cvode(self, ctx, rtol, atol, max_step):
-        cvode = self.lib
-        mem = POINTER(cvode.CVodeCreate(CV_BDF, ctx))
+        def call(name, *args):
+            _check(getattr(lib, prefix + name)(mem, *args), prefix + name)
+        mem = POINTER(lib.IDACreate(ctx) if self.ida else lib.CVodeCreate(CV_BDF, ctx))
         self._callbacks()
-        _check(cvode.CVodeInit(mem, self._callback, 0.0, self.y), "CVodeInit")
+        call("Init", self._callback, 0.0, self.y, *((self.yp,) if self.ida else ()))
         if self._user_data is not None:
-            _check(cvode.CVodeSetUserData(mem, ctypes.addressof(self._user_data)), "CVodeSetUserData")
-        _check(cvode.CVodeSStolerances(mem, rtol, atol), "CVodeSStolerances")
-        _check(cvode.CVodeSetLinearSolver(mem, self.matrix.solver, self.matrix.A), "CVodeSetLinearSolver")
-        _check(cvode.CVodeSetJacFn(mem, self._jac_callback), "CVodeSetJacFn")
+            call("SetUserData", ctypes.addressof(self._user_data))
+        if self._atols is None:
+            call("SStolerances", rtol, atol)
+        else:                                                   # the solver keeps a copy
+            vector = self.nvec.N_VMake_Serial(self.n, self._atols[:self.n].ctypes.data_as(REAL_P), ctx)
+            call("SVtolerances", rtol, vector)
+            self.core.N_VDestroy(vector)
+        call("SetLinearSolver", self.matrix.solver, self.matrix.A)
+        call("SetJacFn", self._jac_callback)
+        if self.ida and self.nz:
+            self._id = self.nvec.N_VNew_Serial(self.n, ctx)
+            ident = _view(self.core, self._id, self.n)
+            ident[:self.nx], ident[self.nx:] = 1.0, 0.0
+            call("SetId", self._id)
+            call("SetSuppressAlg", 1)
         if max_step is not None:
-            _check(cvode.CVodeSetMaxStep(mem, max_step), "CVodeSetMaxStep")
-        cvode.CVodeSetMaxNumSteps(mem, MAX_STEPS_PER_CALL)
+            call("SetMaxStep", max_step)
+        getattr(lib, prefix + "SetMaxNumSteps")(mem, MAX_STEPS_PER_CALL)
         return mem
 
     # --- callbacks (called by SUNDIALS; exceptions must not escape into C) ----------------------
@@ -222,7 +199,7 @@ class Stepper:
         self._jac[2][1][:] = p
         if self.linear is not None:
             self.linear.restart(p)
-        if self.ida and self.nz:
+        if self._row is not None:
             self._row[2][2][:] = p
         self.y_arr[:self.nx] = x
         if self.ida:
@@ -316,7 +293,7 @@ class Stepper:
         if not self.ida or not self.nz:
             x, _ = self._dky(t, 0)
             return x, np.empty(0)
-        buffer, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out, check) = self._row
+        buffer, trigger, (y_in, yp_in, _p, t_in, h_in, _rtol, _atol), (out, check) = self._rows()
         if self.lib.IDAGetSolution(self.mem, t, *self._row_vectors) != 0:
             raise self.no_interpolation(t)
         t_in[0], h_in[0] = t, max(self.h_last, 1e-300)
@@ -324,6 +301,29 @@ class Stepper:
         if check[0] == 0.0 and (self.row_solves_at_run_time is False or buffer.ret() == 0):
             return out[:self.nx].copy(), out[self.nx:].copy()
         return y_in[:self.nx].copy(), y_in[self.nx:].copy()
+
+    def _rows(self):
+        """The buffered row function between steps (IDA with z), built on first use: a sensitivity
+        run's augmented DAE, whose row function takes seconds to build, never asks for it."""
+        if self._row is None:
+            row = row_between_steps(self.system)
+            self._row, self._row_solves = buffered(row), not row.is_a("SXFunction")   # SX ones cannot fail
+            self._row[2][5][0], self._row[2][6][0] = self.rtol, self.atol
+            self._row[2][2][:] = self.p
+            # its inputs y, y' as SUNDIALS vectors: IDAGetSolution writes the rows straight there
+            self._row_vectors = tuple(self.nvec.N_VMake_Serial(self.n, a.ctypes.data_as(REAL_P), self.ctx)
+                                      for a in self._row[2][:2])
+        return self._row
+
+    @property
+    def row_solves_at_run_time(self) -> bool:
+        """Whether the row function solves linear systems at run time (and so can fail)."""
+        self._rows()
+        return self._row_solves
+
+    def interpolated(self, t: float) -> np.ndarray:
+        """y at t within the last step from the solver's interpolating polynomial alone."""
+        return self._dky(t, 0)[1]
 
     def _dky(self, t: float, k: int, into=None):
         """The k-th derivative of the interpolating polynomial at t: (its x part, all of y),

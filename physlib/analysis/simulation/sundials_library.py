@@ -195,6 +195,7 @@ def _declare_cvode(cvode):
     _sig(cvode, "CVodeInit", i, p, RHS_FN, r, p)
     _sig(cvode, "CVodeReInit", i, p, r, p)
     _sig(cvode, "CVodeSStolerances", i, p, r, r)
+    _sig(cvode, "CVodeSVtolerances", i, p, r, p)
     _sig(cvode, "CVodeSetLinearSolver", i, p, p, p)
     _sig(cvode, "CVodeSetJacFn", i, p, CV_JAC_FN)
     _sig(cvode, "CVodeSetUserData", i, p, p)

@@ -1,0 +1,242 @@
+"""``gradient``: the derivative of a scalar objective of a run's sampled outputs with respect to
+parameters, by the adjoint method, through the run's events.
+
+The run is cut at its events and at the objective's sample times into segments, each
+integrated with its modes fixed by one CasADi integrator (CVODES, the algebraic variables
+solved inside its right-hand side) over a normalized time s ∈ [0, 1] whose span is a
+parameter, so that one integrator and its reverse (adjoint) derivative serve every segment.
+The forward sweep integrates the segments from each event's state (as the simulator left it);
+the backward sweep carries the adjoint λ of u = [x; p_V; τ] — the states, the varying entries
+of the parameter vector, and the time sensitivity of the last event (a settling look moves
+with the event before it) — from t_end to t0: across a segment by SUNDIALS' adjoint
+integration (checkpointed, the parameter integrals under error control; a cost of a few
+forward integrations whatever the number of parameters), across an event by the transpose of
+its jump map (:mod:`.jumps`: the jump conditions of the forward sensitivities, applied once to
+the unit directions of u), at a sample by adding the objective's derivative through the
+outputs (z through the algebraic equations: dz = −g_z⁻¹·(g_x·dx + g_p·dp)). At t0 the adjoint
+meets the start's dependence on θ. The cost grows with the number of segments and states, not
+with the number of parameters.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as cs
+import numpy as np
+
+from ...core.errors import SimulationError
+from ..common.initialization import solve_algebraic
+from ..simulation.time_events import left_limit
+from .derivatives import PointDerivatives
+from .forward import start_slots
+from .jumps import EventJumps
+from .result import output_jacobian
+
+
+@dataclass
+class Gradient:
+    """``value``: the objective; ``gradient``: {parameter: ∂objective/∂parameter}."""
+
+    value: float
+    gradient: dict
+
+    def __getitem__(self, name):
+        return self.gradient[name]
+
+
+def sum_of_squares(data: dict, weights: dict | None = None):
+    """The objective Σ w·(y(t_i) − data_i)² over the sample times, ``data`` {path: values at
+    them}, ``weights`` {path: w} (default 1): a function of {path: y at the samples} returning
+    (value, {path: ∂value/∂y})."""
+    def objective(values):
+        total, slopes = 0.0, {}
+        for path, target in data.items():
+            w = 1.0 if weights is None else weights.get(path, 1.0)
+            error = np.asarray(values[path]) - np.asarray(target)
+            total += float(np.sum(w * error ** 2))
+            slopes[path] = 2 * w * error
+        return total, slopes
+    objective.paths = list(data)
+    return objective
+
+
+class AdjointSweep:
+    """The adjoint gradient of one run: ``events`` recorded from it (the start first)."""
+
+    def __init__(self, model, options, theta, events):
+        self.model, self.options, self.theta, self.events = model, options, theta, events
+        system = model.system
+        self.nx, self.nz, self.nv = len(system.state_pos), len(system.z_pos), len(theta.varying)
+        self.d = PointDerivatives(model, theta.varying)
+        self.jumps = EventJumps(model, self.d, options)
+        self.segment = _segment_function(system, options)
+
+    def run(self, objective, paths, samples) -> Gradient:
+        nodes = self._forward(samples)
+        values = {path: np.array([self._output(path, node) for node in nodes if node[0] == "sample"])
+                  for path in paths}
+        value, slopes = objective(values)
+        lam = np.zeros(self.nx + self.nv + 1)
+        count = len(samples)
+        for node in reversed(nodes):
+            kind = node[0]
+            if kind == "sample":
+                count -= 1
+                lam = lam + self._sample_adjoint(node, {path: slopes[path][count] for path in paths})
+            elif kind == "segment":
+                lam = self._segment_adjoint(node, lam)
+            else:
+                lam = node[2].T @ lam
+        gradient = self._start(lam)
+        return Gradient(float(value), dict(zip(self.theta.names, gradient.tolist())))
+
+    # --- forward sweep ----------------------------------------------------------------------------
+
+    def _forward(self, samples):
+        """The nodes in time order: ("segment", ta, tb, x, z, p), ("sample", t, x, z, p),
+        ("event", event, jump map)."""
+        options, events = self.options, self.events
+        first = events[0]
+        nodes = [("event", first, self._jump_map(first, first.x, first.z))]
+        x, z, p, t = first.x_after, first.z_after, first.p_after, options.t0
+        k = 0
+        ends = [left_limit(e.t, options.t0, options.t_end) if e.cause == "time" else e.t for e in events[1:]]
+        for event, stop in zip(events[1:] + [None], ends + [options.t_end]):
+            while k < len(samples) and samples[k] <= stop:
+                x, z = self._integrate(nodes, t, samples[k], x, z, p)
+                t = samples[k]
+                nodes.append(("sample", t, x, z, p))
+                k += 1
+            x, z = self._integrate(nodes, t, stop, x, z, p)
+            if event is None:
+                break
+            nodes.append(("event", event, self._jump_map(event, x, z)))
+            x, z, p, t = event.x_after, event.z_after, event.p_after, event.t
+        return nodes
+
+    def _integrate(self, nodes, ta, tb, x, z, p):
+        if tb <= ta or not self.nx:
+            return x, z
+        x_end = np.array(self._call("forward", ta, tb, x, np.concatenate([p, [ta, tb], z]))).ravel()
+        nodes.append(("segment", ta, tb, x, z, p))
+        return x_end, self.model_z(x_end, z, p, tb)
+
+    def _call(self, which, ta, tb, *args):
+        try:
+            return self.segment[which](*args)
+        except RuntimeError as err:
+            reason = str(err).strip().splitlines()[-1]
+            raise SimulationError(
+                f"the adjoint's {'backward' if which == 'reverse' else 'forward'} integration from "
+                f"t = {ta:.10g} s to {tb:.10g} s failed ({reason}); a stiff mode can exhaust it at tight "
+                "tolerances: loosen rtol, or use the forward sensitivities (sim.sensitivity)") from None
+
+    def _jump_map(self, event, x, z):
+        """The matrix taking u = [S; P; τ] just before ``event`` to just after it."""
+        nx, nv = self.nx, self.nv
+        unit = np.eye(nx + nv + 1)
+        S, P = unit[:nx], unit[nx:nx + nv]
+        if event.x_after is None:               # a model without modes: states continuous
+            event.x, event.z, event.x_after, event.p_after = x, z, x, event.p
+            event.z_after = self.model_z(x, z, event.p, event.t)
+        # linearized where the simulator located the event: this sweep's own integration may end
+        # a state error past it, where a piecewise guard (a contact's gap) has changed branch
+        x, z = event.x, event.z
+        t_before = left_limit(event.t, self.options.t0, self.options.t_end) if event.cause == "time" else event.t
+        parts = self.d.dae(x, z, event.p, t_before)
+        Sz = self.d.algebraic_sensitivity(parts, S, P)
+        tau_before = unit[-1] if event.cause == "settling" else None
+        S_after, _, P_after, tau = self.jumps.apply(event, (x, z, S, Sz), P, tau_before)
+        return np.vstack([S_after, P_after, np.asarray(tau)[None, :]])
+
+    def model_z(self, x, z, p, t):
+        """z solved from 0 = g(x, z, p, t), from the guess z."""
+        if not self.nz:
+            return z
+        return solve_algebraic(self.model.system, x, z, p, t, lambda i: self.model.algebraic[i])
+
+    # --- backward sweep ---------------------------------------------------------------------------
+
+    def _segment_adjoint(self, node, lam):
+        _, ta, tb, x, z, p = node
+        adjoint = self._call("reverse", ta, tb, x, np.concatenate([p, [ta, tb], z]), lam[:self.nx])
+        lam = lam.copy()
+        lam[:self.nx] = np.array(adjoint[0]).ravel()
+        if self.nv:
+            lam[self.nx:self.nx + self.nv] += np.array(adjoint[1]).ravel()[self.theta.varying]
+        return lam
+
+    def _sample_adjoint(self, node, slopes):
+        """The objective's derivative at one sample, as an adjoint of u = [x; p_V; τ]."""
+        _, t, x, z, p = node
+        nx, nz, nv = self.nx, self.nz, self.nv
+        dy = np.zeros(nx + nz + nv)
+        for path, slope in slopes.items():
+            pos, sign = self.model.variable(path)
+            row = np.array(output_jacobian(self.model.system, pos, self.theta.varying)(x, z, p, t)).ravel()
+            dy += sign * slope * row
+        out = np.zeros(nx + nv + 1)
+        out[:nx], out[nx:nx + nv] = dy[:nx], dy[nx + nz:]
+        if nz:
+            out[:nx + nv] += self._through_algebraic(x, z, p, t, dy[nx:nx + nz])
+        return out
+
+    def _through_algebraic(self, x, z, p, t, adjoint_z):
+        """An adjoint of z as one of [x; p_V], z following them by 0 = g: dz = −g_z⁻¹·(g_x·dx + g_p·dp)."""
+        nx, nv = self.nx, self.nv
+        out = np.zeros(nx + nv)
+        if not np.any(adjoint_z):
+            return out
+        _, _, Jw, Jp, _ = self.d.dae(x, z, p, t)
+        w = self.d.solve_gz(np.asarray(Jw[nx:, nx:]).T, adjoint_z)
+        out[:nx] = -(np.asarray(Jw[nx:, :nx]).T @ w)
+        if nv:
+            out[nx:] = -(np.asarray(Jp[nx:]).T @ w)
+        return out
+
+    def _output(self, path, node):
+        _, t, x, z, p = node
+        pos, sign = self.model.variable(path)
+        return sign * float(np.array(self.model.system.outputs(x, z, p, t)).ravel()[pos])
+
+    def _start(self, lam):
+        """∂objective/∂θ from the adjoint before the start's event iteration."""
+        theta, options = self.theta, self.options
+        p0 = self.events[0].p
+        S0 = theta.start_sensitivity(self.model, p0, options.t0, options.x0)
+        P0 = start_slots(self.model, theta.varying, theta.P0)
+        return S0.T @ lam[:self.nx] + (P0.T @ lam[self.nx:self.nx + self.nv] if self.nv else 0.0)
+
+
+def _segment_function(system, options) -> dict:
+    """{"forward": (x0, [p; ta; tb; z0]) -> x at tb; "reverse": (x0, [p; ta; tb; z0], λ) -> the
+    gradients of λ·x(tb) with respect to x0 and p}: one CVODES integrator over s ∈ [0, 1],
+    t = ta + s·(tb − ta), of x' = f(x, z(x, p, t), p, t) with z solved from 0 = g by Newton's
+    method from z0 (the segment's start values: a guess, of no influence on the result).
+
+    The algebraic variables are eliminated rather than integrated (IDAS): IDAS must first find
+    consistent rates, and that search fails on stiff modes such as a conducting diode's."""
+    key = ("adjoint_segment", options.rtol, options.atol)
+    if key not in system.cache:
+        x, z, p, _ = system.symbols(cs.MX)
+        s, ta, tb = cs.MX.sym("s"), cs.MX.sym("ta"), cs.MX.sym("tb")
+        t = ta + s * (tb - ta)
+        ode, alg = system.dae(x, z, p, t)
+        params = cs.vertcat(p, ta, tb, z)
+        if z.numel():
+            residual = cs.Function("algebraic", [z, cs.vertcat(x, p, s, ta, tb)], [alg])
+            solve = cs.rootfinder("solve_z", "newton", residual, {"abstol": 1e-14, "max_iter": 50,
+                                                                   "error_on_fail": False})
+            z_of_x = solve(z, cs.vertcat(x, p, s, ta, tb))
+            ode = cs.substitute(ode, z, z_of_x)
+        integrator = cs.integrator("segment", "cvodes", {"x": x, "p": params, "t": s, "ode": (tb - ta) * ode},
+                                   0.0, 1.0, {"abstol": options.atol, "reltol": options.rtol,
+                                              "max_num_steps": 100000, "quad_err_con": True})
+        X0, P = cs.MX.sym("x0", x.numel()), cs.MX.sym("p", params.numel())
+        xf = integrator(x0=X0, p=P)["xf"]
+        lam = cs.MX.sym("lam", x.numel())
+        scalar = cs.dot(lam, xf)
+        system.cache[key] = {"forward": cs.Function("segment_forward", [X0, P], [xf]),
+                             "reverse": cs.Function("segment_reverse", [X0, P, lam],
+                                                    [cs.gradient(scalar, X0), cs.gradient(scalar, P)])}
+    return system.cache[key]

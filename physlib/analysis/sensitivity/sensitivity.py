@@ -1,0 +1,186 @@
+"""``sensitivity``: the derivatives of a simulation's variables with respect to parameters,
+through its events (see :mod:`.forward` and :mod:`.jumps`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.errors import SensitivityError
+from ..common.initialization import consistent_start
+from ..common.options import OptionError, simulate_options
+from ..simulation.event_storms import EventStormError
+from ..simulation.event_trace import tracing
+from ..simulation.simulate import model_lock, simulate
+from .event_record import EventRecorder
+from .forward import ForwardRun, model_events
+from .parameters import resolve, with_initial_values
+from .result import SensitivityEvent, SensitivityResult
+
+METHODS = ("auto", "forward", "adjoint")
+
+
+def sensitivity(model, t_end: float, *, params, outputs=None, t_eval=None, method: str = "auto",
+                relative: bool = False, values: dict | None = None, t0: float = 0.0, solver: str = "idas",
+                rtol: float = 1e-6, atol: float = 1e-8, x0: dict | None = None,
+                projection: str | None = "energy", max_step: float | None = None, event_tol: float = 1e-10,
+                max_events: int = 100, initial: str = "strict") -> SensitivityResult:
+    """Simulate ``model`` from t0 to ``t_end`` [s] with the derivatives of its variables with
+    respect to ``params``, through every event of the run.
+
+    params: the parameters θ: a list of parameter paths (``"R1.R"``; ``"C1.v0"`` an initial
+    value; ``"src.V.t0"`` a step's time, ``"pulse.width"``, ``"pwm.duty"``), model parameters,
+    or state paths (``"C1.v"``: its initial value, as ``x0`` sets it); or a dict {name: value}
+    to take them at those values. values: other parameter values of the run, not
+    differentiated (as ``simulate``'s ``params``). outputs: variable paths whose sensitivities
+    are checked now (any variable can be read from the result). method: ``"forward"`` (the
+    sensitivity equations integrated with the model, cost growing with the number of
+    parameters), ``"adjoint"`` (one backward sweep per output and output time, for few outputs
+    and many parameters) or ``"auto"`` (forward). relative: ``sens[y, θ]`` gives
+    θ·∂y/∂θ / max|y| instead of ∂y/∂θ.
+
+    The remaining options are ``simulate``'s, with its defaults (variable-step solvers only:
+    ``"idas"`` or ``"cvodes"``). The sensitivities are integrated by the same solver at the
+    same tolerances as the states, each direction in the units of the states (θ·∂x/∂θ), so
+    the accuracy of both is that of the run. Across a state event the event's time moves with
+    θ (its sensitivity from the guard), and the mode changes, the projection of the state onto
+    newly active constraints and discrete updates carry the sensitivities over; across a time
+    event whose instant depends on θ (a step's or a pulse's edge, a PWM's duty) likewise.
+    Where a sensitivity does not exist — a guard that grazes zero or crosses it with zero
+    slope, events that chase each other (an event storm), a fixed-step run whose guards are
+    only seen at step ends — the run stops with a :class:`~physlib.core.errors.SensitivityError`
+    naming the component, the guard and the time.
+
+    Returns a :class:`~physlib.analysis.sensitivity.result.SensitivityResult`: a simulation
+    result whose ``sens[output, parameter]`` is ∂output/∂parameter over ``sens.t``."""
+    if method not in METHODS:
+        raise OptionError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    names, given = _parameter_names(params)
+    options = run_options(model, t_end, values={**(values or {}), **given}, t0=t0, solver=solver, rtol=rtol,
+                          atol=atol, t_eval=t_eval, x0=x0, projection=projection, max_step=max_step,
+                          event_tol=event_tol, max_events=max_events, initial=initial)
+    for name in outputs or ():
+        model.variable(name) if model.mode_slot(name) is None else None
+    if method == "adjoint":
+        raise SensitivityError("sensitivity(method='adjoint') is not available: the adjoint method gives the "
+                               "gradient of one scalar objective (sim.gradient); for the sensitivities of "
+                               "every variable over time use method='forward'")
+    with model_lock(model):
+        return forward_sensitivity(model, options, names, relative)
+
+
+def gradient(model, objective, params, t_end: float, *, t_eval, values: dict | None = None, t0: float = 0.0,
+             solver: str = "idas", rtol: float = 1e-6, atol: float = 1e-8, x0: dict | None = None,
+             projection: str | None = "energy", max_step: float | None = None, event_tol: float = 1e-10,
+             max_events: int = 100, initial: str = "strict"):
+    """The gradient of a scalar objective of the run's outputs at the times ``t_eval`` with
+    respect to ``params`` (as for :func:`sensitivity`), by the adjoint method: one forward and
+    one backward sweep, whatever the number of parameters, through the run's events.
+
+    objective: a function of {path: values at t_eval} returning (value, {path: ∂value/∂values});
+    it names the paths it needs in its attribute ``paths``.
+    :func:`~physlib.analysis.sensitivity.adjoint.sum_of_squares` makes the usual one,
+    Σ w·(y(t_i) − data_i)². The other options are :func:`sensitivity`'s. Returns a
+    :class:`~physlib.analysis.sensitivity.adjoint.Gradient` (``value``, ``gradient``
+    {parameter: ∂value/∂parameter}). The run's events and their jump conditions are those of
+    the forward sensitivities; a sensitivity that does not exist is a SensitivityError."""
+    from .adjoint import AdjointSweep
+    names, given = _parameter_names(params)
+    paths = list(getattr(objective, "paths", ()))
+    if not paths:
+        raise SensitivityError("the objective must name the output paths it uses in its attribute 'paths' "
+                               "(sum_of_squares(data) does)")
+    options = run_options(model, t_end, values={**(values or {}), **given}, t0=t0, solver=solver, rtol=rtol,
+                          atol=atol, t_eval=t_eval, x0=x0, projection=projection, max_step=max_step,
+                          event_tol=event_tol, max_events=max_events, initial=initial)
+    for path in paths:
+        model.variable(path)
+    with model_lock(model):
+        p = model.parameter_vector(options.params)
+        theta = resolve(model, names, p, options.params)
+        events, _ = record_events(model, options, p)
+        theta = with_initial_values(theta, events[0].x)
+        return AdjointSweep(model, options, theta, events).run(objective, paths, np.asarray(options.grid))
+
+
+def run_options(model, t_end, *, values, t_eval=None, **options):
+    """The validated simulate options of a sensitivity run; a fixed-step solver is an error."""
+    solver = options.get("solver", "idas")
+    if solver not in ("idas", "cvodes"):
+        raise SensitivityError(
+            f"sensitivities need a variable-step solver ('idas' or 'cvodes'): the fixed-step solver "
+            f"{solver!r} looks at the guards at step ends only, so its event times, and the "
+            "sensitivities through them, move in steps of dt")
+    return simulate_options(model, t_end, params=values, t_eval=t_eval, **options)
+
+
+def forward_sensitivity(model, options, names, relative=False) -> SensitivityResult:
+    """:func:`sensitivity` by the forward method, with validated ``options``."""
+    p = model.parameter_vector(options.params)
+    theta = resolve(model, names, p, options.params)
+    events, plain = record_events(model, options, p)
+    theta = with_initial_values(theta, events[0].x)
+    run = ForwardRun(model, options, theta, magnitudes(plain))
+    rows = run.run(events[0].x, events[0].z, p, events)
+    arrays = _arrays(rows, theta, run.nx, run.nz)
+    return SensitivityResult(model, arrays, theta, _events(plain, run.time_sensitivities, theta), relative,
+                             continuation=(options.solver, options.rtol, options.atol,
+                                           options.max_step if options.max_step is not None
+                                           else options.t_end - options.t0))
+
+
+def record_events(model, options, p):
+    """(events, plain result): the start and every event of a plain simulation of ``model``
+    (for a model without modes: its start and time events, where the states are continuous),
+    and that simulation."""
+    recorder = EventRecorder()
+    try:
+        with tracing(recorder):
+            plain = simulate(model, options.t_end, t0=options.t0, solver=options.solver, rtol=options.rtol,
+                             atol=options.atol, params=options.params, x0=options.x0,
+                             projection=options.projection, max_step=options.max_step,
+                             event_tol=options.event_tol, max_events=options.max_events,
+                             initial=options.initial)
+    except EventStormError as err:
+        raise SensitivityError(f"sensitivities are undefined where events chase each other: {err}") from None
+    if not model.has_modes:
+        x, z = consistent_start(model, p, options)
+        return model_events(model, options, p, x, z), plain
+    return recorder.events, plain
+
+
+def magnitudes(plain):
+    """The largest magnitude of each state and algebraic variable over a plain run (x, z)."""
+    x, z = plain.x, plain.z
+    return (np.max(np.abs(x), axis=1) if x.size else np.zeros(x.shape[0]),
+            np.max(np.abs(z), axis=1) if z.size else np.zeros(z.shape[0]))
+
+
+def _parameter_names(params):
+    """(names, {name: value} to set) from ``params`` (a list of names, or a dict)."""
+    if isinstance(params, dict):
+        return list(params), {name: value for name, value in params.items()}
+    return (list(params) if isinstance(params, (list, tuple)) else params), {}
+
+
+def _arrays(rows, theta, nx, nz):
+    """The row arrays of a result, the sensitivities unscaled (∂/∂θ): t, t_value, X, Z, the
+    parameter vectors (one column per row) and S, S_z, ∂p_V/∂θ (rows × n × Nθ)."""
+    n, count = len(rows.t), theta.count
+    Y, YZ = np.array(rows.y).reshape(n, -1), np.array(rows.yz).reshape(n, -1)
+    P = np.array(rows.P).reshape(n, -1, count)
+    S = Y[:, nx:].reshape(n, count, nx).transpose(0, 2, 1) / theta.scale
+    Sz = YZ[:, nz:].reshape(n, count, nz).transpose(0, 2, 1) / theta.scale
+    return (np.array(rows.t), np.array(rows.t_value), Y[:, :nx].T.copy(), YZ[:, :nz].T.copy(),
+            np.array(rows.p).T, S, Sz, P / theta.scale)
+
+
+def _events(plain, time_sensitivities, theta):
+    """The run's mode changes, each with the sensitivity of its instant."""
+    at = {}
+    for event, tau in time_sensitivities:
+        at.setdefault(event.t, tau / theta.scale)
+    out = []
+    for e in plain.events:
+        tau = at.get(e.t, np.zeros(theta.count))
+        out.append(SensitivityEvent(e.t, e.component, e.before, e.after, e.cause,
+                                    dict(zip(theta.names, tau.tolist()))))
+    return out
