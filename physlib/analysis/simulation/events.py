@@ -54,7 +54,8 @@ each; a model with a few events does not pay for the tracing."""
 class HybridStepper:
     """Integrates a compiled model with modes from event to event."""
 
-    def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection, step):
+    def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection, step,
+                 probe_stops=()):
         self.model = model
         self.system = model.system
         self.p = p.copy()
@@ -76,6 +77,9 @@ class HybridStepper:
         # step(x, z, p, ta, tb) -> (x, z): the run's own solver, which does the short
         # integrations of settling.
         self._step = step
+        # The left limits of the run's time events, sorted: a settling probe stops short of
+        # the next one (see probe_time).
+        self.probe_stops = np.asarray(probe_stops, dtype=float)
         self._describe = lambda i: model.algebraic[i]  # noqa: E731
 
     # --- numerics -----------------------------------------------------------------------------
@@ -146,13 +150,23 @@ class HybridStepper:
         crossing is caught even if it comes within one sampling interval; a guard still zero
         then is masked until it leaves zero (anti-chattering)."""
         g = self.guards(x, z, t)
-        t_d = t + 100 * self.event_tol
+        t_d = self.probe_time(t)
         x_d, z_d = self.integrate(x, z, t, t_d)
         g_d = self.guards(x_d, z_d, t_d)
         near = np.abs(g) <= self.zero_band
         leaving = (np.abs(g_d) > np.abs(g)) & (np.abs(g_d) > self.noise)
         g = np.where(near & leaving, g_d, g)
         return g, near & ~leaving, (t_d, (x_d, z_d), g_d)
+
+    def probe_time(self, t) -> float:
+        """When settling looks again after an event at t: 100·event_tol later, but not past
+        the left limit of the next time event. The probe integrates in the modes of t; a
+        source's edge within that moment (a step 2 ns after a diode turned on) must have its
+        own event iteration first, or the old modes are driven through it (an ideal diode
+        carrying 1e5 A backwards for the rest of the moment)."""
+        t_d = t + 100 * self.event_tol
+        k = int(np.searchsorted(self.probe_stops, t, side="right"))
+        return min(t_d, self.probe_stops[k]) if k < len(self.probe_stops) else t_d
 
     # --- events ---------------------------------------------------------------------------------
 

@@ -72,8 +72,10 @@ class _HybridRun:
         self._record_row, self._record_block = record
         # Rows around events go into the result only on the default output grid.
         self.event_record = None if user_grid else self.record
+        self.time_events = model.time_events(p, t0, t_end)
         self.stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
-                                     max_events=max_events, projection=projection, step=self._probe)
+                                     max_events=max_events, projection=projection, step=self._probe,
+                                     probe_stops=[left_limit(te, t0, t_end) for te in self.time_events])
         system = model.system
         if len(system.state_pos):
             # time derivatives among the algebraic variables get their own atol (:mod:`.tolerances`)
@@ -83,7 +85,6 @@ class _HybridRun:
         else:
             sample = max_step if max_step is not None else (t_end - t0) / 1000.0
             self.solver = AlgebraicSampler(self.stepper, sample)
-        self.time_events = model.time_events(p, t0, t_end)
         self.grid = snap_to_events(grid, self.time_events, t0, t_end)
         self.next_output = 0                # index of the first output time not yet recorded
         self.next_stop = t_end              # the next time event (or the end)
