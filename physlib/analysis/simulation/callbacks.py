@@ -32,10 +32,15 @@ import casadi as cs
 import numpy as np
 
 from ..common.c_compiler import native_library
-from .sundials_library import CV_JAC_FN, IDA_JAC_FN, RES_FN, RHS_FN
+from .sundials_library import CV_JAC_FN, IDA_JAC_FN, NEWTON_TEST_FN, RES_FN, RHS_FN
 
 SOURCE = Path(__file__).parent / "c" / "sundials_callbacks.c"
 BUFFER_EVAL = "_ZN6casadi21_function_buffer_evalEPv"   # casadi::_function_buffer_eval(void*)
+
+# IDA's Newton convergence test, as c/sundials_callbacks.c's physlib_ida_newton_test (see there
+# why a solve is accepted only on a rate measured in it)
+CONTINUE, RECOVERABLE = 901, 902        # SUN_NLS_CONTINUE, SUN_NLS_CONV_RECVR
+RATE_MAX, RATE_MIN = 0.9, 0.1
 
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -53,7 +58,8 @@ class Model(ctypes.Structure):
                 ("matrix_colind", ctypes.c_void_p), ("matrix_row", ctypes.c_void_p),
                 ("pattern_columns", ctypes.c_long), ("place", ctypes.c_void_p), ("lin_values", ctypes.c_void_p),
                 ("off", ctypes.c_void_p), ("off_t", ctypes.c_void_p), ("off_out", ctypes.c_void_p),
-                ("rows_with_rates", ctypes.c_long)]
+                ("rows_with_rates", ctypes.c_long), ("wrms_norm", ctypes.c_void_p),
+                ("current_iteration", ctypes.c_void_p), ("first_norm", ctypes.c_double)]
 
 
 def library():
@@ -106,7 +112,8 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
     model = Model(eval=evaluate, array=ctypes.cast(core.N_VGetArrayPointer, ctypes.c_void_p).value,
                   n=n, res=buffer_address(res_buffer), res_out=address(res_out[0]), res_check=address(res_out[1]),
                   jac=buffer_address(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix.entries),
-                  jac_size=jac_out[0].size)
+                  jac_size=jac_out[0].size, wrms_norm=ctypes.cast(core.N_VWrmsNorm, ctypes.c_void_p).value,
+                  current_iteration=ctypes.cast(core.SUNNonlinSolGetCurIter, ctypes.c_void_p).value)
     if matrix.colind is not None:       # the large kinds: the pattern (the linear residual's too)
         model.colind, model.row = address(matrix.colind), address(matrix.row)
     if matrix.kind == "sparse":         # ... written again into the matrix at each evaluation
@@ -122,10 +129,24 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
     if ida:             # residual (y, y', p, t); Jacobian (y, p, t, cj)
         model.res_y, model.res_yp, model.res_t = address(res_in[0]), address(res_in[1]), address(res_in[3])
         model.jac_y, model.jac_t, model.jac_cj = address(jac_in[0]), address(jac_in[2]), address(jac_in[3])
-        return RES_FN(("physlib_ida_residual", lib)), IDA_JAC_FN(("physlib_ida_jacobian", lib)), model
+        return RES_FN(("physlib_ida_residual", lib)), IDA_JAC_FN(("physlib_ida_jacobian", lib)), model, \
+            NEWTON_TEST_FN(("physlib_ida_newton_test", lib))
     model.res_y, model.res_t = address(res_in[0]), address(res_in[2])         # (x, p, t)
     model.jac_y, model.jac_t = address(jac_in[0]), address(jac_in[2])
-    return RHS_FN(("physlib_cvode_rhs", lib)), CV_JAC_FN(("physlib_cvode_jacobian", lib)), model
+    return RHS_FN(("physlib_cvode_rhs", lib)), CV_JAC_FN(("physlib_cvode_jacobian", lib)), model, None
+
+
+def newton_solver(core, mem, ida, y, ctx, test, user_data):
+    """SUNDIALS' Newton solver attached to the IDA memory ``mem`` (free it after IDAFree) with
+    the convergence test ``test`` of :func:`solver_callbacks` (reading ``user_data``, the
+    compiled callbacks' model, or nothing for the Python twin). The test is set after
+    IDASetNonlinearSolver, which sets IDA's own."""
+    solver = ida.SUNNonlinSol_Newton(y, ctx)
+    data = None if user_data is None else ctypes.addressof(user_data)
+    if not solver or ida.IDASetNonlinearSolver(mem, solver) != 0 or \
+            core.SUNNonlinSolSetConvTestFn(solver, test, data) != 0:
+        raise RuntimeError("SUNDIALS' Newton solver could not be attached to IDA")
+    return solver
 
 
 def buffer_address(buffer) -> int:
@@ -137,18 +158,19 @@ def buffer_address(buffer) -> int:
 
 
 def solver_callbacks(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
-    """(residual callback, Jacobian callback, user data or None) for a solver (IDA if ``ida``,
-    else CVODE) of n variables, whose residual and Jacobian are the buffered CasADi functions
-    ``residual`` and ``jacobian``, with its Jacobian ``matrix`` (and ``linear``) as for
-    :func:`attach`: compiled (:func:`attach`) where available, else :class:`PythonCallbacks`.
-    Keep all three alive with the solver."""
+    """(residual callback, Jacobian callback, user data or None, Newton convergence test or
+    None) for a solver (IDA if ``ida``, else CVODE: no test) of n variables, whose residual and
+    Jacobian are the buffered CasADi functions ``residual`` and ``jacobian``, with its Jacobian
+    ``matrix`` (and ``linear``) as for :func:`attach`: compiled (:func:`attach`) where
+    available, else :class:`PythonCallbacks`. Keep all four alive with the solver."""
     compiled = attach(core, ida, n, residual, jacobian, matrix, linear)
     if compiled is not None:
         return compiled
     python = PythonCallbacks(core, n, residual, jacobian, matrix, linear)
     if ida:
-        return RES_FN(python.ida_residual), IDA_JAC_FN(python.ida_jacobian), None
-    return RHS_FN(python.cvode_rhs), CV_JAC_FN(python.cvode_jacobian), None
+        return RES_FN(python.ida_residual), IDA_JAC_FN(python.ida_jacobian), None, \
+            NEWTON_TEST_FN(python.ida_newton_test)
+    return RHS_FN(python.cvode_rhs), CV_JAC_FN(python.cvode_jacobian), None, None
 
 
 class PythonCallbacks:
@@ -160,6 +182,8 @@ class PythonCallbacks:
         self._res, self._jac, self.matrix = residual, jacobian, matrix
         self.linear = linear
         self._views: dict[int, np.ndarray] = {}
+        self.first_norm = 0.0
+        self._iteration = ctypes.c_int()
 
     def _store(self, out) -> int:
         """The Jacobian's entries ``out`` (and a sparse one's pattern) into the solver's matrix
@@ -204,6 +228,22 @@ class PythonCallbacks:
             t_in[0], cj_in[0] = t, cj
             trigger()
             return self._store(out)
+        except Exception:       # noqa: BLE001
+            return -1
+
+    def ida_newton_test(self, solver, _ycor, delta, tol, ewt, _data):
+        try:
+            norm = self.core.N_VWrmsNorm(delta, ewt)
+            self.core.SUNNonlinSolGetCurIter(solver, ctypes.byref(self._iteration))
+            iteration = self._iteration.value
+            if iteration == 0:
+                self.first_norm = norm
+                return 0 if norm <= 1e-4 * tol else CONTINUE
+            rate = (norm / self.first_norm) ** (1.0 / iteration)
+            if rate > RATE_MAX:
+                return RECOVERABLE
+            rate = max(rate, RATE_MIN)
+            return 0 if rate / (1.0 - rate) * norm <= tol else CONTINUE
         except Exception:       # noqa: BLE001
             return -1
 

@@ -21,13 +21,12 @@ The solver starts from rates consistent for states and algebraic variables alike
 (:func:`~physlib.analysis.simulation.dae_points.consistent_rates`), so a restart needs no
 initial-condition search. The algebraic variables are kept out of IDA's error test
 (``IDASetSuppressAlg``: an ideal switch's current may jump by amperes within a step the states
-take smoothly); at the steps they are solved exactly with the states, and a row between steps
-is reconstructed from the polynomial's states and rates and moved onto the equations
-(:func:`~physlib.analysis.simulation.dae_points.row_between_steps`). A failed step raises a
-:class:`~physlib.core.errors.SimulationError`; SUNDIALS' warnings are switched off (the run
-prints nothing) and what they warn of ends the run with a named error instead.
-
-Solver messages (SUNDIALS' error handler) are collected and quoted in that error.
+take smoothly); at the steps they are solved with the states by a Newton iteration whose
+convergence test trusts only a rate measured in that step (:func:`~.callbacks.newton_solver`),
+and a row between steps is reconstructed from the polynomial's states and rates and moved
+onto the equations (:func:`~physlib.analysis.simulation.dae_points.row_between_steps`). A
+failed step raises a :class:`~physlib.core.errors.SimulationError` quoting the solver's
+messages; SUNDIALS' warnings are switched off (what they warn of ends the run with an error).
 """
 from __future__ import annotations
 
@@ -36,8 +35,8 @@ import ctypes
 import numpy as np
 
 from ...core.errors import SimulationError
-from .callbacks import solver_callbacks
-from .dae_points import row_between_steps
+from .callbacks import newton_solver, solver_callbacks
+from .dae_points import row_between_steps, solved_row
 from .output_rows import RowBlock
 from .stepping_functions import LinearResidual, buffered, stepping_functions
 from .time_scale import least_first_step
@@ -52,23 +51,23 @@ def stepped(system) -> bool:
     """Whether a run without modes whose start CasADi's IDAS cannot initialize (IDACalcIC)
     may go through the stepped solver (:class:`Stepper`; models with states and at most
     DENSE_LIMIT variables), which starts from consistent rates and needs no initial-condition
-    search. Runs without modes otherwise take CasADi's integrators (one compiled call per
-    interval between time events, faster on small models without events), large ODEs
-    excepted (:func:`stepped_without_modes`)."""
+    search."""
     nx, nz = len(system.state_pos), len(system.z_pos)
     return 0 < nx and nx + nz <= DENSE_LIMIT
 
 
 def stepped_without_modes(system) -> bool:
-    """Whether a run without modes goes through the stepped solver from the start: a large
-    ODE (no algebraic variables, more than DENSE_LIMIT states), which the stepped solver
-    takes with a sparse Jacobian. CasADi's integrator derives the model's Jacobian again for
-    every output pattern (one per interval between time events; 0.1–0.2 s for 5 000 states),
-    where the stepped solver derives it once per compiled model and restarts at a time event
-    for nothing. Large models with algebraic variables keep CasADi's integrators: the stepped
-    solver's consistent rates and rows between steps are dense in them."""
+    """Whether a run without modes goes through the stepped solver from the start rather than
+    CasADi's integrators (one compiled call per interval between time events): a model with
+    algebraic variables and at most DENSE_LIMIT variables, whose Newton iterations the stepped
+    solver checks (:func:`~.callbacks.newton_solver`: IDA's own test can accept steps that
+    leave an algebraic variable off its equation), and a large ODE (more than DENSE_LIMIT
+    states), which it takes with a sparse Jacobian (CasADi's integrator derives the Jacobian
+    again for every output pattern, 0.1–0.2 s for 5 000 states). Small ODEs keep CasADi's
+    integrators (faster without events), large models with algebraic variables too (the
+    stepped solver's consistent rates and rows between steps are dense in them)."""
     nx, nz = len(system.state_pos), len(system.z_pos)
-    return nz == 0 and nx > DENSE_LIMIT
+    return (nz > 0 and stepped(system)) or (nz == 0 and nx > DENSE_LIMIT)
 
 
 # --- one solver ----------------------------------------------------------------------------------
@@ -164,6 +163,8 @@ class Stepper:
             self.core.N_VDestroy(vector)
         call("SetLinearSolver", self.matrix.solver, self.matrix.A)
         call("SetJacFn", self._jac_callback)
+        if self.ida:        # Newton with physlib's convergence test (callbacks.newton_solver)
+            self._newton = newton_solver(self.core, mem, lib, self.y, ctx, self._newton_test, self._user_data)
         if self.ida and self.nz:
             self._id = self.nvec.N_VNew_Serial(self.n, ctx)
             ident = _view(self.core, self._id, self.n)
@@ -180,7 +181,7 @@ class Stepper:
     def _callbacks(self) -> None:
         """The solver's residual and Jacobian callbacks (:mod:`.callbacks`): compiled where
         available, else Python."""
-        self._callback, self._jac_callback, self._user_data = solver_callbacks(
+        self._callback, self._jac_callback, self._user_data, self._newton_test = solver_callbacks(
             self.core, self.ida, self.n, self._res, self._jac, self.matrix, self.linear)
         self.compiled_callbacks = self._user_data is not None
 
@@ -298,9 +299,9 @@ class Stepper:
             raise self.no_interpolation(t)
         t_in[0], h_in[0] = t, max(self.h_last, 1e-300)
         trigger()
-        if check[0] == 0.0 and (self.row_solves_at_run_time is False or buffer.ret() == 0):
-            return out[:self.nx].copy(), out[self.nx:].copy()
-        return y_in[:self.nx].copy(), y_in[self.nx:].copy()
+        y = out if check[0] == 0.0 and (self.row_solves_at_run_time is False or buffer.ret() == 0) else \
+            solved_row(self.system, y_in, self.p, t)
+        return y[:self.nx].copy(), y[self.nx:].copy()
 
     def _rows(self):
         """The buffered row function between steps (IDA with z), built on first use: a sensitivity
@@ -343,7 +344,9 @@ class Stepper:
 
     # --- statistics -----------------------------------------------------------------------------
 
-    def _raw_counters(self) -> dict:
+    def counters(self) -> dict:
+        """The solver's counters since its last restart (SUNDIALS resets them at each one, so
+        they are read before one)."""
         prefix = "IDAGet" if self.ida else "CVodeGet"
         names = {"nsteps": "NumSteps", "nfevals": "NumResEvals" if self.ida else "NumRhsEvals",
                  "nlinsetups": "NumLinSolvSetups", "netfails": "NumErrTestFails",
@@ -354,12 +357,6 @@ class Stepper:
             out[key] = value.value
         return out
 
-    def counters(self) -> dict:
-        """The solver's counters since the previous call (SUNDIALS resets them at each restart,
-        so they are read before one)."""
-        raw = self._raw_counters()
-        return {k: raw[k] for k in raw}
-
     def close(self) -> None:
         if getattr(self, "mem", None) is None:
             return
@@ -367,6 +364,8 @@ class Stepper:
         if self.row_block is not None:
             self.row_block.close(self.core.N_VDestroy)
         (self.lib.IDAFree if self.ida else self.lib.CVodeFree)(ctypes.byref(mem))
+        if self.ida:
+            self.core.SUNNonlinSolFree(self._newton)
         if self._factored or self.matrix.kind != "sparse":
             # SUNDIALS 7's SuperLU_MT solver crashes when freed before its first factorization
             # (it frees factors it never made); one that never stepped is left (a few hundred bytes).

@@ -27,6 +27,9 @@ IDA_JAC_FN = ctypes.CFUNCTYPE(ctypes.c_int, REAL, REAL, POINTER, POINTER, POINTE
 RHS_FN = ctypes.CFUNCTYPE(ctypes.c_int, REAL, POINTER, POINTER, POINTER)
 CV_JAC_FN = ctypes.CFUNCTYPE(ctypes.c_int, REAL, POINTER, POINTER, POINTER, POINTER, POINTER,
                            POINTER, POINTER)
+# SUNNonlinSolConvTestFn: (solver, correction so far, this iteration's correction, tolerance,
+# error weights, user data)
+NEWTON_TEST_FN = ctypes.CFUNCTYPE(ctypes.c_int, POINTER, POINTER, POINTER, REAL, POINTER, POINTER)
 ERR_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                         ctypes.c_int, POINTER, POINTER)
 
@@ -135,6 +138,10 @@ def _declare(core, nvec, dmat, dls, ida, cvode):
     _sig(core, "N_VDestroy", None, p)
     _sig(core, "SUNMatDestroy", None, p)
     _sig(core, "SUNLinSolFree", i, p)
+    _sig(core, "N_VWrmsNorm", REAL, p, p)
+    _sig(core, "SUNNonlinSolGetCurIter", i, p, ctypes.POINTER(i))
+    _sig(core, "SUNNonlinSolSetConvTestFn", i, p, NEWTON_TEST_FN, p)
+    _sig(core, "SUNNonlinSolFree", i, p)
     _sig(nvec, "N_VNew_Serial", p, INDEX, p)
     _sig(nvec, "N_VMake_Serial", p, INDEX, REAL_P, p)
     _sig(dmat, "SUNDenseMatrix", p, INDEX, INDEX, p)
@@ -172,6 +179,8 @@ def _declare_ida(ida):
     _sig(ida, "IDASetUserData", i, p, p)
     _sig(ida, "IDASetId", i, p, p)
     _sig(ida, "IDASetSuppressAlg", i, p, i)
+    _sig(ida, "SUNNonlinSol_Newton", p, p, p)
+    _sig(ida, "IDASetNonlinearSolver", i, p, p)
     _sig(ida, "IDASetMaxStep", i, p, r)
     _sig(ida, "IDASetInitStep", i, p, r)
     _sig(ida, "IDASetStopTime", i, p, r)
