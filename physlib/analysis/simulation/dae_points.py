@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
+from ...core.errors import PhyslibError
 from ..common.fast_call import fast
 from ..common.initialization import SMALL_SOLVE_LIMIT, SYMBOLIC_SOLVE_LIMIT, small_solve, solve_algebraic
 
@@ -89,13 +90,27 @@ def row_between_steps(system) -> cs.Function:
     lying within the interpolation's accuracy. ``ROW_ITERATIONS`` steps of each, one where
     both are linear problems (:func:`_linear_rows`).
 
-    Returns the CasADi function (y, y', p, t, h, rtol, atol) -> (y, 0 if y is finite else NaN)
-    of y = [x; z], y' the
+    Returns the CasADi function (y, y', p, t, h, rtol, atol) -> (y, 0 if y is finite and the
+    projection converged (its last step within the tolerances) else NaN) of y = [x; z], y' the
     polynomial's derivative (only its x part is used), h the step, built once per model."""
     key = "row_between_steps"
     if key not in system.cache:
         system.cache[key] = _row_function(system)
     return system.cache[key]
+
+
+def solved_row(system, y, p, t) -> np.ndarray:
+    """The row y = [x; z] whose reconstruction failed (:func:`row_between_steps`: not finite,
+    or its projection not converged), with z solved from the interpolated states by damped
+    Newton (:func:`~physlib.analysis.common.initialization.solve_algebraic`) from the
+    interpolated z; the interpolated row if that fails too."""
+    nx = len(system.state_pos)
+    names = system.position_names.take(system.z_pos)
+    try:
+        z = solve_algebraic(system, y[:nx], y[nx:], p, t, lambda i: names[i])
+    except PhyslibError:
+        return np.array(y, dtype=float)
+    return np.concatenate([y[:nx], z])
 
 
 def _least_squares(J, r, kind):
@@ -164,10 +179,19 @@ def _row_function(system) -> cs.Function:
         x, z = x + step[:nx], z + step[nx:]
     y = cs.vertcat(x, z)
     total = cs.sum1(y)
+    if iterations > 1:
+        # Not converged where an equation is still off by more than its variables'
+        # tolerances can make up (from a start far down an exponential the steps are tiny
+        # and the equation far from met): the row counts as failed, like one that is not
+        # finite, and is solved again from the interpolated values.
+        _, g, g_x, g_z, _, _ = parts(x, z, p, t)
+        reach = cs.mtimes(cs.fabs(cs.horzcat(g_x, g_z)), cs.vertcat(rtol * cs.fabs(x) + atol, rtol * cs.fabs(z) + atol))
+        total = total + cs.if_else(cs.mmax(cs.fabs(g) - reach) <= 0.0, 0.0, cs.inf)
+    check = cs.if_else(cs.fabs(total) < cs.inf, 0.0, float("nan"))   # (total - total folds to 0)
     # Common subexpressions merged: the iterations repeat parts of one another (18 % fewer
     # operations on a Shockley buck, evaluated once per output row).
     options = {"cse": True} if kind is cs.SX else {}
-    return cs.Function("row_between_steps", [y_in, yp, p, t, h, rtol, atol], [y, total - total], options)
+    return cs.Function("row_between_steps", [y_in, yp, p, t, h, rtol, atol], [y, check], options)
 
 
 def _linear_rows(system) -> bool:

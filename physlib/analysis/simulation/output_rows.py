@@ -19,7 +19,7 @@ import ctypes
 
 import numpy as np
 
-from .dae_points import row_between_steps
+from .dae_points import row_between_steps, solved_row
 from .stepping_functions import buffered
 from .sundials_library import REAL_P
 
@@ -106,7 +106,8 @@ class RowBlock:
     def _complete(self, start: int, size: int) -> np.ndarray:
         """Rows start..start+size−1 through the row function, mapped over the columns: the
         completed [x; z] as columns (a copy). A column the function could not complete
-        (not finite, or a failed run-time solve) keeps its interpolated values, as
+        (not finite, not converged, or a failed run-time solve) is solved again from its
+        interpolated values (:func:`~.dae_points.solved_row`), as
         :meth:`Stepper.at <physlib.analysis.simulation.sundials.Stepper.at>` does. Without
         algebraic variables the rows are the interpolated states. Copies keep the columns
         contiguous (column-major, order="F"), as the result joins them: a row-major copy of
@@ -126,8 +127,9 @@ class RowBlock:
         failed = check != 0.0
         if self.stepper.row_solves_at_run_time and buffer.ret() != 0:
             failed[:] = True
-        if np.any(failed):
-            X[:, failed] = self.Y[:, start:stop][:, failed]
+        for k in np.flatnonzero(failed):
+            p = self.P[:, start + k] if self.P.shape[0] else self.stepper.p
+            X[:, k] = solved_row(self.stepper.system, self.Y[:, start + k], p, self.T[start + k])
         return X
 
     def _hand_over(self) -> np.ndarray:
