@@ -1,5 +1,6 @@
 """Issue 36's analog electrical classes (OpAmp, ZDiode, VariableResistor/Capacitor/Inductor,
-SaturatingInductor, Transformer, IdealThyristor, IdealGTOThyristor, IdealTwoWaySwitch): each
+SaturatingInductor, Transformer, IdealThyristor, IdealGTOThyristor, IdealTwoWaySwitch,
+Thyristor): each
 against closed forms, in one exported FMU against ``simulate``, linearized against finite
 differences of operating points, and its noise against equipartition.
 
@@ -24,10 +25,11 @@ from physlib import Model
 from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components.electrical import (Capacitor, CurrentSource, Ground, IdealGTOThyristor, IdealThyristor,
                                            IdealTwoWaySwitch, Inductor, OpAmp, Resistor,
-                                           SaturatingInductor, Transformer, VariableCapacitor,
-                                           VariableInductor, VariableResistor, VoltageSource,
-                                           ZDiode)
+                                           SaturatingInductor, Thyristor, Transformer,
+                                           VariableCapacitor, VariableInductor, VariableResistor,
+                                           VoltageSource, ZDiode)
 from physlib.components.signals import Pulse, Ramp, Sine
+from physlib.components.thermal import FixedTemperature
 
 T = 300.15
 KT = BOLTZMANN * T
@@ -225,11 +227,24 @@ def two_way(m, g, sine):
     m.connect(g.p, ra.n, rb.n)
 
 
+def gate_fired(m, g, sine):
+    """A Thyristor on a 10 Ω load, a 10 mA gate current (vContot = 10·vAK) for 0.5 ms from
+    1 ms into each half-wave: fired in the positive one, it holds until its current falls below
+    IH near 5 ms; the pulse in the negative one drives vControl negative. TON = TOFF = 100 µs
+    (the MSL's 1 µs and 15 µs make the firing a transient of a few µs, for which FMPy's CVode
+    at rtol 1e-10 needs more than its 500 steps per output interval; at 1e-8 it runs them)."""
+    device = m.add(Thyristor("thyristor", TON=1e-4, TOFF=1e-4))
+    gate = m.add(CurrentSource("gate", I=Pulse(amplitude=10e-3, width=0.5e-3, period=5e-3, t0=1e-3)))
+    m.connect(source_through(m, g, sine, 10.0, "thyristor"), device.Anode)
+    m.connect(gate.n, device.Gate)
+    m.connect(g.p, device.Cathode, gate.p)
+
+
 PARTS = {"OpAmp": schmitt_trigger, "ZDiode": zener_clipper, "VariableResistor": variable_rc,
          "VariableCapacitor": variable_rc, "VariableInductor": variable_rl,
          "SaturatingInductor": saturating_rl, "Transformer": transformer_load,
          "IdealThyristor": fired(IdealThyristor), "IdealGTOThyristor": fired(IdealGTOThyristor),
-         "IdealTwoWaySwitch": two_way}
+         "IdealTwoWaySwitch": two_way, "Thyristor": gate_fired}
 
 
 def catalog_circuit(classes=tuple(PARTS)) -> Model:
@@ -254,6 +269,7 @@ CATALOG_SIGNALS = {
     "IdealThyristor": ["IdealThyristor.i", "IdealThyristor.on"],
     "IdealGTOThyristor": ["IdealGTOThyristor.i", "IdealGTOThyristor.on"],
     "IdealTwoWaySwitch": ["twoWay.n1.i", "twoWay.n2.i", "twoWay.closed"],
+    "Thyristor": ["thyristor.Anode.i", "thyristor.vControl", "thyristor.vGK", "thyristor.hold"],
 }
 
 
@@ -335,6 +351,17 @@ def transformer_into_load(m, g):
     m.connect(g.p, tr.n1, tr.n2, load.n)
 
 
+def thyristor_half_fired(m, g):
+    """A Thyristor on 1.25 V through 1 kΩ, its gate fed 0.95·IGT + 0.2 mA, so vContot = 2·vAK
+    and vControl settles at 2.45 V, inside the passage from Roff to Ron (hold released, 27 µA):
+    the small-signal gain goes through the passage's slope and vControl's dependence on vAK."""
+    device = m.add(Thyristor("thyristor"))
+    gate = m.add(CurrentSource("gate", I=0.95 * 5e-3 + 0.2e-3))
+    m.connect(source_through(m, g, 1.25, 1e3, "src"), device.Anode)
+    m.connect(gate.n, device.Gate)
+    m.connect(g.p, device.Cathode, gate.p)
+
+
 LINEARIZED = {   # class: (model builder, input, output)
     "OpAmp": (non_inverting, "src.V", "opAmp.v_out"),
     "ZDiode": (zener_in_breakdown, "src_V.V", "zDiode.v"),
@@ -350,12 +377,15 @@ LINEARIZED = {   # class: (model builder, input, output)
                        "thyristor.i"),
     "IdealGTOThyristor": (series_load(lambda: IdealGTOThyristor("gto", fire=1.0)), "src_V.V", "gto.i"),
     "IdealTwoWaySwitch": (two_way_to_n2, "src_V.V", "twoWay.n2.i"),
+    "Thyristor": (thyristor_half_fired, "src_V.V", "thyristor.Anode.i"),
 }
 
 
 MODES_AT_THE_POINT = {"OpAmp": ("opAmp.mode", 0), "IdealThyristor": ("thyristor.on", 1),
-                      "IdealGTOThyristor": ("gto.on", 1), "IdealTwoWaySwitch": ("twoWay.closed", 1)}
-"""The hybrid parts are linearized in their non-trivial mode: linear, conducting, p–n2."""
+                      "IdealGTOThyristor": ("gto.on", 1), "IdealTwoWaySwitch": ("twoWay.closed", 1),
+                      "Thyristor": ("thyristor.hold", 0)}
+"""The hybrid parts are linearized in their non-trivial mode: linear, conducting, p–n2 (the
+Thyristor in its passage, where its mode is released)."""
 
 
 @pytest.mark.parametrize("cls", list(LINEARIZED))
@@ -434,8 +464,39 @@ def test_dissipative_part_gives_equipartition(cls):
     build, part = DISSIPATIVE[cls]
     sim = one_part(build).compile()
     result = sim.noise("C.v", f=np.geomspace(1.0, 1e9, 5), T=T)
-    assert result.variance == pytest.approx(KT / 1e-9, rel=1e-8)
+    assert result.variance == pytest.approx(KT / 1e-9, rel=1e-8, abs=0)
     assert np.all(result.contributions[part] > 0)      # the part is a source of its own
+
+
+@pytest.mark.parametrize("use_heat_port", [False, True])
+def test_thyristor_noise_gives_equipartition_on_its_anode_and_gate(use_heat_port):
+    # Capacitors across anode–cathode (fed through 1 kΩ) and gate–cathode (nothing else there)
+    # each hold kT/2 from the thyristor's sources "ak" and "gk": forward blocking at 3 V
+    # (1/Roff beside 1 mS) and in reverse breakthrough at −150 V (the exponential's slope,
+    # 1.7 S, alone); the gate capacitor's only source is "gk". With no gate current vControl
+    # does not follow vAK, so the device is a plain conductance at each point. Its noise is at
+    # its T, or with the heat port at heat_port.T (T then left at its 293.15 K), which takes
+    # the loss: heat_port.Q = −(V·i − R·i²), the source's power less the resistor's.
+    m = Model("thyristor_noise")
+    g = m.add(Ground("g"))
+    own = dict(use_heat_port=True) if use_heat_port else dict(T=T)
+    device = m.add(Thyristor("thyristor", **own))
+    c, c_gate = m.add(Capacitor("C", C=1e-9)), m.add(Capacitor("Cg", C=1e-9))
+    m.connect(source_through(m, g, 3.0, 1e3, "src"), device.Anode, c.p)
+    m.connect(device.Gate, c_gate.p)
+    m.connect(g.p, device.Cathode, c.n, c_gate.n)
+    if use_heat_port:
+        m.connect(device.heat_port, m.add(FixedTemperature("ambient", T=T)).port)
+    sim = m.compile()
+    for V in (3.0, -150.0):
+        op = sim.operating_point(inputs={"src_V.V": V})
+        for output, source in (("C.v", "thyristor.ak"), ("Cg.v", "thyristor.gk")):
+            result = sim.noise(output, f=np.geomspace(1.0, 1e9, 5), T=T, at=op)
+            assert result.variance == pytest.approx(KT / 1e-9, rel=1e-8, abs=0), (V, output)
+            assert np.all(result.contributions[source] > 0), (V, output)
+        if use_heat_port:
+            i = op["src_R.i"]
+            assert op["thyristor.heat_port.Q"] == pytest.approx(-(V * i - 1e3 * i**2), rel=1e-9)
 
 
 def test_storage_parts_hold_kt_over_two_per_degree_of_freedom():
@@ -449,7 +510,7 @@ def test_storage_parts_hold_kt_over_two_per_degree_of_freedom():
     _, Ipar = saturating_flux(1.5)
     cases.append((LINEARIZED["SaturatingInductor"][0], "satL.i", KT / (0.5 + 1.5 / (1 + (1.5 / Ipar) ** 2))))
     for build, output, expected in cases:
-        assert one_part(build).compile().noise(output, T=T).variance == pytest.approx(expected, rel=1e-8), output
+        assert one_part(build).compile().noise(output, T=T).variance == pytest.approx(expected, rel=1e-8, abs=0), output
 
 
 def linear_response(A, b_dc, b_ac, omega, t):

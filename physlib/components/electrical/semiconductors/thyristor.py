@@ -1,9 +1,13 @@
 """The thyristor with gate, holding current and a control state, as the Modelica Standard
 Library's Analog.Semiconductors.Thyristor."""
+import math
+
 from ....core import Component, Mode, Parameter, ParameterError, Port, Variable, der
 from ....core.lazy import lazy_module
 from ....core.logic import any_of, where
 from ....domains import electrical, thermal
+from ...noise_variants import noisy_class
+from .junctions import BOLTZMANN
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -12,7 +16,7 @@ __all__ = ["Thyristor"]
 
 class Thyristor(Component):
     """Thyristor with gate, holding current and forward and reverse breakthrough (the MSL's
-    Semiconductors.Thyristor; Simscape's Thyristor, piecewise linear, with its gate)::
+    Semiconductors.Thyristor; Simscape Electrical's Thyristor)::
 
         vAK = Anode.v − Cathode.v,  vGK = Gate.v − Cathode.v,  iGK = Gate.i,
         Anode.i + Gate.i + Cathode.i = 0
@@ -48,6 +52,9 @@ class Thyristor(Component):
     where Anode.i − IH or vAK − VDRM crosses zero, as the MSL's ``if`` makes them. Everything
     else is continuous (the rate of vControl too: where its time constant switches, the
     difference it divides is zero) and is written without events, as the MSL's ``smooth``.
+    At a steady state vControl = vContot, exactly where the time constant switches: a
+    linearization there takes the one of the side the rounding of vContot − vControl falls
+    on (0.638·TOFF at exactly zero), which moves vControl's pole but no steady-state gain.
 
     Parameters (the MSL's names and defaults): VDRM [V] forward breakthrough voltage (> 0,
     100); VRRM [V] reverse breakthrough voltage (>= 0, 100); IDRM [A] saturation current (0.1;
@@ -57,12 +64,22 @@ class Thyristor(Component):
     switch-on time (> 0, 1e-6); TOFF [s] switch-off time (> 0, 15e-6); Vt [V] voltage
     equivalent of temperature kT/(q·n) (> 0, 0.04); Nbv [1] reverse breakthrough emission
     coefficient (> 0, 0.74); vRef [V] gate knee voltage (0.65); vControl_start [V] the
-    control voltage at the start (0: blocking); use_heat_port (structural) the port
-    ``heat_port``, which takes the loss (heat_port.Q = −LossPower).
+    control voltage at the start (0: blocking); T [K] the device temperature without heat
+    port (the MSL's, 293.15; physlib uses it for the noise only); use_heat_port (structural)
+    the port ``heat_port``, which takes the loss (heat_port.Q = −LossPower) and gives the
+    temperature.
     Variables: vAK, vGK [V], iGK [A], vControl [V] (the state), vContot, vConmain [V].
     Modes: hold = 1 while vConmain = Von. Dissipates LossPower = Anode.v·Anode.i +
     Cathode.v·Cathode.i + Gate.v·Gate.i = vAK·Anode.i + vGK·iGK (it stores nothing: vControl
     is a control voltage, not a charge).
+
+    Noise (the convention of the MSL-style ZDiode: thermal, no shot noise): two sources, each a
+    current in parallel with a conductance, 4kT·G at T (or heat_port.T): ``"<name>.ak"`` of
+    the anode–cathode conductance ∂Anode.i/∂vAK with vControl held (1/Roff blocking, 1/Ron
+    conducting, the breakthrough's slope below −VRRM) and ``"<name>.gk"`` of the gate's
+    (IGT/VGT, or IGT/(VGT − vRef) above the knee). Where a gate current near IGT makes
+    vContot follow vAK, the small-signal device is no longer a plain conductance and the
+    sources are not in equilibrium with it.
     """
 
     Anode = Port(electrical, "anode")
@@ -82,6 +99,8 @@ class Thyristor(Component):
     Nbv = Parameter(0.74, unit="1", description="reverse breakthrough emission coefficient", positive=True)
     vRef = Parameter(0.65, unit="V", description="gate knee voltage")
     vControl_start = Parameter(0.0, unit="V", description="control voltage at the start")
+    T = Parameter(293.15, unit="K", description="device temperature without heat port (its noise's)",
+                  positive=True)
     use_heat_port = Parameter(False, description="give the thyristor its heat port", structural=True)
     heat_port = Port(thermal, "heat port taking the loss", condition="use_heat_port")
     vAK = Variable("V", "voltage between anode and cathode")
@@ -102,25 +121,34 @@ class Thyristor(Component):
             raise ParameterError(f"Thyristor {self.name!r}: VGT = {self.VGT} V must exceed vRef = "
                                  f"{self.vRef} V, or the gate characteristic falls where it bends")
 
-    def resistances(self):
-        """(Ron, Roff) [Ohm]: the conducting and the blocking resistance."""
-        return (self.VTM - self.KNEE) / self.ITM, self.VDRM**2 / self.VTM / self.IH
+    @classmethod
+    def resistances(cls, p):
+        """(Ron, Roff) [Ohm], the conducting and the blocking resistance, of the parameters
+        ``p`` (by name: symbols or numbers)."""
+        return (p["VTM"] - cls.KNEE) / p["ITM"], p["VDRM"]**2 / p["VTM"] / p["IH"]
+
+    @classmethod
+    def passage(cls, vControl, Ron, Roff):
+        """The anode resistance [Ohm] while vControl passes from Voff (Roff) to Von (Ron),
+        value and slope continuous at both ends (symbols or numbers)."""
+        x = (2 * vControl - cls.VON - cls.VOFF) / (2 * (cls.VON - cls.VOFF))
+        return (Ron * Roff) ** 0.5 * (Ron / Roff) ** ((3 * x - 4 * x**3) / 2)
 
     def anode_current(self):
         """Anode.i of vAK and vControl: reverse breakthrough, blocking, the smooth passage
-        (value and slope continuous in vControl) and conducting."""
-        Ron, Roff = self.resistances()
-        vAK, vControl, on, off = self.vAK, self.vControl, self.VON, self.VOFF
-        x = (2 * vControl - on - off) / (2 * (on - off))
-        passage = sp.sqrt(Ron * Roff) * (Ron / Roff) ** ((3 * x - 4 * x**3) / 2)
+        and conducting."""
+        Ron, Roff = self.resistances({n: getattr(self, n) for n in ("VTM", "ITM", "VDRM", "IH")})
+        vAK, vControl = self.vAK, self.vControl
         breakthrough = -self.VRRM / Roff * sp.exp(-(vAK + self.VRRM) / (self.Nbv * self.Vt))
-        return sp.Piecewise((breakthrough, vAK < -self.VRRM), (vAK / Roff, vControl < off),
-                            (vAK / passage, vControl < on), (vAK / Ron, True))
+        return sp.Piecewise((breakthrough, vAK < -self.VRRM), (vAK / Roff, vControl < self.VOFF),
+                            (vAK / self.passage(vControl, Ron, Roff), vControl < self.VON),
+                            (vAK / Ron, True))
 
     def equations(self):
         VGT, IGT, vRef, iGK, vAK = self.VGT, self.IGT, self.vRef, self.iGK, self.vAK
-        gate = sp.Piecewise((VGT / IGT * iGK, iGK < vRef * IGT / VGT),
-                            (vRef**2 / VGT + iGK * (VGT - vRef) / IGT, True))
+        through = iGK - self._noise("gk")        # the gate conductance's current
+        gate = sp.Piecewise((VGT / IGT * through, through < vRef * IGT / VGT),
+                            (vRef**2 / VGT + through * (VGT - vRef) / IGT, True))
         fired = sp.Piecewise((0, iGK < 0.95 * IGT), (1e4 * (iGK - 0.95 * IGT) * vAK, iGK < 0.95 * IGT + 1e-3),
                              (10 * vAK, True))
         lag = self.vContot - self.vControl
@@ -131,7 +159,7 @@ class Thyristor(Component):
                sp.Eq(self.iGK, self.Gate.i), sp.Eq(self.vGK, gate),
                sp.Eq(self.vContot, self.vConmain + fired),
                sp.Eq(der(self.vControl), lag / time_constant),
-               sp.Eq(self.Anode.i, self.anode_current()),
+               sp.Eq(self.Anode.i, self.anode_current() + self._noise("ak")),
                sp.Eq(self.vConmain, sp.Piecewise((self.VON, sp.Eq(self.hold, 1)), (0, True)))]
         if self.use_heat_port:
             eqs.append(sp.Eq(self.heat_port.Q, -self.dissipation()[0]))
@@ -157,3 +185,40 @@ class Thyristor(Component):
 
     def dissipation(self):
         return self.vAK * self.Anode.i + self.vGK * self.iGK, sp.Integer(1)
+
+    # --- noise: the Johnson noise of the anode and the gate conductance, each a current in
+    # parallel with it (see physlib.components.noise_variants)
+
+    NOISE_PARTS = {"ak": "thermal", "gk": "thermal"}
+
+    def _noise(self, part):
+        return 0     # the noise variant's noise current of ``part`` [A]
+
+    def noise_parts(self, params):
+        return dict(self.NOISE_PARTS)
+
+    def internal_noise(self, part, values, params):
+        """(white PSD [A²/Hz], 1/f coefficient) of ``part``: 4kT·G of the anode–cathode ("ak")
+        or gate–cathode ("gk") small-signal conductance at the operating point (``values`` by
+        local name, ``params`` by name), vControl held (it is a state), at heat_port.T or T."""
+        T = values.get("heat_port.T", params["T"])
+        if part == "gk":
+            below = values["iGK"] < params["vRef"] * params["IGT"] / params["VGT"]
+            G = params["IGT"] / (params["VGT"] if below else params["VGT"] - params["vRef"])
+            return 4 * BOLTZMANN * T * G, 0.0
+        Ron, Roff = self.resistances(params)
+        vAK, vControl, Vb = values["vAK"], values["vControl"], params["Nbv"] * params["Vt"]
+        if vAK < -params["VRRM"]:
+            G = params["VRRM"] / (Roff * Vb) * math.exp(-(vAK + params["VRRM"]) / Vb)
+        elif vControl < self.VOFF:
+            G = 1 / Roff
+        else:
+            G = 1 / (self.passage(vControl, Ron, Roff) if vControl < self.VON else Ron)
+        return 4 * BOLTZMANN * T * G, 0.0
+
+    def noise_variant(self):
+        return noisy_class(type(self))(self.name, **self._values)
+
+    @staticmethod
+    def noise_input(part):
+        return "noise_" + part
