@@ -1,5 +1,5 @@
 """Group B of the MSL corpus, analog electrical part: the Electrical.Analog examples that need
-issue 36's op-amp with supply limits, variable and saturating elements (tests/msl_corpus.py
+issue 36's op-amp with supply limits, variable and saturating elements and the thyristor (tests/msl_corpus.py
 collects this module's EXAMPLES; tests/data/README.md lists what is compared and why).
 
 Each builder rebuilds the MSL example (tag v4.1.0) with the MSL's instance names; start values
@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 
 from physlib import Model
-from physlib.components.electrical import (Capacitor, Ground, IdealTransformer, Inductor, OpAmp,
-                                           Resistor, SaturatingInductor, Transformer,
-                                           VariableResistor, VoltageSensor, VoltageSource)
-from physlib.components.signals import Ramp, Sine
+from physlib.components.electrical import (Capacitor, CurrentSource, Ground, IdealTransformer,
+                                           Inductor, OpAmp, Resistor, SaturatingInductor,
+                                           Thyristor, Transformer, VariableResistor, VoltageSensor,
+                                           VoltageSource)
+from physlib.components.signals import Pulse, Ramp, Sine
 
 from msl_corpus import Example, four_pin_example, trapezoid_input
 
@@ -171,6 +172,30 @@ def show_saturating_inductor() -> Model:
     return m
 
 
+def thyristor_behaviour_test() -> Model:
+    """Analog.Examples.ThyristorBehaviourTest: a 30 V, 10 kHz sine on the anode of a Thyristor
+    (the MSL's defaults) whose cathode feeds a 10 Ω resistor in series with a 2 µH inductor to
+    ground; a pulse current source (5 mA = IGT for 10 % of the 100 µs period, from 20 µs on)
+    from the cathode into the gate. vControl and the inductor's current start at 0 (fixed).
+    Fired at 20 µs in the first positive half-wave, the thyristor conducts until its current
+    falls below the holding current near 50 µs and blocks the negative half-wave; the second
+    pulse, at 120 µs, fires it again."""
+    m = Model("ThyristorBehaviourTest")
+    ground = m.add(Ground("ground"))
+    sine = m.add(VoltageSource("sineVoltage", V=Sine(amplitude=30.0, f=1e4)))
+    resistor = m.add(Resistor("resistor", R=10.0))
+    pulse = m.add(CurrentSource("pulseCurrent", I=Pulse(amplitude=5e-3, width=1e-5, period=1e-4,
+                                                        t0=2e-5)))
+    thyristor = m.add(Thyristor("thyristor_v4_1"))
+    inductor = m.add(Inductor("inductor", L=2e-6))
+    m.connect(sine.p, thyristor.Anode)
+    m.connect(thyristor.Cathode, resistor.p, pulse.p)
+    m.connect(pulse.n, thyristor.Gate)
+    m.connect(resistor.n, inductor.p)
+    m.connect(ground.p, sine.n, inductor.n)
+    return m
+
+
 # Analog.Examples.CompareTransformers: its MAP-LIB reference is not in the mirror (over 4 MiB),
 # so it is no corpus Example; tests/test_catalog_electrical.py checks it against the closed form.
 TRANSFORMERS = dict(Vdc=0.1, Vpeak=0.1, f=10.0, n=2.0, R1=0.01, L1sigma=0.05 / (2 * math.pi * 10.0),
@@ -226,4 +251,6 @@ EXAMPLES = [
             show_variable_resistor, 1.0, 1e-6),
     Example("ShowSaturatingInductor", "Modelica.Electrical.Analog.Examples.ShowSaturatingInductor",
             show_saturating_inductor, 6.2832, 1e-6),
+    Example("ThyristorBehaviourTest", "Modelica.Electrical.Analog.Examples.ThyristorBehaviourTest",
+            thyristor_behaviour_test, 2e-4, 1e-6),
 ]

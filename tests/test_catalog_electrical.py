@@ -1,16 +1,18 @@
 """Issue 36's analog electrical classes (OpAmp, ZDiode, VariableResistor/Capacitor/Inductor,
-SaturatingInductor, Transformer, IdealThyristor, IdealGTOThyristor, IdealTwoWaySwitch): each
-against closed forms, in one exported FMU against ``simulate``, linearized against finite
-differences of operating points, and its noise against equipartition.
+SaturatingInductor, Transformer, IdealThyristor, IdealGTOThyristor, IdealTwoWaySwitch,
+Thyristor): each against closed forms, in one exported FMU against ``simulate``, linearized
+against finite differences of operating points, and its noise against equipartition.
 
 Tolerances, and why:
-- closed forms of algebraic circuits (no states) hold to Newton's convergence, 1e-9 relative;
+- closed forms of algebraic circuits and steady states hold to Newton's convergence, 1e-9
+  relative;
 - FMU against simulate: both at rtol 1e-10, within 1e-6 of each signal's range away from the
   event instants (as tests/test_export_fmu_differential.py: a wrong mode, start or jump is off
   by a good part of the range);
 - linearize against central differences of operating points with step h = 1e-4 of the input:
   the difference's truncation error is O(h²·f''') ~ 1e-8 relative, rounding ~ 1e-12/h; 1e-6;
-- noise variances from a Lyapunov solve: 1e-8 relative, as tests/test_noise.py.
+- noise variances from a Lyapunov solve: 1e-8 relative, as tests/test_noise.py (with abs=0:
+  pytest.approx's default absolute 1e-12 is more than kT/C = 4e-12 V² itself).
 """
 from __future__ import annotations
 
@@ -24,10 +26,11 @@ from physlib import Model
 from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components.electrical import (Capacitor, CurrentSource, Ground, IdealGTOThyristor, IdealThyristor,
                                            IdealTwoWaySwitch, Inductor, OpAmp, Resistor,
-                                           SaturatingInductor, Transformer, VariableCapacitor,
-                                           VariableInductor, VariableResistor, VoltageSource,
-                                           ZDiode)
+                                           SaturatingInductor, Thyristor, Transformer,
+                                           VariableCapacitor, VariableInductor, VariableResistor,
+                                           VoltageSource, ZDiode)
 from physlib.components.signals import Pulse, Ramp, Sine
+from physlib.components.thermal import FixedTemperature
 
 T = 300.15
 KT = BOLTZMANN * T
@@ -100,6 +103,55 @@ def test_saturating_inductor_flux_and_inductance_are_the_msl_curve():
     assert res["L.Lact"][0] == pytest.approx(2.0)                 # Lzer at zero current
     at_nominal = np.interp(1.0, np.abs(res["L.i"]), res["L.Lact"])
     assert at_nominal == pytest.approx(1.0, rel=1e-3)             # Lnom at Inom (interpolated)
+
+
+@cache
+def thyristor_across_capacitors(use_heat_port: bool):
+    """A Thyristor (the MSL's defaults; T = 300.15 K, or its heat port at 300.15 K) fed
+    through 1 kΩ (``src_V.V``), 1 nF across anode–cathode (C) and gate–cathode (Cg), and a
+    gate current source ``gate.I``; compiled."""
+    m = Model("thyristor_static")
+    g = m.add(Ground("g"))
+    device = m.add(Thyristor("thyristor", **(dict(use_heat_port=True) if use_heat_port else dict(T=T))))
+    c, c_gate = m.add(Capacitor("C", C=1e-9)), m.add(Capacitor("Cg", C=1e-9))
+    gate = m.add(CurrentSource("gate", I=0.0))
+    m.connect(source_through(m, g, 3.0, 1e3, "src"), device.Anode, c.p)
+    m.connect(device.Gate, c_gate.p, gate.n)
+    m.connect(g.p, device.Cathode, c.n, c_gate.n, gate.p)
+    if use_heat_port:
+        m.connect(device.heat_port, m.add(FixedTemperature("ambient", T=T)).port)
+    return m.compile()
+
+
+@pytest.mark.parametrize("regime, V, Ig", [("blocking", 3.0, 0.0), ("breakthrough", -150.0, 0.0),
+                                           ("blocking", 3.0, 3e-3), ("passage", 3.0, 6e-3)])
+def test_thyristor_steady_state_is_the_msl_characteristic(regime, V, Ig):
+    # The MSL's equations at its defaults (Ron = 1 V/25 A, Roff = VDRM²/(VTM·IH)), V through
+    # 1 kΩ: blocking, Anode.i = vAK/Roff; below −VRRM the breakthrough. A gate current of
+    # 6 mA (above 0.95·IGT + 1 mA) gives vContot = vConmain + 10·vAK: from 3 V the current
+    # stays below IH (released), and vControl = 10·vAK settles inside the passage from Roff to
+    # Ron. The gate: vGK = VGT/IGT·iGK below the knee (3 mA), vRef²/VGT + (VGT − vRef)/IGT·iGK
+    # above it (6 mA). All to Newton's 1e-9. (Conducting with Ron is what the corpus example
+    # ThyristorBehaviourTest and the catalog FMU run through; a conducting steady state takes
+    # the steady-state solver through the passage's exponential, 15 s of continuation.)
+    op = thyristor_across_capacitors(False).operating_point(inputs={"src_V.V": V, "gate.I": Ig})
+    Ron, Roff = 1.0 / 25.0, 100.0**2 / 1.7 / 6e-3
+    vAK, i, vControl = op["thyristor.vAK"], op["thyristor.Anode.i"], op["thyristor.vControl"]
+    assert op["thyristor.hold"] == 0
+    assert vControl == pytest.approx(10 * vAK if Ig > 5e-3 else 0.0, rel=1e-9, abs=1e-12)
+    x = (2 * vControl - 6.5) / 7.0
+    resistance = {"blocking": Roff,
+                  "passage": math.sqrt(Ron * Roff) * (Ron / Roff) ** ((3 * x - 4 * x**3) / 2)}
+    if regime == "breakthrough":
+        assert vAK < -100.0
+        expected = -100.0 / Roff * math.exp(-(vAK + 100.0) / (0.74 * 0.04))
+    else:
+        assert (1.5 < vControl < 5.0) == (regime == "passage")
+        expected = vAK / resistance[regime]
+    assert i == pytest.approx(expected, rel=1e-9)
+    assert vAK + 1e3 * i == pytest.approx(V, rel=1e-9)
+    gate = 0.7 / 5e-3 * Ig if Ig < 0.65 * 5e-3 / 0.7 else 0.65**2 / 0.7 + Ig * 0.05 / 5e-3
+    assert op["thyristor.vGK"] == pytest.approx(gate, rel=1e-9, abs=1e-12)
 
 
 def test_thyristor_conducts_from_its_firing_to_the_current_zero():
@@ -225,11 +277,24 @@ def two_way(m, g, sine):
     m.connect(g.p, ra.n, rb.n)
 
 
+def gate_fired(m, g, sine):
+    """A Thyristor on a 10 Ω load, a 10 mA gate current (vContot = 10·vAK) for 0.5 ms from
+    1 ms into each half-wave: fired in the positive one, it holds until its current falls below
+    IH near 5 ms; the pulse in the negative one drives vControl negative. TON = TOFF = 100 µs
+    (the MSL's 1 µs and 15 µs make the firing a transient of a few µs, for which FMPy's CVode
+    at rtol 1e-10 needs more than its 500 steps per output interval; at 1e-8 it runs them)."""
+    device = m.add(Thyristor("thyristor", TON=1e-4, TOFF=1e-4))
+    gate = m.add(CurrentSource("gate", I=Pulse(amplitude=10e-3, width=0.5e-3, period=5e-3, t0=1e-3)))
+    m.connect(source_through(m, g, sine, 10.0, "thyristor"), device.Anode)
+    m.connect(gate.n, device.Gate)
+    m.connect(g.p, device.Cathode, gate.p)
+
+
 PARTS = {"OpAmp": schmitt_trigger, "ZDiode": zener_clipper, "VariableResistor": variable_rc,
          "VariableCapacitor": variable_rc, "VariableInductor": variable_rl,
          "SaturatingInductor": saturating_rl, "Transformer": transformer_load,
          "IdealThyristor": fired(IdealThyristor), "IdealGTOThyristor": fired(IdealGTOThyristor),
-         "IdealTwoWaySwitch": two_way}
+         "IdealTwoWaySwitch": two_way, "Thyristor": gate_fired}
 
 
 def catalog_circuit(classes=tuple(PARTS)) -> Model:
@@ -254,6 +319,7 @@ CATALOG_SIGNALS = {
     "IdealThyristor": ["IdealThyristor.i", "IdealThyristor.on"],
     "IdealGTOThyristor": ["IdealGTOThyristor.i", "IdealGTOThyristor.on"],
     "IdealTwoWaySwitch": ["twoWay.n1.i", "twoWay.n2.i", "twoWay.closed"],
+    "Thyristor": ["thyristor.Anode.i", "thyristor.vControl", "thyristor.vGK", "thyristor.hold"],
 }
 
 
@@ -335,6 +401,17 @@ def transformer_into_load(m, g):
     m.connect(g.p, tr.n1, tr.n2, load.n)
 
 
+def thyristor_half_fired(m, g):
+    """A Thyristor on 1.25 V through 1 kΩ, its gate fed 0.95·IGT + 0.2 mA, so vContot = 2·vAK
+    and vControl settles at 2.45 V, inside the passage from Roff to Ron (hold released, 27 µA):
+    the small-signal gain goes through the passage's slope and vControl's dependence on vAK."""
+    device = m.add(Thyristor("thyristor"))
+    gate = m.add(CurrentSource("gate", I=0.95 * 5e-3 + 0.2e-3))
+    m.connect(source_through(m, g, 1.25, 1e3, "src"), device.Anode)
+    m.connect(gate.n, device.Gate)
+    m.connect(g.p, device.Cathode, gate.p)
+
+
 LINEARIZED = {   # class: (model builder, input, output)
     "OpAmp": (non_inverting, "src.V", "opAmp.v_out"),
     "ZDiode": (zener_in_breakdown, "src_V.V", "zDiode.v"),
@@ -350,12 +427,15 @@ LINEARIZED = {   # class: (model builder, input, output)
                        "thyristor.i"),
     "IdealGTOThyristor": (series_load(lambda: IdealGTOThyristor("gto", fire=1.0)), "src_V.V", "gto.i"),
     "IdealTwoWaySwitch": (two_way_to_n2, "src_V.V", "twoWay.n2.i"),
+    "Thyristor": (thyristor_half_fired, "src_V.V", "thyristor.Anode.i"),
 }
 
 
 MODES_AT_THE_POINT = {"OpAmp": ("opAmp.mode", 0), "IdealThyristor": ("thyristor.on", 1),
-                      "IdealGTOThyristor": ("gto.on", 1), "IdealTwoWaySwitch": ("twoWay.closed", 1)}
-"""The hybrid parts are linearized in their non-trivial mode: linear, conducting, p–n2."""
+                      "IdealGTOThyristor": ("gto.on", 1), "IdealTwoWaySwitch": ("twoWay.closed", 1),
+                      "Thyristor": ("thyristor.hold", 0)}
+"""The hybrid parts are linearized in their non-trivial mode: linear, conducting, p–n2 (the
+Thyristor in its passage, where its mode is released)."""
 
 
 @pytest.mark.parametrize("cls", list(LINEARIZED))
@@ -434,8 +514,30 @@ def test_dissipative_part_gives_equipartition(cls):
     build, part = DISSIPATIVE[cls]
     sim = one_part(build).compile()
     result = sim.noise("C.v", f=np.geomspace(1.0, 1e9, 5), T=T)
-    assert result.variance == pytest.approx(KT / 1e-9, rel=1e-8)
+    assert result.variance == pytest.approx(KT / 1e-9, rel=1e-8, abs=0)
     assert np.all(result.contributions[part] > 0)      # the part is a source of its own
+
+
+@pytest.mark.parametrize("use_heat_port", [False, True])
+def test_thyristor_noise_gives_equipartition_on_its_anode_and_gate(use_heat_port):
+    # Capacitors across anode–cathode (fed through 1 kΩ) and gate–cathode (the gate's current
+    # source set to 0) each hold kT/2 from the thyristor's sources "ak" and "gk": forward
+    # blocking at 3 V (1/Roff beside 1 mS) and in reverse breakthrough at −150 V (the
+    # exponential's slope, 1.7 S, alone); the gate capacitor's only source is "gk". With no
+    # gate current vControl does not follow vAK, so the device is a plain conductance at each
+    # point. Its noise is at its T, or with the heat port at heat_port.T (T then left at its
+    # 293.15 K), which takes the loss: heat_port.Q = −(V·i − R·i²), the source's power less
+    # the resistor's.
+    sim = thyristor_across_capacitors(use_heat_port)
+    for V in (3.0, -150.0):
+        op = sim.operating_point(inputs={"src_V.V": V, "gate.I": 0.0})
+        for output, source in (("C.v", "thyristor.ak"), ("Cg.v", "thyristor.gk")):
+            result = sim.noise(output, f=np.geomspace(1.0, 1e9, 5), T=T, at=op)
+            assert result.variance == pytest.approx(KT / 1e-9, rel=1e-8, abs=0), (V, output)
+            assert np.all(result.contributions[source] > 0), (V, output)
+        if use_heat_port:
+            i = op["src_R.i"]
+            assert op["thyristor.heat_port.Q"] == pytest.approx(-(V * i - 1e3 * i**2), rel=1e-9)
 
 
 def test_storage_parts_hold_kt_over_two_per_degree_of_freedom():
@@ -449,7 +551,7 @@ def test_storage_parts_hold_kt_over_two_per_degree_of_freedom():
     _, Ipar = saturating_flux(1.5)
     cases.append((LINEARIZED["SaturatingInductor"][0], "satL.i", KT / (0.5 + 1.5 / (1 + (1.5 / Ipar) ** 2))))
     for build, output, expected in cases:
-        assert one_part(build).compile().noise(output, T=T).variance == pytest.approx(expected, rel=1e-8), output
+        assert one_part(build).compile().noise(output, T=T).variance == pytest.approx(expected, rel=1e-8, abs=0), output
 
 
 def linear_response(A, b_dc, b_ac, omega, t):
