@@ -35,7 +35,7 @@ def test_command_line_prints_and_writes_the_decks_results(tmp_path):
 
 def test_command_line_names_the_bad_line_and_exits_1(tmp_path):
     deck = tmp_path / "bad.cir"
-    deck.write_text("bad deck\nV1 a 0 1\nJ1 a b 0 jmod\n.op\n.end\n")
+    deck.write_text("bad deck\nV1 a 0 1\nZ1 a b 0 zmod\n.op\n.end\n")
     done = run(deck)
     assert done.returncode == 1 and done.stdout == ""
-    assert "bad.cir, line 3: 'J1 a b 0 jmod'" in done.stderr and "JFETs" in done.stderr
+    assert "bad.cir, line 3: 'Z1 a b 0 zmod'" in done.stderr and "MESFETs" in done.stderr

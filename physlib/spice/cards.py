@@ -58,7 +58,8 @@ def parse_assignments(text: str, where: Location) -> list[tuple[str, str, Locati
 OPTIONS = {"reltol": 1e-3, "abstol": 1e-12, "vntol": 1e-6, "gmin": 1e-12, "temp": 27.0,
            "tnom": 27.0}
 MODEL_TYPES = {"d": "diode", "sw": "voltage switch", "csw": "current switch", "npn": "NPN BJT",
-               "pnp": "PNP BJT", "nmos": "N-channel MOSFET", "pmos": "P-channel MOSFET"}
+               "pnp": "PNP BJT", "nmos": "N-channel MOSFET", "pmos": "P-channel MOSFET",
+               "njf": "N-channel JFET", "pjf": "P-channel JFET"}
 _FUNC = re.compile(r"\.func\s+([A-Za-z_]\w*)\s*\(([^)]*)\)\s*=?\s*(.+)$", re.I | re.S)
 _NODE_VALUE = re.compile(r"v\s*\(\s*([^)\s]+)\s*\)\s*=\s*(\{[^}]*\}|'[^']*'|\S+)", re.I)
 
@@ -111,7 +112,7 @@ def _model(card, body):
     name, kind = tokens[1].lower(), tokens[2].lower()
     if kind not in MODEL_TYPES:
         raise SpiceError(f".model type {tokens[2]} is not supported; supported: D (diode), "
-                         "SW and CSW (switches), NPN and PNP (bipolar transistors), NMOS and PMOS (level-1 MOSFETs)",
+                         "SW and CSW (switches), NPN and PNP (bipolar transistors), NMOS and PMOS (level-1 MOSFETs), NJF and PJF (JFETs)",
                          card.where)
     if name in body.models:
         raise SpiceError(f".model {name} is defined twice", card.where)

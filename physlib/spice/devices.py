@@ -347,6 +347,9 @@ def make_component(b, letter, name, tokens, card, body, scope, prefix, sensed):
     if letter == "M":
         from .mosfet import mosfet
         return mosfet(b, name, tokens, card, scope, prefix, find_model, _split_options)
+    if letter == "J":
+        from .jfet import jfet
+        return jfet(b, name, tokens, card, scope, prefix, find_model, _split_options)
     if letter == "B":
         from .behavioural import behavioural_source
         return behavioural_source(b, name, card, scope, prefix)

@@ -20,7 +20,7 @@ __all__ = ["Builder", "GROUND_NAMES"]
 
 GROUND_NAMES = ("0", "gnd")
 PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, "H": 2, "B": 2,
-        "S": 4, "W": 2, "Q": 3, "M": 4}
+        "S": 4, "W": 2, "Q": 3, "M": 4, "J": 3}
 
 
 class Builder:

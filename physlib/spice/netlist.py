@@ -14,12 +14,12 @@ from .lexer import Card, split
 
 __all__ = ["Body", "Subckt", "Netlist", "parse_assignments", "ELEMENT_LETTERS"]
 
-ELEMENT_LETTERS = "RCLVIDEFGHXKBSWQM"
+ELEMENT_LETTERS = "RCLVIDEFGHXKBSWQMJ"
 
 UNSUPPORTED_ELEMENTS = {
     "A": "XSPICE code models", "T": "lossless transmission lines",
     "O": "lossy transmission lines", "U": "RC lines",
-    "Y": "transmission lines", "J": "JFETs",
+    "Y": "transmission lines",
     "Z": "MESFETs/HFETs", "N": "OSDI devices", "P": "coupled transmission lines"}
 class Body:
     """The contents of the deck or of one subcircuit: element cards (in order), local

@@ -19,7 +19,7 @@ N_MINGAIN = 1e-20               # ngspice's floor under |gain|² for input-refer
 N_INTFTHRESH = 1e-10            # ngspice's threshold for a power law's exponent of 0 or -1
 # ngspice's noise sources of an element, by its letter (the rest: one source, the element's)
 NOISE_PARTS = {"r": ("thermal", "1overf"), "d": ("rs", "id", "1overf"),
-               "q": ("rc", "rb", "re", "ic", "ib", "1overf")}
+               "q": ("rc", "rb", "re", "ic", "ib", "1overf"), "j": ("rd", "rs", "id", "1overf")}
 _OUTPUT = re.compile(r"\s*v\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*$", re.I)
 
 

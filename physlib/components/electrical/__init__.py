@@ -2,7 +2,7 @@
 Electrical.Analog: ``interfaces`` (partial bases), ``basic``, ``variable`` (resistor, capacitor
 and inductor set by a signal) and ``inductors`` (saturating inductor, transformer) of its
 Basic, ``ideal``, ``opamps`` (the op-amp clipped at its supplies), ``semiconductors`` (Diode,
-BJT, MOSFET and their pn-junction functions, ZDiode, Thyristor), ``sources``, ``sensors``,
+BJT, MOSFET, JFET and their pn-junction functions, ZDiode, Thyristor), ``sources``, ``sensors``,
 ``machines`` (DC machines), ``converters`` (DC-DC), ``batteries``. Each class is imported from
 here; its module is loaded when the class is first asked for.
 
@@ -19,7 +19,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".ideal": ("IdealTransformer", "IdealOpAmp", "Switch", "IdealDiode", "VoltageControlledSwitch",
                "CurrentControlledSwitch", "IdealThyristor", "IdealGTOThyristor",
                "IdealTwoWaySwitch", "IdealCommutingSwitch"),
-    ".semiconductors": ("Diode", "BJT", "MOSFET", "ZDiode", "Thyristor"),
+    ".semiconductors": ("Diode", "BJT", "MOSFET", "JFET", "ZDiode", "Thyristor"),
     ".sources": ("VoltageSource", "CurrentSource", "SensingVoltageSource", "BehaviouralSource"),
     ".sensors": ("VoltageSensor", "CurrentSensor"),
     ".opamps": ("OpAmp",),
