@@ -113,6 +113,8 @@ def run_script(deck, params=None) -> dict:
         deck._altered = {}
     if not script.ran_cards and deck.analyses:
         deck._run_cards(script.out, script.params)
+    if script.const.names:
+        script.out["const"] = script.const
     return script.out
 
 
@@ -131,6 +133,7 @@ class _Script:
         self.const = SpiceResult("const", None, None, None, {}, {}, None)
         self.current = None
         self.ran_cards = False
+        self.plots = {"const": self.const}          # by ngspice's names: tran1, ac1, …
 
     # --- structure ----------------------------------------------------------------------
 
@@ -201,8 +204,7 @@ class _Script:
     def lookup(self, name, card):
         """A vector of the current plot (or ``plot.name`` of another, or of ``const``)."""
         plot, _, rest = name.partition(".")
-        plots = {key if key[-1].isdigit() else key + "1": r for key, r in self.out.items()
-                 if hasattr(r, "kind")}
+        plots = self.plots
         sources = ([plots[plot]], rest) if plot.lower() in plots and rest else \
             ([self.current] if self.current else [], name)
         results, name = sources
@@ -246,8 +248,16 @@ class _Script:
         key, k = kind, 2
         while key in self.out:
             key, k = f"{kind}{k}", k + 1
-        self.out[key] = self.current = result
-        return key
+        self.out[key] = result
+        self.name_plot(result)
+
+    def name_plot(self, result):
+        """Make ``result`` the current plot, under ngspice's name (``tran1``, …; a noise
+        analysis is ngspice's two plots, its spectra and its totals: ``noise1``, ``noise2``)."""
+        count = sum(1 for name in self.plots if re.fullmatch(result.kind + r"\d+", name))
+        for extra in range(2 if result.kind == "noise" else 1):
+            self.plots[f"{result.kind}{count + 1 + extra}"] = result
+        self.current = result
 
     def analysis(self, card, kind, text):
         from .analyses import parse_analysis
@@ -262,9 +272,8 @@ class _Script:
         self.deck._altered = self.altered
         before = set(self.out)
         self.deck._run_cards(self.out, self.params)
-        added = [key for key in self.out if key not in before and key != "meas"]
-        if added:
-            self.current = self.out[added[-1]]
+        for key in [key for key in self.out if key not in before and key != "meas"]:
+            self.name_plot(self.out[key])
 
     def do_let(self, card, rest):
         name, equals, expression = rest.partition("=")
@@ -334,12 +343,10 @@ class _Script:
             self.variables.pop(name, None)
 
     def do_setplot(self, card, rest):
-        plots = {key if key[-1].isdigit() else key + "1": r for key, r in self.out.items()
-                 if hasattr(r, "kind")}
-        if rest.lower() not in plots:
-            raise SpiceError(f"setplot {rest}: no such plot (plots: {', '.join(plots)})",
+        if rest.lower() not in self.plots:
+            raise SpiceError(f"setplot {rest}: no such plot (plots: {', '.join(self.plots)})",
                              card.where)
-        self.current = plots[rest.lower()]
+        self.current = self.plots[rest.lower()]
 
     def do_quit(self, card, rest):
         raise _Quit
