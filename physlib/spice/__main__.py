@@ -57,7 +57,7 @@ def print_result(kind: str, result, out=sys.stdout):
         return
     names = [result.scale] + [n for n in result.names if n != result.scale]
     out.write(f"\n{kind}\n")
-    _table(names, [np.asarray(result[n]) for n in names], out)
+    _table(names, [np.atleast_1d(result[n]) for n in names], out)
 
 
 def _table(names, values, out):

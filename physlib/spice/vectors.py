@@ -156,9 +156,10 @@ class _Parser:
             self.fail(f"unexpected {value!r}")
         name = value.lower()
         if self.word("("):
-            access = _ACCESS.match(name)
+            plot, dot, base = name.rpartition(".")          # tran1.v(out): another plot's
+            access = _ACCESS.match(base)
             if access:
-                return self.access(access.group(1), access.group(2))
+                return self.access(access.group(1), access.group(2), plot + dot)
             if name not in FUNCTIONS:
                 self.fail(f"unknown or unsupported function {name}(); supported: "
                           + " ".join(sorted(FUNCTIONS)))
@@ -168,7 +169,7 @@ class _Parser:
             return ("call", name, argument)
         return ("name", name)
 
-    def access(self, kind, part):
+    def access(self, kind, part, plot=""):
         """``v(node[,node])``/``i(source)`` read as text (node names may be numbers)."""
         start = self.tokens[self.pos][3]
         close = self.text.find(")", start)
@@ -180,7 +181,7 @@ class _Parser:
         while self.pos < len(self.tokens) and self.tokens[self.pos][2] < close:
             self.pos += 1
         self.take(")")
-        node = ("vec", f"{kind}({','.join(nodes)})")
+        node = ("vec", f"{plot}{kind}({','.join(nodes)})")
         return ("call", PARTS[part], node) if part else node
 
     def ends(self):

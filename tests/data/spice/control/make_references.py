@@ -9,8 +9,8 @@
   ``print`` and ``echo`` commands wrote, in order: ``name,value`` (``value.im`` too for a
   complex value; ``echo`` rows have the text as the name and no value). The decks print
   one-point vectors only, with ``set numdgt=15``.
-* ``<deck>_<kind>.csv`` for each analysis command of the script outside its loops and
-  conditions (``ac``, ``tran``, …): the deck without its ``.control`` block, that command
+* ``<deck>_<kind>.csv``, for a deck whose script prints nothing, for each analysis command
+  of the script outside its loops and conditions (``ac``, ``tran``, …): the deck without its ``.control`` block, that command
   alone in its own ngspice process (ngspice-39 can return wrong DC-sweep points after another
   analysis in the same run), every vector written by ``wrdata`` — the work of
   ``tests/data/spice/reader/make_references.py``, reused. A comment ``*OPTIONS kind
@@ -75,7 +75,7 @@ def run(deck: pathlib.Path):
         depth += word in BLOCKS
         depth -= word == "end"
         match = COMMAND.match(line)
-        if match and depth == 0:
+        if match and depth == 0 and not rows:
             kind = match.group(1).lower()
             seen[kind] = seen.get(kind, 0) + 1
             suffix = kind if seen[kind] == 1 else f"{kind}{seen[kind]}"
