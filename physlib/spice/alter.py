@@ -68,7 +68,6 @@ def altered_path(deck, rest: str, card, number):
 def altered_model(deck, rest: str, card, number):
     """A new :class:`SpiceDeck` with ``.model`` parameters changed: ``altermod name param =
     value [param = value ...]`` or ``altermod @name[param] = value``."""
-    from .deck import SpiceDeck
     rest = rest.strip()
     match = _DEVICE.match(rest)
     if match:
@@ -86,7 +85,7 @@ def altered_model(deck, rest: str, card, number):
         raise SpiceError(f"altermod {name}: no .model {name} in the deck", card.where)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpiceWarning)     # warned when the deck was read
-        return SpiceDeck(deck.title, netlist, deck.model.name, [])
+        return type(deck)(deck.title, netlist, deck.model.name, [])
 
 
 def _with_model(body, name, values):
