@@ -39,7 +39,7 @@ def relative_error(ours, ref):
 def test_the_1n4148_deck_read_by_the_reader_equals_ngspice():
     # tests/data/spice/diode_level1/diode_level1.cir (CJO, M, VJ, FC, TT, BV, IBV, EG, XTI, KF,
     # AF in its .model; gmin = 1e-12) read as a deck: .op and .ac 1 Hz–10 GHz against the
-    # ngspice-39 tables of tests/test_diode_level1.py. Its .control block is skipped; the
+    # ngspice-39 tables of tests/test_diode_level1.py. Its .control block is not run here; the
     # analyses are called as its commands are. 1e-5: the constants' 3.4e-7 is the floor.
     deck = read(DATA / "diode_level1" / "diode_level1.cir")
     op = spice.read_csv(DATA / "diode_level1" / "diode_level1_op.csv")

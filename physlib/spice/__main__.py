@@ -4,9 +4,12 @@
 
 Prints each analysis: ``.op`` as ngspice's node-voltage and source-current tables, the others
 (``.dc``, ``.tran``, ``.ac``, …) as a table of every vector against the scale (complex values
-as ``re,im``). ``--csv DIR`` also writes ``DIR/<deck>_<kind>.csv`` per analysis (the scale
-column, then the vectors; complex ones as ``name.re`` and ``name.im``, the layout of the
-ngspice references in tests/data/spice); ``--plot`` saves ``<deck>_<kind>.png`` per swept
+as ``re,im``); then the measurements (``name = value``) and what a ``.control`` script's
+``print``, ``wrdata``, ``write`` and ``echo`` lines give (:mod:`physlib.spice.control`).
+``--csv DIR`` also writes ``DIR/<deck>_<kind>.csv`` per analysis (the scale column, then the
+vectors; complex ones as ``name.re`` and ``name.im``, the layout of the ngspice references in
+tests/data/spice), ``<deck>_meas.csv`` (a row of values under their names) and
+``<deck>_print<k>.csv`` per printed table; ``--plot`` saves ``<deck>_<kind>.png`` per swept
 analysis (node voltages; magnitude on log axes for ``.ac``) in DIR or the current folder.
 Warnings go to stderr with their file and line; a deck physlib cannot read or run exits with
 status 1 and the error's message.
@@ -53,22 +56,58 @@ def print_result(kind: str, result, out=sys.stdout):
                 out.write(f"\t{name[2:-1] + '#branch':<32}{result[name]:>13.6e}\n")
         return
     names = [result.scale] + [n for n in result.names if n != result.scale]
-    values = [np.asarray(result[n]) for n in names]
-    out.write(f"\n{kind}\n" + " ".join(["Index".ljust(7)] + [f"{n:<26}" for n in names]) + "\n")
-    for row in range(len(values[0])):
-        cells = [f"{v[row].real:.6e},{v[row].imag:.6e}" if np.iscomplexobj(v) else f"{v[row]:.6e}"
-                 for v in values]
+    out.write(f"\n{kind}\n")
+    _table(names, [np.atleast_1d(result[n]) for n in names], out)
+
+
+def _table(names, values, out):
+    """Columns under their names, a row per point (shorter columns left blank)."""
+    out.write(" ".join(["Index".ljust(7)] + [f"{n:<26}" for n in names]) + "\n")
+    for row in range(max(len(v) for v in values)):
+        cells = ["" if row >= len(v) else f"{v[row].real:.6e},{v[row].imag:.6e}"
+                 if np.iscomplexobj(v) else f"{v[row]:.6e}" for v in values]
         out.write(" ".join([f"{row:<7}"] + [f"{c:<26}" for c in cells]).rstrip() + "\n")
+
+
+def print_output(output, out=sys.stdout):
+    """A ``.control`` line's output (:class:`physlib.spice.control.Output`) as ngspice prints
+    a ``print``: ``name = value`` lines for one-point vectors, else a table along the scale."""
+    if output.command == "echo":
+        out.write(output.text + "\n")
+        return
+    if output.file:
+        out.write(f"\n{output.command} {output.file}\n")
+    vectors = {name: np.atleast_1d(value) for name, value in output.vectors.items()}
+    if all(len(v) == 1 for v in vectors.values()):
+        for name, value in vectors.items():
+            number = value[0]
+            out.write(f"{name} = {number.real:.6e},{number.imag:.6e}\n" if np.iscomplexobj(value)
+                      else f"{name} = {number:.6e}\n")
+        return
+    scale = [output.scale] if output.scale else []
+    _table([n for n, _ in scale] + list(vectors), [v for _, v in scale] + list(vectors.values()),
+           out)
 
 
 def write_csv(result, path: str):
     """A swept result as CSV (scale first, full precision); an .op result as one row."""
     columns = _columns(result) if result.scale else [(n, np.array([result[n]])) for n in result.names]
+    _write_columns(dict(columns), path)
+
+
+def _write_columns(columns: dict, path: str):
+    """{name: values} as CSV columns (complex ones as name.re and name.im; a shorter column
+    ends early, its cells left empty)."""
+    flat = []
+    for name, values in columns.items():
+        values = np.atleast_1d(values)
+        flat += [(name + ".re", values.real), (name + ".im", values.imag)] \
+            if np.iscomplexobj(values) else [(name, values)]
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow([name for name, _ in columns])
-        for row in zip(*(values for _, values in columns)):
-            writer.writerow([repr(float(x)) for x in row])
+        writer.writerow([name for name, _ in flat])
+        for row in range(max(len(v) for _, v in flat)):
+            writer.writerow(["" if row >= len(v) else repr(float(v[row])) for _, v in flat])
 
 
 def plot_result(kind: str, result, path: str):
@@ -95,6 +134,26 @@ def plot_result(kind: str, result, path: str):
     plt.close(fig)
 
 
+def _print_script(results, stem, folder):
+    """The measurements and the .control script's outputs (and their CSVs into ``folder``)."""
+    tables = [({name: np.atleast_1d(v) for name, v in results["meas"].items()}, "meas")] \
+        if results.get("meas") else []
+    if tables:
+        print("\nmeasurements")
+        for name, value in results["meas"].items():
+            print(f"{name} = {value:.6e}")
+    for k, output in enumerate(results.get("print", []), 1):
+        print_output(output)
+        if output.vectors:
+            scale = dict([output.scale]) if output.scale else {}
+            tables.append(({**scale, **{n: np.atleast_1d(v) for n, v in output.vectors.items()}},
+                           f"print{k}"))
+    for columns, name in tables if folder else []:
+        path = os.path.join(folder, f"{stem}_{name}.csv")
+        _write_columns(columns, path)
+        print(f"wrote {path}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m physlib.spice",
                                      description="Run an ngspice deck's analysis cards with physlib.")
@@ -118,6 +177,8 @@ def main(argv=None) -> int:
     if args.csv:
         os.makedirs(args.csv, exist_ok=True)
     for kind, result in results.items():
+        if kind in ("meas", "print"):
+            continue
         print_result(kind, result)
         if args.csv:
             path = os.path.join(args.csv, f"{stem}_{kind}.csv")
@@ -127,6 +188,7 @@ def main(argv=None) -> int:
             path = os.path.join(folder, f"{stem}_{kind}.png")
             plot_result(kind, result, path)
             print(f"wrote {path}")
+    _print_script(results, stem, args.csv)
     return 0
 
 

@@ -1,6 +1,6 @@
 """The dot cards: ``.param``, ``.func``, ``.model``, ``.global``, ``.options``, ``.temp``,
 ``.ic``, ``.nodeset``, the analyses (kept as tokens; :mod:`physlib.spice.analyses` reads
-them), output requests (``.print`` & co., accepted with a warning: every vector is returned)
+them), ``.control`` blocks (kept for :mod:`physlib.spice.control`), output requests (``.print`` & co., accepted with a warning: every vector is returned)
 and everything else (a SpiceError naming what is supported)."""
 from __future__ import annotations
 
@@ -94,6 +94,8 @@ def sort_card(netlist, card, key: str, body):
             raise SpiceError(f"expected {key} v(node)=value ...", card.where)
         target = netlist.ic if key == ".ic" else netlist.nodeset
         target.update({node.lower(): (value, card) for node, value in found})
+    elif key == ".control":
+        netlist.control += card.cards
     elif key in OUTPUT_CARDS:
         netlist.warnings.append((card.where, f"{key} is ignored: the results hold every node "
                                  "voltage and source current"))

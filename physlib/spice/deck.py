@@ -80,6 +80,7 @@ class SpiceDeck:
         self._declared_tran = tuple(self._ctx.tran_values)     # what the element values follow
         self.compiles = 0
         self._sim = None
+        self._altered: dict = {}      # a .control script's alter: parameter path -> value
 
     def warn(self, where, message):
         text = f"{where}: {message}" if where else message
@@ -143,8 +144,8 @@ class SpiceDeck:
                                  f"{', '.join(sorted(names)) or 'none'})")
             given[name] = value
         if tuple(self._ctx.tran_values) == self._declared_tran:
-            return given
-        return {**given, **self._deck_values.values(self._value_of(given))}
+            return {**given, **self._altered}
+        return {**given, **self._deck_values.values(self._value_of(given)), **self._altered}
 
     def _value_of(self, given: dict):
         """The value of each .param model parameter with the .param values ``given``."""
@@ -158,7 +159,9 @@ class SpiceDeck:
     def evaluating(self, params: dict | None = None):
         """The deck's value functions (a source's DC and AC values) with the ``.param`` values
         ``params`` while the block runs."""
-        value_of = self._value_of(self.parameter_values(params))
+        names = self._deck_values.parameters
+        value_of = self._value_of({n: v for n, v in self.parameter_values(params).items()
+                                   if n in names})
         with self._deck_values.overridden({n: value_of(p) for n, p in
                                            self._deck_values.parameters.items()}):
             yield
@@ -300,21 +303,31 @@ class SpiceDeck:
     def run(self, *, params: dict | None = None) -> dict:
         """Every analysis card of the deck, in order: {kind: SpiceResult} (a second card of a
         kind is ``"tran2"``, …), and with ``.meas`` cards ``"meas"``: {name: value}, each
-        measured on the first result of its analysis (tran, ac or dc)."""
-        out = {}
+        measured on the first result of its analysis (tran, ac or dc). A deck with a
+        ``.control`` block runs its script instead (:mod:`physlib.spice.control`: its analyses
+        and ``run`` add results, ``let`` and ``meas`` vectors, ``"print"`` what it prints)."""
+        if self._netlist.control:
+            from .control import run_script
+            return run_script(self, params)
+        return self._run_cards({}, params)
+
+    def _run_cards(self, out: dict, params) -> dict:
+        """The analysis cards' results, then the .meas cards', added to ``out``."""
+        first = {}
         for kind, args in self.analyses:
             key, k = kind, 2
             while key in out:
                 key, k = f"{kind}{k}", k + 1
             out[key] = getattr(self, kind)(**args, params=params)
+            first.setdefault(kind, out[key])
         if self.measures:
-            out["meas"] = {}
+            measured = out.setdefault("meas", {})
             for measure in self.measures:
-                if measure.analysis not in out:
+                if measure.analysis not in first:
                     raise SpiceError(f".meas {measure.analysis} {measure.name}: the deck has no "
                                      f".{measure.analysis} card to measure on", measure.where)
-                out["meas"][measure.name] = measure.value(out["meas"], self._builder.scope) \
-                    if measure.function == "param" else self._measured(measure, out[measure.analysis])
+                measured[measure.name] = measure.value(measured, self._builder.scope) \
+                    if measure.function == "param" else self._measured(measure, first[measure.analysis])
         return out
 
     def __repr__(self):

@@ -5,8 +5,9 @@ anywhere, or with ``$ ``, ``//`` or ``--`` at the start of a word. A line starti
 continues the card before it (comment and blank lines may come between). Reading stops at
 ``.end``. ``.include file`` inserts a file's cards; ``.lib file section`` inserts the cards
 between ``.lib section`` and ``.endl`` of that file; paths are relative to the folder of the
-file that names them. ``.control`` … ``.endc`` blocks (ngspice's scripts) are skipped with a
-warning. :func:`split` turns a card's text into tokens.
+file that names them. A ``.control`` … ``.endc`` block (an ngspice script) becomes one
+:class:`ControlBlock` card holding its lines (:mod:`physlib.spice.control` runs it).
+:func:`split` turns a card's text into tokens.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import re
 
 from .errors import Location, SpiceError
 
-__all__ = ["Card", "read_cards", "split"]
+__all__ = ["Card", "ControlBlock", "read_cards", "split"]
 
 _INLINE = re.compile(r";|(?:(?<=\s)|^)(?:\$(?=\s|$)|//|--)")
 
@@ -30,6 +31,17 @@ class Card:
 
     def __repr__(self):
         return f"Card({self.text!r} at {self.where.file}:{self.where.line})"
+
+
+class ControlBlock(Card):
+    """A ``.control`` … ``.endc`` block: its ``.control`` line and ``cards``, the script's
+    lines in order (continuation lines joined)."""
+
+    __slots__ = ("cards",)
+
+    def __init__(self, where: Location, text: str):
+        super().__init__(where, text)
+        self.cards: list[Card] = []
 
 
 def _strip(line: str) -> str:
@@ -88,26 +100,34 @@ def _words(card: Card) -> list[str]:
 
 
 def _expand(cards: list[Card], folder, warnings, seen) -> list[Card]:
-    """Cards with .include/.lib calls replaced by what they name and .control/.lib blocks
-    (section definitions in the deck itself) removed."""
-    out, skip_until = [], None
+    """Cards with .include/.lib calls replaced by what they name, each .control block made
+    one :class:`ControlBlock` and .lib blocks (section definitions in the deck itself)
+    removed."""
+    out, skip_until, block = [], None, None
     for card in cards:
         words = _words(card)
         key = words[0].lower()
+        if block is not None:
+            if key == ".endc":
+                out.append(block)
+                block = None
+            else:
+                block.cards.append(card)
+            continue
         if skip_until:
             if key == skip_until:
                 skip_until = None
             continue
         if key == ".control":
-            skip_until = ".endc"
-            if warnings is not None:
-                warnings.append((card.where, "the .control block (an ngspice script) is skipped"))
+            block = ControlBlock(card.where, card.text)
         elif key in (".include", ".inc") or (key == ".lib" and len(words) >= 3):
             out += _included(card, words, folder, warnings, seen)
         elif key == ".lib":
             skip_until = ".endl"         # a section defined in this file, used only if called
         else:
             out.append(card)
+    if block is not None:
+        raise SpiceError(".control without .endc", block.where)
     return out
 
 

@@ -52,7 +52,8 @@ class Subckt:
 class Netlist:
     """The cards of a deck, sorted: ``top`` (a :class:`Body`), ``globals_``, ``analyses``
     (kind, tokens, card), ``options`` (name -> (value token or None, card)), ``ic`` and
-    ``nodeset`` (node -> (expression text, card)), ``warnings`` ((location, text) pairs)."""
+    ``nodeset`` (node -> (expression text, card)), ``control`` (the lines of its ``.control``
+    blocks, in order), ``warnings`` ((location, text) pairs)."""
 
     def __init__(self, cards: list[Card], warnings: list):
         self.top = Body()
@@ -61,6 +62,7 @@ class Netlist:
         self.options: dict[str, tuple] = {}
         self.ic: dict[str, tuple] = {}
         self.nodeset: dict[str, tuple] = {}
+        self.control: list[Card] = []
         self.warnings = warnings
         self._sort(cards)
 

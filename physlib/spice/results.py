@@ -77,6 +77,13 @@ class SpiceResult:
                                    f"{', '.join(sorted(self._currents))}")
         return self._read(first + ".i")
 
+    def let(self, name: str, value):
+        """Add (or replace) the vector ``name``: a ``.control`` script's ``let`` and ``meas``."""
+        key = name.lower()
+        if key not in self._vectors:
+            self.names.append(key)
+        self._vectors[key] = value
+
     def __contains__(self, name: str) -> bool:
         try:
             self[name]
