@@ -76,7 +76,9 @@ def as_real(value: Any) -> float | None:
         return None
     if isinstance(value, numbers.Real):
         return float(value)
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+    # A plain 0-d array only: subclasses of ndarray are astropy and unyt quantities, whose
+    # float() would drop (unyt) or refuse (astropy) their unit; quantity_value converts them.
+    if type(value) is np.ndarray and value.ndim == 0 and value.dtype.kind in "iuf":
         return float(value)
     sympy = sys.modules.get("sympy")      # without SymPy imported, value is no SymPy number
     if sympy is not None and isinstance(value, sympy.Basic) and getattr(value, "is_number", False) \
