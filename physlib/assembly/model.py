@@ -5,7 +5,7 @@ What a model holds and the checks of ``add``/``connect``/``expose`` live in
 """
 from __future__ import annotations
 
-from ..core.errors import ModelError
+from ..core.errors import ModelError, ParameterError
 from .netlist import ExposedPort, Netlist
 
 __all__ = ["Model", "ExposedPort"]
@@ -30,13 +30,16 @@ class Model(Netlist):
         from .compiled import CompiledModel
         return CompiledModel
 
-    def compile(self, *, units: str = "warn"):
+    def compile(self, *, units: str = "warn", **options):
         """Flatten, analyze and reduce the equations; returns a reusable CompiledModel.
 
         ``units``: what to do where the equations of a component class mix units (checked once
         per class, where its equations are derived): ``"warn"`` (a
         :class:`~physlib.UnitWarning` naming the class, the equation and both units),
         ``"strict"`` (a :class:`~physlib.UnitCheckError`) or ``"off"``."""
+        if options:
+            raise ParameterError(f"Model.compile has no option {', '.join(options)}; its only option is "
+                                 f"units ('warn', 'strict' or 'off')")
         from .unit_policy import check_policy
         check_policy(units)
         if not self._members:
