@@ -10,7 +10,8 @@ from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNa
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, StructureChangeError,
                    UnconnectedPortError, UnknownNameError, ModelError, Variable, der, MissingPortError,
-                   UnknownAttributeError, ImpulseError, ModeSettlingError, PositionState, SensitivityError, FitError)
+                   UnknownAttributeError, ImpulseError, ModeSettlingError, PositionState, SensitivityError, FitError,
+                   UnitError, UnitWarning, UnitCheckError)
 
 # Names imported on first use (PEP 562), so that ``import physlib`` loads only what building a
 # model takes: the analyses (and SciPy's dense algebra, pandas, dask, matplotlib behind them)
@@ -41,7 +42,7 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "ModeSettlingError", "DescriptorError", "PositionState", "ExportError", "SensitivityError", "FitError",
            "LinearModel", "linearize", "inject_through", "inject_across",
            "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError",
-           "fit", "Experiment", "FitResult"]
+           "fit", "Experiment", "FitResult", "UnitError", "UnitWarning", "UnitCheckError"]
 
 
 def __getattr__(name):

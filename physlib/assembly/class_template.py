@@ -63,6 +63,7 @@ class ClassTemplate:
     partials: list = field(repr=False)   # per residual: [(local, row of "partial")], None if no CasADi form
     followers: frozenset = frozenset()  # position states determined outside (not integrated here)
     affine: bool = False              # every residual affine in the variables for fixed modes
+    unit_issues: tuple = ()           # where the equations' units disagree (physlib.assembly.unit_check)
 
     @cached_property
     def _sx(self):

@@ -24,20 +24,23 @@ from .passes.incidence import EquationDescriber, build_equations
 from .passes.index_reduction import reduce_equations
 from .passes.instantiate import instantiate
 from .passes.tear import tear
+from .unit_policy import report
 
 log = logging.getLogger("physlib.compile")
 
 MAX_COMBINATION_ROUNDS = 4  # rounds of finding dependent equations and reducing again
 
 
-def compile_model(model, cls: type = CompiledModel) -> CompiledModel:
+def compile_model(model, cls: type = CompiledModel, units: str = "warn") -> CompiledModel:
     """Compile ``model`` (a :class:`~physlib.assembly.model.Model`) into an instance of ``cls``
-    (a :class:`CompiledModel` or a subclass)."""
+    (a :class:`CompiledModel` or a subclass); ``units`` says what to do with the unit problems
+    of its classes' equations (see :func:`physlib.assembly.unit_policy.report`)."""
     started = time.perf_counter()
     # Compiling allocates many small objects and frees none of them early: the cyclic garbage
     # collector would only rescan them (about 20% of the time at 10,000 stages).
     with bulk_build():
         flat = _run("flatten", flatten, model)
+        report(flat.groups, units)
         system = build_system(flat)
     log.info("compiled %s in %.3f s", model.name, time.perf_counter() - started)
     return cls(flat, system)

@@ -16,6 +16,8 @@ from ..core.component import Component
 from ..core.errors import DeclarationError, PhyslibError
 from ..core.symbolic import ModeSymbol, VariableSymbol, t
 from ..core.symbols import derivative_base
+from ..core.units import UnitError, divided
+from . import unit_check
 from .class_template import EXPRESSION_GROUPS, ClassTemplate, EquationError
 from .positions import without_integration
 from .sympy_to_casadi import to_casadi
@@ -26,7 +28,9 @@ def derive(comp: Component, followers: frozenset[str] = frozenset(),
     """The template of ``comp``'s class and structure, derived from its declarations."""
     cls = type(comp)
     label = f"{cls.__name__} {comp.name!r}" if comp.name else cls.__name__
-    raw, initial, energy, dissipation, guards, constraints = _declarations(comp, label)
+    declared = _declarations(comp, label)
+    checked = declared[0]                # with the constants of physlib.constants, and their units
+    raw, initial, energy, dissipation, guards, constraints = _with_constant_values(*declared)
     if followers or unread:
         raw, initial = without_integration(raw, initial, followers | unread, label)
     names, start, units = _port_and_internal_locals(comp, unread)
@@ -38,6 +42,7 @@ def derive(comp: Component, followers: frozenset[str] = frozenset(),
 
     used = set().union(*(e.free_symbols for e in raw + guards + [c[1] for c in constraints]))
     ders = _derivative_locals(used, names, start, units, label)
+    unit_issues = _unit_issues(comp, checked, names, units)
     symbols = {n: VariableSymbol(n, real=True) for n in names}
     index = {n: i for i, n in enumerate(names)}
     for sym in used:
@@ -74,7 +79,42 @@ def derive(comp: Component, followers: frozenset[str] = frozenset(),
         not cls._modes and all(residual_linear), residual_linear, [t in r.free_symbols for r in residuals],
         [str(g) for g in guards], [str(c) for c in constraints], cls.dissipates_power,
         None if energy is None else str(energy), None if dissipation is None else tuple(map(str, dissipation)),
-        expressions, solutions, partials, followers, all(_affine_in_variables(expr) for expr in residuals))
+        expressions, solutions, partials, followers, all(_affine_in_variables(expr) for expr in residuals),
+        unit_issues)
+
+
+def unit_issues(comp: Component) -> tuple[str, ...]:
+    """Where the units of ``comp``'s class's equations disagree (see
+    :mod:`physlib.assembly.unit_check`), without deriving the rest of its template: what
+    :func:`derive` stores in the template's ``unit_issues``."""
+    label = f"{type(comp).__name__} {comp.name!r}" if comp.name else type(comp).__name__
+    raw = _declarations(comp, label)[0]
+    names, _, units = _port_and_internal_locals(comp)
+    used = set().union(*(e.free_symbols for e in raw))
+    for d in sorted((s for s in used if isinstance(s, VariableSymbol) and derivative_base(s.name)),
+                    key=lambda s: s.name):
+        base = derivative_base(d.name)
+        if base in names:
+            names.append(d.name)
+            units.append(_rate_unit(units[names.index(base)]))
+    return _unit_issues(comp, raw, names, units)
+
+
+def _unit_issues(comp, residuals, names, units) -> tuple[str, ...]:
+    cls = type(comp)
+    if not cls.units_checked:
+        return ()
+    return unit_check.check(cls.__name__, residuals, unit_check.declared_units(cls, names, units,
+                                                                                _generic_names(comp)))
+
+
+def _with_constant_values(raw, initial, energy, dissipation, guards, constraints):
+    """The declarations with each constant of :mod:`physlib.constants` replaced by its value
+    (the unit check has read their units)."""
+    value = unit_check.substituted
+    return ([value(e) for e in raw], {k: value(v) for k, v in initial.items()} if isinstance(initial, dict)
+            else initial, value(energy), None if dissipation is None else tuple(value(x) for x in dissipation),
+            [value(g) for g in guards], [(c, value(e), value(r)) for c, e, r in constraints])
 
 
 def _expressions(class_name, names, symbols, params, modes, residuals, explicit, coefficients, guards,
@@ -199,8 +239,27 @@ def _derivative_locals(used, names, start, units, label):
             raise EquationError(f"{label}: der({base}) of something that is not a variable of the class")
         names.append(d.name)
         start.append(0.0)
-        units.append(f"{units[names.index(base)]}/s")
+        units.append(_rate_unit(units[names.index(base)]))
     return ders
+
+
+def _generic_names(comp: Component) -> set[str]:
+    """The signal ports of ``comp``, and all its variables if it is a block with signal ports
+    only: dimensionless-declared, they carry whatever unit the model connects."""
+    ports = comp.ports()
+    generic = {n for n, p in ports.items() if p.domain.is_signal}
+    if len(generic) == len(ports):
+        generic |= set(comp.variables()) | set(type(comp)._modes)
+    return generic
+
+
+def _rate_unit(unit: str) -> str:
+    """The unit of a derivative, composed in the Modelica grammar (``m/s`` -> ``m/s2``); a unit
+    outside the grammar gets ``/s`` appended (the unit check reports the unit itself)."""
+    try:
+        return divided(unit, "s")
+    except UnitError:
+        return f"{unit}/s"
 
 
 def _classify(raw, index, nonzero_params):

@@ -30,17 +30,23 @@ class Model(Netlist):
         from .compiled import CompiledModel
         return CompiledModel
 
-    def compile(self, **options):
+    def compile(self, *, units: str = "warn", **options):
         """Flatten, analyze and reduce the equations; returns a reusable CompiledModel.
 
-        There are no compile options yet; passing one is an error rather than being ignored."""
+        ``units``: what to do where the equations of a component class mix units (checked once
+        per class, where its equations are derived): ``"warn"`` (a
+        :class:`~physlib.UnitWarning` naming the class, the equation and both units),
+        ``"strict"`` (a :class:`~physlib.UnitCheckError`) or ``"off"``."""
         if options:
-            raise ParameterError(f"Model.compile takes no options yet, got {', '.join(options)}")
+            raise ParameterError(f"Model.compile has no option {', '.join(options)}; its only option is "
+                                 f"units ('warn', 'strict' or 'off')")
+        from .unit_policy import check_policy
+        check_policy(units)
         if not self._members:
             raise ModelError(f"model {self.name!r} has no components: add them with "
                              f"{self.name}.add(...) before compiling")
         from .compile import compile_model
-        compiled = compile_model(self, self.compiled_class)
+        compiled = compile_model(self, self.compiled_class, units=units)
         # Analyses that add components (noise sources, analysis points) start from the model.
         compiled.source_model = self
         return compiled

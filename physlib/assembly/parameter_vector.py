@@ -16,6 +16,7 @@ import numpy as np
 from ..core.component import Component, Mode, as_real
 from ..core.errors import ParameterError, StructureChangeError
 from ..core.model_parameters import depends_on, resolver
+from ..core.units import quantity_value
 
 __all__ = ["parameter_vector", "derived_from", "unknown_name"]
 
@@ -34,6 +35,8 @@ def parameter_vector(flat, params: dict | None) -> np.ndarray:
         parameter = model_parameters.get(name) if isinstance(name, str) else None
         if parameter is not None:
             number = as_real(value)
+            if number is None:
+                number = quantity_value(value, parameter.unit, f"model parameter {name}")
             if number is None or not np.isfinite(number):
                 raise ParameterError(f"model parameter {name} must be a finite real number "
                                      f"[{parameter.unit}], got {value!r:.60}")

@@ -53,7 +53,7 @@ log = logging.getLogger("physlib.cache")
 # own module's text would not show.
 _DERIVING_MODULES = ("core", "domains", "components", "assembly/class_template.py",
                      "assembly/derivation.py", "assembly/positions.py", "assembly/sympy_to_casadi.py",
-                     "assembly/template_cache.py")
+                     "assembly/template_cache.py", "assembly/unit_check.py", "constants.py")
 
 
 def cache_dir() -> Path | None:

@@ -3,7 +3,8 @@ from .component import Component, Input, Mode, Output, Parameter, Port, PortRef,
 from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, ExportError, ImpulseError, InitializationError,
                      MissingPortError, MissingReferenceError, ModelError, ModeSettlingError, ParameterError,
                      FitError, PhyslibError, PortConnectionError, SensitivityError, SimulationError, StructuralError, StructureChangeError,
-                     UnconnectedPortError, UnknownAttributeError, UnknownNameError)
+                     UnconnectedPortError, UnitCheckError, UnknownAttributeError, UnknownNameError)
+from .units import UnitError, UnitWarning
 from .positions import PositionState
 from .symbols import der
 
@@ -13,7 +14,8 @@ __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef
            "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
-           "ModeSettlingError", "PositionState", "ExportError", "SensitivityError", "FitError"]
+           "ModeSettlingError", "PositionState", "ExportError", "SensitivityError", "FitError",
+           "UnitError", "UnitWarning", "UnitCheckError"]
 
 
 def __getattr__(name):

@@ -24,6 +24,7 @@ from ..domains import Domain, signal
 from .errors import (DeclarationError, MissingPortError, ModelError, ParameterError,
                      PortConnectionError, UnknownAttributeError)
 from .model_parameters import ParameterExpression, nominal_value
+from .units import quantity_value
 from . import symbols
 
 _REQUIRED = object()
@@ -75,7 +76,9 @@ def as_real(value: Any) -> float | None:
         return None
     if isinstance(value, numbers.Real):
         return float(value)
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+    # A plain 0-d array only: subclasses of ndarray are astropy and unyt quantities, whose
+    # float() would drop (unyt) or refuse (astropy) their unit; quantity_value converts them.
+    if type(value) is np.ndarray and value.ndim == 0 and value.dtype.kind in "iuf":
         return float(value)
     sympy = sys.modules.get("sympy")      # without SymPy imported, value is no SymPy number
     if sympy is not None and isinstance(value, sympy.Basic) and getattr(value, "is_number", False) \
@@ -144,6 +147,8 @@ class Parameter:
                 return bool(value)
             return value
         number = value if type(value) is float else as_real(value)
+        if number is None:
+            number = quantity_value(value, self.unit, f"parameter {self.name} of {component}")
         if number is None:
             raise self.invalid(component, f"must be a real number [{self.unit}], got {_describe_value(value)}")
         value = number
@@ -342,7 +347,7 @@ class Port:
             raise self._missing(instance)
         # src.V = 2.0 after construction: like the keyword argument, used at the next compile.
         values = dict(instance._input_values)    # the shared empty table of the class stays empty
-        values[self.name] = _input_value(value, instance.name, self.name)
+        values[self.name] = _input_value(value, instance.name, self.name, self.unit)
         object.__setattr__(instance, "_input_values", values)
 
 
@@ -510,7 +515,7 @@ class Component:
                 else:
                     own[key] = param.validate(value, name)
             elif key in cls._input_names:
-                inputs[key] = _input_value(value, name, key)
+                inputs[key] = _input_value(value, name, key, cls._ports[key].unit)
             else:
                 raise self._unknown_keyword_error(key)
         if len(own) < len(parameters):
@@ -681,6 +686,10 @@ class Component:
     is_reference = False
     """True for components that fix the potential of their network (Ground)."""
 
+    units_checked = True
+    """False where the equations hold an expression the user wrote with bare numbers (a
+    behavioural source's ``expr``), which carries no units to check."""
+
     dissipates_power = True
     """False where the dissipation pair's product is not a power: heat conduction moves heat
     (effort K, flow W) without losing energy, yet it is the thermal noise source."""
@@ -752,9 +761,10 @@ class Component:
 _new_object = object.__new__
 
 
-def _input_value(value: Any, component: str, port: str):
-    """A signal input given by keyword: a finite number, a model-parameter expression (kept,
-    it becomes the value of the input's constant source) or a signal-source component."""
+def _input_value(value: Any, component: str, port: str, unit: str = "1"):
+    """A signal input given by keyword: a finite number or quantity (converted to the input's
+    ``unit``), a model-parameter expression (kept, it becomes the value of the input's constant
+    source) or a signal-source component."""
     if isinstance(value, ParameterExpression):
         try:
             number = nominal_value(value)
@@ -774,6 +784,8 @@ def _input_value(value: Any, component: str, port: str):
             )
         return value
     number = as_real(value)
+    if number is None:
+        number = quantity_value(value, unit, f"input {port} of {component}")
     if number is None or not math.isfinite(number):
         raise ParameterError(
             f"input {port} of {component} must be a finite number or a waveform "

@@ -54,6 +54,10 @@ class DeclarationError(PhyslibError, TypeError):
     that is not a domain, ``equations()`` returning a single equation instead of a list, ..."""
 
 
+class UnitCheckError(DeclarationError):
+    """``Model.compile(units="strict")``: a component class whose equations' units disagree."""
+
+
 class DomainMismatchError(PortConnectionError):
     """Ports of different physical domains were connected."""
 

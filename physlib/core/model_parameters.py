@@ -21,6 +21,7 @@ import operator
 from typing import Callable
 
 from .errors import ParameterError
+from .units import quantity_value
 
 __all__ = ["ParameterExpression", "ModelParameter", "nominal_value", "resolver", "depends_on"]
 
@@ -150,6 +151,8 @@ class ModelParameter(ParameterExpression):
                                  "digits and '_' (not starting with a digit), no dots")
         if not isinstance(default, ParameterExpression):
             number = default if type(default) is float else _real(default)
+            if number is None:
+                number = quantity_value(default, unit, f"model parameter {name}")
             if number is None or not math.isfinite(number):
                 raise ParameterError(f"model parameter {name}: give a finite real number [{unit}] "
                                      f"or an expression of other model parameters, got "

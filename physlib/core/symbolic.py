@@ -3,6 +3,9 @@
 Imported only when a class's equations are derived (see :mod:`physlib.core.symbols`, which
 hands these names out on first use, so that importing physlib does not import SymPy)."""
 import sympy as sp
+from sympy.core.sympify import converter
+
+from ..constants import Constant
 
 t = sp.Symbol("t", real=True)
 """Simulation time [s]; use it in equations and in :class:`~physlib.components.signals.Expression`."""
@@ -17,6 +20,23 @@ class VariableSymbol(sp.Symbol):
 
 class ModeSymbol(sp.Symbol):
     """A SymPy symbol for a component's discrete mode (constant between events)."""
+
+
+class ConstantSymbol(sp.Symbol):
+    """A physical constant with its unit inside equations (a :class:`physlib.constants.Constant`
+    that met a SymPy expression): the unit check reads its unit, and deriving the equations
+    replaces it by its value. Two constants are one symbol when name, value and unit agree."""
+
+    def __new__(cls, name: str, value: float, unit: str):
+        self = sp.Symbol.__xnew__(cls, name, real=True)
+        self.value, self.unit = value, unit
+        return self
+
+    def __getnewargs_ex__(self):
+        return (self.name, self.value, self.unit), {}
+
+    def _hashable_content(self):
+        return super()._hashable_content() + (self.value, self.unit)
 
 
 def der(expr):
@@ -52,3 +72,7 @@ def derivative_symbol(sym: VariableSymbol) -> VariableSymbol:
 def parameter_symbol(name: str) -> sp.Symbol:
     """The symbol a (non-structural) parameter stands for inside equations."""
     return sp.Symbol(name, real=True)
+
+
+# A constant that meets a SymPy expression (k_B * self.T) becomes a symbol with its unit.
+converter[Constant] = lambda const: ConstantSymbol(const.name, float(const), const.unit)

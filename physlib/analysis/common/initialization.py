@@ -16,6 +16,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from ...core.errors import InitializationError, PhyslibError
+from ...core.units import quantity_value
 from .fast_call import fast
 from .start_values import check_initial_state
 
@@ -225,9 +226,7 @@ def _apply_x0(model, x, x0):
     if names == model.states:
         # Every state, in the model's order and by its own name (an operating point's states,
         # a SPICE deck's initial state of 5,000 capacitors): one vector, no name lookups.
-        for name, value in zip(names, values):
-            _check_x0_value(name, value)
-        return np.array(values, dtype=float)
+        return np.array([_x0_number(model, name, value) for name, value in zip(names, values)], dtype=float)
     x = x.copy()
     state_pos = {int(pos): i for i, pos in enumerate(model.system.state_pos)}
     for name, value in x0.items():
@@ -235,9 +234,18 @@ def _apply_x0(model, x, x0):
         if pos not in state_pos:
             states = ", ".join(model.states[:10]) if model.states else "none (it is purely algebraic)"
             raise PhyslibError(f"x0: {name} is not a state of {model.name}; its states: {states}")
-        _check_x0_value(name, value)
+        value = _x0_number(model, name, value)
         x[state_pos[pos]] = sign * float(value)
     return x
+
+
+def _x0_number(model, name, value):
+    """An initial value given in x0: a number, or a quantity converted to the state's unit."""
+    if not isinstance(value, numbers.Real):
+        number = quantity_value(value, model.unit(name), f"x0: the initial value of {name}")
+        value = value if number is None else number
+    _check_x0_value(name, value)
+    return value
 
 
 def _check_x0_value(name, value) -> None:

@@ -23,6 +23,7 @@ count ∫OCV·i_ocv as the supply it is (declared stored energy: the RC capacito
 dissipates the losses. Noise: the Johnson noise of each resistance and conductance at T (a
 current in parallel with each).
 """
+from ...constants import Constant
 from ...core import Mode, Parameter, Port, Variable, der
 from ...core import symbols
 from ...core.errors import ParameterError
@@ -210,7 +211,9 @@ class CellRCStack(CellStack):
 
     def _elements(self):
         states = (self.v_rc1, self.v_rc2, self.v_rc3)
-        return [(v, self.Ns * R / self.Np, self.Np * C / self.Ns) for v, (R, C) in zip(states, self.rcData)]
+        # rcData holds numbers (a structural table): Constants give them their units in the equations
+        return [(v, self.Ns * Constant(R, "Ohm") / self.Np, self.Np * Constant(C, "F") / self.Ns)
+                for v, (R, C) in zip(states, self.rcData)]
 
     def rc_voltage(self):
         return sum(v for v, _, _ in self._elements())

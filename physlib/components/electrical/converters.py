@@ -18,6 +18,7 @@ RonTransistor, GoffTransistor, VkneeTransistor, RonDiode, GoffDiode, VkneeDiode 
 conductance in its present state (1/Ron or Goff) gives Johnson noise 4kT·G at the analysis
 temperature, a current in parallel with the element.
 """
+from ...constants import unit_current, unit_voltage
 from ...core import Component, Input, Mode, Parameter, Port, Variable
 from ...core.lazy import lazy_module
 from ...core.logic import all_of, switched_once, where
@@ -87,8 +88,8 @@ class _Converter(Component):
         s, on = getattr(self, f"s_{name}"), getattr(self, f"on_{name}")
         Ron, Goff, knee = self._law(name, fire)
         closed = sp.Eq(on, 1)
-        voltage = s * sp.Piecewise((Ron, closed), (1, True)) + knee
-        current = s * sp.Piecewise((1, closed), (Goff, True)) + Goff * knee
+        voltage = s * unit_current * sp.Piecewise((Ron, closed), (1, True)) + knee
+        current = s * unit_voltage * sp.Piecewise((1, closed), (Goff, True)) + Goff * knee
         return voltage, current + self._noise(name)
 
     def equations(self):

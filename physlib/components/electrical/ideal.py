@@ -2,6 +2,7 @@
 transformer and operational amplifier, and the switching elements, ideal (Switch, IdealDiode,
 the thyristors and the two-way switch: the MSL's curve-parameter form) and with hysteresis
 (ngspice's SW and CSW switches)."""
+from ...constants import unit_current, unit_voltage
 from ...core import Component, Input, Mode, Parameter, Port, Variable
 from ...core.lazy import lazy_module
 from ...core.logic import all_of, negate, switched_once, where
@@ -63,7 +64,7 @@ class _IdealSwitching(OnePort):
 
     Ron = Parameter(1e-5, unit="Ohm", description="closed (forward) resistance", nonnegative=True)
     Goff = Parameter(1e-5, unit="S", description="open (blocking) conductance", nonnegative=True)
-    s = Variable("1", "curve parameter: current [A] when closed, voltage [V] when open")
+    s = Variable("1", "curve parameter: the current in A when closed, the voltage in V when open")
 
     def _closed(self):
         raise NotImplementedError
@@ -74,8 +75,9 @@ class _IdealSwitching(OnePort):
     def equations(self):
         closed = self._closed()
         return super().equations() + [
-            sp.Eq(self.v, self.s * sp.Piecewise((self.Ron, closed), (1, True)) + self._knee()),
-            sp.Eq(self.i, self.s * sp.Piecewise((1, closed), (self.Goff, True)) + self.Goff * self._knee()),
+            sp.Eq(self.v, self.s * unit_current * sp.Piecewise((self.Ron, closed), (1, True)) + self._knee()),
+            sp.Eq(self.i, self.s * unit_voltage * sp.Piecewise((1, closed), (self.Goff, True))
+                  + self.Goff * self._knee()),
         ]
 
     def dissipation(self):
@@ -142,10 +144,10 @@ class IdealTwoWaySwitch(Component):
     def equations(self):
         to_n2 = sp.Eq(self.closed, 1)
         return [sp.Eq(self.p.i + self.n1.i + self.n2.i, 0),
-                sp.Eq(self.p.v - self.n1.v, self.s1 * sp.Piecewise((1, to_n2), (self.Ron, True))),
-                sp.Eq(self.n1.i, -self.s1 * sp.Piecewise((self.Goff, to_n2), (1, True))),
-                sp.Eq(self.p.v - self.n2.v, self.s2 * sp.Piecewise((self.Ron, to_n2), (1, True))),
-                sp.Eq(self.n2.i, -self.s2 * sp.Piecewise((1, to_n2), (self.Goff, True)))]
+                sp.Eq(self.p.v - self.n1.v, self.s1 * unit_current * sp.Piecewise((1, to_n2), (self.Ron, True))),
+                sp.Eq(self.n1.i, -self.s1 * unit_voltage * sp.Piecewise((self.Goff, to_n2), (1, True))),
+                sp.Eq(self.p.v - self.n2.v, self.s2 * unit_current * sp.Piecewise((self.Ron, to_n2), (1, True))),
+                sp.Eq(self.n2.i, -self.s2 * unit_voltage * sp.Piecewise((1, to_n2), (self.Goff, True)))]
 
     def guards(self):
         return [self.control - 0.5]

@@ -67,6 +67,7 @@ class BehaviouralSource(OnePort):
     kind = Parameter("V", description='"V": v = expr, "I": i = expr', structural=True)
     expr = Parameter(description="SymPy expression of t, s1…, c1…, k1…", structural=True)
     senses, currents, constants = (), (), ()        # names, set per class
+    units_checked = False     # expr is the user's, in bare numbers (as SPICE's B source)
 
     def __new__(cls, name=None, *positional, **values):
         if cls is BehaviouralSource:

@@ -7,6 +7,7 @@ stored energy; the conductors declare the pair (dT, Q) as their dissipation, who
 [W.K] measures the irreversibility of the heat transfer (entropy production × T_a·T_b), not a
 loss of energy — leave thermal parts out when adding dissipated power to an energy balance.
 """
+from ...constants import Constant, sigma
 from ...core import Component, Input, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...core.errors import ParameterError
@@ -19,7 +20,7 @@ sp = lazy_module("sympy")     # imported when equations are derived
 __all__ = ["HeatCapacitor", "ThermalConductor", "TemperatureDependentConductor", "Convection",
            "VariableConvection", "BodyRadiation", "STEFAN_BOLTZMANN"]
 
-STEFAN_BOLTZMANN = 5.670374419e-8   # W/(m2.K4)
+STEFAN_BOLTZMANN = sigma   # W/(m2.K4), with its unit: the unit check sees σ·Gr·T⁴ as a heat flow
 
 
 class HeatCapacitor(Component):
@@ -88,7 +89,9 @@ class TemperatureDependentConductor(TwoPort):
 
     def equations(self):
         mean = (self.port_a.T + self.port_b.T) / 2
-        return super().equations() + [sp.Eq(self.G, interpolate(self.points, mean)),
+        # the table's numbers are kelvin and W/K: its slopes carry no units of their own
+        conductance = Constant(1.0, "W/K") * interpolate(self.points, mean / Constant(1.0, "K"))
+        return super().equations() + [sp.Eq(self.G, conductance),
                                       sp.Eq(self.Q, self.G * self.dT)]
 
     def dissipation(self):

@@ -1,5 +1,6 @@
 """Translational elements: the fixed flange, mass, springs and dampers, the elastic gap, the rack
 and pinion, and the hard stop (contact with restitution)."""
+from ...constants import unit_length
 from ...core import Component, Mode, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...core.logic import all_of, any_of, where
@@ -142,7 +143,9 @@ class ElastoGap(Compliant, ConditionalHeatPort):
     def contact_forces(self):
         """(f_c, f_d): spring and limited damping force, both 0 apart."""
         contact = self.s_rel < self.s_rel0
-        f_c = sp.Piecewise((-self.c * sp.Abs(self.s_rel - self.s_rel0)**self.n, contact), (0, True))
+        # c·|Δs|^n with Δs in metres: c [N/m] is the force at 1 m of penetration for any n
+        penetration = sp.Abs(self.s_rel - self.s_rel0) / unit_length
+        f_c = sp.Piecewise((-self.c * unit_length * penetration**self.n, contact), (0, True))
         f_d = sp.Piecewise((sp.Min(sp.Max(self.d * self.v_rel, f_c), -f_c), contact), (0, True))
         return f_c, f_d
 

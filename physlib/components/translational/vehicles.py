@@ -1,5 +1,6 @@
 """The road vehicle (the Modelica Standard Library's Translational.Components.Vehicle, MSL 4.0+):
 its mass and drive-train inertia, aerodynamic drag, rolling and inclination resistance."""
+from ...constants import Constant
 from ...core import Input, Parameter, Port, Variable, der
 from ...core import Component
 from ...core.lazy import lazy_module
@@ -42,7 +43,7 @@ class Vehicle(Component):
     """
 
     position_states = (PositionState("s", "s0", "flangeT"),)
-    WIND_FILTER = 50.0
+    WIND_FILTER = Constant(50.0, "Hz", "WIND_FILTER")
     """[Hz] cut-off of the filter the wind input passes (the MSL's, fixed)."""
 
     flangeT = Port(translational, "translational flange (trailer coupling)")
@@ -98,7 +99,7 @@ class Vehicle(Component):
         filter of cut-off WIND_FILTER (the MSL's wind Speed source, exact=false)."""
         if not self.useWindInput:
             return sp.Eq(self.v_wind, self.vWindConstant)
-        return sp.Eq(der(self.v_wind), (self.vWind - self.v_wind) * 2 * sp.pi * self.WIND_FILTER)
+        return sp.Eq(der(self.v_wind), (self.vWind - self.v_wind) * 2 * sp.pi * self.WIND_FILTER)  # [1/s]
 
     def initial(self):
         start = {self.s: self.s0, self.v: self.v0}

@@ -72,7 +72,7 @@ class BJT(Component):
     ITF    A      high-current parameter of TF's dependence on cbe (>= 0)         0
     TR     s      ideal reverse transit time (>= 0)                               0
     XTB    1      forward and reverse beta temperature exponent                   0
-    EG     eV     energy gap for the temperature effect on IS (> 0)               1.11
+    EG     V      energy gap for the temperature effect on IS, eV per e (> 0)     1.11
     XTI    1      temperature exponent for the effect on IS                       3
     KF     1      flicker noise coefficient (>= 0)                                0
     AF     1      flicker noise exponent (> 0)                                    1
@@ -199,7 +199,8 @@ class BJT(Component):
     ITF = Parameter(0.0, unit="A", description="high-current parameter of TF", nonnegative=True)
     TR = Parameter(0.0, unit="s", description="ideal reverse transit time", nonnegative=True)
     XTB = Parameter(0.0, unit="1", description="beta temperature exponent")
-    EG = Parameter(1.11, unit="eV", description="energy gap for the temperature effect on IS", positive=True)
+    EG = Parameter(1.11, unit="V", description="energy gap for the temperature effect on IS, in eV per elementary charge (1.11 eV is 1.11 V)",
+                   positive=True)
     XTI = Parameter(3.0, unit="1", description="temperature exponent of IS")
     KF = Parameter(0.0, unit="1", description="flicker noise coefficient (KF·|cb|^AF/f [A²/Hz])",
                    nonnegative=True)

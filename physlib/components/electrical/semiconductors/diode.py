@@ -34,7 +34,7 @@ class Diode(OnePort):
     TT     s        transit time (>= 0)                                     0
     BV     V        reverse breakdown voltage (> 0; inf: no breakdown)      inf
     IBV    A        current at the breakdown voltage (> 0)                  1e-3
-    EG     eV       activation energy (> 0)                                 1.11
+    EG     V        activation energy, eV per elementary charge (> 0)       1.11
     XTI    1        saturation-current temperature exponent                 3
     T      K        device (circuit) temperature (> 0)                      300.15
     TNOM   K        temperature the parameters were measured at (> 0)       300.15
@@ -117,7 +117,8 @@ class Diode(OnePort):
     BV = PositiveOrInfinite(math.inf, unit="V", description="reverse breakdown voltage (inf: none)",
                            positive=True)
     IBV = Parameter(1e-3, unit="A", description="current at the breakdown voltage", positive=True)
-    EG = Parameter(1.11, unit="eV", description="activation energy", positive=True)
+    EG = Parameter(1.11, unit="V", description="activation energy, in eV per elementary charge (1.11 eV is "
+                   "1.11 V)", positive=True)
     XTI = Parameter(3.0, unit="1", description="saturation-current temperature exponent")
     T = Parameter(300.15, unit="K", description="device temperature", positive=True)
     TNOM = Parameter(300.15, unit="K", description="temperature the parameters were measured at",

@@ -20,15 +20,22 @@ SymPy symbols (parameters) or numbers.
 """
 import math
 
+from ....constants import Constant, k_B, q
 from ....core import Parameter
 from ....core.component import as_real
 from ....core.lazy import lazy_module
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-BOLTZMANN = 1.380649e-23      # J/K
-ELEMENTARY_CHARGE = 1.602176634e-19  # C
-REFTEMP = 300.15              # K: ngspice's reference temperature of the band-gap rule
+BOLTZMANN = k_B              # J/K, with its unit (the equations' check sees k·T/q as volts)
+ELEMENTARY_CHARGE = q         # C
+REFTEMP = Constant(300.15, "K", "REFTEMP")     # ngspice's reference temperature of the band-gap rule
+# Silicon's band gap Eg(T) = EG_0 − EG_ALPHA·T²/(T + EG_BETA) (ngspice), its value at REFTEMP,
+# and the temperature coefficient of a junction capacitance (ngspice's 4e-4 per kelvin):
+# gaps are in volts here (energy per elementary charge: an EG of 1.11 eV is 1.11 V).
+EG_0, EG_ALPHA, EG_BETA = Constant(1.16, "V", "EG_0"), Constant(7.02e-4, "V/K", "EG_ALPHA"), Constant(1108.0, "K", "EG_BETA")
+EG_REFTEMP = Constant(1.1150877, "V", "EG_REFTEMP")
+CAPACITANCE_TC = Constant(400e-6, "1/K", "CAPACITANCE_TC")
 
 __all__ = ["BOLTZMANN", "ELEMENTARY_CHARGE", "REFTEMP", "limited_exp", "band_gap",
            "potential_shift", "junction_temperature", "depletion_charge", "bulk_junction_current",
@@ -58,7 +65,7 @@ def limited_exp(x, limit, integral=False):
 
 def band_gap(T):
     """Eg(T) = 1.16 − 7.02e-4·T²/(T + 1108) [eV]: silicon's energy gap at T [K] (ngspice)."""
-    return 1.16 - (7.02e-4 * T**2) / (T + 1108)
+    return EG_0 - (EG_ALPHA * T**2) / (T + EG_BETA)
 
 
 def potential_shift(T):
@@ -66,7 +73,7 @@ def potential_shift(T):
     with vt = kT/q; a junction potential φ measured at TNOM is φ(T) = T/REFTEMP·φo + pbfact(T)
     with φo = (φ − pbfact(TNOM))/(TNOM/REFTEMP)."""
     k, q = BOLTZMANN, ELEMENTARY_CHARGE
-    arg = -band_gap(T) / (2 * k * T) + 1.1150877 / (k * (REFTEMP + REFTEMP))
+    arg = -band_gap(T) / (2 * k * T) + EG_REFTEMP / (k * (REFTEMP + REFTEMP))
     return -2 * (k * T / q) * (sp.Rational(3, 2) * sp.log(T / REFTEMP) + q * arg)
 
 
@@ -79,7 +86,7 @@ def junction_temperature(cj0, vj, m, T, tnom):
     gma_old = (vj - pbo) / pbo
     vj_t = potential_shift(T) + fact2 * pbo
     gma_new = (vj_t - pbo) / pbo
-    cj = cj0 / (1 + m * (400e-6 * (tnom - REFTEMP) - gma_old)) * (1 + m * (400e-6 * (T - REFTEMP) - gma_new))
+    cj = cj0 / (1 + m * (CAPACITANCE_TC * (tnom - REFTEMP) - gma_old)) * (1 + m * (CAPACITANCE_TC * (T - REFTEMP) - gma_new))
     return vj_t, cj
 
 

@@ -124,8 +124,8 @@ class MOSFET(Component):
     meyer = Parameter(True, description="TOX > 0 asks for Meyer's gate capacitances (not "
                       "modelled: False leaves them out knowingly)", structural=True)
     VTO = Parameter(0.0, unit="V", description="zero-bias threshold voltage")
-    KP = Parameter(2e-5, unit="A/V^2", description="transconductance parameter", positive=True)
-    GAMMA = Parameter(0.0, unit="V^0.5", description="body-effect coefficient", nonnegative=True)
+    KP = Parameter(2e-5, unit="A/V2", description="transconductance parameter", positive=True)
+    GAMMA = Parameter(0.0, unit="V(1/2)", description="body-effect coefficient", nonnegative=True)
     PHI = Parameter(0.6, unit="V", description="surface potential", positive=True)
     LAMBDA = Parameter(0.0, unit="1/V", description="channel-length modulation", nonnegative=True)
     RD = Parameter(0.0, unit="Ohm", description="drain resistance", nonnegative=True)
