@@ -51,3 +51,15 @@ def test_minimal_realization_snippet_keeps_the_names_and_the_response(monkeypatc
     assert namespace["lin"].states == ["L1.i", "rotor.phi", "rotor.w"]
     assert namespace["small"].states == ["L1.i", "rotor.w"]
     assert namespace["same"]
+
+
+def test_units_snippet_converts_its_quantities():
+    import pytest
+    pytest.importorskip("pint")
+    block = next(b for b in readme_blocks() if "import pint" in b)
+    namespace = {}
+    exec(block, namespace)
+    res = namespace["res"]
+    # 0.5 V at the start, charging towards 1 V with tau = 2 kohm * 100 nF = 0.2 ms
+    assert res["C1.v"][0] == pytest.approx(0.5, abs=1e-9)
+    assert res["C1.v"][-1] == pytest.approx(1 - 0.5 * np.exp(-5e-3 / 2e-4), abs=1e-5)
