@@ -3,7 +3,7 @@ tests/data/spice/coupled, made by make_references.py there (ngspice is not neede
 
 ``two_windings.cir``: two transformers from one published-style subcircuit (winding resistances,
 K), the second reversed, with its secondary loop floating, held by 1 MΩ to ground.
-``three_windings.cir``: a centre-tapped transformer (three windings, one negative K) in a
+``three_windings.cir``: a centre-tapped transformer (three windings, its third reversed: two negative K) in a
 subcircuit nested in another, instanced twice with different couplings.
 
 Tolerances: the decks are linear, so .op/.ac agree to rounding: 1e-9 relative (measured 1.5e-12
