@@ -218,9 +218,8 @@ def schmitt_trigger(m, g, sine):
 
 def zener_clipper(m, g, sine):
     """A ZDiode clipping the sine through 1 kΩ at −4.95 V and +0.37 V, with 1 nF across it (a
-    junction capacitance, which also makes its voltage a state: with the voltage algebraic,
-    IDA stops on this model with IDA_CONV_FAIL once the sine turns negative, an open finding
-    of issue 36; backward Euler runs it)."""
+    junction capacitance, which also makes its voltage a state; with the voltage algebraic the
+    clipper's own test is tests/test_algebraic_consistency.py)."""
     zd = m.add(ZDiode("zDiode", **ZENER))
     cj = m.add(Capacitor("zDiode_C", C=1e-9))
     m.connect(source_through(m, g, sine, 1e3, "zener"), zd.p, cj.p)

@@ -59,11 +59,8 @@ class HybridStepper:
         self.model = model
         self.system = model.system
         self.p = p.copy()
-        self.solver = solver
-        self.rtol, self.atol = rtol, atol
-        self.event_tol = event_tol
-        self.max_events = max_events
-        self.projection = projection
+        self.solver, self.rtol, self.atol, self.event_tol = solver, rtol, atol, event_tol
+        self.max_events, self.projection = max_events, projection
         self.events: list[Event] = []
         self.trace = current_trace()        # who follows the events (event_trace)
         self.zero_band = 10 * atol         # guard values this small count as zero after an event
@@ -77,9 +74,7 @@ class HybridStepper:
         # step(x, z, p, ta, tb) -> (x, z): the run's own solver, which does the short
         # integrations of settling.
         self._step = step
-        # The left limits of the run's time events, sorted: a settling probe stops short of
-        # the next one (see probe_time).
-        self.probe_stops = np.asarray(probe_stops, dtype=float)
+        self.probe_stops = np.asarray(probe_stops, dtype=float)   # see probe()
         self._describe = lambda i: model.algebraic[i]  # noqa: E731
 
     # --- numerics -----------------------------------------------------------------------------
@@ -150,23 +145,16 @@ class HybridStepper:
         crossing is caught even if it comes within one sampling interval; a guard still zero
         then is masked until it leaves zero (anti-chattering)."""
         g = self.guards(x, z, t)
-        t_d = self.probe_time(t)
+        # Not past the next time event's left limit: the probe runs in the modes of t (an ideal
+        # diode turned on by rounding carried 1e5 A backwards through a step 2 ns later).
+        stops = self.probe_stops[self.probe_stops > t]
+        t_d = min(t + 100 * self.event_tol, stops[0] if len(stops) else np.inf)
         x_d, z_d = self.integrate(x, z, t, t_d)
         g_d = self.guards(x_d, z_d, t_d)
         near = np.abs(g) <= self.zero_band
         leaving = (np.abs(g_d) > np.abs(g)) & (np.abs(g_d) > self.noise)
         g = np.where(near & leaving, g_d, g)
         return g, near & ~leaving, (t_d, (x_d, z_d), g_d)
-
-    def probe_time(self, t) -> float:
-        """When settling looks again after an event at t: 100·event_tol later, but not past
-        the left limit of the next time event. The probe integrates in the modes of t; a
-        source's edge within that moment (a step 2 ns after a diode turned on) must have its
-        own event iteration first, or the old modes are driven through it (an ideal diode
-        carrying 1e5 A backwards for the rest of the moment)."""
-        t_d = t + 100 * self.event_tol
-        k = int(np.searchsorted(self.probe_stops, t, side="right"))
-        return min(t_d, self.probe_stops[k]) if k < len(self.probe_stops) else t_d
 
     # --- events ---------------------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ class JFET(Component):
                      [0, 0.95]
     IS      A        gate junction saturation current (> 0)            1e-14
     B       1        doping-tail parameter (Sydney University)         1
-    EG      eV       band gap of IS's temperature rule (> 0)           1.11
+    EG      V        band gap of IS's temperature rule, eV per e (> 0) 1.11
     KF      1        flicker noise coefficient (>= 0)                  0
     AF      1        flicker noise exponent (> 0)                      1
     AREA    1        area factor (> 0)                                 1
@@ -101,7 +101,7 @@ class JFET(Component):
 
     channel = Parameter("N", description='"N" or "P"', structural=True)
     VTO = Parameter(-2.0, unit="V", description="threshold voltage")
-    BETA = Parameter(1e-4, unit="A/V^2", description="transconductance parameter", positive=True)
+    BETA = Parameter(1e-4, unit="A/V2", description="transconductance parameter", positive=True)
     LAMBDA = Parameter(0.0, unit="1/V", description="channel-length modulation", nonnegative=True)
     RD = Parameter(0.0, unit="Ohm", description="drain resistance", nonnegative=True)
     RS = Parameter(0.0, unit="Ohm", description="source resistance", nonnegative=True)
@@ -113,8 +113,8 @@ class JFET(Component):
                           "limits it to 0.95)"))
     IS = Parameter(1e-14, unit="A", description="gate junction saturation current", positive=True)
     B = Parameter(1.0, unit="1", description="doping-tail parameter")
-    EG = Parameter(1.11, unit="eV", description="band gap of the saturation current's "
-                   "temperature rule", positive=True)
+    EG = Parameter(1.11, unit="V", description="band gap of the saturation current's "
+                   "temperature rule, in eV per elementary charge (1.11 eV is 1.11 V)", positive=True)
     KF = Parameter(0.0, unit="1", description="flicker noise coefficient", nonnegative=True)
     AF = Parameter(1.0, unit="1", description="flicker noise exponent", positive=True)
     AREA = Parameter(1.0, unit="1", description="area factor", positive=True)

@@ -4,6 +4,7 @@ import math
 
 from ....core import Component, Mode, Parameter, ParameterError, Port, Variable, der
 from ....core.lazy import lazy_module
+from ....constants import unit_current, unit_voltage
 from ....core.logic import any_of, where
 from ....domains import electrical, thermal
 from ...noise_variants import noisy_class
@@ -111,7 +112,8 @@ class Thyristor(Component):
     vConmain = Variable("V", "holding part of vContot: Von or 0")
     hold = Mode({"released": 0, "held": 1}, start="released",
                 description="vConmain = Von: Anode.i > IH or vAK > VDRM")
-    VON, VOFF, KNEE = 5.0, 1.5, 0.7     # V: the MSL's protected Von, Voff, and Ron's knee
+    # the MSL's protected Von, Voff, and Ron's knee, in volts
+    VON, VOFF, KNEE = 5.0 * unit_voltage, 1.5 * unit_voltage, 0.7 * unit_voltage
 
     def validate(self):
         if self.VTM <= self.KNEE:
@@ -149,7 +151,9 @@ class Thyristor(Component):
         through = iGK - self._noise("gk")        # the gate conductance's current
         gate = sp.Piecewise((VGT / IGT * through, through < vRef * IGT / VGT),
                             (vRef**2 / VGT + through * (VGT - vRef) / IGT, True))
-        fired = sp.Piecewise((0, iGK < 0.95 * IGT), (1e4 * (iGK - 0.95 * IGT) * vAK, iGK < 0.95 * IGT + 1e-3),
+        # the MSL's 10000 [1/A] and 1e-3 [A], written with their units
+        fired = sp.Piecewise((0, iGK < 0.95 * IGT),
+                             (1e4 / unit_current * (iGK - 0.95 * IGT) * vAK, iGK < 0.95 * IGT + 1e-3 * unit_current),
                              (10 * vAK, True))
         lag = self.vContot - self.vControl
         time_constant = sp.Piecewise((1.87 * self.TON, lag > 0), (0.638 * self.TOFF, True))
