@@ -174,3 +174,7 @@ EXAMPLES = [
                      "Multiplex3_1.y[1]": "move.phi_ref", "Multiplex3_1.y[2]": "move.w_ref",
                      "Multiplex3_1.y[3]": "move.a_ref"}),
 ]
+
+FMU_ELSEWHERE = {"TestSpeed": "its step's time event and classes: the filtered and exact Speed in the FMU of "
+                              "tests/test_catalog_rotational.py, the filtered Velocity in the translational "
+                              "catalog's (tests/test_export_fmu_differential.py)"}
