@@ -324,6 +324,22 @@ def test_motion_sources_take_the_torques_of_their_references():
     assert res["speed_exact.phi"] == pytest.approx(res["speed_exact_J.phi"], abs=1e-12)
 
 
+def test_speed_angle_follows_the_driven_bodies_and_costs_no_state():
+    # The MSL's Speed.phi (the flange's angle relative to the housing): a housing turned at
+    # 1 rad/s by an exact Speed and an AngleSensor, a Speed on it turning an inertia at 2 rad/s
+    # relative to it. Only the inertia's and the sensor's angles are states; each source's
+    # angle follows from them (over 1 s: 2 rad relative, 1 rad for the housing's source).
+    m = Model("speeds")
+    housing = m.add(rot.Speed("housing", w=1.0))
+    speed = m.add(rot.Speed("speed", w=2.0, use_support=True))
+    m.connect(housing.flange, speed.support, m.add(rot.AngleSensor("angle")).flange)
+    m.connect(speed.flange, m.add(rot.Inertia("J", J=1.0)).flange_a)
+    sim = m.compile()
+    assert sorted(sim.states) == ["J.phi", "angle.phi"]
+    res = sim.simulate(1.0, rtol=1e-10, atol=1e-12)
+    assert (res["speed.phi"][-1], res["housing.phi"][-1], res["J.phi"][-1]) == pytest.approx((2.0, 1.0, 3.0), rel=1e-9)
+
+
 @pytest.mark.parametrize("table, problem", [
     ([(0, 1, 1, 0, 0), (10, 0.9, 0.9, 0, 0)], "both efficiencies 1 in some rows"),
     ([(0, 1.2, 0.9, 0, 0)], "must be in (0, 1]"),

@@ -351,8 +351,11 @@ class Move(Supported):
     w_ref, and where anything needs the speed's derivative (an inertia on the flange) it is
     a_ref, not d/dt of w_ref: physlib differentiates no signal. As in the MSL, the signals
     need not be consistent (a_ref = 1 with phi_ref = w_ref = 0 gives an inertia's torque at
-    rest); what the flange drives integrates w_ref (an inertia's phi is phi_ref only when
-    w_ref is phi_ref's derivative).
+    rest) where they set the flange's motion alone (a fixed housing); what the flange drives
+    integrates w_ref (an inertia's phi is phi_ref only when w_ref is phi_ref's derivative).
+    Between two moving bodies (a housing on an inertia of its own) keep them consistent: the
+    run integrates one body's speed and sets the other's by w_ref, so inconsistent signals
+    give motions that depend on which one it integrates.
 
     Inputs: phi_ref [rad], w_ref [rad/s], a_ref [rad/s2].
     Parameters: use_support (structural). Variables: phi [rad] = phi_ref.

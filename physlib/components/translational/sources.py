@@ -282,9 +282,12 @@ class Move(Supported):
     signal ports are scalars): its position s = s_ref, its velocity flange.v − support.v =
     v_ref, and where anything needs the velocity's derivative (a mass on the flange) it is
     a_ref, not d/dt of v_ref: physlib differentiates no signal. As in the MSL, the signals
-    need not be consistent (a_ref = 1 with s_ref = v_ref = 0 gives a mass's force at rest);
-    what the flange drives integrates v_ref (a mass's s is s_ref only when v_ref is s_ref's
-    derivative).
+    need not be consistent (a_ref = 1 with s_ref = v_ref = 0 gives a mass's force at rest)
+    where they set the flange's motion alone (a fixed housing); what the flange drives
+    integrates v_ref (a mass's s is s_ref only when v_ref is s_ref's derivative). Between two
+    moving bodies (a housing on a mass of its own) keep them consistent: the run integrates one
+    body's velocity and sets the other's by v_ref, so inconsistent signals give motions that
+    depend on which one it integrates.
 
     Inputs: s_ref [m], v_ref [m/s], a_ref [m/s2].
     Parameters: use_support (structural). Variables: s [m] = s_ref.
