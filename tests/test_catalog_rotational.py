@@ -340,6 +340,15 @@ def test_speed_angle_follows_the_driven_bodies_and_costs_no_state():
     assert (res["speed.phi"][-1], res["housing.phi"][-1], res["J.phi"][-1]) == pytest.approx((2.0, 1.0, 3.0), rel=1e-9)
 
 
+def test_exact_position_on_an_inertia_says_what_to_use_instead():
+    # phi = phi_ref on a body needs phi_ref's second derivative (index three).
+    m = Model("exact_position")
+    position = m.add(rot.Position("position", exact=True, phi_ref=Sine(amplitude=1.0, f=1.0)))
+    m.connect(position.flange, m.add(rot.Inertia("J", J=1.0)).flange_a)
+    with pytest.raises(PhyslibError, match=r"position\.phi_ref.*exact=True.*Move.*exact=False"):
+        m.compile()
+
+
 @pytest.mark.parametrize("table, problem", [
     ([(0, 1, 1, 0, 0), (10, 0.9, 0.9, 0, 0)], "both efficiencies 1 in some rows"),
     ([(0, 1.2, 0.9, 0, 0)], "must be in (0, 1]"),
