@@ -1,5 +1,5 @@
 """The Modelica Standard Library's rotational examples of issue 36's catalog (group B): the
-lossy gear, rolling wheel, eddy-current brake and ModelicaTest's braking sources, rebuilt from
+lossy gear, rolling wheel, eddy-current brake and ModelicaTest's braking, speed and move sources, rebuilt from
 physlib's components with the MSL's instance names (see msl_corpus.py for how examples are
 described and compared)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 from physlib import Model
 from physlib.components import rotational as rot
 from physlib.components import translational as tr
-from physlib.components.signals import Gain, Product, Ramp, Sine
+from physlib.components.signals import Constant, Gain, Product, Ramp, Sine, Step
 from physlib.components.thermal import HeatCapacitor
 
 from msl_corpus import Example
@@ -109,6 +109,51 @@ def test_braking() -> Model:
     return m
 
 
+def test_speed() -> Model:
+    """ModelicaTest.Rotational.TestSpeed: four speed sources each driving an inertia (1 kg·m²)
+    or a mass (2 kg). speed1 (filtered, f_crit = 5 Hz) follows a unit step at 0.5 s, speed2
+    (exact) a sine (1 rad/s, 1 Hz); the translational speed3 (filtered, 5 Hz) a unit step at
+    0.5 s, speed4 (exact) a sine (1 m/s, 1 Hz). Angles start at 0, positions at 1 m (s(start
+    = 1)); the filters at 0, their steps' values at the start."""
+    m = Model("TestSpeed")
+    sources = [rot.Speed("speed1", exact=False, f_crit=5.0, w=Step(t0=0.5)),
+               rot.Speed("speed2", w=Sine(amplitude=1.0, f=1.0)),
+               tr.Velocity("speed3", exact=False, f_crit=5.0, s_start=1.0, v=Step(t0=0.5)),
+               tr.Velocity("speed4", s_start=1.0, v=Sine(amplitude=1.0, f=1.0))]
+    loads = [rot.Inertia("inertia1", J=1.0), rot.Inertia("inertia2", J=1.0),
+             tr.Mass("mass1", m=2.0), tr.Mass("mass2", m=2.0)]
+    for source, load in zip(sources, loads):
+        m.connect(m.add(source).flange, m.add(load).flange_a)
+    return m
+
+
+def test_move() -> Model:
+    """ModelicaTest.Rotational.TestMove: a Move source (useSupport = false) turns a revolute
+    joint at the world's origin carrying Body1 (m = 1 kg, I_33 = 2 kg·m², its centre of mass
+    on the joint, g = 0) by u = {Constant2.y, Constant2.y, Constant1.y} = {0, 0, 1}: angle and
+    speed 0, acceleration 1 rad/s² (inconsistent on purpose); a translational Move drives
+    slidingMass (2 kg) by the same signals.
+
+    physlib has no multibody library: the joint and body are an Inertia of J = I_33 on the
+    Move's flange (the body turns about a principal axis through its centre of mass, so its
+    moment about the axis is I_33·a, and no other force or torque acts; see tests/data/README.md)."""
+    m = Model("TestMove")
+    constant1, constant2 = m.add(Constant("Constant1", k=1.0)), m.add(Constant("Constant2", k=0.0))
+    move = m.add(rot.Move("move"))
+    move1 = m.add(tr.Move("move1"))
+    m.connect(move.flange, m.add(rot.Inertia("Body1", J=2.0)).flange_a)
+    m.connect(move1.flange, m.add(tr.Mass("slidingMass", m=2.0)).flange_a)
+    m.connect(constant2.y, move.phi_ref, move.w_ref, move1.s_ref, move1.v_ref)
+    m.connect(constant1.y, move.a_ref, move1.a_ref)
+    return m
+
+
+def frame_b_zero(result) -> np.ndarray:
+    """A frame_b force or torque component of TestMove's joint that is zero whatever the motion
+    (see :func:`test_move`)."""
+    return np.zeros_like(result.t)
+
+
 EXAMPLES = [
     Example("LossyGearDemo1", "Modelica.Mechanics.Rotational.Examples.LossyGearDemo1", lossy_gear_demo1,
             0.5, 1e-6),
@@ -119,4 +164,17 @@ EXAMPLES = [
             1.0, 1e-6, signals={"eddyCurrentTorque.lossPower": lambda res: -res["eddyCurrentTorque.tau"]
                                 * res["eddyCurrentTorque.w"]}),
     Example("TestBraking", "ModelicaTest.Rotational.TestBraking", test_braking, 2.0, 1e-6),
+    Example("TestSpeed", "ModelicaTest.Rotational.TestSpeed", test_speed, 1.1, 1e-6,
+            signals={"speed1.w": "speed1.w_flange", "speed3.v": "speed3.v_flange"}),
+    Example("TestMove", "ModelicaTest.Rotational.TestMove", test_move, 1.1, 1e-6,
+            signals={"ActuatedRevolute1.frame_b.t[3]": "move.flange.tau",
+                     **{f"ActuatedRevolute1.frame_b.{q}[{k}]": frame_b_zero
+                        for q, k in (("r_0", 1), ("r_0", 2), ("r_0", 3), ("f", 1), ("f", 2), ("f", 3),
+                                     ("t", 1), ("t", 2))},
+                     "Multiplex3_1.y[1]": "move.phi_ref", "Multiplex3_1.y[2]": "move.w_ref",
+                     "Multiplex3_1.y[3]": "move.a_ref"}),
 ]
+
+FMU_ELSEWHERE = {"TestSpeed": "its step's time event and classes: the filtered and exact Speed in the FMU of "
+                              "tests/test_catalog_rotational.py, the filtered Velocity in the translational "
+                              "catalog's (tests/test_export_fmu_differential.py)"}

@@ -1,5 +1,5 @@
 """Issue 36's rotational catalog (LossyGear, BearingFriction, ElastoBacklash, IdealRollingWheel,
-the MSL's torque and speed sources, heat ports on the lossy parts) against closed forms, finite
+the MSL's torque, speed and motion sources, heat ports on the lossy parts) against closed forms, finite
 differences of operating points, kT-equipartition and an exported FMU.
 
 One model, ``catalog``, holds every new class, each in a shaft of its own driven by an input
@@ -41,6 +41,9 @@ SHAFTS = {
     "Position": ("position.phi_ref", 0.3, "position.phi"),
     "IdealRollingWheel": ("wheel_drive.tau", 2.0, "wheel_mass.v"),
     "Damper+SpringDamper": ("damped_drive.tau", 2.0, "damped_spring.phi_rel"),
+    "Speed(exact=False)": ("speed.w", 2.0, "speed_d.tau"),
+    "Position(exact=True)": ("position_exact.phi_ref", 0.2, "position_exact.phi"),
+    "Move": ("move.a_ref", 1.5, "move.flange.tau"),
 }
 
 GUESS = {"quadratic_J.w": 3.0, "inverse_J.w": 3.0, "backlash.phi_rel": 0.1, "eddy_J.w": 2.0}
@@ -132,8 +135,37 @@ def catalog(transient: bool = False) -> Model:
     heat(damper)
     heat(spring_damper)
     m.connect(fixed.flange, bearing_damper.flange_a, gear_damper.flange_b, backlash.flange_a,
-              speed_damper.flange_a, damper.flange_a, spring_damper.flange_a)
+              speed_damper.flange_a, damper.flange_a, spring_damper.flange_a, *motion_sources(m, transient))
     return m
+
+
+def motion_sources(m: Model, transient: bool) -> list:
+    """The filtered Speed, the exact Position and Move, each driving a shaft of its own, and
+    with ``transient`` an exact Speed on an inertia (its angle following the inertia's) and
+    sine references (Move's consistent: angle, speed and acceleration of one sine); returns
+    the flanges to fix."""
+    def driven(source, J, d):
+        """``source`` turning an inertia J (none for J = 0) and a damper d to the housing."""
+        damper = m.add(rot.Damper(f"{source.name}_d", d=d))
+        if J:
+            inertia = m.add(rot.Inertia(f"{source.name}_J", J=J))
+            m.connect(m.add(source).flange, inertia.flange_a)
+            m.connect(inertia.flange_b, damper.flange_b)
+        else:
+            m.connect(m.add(source).flange, damper.flange_b)
+        return damper.flange_a
+
+    def sine(amplitude, phase=0.0):
+        return Sine(amplitude=amplitude, f=1.0, phase=phase) if transient else amplitude
+    w = 2 * np.pi
+    flanges = [driven(rot.Speed("speed", exact=False, f_crit=5.0, w=sine(2.0), w0=0.0), 1.0, 0.5),
+               driven(rot.Position("position_exact", exact=True, phi_ref=sine(0.2)), 0.0, 0.5),
+               driven(rot.Move("move", phi_ref=0.3, w_ref=2.0, a_ref=1.5) if not transient else
+                      rot.Move("move", phi_ref=sine(0.3), w_ref=sine(0.3 * w, np.pi / 2), a_ref=sine(-0.3 * w**2)),
+                      2.0, 0.5)]
+    if transient:
+        flanges.append(driven(rot.Speed("speed_exact", w=sine(1.0, np.pi / 2)), 1.0, 0.5))
+    return flanges
 
 
 @cache
@@ -182,6 +214,9 @@ CLOSED_FORMS = {
     "Position": 0.3,
     "IdealRollingWheel": (2.0 / 0.5) / 4.0,        # force torque/radius against d = 4
     "Damper+SpringDamper": 2.0 / 20.0,
+    "Speed(exact=False)": 0.5 * 2.0,               # the damper's tau = d·w (its flange_b turning)
+    "Position(exact=True)": 0.2,
+    "Move": -(2.0 * 1.5 + 0.5 * 2.0),              # −(J·a_ref + d·w_ref): a_ref, not d/dt of w_ref
 }
 
 
@@ -252,14 +287,17 @@ def test_noise_gives_equipartition(output, energy_scale):
 
 def test_fmu_in_fmpy_agrees_with_simulate(tmp_path):
     # Every class of the catalog in one FMU: the bearing breaking away and the gear starting to
-    # roll at t = 0, the torque step's time event at 0.2 s, the sine references of Position and
-    # Accelerate, heat capacitors warming. States at FMPy's rows away from event instants
+    # roll at t = 0, the torque step's time event at 0.2 s, the sine references of Position,
+    # Accelerate and the motion sources, heat capacitors warming. States at FMPy's rows away from event instants
     # within 1e-6 of their range, both runs at rtol 1e-10 (as tests/test_export_fmu_differential.py).
+    # The motion sources' torques too (Move's is J·a_ref + d·w_ref: the acceleration input, not
+    # the speed's derivative; exact Position's and Speed's the derivatives of their references).
     fmpy = pytest.importorskip("fmpy")
     sim = compiled(transient=True)
     t_end = 0.5
-    signals = list(sim.states) + list(sim.modes)
-    path = sim.export_fmu(tmp_path / "rotational_catalog", outputs=list(sim.states))
+    torques = ["move.flange.tau", "position_exact.flange.tau", "speed_exact.flange.tau", "speed.flange.tau"]
+    signals = list(sim.states) + list(sim.modes) + torques
+    path = sim.export_fmu(tmp_path / "rotational_catalog", outputs=list(sim.states) + torques)
     fmu = fmpy.simulate_fmu(str(path), stop_time=t_end, relative_tolerance=1e-10, solver="CVode",
                             output=signals, output_interval=t_end / 100, record_events=True)
     rows = away_from_events(fmu["time"])
@@ -268,8 +306,47 @@ def test_fmu_in_fmpy_agrees_with_simulate(tmp_path):
     assert fmu["bearing.mode"][-1] == res["bearing.mode"][-1] == 1
     assert fmu["gear.mode"][-1] == res["gear.mode"][-1] == 1
     errors = {s: float(np.max(np.abs(fmu[s][rows] - res[s]))) / max(np.ptp(res[s]), 1e-300)
-              for s in sim.states}
+              for s in list(sim.states) + torques}
     assert not {s: e for s, e in errors.items() if e > 1e-6}
+
+
+def test_motion_sources_take_the_torques_of_their_references():
+    # Each source's torque is what its shaft needs to follow the reference exactly: J·a + d·w
+    # with Move's a = a_ref (−0.3·(2π)²·sin), the exact Position's d·der(phi_ref) (no inertia)
+    # and the exact Speed's J·der(w) + d·w. Integration error only: 1e-8 of the amplitude.
+    res = compiled(transient=True).simulate(0.5, rtol=1e-10, atol=1e-12)
+    w, t = 2 * np.pi, res.t
+    expected = {"move.flange.tau": 2.0 * (-0.3 * w**2) * np.sin(w * t) + 0.5 * 0.3 * w * np.cos(w * t),
+                "position_exact.flange.tau": 0.5 * 0.2 * w * np.cos(w * t),
+                "speed_exact.flange.tau": 1.0 * (-w) * np.sin(w * t) + 0.5 * np.cos(w * t)}
+    for path, torque in expected.items():     # flange.tau is the torque into the source
+        np.testing.assert_allclose(res[path], -torque, rtol=0, atol=1e-8 * np.max(np.abs(torque)))
+    assert res["speed_exact.phi"] == pytest.approx(res["speed_exact_J.phi"], abs=1e-12)
+
+
+def test_speed_angle_follows_the_driven_bodies_and_costs_no_state():
+    # The MSL's Speed.phi (the flange's angle relative to the housing): a housing turned at
+    # 1 rad/s by an exact Speed and an AngleSensor, a Speed on it turning an inertia at 2 rad/s
+    # relative to it. Only the inertia's and the sensor's angles are states; each source's
+    # angle follows from them (over 1 s: 2 rad relative, 1 rad for the housing's source).
+    m = Model("speeds")
+    housing = m.add(rot.Speed("housing", w=1.0))
+    speed = m.add(rot.Speed("speed", w=2.0, use_support=True))
+    m.connect(housing.flange, speed.support, m.add(rot.AngleSensor("angle")).flange)
+    m.connect(speed.flange, m.add(rot.Inertia("J", J=1.0)).flange_a)
+    sim = m.compile()
+    assert sorted(sim.states) == ["J.phi", "angle.phi"]
+    res = sim.simulate(1.0, rtol=1e-10, atol=1e-12)
+    assert (res["speed.phi"][-1], res["housing.phi"][-1], res["J.phi"][-1]) == pytest.approx((2.0, 1.0, 3.0), rel=1e-9)
+
+
+def test_exact_position_on_an_inertia_says_what_to_use_instead():
+    # phi = phi_ref on a body needs phi_ref's second derivative (index three).
+    m = Model("exact_position")
+    position = m.add(rot.Position("position", exact=True, phi_ref=Sine(amplitude=1.0, f=1.0)))
+    m.connect(position.flange, m.add(rot.Inertia("J", J=1.0)).flange_a)
+    with pytest.raises(PhyslibError, match=r"position\.phi_ref.*exact=True.*Move.*exact=False"):
+        m.compile()
 
 
 @pytest.mark.parametrize("table, problem", [

@@ -29,7 +29,7 @@ def catalog_model() -> Model:
     SpringDampers, all with heat ports), a Vehicle in a gusting wind on a slope with its
     rolling resistance from an input and its wheels driven, each force source braking a mass,
     Accelerate and Position driving masses (the latter into an ElastoGap that stays pressed),
-    and an eddy current brake heating a capacitor."""
+    an eddy current brake heating a capacitor, and the motion sources of :func:`motion_sources`."""
     m = corpus.heat_losses()
     fixed = m.add(tr.Fixed("ground"))
     car = m.add(tr.Vehicle("vehicle", m=1200.0, J=2.3, R=0.31, A=2.2, Cd=0.31, v0=10.0,
@@ -61,7 +61,39 @@ def catalog_model() -> Model:
     pressed = m.add(tr.ElastoGap("pressedGap", c=100.0, d=5.0, s_rel0=0.5, n=1.5))
     m.connect(fixed.flange, pressed.flange_a)
     m.connect(position.flange, pressed.flange_b)
+    motion_sources(m, fixed)
     return m
+
+
+MOVE_AMPLITUDE = 0.02
+"""[m] of the motion Move prescribes between its housing and its mass in :func:`motion_sources`."""
+
+
+def motion_sources(m: Model, fixed) -> None:
+    """The filtered Velocity driving a mass on a spring; the exact Position and Move each
+    between a housing mass (their support, on a spring to the ground) and what they drive (a
+    spring to the ground, a mass), so that their reaction forces move the housings' states.
+    Move's signals are one motion, MOVE_AMPLITUDE·(1 − cos(2π·2·t)), and its derivatives."""
+    velocity = m.add(tr.Velocity("velocity", exact=False, f_crit=5.0, v=Sine(amplitude=0.5, f=2.0)))
+    velocity_mass = m.add(tr.Mass("velocity_mass", m=1.0))
+    m.connect(velocity.flange, velocity_mass.flange_a)
+    springs = [(velocity_mass.flange_b, "velocity")]
+    position = m.add(tr.Position("position_exact", exact=True, use_support=True,
+                                 s_ref=Sine(amplitude=0.05, f=2.0)))
+    omega, a = 4 * np.pi, MOVE_AMPLITUDE
+    move = m.add(tr.Move("move", use_support=True, s_ref=Sine(amplitude=a, f=2.0, phase=-np.pi / 2, offset=a),
+                         v_ref=Sine(amplitude=a * omega, f=2.0),
+                         a_ref=Sine(amplitude=a * omega**2, f=2.0, phase=np.pi / 2)))
+    m.connect(move.flange, m.add(tr.Mass("move_mass", m=1.0)).flange_a)
+    springs.append((position.flange, "position_exact"))
+    for source in (position, move):
+        housing = m.add(tr.Mass(f"{source.name}_housing", m=2.0))
+        m.connect(source.support, housing.flange_a)
+        springs.append((housing.flange_b, f"{source.name}_housing"))
+    for flange, name in springs:
+        spring = m.add(tr.Spring(f"{name}_spring", c=50.0))
+        m.connect(flange, spring.flange_a)
+        m.connect(spring.flange_b, fixed.flange)
 
 
 @cache
@@ -243,6 +275,27 @@ def test_position_source_is_the_msl_bessel_filter():
     _, expected = signal.step(signal.lti([1.0], [tr.Position.BF / w**2, tr.Position.AF / w, 1.0]), T=t)
     np.testing.assert_allclose(res["position.s"], expected, atol=1e-7)
     np.testing.assert_allclose(res["mass.v"], res["position.v"], atol=1e-12)
+
+
+def test_motion_sources_move_their_housings_as_the_closed_forms():
+    """The exact Position's and Move's housings (2 kg on 50 N/m) take their reaction forces:
+    Position holds a 50 N/m spring at the housing's position plus s_ref = 0.05·sin(4π·t), so
+    2·s'' + 100·s = −2.5·sin(4π·t); Move accelerates its 1 kg mass at the housing's
+    acceleration plus a_ref, so 3·s'' + 50·s = −1·a_ref. Both housings start at rest at 0
+    (the closed forms: a forced and a free sine). The catalog runs at rtol 1e-6: 1e-5 of each
+    amplitude; a missing reaction or a wrong acceleration is off by all of it."""
+    _, res = catalog()
+    t, omega = res.t, 4 * np.pi
+    w0 = np.sqrt(100.0 / 2.0)
+    forced = -2.5 / (100.0 - 2.0 * omega**2)
+    position = forced * (np.sin(omega * t) - omega / w0 * np.sin(w0 * t))
+    a = MOVE_AMPLITUDE
+    forced = -a * omega**2 / (50.0 - 3.0 * omega**2)
+    move = forced * (np.cos(omega * t) - np.cos(np.sqrt(50.0 / 3.0) * t))
+    for path, expected in (("position_exact_housing.s", position), ("move_housing.s", move)):
+        np.testing.assert_allclose(res[path], expected, rtol=0, atol=1e-5 * np.max(np.abs(expected)))
+    np.testing.assert_allclose(res["move.s"], a * (1 - np.cos(omega * t)), atol=1e-12)
+    np.testing.assert_allclose(res["velocity.s"], res["velocity_mass.s"], atol=1e-12)
 
 
 @pytest.mark.parametrize("part, named", [

@@ -59,7 +59,10 @@ def reduce_index(adjacency: list[list[int]], n_var: int, derivative: dict[int, i
                     raise StructuralError(
                         "index reduction would need second derivatives of "
                         f"{describe_eq(base_of_eq[e])}; models of index above two (position-level "
-                        "constraints) are not supported yet")
+                        "constraints) are not supported yet. A position prescribed on a body (a "
+                        "Position source with exact=True on an inertia or mass) is one: drive the body "
+                        "with Move, which takes the speed and acceleration as signals, or with "
+                        "exact=False")
                 d = len(adj)
                 adj.append(sorted(set(adj[e]) | {der[v] for v in adj[e] if v in der}))
                 base_of_eq[d] = e

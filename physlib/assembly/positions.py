@@ -9,7 +9,8 @@ uncontrollable in a linear model and drifts from the difference of the positions
 Every flange is a node of a graph whose nodes are the flanges' connection sets, merged where a
 component holds flanges together (an inertia's two flanges) and with the ground where a flange
 is fixed. Each position state ``x`` with ``der(x) = plus.speed − minus.speed`` is an edge from
-``minus`` (the ground when absent) to ``plus``: it measures ``x − x_start = D(plus) − D(minus)``,
+``minus`` (the ground when absent, or a conditional port the component does not have: a
+housing that is fixed) to ``plus``: it measures ``x − x_start = D(plus) − D(minus)``,
 ``D`` being a node's displacement since the start. Going through the states in order of
 preference, a state whose edge joins two trees of the spanning forest so far is integrated
 (Kruskal's algorithm); any other state closes a cycle and *follows*: its value is its start
@@ -98,9 +99,11 @@ def plan_positions(components, paths, end_instance, end_port, sizes) -> Position
                 nodes.join((i, group[0]), (i, port))
         for port in getattr(cls, "fixed_ports", ()):
             nodes.join((i, port), GROUND)
+        present = comp.ports()
         for state in getattr(cls, "position_states", ()):
-            rank = 0 if state.reads and state.minus else 1 if state.minus is None else 2
-            edges.append((rank, i, state))
+            ends = [(i, port) if port in present else GROUND for port in (state.plus, state.minus)]
+            rank = 2 if not state.reads else 0 if state.minus else 1
+            edges.append((rank, i, state, *ends))
     edges.sort(key=lambda e: e[0])       # stable: walk order within a rank
     return _forest_plan(nodes, edges, paths)
 
@@ -109,12 +112,11 @@ def _forest_plan(nodes: "_Nodes", edges, paths) -> PositionPlan:
     forest = _Nodes()
     tree: dict[object, list] = {}       # node -> [(neighbour, instance, state, sign of D(nb) − D(node))]
     followers, unread = [], []
-    for _, i, state in edges:
-        plus = nodes.find((i, state.plus)) if state.plus else nodes.find(GROUND)
-        minus = nodes.find((i, state.minus)) if state.minus else nodes.find(GROUND)
+    for _, i, state, plus_end, minus_end in edges:
+        plus, minus = nodes.find(plus_end), nodes.find(minus_end)
         if forest.find(plus) == forest.find(minus):
             followers.append((i, state, plus, minus))
-        elif state.reads or state.minus is None:
+        elif state.reads:
             forest.join(plus, minus)
             tree.setdefault(minus, []).append((plus, i, state, 1))
             tree.setdefault(plus, []).append((minus, i, state, -1))

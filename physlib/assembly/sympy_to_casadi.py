@@ -7,6 +7,7 @@ import numpy as np
 import sympy as sp
 
 from ..core.errors import PhyslibError
+from ..core.symbolic import with_derivative
 
 _UNARY = {
     sp.exp: cs.exp, sp.log: cs.log, sp.sin: cs.sin, sp.cos: cs.cos, sp.tan: cs.tan,
@@ -108,6 +109,7 @@ _SPECIAL = [
     (sp.Or, lambda e, conv: _fold(cs.logic_or, [conv(a) for a in e.args])),
     (sp.Not, lambda e, conv: cs.logic_not(conv(e.args[0]))),
     (sp.ITE, lambda e, conv: cs.if_else(conv(e.args[0]), conv(e.args[1]), conv(e.args[2]))),
+    (with_derivative, lambda e, conv: conv(e.args[0])),    # its value; its derivative is SymPy's
 ]
 
 

@@ -30,9 +30,10 @@ class PositionState:
 
     ``state``: the variable's name; ``start``: the parameter holding its value at the start;
     ``plus``/``minus``: port names, or None for a port that stands still (an absolute position
-    has no ``minus``). ``reads``: whether the class uses the position for anything but its own
-    integration (a spring's force, a stop's gap); a position nobody reads is the last choice
-    to be integrated.
+    has no ``minus``); a conditional port the component does not have (a housing flange
+    without ``use_support``) stands still too. ``reads``: whether the class uses the position
+    for anything but its own integration (a spring's force, a stop's gap); a position nobody
+    reads is never integrated: it follows from the others, or is not computed at all.
     """
 
     state: str

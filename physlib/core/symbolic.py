@@ -76,3 +76,21 @@ def parameter_symbol(name: str) -> sp.Symbol:
 
 # A constant that meets a SymPy expression (k_B * self.T) becomes a symbol with its unit.
 converter[Constant] = lambda const: ConstantSymbol(const.name, float(const), const.unit)
+
+
+class with_derivative(sp.Function):     # noqa: N801 (used in equations like sp.sin)
+    """``with_derivative(x, xdot, t)``: the value ``x``, whose time derivative is ``xdot``
+    wherever an equation is differentiated (index reduction), instead of d/dt of ``x``.
+
+    For prescribed motions given as value, derivative and second derivative (the MSL's Move,
+    whose derivative annotations say the same): ``flange.w = with_derivative(w_ref, a_ref, t)``
+    drives an inertia at the acceleration a_ref, whether or not a_ref is the derivative of
+    w_ref, and without differentiating w_ref's source. Its value is ``x`` everywhere else
+    (residuals, Jacobians, linearization); SymPy's partial derivatives by ``x`` and ``xdot``
+    are 0, by ``t`` they are ``xdot``.
+    """
+
+    nargs = 3
+
+    def fdiff(self, argindex=1):
+        return self.args[1] if argindex == 3 else sp.S.Zero

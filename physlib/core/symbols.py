@@ -1,11 +1,12 @@
-"""Symbols used in component equations: time ``t``, variables, and ``der``.
+"""Symbols used in component equations: time ``t``, variables, ``der`` and ``with_derivative``.
 
 The SymPy objects live in :mod:`physlib.core.symbolic` and are handed out on first use (PEP 562),
 so that declaring and building components does not import SymPy: it is needed only when a
 class's equations are derived, and a class whose derivation is cached never needs it.
 """
 
-_SYMBOLIC = frozenset({"t", "VariableSymbol", "ModeSymbol", "derivative_symbol", "parameter_symbol"})
+_SYMBOLIC = frozenset({"t", "VariableSymbol", "ModeSymbol", "derivative_symbol", "parameter_symbol",
+                       "with_derivative"})
 
 
 def der(expr):

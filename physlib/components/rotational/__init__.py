@@ -18,6 +18,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".losses": ("BearingFriction", "LossyGear"),
     ".sources": ("Torque", "Speed", "SpeedDependentTorque", "ConstantTorque", "LinearSpeedDependentTorque",
                  "QuadraticSpeedDependentTorque", "InverseSpeedDependentTorque", "SignTorque", "TorqueStep",
-                 "EddyCurrentTorque", "ConstantSpeed", "DrivenFlange", "Accelerate", "Position"),
+                 "EddyCurrentTorque", "ConstantSpeed", "DrivenFlange", "Accelerate", "Position", "Move"),
     ".sensors": ("SpeedSensor", "TorqueSensor", "AngleSensor"),
 })

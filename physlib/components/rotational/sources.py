@@ -8,6 +8,7 @@ from ...core import Input, Parameter, Port, Variable, der, symbols
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...core.logic import absolute, where
+from ...core.positions import PositionState
 from ...domains import rotational
 from ..thermal.interfaces import ConditionalHeatPort
 from .interfaces import Supported
@@ -16,7 +17,7 @@ sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["Torque", "Speed", "SpeedDependentTorque", "ConstantTorque", "LinearSpeedDependentTorque",
            "QuadraticSpeedDependentTorque", "InverseSpeedDependentTorque", "SignTorque", "TorqueStep",
-           "EddyCurrentTorque", "ConstantSpeed", "DrivenFlange", "Accelerate", "Position"]
+           "EddyCurrentTorque", "ConstantSpeed", "DrivenFlange", "Accelerate", "Position", "Move"]
 
 
 class Torque(Supported):
@@ -35,18 +36,44 @@ class Torque(Supported):
 
 
 class Speed(Supported):
-    """Ideal speed source: flange.w = w relative to the housing, whatever torque that takes.
+    """Speed source (the MSL's Rotational.Sources.Speed, input w_ref there): the flange turns
+    at w relative to the housing, whatever torque that takes; the housing takes the reaction.
+
+    exact=True (physlib's default, unlike the MSL's exact=false; kept so that existing models
+    keep their behaviour): flange.w − support.w = w. exact=False: w through the MSL's
+    first-order filter, der(w_flange) = (w − w_flange)·w_crit, w_crit = 2π·f_crit, starting at
+    w0 (the MSL starts the filter at w's value: give it as w0).
+    phi integrates the flange's angle relative to the housing from phi0; it costs no state: it
+    follows from the angle of what the flange drives (an inertia's), and without that it is
+    not computed (reading it is then an error; put an AngleSensor on the flange).
 
     Inputs: w [rad/s] a number, a waveform or a connected signal.
-    Parameters: use_support (structural) housing flange.
+    Parameters: exact (structural); f_crit [Hz] the filter's critical frequency (> 0, with
+    exact=False); w0 [rad/s] the filter's start; phi0 [rad]; use_support (structural).
+    Variables: w_flange [rad/s] the flange's speed relative to the housing (the MSL's w);
+    phi [rad] its angle (the MSL's phi).
     """
+
+    position_states = (PositionState("phi", "phi0", "flange", "support", reads=False),)
 
     flange = Port(rotational, "driven flange")
     w = Input("rad/s", "prescribed speed")
+    exact = Parameter(True, description="exact speed (False: through a first-order filter)", structural=True)
+    f_crit = Parameter(50.0, unit="Hz", description="critical frequency of the filter (exact=False)",
+                       positive=True)
+    w0 = Parameter(0.0, unit="rad/s", description="start of the filtered speed (exact=False)")
+    phi0 = Parameter(0.0, unit="rad", description="initial angle relative to the housing")
+    w_flange = Variable("rad/s", "speed of the flange relative to the housing")
+    phi = Variable("rad", "angle of the flange relative to the housing")
 
     def equations(self):
-        return [sp.Eq(self.flange.w - self.support_w(), self.w),
-                *self.support_reaction(-self.flange.tau)]
+        follow = sp.Eq(self.w_flange, self.w) if self.exact else \
+            sp.Eq(der(self.w_flange), (self.w - self.w_flange) * 2 * sp.pi * self.f_crit)
+        return [follow, sp.Eq(self.flange.w - self.support_w(), self.w_flange),
+                sp.Eq(der(self.phi), self.w_flange), *self.support_reaction(-self.flange.tau)]
+
+    def initial(self):
+        return {self.phi: self.phi0, **({} if self.exact else {self.w_flange: self.w0})}
 
 
 class SpeedDependentTorque(Supported):
@@ -278,20 +305,69 @@ class Accelerate(DrivenFlange):
 
 
 class Position(DrivenFlange):
-    """The flange follows the reference angle phi_ref through the MSL's critically damped
-    second-order filter (its Position with exact = false): der(w) = ((phi_ref − phi)·w_crit −
-    af·w)·w_crit/bf, af = 1.3617, bf = 0.6180 (a Bessel filter), w_crit = 2π·f_crit.
+    """The flange follows the reference angle phi_ref relative to the housing (the MSL's
+    Rotational.Sources.Position; exact=False is the default of both).
 
-    Parameters: f_crit [Hz] the filter's critical frequency (> 0); phi0, w0 initial angle and
-    speed (the MSL starts at phi = phi_ref, w = 0); use_support (structural).
-    Inputs: phi_ref [rad]. States: phi, w.
+    exact=False: through the MSL's critically damped second-order filter, der(w) = ((phi_ref −
+    phi)·w_crit − af·w)·w_crit/bf, af = 1.3617, bf = 0.6180 (a Bessel filter), w_crit =
+    2π·f_crit, from phi0 and w0 (the MSL starts at phi = phi_ref, w = 0: give phi_ref's value
+    as phi0). exact=True: phi = phi_ref, w = der(phi_ref) (phi0 and w0 are not used): physlib
+    differentiates phi_ref's source, once where the flange drives only springs and dampers;
+    an inertia on the flange needs phi_ref's second derivative, which physlib does not take
+    (a model of index three: an error says so): drive it with :class:`Move` given the angle,
+    speed and acceleration, or with exact=False.
+
+    Parameters: exact (structural); f_crit [Hz] the filter's critical frequency (> 0);
+    phi0 [rad], w0 [rad/s] the filter's start; use_support (structural).
+    Inputs: phi_ref [rad]. Variables: phi [rad], w [rad/s] relative to the housing (states
+    with exact=False).
     """
 
     AF, BF = 1.3617, 0.6180
     phi_ref = Input("rad", "reference angle")
+    exact = Parameter(False, description="exact angle (False: through a second-order filter)",
+                      structural=True)
     f_crit = Parameter(50.0, unit="Hz", description="critical frequency of the filter",
                        positive=True)
 
     def acceleration(self):
         w_crit = 2 * sp.pi * self.f_crit
         return ((self.phi_ref - self.phi) * w_crit - self.AF * self.w) * w_crit / self.BF
+
+    def equations(self):
+        if not self.exact:
+            return super().equations()
+        return [sp.Eq(der(self.phi), self.w), sp.Eq(self.phi, self.phi_ref),
+                sp.Eq(self.flange.w - self.support_w(), self.w), *self.support_reaction(-self.flange.tau)]
+
+    def initial(self):
+        return {} if self.exact else super().initial()
+
+
+class Move(Supported):
+    """The flange moves relative to the housing as three signals say (the MSL's
+    Rotational.Sources.Move, whose input vector u is phi_ref, w_ref, a_ref here: physlib's
+    signal ports are scalars): its angle phi = phi_ref, its speed flange.w − support.w =
+    w_ref, and where anything needs the speed's derivative (an inertia on the flange) it is
+    a_ref, not d/dt of w_ref: physlib differentiates no signal. As in the MSL, the signals
+    need not be consistent (a_ref = 1 with phi_ref = w_ref = 0 gives an inertia's torque at
+    rest) where they set the flange's motion alone (a fixed housing); what the flange drives
+    integrates w_ref (an inertia's phi is phi_ref only when w_ref is phi_ref's derivative).
+    Between two moving bodies (a housing on an inertia of its own) keep them consistent: the
+    run integrates one body's speed and sets the other's by w_ref, so inconsistent signals
+    give motions that depend on which one it integrates.
+
+    Inputs: phi_ref [rad], w_ref [rad/s], a_ref [rad/s2].
+    Parameters: use_support (structural). Variables: phi [rad] = phi_ref.
+    """
+
+    flange = Port(rotational, "driven flange")
+    phi_ref = Input("rad", "angle relative to the housing (the MSL's u[1])")
+    w_ref = Input("rad/s", "speed relative to the housing (the MSL's u[2])")
+    a_ref = Input("rad/s2", "angular acceleration relative to the housing (the MSL's u[3])")
+    phi = Variable("rad", "angle of the flange relative to the housing")
+
+    def equations(self):
+        return [sp.Eq(self.phi, self.phi_ref),
+                sp.Eq(self.flange.w - self.support_w(), symbols.with_derivative(self.w_ref, self.a_ref, symbols.t)),
+                *self.support_reaction(-self.flange.tau)]

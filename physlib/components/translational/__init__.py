@@ -18,6 +18,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".vehicles": ("Vehicle",),
     ".sources": ("Force", "Velocity", "ConstantForce", "LinearSpeedDependentForce",
                  "QuadraticSpeedDependentForce", "InverseSpeedDependentForce", "SignForce", "Accelerate",
-                 "Position", "EddyCurrentForce"),
+                 "Position", "Move", "EddyCurrentForce"),
     ".sensors": ("SpeedSensor", "ForceSensor", "PositionSensor"),
 })

@@ -1,9 +1,10 @@
 """Translational sources: an ideal force or velocity (each a number, a waveform or a signal), a
 constant or speed-dependent force, forced movements (by acceleration or reference position)
 and the eddy current brake, as the Modelica Standard Library's Translational.Sources."""
-from ...core import Input, Parameter, Port, Variable, der
+from ...core import Input, Parameter, Port, Variable, der, symbols
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
+from ...core.positions import PositionState
 from ...domains import translational
 from ..thermal.interfaces import ConditionalHeatPort
 from .interfaces import Supported
@@ -12,7 +13,7 @@ sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["Force", "Velocity", "ConstantForce", "LinearSpeedDependentForce",
            "QuadraticSpeedDependentForce", "InverseSpeedDependentForce", "SignForce", "Accelerate",
-           "Position", "EddyCurrentForce", "regularized_sign"]
+           "Position", "Move", "EddyCurrentForce", "regularized_sign"]
 
 
 class Force(Supported):
@@ -31,18 +32,46 @@ class Force(Supported):
 
 
 class Velocity(Supported):
-    """Ideal velocity source: flange.v = v relative to the housing, whatever force that takes.
+    """Velocity source (the MSL's Translational.Sources.Speed, input v_ref there): the flange
+    moves at v relative to the housing, whatever force that takes; the housing takes the
+    reaction.
+
+    exact=True (physlib's default, unlike the MSL's exact=false; kept so that existing models
+    keep their behaviour): flange.v − support.v = v. exact=False: v through the MSL's
+    first-order filter, der(v_flange) = (v − v_flange)·w_crit, w_crit = 2π·f_crit, starting at
+    v_start (the MSL starts the filter at v's value: give it as v_start).
+    s integrates the flange's position relative to the housing from s_start; it costs no
+    state: it follows from the position of what the flange drives (a mass's), and without that
+    it is not computed (reading it is then an error; put a PositionSensor on the flange).
 
     Inputs: v [m/s] a number, a waveform or a connected signal.
-    Parameters: use_support (structural) housing flange.
+    Parameters: exact (structural); f_crit [Hz] the filter's critical frequency (> 0, with
+    exact=False); v_start [m/s] the filter's start; s_start [m]; use_support (structural).
+    Variables: v_flange [m/s] the flange's velocity relative to the housing (the MSL's v);
+    s [m] its position (the MSL's s).
     """
+
+    position_states = (PositionState("s", "s_start", "flange", "support", reads=False),)
 
     flange = Port(translational, "driven flange")
     v = Input("m/s", "prescribed velocity")
+    exact = Parameter(True, description="exact velocity (False: through a first-order filter)",
+                      structural=True)
+    f_crit = Parameter(50.0, unit="Hz", description="critical frequency of the filter (exact=False)",
+                       positive=True)
+    v_start = Parameter(0.0, unit="m/s", description="start of the filtered velocity (exact=False)")
+    s_start = Parameter(0.0, unit="m", description="initial position relative to the housing")
+    v_flange = Variable("m/s", "velocity of the flange relative to the housing")
+    s = Variable("m", "position of the flange relative to the housing")
 
     def equations(self):
-        return [sp.Eq(self.flange.v - self.support_v(), self.v),
-                *self.support_reaction(-self.flange.f)]
+        follow = sp.Eq(self.v_flange, self.v) if self.exact else \
+            sp.Eq(der(self.v_flange), (self.v - self.v_flange) * 2 * sp.pi * self.f_crit)
+        return [follow, sp.Eq(self.flange.v - self.support_v(), self.v_flange),
+                sp.Eq(der(self.s), self.v_flange), *self.support_reaction(-self.flange.f)]
+
+    def initial(self):
+        return {self.s: self.s_start, **({} if self.exact else {self.v_flange: self.v_start})}
 
 
 class _SpeedDependentForce(Supported):
@@ -207,20 +236,29 @@ class Accelerate(Supported):
 
 
 class Position(Supported):
-    """Forced movement of ``flange`` following a reference position s_ref through a critically
-    chosen second-order Bessel filter (the MSL's Translational.Sources.Position with
-    exact=false): a = der(v) = ((s_ref − s)·w_crit − af·v)·w_crit/bf, der(s) = v,
-    w_crit = 2π·f_crit, af = 1.3617, bf = 0.6180; flange velocity relative to the housing v.
+    """Forced movement of ``flange`` following a reference position s_ref relative to the
+    housing (the MSL's Translational.Sources.Position; exact=False is the default of both).
 
-    Inputs: s_ref [m]. Parameters: f_crit [Hz] filter cut-off (> 0); s_start [m] initial
-    position (the MSL starts at s_ref: give s_ref's value at the start); use_support.
-    States: s [m], v [m/s] (v starts at 0).
+    exact=False: through the MSL's critically damped second-order (Bessel) filter,
+    a = der(v) = ((s_ref − s)·w_crit − af·v)·w_crit/bf, der(s) = v, w_crit = 2π·f_crit,
+    af = 1.3617, bf = 0.6180, from s_start and v = 0 (the MSL starts at s_ref: give s_ref's
+    value at the start). exact=True: s = s_ref, v = der(s_ref) (s_start is not used): physlib
+    differentiates s_ref's source, once where the flange drives only springs and dampers; a
+    mass on the flange needs s_ref's second derivative, which physlib does not take (a model
+    of index three: an error says so): drive it with :class:`Move` given the position,
+    velocity and acceleration, or with exact=False.
+
+    Inputs: s_ref [m]. Parameters: exact (structural); f_crit [Hz] filter cut-off (> 0);
+    s_start [m] initial position; use_support (structural).
+    Variables: s [m], v [m/s] relative to the housing (states with exact=False).
     """
 
     AF, BF = 1.3617, 0.6180
 
     flange = Port(translational, "driven flange")
     s_ref = Input("m", "reference position")
+    exact = Parameter(False, description="exact position (False: through a second-order filter)",
+                      structural=True)
     f_crit = Parameter(50.0, unit="Hz", description="cut-off frequency of the filter", positive=True)
     s_start = Parameter(0.0, unit="m", description="initial position")
     s = Variable("m", "position relative to the housing")
@@ -228,13 +266,43 @@ class Position(Supported):
 
     def equations(self):
         w_crit = 2 * sp.pi * self.f_crit
-        return [sp.Eq(der(self.s), self.v),
-                sp.Eq(der(self.v), ((self.s_ref - self.s) * w_crit - self.AF * self.v) * w_crit / self.BF),
+        follow = sp.Eq(self.s, self.s_ref) if self.exact else \
+            sp.Eq(der(self.v), ((self.s_ref - self.s) * w_crit - self.AF * self.v) * w_crit / self.BF)
+        return [sp.Eq(der(self.s), self.v), follow,
                 sp.Eq(self.flange.v - self.support_v(), self.v),
                 *self.support_reaction(-self.flange.f)]
 
     def initial(self):
-        return {self.s: self.s_start, self.v: 0.0}
+        return {} if self.exact else {self.s: self.s_start, self.v: 0.0}
+
+
+class Move(Supported):
+    """The flange moves relative to the housing as three signals say (the MSL's
+    Translational.Sources.Move, whose input vector u is s_ref, v_ref, a_ref here: physlib's
+    signal ports are scalars): its position s = s_ref, its velocity flange.v − support.v =
+    v_ref, and where anything needs the velocity's derivative (a mass on the flange) it is
+    a_ref, not d/dt of v_ref: physlib differentiates no signal. As in the MSL, the signals
+    need not be consistent (a_ref = 1 with s_ref = v_ref = 0 gives a mass's force at rest)
+    where they set the flange's motion alone (a fixed housing); what the flange drives
+    integrates v_ref (a mass's s is s_ref only when v_ref is s_ref's derivative). Between two
+    moving bodies (a housing on a mass of its own) keep them consistent: the run integrates one
+    body's velocity and sets the other's by v_ref, so inconsistent signals give motions that
+    depend on which one it integrates.
+
+    Inputs: s_ref [m], v_ref [m/s], a_ref [m/s2].
+    Parameters: use_support (structural). Variables: s [m] = s_ref.
+    """
+
+    flange = Port(translational, "driven flange")
+    s_ref = Input("m", "position relative to the housing (the MSL's u[1])")
+    v_ref = Input("m/s", "velocity relative to the housing (the MSL's u[2])")
+    a_ref = Input("m/s2", "acceleration relative to the housing (the MSL's u[3])")
+    s = Variable("m", "position of the flange relative to the housing")
+
+    def equations(self):
+        return [sp.Eq(self.s, self.s_ref),
+                sp.Eq(self.flange.v - self.support_v(), symbols.with_derivative(self.v_ref, self.a_ref, symbols.t)),
+                *self.support_reaction(-self.flange.f)]
 
 
 class EddyCurrentForce(_SpeedDependentForce, ConditionalHeatPort):
