@@ -384,7 +384,7 @@ def test_thermal_noise_of_the_losses_gives_equipartition():
     expected.update({"line.q0": kT / (inertance / 2), "line.q1": kT / inertance,
                      "line.p2": kT * 1.5e9 / (area * 5.0 / 3)})
     for name, variance in expected.items():
-        assert sim.noise(name, at=op).variance == pytest.approx(variance, rel=1e-8), name
+        assert sim.noise(name, at=op).variance == pytest.approx(variance, rel=1e-8, abs=0), name
 
 
 # --- bad input ---------------------------------------------------------------------------------------

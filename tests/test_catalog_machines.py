@@ -242,7 +242,7 @@ def test_machine_winding_noise_gives_equipartition(kind, variances):
     op = sim.operating_point(x_guess={"dc.ie": 1.0} if kind == "ee" else None)
     kT = BOLTZMANN * 300.15
     for name, stored in variances.items():
-        assert sim.noise(name, at=op).variance == pytest.approx(kT / stored, rel=1e-9), name
+        assert sim.noise(name, at=op).variance == pytest.approx(kT / stored, rel=1e-9, abs=0), name
 
 
 def test_thermal_conductors_give_equipartition():
@@ -258,7 +258,7 @@ def test_thermal_conductors_give_equipartition():
     m.connect(convection.port_b, ambient.port)
     sim = m.compile()
     for name, C in (("c1.T", 10.0), ("c2.T", 4.0)):
-        assert sim.noise(name).variance == pytest.approx(BOLTZMANN * 350.0**2 / C, rel=1e-9), name
+        assert sim.noise(name).variance == pytest.approx(BOLTZMANN * 350.0**2 / C, rel=1e-9, abs=0), name
 
 
 # --- DC-DC converters --------------------------------------------------------------------------
@@ -363,8 +363,8 @@ def test_converter_noise_gives_equipartition(kind, fire):
     # inductor holds kT/L, the capacitor kT/C.
     sim = converter_circuit(kind, fire).compile()
     kT = BOLTZMANN * 300.15
-    assert sim.noise("L.i").variance == pytest.approx(kT / 1e-3, rel=1e-9)
-    assert sim.noise("C.v").variance == pytest.approx(kT / 100e-6, rel=1e-9)
+    assert sim.noise("L.i").variance == pytest.approx(kT / 1e-3, rel=1e-9, abs=0)
+    assert sim.noise("C.v").variance == pytest.approx(kT / 100e-6, rel=1e-9, abs=0)
 
 
 # --- batteries ---------------------------------------------------------------------------------
@@ -457,7 +457,7 @@ def test_battery_noise_gives_equipartition(kind, stored):
     op = sim.operating_point(x_guess={state: 11.0 if kind == "supercap" else 0.6})
     kT = BOLTZMANN * 293.15
     for name, capacitance in stored.items():
-        assert sim.noise(name, at=op, T=293.15).variance == pytest.approx(kT / capacitance, rel=1e-9), name
+        assert sim.noise(name, at=op, T=293.15).variance == pytest.approx(kT / capacitance, rel=1e-9, abs=0), name
 
 
 def test_cell_rc_stack_and_supercap_fmu_agrees_with_simulate(tmp_path):

@@ -22,7 +22,7 @@ from physlib.components.thermal import FixedTemperature, HeatCapacitor
 from fmu_runs import away_from_events
 from physlib.analysis.noise.sources import BOLTZMANN
 
-T_HEAT = 350.0     # [K] the heat ports' sink: not the noise analysis' temperature
+T_HEAT = 350.0     # [K] the heat ports' sink, and so the lossy parts' noise temperature
 GEAR_TABLE = [(0.0, 0.9, 0.8, 0.1, 0.05), (10.0, 0.8, 0.7, 0.3, 0.2)]
 BEARING_TABLE = [(0.0, 0.5), (1.0, 1.0)]
 
@@ -277,12 +277,13 @@ def dissipative_steady():
     ("eddy_J.w", 0.5), ("damped_spring.phi_rel", 20.0), ("damped_J.w", 3.0)])
 def test_noise_gives_equipartition(output, energy_scale):
     # Each state holds kT/2 on average: ⟨x²⟩ = kT/(its stiffness or inertia), whatever the
-    # damping, at the analysis temperature (the heat ports' 350 K is where the loss goes, not
-    # the noise's temperature). The Lyapunov variance is exact: rel 1e-8.
+    # damping, at the temperature of the lossy parts: their heat ports' T_HEAT, not the
+    # analysis temperature (an element with a heat port is as hot as its port). The Lyapunov
+    # variance is exact: rel 1e-8 (abs=0: approx's absolute 1e-12 would pass any variance).
     sim, op = dissipative_steady()
     assert op["backlash.phi_rel"] > 0.05           # in contact
-    T = 300.15
-    assert sim.noise(output, at=op, T=T).variance == pytest.approx(BOLTZMANN * T / energy_scale, rel=1e-8)
+    assert sim.noise(output, at=op, T=300.15).variance == pytest.approx(BOLTZMANN * T_HEAT / energy_scale,
+                                                                        rel=1e-8, abs=0)
 
 
 def test_fmu_in_fmpy_agrees_with_simulate(tmp_path):
