@@ -124,3 +124,20 @@ def test_the_residual_check_flags_values_that_are_not_finite():
     _, ok = residual([0.0, 0.0], [0.0, 0.0], p, 0.0)
     _, bad = residual([0.0, float("nan")], [0.0, 0.0], p, 0.0)
     assert float(ok) == 0.0 and math.isnan(float(bad))
+
+
+def test_a_zener_clipper_beside_a_large_ladder_starts_and_stays_on_its_characteristic():
+    # 400 R-C stages beside the clipper, over the stepped solver's dense limit: the run went
+    # to CasADi's IDAS (IDA's own Newton test), which ended at 1.8e11 V and -1.8e8 A without a
+    # word (at rtol 1e-8 its start failed: "no consistent start"). Nonlinear models with
+    # algebraic variables take the stepped solver at any size.
+    m = clipper(ZDiode("zd", **ZENER))
+    previous = m["V"].p
+    for k in range(400):
+        r, c = m.add(Resistor(f"Rl{k}", R=10.0)), m.add(Capacitor(f"Cl{k}", C=1e-6))
+        m.connect(previous, r.p)
+        m.connect(r.n, c.p)
+        m.connect(c.n, m["g"].p)
+        previous = r.n
+    res = m.compile().simulate(0.01, t_eval=np.linspace(0, 0.01, 51))
+    assert_rows_on_the_characteristic(res, "zd", lambda v: zener_current(v, **ZENER), 1e-6, 1e-8)

@@ -16,7 +16,7 @@ from .hybrid_simulation import simulate_hybrid
 from ..common.initialization import consistent_start, solve_algebraic
 from .dae_points import algebraic_rows
 from .integrators import Integration, StartFailure
-from .sundials import stepped, stepped_without_modes
+from .sundials import stepped_without_modes
 from ..common.options import SimulateOptions, simulate_options
 from .result_rows import ResultRows
 from .results import SimulationResult
@@ -126,10 +126,11 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
             times, X, Z, _, t_values = rows.arrays()
             return SimulationResult(model, times, X, Z, p, t_values=t_values, continuation=continuation)
         except StartFailure:
-            if not stepped(model.system):
+            if not len(model.system.state_pos):
                 raise
-            # IDACalcIC failed (junction charges of picocoulombs, say): the stepped solver
-            # starts from consistent rates, as it does for models with modes.
+            # IDACalcIC failed (junction charges of picocoulombs, a Zener diode beside a large
+            # ladder): the stepped solver starts from consistent rates, as it does for models
+            # with modes, whatever their size.
     rows = ResultRows(len(x), nz, len(p), keep_p=model.has_modes)
     events = simulate_hybrid(model, t0, t_end, grid, options.t_eval is not None, p, x, z,
                              solver=solver, rtol=options.rtol, atol=options.atol,
