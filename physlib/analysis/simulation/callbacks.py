@@ -238,7 +238,7 @@ class PythonCallbacks:
             iteration = self._iteration.value
             if iteration == 0:
                 self.first_norm = norm
-                return 0 if norm <= 1e-4 * tol else CONTINUE
+                return 0 if RATE_MAX / (1.0 - RATE_MAX) * norm <= tol else CONTINUE
             rate = (norm / self.first_norm) ** (1.0 / iteration)
             if rate > RATE_MAX:
                 return RECOVERABLE

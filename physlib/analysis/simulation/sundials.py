@@ -47,21 +47,25 @@ from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP, MAX_ST
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
 
 
-def stepped_without_modes(system) -> bool:
-    """Whether a run without modes goes through the stepped solver from the start rather than
-    CasADi's integrators (one compiled call per interval between time events): a model with
-    algebraic variables, small or nonlinear, whose Newton iterations the stepped solver checks
-    (:func:`~.callbacks.newton_solver`: IDA's own test, CasADi's too, accepts steps that leave
-    a nonlinear algebraic variable off its equation: a Zener clipper beside a 400-stage ladder
-    ended at 1.8e11 V without a word), and a large ODE (more than DENSE_LIMIT states), which it
-    takes with a sparse Jacobian (CasADi's integrator derives the Jacobian again for every
-    output pattern, 0.1–0.2 s for 5 000 states). Small ODEs keep CasADi's integrators (faster
-    without events), large linear models with algebraic variables too (one Newton step solves
-    them; the stepped solver's consistent rates and rows between steps are dense in them)."""
+def stepped(system) -> bool:
+    """Whether a run without modes whose start CasADi's IDAS cannot initialize (IDACalcIC)
+    may go through the stepped solver with a dense Jacobian (:class:`Stepper`; models with
+    states and at most DENSE_LIMIT variables)."""
     nx, nz = len(system.state_pos), len(system.z_pos)
-    if nz:
-        return nx > 0 and (nx + nz <= DENSE_LIMIT or not system.affine)
-    return nx > DENSE_LIMIT
+    return 0 < nx and nx + nz <= DENSE_LIMIT
+
+
+def stepped_without_modes(system) -> bool:
+    """Whether a run without modes goes through the stepped solver from the start: a large
+    ODE (no algebraic variables, more than DENSE_LIMIT states), which the stepped solver
+    takes with a sparse Jacobian. CasADi's integrator derives the model's Jacobian again for
+    every output pattern (one per interval between time events; 0.1–0.2 s for 5 000 states),
+    where the stepped solver derives it once per compiled model and restarts at a time event
+    for nothing. Other runs without modes take CasADi's integrators (faster on small models
+    without events; the stepped solver's consistent rates and rows between steps are dense in
+    large models with algebraic variables)."""
+    nx, nz = len(system.state_pos), len(system.z_pos)
+    return nz == 0 and nx > DENSE_LIMIT
 
 
 # --- one solver ----------------------------------------------------------------------------------

@@ -125,7 +125,9 @@ int physlib_ida_jacobian(double t, double cj, void *yy, void *yp, void *rr, void
    is never renewed and the Jacobian never re-evaluated, so a stale Jacobian's corrections
    pass. An algebraic variable (out of the error test) then drifts off its equation: a Zener
    clipper at rtol 1e-8 left its equation by amperes and ran on. Here the first correction is
-   accepted only when negligible (1e-4 of tol), and the second measures the rate, taken no
+   accepted only if it would be within tol at the worst rate the iteration tolerates
+   (RATE_MAX: corrections at rounding level, which need not contract, pass), and the second
+   measures the rate, taken no
    smaller than RATE_MIN: two corrections from a Jacobian far from the root (where an
    exponential is steep every correction is small) measured 4.5e-4 and stopped 10 tolerances
    off, and no two corrections promise more than a tenfold gain per iteration. The Python
@@ -138,7 +140,7 @@ int physlib_ida_newton_test(void *solver, void *ycor, void *del, double tol, voi
     m->current_iteration(solver, &iteration);
     if (iteration == 0) {
         m->first_norm = norm;
-        return norm <= 1e-4 * tol ? 0 : SUN_NLS_CONTINUE;
+        return RATE_MAX / (1.0 - RATE_MAX) * norm <= tol ? 0 : SUN_NLS_CONTINUE;
     }
     double rate = pow(norm / m->first_norm, 1.0 / iteration);
     if (rate > RATE_MAX) return SUN_NLS_CONV_RECVR;
