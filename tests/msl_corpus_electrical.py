@@ -254,3 +254,7 @@ EXAMPLES = [
     Example("ThyristorBehaviourTest", "Modelica.Electrical.Analog.Examples.ThyristorBehaviourTest",
             thyristor_behaviour_test, 2e-4, 1e-6),
 ]
+
+# Examples with events whose classes an FMU test of their own covers (test_export_fmu_differential)
+FMU_ELSEWHERE = {"ThyristorBehaviourTest": "the Thyristor and its hold events: the catalog FMU of "
+                                           "tests/test_catalog_electrical.py (test_catalog_fmu_agrees_with_simulate)"}

@@ -114,7 +114,7 @@ def test_equation_with_undeclared_symbol_is_reported():
 
 def test_unknown_compile_option_is_an_error():
     m = Model("m")
-    with pytest.raises(ParameterError, match="no options"):
+    with pytest.raises(ParameterError, match="no option optimize; its only option is units"):
         m.compile(optimize=True)
 
 

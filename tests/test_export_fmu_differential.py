@@ -53,6 +53,7 @@ class Case:
     t_end: float
     output_interval: float | None = None
     bounds: dict[str, float] = field(default_factory=dict)
+    rtol: float = 1e-10          # both sides' relative tolerance
 
 
 def _corpus(name: str, t_end: float | None = None, **options) -> Case:
@@ -74,7 +75,10 @@ CASES = {
     "drivetrain": Case(lambda: example("drivetrain").build(), 2.0),
     # The gate pulse's rise and fall. FMPy takes at most 500 steps between output points, so
     # they are 1 ns apart.
-    "mosfet_buck": Case(lambda: example("mosfet_buck").build(), 6e-6, output_interval=1e-9),
+    # At rtol 1e-10 physlib's steps stall at the gate's fall (5.06 us: rounding-level Newton
+    # corrections that do not contract; on its default grid IDA_CONV_FAIL there, before the
+    # stricter Newton test too): both sides at 1e-9, the comparison's 1e-6 of the range as all.
+    "mosfet_buck": Case(lambda: example("mosfet_buck").build(), 6e-6, output_interval=1e-9, rtol=1e-9),
     "planetary_clutch": Case(lambda: example("planetary_clutch").build(), 0.05),
     "switch_rc": Case(lambda: example("switch_rc").build(), 6e-3),
     "thermal_rc": Case(lambda: example("thermal_rc").build(), 1800.0),
@@ -200,11 +204,11 @@ def test_fmu_in_fmpy_has_the_events_and_values_of_simulate(name, tmp_path):
     path = sim.export_fmu(tmp_path / name, outputs=list(sim.states))
     if name in VALIDATED:
         assert validate_fmu(str(path)) == []
-    fmu = fmpy.simulate_fmu(str(path), stop_time=case.t_end, relative_tolerance=1e-10, solver="CVode",
+    fmu = fmpy.simulate_fmu(str(path), stop_time=case.t_end, relative_tolerance=case.rtol, solver="CVode",
                             output=signals, output_interval=case.output_interval or case.t_end / 500,
                             record_events=True)
     rows = away_from_events(fmu["time"])
-    res = sim.simulate(case.t_end, t_eval=fmu["time"][rows], rtol=1e-10, atol=1e-12)
+    res = sim.simulate(case.t_end, t_eval=fmu["time"][rows], rtol=case.rtol, atol=case.rtol * 1e-2)
 
     # (a) events (of the modes; a sampled block's discrete values are compared as values)
     modes = [m for m in sim.modes if not sampled(sim, m)]

@@ -140,12 +140,15 @@ class FitResult:
 
 def _reduced(rows) -> np.ndarray:
     """A basis of the span of ``rows`` in reduced row-echelon form (pivots on the largest
-    entries): each combination then has exponent 1 in a parameter of its own that the others
+    entries, ties to the later column): each combination then has exponent 1 in a parameter of its own that the others
     leave out, which reads better than the singular vectors' dense mixtures."""
     rows = np.array(rows, dtype=float)
     free = list(range(rows.shape[1]))
     for k in range(rows.shape[0]):
-        column = max(free, key=lambda c: np.max(np.abs(rows[k:, c])))
+        # Ties (entries equal to 1e-9, as R and C in R·C) go to the later parameter, whatever
+        # the rounding of the singular vectors: the same combination on every machine.
+        size = {c: np.max(np.abs(rows[k:, c])) for c in free}
+        column = max(c for c in free if size[c] >= (1 - 1e-9) * max(size.values()))
         pivot = k + int(np.argmax(np.abs(rows[k:, column])))
         rows[[k, pivot]] = rows[[pivot, k]]
         rows[k] /= rows[k, column]
