@@ -77,7 +77,7 @@ class SpiceDeck:
         self.params = {n: self._builder.scope.value(n, None) for n in self._builder.scope.trees}
         from .parameters import declare_parameters
         self._deck_values = declare_parameters(self.model, self._builder, self._ctx, netlist, name)
-        self._declared_tran = tuple(self._ctx.tran_values)     # what the element values follow
+        self._declared = self._state()           # what the element values were computed for
         self.compiles = 0
         self._sim = None
         self._altered: dict = {}      # a .control script's alter: parameter path -> value
@@ -143,9 +143,25 @@ class SpiceDeck:
                 raise SpiceError(f"no .param {key} in the deck (it has "
                                  f"{', '.join(sorted(names)) or 'none'})")
             given[name] = value
-        if tuple(self._ctx.tran_values) == self._declared_tran:
+        if self._state() == self._declared:
             return {**given, **self._altered}
         return {**given, **self._deck_values.values(self._value_of(given)), **self._altered}
+
+    def _state(self):
+        """What element values depend on besides the .param values: the .tran step and stop
+        time (the sources' defaults) and the circuit temperature."""
+        return tuple(self._ctx.tran_values), self.options["temp"]
+
+    @contextmanager
+    def at_temperature(self, celsius: float):
+        """The circuit at temperature ``celsius`` [°C] (``.options temp``) while the block
+        runs: :meth:`parameter_values` then gives every element value at it."""
+        saved = self.options["temp"]
+        self.options["temp"] = float(celsius)
+        try:
+            yield
+        finally:
+            self.options["temp"] = saved
 
     def _value_of(self, given: dict):
         """The value of each .param model parameter with the .param values ``given``."""
@@ -218,12 +234,20 @@ class SpiceDeck:
         from .runs import run_op
         return run_op(self, params)
 
-    def dc(self, src: str, start: float, stop: float, step: float, *,
-           params: dict | None = None) -> SpiceResult:
-        """``.dc src start stop step``: operating points with source ``src`` (its name) at
-        start, start + step, … stop [V or A]; scale ``v-sweep`` (``i-sweep`` for a current source)."""
-        from .runs import run_dc
-        return run_dc(self, src.lower(), dc_values(start, stop, step), params)
+    def dc(self, src: str, start: float, stop: float, step: float, src2: str | None = None,
+           start2: float | None = None, stop2: float | None = None, step2: float | None = None,
+           *, params: dict | None = None) -> SpiceResult:
+        """``.dc src start stop step [src2 start2 stop2 step2]``: operating points with source
+        ``src`` (its name) at start, start + step, … stop [V or A], or with the circuit
+        temperature there [°C] for ``src="temp"``; scale ``v-sweep`` (``i-sweep`` for a current
+        source, ``temp-sweep``). A second source (or TEMP) is the outer loop: the vectors hold
+        the whole inner sweep at each of its values in turn, as ngspice's
+        (:mod:`physlib.spice.dcsweep`)."""
+        from .dcsweep import run_dc
+        sweeps = [(src.lower(), dc_values(start, stop, step))]
+        if src2 is not None:
+            sweeps.append((src2.lower(), dc_values(start2, stop2, step2)))
+        return run_dc(self, sweeps, params)
 
     def tran(self, tstep: float, tstop: float, tstart: float = 0.0, tmax: float | None = None,
              uic: bool = False, *, params: dict | None = None, t_eval=None) -> SpiceResult:
@@ -280,6 +304,15 @@ class SpiceDeck:
         (the input); ``cur`` with a V source there opens it, as ngspice does."""
         from .runs import run_pz
         return run_pz(self, in_p, in_n, out_p, out_n, transfer.lower(), find.lower(), params)
+
+    def tf(self, output: str, src: str, *, params: dict | None = None) -> SpiceResult:
+        """``.tf output src``: the small-signal DC transfer function from independent source
+        ``src`` to ``output`` (``v(out)``, ``v(out,ref)`` or ``i(vname)``) at the operating
+        point, with the input and output impedances [Ω], as ngspice-39's vectors
+        ``transfer_function``, ``src#input_impedance`` and ``output_impedance_at_v(out)``
+        (``vname#output_impedance``) (:mod:`physlib.spice.transfer`)."""
+        from .transfer import run_tf
+        return run_tf(self, output.lower().replace(" ", ""), src.lower(), params)
 
     def meas(self, card: str, result: SpiceResult) -> float:
         """One ``.meas`` card (its text, with or without ``.meas``: ``"tran t1 WHEN v(out)=0.5

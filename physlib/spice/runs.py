@@ -1,5 +1,5 @@
 """Running the analyses of a :class:`~physlib.spice.deck.SpiceDeck` with physlib's own:
-operating points (``.op``, ``.dc``), simulate (``.tran``), the linear model at the DC
+operating points (``.op``; ``.dc`` in :mod:`physlib.spice.dcsweep`), simulate (``.tran``), the linear model at the DC
 operating point (``.ac``, ``.pz``) and noise at ports (``.noise``)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 from .errors import SpiceError
 from .results import SpiceResult
 
-__all__ = ["run_op", "run_dc", "run_tran", "run_ac", "run_noise", "run_pz"]
+__all__ = ["run_op", "run_tran", "run_ac", "run_noise", "run_pz"]
 
 KELVIN = 273.15                 # ngspice's CONSTCtoK
 N_MINLOG = 1e-38                # ngspice's floor under a density before its logarithm
@@ -55,18 +55,26 @@ def _guesses(sim, point) -> dict:
             "z_guess": {n: point[n] for n in sim.algebraic}}
 
 
+def injected(deck, pins: tuple):
+    """(compiled copy of the deck's model with a current injected into each pin of ``pins``,
+    positive into its node and zero unless set; the injections' parameter paths in the order
+    of ``pins``), compiled once per deck and tuple of pins."""
+    from ..analysis.linear.analysis_points import inject_through, with_analysis_points
+    cache = _HOLDING.setdefault(deck, {})
+    if pins not in cache:
+        points = [inject_through(pin) for pin in pins]
+        copy, paths = with_analysis_points(deck.model, points)
+        cache[pins] = (copy.compile(), [paths[point] for point in points])
+    return cache[pins]
+
+
 def _held(deck, held, p, inputs, guess):
     """The steady state with each node of ``held`` ({pin path: value}) held at its value, as
     ngspice's operating point holds ``.ic`` and (at first) ``.nodeset`` nodes by replacing
     their KCL rows: a copy of the deck's model with a current injected into each such node,
     solved by ``trim`` for those currents (compiled once per deck and set of nodes)."""
-    from ..analysis.linear.analysis_points import inject_through, with_analysis_points
     pins = tuple(sorted(held))
-    cache = _HOLDING.setdefault(deck, {})
-    if pins not in cache:
-        copy, paths = with_analysis_points(deck.model, [inject_through(pin) for pin in pins])
-        cache[pins] = (copy.compile(), [paths[point] for point in paths])
-    sim, free = cache[pins]
+    sim, free = injected(deck, pins)
     return sim.trim({pin + ".v": held[pin] for pin in pins}, free, t=0.0, params=p,
                     inputs=inputs, **_guesses(sim, guess))
 
@@ -90,21 +98,6 @@ def _dc_op(deck, settings, inputs=None, guess=None, params=None, hold=None):
 def run_op(deck, params):
     op = _dc_op(deck, _settings(deck, params), params=params)
     return _result(deck, "op", None, None, lambda path: op[path], op)
-
-
-def run_dc(deck, src, values, params):
-    sources = deck.sources
-    if src not in sources:
-        raise SpiceError(f".dc: no independent source {src!r} (sources: {', '.join(sources)})")
-    settings = _settings(deck, params)
-    path = sources[src]["input"]
-    points, previous = [], None
-    for value in values:
-        previous = _dc_op(deck, settings, {path: float(value)}, previous, params)
-        points.append(previous)
-    scale = "v-sweep" if path.endswith(".V") else "i-sweep"
-    return _result(deck, "dc", scale, values,
-                   lambda name: np.array([op[name] for op in points]), points)
 
 
 def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):

@@ -1,0 +1,115 @@
+"""``.tf`` and ``.sens``: small-signal DC quantities at the operating point, from physlib's
+linearization of the deck's model there (the DC gains −C·A⁻¹·B + D of its linear model).
+
+``.tf output src`` gives ngspice-39's three vectors: ``transfer_function`` (the output's
+change per unit of the input source's value), ``<src>#input_impedance`` (seen by the source:
+−1/(∂i(src)/∂V) for a V source, 1e20 when that derivative is below 1e-20 A/V; the voltage from
+its + to its − node per ampere for an I source) and the output impedance:
+``output_impedance_at_v(out[,ref])`` for a voltage output (the voltage per ampere injected
+into out and drawn from ref, from a copy of the model with those currents injected, compiled
+once per deck and output) or ``<vname>#output_impedance`` for the current of V source vname
+(1/max(1e-20, ∂i(vname)/∂V(vname)) [Ω], ngspice's formula, so a source that delivers more
+current as its voltage rises reads 1e20; the input impedance when vname is the input).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .errors import SpiceError
+from .runs import _dc_op, _node, _result, _settings, injected
+
+__all__ = ["run_tf"]
+
+OPEN = 1e20                     # ngspice's value for an impedance it finds infinite
+TINY = 1e-20                    # ngspice's floor under a current derivative [A/V]
+_OUTPUT = re.compile(r"\s*([vi])\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*$", re.I)
+
+
+def output_paths(deck, output: str, what: str) -> tuple[str, list, int]:
+    """(kind "v" or "i", [the variables whose difference is the output], sign of the second)
+    of ``v(out)``, ``v(out,ref)`` or ``i(vname)``."""
+    match = _OUTPUT.match(output)
+    if not match or (match.group(1).lower() == "i" and match.group(3)):
+        raise SpiceError(f"{what} output {output!r}: give v(out), v(out,ref) or i(vname)")
+    letter, first, second = match.group(1).lower(), match.group(2).lower(), match.group(3)
+    if letter == "i":
+        source = deck.sources.get(first)
+        if source is None or not source["input"].endswith(".V"):
+            raise SpiceError(f"{what} output i({first}): name an independent V source (V "
+                             f"sources: {', '.join(n for n, s in deck.sources.items() if s['input'].endswith('.V')) or 'none'})")
+        return "i", [first + ".i"], 0
+    paths = [_node(deck, first, what), _node(deck, second, what) if second else None]
+    if paths == [None, None] or (second and first == second.lower()):
+        raise SpiceError(f"{what} output {output}: give two different nodes, not both ground")
+    return "v", paths, -1
+
+
+def _difference(values: dict, paths: list) -> float:
+    """values[paths[0]] − values[paths[1]] (a None path is ground)."""
+    first = values[paths[0]] if paths[0] else 0.0
+    return float(first - (values[paths[1]] if len(paths) > 1 and paths[1] else 0.0))
+
+
+def _input_source(deck, src: str) -> dict:
+    if src not in deck.sources:
+        raise SpiceError(f".tf: no independent source {src!r} (sources: "
+                         f"{', '.join(deck.sources) or 'none'})")
+    return deck.sources[src]
+
+
+def run_tf(deck, output, src, params):
+    source = _input_source(deck, src)
+    letter, paths, _ = output_paths(deck, output, ".tf")
+    is_voltage = source["input"].endswith(".V")
+    port = [src + ".i"] if is_voltage else [src + ".p.v", src + ".n.v"]
+    settings = _settings(deck, params)
+    op = _dc_op(deck, settings, params=params)
+    sim = deck.compile()
+    outputs = list(dict.fromkeys([p for p in paths if p] + port))
+    inputs = [source["input"]] + ([deck.sources[output[2:-1]]["input"]] if letter == "i" else [])
+    gains = sim.linearize(inputs, outputs, at=op).dcgain()
+    column = dict(zip(outputs, gains[:, 0]))
+    transfer = _difference(column, paths)
+    if is_voltage:
+        d_current = column[port[0]]
+        z_in = OPEN if abs(d_current) < TINY else -1.0 / float(d_current)
+    else:
+        z_in = float(column[port[1]] - column[port[0]])
+    vectors = {"transfer_function": transfer}
+    if letter == "i":
+        name = output[2:-1]
+        z_out = z_in if name == src else 1.0 / max(TINY, float(gains[outputs.index(paths[0]), 1]))
+        vectors.update(sorted({f"{src}#input_impedance": z_in,
+                               f"{name}#output_impedance": z_out}.items()))
+    else:
+        z_out = _output_impedance(deck, paths, settings, op)
+        vectors.update(sorted({f"{src}#input_impedance": z_in,
+                               f"output_impedance_at_{output}": z_out}.items()))
+    return _result(deck, "tf", None, None, None, op, vectors)
+
+
+def _output_impedance(deck, paths, settings, op) -> float:
+    """The voltage between the output nodes per ampere injected into the first and drawn
+    from the second, every independent source held at its value."""
+    pins = tuple(p[:-2] for p in paths if p)
+    sim, currents = injected(deck, pins)
+    p, inputs = settings
+    guess = {}
+    for group, names in (("x_guess", sim.states), ("z_guess", sim.algebraic)):
+        guess[group] = {n: op[n] for n in names if _known(op, n)}
+    point = sim.operating_point(t=0.0, params=p, inputs=inputs, **guess)
+    outputs = [p + ".v" for p in pins]
+    gains = sim.linearize(currents, outputs, at=point).dcgain()
+    # the response of (v_out − v_ref) to +1 A into out and −1 A into ref
+    signs = np.array([1.0, -1.0][:len(pins)]) if paths[0] else np.array([-1.0])
+    return float(signs @ gains @ signs)
+
+
+def _known(point, name: str) -> bool:
+    try:
+        point[name]
+    except (KeyError, ValueError, LookupError):
+        return False
+    return True

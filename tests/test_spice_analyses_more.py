@@ -1,0 +1,116 @@
+"""physlib.spice's .tf, .dc over two sources and over TEMP, .four, .sens and .temp lists against
+ngspice-39 references (tests/data/spice/analyses, made by its make_references.py, each analysis
+alone in its own ngspice process; ngspice is not needed here).
+
+Tolerances, and why:
+
+* ``.tf`` 1e-6 relative (each of the three vectors): one linear solve at the operating point in
+  both programs; the references use tight options (ngspice's .tf takes the Jacobian of its last
+  Newton iteration, which its default reltol leaves 3e-5 of the gain away). Measured 1.9e-7:
+  ngspice's CODATA-2014 k/q against physlib's SI-2019 ones (3.4e-7 in vt) through the BJT's and
+  the diode's conductances.
+* ``.dc`` over sources and TEMP: 3e-6 relative at each point (1e-12 of the vector's range where it
+  crosses zero). The same constants: vt's 3.4e-7 moves a junction's voltage by that fraction and
+  its current by up to ln(I/IS) times it; measured 1.3e-6 (the diode's current), 5.1e-7 (the
+  BJT's vbe), 4e-9 (its collector current). Every point has the temperature's element values:
+  a sweep that kept the deck's 27 °C values would be off by 1e-1 at −40 °C.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import physlib.spice as spice
+from physlib.spice.errors import SpiceError
+
+from test_spice_reader import DATA as READER
+
+DATA = READER.parent / "analyses"
+
+
+def deck(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spice.SpiceWarning)
+        return spice.read(DATA / name)
+
+
+def reference(name):
+    return spice.read_csv(DATA / name)
+
+
+@pytest.fixture(scope="module")
+def tf_stage():
+    return deck("tf_stage.cir")
+
+
+@pytest.mark.parametrize("key, output, src", [
+    ("tf", "v(out)", "vin"), ("tf2", "v(out,mid)", "vin"), ("tf3", "i(vsense)", "vin"),
+    ("tf4", "v(coll)", "ib2"), ("tf5", "i(vin)", "vin")])
+def test_tf_equals_ngspice(tf_stage, key, output, src):
+    ref = reference(f"tf_stage_{key}.csv")
+    result = tf_stage.tf(output, src)
+    assert result.names == list(ref)              # ngspice's names, in its printed order
+    for name, value in ref.items():
+        assert result[name] == pytest.approx(value[0], rel=1e-6), name
+
+
+def test_tf_card_runs_with_the_deck(tf_stage):
+    out = tf_stage.run()
+    assert [k for k in out] == ["tf", "tf2", "tf3", "tf4", "tf5"]
+    # an open output (a V source's current that falls as its voltage rises) reads 1e20, as ngspice
+    assert out["tf3"]["vsense#output_impedance"] == 1e20
+
+
+def test_tf_closed_form_of_a_divider():
+    d = spice.read("t\nV1 in 0 DC 1\nR1 in out 1k\nR2 out 0 3k\nI1 0 out 1m\n.end\n")
+    voltage, current = d.tf("v(out)", "v1"), d.tf("v(in,out)", "i1")
+    assert voltage["transfer_function"] == pytest.approx(0.75, rel=1e-12)
+    assert voltage["output_impedance_at_v(out)"] == pytest.approx(750.0, rel=1e-12)
+    assert voltage["v1#input_impedance"] == pytest.approx(4000.0, rel=1e-12)
+    # 1 A from I1 into out: v(out) rises by R1||R2, v(in) is held by V1
+    assert current["transfer_function"] == pytest.approx(-750.0, rel=1e-12)
+    assert current["i1#input_impedance"] == pytest.approx(750.0, rel=1e-12)
+    assert current["output_impedance_at_v(in,out)"] == pytest.approx(750.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("card, message", [
+    (".tf v(out) vx", "no independent source 'vx'"),
+    (".tf i(r1) v1", "V source"),
+    (".tf v(nowhere) v1", "no node 'nowhere'"),
+    (".tf v(out)", "an output and an input source")])
+def test_tf_bad_cards_say_what_to_give(card, message):
+    with pytest.raises(SpiceError, match=message):
+        spice.read(f"t\nV1 in 0 DC 1\nR1 in out 1k\nR2 out 0 3k\n{card}\n.end\n").run()
+
+
+@pytest.fixture(scope="module")
+def sweeps():
+    return deck("dc_sweeps.cir").run()
+
+
+@pytest.mark.parametrize("key, scale, points", [("dc", "v-sweep", 55), ("dc2", "temp-sweep", 11),
+                                                 ("dc3", "v-sweep", 12), ("dc4", "temp-sweep", 15)])
+def test_dc_over_two_sources_and_temp_equals_ngspice(sweeps, key, scale, points):
+    ref = reference(f"dc_sweeps_{key}.csv")
+    result = sweeps[key]
+    assert result.scale == scale and len(result[scale]) == points
+    for name, expected in ref.items():
+        ours = np.asarray(result[name])
+        floor = 1e-12 * np.ptp(expected)
+        assert np.all(np.abs(ours - expected) <= 3e-6 * np.abs(expected) + floor), name
+
+
+def test_temperature_sweep_leaves_the_deck_at_its_temperature(sweeps):
+    d = deck("dc_sweeps.cir")
+    before = d.op()["v(k)"]
+    hot = d.dc("temp", 100, 100, 1)["v(k)"][0]        # the reference: vd = 0.7 V, 100 °C
+    assert d.options["temp"] == 27.0 and d.op()["v(k)"] == before
+    assert hot == pytest.approx(reference("dc_sweeps_dc4.csv")["v(k)"][9], rel=3e-6)
+
+
+def test_nested_dc_closed_form():
+    d = spice.read("t\nV1 a 0 DC 0\nV2 b 0 DC 0\nR1 a m 1k\nR2 m b 1k\n.end\n")
+    result = d.dc("v1", 0, 2, 1, "v2", 0, 10, 5)
+    np.testing.assert_allclose(result["v-sweep"], [0, 1, 2] * 3)
+    np.testing.assert_allclose(result["v(m)"], [(a + b) / 2 for b in (0, 5, 10) for a in (0, 1, 2)],
+                               rtol=1e-12, atol=1e-12)
