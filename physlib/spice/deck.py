@@ -314,6 +314,14 @@ class SpiceDeck:
         from .transfer import run_tf
         return run_tf(self, output.lower().replace(" ", ""), src.lower(), params)
 
+    def four(self, freq: float, vectors, tran: SpiceResult) -> SpiceResult:
+        """``.four freq vectors``: the Fourier components of ``vectors`` (names or
+        expressions: ``["v(out)", "i(v1)"]``) of the transient ``tran`` at fundamental
+        ``freq`` [Hz] and its harmonics up to the 9th, as ngspice-39's
+        (:mod:`physlib.spice.fourier`)."""
+        from .fourier import run_four
+        return run_four(freq, [vectors] if isinstance(vectors, str) else list(vectors), tran)
+
     def meas(self, card: str, result: SpiceResult) -> float:
         """One ``.meas`` card (its text, with or without ``.meas``: ``"tran t1 WHEN v(out)=0.5
         RISE=1"``) evaluated on ``result`` as ngspice-39 does (:mod:`physlib.spice.measure`):
@@ -347,11 +355,15 @@ class SpiceDeck:
     def _run_cards(self, out: dict, params) -> dict:
         """The analysis cards' results, then the .meas cards', added to ``out``."""
         first = {}
-        for kind, args in self.analyses:
+        # .four cards work on the transient, as ngspice runs them after every analysis
+        for kind, args in sorted(self.analyses, key=lambda card: card[0] == "four"):
             key, k = kind, 2
             while key in out:
                 key, k = f"{kind}{k}", k + 1
-            out[key] = getattr(self, kind)(**args, params=params)
+            if kind == "four" and "tran" not in first:
+                raise SpiceError(".four: the deck has no .tran card to analyse")
+            out[key] = self.four(**args, tran=first["tran"]) if kind == "four" else \
+                getattr(self, kind)(**args, params=params)
             first.setdefault(kind, out[key])
         if self.measures:
             measured = out.setdefault("meas", {})
