@@ -19,6 +19,13 @@ Tolerances, and why:
   zero. ngspice resamples its own time steps (at most 0.1 µs apart, the deck's tmax: its linear
   interpolation is within 5e-8 of a 1 kHz sine), physlib its tstep grid, which holds the 200
   resampled points; measured 3.6e-7 (v(out)'s fundamental: the two transients differ by that).
+* ``.sens`` 3e-6 relative (measured 1.2e-6: the constants again, through the diode), but a
+  diode's N 3e-5: ngspice differentiates by a forward difference of 1e-6 of the parameter,
+  which the exponential's curvature leaves 1.3e-5 from the derivative. ngspice-39 lists 0 for a
+  diode's RS and 8 times the derivative for its ``_temp``; those two are checked against the
+  central differences of two ngspice operating points (3e-6; measured 1e-6). An R with m=2:
+  ngspice differentiates with respect to the card's resistance, physlib to the effective one;
+  the relative sensitivities agree (3e-6).
 """
 import csv
 import io
@@ -179,3 +186,60 @@ def test_four_needs_a_period_and_a_transient():
         d.run()
     with pytest.raises(SpiceError, match="no .tran card"):
         spice.read("t\nV1 a 0 1\nR1 a 0 1k\n.op\n.four 1k v(a)\n.end\n").run()
+
+
+def test_sens_equals_ngspice():
+    d = deck("sens_diode.cir")
+    out = d.run()
+    differences = {(row["name"], row["output"]): float(row["derivative"])
+                   for row in csv.DictReader(open(DATA / "sens_diode_sens_diff.csv"))}
+    for key, output in (("sens", "v(out)"), ("sens2", "i(v1)")):
+        ref, result = reference(f"sens_diode_{key}.csv"), out[key]
+        assert result.names == sorted(result.names) and set(result.names) <= set(ref)
+        assert len(result.names) == 12              # R, V, I, the gains, the .model's and T
+        for name in result.names:
+            if (name, output) in differences:
+                assert result[name] == pytest.approx(differences[name, output], rel=3e-6), name
+            elif name == "r2":                      # m=2: 1 kΩ effective, 2 kΩ on the card
+                assert result.relative[name] == pytest.approx(ref[name][0] * 2e3, rel=3e-6)
+            else:
+                assert result[name] == pytest.approx(ref[name][0],
+                                                     rel=3e-5 if name == "d1:n" else 3e-6), name
+        assert ref["d1:rs"][0] == 0.0 and result["d1:rs"] > 0      # ngspice-39's RS, left out
+
+
+def test_sens_closed_form_of_a_divider():
+    d = spice.read("t\nV1 in 0 DC 2\nR1 in out 1k\nR2 out 0 3k\n.end\n")
+    result = d.sens("v(out)")
+    # v = V·R2/(R1 + R2): ∂v/∂R1 = −V·R2/(R1+R2)², ∂v/∂R2 = V·R1/(R1+R2)², ∂v/∂V = 3/4
+    assert result["r1"] == pytest.approx(-2 * 3e3 / 16e6, rel=1e-12)
+    assert result["r2"] == pytest.approx(2 * 1e3 / 16e6, rel=1e-12)
+    assert result["v1"] == pytest.approx(0.75, rel=1e-12)
+    assert result.relative["r2"] == pytest.approx(3e3 * 2 * 1e3 / 16e6, rel=1e-12)
+
+
+def _control_deck(name, script):
+    """The deck ``name`` with its analysis cards replaced by a .control block."""
+    lines = [line for line in (DATA / name).read_text().splitlines()
+             if not line.lower().startswith((".tf", ".sens", ".four", ".tran", ".end"))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spice.SpiceWarning)
+        return spice.read("\n".join(lines + [".control", *script, ".endc", ".end"]) + "\n")
+
+
+def test_control_tf_sens_and_fourier_equal_ngspice():
+    out = _control_deck("sens_diode.cir", ["sens v(out)", "tf v(out) v1", "print all"]).run()
+    assert out["sens"]["r1"] == pytest.approx(reference("sens_diode_sens.csv")["r1"][0], rel=3e-6)
+    assert set(out["tf"].names) == {"transfer_function", "output_impedance_at_v(out)",
+                                    "v1#input_impedance"}
+    assert out["print"][0].vectors["transfer_function"] == out["tf"]["transfer_function"]
+    # the transfer function from V1 is the sensitivity to V1's value
+    assert out["tf"]["transfer_function"] == pytest.approx(out["sens"]["v1"], rel=1e-12)
+    out = _control_deck("fourier.cir", ["tran 1u 3m 0 0.1u", "fourier 1k v(out)",
+                                        "let fund = fourier11[11]", "print fund"]).run()
+    rows = [r for r in csv.DictReader(open(DATA / "fourier_four.csv")) if r["vector"] == "v(out)"]
+    fundamental = float(rows[1]["magnitude"])
+    np.testing.assert_allclose(out["four"]["magnitude(v(out))"],
+                               [float(r["magnitude"]) for r in rows], rtol=0, atol=1e-6 * fundamental)
+    # ngspice's fourier11: the frequencies, then the magnitudes, then the phases
+    assert out["print"][0].vectors["fund"] == pytest.approx(fundamental, rel=1e-6)

@@ -314,6 +314,16 @@ class SpiceDeck:
         from .transfer import run_tf
         return run_tf(self, output.lower().replace(" ", ""), src.lower(), params)
 
+    def sens(self, output: str, *, params: dict | None = None) -> SpiceResult:
+        """``.sens output`` (DC): ∂output/∂p at the operating point for each resistance,
+        source value, controlled-source gain and device .model parameter of the deck, under
+        ngspice-39's names (``r1``, ``v1``, ``e1_gain``, ``d1:is``, ``d1_temp``), sorted as it
+        prints them; ``result.relative`` holds p·∂output/∂p (the same as ngspice's for an R
+        with m= or tc1=, whose absolute value here is per ohm of its effective resistance)
+        (:mod:`physlib.spice.transfer`)."""
+        from .transfer import run_sens
+        return run_sens(self, output.lower().replace(" ", ""), params)
+
     def four(self, freq: float, vectors, tran: SpiceResult) -> SpiceResult:
         """``.four freq vectors``: the Fourier components of ``vectors`` (names or
         expressions: ``["v(out)", "i(v1)"]``) of the transient ``tran`` at fundamental

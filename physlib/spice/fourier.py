@@ -21,7 +21,7 @@ import numpy as np
 from .errors import SpiceError
 from .results import SpiceResult
 
-__all__ = ["fourier", "run_four", "print_fourier", "HARMONICS", "GRIDSIZE"]
+__all__ = ["fourier", "run_four", "print_fourier", "script_fourier", "HARMONICS", "GRIDSIZE"]
 
 HARMONICS = 10          # ngspice's nfreqs
 GRIDSIZE = 200          # ngspice's fourgridsize
@@ -105,3 +105,30 @@ def print_fourier(result: SpiceResult, out, digits: int = 6):
             out.write(f" {k:<4d}    " + " ".join(f"{number(c[k]):<{width}}" for c in columns)
                       + "\n")
         out.write("\n")
+
+
+def script_fourier(script, card, rest: str):
+    """A ``.control`` script's ``fourier freq vectors`` on its current plot (``script``: the
+    running :class:`~physlib.spice.control._Script`): the result under ``four`` (``four2``, …),
+    and ngspice's vector ``fourier<call><k>`` per analysed vector (its frequencies, magnitudes
+    and phases, one after the other) added to the plot."""
+    words = rest.split(None, 1)
+    if len(words) < 2:
+        raise SpiceError("fourier takes the fundamental frequency and vectors", card.where)
+    if script.current is None or script.current.kind != "tran":
+        raise SpiceError("fourier needs a transient as the current plot", card.where)
+    settings = {}
+    for name, default in (("nfreqs", HARMONICS), ("fourgridsize", GRIDSIZE)):
+        value = script.variables.get(name)
+        settings[name] = int(float(value)) if value and float(value) >= 1 else default
+    result = run_four(script.number([words[0]], card), [words[1]], script.current,
+                      settings["nfreqs"], settings["fourgridsize"])
+    key, k = "four", 2
+    while key in script.out:
+        key, k = f"four{k}", k + 1
+    script.out[key] = result
+    calls = sum(1 for name in script.out if name.startswith("four"))
+    labels = [name[4:-1] for name in result.names if name.startswith("thd(")]
+    for index, label in enumerate(labels, 1):
+        script.current.let(f"fourier{calls}{index}", np.concatenate(
+            [result["frequency"], result[f"magnitude({label})"], result[f"phase({label})"]]))

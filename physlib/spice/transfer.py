@@ -1,5 +1,6 @@
 """``.tf`` and ``.sens``: small-signal DC quantities at the operating point, from physlib's
-linearization of the deck's model there (the DC gains −C·A⁻¹·B + D of its linear model).
+linearization of the deck's model there (the DC gains −C·A⁻¹·B + D of its linear model, the
+inputs being sources' values or element parameters).
 
 ``.tf output src`` gives ngspice-39's three vectors: ``transfer_function`` (the output's
 change per unit of the input source's value), ``<src>#input_impedance`` (seen by the source:
@@ -20,7 +21,7 @@ import numpy as np
 from .errors import SpiceError
 from .runs import _dc_op, _node, _result, _settings, injected
 
-__all__ = ["run_tf"]
+__all__ = ["run_tf", "run_sens"]
 
 OPEN = 1e20                     # ngspice's value for an impedance it finds infinite
 TINY = 1e-20                    # ngspice's floor under a current derivative [A/V]
@@ -113,3 +114,72 @@ def _known(point, name: str) -> bool:
     except (KeyError, ValueError, LookupError):
         return False
     return True
+
+
+# ngspice's names of the controlled sources' gains in its sensitivity list
+GAINS = {"e": "gain", "g": "gm", "f": "gain", "h": "r"}
+
+
+def _model_keywords() -> dict:
+    """{element letter: {physlib parameter: ngspice's .model keyword}} (the first alias)."""
+    from .bjt import BJT_PARAMETERS
+    from .devices import DIODE_PARAMETERS
+    from .jfet import JFET_PARAMETERS
+    from .mosfet import MOSFET_PARAMETERS
+    out = {}
+    for letter, table in (("d", DIODE_PARAMETERS), ("q", BJT_PARAMETERS),
+                          ("j", JFET_PARAMETERS), ("m", MOSFET_PARAMETERS)):
+        out[letter] = {}
+        for keyword, target in table.items():
+            out[letter].setdefault(target, keyword)
+    return out
+
+
+def sensitivity_names(deck) -> dict:
+    """{ngspice's name of a DC sensitivity: the compiled model's input or parameter path}
+    for every parameter of the deck physlib can differentiate and ngspice-39 lists: a
+    resistor's resistance (``r1``), an independent source's DC value (``v1``), a
+    controlled source's gain (``e1_gain``), a device's .model parameters given on its card
+    (``d1:is``), its temperature (``d1_temp``) and nominal temperature (``d1:tnom``)."""
+    keywords, out = _model_keywords(), {}
+    for name, source in deck.sources.items():
+        out[_element_name(name)] = source["input"]
+    for path in deck._builder.bindings:
+        element, _, param = path.rpartition(".")
+        if element not in deck.elements:
+            continue
+        letter, label = element.rsplit(".", 1)[-1][0], _element_name(element)
+        if letter == "r" and param == "R":
+            out[label] = path
+        elif GAINS.get(letter) == param:
+            out[f"{label}_gain"] = path
+        elif letter in keywords and param in ("T", "TNOM"):
+            out[f"{label}_temp" if param == "T" else f"{label}:tnom"] = path
+        elif letter in keywords and param in keywords[letter]:
+            out[f"{label}:{keywords[letter][param]}"] = path
+    return dict(sorted(out.items()))
+
+
+def _element_name(path: str) -> str:
+    """ngspice's instance name: ``r1``, or ``r.x1.r1`` inside subcircuit instance x1."""
+    return f"{path.rsplit('.', 1)[-1][0]}.{path}" if "." in path else path
+
+
+def run_sens(deck, output, params):
+    """∂output/∂p [output unit per parameter unit] of every parameter of
+    :func:`sensitivity_names`, at the DC operating point; ``relative`` holds p·∂output/∂p."""
+    letter, paths, _ = output_paths(deck, output, ".sens")
+    op = _dc_op(deck, _settings(deck, params), params=params)
+    names = sensitivity_names(deck)
+    outputs = [p for p in paths if p]
+    gains = deck.compile().linearize(list(names.values()), outputs, at=op).dcgain()
+    rows = dict(zip(outputs, gains))
+    derivative = rows[paths[0]] - rows[paths[1]] if len(paths) > 1 and paths[1] else \
+        (rows[paths[0]] if paths[0] else -rows[paths[1]])
+    vectors = {name: float(d) for name, d in zip(names, derivative)}
+    result = _result(deck, "sens", None, None, None, op, vectors)
+    sim = deck.compile()
+    result.relative = {name: vectors[name] * float(
+        op.p[sim.parameter_slot(path)] if sim.has_parameter(path) else op[path])
+        for name, path in names.items()}
+    return result

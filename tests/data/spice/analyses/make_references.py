@@ -17,6 +17,11 @@ run), with ``set numdgt=15``:
   command ngspice runs for the card): ``<deck>_four.csv``, a row per vector and harmonic
   (vector, harmonic, frequency, magnitude, phase, norm_magnitude, norm_phase, thd [%]) as
   printed.
+* A comment ``*DIFF name temp step`` or ``*DIFF name model param step`` in a deck with
+  ``.sens`` cards: the central difference of each .sens output over ±step of the circuit
+  temperature (``.temp``, from 27 °C) or of a .model parameter, from two ``op`` runs, into
+  ``<deck>_sens_diff.csv`` (name, output, derivative): where ngspice-39's own .sens is off
+  (it lists 0 for a diode's RS, and a diode's ``_temp`` sensitivity 8 times the derivative).
 
 Needs ngspice-39 on the PATH; the tests never run it.
 """
@@ -64,6 +69,44 @@ def check_points(path: pathlib.Path, card: str):
         sys.exit(f"{path.name}: ngspice gave {rows} of the {count} points of .dc{card}")
 
 
+DIFF = re.compile(r"^\*DIFF\s+(\S+)\s+(temp\s+(\S+)|(\S+)\s+(\S+)\s+(\S+))\s*$", re.I)
+SENS = re.compile(r"^\s*\.sens\s+(.+?)\s*$", re.I)
+
+
+def differences(deck: pathlib.Path, body: list[str], lines: list[str]):
+    """The central differences the deck's *DIFF comments ask for (see the module's text)."""
+    outputs = [m.group(1).replace(" ", "").lower() for line in lines if (m := SENS.match(line))]
+    rows = []
+    for line in lines:
+        if not (match := DIFF.match(line)):
+            continue
+        name, values = match.group(1), []
+        for sign in (1, -1):
+            if match.group(3):
+                step = float(match.group(3))
+                edited = body[:1] + [f".temp {27 + sign * step!r}"] + body[1:]
+            else:
+                model, param, step = match.group(4), match.group(5), float(match.group(6))
+                pattern = re.compile(rf"(?i)(\b{param}\s*=\s*)([^\s)]+)")
+
+                def shifted(text):
+                    if not re.match(rf"(?i)\s*\.model\s+{model}\b", text):
+                        return text
+                    return pattern.sub(lambda m: m.group(1) + repr(float(m.group(2)) + sign * step),
+                                       text)
+                edited = [shifted(text) for text in body]
+            stdout = references.ngspice(deck, edited, f"diff{sign}",
+                                        ["op", *(f"print {o}" for o in outputs)])
+            values.append(references.printed(stdout))
+        for output in outputs:
+            rows.append([name, output,
+                         repr((values[0][output] - values[1][output]) / (2 * step))])
+    if rows:
+        with open(HERE / f"{deck.stem}_sens_diff.csv", "w", newline="") as handle:
+            csv.writer(handle).writerows([["name", "output", "derivative"]] + rows)
+        print(f"{deck.name}: differences -> {deck.stem}_sens_diff.csv")
+
+
 def run(deck: pathlib.Path):
     lines = deck.read_text().splitlines()
     cards = [(k, m) for k, line in enumerate(lines) if (m := CARD.match(line))]
@@ -95,6 +138,7 @@ def run(deck: pathlib.Path):
                                                "phase", "norm_magnitude", "norm_phase",
                                                "thd"]] + rows)
             print(f"{deck.name}: four -> {deck.stem}_{suffix}.csv")
+    differences(deck, body, lines)
 
 
 if __name__ == "__main__":
