@@ -26,6 +26,8 @@ Tolerances, and why:
   central differences of two ngspice operating points (3e-6; measured 1e-6). An R with m=2:
   ngspice differentiates with respect to the card's resistance, physlib to the effective one;
   the relative sensitivities agree (3e-6).
+* ``.temp`` lists: each temperature's .op and .dc against ngspice-39 run at that single
+  temperature (ngspice-39 itself warns on a list and runs at 27 °C), 3e-6 relative as ``.dc``.
 """
 import csv
 import io
@@ -243,3 +245,24 @@ def test_control_tf_sens_and_fourier_equal_ngspice():
                                [float(r["magnitude"]) for r in rows], rtol=0, atol=1e-6 * fundamental)
     # ngspice's fourier11: the frequencies, then the magnitudes, then the phases
     assert out["print"][0].vectors["fund"] == pytest.approx(fundamental, rel=1e-6)
+
+
+def test_temp_list_runs_every_card_at_each_temperature():
+    out = deck("temp_list.cir").run()
+    assert list(out) == ["op@-20", "dc@-20", "op@27", "dc@27", "op@85", "dc@85"]
+    for k, celsius in enumerate((-20, 27, 85)):
+        for kind in ("op", "dc"):
+            result, ref = out[f"{kind}@{celsius}"], reference(f"temp_list_{kind}_temp{k}.csv")
+            assert result.temperature == celsius
+            for name, expected in ref.items():
+                assert np.allclose(result[name], expected, rtol=3e-6, atol=0), (kind, celsius, name)
+    # R1's tc1 and the diode move v(out): the temperatures are not the same circuit
+    assert out["op@-20"]["v(out)"] - out["op@85"]["v(out)"] > 0.1
+
+
+def test_temp_list_measures_at_each_temperature():
+    text = ("t\nV1 in 0 DC 1\nR1 in out 1k tc1=0.01\nR2 out 0 1k\n.temp 27 127\n"
+            ".dc V1 0 1 0.5\n.meas dc vmax max v(out)\n.end\n")
+    out = spice.read(text).run()
+    # R1 = 1 kΩ at 27 °C, 2 kΩ at 127 °C: v(out) = V1·R2/(R1 + R2)
+    assert out["meas"] == pytest.approx({"vmax@27": 0.5, "vmax@127": 1 / 3}, rel=1e-12)

@@ -88,9 +88,10 @@ def sort_card(netlist, card, key: str, body):
         _options(netlist, card)
     elif key == ".temp":
         words = split(text, card.where)
-        if len(words) != 2:
-            raise SpiceError(".temp takes one temperature [°C]", card.where)
+        if len(words) < 2:
+            raise SpiceError(".temp takes temperatures [°C]: .temp 27 or .temp 0 27 85", card.where)
         netlist.options["temp"] = (words[1], card)
+        netlist.temperatures = words[1:] if len(words) > 2 else []
     elif key in (".ic", ".nodeset"):
         found = _NODE_VALUE.findall(text[len(key):])
         if not found:

@@ -12,9 +12,9 @@ from contextlib import ExitStack
 import numpy as np
 
 from .errors import SpiceError
-from .runs import _dc_op, _result, _settings
+from .runs import dc_op, spice_result, source_settings
 
-__all__ = ["run_dc", "TEMPERATURE"]
+__all__ = ["run_dc", "run_at_temperatures", "TEMPERATURE"]
 
 TEMPERATURE = "temp"          # ngspice's name for the circuit temperature in a .dc card
 
@@ -45,17 +45,35 @@ def run_dc(deck, sweeps, params):
                     stack.enter_context(deck.at_temperature(outer_value))
                 else:
                     inputs[outer_path] = float(outer_value)
-            settings = _settings(deck, params) if inner_path is not None else None
+            settings = source_settings(deck, params) if inner_path is not None else None
             for value in inner_values:
                 if inner_path is None:
                     with deck.at_temperature(value):
-                        previous = _dc_op(deck, _settings(deck, params), inputs, previous, params)
+                        settings = source_settings(deck, params)
+                        previous = dc_op(deck, settings, inputs, previous, params)
                 else:
-                    previous = _dc_op(deck, settings, {**inputs, inner_path: float(value)},
+                    previous = dc_op(deck, settings, {**inputs, inner_path: float(value)},
                                       previous, params)
                 points.append(previous)
     scale = "temp-sweep" if inner_path is None else \
         "v-sweep" if inner_path.endswith(".V") else "i-sweep"
     values = np.tile(inner_values, len(outer))
-    return _result(deck, "dc", scale, values,
+    return spice_result(deck, "dc", scale, values,
                    lambda name: np.array([op[name] for op in points]), points)
+
+
+def run_at_temperatures(deck, params) -> dict:
+    """Every analysis card of a deck whose ``.temp`` card lists several temperatures, at each
+    of them in turn: ``{"op@0": …, "op@27": …}`` (each result's ``temperature`` [°C]) and the
+    ``.meas`` values as ``"meas": {"name@0": …}``."""
+    out = {}
+    for celsius in deck.temperatures:
+        with deck.at_temperature(celsius):
+            for key, result in deck._run_cards({}, params).items():
+                if key == "meas":
+                    out.setdefault("meas", {}).update(
+                        {f"{name}@{celsius:g}": value for name, value in result.items()})
+                else:
+                    result.temperature = celsius
+                    out[f"{key}@{celsius:g}"] = result
+    return out

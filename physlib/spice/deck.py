@@ -75,6 +75,10 @@ class SpiceDeck:
             if kind == "tran":
                 self._ctx.tran_values = (args["tstep"], args["tstop"])
         self.params = {n: self._builder.scope.value(n, None) for n in self._builder.scope.trees}
+        temp_card = netlist.options.get("temp", (None, None))[1]
+        self.temperatures = [self._value(temp_card)(t) for t in netlist.temperatures]
+        if self.temperatures and netlist.control:
+            self.warn(temp_card.where, "a .control script runs at the first .temp value")
         from .parameters import declare_parameters
         self._deck_values = declare_parameters(self.model, self._builder, self._ctx, netlist, name)
         self._declared = self._state()           # what the element values were computed for
@@ -354,12 +358,18 @@ class SpiceDeck:
     def run(self, *, params: dict | None = None) -> dict:
         """Every analysis card of the deck, in order: {kind: SpiceResult} (a second card of a
         kind is ``"tran2"``, …), and with ``.meas`` cards ``"meas"``: {name: value}, each
-        measured on the first result of its analysis (tran, ac or dc). A deck with a
+        measured on the first result of its analysis (tran, ac or dc). A ``.temp`` card with
+        several temperatures runs every card at each (keys ``"op@0"``, ``"op@27"``, …; the
+        measurements ``"name@27"``; each result's ``temperature`` [°C]), where ngspice-39
+        warns and runs at 27 °C only. A deck with a
         ``.control`` block runs its script instead (:mod:`physlib.spice.control`: its analyses
         and ``run`` add results, ``let`` and ``meas`` vectors, ``"print"`` what it prints)."""
         if self._netlist.control:
             from .control import run_script
             return run_script(self, params)
+        if self.temperatures:
+            from .dcsweep import run_at_temperatures
+            return run_at_temperatures(self, params)
         return self._run_cards({}, params)
 
     def _run_cards(self, out: dict, params) -> dict:

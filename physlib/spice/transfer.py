@@ -19,7 +19,7 @@ import re
 import numpy as np
 
 from .errors import SpiceError
-from .runs import _dc_op, _node, _result, _settings, injected
+from .runs import dc_op, node_voltage, spice_result, source_settings, injected
 
 __all__ = ["run_tf", "run_sens"]
 
@@ -38,10 +38,11 @@ def output_paths(deck, output: str, what: str) -> tuple[str, list, int]:
     if letter == "i":
         source = deck.sources.get(first)
         if source is None or not source["input"].endswith(".V"):
+            names = [n for n, s in deck.sources.items() if s["input"].endswith(".V")]
             raise SpiceError(f"{what} output i({first}): name an independent V source (V "
-                             f"sources: {', '.join(n for n, s in deck.sources.items() if s['input'].endswith('.V')) or 'none'})")
+                             f"sources: {', '.join(names) or 'none'})")
         return "i", [first + ".i"], 0
-    paths = [_node(deck, first, what), _node(deck, second, what) if second else None]
+    paths = [node_voltage(deck, first, what), node_voltage(deck, second, what) if second else None]
     if paths == [None, None] or (second and first == second.lower()):
         raise SpiceError(f"{what} output {output}: give two different nodes, not both ground")
     return "v", paths, -1
@@ -65,8 +66,8 @@ def run_tf(deck, output, src, params):
     letter, paths, _ = output_paths(deck, output, ".tf")
     is_voltage = source["input"].endswith(".V")
     port = [src + ".i"] if is_voltage else [src + ".p.v", src + ".n.v"]
-    settings = _settings(deck, params)
-    op = _dc_op(deck, settings, params=params)
+    settings = source_settings(deck, params)
+    op = dc_op(deck, settings, params=params)
     sim = deck.compile()
     outputs = list(dict.fromkeys([p for p in paths if p] + port))
     inputs = [source["input"]] + ([deck.sources[output[2:-1]]["input"]] if letter == "i" else [])
@@ -88,7 +89,7 @@ def run_tf(deck, output, src, params):
         z_out = _output_impedance(deck, paths, settings, op)
         vectors.update(sorted({f"{src}#input_impedance": z_in,
                                f"output_impedance_at_{output}": z_out}.items()))
-    return _result(deck, "tf", None, None, None, op, vectors)
+    return spice_result(deck, "tf", None, None, None, op, vectors)
 
 
 def _output_impedance(deck, paths, settings, op) -> float:
@@ -169,7 +170,7 @@ def run_sens(deck, output, params):
     """∂output/∂p [output unit per parameter unit] of every parameter of
     :func:`sensitivity_names`, at the DC operating point; ``relative`` holds p·∂output/∂p."""
     letter, paths, _ = output_paths(deck, output, ".sens")
-    op = _dc_op(deck, _settings(deck, params), params=params)
+    op = dc_op(deck, source_settings(deck, params), params=params)
     names = sensitivity_names(deck)
     outputs = [p for p in paths if p]
     gains = deck.compile().linearize(list(names.values()), outputs, at=op).dcgain()
@@ -177,7 +178,7 @@ def run_sens(deck, output, params):
     derivative = rows[paths[0]] - rows[paths[1]] if len(paths) > 1 and paths[1] else \
         (rows[paths[0]] if paths[0] else -rows[paths[1]])
     vectors = {name: float(d) for name, d in zip(names, derivative)}
-    result = _result(deck, "sens", None, None, None, op, vectors)
+    result = spice_result(deck, "sens", None, None, None, op, vectors)
     sim = deck.compile()
     result.relative = {name: vectors[name] * float(
         op.p[sim.parameter_slot(path)] if sim.has_parameter(path) else op[path])

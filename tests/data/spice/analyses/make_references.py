@@ -17,6 +17,9 @@ run), with ``set numdgt=15``:
   command ngspice runs for the card): ``<deck>_four.csv``, a row per vector and harmonic
   (vector, harmonic, frequency, magnitude, phase, norm_magnitude, norm_phase, thd [%]) as
   printed.
+* A ``.temp`` card with several temperatures (ngspice-39 warns and runs at 27 °C): each
+  ``.op`` and ``.dc`` card once per temperature, the card replaced by ``.temp t``, into
+  ``<deck>_<kind>_temp<k>.csv`` (k counting the card's values from 0).
 * A comment ``*DIFF name temp step`` or ``*DIFF name model param step`` in a deck with
   ``.sens`` cards: the central difference of each .sens output over ±step of the circuit
   temperature (``.temp``, from 27 °C) or of a .model parameter, from two ``op`` runs, into
@@ -34,7 +37,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "reader"))
 import make_references as references  # noqa: E402
 
-CARD = re.compile(r"^\s*\.(dc|tf|sens|tran|four(?:ier)?)\b(.*)$", re.I)
+CARD = re.compile(r"^\s*\.(op|dc|tf|sens|tran|four(?:ier)?)\b(.*)$", re.I)
+TEMPS = re.compile(r"^\s*\.temp\s+(\S+(?:\s+\S+)+)\s*$", re.I)
 FOURIER = re.compile(r"^Fourier analysis for (\S+):")
 THD = re.compile(r"THD:\s*([-+0-9.eE]+)\s*%")
 HARMONIC = re.compile(r"^\s*(\d+)\s+" + r"\s+".join([r"([-+0-9.eE]+)"] * 5) + r"\s*$")
@@ -109,6 +113,16 @@ def differences(deck: pathlib.Path, body: list[str], lines: list[str]):
 
 def run(deck: pathlib.Path):
     lines = deck.read_text().splitlines()
+    temps = [(k, m) for k, line in enumerate(lines) if (m := TEMPS.match(line))]
+    if temps:
+        line, values = temps[0][0], temps[0][1].group(1).split()
+        for k, value in enumerate(values):
+            single = lines[:line] + [f".temp {value}"] + lines[line + 1:]
+            for _, match in [(j, m) for j, text in enumerate(single) if (m := CARD.match(text))]:
+                kind = match.group(1).lower()
+                body = [text for text in single if not CARD.match(text)]
+                references.analysis(deck, body, kind, match.group(2), f"{kind}_temp{k}")
+        return
     cards = [(k, m) for k, line in enumerate(lines) if (m := CARD.match(line))]
     body = [line for k, line in enumerate(lines) if k not in {k for k, _ in cards}]
     tran = next((m.group(2) for _, m in cards if m.group(1).lower() == "tran"), None)
