@@ -78,6 +78,23 @@ def test_tf_card_runs_with_the_deck(tf_stage):
     assert out["tf3"]["vsense#output_impedance"] == 1e20
 
 
+def test_new_cards_are_written_back_and_printed(tmp_path, capfd):
+    from physlib.spice.__main__ import main
+    text = ("t\nV1 in 0 DC 2\nR1 in out 1k\nR2 out 0 3k\n.dc v1 0 1 0.5 temp 0 50 50\n"
+            ".tf v(out) v1\n.sens v(out)\n.end\n")
+    written = spice.read(spice.write(spice.read(text)))
+    assert [kind for kind, _ in written.analyses] == ["dc", "tf", "sens"]
+    assert written.analyses[0][1]["src2"] == "temp"
+    (tmp_path / "d.cir").write_text(text)
+    assert main([str(tmp_path / "d.cir")]) == 0
+    lines = capfd.readouterr().out.splitlines()
+    k = lines.index("Transfer function information:")     # as ngspice -b prints a .tf
+    assert lines[k + 1:k + 4] == ["transfer_function = 7.500000e-01",
+                                  "output_impedance_at_v(out) = 7.500000e+02",
+                                  "v1#input_impedance = 4.000000e+03"]
+    assert "r1 = -3.750000e-04" in lines
+
+
 def test_tf_closed_form_of_a_divider():
     d = spice.read("t\nV1 in 0 DC 1\nR1 in out 1k\nR2 out 0 3k\nI1 0 out 1m\n.end\n")
     voltage, current = d.tf("v(out)", "v1"), d.tf("v(in,out)", "i1")
@@ -115,6 +132,19 @@ def test_dc_over_two_sources_and_temp_equals_ngspice(sweeps, key, scale, points)
         ours = np.asarray(result[name])
         floor = 1e-12 * np.ptp(expected)
         assert np.all(np.abs(ours - expected) <= 3e-6 * np.abs(expected) + floor), name
+
+
+@pytest.mark.parametrize("key", ["dc", "dc2", "dc3", "dc4"])
+def test_dc_references_obey_kirchhoff(key):
+    """ngspice-39 can return wrong DC-sweep points after another analysis in the same run;
+    these ran alone: VD delivers RD's current (100 Ω·(1 + 3e-3·ΔT + 1e-5·ΔT²)) and R2's."""
+    ref = reference(f"dc_sweeps_{key}.csv")
+    celsius = ref["temp-sweep"] if "temp-sweep" in ref else \
+        np.repeat([0.0, 50.0, 100.0], 4) if key == "dc3" else 27.0
+    delta = celsius - 27.0
+    rd = 100.0 * (1 + 3e-3 * delta + 1e-5 * delta**2)
+    branches = (ref["v(a)"] - ref["v(k)"]) / rd + ref["v(a)"] / 1e3
+    np.testing.assert_allclose(-ref["i(vd)"], branches, rtol=1e-9)
 
 
 def test_temperature_sweep_leaves_the_deck_at_its_temperature(sweeps):
