@@ -2,7 +2,8 @@
 
     python -m physlib.spice deck.cir [--csv DIR] [--plot]
 
-Prints each analysis: ``.op`` as ngspice's node-voltage and source-current tables, the others
+Prints each analysis: ``.op`` as ngspice's node-voltage and source-current tables, ``.tf`` and
+``.sens`` as ``name = value`` lines, ``.four`` as ngspice's Fourier tables, the others
 (``.dc``, ``.tran``, ``.ac``, …) as a table of every vector against the scale (complex values
 as ``re,im``); then the measurements (``name = value``) and what a ``.control`` script's
 ``print``, ``wrdata``, ``write`` and ``echo`` lines give (:mod:`physlib.spice.control`).
@@ -45,6 +46,16 @@ def _columns(result) -> list[tuple[str, np.ndarray]]:
 
 def print_result(kind: str, result, out=sys.stdout):
     """One analysis as ngspice's batch mode prints it."""
+    if result.kind == "four":
+        from .fourier import print_fourier
+        print_fourier(result, out)
+        return
+    if result.kind in ("tf", "sens"):
+        out.write("\nTransfer function information:\n" if result.kind == "tf" else
+                  f"\n{kind}: DC sensitivities\n")
+        for name in result.names:
+            out.write(f"{name} = {result[name]:e}\n")
+        return
     if result.scale is None:
         out.write(f"\n{kind}: operating point\n\n\tNode{'Voltage':>41}\n\t----{'-------':>41}\n")
         for name in result.names:
@@ -184,7 +195,7 @@ def main(argv=None) -> int:
             path = os.path.join(args.csv, f"{stem}_{kind}.csv")
             write_csv(result, path)
             print(f"wrote {path}")
-        if args.plot and result.scale:
+        if args.plot and result.scale and result.kind != "four":
             path = os.path.join(folder, f"{stem}_{kind}.png")
             plot_result(kind, result, path)
             print(f"wrote {path}")

@@ -1,4 +1,5 @@
-"""The analysis cards (.op, .dc, .tran, .ac, .noise, .pz) read from their tokens, and the
+"""The analysis cards (.op, .dc, .tran, .ac, .noise, .pz, .tf, .sens, .four) read from their
+tokens, and the
 frequency and DC-sweep grids ngspice-39 computes for them.
 
 Frequencies are those of ngspice-39 (its ``acan.c`` and ``noisean.c``): ``.ac dec`` divides
@@ -29,11 +30,9 @@ def parse_analysis(kind: str, tokens: list[str], card, value) -> dict:
                 raise SpiceError(".op takes no arguments", where)
             return {}
         if kind == "dc":
-            if len(tokens) != 4:
-                raise SpiceError(".dc takes one source: .dc src start stop step (a second "
-                                 "swept source is not supported yet)", where)
-            return {"src": tokens[0].lower(), "start": value(tokens[1]), "stop": value(tokens[2]),
-                    "step": value(tokens[3])}
+            return _dc_card(tokens, where, value)
+        if kind in ("tf", "sens", "four"):
+            return _OTHER_CARDS[kind](card, value)
         if kind == "tran":
             uic = bool(tokens) and tokens[-1].lower() == "uic"
             numbers = [value(t) for t in (tokens[:-1] if uic else tokens)]
@@ -79,6 +78,67 @@ def _check_sweep(card: str, variation: str, n: int, fstart: float, fstop: float)
     if n < 1 or not 0 < fstart <= fstop:
         raise SpiceError(f".{card} {variation} {n} {fstart:g} {fstop:g}: need n >= 1 and "
                          "0 < fstart <= fstop [Hz]")
+
+
+def _dc_card(tokens, where, value) -> dict:
+    """``.dc src start stop step [src2 start2 stop2 step2]``: a source's name or ``TEMP``
+    (the circuit temperature [°C]), the second one the outer loop, as ngspice sweeps them."""
+    if len(tokens) not in (4, 8):
+        raise SpiceError(".dc takes src start stop step [src2 start2 stop2 step2] (a source "
+                         "name or TEMP)", where)
+    names = ("src", "start", "stop", "step")
+    args = {name: (tokens[k].lower() if k == 0 else value(tokens[k]))
+            for k, name in enumerate(names)}
+    if len(tokens) == 8:
+        args.update({name + "2": (tokens[4].lower() if k == 0 else value(tokens[4 + k]))
+                     for k, name in enumerate(names)})
+    return args
+
+
+_OUTPUT_CARD = re.compile(r"\.(?:tf|sens)\s+([vi])\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)"
+                          r"\s*(.*)$", re.I | re.S)
+
+
+def _output_card(card) -> tuple[str, str]:
+    """(``v(out)``, ``v(out,ref)`` or ``i(vname)``; the rest of the card) of .tf and .sens."""
+    kind = card.text.split()[0].lower()
+    match = _OUTPUT_CARD.match(card.text.strip())
+    if not match or (match.group(1).lower() == "i" and match.group(3)):
+        raise SpiceError(f"{kind} takes an output v(out), v(out,ref) or i(vsource) first",
+                         card.where)
+    letter, first, second = (g.lower() if g else g for g in match.groups()[:3])
+    return f"{letter}({first},{second})" if second else f"{letter}({first})", match.group(4)
+
+
+def _tf_card(card, value) -> dict:
+    """``.tf output src``."""
+    output, rest = _output_card(card)
+    if len(rest.split()) != 1:
+        raise SpiceError(".tf takes an output and an input source: .tf v(out) vin", card.where)
+    return {"output": output, "src": rest.split()[0].lower()}
+
+
+def _sens_card(card, value) -> dict:
+    """``.sens output`` (DC sensitivities; the AC form is refused)."""
+    output, rest = _output_card(card)
+    if rest.strip():
+        raise SpiceError(".sens: only the DC form .sens v(out) (or i(vsource)) is supported; "
+                         "AC sensitivities (.sens output ac ...) are not", card.where)
+    return {"output": output}
+
+
+def _four_card(card, value) -> dict:
+    """``.four freq output ...``: the fundamental [Hz] and the vectors of the transient."""
+    from .vectors import parse_list
+    words = card.text.split(None, 2)
+    if len(words) < 3:
+        raise SpiceError(".four takes the fundamental frequency and vectors: .four 1k v(out)",
+                         card.where)
+    return {"freq": value(words[1]), "vectors": [label for label, _ in
+                                                  parse_list(words[2], card.where)]}
+
+
+_OTHER_CARDS = {"tf": _tf_card, "sens": _sens_card, "four": _four_card}
 
 
 _NOISE = re.compile(r"\.noise\s+v\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)(.*)$", re.I | re.S)

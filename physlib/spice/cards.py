@@ -11,13 +11,15 @@ from .lexer import split
 
 __all__ = ["sort_card", "OPTIONS", "parse_assignments", "SUPPORTED"]
 
-ANALYSES = (".op", ".dc", ".tran", ".ac", ".noise", ".pz", ".meas", ".measure")
-UNSUPPORTED_CARDS = (".tf", ".sens", ".disto", ".four", ".sp", ".pss", ".hb", ".if", ".else",
+ANALYSES = (".op", ".dc", ".tran", ".ac", ".noise", ".pz", ".tf", ".sens", ".four", ".fourier",
+            ".meas", ".measure")
+UNSUPPORTED_CARDS = (".disto", ".sp", ".pss", ".hb", ".if", ".else",
                      ".endif", ".csparam")
 OUTPUT_CARDS = (".print", ".plot", ".probe", ".save", ".width")
 SUPPORTED = ("elements R C L K V I D E F G H B S W Q M X; cards .param .func .subckt/.ends "
              ".model (D, SW, CSW, NPN, PNP, NMOS, PMOS level 1) "
-             ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .noise .pz .meas "
+             ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .noise .pz .tf .sens "
+             ".four .meas "
              ".end")
 
 
@@ -80,14 +82,16 @@ def sort_card(netlist, card, key: str, body):
     elif key == ".global":
         netlist.globals_ += [w.lower() for w in text.split()[1:]]
     elif key in ANALYSES:
-        netlist.analyses.append((key[1:], split(text, card.where)[1:], card))
+        kind = "four" if key == ".fourier" else key[1:]
+        netlist.analyses.append((kind, split(text, card.where)[1:], card))
     elif key in (".options", ".option", ".opt", ".opts"):
         _options(netlist, card)
     elif key == ".temp":
         words = split(text, card.where)
-        if len(words) != 2:
-            raise SpiceError(".temp takes one temperature [°C]", card.where)
+        if len(words) < 2:
+            raise SpiceError(".temp takes temperatures [°C]: .temp 27 or .temp 0 27 85", card.where)
         netlist.options["temp"] = (words[1], card)
+        netlist.temperatures = words[1:] if len(words) > 2 else []
     elif key in (".ic", ".nodeset"):
         found = _NODE_VALUE.findall(text[len(key):])
         if not found:

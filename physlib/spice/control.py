@@ -1,7 +1,8 @@
 """A deck's ``.control`` script run as ngspice-39 runs it in batch mode (``ngspice -b``).
 
 :meth:`SpiceDeck.run` of a deck with a ``.control`` block runs its lines in order: the
-analyses ``op``, ``dc``, ``ac``, ``tran``, ``noise``, ``pz`` (arguments as their cards') and
+analyses ``op``, ``dc``, ``ac``, ``tran``, ``noise``, ``pz``, ``tf``, ``sens`` (arguments as
+their cards') and
 ``run`` (the deck's analysis cards, then its ``.meas`` cards), each making a new plot, the
 current one; ``let name = expr`` (:mod:`physlib.spice.vectors`) adds a vector to the current
 plot (to ``const`` before any analysis); ``meas`` measures on the current plot (as ``.meas``)
@@ -12,8 +13,10 @@ deck is built and compiled again) change the circuit until ``reset``, which rest
 applies ``alterparam name = value``; ``foreach var v1 v2 …``, ``if``/``else``, ``while``,
 ``repeat n``, ``break``, ``continue`` … ``end``; ``set name = value`` (``$name`` and
 ``$&vector`` are replaced in the lines after it); ``setplot tran1``; ``print``, ``wrdata``,
-``write`` and ``echo`` record what they would print or write (no file is written); ``quit``
-ends the script.
+``write`` and ``echo`` record what they would print or write (no file is written);
+``fourier freq vectors`` analyses the current (transient) plot as ``.four`` (its tables are a
+``four`` result; ``set nfreqs``, ``set fourgridsize`` apply) and adds ngspice's vector
+``fourier<call><k>`` (frequencies, magnitudes, phases) to the plot; ``quit`` ends the script.
 
 Commands that do not change a result are accepted silently: ``plot`` (ngspice -b draws
 nothing; ``python -m physlib.spice --plot`` does), ``save`` (every vector is kept),
@@ -33,11 +36,11 @@ from .vectors import evaluate_vector, is_true, parse_list
 
 __all__ = ["run_script", "Output"]
 
-ANALYSES = ("op", "dc", "ac", "tran", "noise", "pz")
+ANALYSES = ("op", "dc", "ac", "tran", "noise", "pz", "tf", "sens")
 SILENT = ("plot", "save", "destroy", "display", "listing", "version", "rusage", "status")
 BLOCKS = ("foreach", "if", "while", "repeat", "dowhile")
 # set variables that change what ngspice computes or prints and that physlib does not follow
-RESULT_VARIABLES = ("units", "sqrnoise", "ngbehavior", "dpolydegree")
+RESULT_VARIABLES = ("units", "sqrnoise", "ngbehavior", "dpolydegree", "polydegree")
 CONSTANTS = {"pi": math.pi, "e": math.e, "c": 299792458.0, "kelvin": -273.15,
              "echarge": 1.60219e-19, "boltz": 1.38062e-23, "planck": 6.62620e-34,
              "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
@@ -347,6 +350,10 @@ class _Script:
             raise SpiceError(f"setplot {rest}: no such plot (plots: {', '.join(self.plots)})",
                              card.where)
         self.current = self.plots[rest.lower()]
+
+    def do_fourier(self, card, rest):
+        from .fourier import script_fourier
+        script_fourier(self, card, rest)
 
     def do_quit(self, card, rest):
         raise _Quit

@@ -75,9 +75,13 @@ class SpiceDeck:
             if kind == "tran":
                 self._ctx.tran_values = (args["tstep"], args["tstop"])
         self.params = {n: self._builder.scope.value(n, None) for n in self._builder.scope.trees}
+        temp_card = netlist.options.get("temp", (None, None))[1]
+        self.temperatures = [self._value(temp_card)(t) for t in netlist.temperatures]
+        if self.temperatures and netlist.control:
+            self.warn(temp_card.where, "a .control script runs at the first .temp value")
         from .parameters import declare_parameters
         self._deck_values = declare_parameters(self.model, self._builder, self._ctx, netlist, name)
-        self._declared_tran = tuple(self._ctx.tran_values)     # what the element values follow
+        self._declared = self._state()           # what the element values were computed for
         self.compiles = 0
         self._sim = None
         self._altered: dict = {}      # a .control script's alter: parameter path -> value
@@ -143,9 +147,25 @@ class SpiceDeck:
                 raise SpiceError(f"no .param {key} in the deck (it has "
                                  f"{', '.join(sorted(names)) or 'none'})")
             given[name] = value
-        if tuple(self._ctx.tran_values) == self._declared_tran:
+        if self._state() == self._declared:
             return {**given, **self._altered}
         return {**given, **self._deck_values.values(self._value_of(given)), **self._altered}
+
+    def _state(self):
+        """What element values depend on besides the .param values: the .tran step and stop
+        time (the sources' defaults) and the circuit temperature."""
+        return tuple(self._ctx.tran_values), self.options["temp"]
+
+    @contextmanager
+    def at_temperature(self, celsius: float):
+        """The circuit at temperature ``celsius`` [°C] (``.options temp``) while the block
+        runs: :meth:`parameter_values` then gives every element value at it."""
+        saved = self.options["temp"]
+        self.options["temp"] = float(celsius)
+        try:
+            yield
+        finally:
+            self.options["temp"] = saved
 
     def _value_of(self, given: dict):
         """The value of each .param model parameter with the .param values ``given``."""
@@ -218,12 +238,20 @@ class SpiceDeck:
         from .runs import run_op
         return run_op(self, params)
 
-    def dc(self, src: str, start: float, stop: float, step: float, *,
-           params: dict | None = None) -> SpiceResult:
-        """``.dc src start stop step``: operating points with source ``src`` (its name) at
-        start, start + step, … stop [V or A]; scale ``v-sweep`` (``i-sweep`` for a current source)."""
-        from .runs import run_dc
-        return run_dc(self, src.lower(), dc_values(start, stop, step), params)
+    def dc(self, src: str, start: float, stop: float, step: float, src2: str | None = None,
+           start2: float | None = None, stop2: float | None = None, step2: float | None = None,
+           *, params: dict | None = None) -> SpiceResult:
+        """``.dc src start stop step [src2 start2 stop2 step2]``: operating points with source
+        ``src`` (its name) at start, start + step, … stop [V or A], or with the circuit
+        temperature there [°C] for ``src="temp"``; scale ``v-sweep`` (``i-sweep`` for a current
+        source, ``temp-sweep``). A second source (or TEMP) is the outer loop: the vectors hold
+        the whole inner sweep at each of its values in turn, as ngspice's
+        (:mod:`physlib.spice.dcsweep`)."""
+        from .dcsweep import run_dc
+        sweeps = [(src.lower(), dc_values(start, stop, step))]
+        if src2 is not None:
+            sweeps.append((src2.lower(), dc_values(start2, stop2, step2)))
+        return run_dc(self, sweeps, params)
 
     def tran(self, tstep: float, tstop: float, tstart: float = 0.0, tmax: float | None = None,
              uic: bool = False, *, params: dict | None = None, t_eval=None) -> SpiceResult:
@@ -281,6 +309,33 @@ class SpiceDeck:
         from .runs import run_pz
         return run_pz(self, in_p, in_n, out_p, out_n, transfer.lower(), find.lower(), params)
 
+    def tf(self, output: str, src: str, *, params: dict | None = None) -> SpiceResult:
+        """``.tf output src``: the small-signal DC transfer function from independent source
+        ``src`` to ``output`` (``v(out)``, ``v(out,ref)`` or ``i(vname)``) at the operating
+        point, with the input and output impedances [Ω], as ngspice-39's vectors
+        ``transfer_function``, ``src#input_impedance`` and ``output_impedance_at_v(out)``
+        (``vname#output_impedance``) (:mod:`physlib.spice.transfer`)."""
+        from .transfer import run_tf
+        return run_tf(self, output.lower().replace(" ", ""), src.lower(), params)
+
+    def sens(self, output: str, *, params: dict | None = None) -> SpiceResult:
+        """``.sens output`` (DC): ∂output/∂p at the operating point for each resistance,
+        source value, controlled-source gain and device .model parameter of the deck, under
+        ngspice-39's names (``r1``, ``v1``, ``e1_gain``, ``d1:is``, ``d1_temp``), sorted as it
+        prints them; ``result.relative`` holds p·∂output/∂p (the same as ngspice's for an R
+        with m= or tc1=, whose absolute value here is per ohm of its effective resistance)
+        (:mod:`physlib.spice.transfer`)."""
+        from .transfer import run_sens
+        return run_sens(self, output.lower().replace(" ", ""), params)
+
+    def four(self, freq: float, vectors, tran: SpiceResult) -> SpiceResult:
+        """``.four freq vectors``: the Fourier components of ``vectors`` (names or
+        expressions: ``["v(out)", "i(v1)"]``) of the transient ``tran`` at fundamental
+        ``freq`` [Hz] and its harmonics up to the 9th, as ngspice-39's
+        (:mod:`physlib.spice.fourier`)."""
+        from .fourier import run_four
+        return run_four(freq, [vectors] if isinstance(vectors, str) else list(vectors), tran)
+
     def meas(self, card: str, result: SpiceResult) -> float:
         """One ``.meas`` card (its text, with or without ``.meas``: ``"tran t1 WHEN v(out)=0.5
         RISE=1"``) evaluated on ``result`` as ngspice-39 does (:mod:`physlib.spice.measure`):
@@ -303,22 +358,32 @@ class SpiceDeck:
     def run(self, *, params: dict | None = None) -> dict:
         """Every analysis card of the deck, in order: {kind: SpiceResult} (a second card of a
         kind is ``"tran2"``, …), and with ``.meas`` cards ``"meas"``: {name: value}, each
-        measured on the first result of its analysis (tran, ac or dc). A deck with a
+        measured on the first result of its analysis (tran, ac or dc). A ``.temp`` card with
+        several temperatures runs every card at each (keys ``"op@0"``, ``"op@27"``, …; the
+        measurements ``"name@27"``; each result's ``temperature`` [°C]), where ngspice-39
+        warns and runs at 27 °C only. A deck with a
         ``.control`` block runs its script instead (:mod:`physlib.spice.control`: its analyses
         and ``run`` add results, ``let`` and ``meas`` vectors, ``"print"`` what it prints)."""
         if self._netlist.control:
             from .control import run_script
             return run_script(self, params)
+        if self.temperatures:
+            from .dcsweep import run_at_temperatures
+            return run_at_temperatures(self, params)
         return self._run_cards({}, params)
 
     def _run_cards(self, out: dict, params) -> dict:
         """The analysis cards' results, then the .meas cards', added to ``out``."""
         first = {}
-        for kind, args in self.analyses:
+        # .four cards work on the transient, as ngspice runs them after every analysis
+        for kind, args in sorted(self.analyses, key=lambda card: card[0] == "four"):
             key, k = kind, 2
             while key in out:
                 key, k = f"{kind}{k}", k + 1
-            out[key] = getattr(self, kind)(**args, params=params)
+            if kind == "four" and "tran" not in first:
+                raise SpiceError(".four: the deck has no .tran card to analyse")
+            out[key] = self.four(**args, tran=first["tran"]) if kind == "four" else \
+                getattr(self, kind)(**args, params=params)
             first.setdefault(kind, out[key])
         if self.measures:
             measured = out.setdefault("meas", {})

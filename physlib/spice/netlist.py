@@ -63,6 +63,7 @@ class Netlist:
         self.ic: dict[str, tuple] = {}
         self.nodeset: dict[str, tuple] = {}
         self.control: list[Card] = []
+        self.temperatures: list[str] = []        # a .temp card's values when it has several
         self.warnings = warnings
         self._sort(cards)
 

@@ -75,7 +75,7 @@ class DeckValues:
         """{parameter path: value} of every element, with ``value_of(p)`` the value of model
         parameter ``p``."""
         overrides = {name: value_of(p) for name, p in self.parameters.items()}
-        key = (tuple(overrides.values()), tuple(self.ctx.tran()))
+        key = (tuple(overrides.values()), tuple(self.ctx.tran()), self.ctx.option("temp"))
         if self._last[0] != key:
             with self.overridden(overrides):
                 values = {path: function() for path, (function, _) in self._built().bindings.items()}

@@ -7,7 +7,10 @@ element, ``i(r1)``), and the scale by its ngspice name (``time``, ``frequency``,
 ``i-sweep``). Names are case-insensitive. ``.op`` values are floats, the others NumPy arrays
 (complex for ``.ac``). Analyses whose vectors are not node voltages or currents name them as
 ngspice does: ``.noise`` ``onoise_spectrum``, ``inoise_spectrum``, ``onoise_r1``,
-``onoise_d1_id``, ``onoise_total``, …; ``.pz`` ``pole(1)``, ``zero(1)``, ….
+``onoise_d1_id``, ``onoise_total``, …; ``.pz`` ``pole(1)``, ``zero(1)``, …; ``.tf``
+``transfer_function``, ``v1#input_impedance``, ``output_impedance_at_v(out)``; ``.sens`` ``r1``,
+``v1``, ``d1:is``, …; ``.four`` (scale ``frequency``) ``magnitude(v(out))``, ``phase(v(out))``,
+``norm_magnitude(v(out))``, ``norm_phase(v(out))``, ``thd(v(out))``.
 """
 from __future__ import annotations
 
@@ -25,8 +28,8 @@ _VECTOR = re.compile(r"\s*([vi])\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*
 
 
 class SpiceResult:
-    """One analysis' vectors. ``kind`` ("op", "dc", "tran", "ac", "noise", "pz"), ``scale``
-    (its name, None for .op and .pz), ``names`` (every vector ngspice would print: node
+    """One analysis' vectors. ``kind`` ("op", "dc", "tran", "ac", "noise", "pz", "tf", "sens",
+    "four"), ``scale`` (its name, None for .op, .pz, .tf and .sens), ``names`` (every vector ngspice would print: node
     voltages and source currents, or the analysis' own vectors), ``raw`` (the physlib result it
     was read from: OperatingPoint(s), SimulationResult, LinearModel or NoiseResult)."""
 

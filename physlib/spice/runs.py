@@ -1,6 +1,7 @@
 """Running the analyses of a :class:`~physlib.spice.deck.SpiceDeck` with physlib's own:
-operating points (``.op``, ``.dc``), simulate (``.tran``), the linear model at the DC
-operating point (``.ac``, ``.pz``) and noise at ports (``.noise``)."""
+operating points (``.op``; ``.dc`` in :mod:`physlib.spice.dcsweep`), simulate (``.tran``),
+the linear model at the DC operating point (``.ac``, ``.pz``; ``.tf`` and ``.sens`` in
+:mod:`physlib.spice.transfer`) and noise at ports (``.noise``)."""
 from __future__ import annotations
 
 import re
@@ -11,7 +12,8 @@ import numpy as np
 from .errors import SpiceError
 from .results import SpiceResult
 
-__all__ = ["run_op", "run_dc", "run_tran", "run_ac", "run_noise", "run_pz"]
+__all__ = ["run_op", "run_tran", "run_ac", "run_noise", "run_pz", "dc_op", "source_settings",
+           "spice_result", "node_voltage", "injected"]
 
 KELVIN = 273.15                 # ngspice's CONSTCtoK
 N_MINLOG = 1e-38                # ngspice's floor under a density before its logarithm
@@ -26,7 +28,7 @@ _OUTPUT = re.compile(r"\s*v\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*$", r
 _HOLDING = weakref.WeakKeyDictionary()     # deck -> {held pins: compiled copy with injections}
 
 
-def _settings(deck, params):
+def source_settings(deck, params):
     """(the compiled model's ``params=``, the inputs that hold the sources at their DC values)
     for the ``.param`` values ``params``."""
     dc = {}                 # inputs of the sources whose DC value differs from their t = 0 one
@@ -37,7 +39,7 @@ def _settings(deck, params):
     return deck.parameter_values(params), dc
 
 
-def _result(deck, kind, scale, values, read, raw, vectors=None):
+def spice_result(deck, kind, scale, values, read, raw, vectors=None):
     """The :class:`SpiceResult` of an analysis of ``deck``: ``read`` (variable path → values)
     gives its node voltages and the currents of its elements (subcircuit instances have
     none), ``vectors`` its own ones."""
@@ -55,23 +57,31 @@ def _guesses(sim, point) -> dict:
             "z_guess": {n: point[n] for n in sim.algebraic}}
 
 
+def injected(deck, pins: tuple):
+    """(compiled copy of the deck's model with a current injected into each pin of ``pins``,
+    positive into its node and zero unless set; the injections' parameter paths in the order
+    of ``pins``), compiled once per deck and tuple of pins."""
+    from ..analysis.linear.analysis_points import inject_through, with_analysis_points
+    cache = _HOLDING.setdefault(deck, {})
+    if pins not in cache:
+        points = [inject_through(pin) for pin in pins]
+        copy, paths = with_analysis_points(deck.model, points)
+        cache[pins] = (copy.compile(), [paths[point] for point in points])
+    return cache[pins]
+
+
 def _held(deck, held, p, inputs, guess):
     """The steady state with each node of ``held`` ({pin path: value}) held at its value, as
     ngspice's operating point holds ``.ic`` and (at first) ``.nodeset`` nodes by replacing
     their KCL rows: a copy of the deck's model with a current injected into each such node,
     solved by ``trim`` for those currents (compiled once per deck and set of nodes)."""
-    from ..analysis.linear.analysis_points import inject_through, with_analysis_points
     pins = tuple(sorted(held))
-    cache = _HOLDING.setdefault(deck, {})
-    if pins not in cache:
-        copy, paths = with_analysis_points(deck.model, [inject_through(pin) for pin in pins])
-        cache[pins] = (copy.compile(), [paths[point] for point in paths])
-    sim, free = cache[pins]
+    sim, free = injected(deck, pins)
     return sim.trim({pin + ".v": held[pin] for pin in pins}, free, t=0.0, params=p,
                     inputs=inputs, **_guesses(sim, guess))
 
 
-def _dc_op(deck, settings, inputs=None, guess=None, params=None, hold=None):
+def dc_op(deck, settings, inputs=None, guess=None, params=None, hold=None):
     """The operating point with the sources at their DC values (``settings``) and ``inputs``,
     from ``guess`` (an operating point) or else as ngspice starts it: ``.nodeset`` nodes held
     at their values first, then released; ``hold`` ({pin path: value}, the ``.ic`` values of a
@@ -88,23 +98,8 @@ def _dc_op(deck, settings, inputs=None, guess=None, params=None, hold=None):
 
 
 def run_op(deck, params):
-    op = _dc_op(deck, _settings(deck, params), params=params)
-    return _result(deck, "op", None, None, lambda path: op[path], op)
-
-
-def run_dc(deck, src, values, params):
-    sources = deck.sources
-    if src not in sources:
-        raise SpiceError(f".dc: no independent source {src!r} (sources: {', '.join(sources)})")
-    settings = _settings(deck, params)
-    path = sources[src]["input"]
-    points, previous = [], None
-    for value in values:
-        previous = _dc_op(deck, settings, {path: float(value)}, previous, params)
-        points.append(previous)
-    scale = "v-sweep" if path.endswith(".V") else "i-sweep"
-    return _result(deck, "dc", scale, values,
-                   lambda name: np.array([op[name] for op in points]), points)
+    op = dc_op(deck, source_settings(deck, params), params=params)
+    return spice_result(deck, "op", None, None, lambda path: op[path], op)
 
 
 def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
@@ -115,7 +110,7 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
     start = x0 = None
     if not uic:
         hold = deck.node_values("ic", params)
-        start = _dc_op(deck, (p, {}), params=params, hold=hold)
+        start = dc_op(deck, (p, {}), params=params, hold=hold)
         x0 = {n: start[n] for n in sim.states} if hold else start.states
         start = start if hold else None
     if t_eval is None:
@@ -139,7 +134,7 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
         if start is not None and res.t[0] == 0.0:
             values[0] = start[name]     # ngspice's t = 0 row: the point with .ic nodes held
         return values[keep]
-    return _result(deck, "tran", "time", res.t[keep], read, res)
+    return spice_result(deck, "tran", "time", res.t[keep], read, res)
 
 
 def run_ac(deck, freqs, params):
@@ -150,7 +145,7 @@ def run_ac(deck, freqs, params):
     sources = [(name, s) for name, s in deck.sources.items() if s["ac"]]
     if not sources:
         raise SpiceError(".ac: no source has an AC value (add 'AC 1' to a V or I source)")
-    op = _dc_op(deck, _settings(deck, params), params=params)
+    op = dc_op(deck, source_settings(deck, params), params=params)
     sim = deck.compile()
     inputs = [s["input"] for _, s in sources]
     eager = [path + ".v" for path in deck.nodes.values() if path] + \
@@ -182,10 +177,10 @@ def run_ac(deck, freqs, params):
             raise SpiceError(f".ac has no vector for {name} (node voltages and element currents "
                              "only)")
         return values[name]
-    return _result(deck, "ac", "frequency", freqs, read, lin)
+    return spice_result(deck, "ac", "frequency", freqs, read, lin)
 
 
-def _node(deck, node: str, what: str) -> str | None:
+def node_voltage(deck, node: str, what: str) -> str | None:
     """The voltage path of a node (None for ground)."""
     node = node.lower()
     if node in ("0", "gnd"):
@@ -243,10 +238,10 @@ def run_noise(deck, output, src, freqs, params):
     if not match:
         raise SpiceError(f".noise output {output!r}: give a node voltage, v(out) or v(out,ref)")
     source = _ac_source(deck, src, ".noise")
-    paths = [p for p in (_node(deck, n, ".noise") for n in match.groups() if n) if p]
+    paths = [p for p in (node_voltage(deck, n, ".noise") for n in match.groups() if n) if p]
     if not paths:
         raise SpiceError(f".noise output {output}: both nodes are ground")
-    op = _dc_op(deck, _settings(deck, params), params=params)
+    op = dc_op(deck, source_settings(deck, params), params=params)
     sim = deck.compile()
     result = sim.noise(paths[0] if len(paths) == 1 else tuple(paths), freqs,
                        T=deck.options["temp"] + KELVIN, at=op)
@@ -278,7 +273,7 @@ def run_noise(deck, output, src, freqs, params):
                         if part})
     if len(freqs) > 1 and freqs[0] != freqs[-1]:
         vectors.update(_noise_totals(freqs, parts, gain_sq_inv))
-    return _result(deck, "noise", "frequency", freqs, None, result, vectors)
+    return spice_result(deck, "noise", "frequency", freqs, None, result, vectors)
 
 
 def _noise_totals(freqs, parts, gain_sq_inv) -> dict:
@@ -324,13 +319,13 @@ def run_pz(deck, in_p, in_n, out_p, out_n, transfer, find, params):
     if transfer not in ("vol", "cur") or find not in ("pol", "zer", "pz"):
         raise SpiceError(f".pz ... {transfer} {find}: give vol or cur, then pol, zer or pz")
     name, source = _input_source(deck, in_p.lower(), in_n.lower())
-    outputs = [n for n in (_node(deck, out_p, ".pz"), _node(deck, out_n, ".pz")) if n] + \
-        [n for n in (_node(deck, in_p, ".pz"), _node(deck, in_n, ".pz")) if n]
+    outputs = [n for n in (node_voltage(deck, out_p, ".pz"), node_voltage(deck, out_n, ".pz")) if n] + \
+        [n for n in (node_voltage(deck, in_p, ".pz"), node_voltage(deck, in_n, ".pz")) if n]
     if not outputs[:2] or out_p.lower() == out_n.lower():
         raise SpiceError(f".pz output {out_p} {out_n}: give two different nodes")
     is_voltage = source["input"].endswith(".V")
     port = [name + ".i"] if is_voltage else []
-    op = _dc_op(deck, _settings(deck, params), params=params)
+    op = dc_op(deck, source_settings(deck, params), params=params)
     lin = deck.compile().linearize([source["input"]], outputs + port, at=op)
     A, B, C, D = lin.A, lin.B, lin.C, lin.D
     n_out = len([n for n in (out_p, out_n) if n.lower() not in ("0", "gnd")])
@@ -363,7 +358,7 @@ def run_pz(deck, in_p, in_n, out_p, out_n, transfer, find, params):
         vectors.update({f"pole({k})": v for k, v in enumerate(poles, 1)})
     if find in ("zer", "pz"):
         vectors.update({f"zero({k})": v for k, v in enumerate(zeros, 1)})
-    return _result(deck, "pz", None, None, None, lin, vectors)
+    return spice_result(deck, "pz", None, None, None, lin, vectors)
 
 
 def _finite_eigenvalues(a, e, scale, linalg) -> list[complex]:

@@ -300,6 +300,8 @@ def _exposed_terminal(model, port: str) -> str:
 
 
 def _word(value) -> str:
+    if isinstance(value, (list, tuple)):                # .four's vectors
+        return " ".join(_word(v) for v in value)
     return value if isinstance(value, str) else _number(value) if isinstance(value, float) \
         else str(value)
 
