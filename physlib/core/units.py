@@ -293,6 +293,16 @@ def divided(text: str, by: str) -> str:
     return format_factors(combine(factors(text or "1"), factors(by), -1))
 
 
+def rate_unit(text: str) -> str:
+    """The unit of the time derivative of a quantity in ``text``, composed in the grammar
+    (``"m/s"`` -> ``"m/s2"``, ``"1"`` -> ``"1/s"``); a unit outside the grammar gets ``/s``
+    appended (the unit check of the equations reports the unit itself)."""
+    try:
+        return divided(text, "s")
+    except UnitError:
+        return f"{text}/s"
+
+
 @lru_cache(maxsize=None)
 def raised(text: str, power) -> str:
     """The unit string of a quantity in ``text`` raised to ``power`` (an int or a
