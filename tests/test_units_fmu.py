@@ -66,7 +66,7 @@ def test_parameters_and_inputs_carry_units(motor_fmu):
 
 
 def test_derivatives_have_composed_units(motor_fmu):
-    """der(rotor.w) in rad/s2: '/s' appended to 'rad/s' gave 'rad/s/s', outside the grammar."""
+    """der(rotor.w) in rad/s2: the export appended /s to rad/s, giving rad/s/s, outside the grammar."""
     sim, _, md = motor_fmu
     units = {v.name: v.unit for v in md.modelVariables}
     assert units["der(rotor.w)"] == "rad/s2" and units["der(L1.i)"] == "A/s"
