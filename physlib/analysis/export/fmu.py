@@ -3,7 +3,8 @@
 The FMU (a zip archive) holds:
 
 - ``modelDescription.xml``: every variable by its physlib path (``C1.v``, ``R1.p.i``,
-  ``der(C1.v)``) with unit and description, each unit defined by its base units; the states and their derivatives; the parameters
+  ``der(C1.v)``) with unit and description, each unit defined by its base units
+  (:mod:`~physlib.analysis.export.fmu_units`); the states and their derivatives; the parameters
   (``causality="parameter"``, fixed, with their compiled-in values); the parameters chosen as
   inputs (``causality="input"``); the outputs; the modes and discrete variables of hybrid
   components (discrete-time locals); the model structure, with each output's and
