@@ -129,7 +129,7 @@ class CompiledModel(compiled.CompiledModel):
 
     @_analysis(export_fmu)
     def export_fmu(self, path, *, inputs=(), outputs=(), parameters="all", name: str | None = None,
-                   binary: bool = True, **unknown):
+                   binary: bool = True, display_units: dict | None = None, **unknown):
         """Write this model as an FMI 2.0 Model Exchange FMU at ``path``
         (:func:`physlib.analysis.export.fmu.export_fmu`)."""
         return _forward(export_fmu, (self, path), locals(), unknown)

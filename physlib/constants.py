@@ -14,9 +14,7 @@ replaces each such symbol by its value.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
-from .core.units import combine, factors, format_factors
+from .core.units import combine, factors, format_factors, raised
 
 __all__ = ["Constant", "k_B", "q", "sigma", "N_A", "R", "c", "h", "g_n", "epsilon_0", "mu_0", "T_zero",
            "unit_voltage", "unit_current", "unit_length"]
@@ -60,8 +58,7 @@ class Constant(float):
     def __rtruediv__(self, other):
         if type(other) not in (float, int):
             return NotImplemented
-        inverse = format_factors({k: -v for k, v in factors(self.unit).items()})
-        return Constant(float(other) / float(self), inverse, f"{other!r}/{self.name}")
+        return Constant(float(other) / float(self), raised(self.unit, -1), f"{other!r}/{self.name}")
 
     def __add__(self, other):
         if isinstance(other, Constant) and other.unit == self.unit:
@@ -79,8 +76,7 @@ class Constant(float):
     def __pow__(self, power):
         if type(power) is not int:
             return NotImplemented
-        unit = format_factors({k: v * Fraction(power) for k, v in factors(self.unit).items()})
-        return Constant(float(self) ** power, unit, f"{self.name}**{power}")
+        return Constant(float(self) ** power, raised(self.unit, power), f"{self.name}**{power}")
 
     def __reduce__(self):
         return Constant, (float(self), self.unit, self.name)

@@ -16,8 +16,8 @@ component class add, compare or take functions of quantities whose units disagre
 """
 from .core.errors import UnitCheckError
 from .core.units import (BASE_DIMENSIONS, PREFIXES, SYMBOLS, Unit, UnitError, UnitWarning, conversion, divided,
-                         factors, format_factors, parse, quantity_value)
+                         factors, format_factors, parse, quantity_unit, quantity_value, raised)
 
 __all__ = ["BASE_DIMENSIONS", "PREFIXES", "SYMBOLS", "Unit", "UnitError", "UnitWarning", "UnitCheckError", "conversion", "divided",
-           "factors", "format_factors", "parse", "quantity_value"]
+           "factors", "format_factors", "parse", "quantity_unit", "quantity_value", "raised"]
 

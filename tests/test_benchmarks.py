@@ -88,3 +88,18 @@ def test_bench_spice_quick_runs_and_prints_its_targets():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"^\s+read\s+10000\s+[\d.]+$", proc.stdout, re.MULTILINE), proc.stdout
     assert "ERROR" not in proc.stdout and "bench_spice: done (0 case(s) failed to run)" in proc.stdout
+
+
+def test_bench_units_quick_runs_and_prints_its_targets():
+    bench = BENCH.parent / "bench_units.py"
+    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
+                          timeout=300, cwd=bench.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert re.search(r"^check cold\s+[\d.]+ ms", out, re.MULTILINE), out
+    # structural, not timings: a compile with cached templates runs no check, and quantities
+    # give the resistances floats give
+    assert "[PASS] no check with cached templates: 0 checks" in out
+    assert "[PASS] resistances from quantities equal those from floats bit for bit" in out
+    assert re.search(r"^pint quantities\s+[\d.]+ ms", out, re.MULTILINE), out
+    assert "ERROR" not in out and "bench_units: done (0 case(s) failed to run)" in out

@@ -205,9 +205,10 @@ def test_csv_round_trips_through_a_path_and_an_open_file(tmp_path):
     expected = np.column_stack([res.t] + [res[n] for n in names])
 
     def check(rows):
-        assert rows[0] == ["time"] + names and len(rows) == len(res.t) + 1
+        assert rows[0] == ["time"] + names and len(rows) == len(res.t) + 2
+        assert rows[1] == ["s", "V", "A", "V"]            # the units row
         # repr() of a float round-trips exactly.
-        np.testing.assert_array_equal(np.array(rows[1:], dtype=float), expected)
+        np.testing.assert_array_equal(np.array(rows[2:], dtype=float), expected)
 
     for path in (tmp_path / "rc.csv", str(tmp_path / "rc_str.csv")):    # os.PathLike and str
         res.to_csv(path, names=names)

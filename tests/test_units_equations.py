@@ -35,11 +35,25 @@ def instances(cls):
             yield {**base, key: not parameter.default}
 
 
+def build(cls, values):
+    """The instance ``x`` of ``cls`` with ``values`` (an Expression takes its expression first)."""
+    return cls(2 * physlib.t, "x") if cls.__name__ == "Expression" else cls("x", **values)
+
+
+def concrete_classes():
+    """The catalog's classes but the interfaces and the partial bases other classes extend
+    (StickSlip, Waveform), by module path."""
+    classes = catalog_classes()
+    return [cls for _, cls in sorted(classes.items())
+            if not cls.__module__.endswith(".interfaces")
+            and not any(other is not cls and issubclass(other, cls) for other in classes.values())]
+
+
 def check_class(cls):
     problems, checked = [], 0
     for values in instances(cls):
         try:
-            comp = cls(2 * physlib.t, "x") if cls.__name__ == "Expression" else cls("x", **values)
+            comp = build(cls, values)
         except physlib.ParameterError:
             continue            # a flag that needs other parameters: the default variant covers it
         try:
@@ -53,12 +67,7 @@ def check_class(cls):
 
 def test_every_concrete_catalog_class_is_consistent():
     problems, checked = [], 0
-    classes = catalog_classes()
-    for path, cls in sorted(classes.items()):
-        # interfaces and the bases other classes extend (StickSlip, Waveform) are partial
-        if cls.__module__.endswith(".interfaces") or any(
-                other is not cls and issubclass(other, cls) for other in classes.values()):
-            continue
+    for cls in concrete_classes():
         found = check_class(cls)
         if found is not None:
             checked += 1

@@ -17,6 +17,7 @@ from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
 from .names import PositionNames
 from .parameter_vector import derived_from, parameter_vector, unknown_name
+from .path_units import path_unit
 from .templates import ClassTemplate
 
 
@@ -220,13 +221,10 @@ class CompiledModel:
         return i
 
     def unit(self, name: str) -> str:
-        """The unit of a variable path, e.g. ``"V"`` for ``"C1.v"``."""
-        i = self._flat.var_names.find(name)
-        if i is None:
-            raise UnknownNameError(unknown_name("variable", name, self._flat.var_names,
-                                           self._flat.unread_positions))
-        group, _, local = self._flat.var_names.locate(i)
-        return self._flat.groups[group].template.local_units[local]
+        """The declared unit of a path, in the Modelica grammar: a variable's (``"V"`` for
+        ``"C1.v"``), a derivative's (``"V/s"`` for ``"der(C1.v)"``), a parameter's (``"Ohm"``
+        for ``"R1.R"``), a mode's or a model parameter's (:func:`~physlib.assembly.path_units.path_unit`)."""
+        return path_unit(self._flat, name)
 
     def parameter_vector(self, params: dict | None) -> np.ndarray:
         """The parameter vector with the compiled-in values and ``params`` ({parameter path or

@@ -16,7 +16,7 @@ from ..core.component import Component
 from ..core.errors import DeclarationError, PhyslibError
 from ..core.symbolic import ModeSymbol, VariableSymbol, t
 from ..core.symbols import derivative_base
-from ..core.units import UnitError, divided
+from ..core.units import rate_unit
 from . import unit_check
 from .class_template import EXPRESSION_GROUPS, ClassTemplate, EquationError
 from .positions import without_integration
@@ -96,7 +96,7 @@ def unit_issues(comp: Component) -> tuple[str, ...]:
         base = derivative_base(d.name)
         if base in names:
             names.append(d.name)
-            units.append(_rate_unit(units[names.index(base)]))
+            units.append(rate_unit(units[names.index(base)]))
     return _unit_issues(comp, raw, names, units)
 
 
@@ -239,7 +239,7 @@ def _derivative_locals(used, names, start, units, label):
             raise EquationError(f"{label}: der({base}) of something that is not a variable of the class")
         names.append(d.name)
         start.append(0.0)
-        units.append(_rate_unit(units[names.index(base)]))
+        units.append(rate_unit(units[names.index(base)]))
     return ders
 
 
@@ -251,15 +251,6 @@ def _generic_names(comp: Component) -> set[str]:
     if len(generic) == len(ports):
         generic |= set(comp.variables()) | set(type(comp)._modes)
     return generic
-
-
-def _rate_unit(unit: str) -> str:
-    """The unit of a derivative, composed in the Modelica grammar (``m/s`` -> ``m/s2``); a unit
-    outside the grammar gets ``/s`` appended (the unit check reports the unit itself)."""
-    try:
-        return divided(unit, "s")
-    except UnitError:
-        return f"{unit}/s"
 
 
 def _classify(raw, index, nonzero_params):

@@ -293,6 +293,25 @@ def divided(text: str, by: str) -> str:
     return format_factors(combine(factors(text or "1"), factors(by), -1))
 
 
+def rate_unit(text: str) -> str:
+    """The unit of the time derivative of a quantity in ``text``, composed in the grammar
+    (``"m/s"`` -> ``"m/s2"``, ``"1"`` -> ``"1/s"``); a unit outside the grammar gets ``/s``
+    appended (the unit check of the equations reports the unit itself)."""
+    try:
+        return divided(text, "s")
+    except UnitError:
+        return f"{text}/s"
+
+
+@lru_cache(maxsize=None)
+def raised(text: str, power) -> str:
+    """The unit string of a quantity in ``text`` raised to ``power`` (an int or a
+    :class:`~fractions.Fraction`), composed in the grammar: ``raised("V", 2) == "V2"``,
+    ``raised("V2/Hz", Fraction(1, 2)) == "V/Hz(1/2)"`` (an amplitude spectral density)."""
+    power = Fraction(power)
+    return format_factors({operand: p * power for operand, p in factors(text or "1").items()})
+
+
 def conversion(given: Unit, declared: Unit) -> tuple[float, float] | None:
     """``(scale, shift)`` with ``value_declared = value_given * scale + shift``, or None when the
     dimensions differ (angles included: rpm converts to rad/s, Hz does not)."""
@@ -365,6 +384,13 @@ _LIBRARIES = {  # top-level package -> (magnitude, hashable unit, (Unit, text) o
     "astropy": (lambda q: q.value, lambda q: q.unit, _astropy_unit),
     "unyt": (lambda q: q.v, lambda q: q.units, _unyt_unit),
 }
+
+
+def quantity_unit(value) -> Unit | None:
+    """The :class:`Unit` of a pint, astropy or unyt quantity (its factor and offset to the
+    coherent SI unit and its exponents), None for anything else."""
+    library = _LIBRARIES.get(type(value).__module__.partition(".")[0])
+    return None if library is None else library[2](value)[0]
 
 
 def quantity_value(value, declared: str, what: str):

@@ -3,7 +3,8 @@
 The FMU (a zip archive) holds:
 
 - ``modelDescription.xml``: every variable by its physlib path (``C1.v``, ``R1.p.i``,
-  ``der(C1.v)``) with unit and description; the states and their derivatives; the parameters
+  ``der(C1.v)``) with unit and description, each unit defined by its base units
+  (:mod:`~physlib.analysis.export.fmu_units`); the states and their derivatives; the parameters
   (``causality="parameter"``, fixed, with their compiled-in values); the parameters chosen as
   inputs (``causality="input"``); the outputs; the modes and discrete variables of hybrid
   components (discrete-time locals); the model structure, with each output's and
@@ -35,7 +36,9 @@ from xml.etree import ElementTree as ET
 import numpy as np
 
 from ...core.errors import ExportError, UnknownNameError
+from ...core.units import rate_unit
 from . import codegen
+from .fmu_units import display_units_of, unit_definitions
 from .model_functions import dependencies, model_functions
 
 KINDS = {"state": 0, "derivative": 1, "parameter": 2, "input": 3, "value": 4, "discrete": 5}
@@ -61,7 +64,8 @@ class FmuVariable:
     output: bool = False               # causality="output"
 
 
-def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=None, binary=True) -> Path:
+def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=None, binary=True,
+               display_units=None) -> Path:
     """Write ``model`` as an FMI 2.0 Model Exchange FMU at ``path`` (``.fmu`` is added if
     missing) and return the path.
 
@@ -71,7 +75,11 @@ def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=Non
     settable before initialization) or a list of parameter paths (the others keep their
     compiled-in values inside the FMU). name: the model identifier (a C identifier; default:
     the model's name). binary: build the shared library for this platform with the system C
-    compiler; ``False`` writes a source FMU only.
+    compiler; ``False`` writes a source FMU only. display_units: the unit an importer shows a
+    variable or parameter in, ``{"rotor.w": "rpm"}`` (same dimension as its unit).
+
+    Every unit is defined with its base units, factor and offset
+    (:mod:`physlib.analysis.export.fmu_units`), so importers convert between FMUs.
 
     Start values are computed from the parameters, as :meth:`simulate` does: set a capacitor's
     ``v0`` parameter to change where its voltage starts. A missing or failing compiler is an
@@ -79,10 +87,11 @@ def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=Non
     """
     identifier = _identifier(name or model.name)
     table = _variables(model, inputs, outputs, parameters)
+    display = display_units_of(table, display_units)
     functions = model_functions(model)
     input_slots = [v.index for v in table if v.kind == "input"]
     ode_deps, value_deps = dependencies(model, functions, input_slots)
-    description = _model_description(model, identifier, table, ode_deps, value_deps, input_slots)
+    description = _model_description(model, identifier, table, ode_deps, value_deps, display)
     guid = "{%s}" % uuid.UUID(hashlib.md5(description.encode()).hexdigest())
     description = description.replace("@GUID@", guid)
     path = Path(path)
@@ -139,7 +148,7 @@ def _variables(model, inputs, outputs, parameters) -> list[FmuVariable]:
     states = model.states
     table = [FmuVariable(s, "state", i, unit=model.unit(s), description="state")
              for i, s in enumerate(states)]
-    table += [FmuVariable(f"der({s})", "derivative", i, unit=_rate_unit(model.unit(s)),
+    table += [FmuVariable(f"der({s})", "derivative", i, unit=rate_unit(model.unit(s)),
                           description=f"time derivative of {s}", state_index=i + 1)
               for i, s in enumerate(states)]
     # An input variable set by a parameter of the same path (a source's value "V1.V") is listed
@@ -153,9 +162,10 @@ def _variables(model, inputs, outputs, parameters) -> list[FmuVariable]:
     for name in exposed:
         if name not in input_slots:
             slot = model.parameter_slot(name)
-            table.append(FmuVariable(name, "parameter", slot, start=float(p[slot])))
+            table.append(FmuVariable(name, "parameter", slot, unit=model.unit(name), start=float(p[slot])))
     for name, slot in input_slots.items():
-        table.append(FmuVariable(name, "input", slot, start=float(p[slot]), description="input"))
+        table.append(FmuVariable(name, "input", slot, unit=model.unit(name), start=float(p[slot]),
+                                 description="input"))
     for name in model.modes:
         table.append(FmuVariable(name, "discrete", model.mode_slot(name), description="mode or discrete variable"))
     known = {v.name for v in table}
@@ -174,13 +184,7 @@ def _parameter_slot(model, name, role):
         raise ExportError(f"{role} {name!r}: {err}") from None
 
 
-def _rate_unit(unit: str) -> str:
-    if unit in ("", "1"):
-        return "1/s"
-    return f"{unit}/s"
-
-
-def _model_description(model, identifier, table, ode_deps, value_deps, input_slots) -> str:
+def _model_description(model, identifier, table, ode_deps, value_deps, display) -> str:
     """modelDescription.xml (FMI 2.0), with ``@GUID@`` for the GUID (a hash of the rest)."""
     root = ET.Element("fmiModelDescription", {
         "fmiVersion": "2.0", "modelName": model.name, "guid": "@GUID@",
@@ -191,11 +195,7 @@ def _model_description(model, identifier, table, ode_deps, value_deps, input_slo
         "modelIdentifier": identifier, "providesDirectionalDerivative": "true",
         "canGetAndSetFMUstate": "true", "canSerializeFMUstate": "true",
         "canNotUseMemoryManagementFunctions": "false"}).append(_source_files())
-    units = sorted({v.unit for v in table if v.unit})
-    if units:
-        definitions = ET.SubElement(root, "UnitDefinitions")
-        for unit in units:
-            ET.SubElement(definitions, "Unit", {"name": unit})
+    unit_definitions(root, table, display)
     ET.SubElement(root, "DefaultExperiment", {"startTime": "0", "stopTime": repr(_default_stop_time(model)),
                                               "tolerance": "1e-6"})
     variables = ET.SubElement(root, "ModelVariables")
@@ -218,6 +218,8 @@ def _model_description(model, identifier, table, ode_deps, value_deps, input_slo
             real["start"] = _xml_double(v.start)
         if v.unit:
             real["unit"] = v.unit
+        if v.name in display:
+            real["displayUnit"] = display[v.name][0]
         if v.state_index is not None:
             real["derivative"] = str(v.state_index)
         ET.SubElement(ET.SubElement(variables, "ScalarVariable", attributes), "Real", real)

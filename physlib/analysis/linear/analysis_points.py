@@ -63,7 +63,8 @@ def injector_class(kind, domain):
     """A component class with one input u, made once per kind and domain: "through" injects
     u into the node of its port p; "parallel" drives u through itself from port b to port a
     (into a's node, out of b's: a noise source in parallel with an element); "across" inserts
-    u between ports a and b (v_a − v_b = u, in series)."""
+    u between ports a and b (v_a − v_b = u, in series). u is in the domain's through or across
+    unit, so a linear model from it has the units of a transfer function (V/A)."""
     from ...core.component import Component, Input, Port
 
     key = (kind, domain.name)
@@ -73,21 +74,21 @@ def injector_class(kind, domain):
         def equations(self):
             return [sp.Eq(getattr(self.p, domain.through), -self.u)]
         namespace = {"p": Port(domain, "port the value is injected into"),
-                     "u": Input(description=f"injected {domain.through}"), "equations": equations}
+                     "u": Input(domain.through_unit, f"injected {domain.through}"), "equations": equations}
     elif kind == "parallel":
         def equations(self):
             return [sp.Eq(getattr(self.a, domain.through), -self.u),
                     sp.Eq(getattr(self.b, domain.through), self.u)]
         namespace = {"a": Port(domain, "port the value is injected into"),
                      "b": Port(domain, "port the value is drawn from"),
-                     "u": Input(description=f"injected {domain.through}"), "equations": equations}
+                     "u": Input(domain.through_unit, f"injected {domain.through}"), "equations": equations}
     else:
         def equations(self):
             return [sp.Eq(getattr(self.a, domain.across) - getattr(self.b, domain.across), self.u),
                     sp.Eq(getattr(self.a, domain.through) + getattr(self.b, domain.through), 0)]
         namespace = {"a": Port(domain, "side of the perturbed port"),
                      "b": Port(domain, "side of the rest of the node"),
-                     "u": Input(description=f"inserted {domain.across}"), "equations": equations}
+                     "u": Input(domain.across_unit, f"inserted {domain.across}"), "equations": equations}
     namespace["__doc__"] = f"Analysis point: {kind} injection ({domain.name})."
     namespace["__made_by__"] = injector_class   # the template cache keys it by this module's text
     cls = type(f"{kind.capitalize()}Injection_{domain.name}", (Component,), namespace)

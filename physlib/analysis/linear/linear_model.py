@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from ...core.errors import PhyslibError
+from ...core.units import divided
 from .frequency_response import frequency_response
 from .minimal_realization import minimal_basis, named_basis
 
@@ -29,9 +30,13 @@ class LinearModel:
     is read (n² numbers for A). ``states``, ``inputs``, ``outputs`` are the signal names (also
     as ``state_names``, ``input_names``, ``output_names``). ``at`` is the
     :class:`~physlib.analysis.linear.operating_point.OperatingPoint` it was linearized at, if any.
+    ``units`` and ``input_units``: the unit of each state and output, and of each input, mappings
+    by name (Modelica unit strings, :mod:`physlib.units`; apart because an analysis point can be
+    both an input, a current injected, and an output, the voltage there): :meth:`unit`, and
+    :meth:`response_unit` for a transfer function's (``"V/A"``).
     """
 
-    def __init__(self, A, B, C, D, *, states, inputs, outputs, E=None, at=None):
+    def __init__(self, A, B, C, D, *, states, inputs, outputs, E=None, at=None, units=None, input_units=None):
         n, m, p = len(states), len(inputs), len(outputs)
         shapes = {"A": (n, n), "B": (n, m), "C": (p, n), "D": (p, m), "E": (n, n)}
         given = {"A": A, "B": B, "C": C, "D": D, "E": E}
@@ -41,6 +46,8 @@ class LinearModel:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.at = at
+        self.units = {} if units is None else units
+        self.input_units = {} if input_units is None else input_units
 
     def _array(self, name):
         if name not in self._given:
@@ -77,6 +84,27 @@ class LinearModel:
     @property
     def output_names(self) -> list[str]:
         return self.outputs
+
+    def unit(self, name: str) -> str:
+        """The unit of a state, output or input: ``"V"`` for ``"C1.v"``, ``"A"`` for the input
+        ``"src.I"``, ``"Ohm"`` for a parameter taken as input (a name that is both an output
+        and an input, an analysis point, gives its output's unit)."""
+        for units in (self.units, self.input_units):
+            if name in units:
+                return units[name]
+        if name in self.states or name in self.inputs or name in self.outputs:
+            raise PhyslibError(f"LinearModel: {name} has no unit (a combination of states of a minimal "
+                               "realization, or a model made without units)")
+        raise PhyslibError(f"LinearModel has no state, input or output {name!r}; states: "
+                           f"{', '.join(self.states[:10])}; inputs: {', '.join(self.inputs)}; outputs: "
+                           f"{', '.join(self.outputs)}")
+
+    def response_unit(self, output: str, input: str) -> str:
+        """The unit of the frequency response (and of the DC gain) from ``input`` to ``output``:
+        the output's unit per the input's, ``"V/A"`` from a current source to a voltage."""
+        self._positions(output, self.outputs, "output")
+        self._positions(input, self.inputs, "input")
+        return divided(self.unit(output), self.input_units.get(input) or self.unit(input))
 
     @property
     def descriptor(self) -> bool:
@@ -168,13 +196,14 @@ class LinearModel:
         combinations of the original ones named ``"minimal[0]"``, ``"minimal[1]"``, ….
         A descriptor model with an invertible E is reduced in explicit form (E⁻¹A, E⁻¹B; the
         result has no E); with a singular E it is a :class:`DescriptorError`. ``D``, the
-        signal names and ``at`` are kept.
+        signal names, their units and ``at`` are kept.
         """
         A, B = self._explicit("minimal()")
         T = minimal_basis(A, B, self.C, tol)
         T, names = named_basis(T, self.states, tol)
+        kept = {n: self.units[n] for n in [*names, *self.outputs] if n in self.units}
         return LinearModel(T.T @ A @ T, T.T @ B, self.C @ T, self.D, states=names, inputs=self.inputs,
-                           outputs=self.outputs, at=self.at)
+                           outputs=self.outputs, at=self.at, units=kept, input_units=self.input_units)
 
     # --- conversions ----------------------------------------------------------------------
 

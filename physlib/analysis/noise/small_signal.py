@@ -36,6 +36,7 @@ import scipy.sparse as sps
 import scipy.sparse.csgraph as csgraph
 
 from ...core.errors import PhyslibError
+from ...core.units import divided, raised
 from ..linear.frequency_response import frequency_response
 from ..linear.operating_point import OperatingPoint, operating_point
 from .sources import (BOLTZMANN, ELEMENTARY_CHARGE, NoiseElement, NoiseWarning, noise_elements,
@@ -70,7 +71,9 @@ class NoiseSource:
 class NoiseResult:
     """The noise of one output: ``f`` [Hz], ``psd`` (one-sided [unit²/Hz]), ``contributions``
     (element path -> its part of ``psd``), ``variance`` [unit²] (exact, all frequencies),
-    ``sources`` (the :class:`NoiseSource` list), ``output`` and ``unit``."""
+    ``sources`` (the :class:`NoiseSource` list), ``output`` and its ``unit``; ``psd_unit``
+    and ``asd_unit`` are the spectra's units in the Modelica grammar (``"V2/Hz"``,
+    ``"V/Hz(1/2)"``)."""
 
     def __init__(self, output, unit, f, psd, contributions, variance, sources):
         self.output, self.unit = output, unit
@@ -85,6 +88,16 @@ class NoiseResult:
         if callable(self._variance):
             self._variance = self._variance()
         return self._variance
+
+    @property
+    def psd_unit(self) -> str:
+        """The unit of ``psd`` and ``contributions``: the output's squared per hertz, ``"V2/Hz"``."""
+        return divided(raised(self.unit, 2), "Hz")
+
+    @property
+    def asd_unit(self) -> str:
+        """The unit of ``asd``, V/√Hz written in the Modelica grammar: ``"V/Hz(1/2)"``."""
+        return divided(self.unit, "Hz(1/2)")
 
     @property
     def asd(self) -> np.ndarray:
@@ -138,7 +151,7 @@ class NoiseResult:
         for path in ranked[:top]:
             ax.loglog(self.f, self.contributions[path], lw=1, label=path)
         ax.set_xlabel("f [Hz]")
-        ax.set_ylabel(f"PSD of {self.output} [{self.unit}²/Hz]")
+        ax.set_ylabel(f"PSD of {self.output} [{self.psd_unit}]")
         ax.legend()
         return fig
 

@@ -9,7 +9,8 @@ import numpy as np
 
 from ...core.errors import PhyslibError, UnknownNameError
 from ..common.hybrid_components import Event
-from ..simulation.results import SimulationResult, panels
+from ..simulation.result_views import panels
+from ..simulation.results import SimulationResult
 
 
 @dataclass(repr=False)

@@ -1,9 +1,8 @@
-"""Simulation results: named access, interpolation, energy bookkeeping, plots, CSV and pandas."""
+"""Simulation results: named access, interpolation, energy bookkeeping (units, plots, CSV and
+pandas: :mod:`physlib.analysis.simulation.result_views`)."""
 from __future__ import annotations
 
-import csv
 import numbers
-import os
 
 import casadi as cs
 import numpy as np
@@ -13,19 +12,22 @@ from ..common.fast_call import fast
 from ..common.initialization import solve_algebraic
 from .dae_points import consistent_rates
 from .integrators import Integration, StartFailure
+from .result_views import ResultViews
 from .sundials import Stepper
 from .tolerances import absolute_tolerances
 from ..common.interpolation import hermite, linear
 from ..linear.operating_point import OperatingPoint
 
 
-class SimulationResult:
+class SimulationResult(ResultViews):
     """The trajectory of every variable of a compiled model.
 
     ``res.t`` are the output times [s] (an event time appears twice: just before and just
     after it); ``res["C1.v"]`` is a variable's trajectory, ``res["clutch1.mode"]`` a mode's;
     ``res.events`` lists the mode changes (time, component, modes before and after).
     ``p`` holds the parameter vector, one column per output time when modes change.
+    Units, quantities, plots and tables (``res.unit(name)``, ``res.quantity(name)``,
+    ``res.plot(..., units={...})``, ``res.to_csv``, ``res.to_pandas``): :class:`ResultViews`.
     """
 
     def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=None,
@@ -206,23 +208,6 @@ class SimulationResult:
                                f"noise=[{name!r}]" + (f" (propagated: {', '.join(self.noise)})" if self.noise else ""))
         return self.noise[name]
 
-    def plot_noise(self, name: str, ax=None, k: float = 3.0):
-        """The noiseless trajectory of ``name`` with its ±k·σ noise envelope; returns the Figure."""
-        import matplotlib.pyplot as plt
-
-        std = self.noise_std(name)
-        if ax is None:
-            fig, ax = plt.subplots()
-        else:
-            fig = ax.figure
-        mean = self[name]
-        ax.fill_between(self.t, mean - k * std, mean + k * std, alpha=0.3, label=f"±{k:g}σ")
-        ax.plot(self.t, mean, label=name)
-        ax.set_xlabel("t [s]")
-        ax.set_ylabel(f"{name} [{self.model.unit(name)}]")
-        ax.legend()
-        return fig
-
     def _continue(self, i: int, t: float):
         """States and algebraic variables at t, integrated from output row i with the run's
         solver and tolerances (stopping at time events in between, which a ``t_eval`` without
@@ -260,61 +245,6 @@ class SimulationResult:
         if component not in owners:
             raise UnknownNameError(f"{component!r} {missing} (components that do: {', '.join(owners[:10])})")
         return values[owners.index(component)]
-
-    def plot(self, *names, ax=None):
-        """Plot the named variables over time; returns the matplotlib Figure."""
-        if not names:
-            raise PhyslibError("name the variables to plot, e.g. res.plot('C1.v')")
-        fig, axes = panels(len(names), ax, 1.6)
-        for axis, name in zip(axes, names):
-            axis.plot(self.t, self[name], label=name)
-            unit = "mode" if self.model.mode_slot(name) is not None else self.model.unit(name)
-            axis.set_ylabel(f"{name} [{unit}]")
-            axis.grid(True, alpha=0.3)
-            axis.legend(loc="best")
-        axes[-1].set_xlabel("time [s]")
-        fig.tight_layout()
-        return fig
-
-    def to_csv(self, path, names=None) -> None:
-        """Write ``time`` [s] and the named variables (default: all, then the modes) as CSV,
-        one row per output time, values in SI units at full precision.
-
-        ``path``: a file name (``str`` or ``os.PathLike``), written anew, or an open text file
-        (anything with a ``write`` method: ``io.StringIO``, ``sys.stdout``), written at its
-        current position and left open."""
-        if not hasattr(path, "write") and not isinstance(path, (str, os.PathLike)):
-            raise PhyslibError(f"to_csv: path must be a file name or an open text file, got {path!r} "
-                               f"({type(path).__name__})")
-        names = list(names) if names is not None else self.names
-        columns = self._read(names)
-        if hasattr(path, "write"):
-            self._write_csv(path, names, columns)
-        else:
-            with open(path, "w", newline="") as fh:
-                self._write_csv(fh, names, columns)
-
-    def _write_csv(self, fh, names, columns) -> None:
-        writer = csv.writer(fh)
-        writer.writerow(["time"] + names)
-        for i, tt in enumerate(self.t):
-            writer.writerow([repr(float(tt))] + [repr(float(c[i])) for c in columns])
-
-    def to_pandas(self, names=None):
-        """A pandas ``DataFrame`` with one column per named variable (default: all, then the
-        modes, like :meth:`to_csv`), indexed by time [s] (index name ``"time"``; an event time
-        appears twice, as in ``res.t``). Values in SI units.
-
-        pandas is optional: ``pip install pandas``."""
-        try:
-            import pandas
-        except ImportError:
-            raise PhyslibError("SimulationResult.to_pandas() needs the pandas package: "
-                               "pip install pandas") from None
-        names = list(names) if names is not None else self.names
-        columns = self._read(names)
-        values = np.column_stack(columns) if columns else np.empty((len(self.t), 0))
-        return pandas.DataFrame(values, index=pandas.Index(self.t, name="time"), columns=names)
 
     def __getstate__(self):
         """Pickled with the standard ``pickle`` module, its compiled model included (see
@@ -370,14 +300,3 @@ def _stepped(system, continuation, x, z, p, ta, tb):
         return stepper.current()
     finally:
         stepper.close()
-
-
-def panels(count: int, ax=None, height: float = 1.6):
-    """(Figure, axes): ``count`` stacked axes sharing time, ``height`` inches each, or ``ax``
-    for all of them."""
-    import matplotlib.pyplot as plt
-
-    if ax is not None:
-        return ax.figure, [ax] * count
-    fig, axes = plt.subplots(count, 1, sharex=True, squeeze=False, figsize=(7, 2.2 + height * count))
-    return fig, axes[:, 0]
