@@ -55,7 +55,7 @@ class Rows:
 
 class ForwardRun:
     """One forward sensitivity run of ``model`` with validated ``options`` for the
-    :class:`~.parameters.Parameters` ``theta``."""
+    :class:`~physlib.analysis.common.sensitivity_parameters.Parameters` ``theta``."""
 
     def __init__(self, model, options, theta, magnitudes):
         self.model, self.options, self.theta = model, options, theta

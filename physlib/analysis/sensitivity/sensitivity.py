@@ -12,7 +12,7 @@ from ..simulation.event_trace import tracing
 from ..simulation.simulate import model_lock, simulate
 from .event_record import EventRecorder
 from .forward import ForwardRun, model_events
-from .parameters import resolve, with_initial_values
+from ..common.sensitivity_parameters import resolve, with_initial_values
 from .result import SensitivityEvent, SensitivityResult
 
 METHODS = ("auto", "forward", "adjoint")
