@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 IDENTIFIABLE = 1e-6     # singular values of the relative Jacobian below this fraction of the largest
+TIE = 1e-6              # pivots of the combinations' echelon form this close count as equal
 
 
 @dataclass
@@ -141,11 +142,14 @@ class FitResult:
 def _reduced(rows) -> np.ndarray:
     """A basis of the span of ``rows`` in reduced row-echelon form (pivots on the largest
     entries): each combination then has exponent 1 in a parameter of its own that the others
-    leave out, which reads better than the singular vectors' dense mixtures."""
+    leave out, which reads better than the singular vectors' dense mixtures. Entries equal to
+    TIE relative (R·C's undetermined direction is (1, −1)/√2) pivot on the last parameter, so
+    that rounding does not choose between C/R and R/C from one machine to the next."""
     rows = np.array(rows, dtype=float)
     free = list(range(rows.shape[1]))
     for k in range(rows.shape[0]):
-        column = max(free, key=lambda c: np.max(np.abs(rows[k:, c])))
+        largest = {c: np.max(np.abs(rows[k:, c])) for c in free}
+        column = [c for c in free if largest[c] >= (1 - TIE) * max(largest.values())][-1]
         pivot = k + int(np.argmax(np.abs(rows[k:, column])))
         rows[[k, pivot]] = rows[[pivot, k]]
         rows[k] /= rows[k, column]
