@@ -13,13 +13,15 @@ TIE = 1e-6              # pivots of the combinations' echelon form this close co
 
 @dataclass
 class Prediction:
-    """One experiment's measurements and the fitted model's values at the same times."""
+    """One experiment's measurements and the fitted model's values at the same times (or
+    frequencies, ``axis`` says which: a frequency response's values are complex)."""
 
     label: str
     t: np.ndarray
     data: dict
     model: dict
     sigma: dict
+    axis: str = "time [s]"
 
 
 @dataclass
@@ -122,21 +124,32 @@ class FitResult:
         return self.report()
 
     def plot(self):
-        """Each measured path of each experiment with the fitted model; returns the Figure."""
+        """Each measured path of each experiment with the fitted model (a frequency response's
+        magnitude and phase); returns the Figure."""
         import matplotlib.pyplot as plt
 
-        panels = [(p, path) for p in self.predictions for path in p.data]
+        panels = [(p, path, part) for p in self.predictions for path in p.data
+                  for part in (("magnitude", "phase [deg]") if np.iscomplexobj(p.data[path]) else (None,))]
         fig, axes = plt.subplots(len(panels), 1, sharex=False, squeeze=False, figsize=(7, 1.5 + 2.2 * len(panels)))
-        for axis, (p, path) in zip(axes[:, 0], panels):
-            axis.plot(p.t, p.data[path], ".", ms=3, label="data")
-            axis.plot(p.t, p.model[path], "-", label="fitted model")
-            axis.set_ylabel(path, fontsize=8)
+        for axis, (p, path, part) in zip(axes[:, 0], panels):
+            data, model = (_part(p.data[path], part), _part(p.model[path], part))
+            draw = {None: axis.plot, "magnitude": axis.loglog}.get(part, axis.semilogx)
+            draw(p.t, data, ".", ms=3, label="data")
+            draw(p.t, model, "-", label="fitted model")
+            axis.set_ylabel(f"{path} {part}" if part else path, fontsize=8)
             axis.set_title(p.label, fontsize=8)
+            axis.set_xlabel(p.axis, fontsize=8)
             axis.grid(True, alpha=0.3)
             axis.legend(loc="best", fontsize=8)
-        axes[-1, 0].set_xlabel("time [s]")
         fig.tight_layout()
         return fig
+
+
+def _part(values, part):
+    """The values plotted: as they are, or a complex response's magnitude or phase [deg]."""
+    if part is None:
+        return values
+    return np.abs(values) if part == "magnitude" else np.degrees(np.unwrap(np.angle(values)))
 
 
 def _reduced(rows) -> np.ndarray:
