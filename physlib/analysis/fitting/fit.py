@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from ...core.errors import FitError, ParameterError
-from ..sensitivity.sensitivity import sensitivity
+from ..sensitivity.sensitivity import RepeatedSensitivity
 from .experiment import Experiment
 from .result import FitResult, Prediction
 
@@ -55,11 +55,14 @@ def solve(problem, names, bounds, *, log, loss, max_nfev, tol) -> FitResult:
     forward = np.log if log else (lambda v: np.asarray(v, dtype=float))
     with np.errstate(divide="ignore"):
         limits = (forward(lower), forward(upper))
-    solution = least_squares(problem.residuals_at(log), forward(guess), jac=problem.jacobian_at(log),
-                             bounds=limits, method="trf", loss=loss, max_nfev=max_nfev, xtol=tol, ftol=tol,
-                             gtol=tol, x_scale=1.0 if log else np.maximum(np.abs(guess), 1e-300))
-    theta = np.exp(solution.x) if log else solution.x
-    residual, jacobian = problem.evaluate(theta)
+    try:
+        solution = least_squares(problem.residuals_at(log), forward(guess), jac=problem.jacobian_at(log),
+                                 bounds=limits, method="trf", loss=loss, max_nfev=max_nfev, xtol=tol, ftol=tol,
+                                 gtol=tol, x_scale=1.0 if log else np.maximum(np.abs(guess), 1e-300))
+        theta = np.exp(solution.x) if log else solution.x
+        residual, jacobian = problem.evaluate(theta)
+    finally:
+        problem.close()
     return FitResult(names, theta, residual, jacobian, problem.predictions(theta), problem.sigma_known,
                      solution)
 
@@ -112,6 +115,9 @@ class LeastSquares:
             self._last = (key, self._evaluate(theta))
         return self._last[1][:2]
 
+    def close(self) -> None:
+        """Free what the evaluations kept (solvers)."""
+
     def predictions(self, theta) -> list:
         self.evaluate(theta)
         return self._last[1][2]
@@ -127,8 +133,8 @@ class LeastSquares:
 
 
 class Problem(LeastSquares):
-    """The weighted residuals of ``experiments`` (one sensitivity run per experiment) and their
-    Jacobian."""
+    """The weighted residuals of ``experiments`` (one sensitivity run per experiment,
+    :class:`~physlib.analysis.sensitivity.sensitivity.RepeatedSensitivity`) and their Jacobian."""
 
     def __init__(self, sim, experiments, names, rtol, atol):
         self.sim, self.names, self.rtol, self.atol = sim, names, rtol, atol
@@ -147,14 +153,19 @@ class Problem(LeastSquares):
             sigma = {path: experiment.noise(path, t.size, label) for path in columns}
             self.data.append((experiment, label, t, columns, sigma))
         self.sigma_known = all(s is not None for *_, sigmas in self.data for s in sigmas.values())
+        self.runs = [RepeatedSensitivity(sim, experiment.span_end(t), names, experiment.values(), t_eval=t,
+                                         t0=experiment.t0, **{"rtol": rtol, "atol": atol, **experiment.options})
+                     for experiment, _, t, *_ in self.data]
+
+    def close(self) -> None:
+        for run in self.runs:
+            run.close()
 
     def _evaluate(self, theta):
         values = dict(zip(self.names, (float(v) for v in theta)))
         residuals, rows, predictions = [], [], []
-        for experiment, label, t, columns, sigmas in self.data:
-            sens = sensitivity(self.sim, experiment.span_end(t), params=values, values=experiment.values(),
-                               t_eval=t, t0=experiment.t0,
-                               **{"rtol": self.rtol, "atol": self.atol, **experiment.options})
+        for run, (experiment, label, t, columns, sigmas) in zip(self.runs, self.data):
+            sens = run(values)
             model = {}
             for path, y in columns.items():
                 weight = 1.0 / sigmas[path] if sigmas[path] is not None else np.ones_like(y)

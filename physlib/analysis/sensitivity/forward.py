@@ -55,9 +55,13 @@ class Rows:
 
 class ForwardRun:
     """One forward sensitivity run of ``model`` with validated ``options`` for the
-    :class:`~physlib.analysis.common.sensitivity_parameters.Parameters` ``theta``."""
+    :class:`~physlib.analysis.common.sensitivity_parameters.Parameters` ``theta``.
 
-    def __init__(self, model, options, theta, magnitudes):
+    ``stepper``: the solver of an earlier run with the same options, tolerances and parameter
+    slots (a fit's runs), restarted instead of made again; the run's solver is ``self.stepper``
+    afterwards, and whoever keeps it closes it (:meth:`close`)."""
+
+    def __init__(self, model, options, theta, magnitudes, stepper=None):
         self.model, self.options, self.theta = model, options, theta
         self.magnitudes = magnitudes
         system = model.system
@@ -67,7 +71,8 @@ class ForwardRun:
         self.jumps = EventJumps(model, self.d, options)
         self.rows = Rows()
         self.time_sensitivities: list[tuple[RecordedEvent, np.ndarray]] = []
-        self.stepper = None
+        self.stepper = stepper
+        self._started = False           # a first step size from the run's own earlier steps
 
     def run(self, x0, z0, p0, events: list[RecordedEvent]) -> Rows:
         """Integrate from the start (x0, z0, p0) through ``events`` (the first the start's own
@@ -80,11 +85,11 @@ class ForwardRun:
         P = start_slots(self.model, theta.varying, theta.P0 * theta.scale)
         parts = self.d.dae(x0, z0, events[0].p, options.t0)
         Sz = self.d.algebraic_sensitivity(parts, S, P)
-        try:
-            return self._through(events, S, Sz, P)
-        finally:
-            if self.stepper is not None:
-                self.stepper.close()
+        return self._through(events, S, Sz, P)
+
+    def close(self) -> None:
+        if self.stepper is not None:
+            self.stepper.close()
 
     def _through(self, events, S, Sz, P) -> Rows:
         options = self.options
@@ -125,7 +130,8 @@ class ForwardRun:
             return x, z, S, Sz
         stepper = self._stepper()
         y, yz, pa = pack(x, S), pack(z, Sz), pack(p, P)
-        first = 0.5 * stepper.h_next
+        first = 0.5 * stepper.h_next if self._started else 0.0
+        self._started = True
         stepper.restart(ta, y, yz, pa, consistent_rates(self.aug, y, yz, pa, ta),
                         first_step=first if first > 1e3 * EPS * abs(ta) else 0.0)
         grid = self.grid

@@ -2,6 +2,8 @@
 through its events (see :mod:`.forward` and :mod:`.jumps`)."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ...core.errors import SensitivityError
@@ -101,6 +103,32 @@ def gradient(model, objective, params, t_end: float, *, t_eval, values: dict | N
         return AdjointSweep(model, options, theta, events).run(objective, paths, np.asarray(options.grid))
 
 
+class RepeatedSensitivity:
+    """Forward sensitivity runs of ``model`` by the parameters ``names`` with the same
+    ``simulate`` options at changing parameter values (a fit's runs, :meth:`__call__`).
+
+    The options are checked once; every run takes the directions' tolerances of the first
+    (from the magnitudes of its states) and its solver, restarted: the runs are then one
+    smooth function of the values rather than one whose tolerances move with them, and a
+    model without modes needs no plain run to set them. ``close()`` frees the solver."""
+
+    def __init__(self, model, t_end: float, names, values: dict, **options):
+        self.model, self.names = model, list(names)
+        self.options = run_options(model, t_end, values=values, **options)
+        self.sizes, self.stepper = None, None
+
+    def __call__(self, values: dict) -> SensitivityResult:
+        """The run with the parameters ``values`` ({path: value}) set over the options' own."""
+        options = dataclasses.replace(self.options, params={**self.options.params, **values})
+        with model_lock(self.model):
+            return forward_sensitivity(self.model, options, self.names, reuse=self)
+
+    def close(self) -> None:
+        if self.stepper is not None:
+            self.stepper.close()
+            self.stepper = None
+
+
 def run_options(model, t_end, *, values, t_eval=None, **options):
     """The validated simulate options of a sensitivity run; a fixed-step solver is an error."""
     solver = options.get("solver", "idas")
@@ -112,16 +140,30 @@ def run_options(model, t_end, *, values, t_eval=None, **options):
     return simulate_options(model, t_end, params=values, t_eval=t_eval, **options)
 
 
-def forward_sensitivity(model, options, names, relative=False) -> SensitivityResult:
-    """:func:`sensitivity` by the forward method, with validated ``options``."""
+def forward_sensitivity(model, options, names, relative=False, reuse=None) -> SensitivityResult:
+    """:func:`sensitivity` by the forward method, with validated ``options``; ``reuse``: a
+    :class:`RepeatedSensitivity` whose tolerances and solver the run takes (if it has them)
+    and leaves to it for the next run."""
     p = model.parameter_vector(options.params)
     theta = resolve(model, names, p, options.params)
-    events, plain = record_events(model, options, p)
+    sizes = reuse.sizes if reuse is not None else None
+    if sizes is not None and not model.has_modes:
+        x, z = consistent_start(model, p, options)
+        events, plain_events = model_events(model, options, p, x, z), []
+    else:
+        events, plain = record_events(model, options, p)
+        plain_events, sizes = plain.events, sizes if sizes is not None else magnitudes(plain)
     theta = with_initial_values(theta, events[0].x)
-    run = ForwardRun(model, options, theta, magnitudes(plain))
-    rows = run.run(events[0].x, events[0].z, p, events)
+    run = ForwardRun(model, options, theta, sizes, stepper=reuse.stepper if reuse is not None else None)
+    try:
+        rows = run.run(events[0].x, events[0].z, p, events)
+    finally:
+        if reuse is None:
+            run.close()
+        else:
+            reuse.sizes, reuse.stepper = sizes, run.stepper
     arrays = _arrays(rows, theta, run.nx, run.nz)
-    return SensitivityResult(model, arrays, theta, _events(plain, run.time_sensitivities, theta), relative,
+    return SensitivityResult(model, arrays, theta, _events(plain_events, run.time_sensitivities, theta), relative,
                              continuation=(options.solver, options.rtol, options.atol,
                                            options.max_step if options.max_step is not None
                                            else options.t_end - options.t0))
@@ -173,13 +215,13 @@ def _arrays(rows, theta, nx, nz):
             np.array(rows.p).T, S, Sz, P / theta.scale)
 
 
-def _events(plain, time_sensitivities, theta):
-    """The run's mode changes, each with the sensitivity of its instant."""
+def _events(plain_events, time_sensitivities, theta):
+    """The run's mode changes (those of its plain run), each with the sensitivity of its instant."""
     at = {}
     for event, tau in time_sensitivities:
         at.setdefault(event.t, tau / theta.scale)
     out = []
-    for e in plain.events:
+    for e in plain_events:
         tau = at.get(e.t, np.zeros(theta.count))
         out.append(SensitivityEvent(e.t, e.component, e.before, e.after, e.cause,
                                     dict(zip(theta.names, tau.tolist()))))
