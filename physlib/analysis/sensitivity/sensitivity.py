@@ -107,15 +107,14 @@ class RepeatedSensitivity:
     """Forward sensitivity runs of ``model`` by the parameters ``names`` with the same
     ``simulate`` options at changing parameter values (a fit's runs, :meth:`__call__`).
 
-    The options are checked once; every run takes the directions' tolerances of the first
-    (from the magnitudes of its states) and its solver, restarted: the runs are then one
-    smooth function of the values rather than one whose tolerances move with them, and a
-    model without modes needs no plain run to set them. ``close()`` frees the solver."""
+    The options are checked once, and every run takes the first's solver, restarted, with
+    its tolerances: the runs are then one smooth function of the values rather than one whose
+    tolerances move with them. ``close()`` frees the solver."""
 
     def __init__(self, model, t_end: float, names, values: dict, **options):
         self.model, self.names = model, list(names)
         self.options = run_options(model, t_end, values=values, **options)
-        self.sizes, self.stepper = None, None
+        self.stepper = None
 
     def __call__(self, values: dict) -> SensitivityResult:
         """The run with the parameters ``values`` ({path: value}) set over the options' own."""
@@ -142,27 +141,23 @@ def run_options(model, t_end, *, values, t_eval=None, **options):
 
 def forward_sensitivity(model, options, names, relative=False, reuse=None) -> SensitivityResult:
     """:func:`sensitivity` by the forward method, with validated ``options``; ``reuse``: a
-    :class:`RepeatedSensitivity` whose tolerances and solver the run takes (if it has them)
-    and leaves to it for the next run."""
+    :class:`RepeatedSensitivity` whose solver the run takes (if it has one) and leaves to it
+    for the next run."""
     p = model.parameter_vector(options.params)
     theta = resolve(model, names, p, options.params)
-    sizes = reuse.sizes if reuse is not None else None
-    if sizes is not None and not model.has_modes:
-        x, z = consistent_start(model, p, options)
-        events, plain_events = model_events(model, options, p, x, z), []
-    else:
-        events, plain = record_events(model, options, p)
-        plain_events, sizes = plain.events, sizes if sizes is not None else magnitudes(plain)
+    events, plain = record_events(model, options, p)
     theta = with_initial_values(theta, events[0].x)
-    run = ForwardRun(model, options, theta, sizes, stepper=reuse.stepper if reuse is not None else None)
+    run = ForwardRun(model, options, theta, None if plain is None else magnitudes(plain),
+                     stepper=reuse.stepper if reuse is not None else None)
     try:
         rows = run.run(events[0].x, events[0].z, p, events)
     finally:
         if reuse is None:
             run.close()
         else:
-            reuse.sizes, reuse.stepper = sizes, run.stepper
+            reuse.stepper = run.stepper
     arrays = _arrays(rows, theta, run.nx, run.nz)
+    plain_events = plain.events if plain is not None else []
     return SensitivityResult(model, arrays, theta, _events(plain_events, run.time_sensitivities, theta), relative,
                              continuation=(options.solver, options.rtol, options.atol,
                                            options.max_step if options.max_step is not None
@@ -170,9 +165,13 @@ def forward_sensitivity(model, options, names, relative=False, reuse=None) -> Se
 
 
 def record_events(model, options, p):
-    """(events, plain result): the start and every event of a plain simulation of ``model``
-    (for a model without modes: its start and time events, where the states are continuous),
-    and that simulation."""
+    """(events, plain result): the start and every event of a plain simulation of ``model``,
+    and that simulation; for a model without modes its start and time events (the states are
+    continuous there) and no simulation (its sensitivity run takes the magnitudes a plain run
+    would give from its start, :class:`~.forward.ForwardRun`)."""
+    if not model.has_modes:
+        x, z = consistent_start(model, p, options)
+        return model_events(model, options, p, x, z), None
     recorder = EventRecorder()
     try:
         with tracing(recorder):
@@ -183,9 +182,6 @@ def record_events(model, options, p):
                              initial=options.initial)
     except EventStormError as err:
         raise SensitivityError(f"sensitivities are undefined where events chase each other: {err}") from None
-    if not model.has_modes:
-        x, z = consistent_start(model, p, options)
-        return model_events(model, options, p, x, z), plain
     return recorder.events, plain
 
 
