@@ -147,8 +147,15 @@ def forward_sensitivity(model, options, names, relative=False, reuse=None) -> Se
     theta = resolve(model, names, p, options.params)
     events, plain = record_events(model, options, p)
     theta = with_initial_values(theta, events[0].x)
-    run = ForwardRun(model, options, theta, None if plain is None else magnitudes(plain),
-                     stepper=reuse.stepper if reuse is not None else None)
+    stepper = reuse.stepper if reuse is not None else None
+    sizes = None
+    if plain is not None:
+        sizes = magnitudes(plain)
+    elif reuse is not None and stepper is None:
+        # the first of many runs: the plain run's floors cost one simulation and save each
+        # later run steps (a DC motor's from 0 A and 0 rad/s: 372 steps without, 258 with)
+        sizes = magnitudes(plain_run(model, options))
+    run = ForwardRun(model, options, theta, sizes, stepper=stepper)
     try:
         rows = run.run(events[0].x, events[0].z, p, events)
     finally:
@@ -175,14 +182,18 @@ def record_events(model, options, p):
     recorder = EventRecorder()
     try:
         with tracing(recorder):
-            plain = simulate(model, options.t_end, t0=options.t0, solver=options.solver, rtol=options.rtol,
-                             atol=options.atol, params=options.params, x0=options.x0,
-                             projection=options.projection, max_step=options.max_step,
-                             event_tol=options.event_tol, max_events=options.max_events,
-                             initial=options.initial)
+            plain = plain_run(model, options)
     except EventStormError as err:
         raise SensitivityError(f"sensitivities are undefined where events chase each other: {err}") from None
     return recorder.events, plain
+
+
+def plain_run(model, options):
+    """The simulation of ``model`` with the sensitivity run's ``options``, on the default grid."""
+    return simulate(model, options.t_end, t0=options.t0, solver=options.solver, rtol=options.rtol,
+                    atol=options.atol, params=options.params, x0=options.x0, projection=options.projection,
+                    max_step=options.max_step, event_tol=options.event_tol, max_events=options.max_events,
+                    initial=options.initial)
 
 
 def magnitudes(plain):
