@@ -4,7 +4,7 @@ Printed, each against ``sim.simulate`` with the same options (best of a few warm
 ratio is the cost in simulations, issue 38's measure):
 
 * forward sensitivities (``sim.sensitivity``) of an RC ladder of 100 stages (R{k} = 1 kΩ,
-  C{k} = 1 µF, a 1 V step in; 100 outputs over 10 ms) by Np = 1, 5, 10, 20 of its resistors,
+  C{k} = 1 µF, charged from rest by 1 V; 100 outputs over 10 ms) by Np = 1, 5, 10, 20 of its resistors,
   and of the DC motor of examples/dc_motor.py by its five parameters (100 outputs over 1 s,
   rtol 1e-8): target ≤ 1 + 0.5·Np;
 * the adjoint gradient (``sim.gradient`` of a sum of squares of C9.v at 100 samples) of a 1,000-stage
@@ -29,26 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+from bench_export_c import ladder     # R{k} = 1 kΩ, C{k} = 1 µF, a 1 V source, from rest
 from benchlib import machine, ms, timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-
-
-def ladder(n):
-    from physlib import Model
-    from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
-    from physlib.components.signals import Step
-    m = Model(f"ladder{n}")
-    src, gnd = m.add(VoltageSource("V1", V=Step(height=1.0, t0=0.0))), m.add(Ground("gnd"))
-    m.connect(src.n, gnd.p)
-    node = src.p
-    for k in range(n):
-        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-6, v0=0.0))
-        m.connect(node, r.p)
-        m.connect(r.n, c.p)
-        m.connect(c.n, gnd.p)
-        node = r.n
-    return m
 
 
 def row(label, seconds, plain, target):
