@@ -28,7 +28,7 @@ _LAZY = {
     "linearize": "physlib.analysis.linear.linearize",
     **dict.fromkeys(["SweepError", "SweepTable", "lognormal", "monte_carlo", "normal", "sweep", "uniform"],
                     "physlib.analysis.sweeps"),
-    **dict.fromkeys(["fit", "Experiment", "FitResult"], "physlib.analysis.fitting"),
+    **dict.fromkeys(["fit", "fit_frequency", "Experiment", "FitResult"], "physlib.analysis.fitting"),
 }
 
 __version__ = "0.1.0"
@@ -42,7 +42,7 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "ModeSettlingError", "DescriptorError", "PositionState", "ExportError", "SensitivityError", "FitError",
            "LinearModel", "linearize", "inject_through", "inject_across",
            "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError",
-           "fit", "Experiment", "FitResult", "UnitError", "UnitWarning", "UnitCheckError"]
+           "fit", "fit_frequency", "Experiment", "FitResult", "UnitError", "UnitWarning", "UnitCheckError"]
 
 
 def __getattr__(name):

@@ -137,3 +137,20 @@ def test_bad_fit_input_is_named():
     broken[7] = np.nan
     with pytest.raises(FitError, match=r"'C1.v' has 1 values that are NaN.*t = 0.0008"):
         physlib.fit(sim, Experiment(data=(T_RC, {"C1.v": broken})), params={"R1.R": 1e3})
+
+
+def test_clutch_parameters_from_noisy_traces_through_the_lock_lie_within_three_sigma():
+    # 1 % of each speed's peak as Gaussian noise (seeded): the estimates must scatter as their
+    # reported standard errors say, the lock's time sensitivity in the Jacobian included
+    sim = clutch_sweep.build().compile()
+    t = np.linspace(0.05, 2.0, 60)
+    run = sim.simulate(2.0, t_eval=t, **EXACT)
+    rng = np.random.default_rng(4)
+    sigma = {path: 0.01 * np.max(np.abs(run[path])) for path in ("J1.w", "J2.w")}
+    data = (t, {path: run[path] + s * rng.standard_normal(t.size) for path, s in sigma.items()})
+    result = physlib.fit(sim, Experiment(data=data, sigma=sigma, options={"max_step": 0.05}),
+                         params={"clutch.fn_max": (1500.0, 100.0, 1e4), "J2.J": (1.0, 0.1, 10.0)})
+    assert result.success
+    for name, truth in (("clutch.fn_max", 1000.0), ("J2.J", 2.0)):
+        assert abs(result.params[name] - truth) < 3 * result.stderr[name], name
+        assert 1e-4 < result.stderr[name] / truth < 0.05, name      # the noise is seen, and it is small

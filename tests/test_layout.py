@@ -22,9 +22,10 @@ SHARED = "common"
 # each job subpackage and what it may import of the analyses besides the shared helpers
 # (simulation reaches noise only for the noise propagated along a run; export writes FMUs and
 # standalone C from the compiled functions, mirroring the simulator's fixed-step methods and events;
-# sensitivity follows the simulator's runs through their events; fitting runs sensitivities)
+# sensitivity follows the simulator's runs through their events; fitting runs sensitivities, and
+# linearizations for a frequency response)
 JOBS = {"linear": set(), "noise": {"linear"}, "simulation": {"linear", "noise"}, "sweeps": set(),
-        "export": {"simulation"}, "sensitivity": {"simulation", "linear"}, "fitting": {"sensitivity"}}
+        "export": {"simulation"}, "sensitivity": {"simulation", "linear"}, "fitting": {"sensitivity", "linear"}}
 
 
 def analysis_modules():

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from ...core.errors import FitError, ParameterError
-from ..sensitivity.sensitivity import sensitivity
+from ..sensitivity.sensitivity import RepeatedSensitivity
 from .experiment import Experiment
 from .result import FitResult, Prediction
 
@@ -36,18 +36,33 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
     experiments = [experiments] if isinstance(experiments, Experiment) else list(experiments)
     if not experiments:
         raise FitError("fit needs at least one Experiment")
-    if loss not in LOSSES:
-        raise FitError(f"loss must be one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
+    check_loss(loss)
     names, guess, lower, upper = parameter_bounds(sim, params, log)
     problem = Problem(sim, experiments, names, rtol, atol)
+    return solve(problem, names, (guess, lower, upper), log=log, loss=loss, max_nfev=max_nfev, tol=tol)
+
+
+def check_loss(loss):
+    if loss not in LOSSES:
+        raise FitError(f"loss must be one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
+
+
+def solve(problem, names, bounds, *, log, loss, max_nfev, tol) -> FitResult:
+    """The :class:`FitResult` of ``problem`` (a :class:`LeastSquares`) from the guess within the
+    bounds ``(guess, lower, upper)``: SciPy's bounded trust-region least squares, over log θ
+    with ``log``."""
+    guess, lower, upper = bounds
     forward = np.log if log else (lambda v: np.asarray(v, dtype=float))
     with np.errstate(divide="ignore"):
-        bounds = (forward(lower), forward(upper))
-    solution = least_squares(problem.residuals_at(log), forward(guess), jac=problem.jacobian_at(log),
-                             bounds=bounds, method="trf", loss=loss, max_nfev=max_nfev, xtol=tol, ftol=tol,
-                             gtol=tol, x_scale=1.0 if log else np.maximum(np.abs(guess), 1e-300))
-    theta = np.exp(solution.x) if log else solution.x
-    residual, jacobian = problem.evaluate(theta)
+        limits = (forward(lower), forward(upper))
+    try:
+        solution = least_squares(problem.residuals_at(log), forward(guess), jac=problem.jacobian_at(log),
+                                 bounds=limits, method="trf", loss=loss, max_nfev=max_nfev, xtol=tol, ftol=tol,
+                                 gtol=tol, x_scale=1.0 if log else np.maximum(np.abs(guess), 1e-300))
+        theta = np.exp(solution.x) if log else solution.x
+        residual, jacobian = problem.evaluate(theta)
+    finally:
+        problem.close()
     return FitResult(names, theta, residual, jacobian, problem.predictions(theta), problem.sigma_known,
                      solution)
 
@@ -85,9 +100,41 @@ def parameter_bounds(sim, params, log):
     return names, guess, lower, upper
 
 
-class Problem:
-    """The weighted residuals of ``experiments`` and their Jacobian as functions of θ, each
-    evaluation (one sensitivity run per experiment) kept for the next call at the same point."""
+class LeastSquares:
+    """Weighted residuals and their Jacobian as functions of θ (``_evaluate``: (residuals,
+    Jacobian, predictions)), each evaluation kept for the next call at the same point (SciPy
+    asks for the residuals, then the Jacobian, at each point)."""
+
+    sigma_known = True
+    _last = (None, None)
+
+    def evaluate(self, theta):
+        """(weighted residual vector, its Jacobian ∂r/∂θ) at θ."""
+        key = np.asarray(theta, dtype=float).tobytes()
+        if self._last[0] != key:
+            self._last = (key, self._evaluate(theta))
+        return self._last[1][:2]
+
+    def close(self) -> None:
+        """Free what the evaluations kept (solvers)."""
+
+    def predictions(self, theta) -> list:
+        self.evaluate(theta)
+        return self._last[1][2]
+
+    def residuals_at(self, log):
+        return lambda q: self.evaluate(np.exp(q) if log else q)[0]
+
+    def jacobian_at(self, log):
+        def jacobian(q):
+            theta = np.exp(q) if log else q
+            return self.evaluate(theta)[1] * (theta if log else 1.0)
+        return jacobian
+
+
+class Problem(LeastSquares):
+    """The weighted residuals of ``experiments`` (one sensitivity run per experiment,
+    :class:`~physlib.analysis.sensitivity.sensitivity.RepeatedSensitivity`) and their Jacobian."""
 
     def __init__(self, sim, experiments, names, rtol, atol):
         self.sim, self.names, self.rtol, self.atol = sim, names, rtol, atol
@@ -106,26 +153,19 @@ class Problem:
             sigma = {path: experiment.noise(path, t.size, label) for path in columns}
             self.data.append((experiment, label, t, columns, sigma))
         self.sigma_known = all(s is not None for *_, sigmas in self.data for s in sigmas.values())
-        self._last = (None, None)
+        self.runs = [RepeatedSensitivity(sim, experiment.span_end(t), names, experiment.values(), t_eval=t,
+                                         t0=experiment.t0, **{"rtol": rtol, "atol": atol, **experiment.options})
+                     for experiment, _, t, *_ in self.data]
 
-    def evaluate(self, theta):
-        """(weighted residual vector, its Jacobian ∂r/∂θ) at θ."""
-        key = np.asarray(theta, dtype=float).tobytes()
-        if self._last[0] != key:
-            self._last = (key, self._evaluate(theta))
-        return self._last[1][:2]
-
-    def predictions(self, theta) -> list:
-        self.evaluate(theta)
-        return self._last[1][2]
+    def close(self) -> None:
+        for run in self.runs:
+            run.close()
 
     def _evaluate(self, theta):
         values = dict(zip(self.names, (float(v) for v in theta)))
         residuals, rows, predictions = [], [], []
-        for experiment, label, t, columns, sigmas in self.data:
-            sens = sensitivity(self.sim, experiment.span_end(t), params=values, values=experiment.values(),
-                               t_eval=t, t0=experiment.t0,
-                               **{"rtol": self.rtol, "atol": self.atol, **experiment.options})
+        for run, (experiment, label, t, columns, sigmas) in zip(self.runs, self.data):
+            sens = run(values)
             model = {}
             for path, y in columns.items():
                 weight = 1.0 / sigmas[path] if sigmas[path] is not None else np.ones_like(y)
@@ -134,12 +174,3 @@ class Problem:
                 rows.append(np.column_stack([sens.derivative(path, n) for n in self.names]) * weight[:, None])
             predictions.append(Prediction(label, t, columns, model, sigmas))
         return np.concatenate(residuals), np.vstack(rows), predictions
-
-    def residuals_at(self, log):
-        return lambda q: self.evaluate(np.exp(q) if log else q)[0]
-
-    def jacobian_at(self, log):
-        def jacobian(q):
-            theta = np.exp(q) if log else q
-            return self.evaluate(theta)[1] * (theta if log else 1.0)
-        return jacobian

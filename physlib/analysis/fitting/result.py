@@ -8,17 +8,20 @@ from dataclasses import dataclass
 import numpy as np
 
 IDENTIFIABLE = 1e-6     # singular values of the relative Jacobian below this fraction of the largest
+TIE = 1e-6              # pivots of the combinations' echelon form this close count as equal
 
 
 @dataclass
 class Prediction:
-    """One experiment's measurements and the fitted model's values at the same times."""
+    """One experiment's measurements and the fitted model's values at the same times (or
+    frequencies, ``axis`` says which: a frequency response's values are complex)."""
 
     label: str
     t: np.ndarray
     data: dict
     model: dict
     sigma: dict
+    axis: str = "time [s]"
 
 
 @dataclass
@@ -121,34 +124,45 @@ class FitResult:
         return self.report()
 
     def plot(self):
-        """Each measured path of each experiment with the fitted model; returns the Figure."""
+        """Each measured path of each experiment with the fitted model (a frequency response's
+        magnitude and phase); returns the Figure."""
         import matplotlib.pyplot as plt
 
-        panels = [(p, path) for p in self.predictions for path in p.data]
+        panels = [(p, path, part) for p in self.predictions for path in p.data
+                  for part in (("magnitude", "phase [deg]") if np.iscomplexobj(p.data[path]) else (None,))]
         fig, axes = plt.subplots(len(panels), 1, sharex=False, squeeze=False, figsize=(7, 1.5 + 2.2 * len(panels)))
-        for axis, (p, path) in zip(axes[:, 0], panels):
-            axis.plot(p.t, p.data[path], ".", ms=3, label="data")
-            axis.plot(p.t, p.model[path], "-", label="fitted model")
-            axis.set_ylabel(path, fontsize=8)
+        for axis, (p, path, part) in zip(axes[:, 0], panels):
+            data, model = (_part(p.data[path], part), _part(p.model[path], part))
+            draw = {None: axis.plot, "magnitude": axis.loglog}.get(part, axis.semilogx)
+            draw(p.t, data, ".", ms=3, label="data")
+            draw(p.t, model, "-", label="fitted model")
+            axis.set_ylabel(f"{path} {part}" if part else path, fontsize=8)
             axis.set_title(p.label, fontsize=8)
+            axis.set_xlabel(p.axis, fontsize=8)
             axis.grid(True, alpha=0.3)
             axis.legend(loc="best", fontsize=8)
-        axes[-1, 0].set_xlabel("time [s]")
         fig.tight_layout()
         return fig
 
 
+def _part(values, part):
+    """The values plotted: as they are, or a complex response's magnitude or phase [deg]."""
+    if part is None:
+        return values
+    return np.abs(values) if part == "magnitude" else np.degrees(np.unwrap(np.angle(values)))
+
+
 def _reduced(rows) -> np.ndarray:
     """A basis of the span of ``rows`` in reduced row-echelon form (pivots on the largest
-    entries, ties to the later column): each combination then has exponent 1 in a parameter of its own that the others
-    leave out, which reads better than the singular vectors' dense mixtures."""
+    entries): each combination then has exponent 1 in a parameter of its own that the others
+    leave out, which reads better than the singular vectors' dense mixtures. Entries equal to
+    TIE relative (R·C's undetermined direction is (1, −1)/√2) pivot on the last parameter, so
+    that rounding does not choose between C/R and R/C from one machine to the next."""
     rows = np.array(rows, dtype=float)
     free = list(range(rows.shape[1]))
     for k in range(rows.shape[0]):
-        # Ties (entries equal to 1e-9, as R and C in R·C) go to the later parameter, whatever
-        # the rounding of the singular vectors: the same combination on every machine.
-        size = {c: np.max(np.abs(rows[k:, c])) for c in free}
-        column = max(c for c in free if size[c] >= (1 - 1e-9) * max(size.values()))
+        largest = {c: np.max(np.abs(rows[k:, c])) for c in free}
+        column = [c for c in free if largest[c] >= (1 - TIE) * max(largest.values())][-1]
         pivot = k + int(np.argmax(np.abs(rows[k:, column])))
         rows[[k, pivot]] = rows[[pivot, k]]
         rows[k] /= rows[k, column]

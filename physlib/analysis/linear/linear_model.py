@@ -12,6 +12,7 @@ import scipy.sparse as sps
 from ...core.errors import PhyslibError
 from ...core.units import divided
 from .frequency_response import frequency_response
+from .linear_sensitivity import linear_sensitivities
 from .minimal_realization import minimal_basis, named_basis
 
 
@@ -29,14 +30,17 @@ class LinearModel:
     :meth:`frequency_response` works on them — and makes each NumPy array the first time it
     is read (n² numbers for A). ``states``, ``inputs``, ``outputs`` are the signal names (also
     as ``state_names``, ``input_names``, ``output_names``). ``at`` is the
-    :class:`~physlib.analysis.linear.operating_point.OperatingPoint` it was linearized at, if any.
+    :class:`~physlib.analysis.linear.operating_point.OperatingPoint` it was linearized at, if any;
+    ``origin`` how :func:`~physlib.analysis.linear.linearize.linearize` made it (the inputs'
+    and outputs' places in the compiled model, for :meth:`sensitivity`), None otherwise.
     ``units`` and ``input_units``: the unit of each state and output, and of each input, mappings
     by name (Modelica unit strings, :mod:`physlib.units`; apart because an analysis point can be
     both an input, a current injected, and an output, the voltage there): :meth:`unit`, and
     :meth:`response_unit` for a transfer function's (``"V/A"``).
     """
 
-    def __init__(self, A, B, C, D, *, states, inputs, outputs, E=None, at=None, units=None, input_units=None):
+    def __init__(self, A, B, C, D, *, states, inputs, outputs, E=None, at=None, origin=None, units=None,
+                 input_units=None):
         n, m, p = len(states), len(inputs), len(outputs)
         shapes = {"A": (n, n), "B": (n, m), "C": (p, n), "D": (p, m), "E": (n, n)}
         given = {"A": A, "B": B, "C": C, "D": D, "E": E}
@@ -48,6 +52,7 @@ class LinearModel:
         self.at = at
         self.units = {} if units is None else units
         self.input_units = {} if input_units is None else input_units
+        self.origin = origin
 
     def _array(self, name):
         if name not in self._given:
@@ -147,6 +152,26 @@ class LinearModel:
             raise PhyslibError(f"LinearModel has no {what} {', '.join(map(repr, missing))}; its "
                                f"{what}s: {', '.join(known)}")
         return np.array([index[n] for n in names], dtype=int)
+
+    def sensitivity(self, param, f=None, *, params: dict | None = None, hold_point: bool = False):
+        """The derivatives of this model's matrices by the parameter ``param`` (a parameter path
+        such as ``"R1.R"`` or a model parameter): a
+        :class:`~physlib.analysis.linear.linear_sensitivity.LinearSensitivity` with ``A``, ``B``,
+        ``C``, ``D`` (∂A/∂θ ... as dense arrays) and, with frequencies ``f`` [Hz], ``H`` =
+        ∂H(j2πf)/∂θ (outputs × inputs × len(f)). A list of names gives a list of them.
+
+        Exact: the second derivatives of the model's equations at the operating point
+        (:mod:`physlib.analysis.linear.linear_sensitivity`). The point is a steady state, which
+        moves with the parameter (a diode's bias current with its series resistor), and that
+        motion is included; ``hold_point=True`` holds the point's states fixed instead (needed
+        for a point of a transient, ``res.at(t)``, whose motion is the run's sensitivity).
+        ``params``: the parameter values the point was found with, needed when ``param`` is a
+        model parameter (its computed entries are checked against the point's). The model must
+        come from ``linearize``; a model whose states a locked clutch reduced has no sensitivity
+        here (linearize with ``descriptor=True``)."""
+        names = [param] if isinstance(param, str) else list(param)
+        found = linear_sensitivities(self, names, f, params=params, hold_point=hold_point)
+        return found[0] if isinstance(param, str) else found
 
     def dcgain(self) -> np.ndarray:
         """Steady-state gain (outputs × inputs): −C A⁻¹ B + D (C (−A)⁻¹ B + D with E)."""

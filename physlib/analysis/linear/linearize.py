@@ -30,6 +30,7 @@ from ...assembly.netlist import Netlist
 from ...core.errors import PhyslibError, UnknownNameError
 from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
+from .linear_sensitivity import Linearization
 from .operating_point import OperatingPoint, input_names, operating_point, resolve_input
 from ..common.projection import constraint_jacobian
 
@@ -104,18 +105,24 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     if op.model is not model:
         raise PhyslibError("the operating point belongs to another compiled model")
     x, z, p, t = op.x, op.z, op.p, op.t
-    fx, fz, fu, gx, gz, gu, hx, hz, hu = _jacobians(model, inputs, outputs, op)
+    slots, gains = _input_slots(model, inputs, p, t)
+    rows = [_output_row(model, name) for name in outputs]
+    fx, fz, fu, gx, gz, gu, hx, hz, hu = _jacobians(model, slots, gains, rows, op)
     nx, nz = len(x), len(z)
     input_labels = names or list(inputs)
     output_labels = [str(o) for o in outputs]
     input_units = PathUnits(model, dict(zip(input_labels, inputs)))
     output_paths = {label: _output_path(model, o) for label, o in zip(output_labels, outputs)}
+    keep, T = (None, None) if descriptor else constrained_coordinates(model, x, z, p, t)
+    origin = Linearization(model, tuple(inputs), tuple(slots), tuple(gains.tolist()),
+                           tuple(int(pos) for pos, _ in rows), tuple(float(sign) for _, sign in rows),
+                           descriptor, keep is not None)
     if descriptor:
         E = sps.diags(np.r_[np.ones(nx), np.zeros(nz)], format="csr")
         A = sps.bmat([[fx, fz], [gx, gz]], format="csr") if nx + nz else sps.csr_matrix((0, 0))
         states = model.states + model.algebraic
         return LinearModel(A, sps.vstack([fu, gu]), sps.hstack([hx, hz]), hu, E=E, states=states,
-                           inputs=input_labels, outputs=output_labels, at=op,
+                           inputs=input_labels, outputs=output_labels, at=op, origin=origin,
                            units=PathUnits(model, {**dict(zip(states, states)), **output_paths}),
                            input_units=input_units)
     if nz:
@@ -125,13 +132,12 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         C, D = hx - hz @ gzx, hu - hz @ gzu
     else:
         A, B, C, D = fx, fu, hx, hu
-    keep, T = constrained_coordinates(model, x, z, p, t)
     if keep is not None:
         T = sps.csr_matrix(T)
         A, B, C = A[keep] @ T, B[keep], C @ T
     states = [model.states[i] for i in keep] if keep is not None else model.states
     return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op,
-                       units=PathUnits(model, {**dict(zip(states, states)), **output_paths}),
+                       origin=origin, units=PathUnits(model, {**dict(zip(states, states)), **output_paths}),
                        input_units=input_units)
 
 
@@ -184,10 +190,11 @@ def _input_slots(model, inputs, p, t):
     return slots, np.array(gains)
 
 
-def _jacobians(model, inputs, outputs, op):
+def _jacobians(model, slots, gains, rows, op):
     """f_x, f_z, f_u, g_x, g_z, g_u, h_x, h_z, h_u at ``op`` as SciPy sparse matrices (CSR),
-    outputs signed: CasADi's sparse Jacobians, never made dense (a 10 000-element circuit's
-    f_x has a few nonzeros per row).
+    for inputs entering the parameter vector at ``slots`` as gain·u and outputs at the
+    (position, sign) ``rows``, outputs signed: CasADi's sparse Jacobians, never made dense (a
+    10 000-element circuit's f_x has a few nonzeros per row).
 
     Jacobians with respect to the input parameters only (a noise analysis has one input per
     dissipative element; the whole parameter vector would be thousands of columns more),
@@ -196,8 +203,6 @@ def _jacobians(model, inputs, outputs, op):
     Jacobian of 5 000 such outputs took longer than that of the equations."""
     system = model.system
     x, z, p, t = op.x, op.z, op.p, op.t
-    slots, gains = _input_slots(model, inputs, p, t)
-    rows = [_output_row(model, name) for name in outputs]
     positions = np.array([pos for pos, _ in rows], dtype=int)
     signs = np.array([sign for _, sign in rows])
     state_of, algebraic_of = _unknown_of_position(model)
@@ -218,11 +223,11 @@ def _jacobians(model, inputs, outputs, op):
     blocks = [sps.csr_matrix(m.sparse()) for m in system.cache[key](x, z, p, t)]
     # the outputs' rows: CasADi's for the derived ones, unit rows for the others
     place = sps.csr_matrix((np.ones(derived.size), (derived, np.arange(derived.size))),
-                           shape=(len(outputs), derived.size))
+                           shape=(len(rows), derived.size))
     for k, (unit, width) in zip((6, 7), ((unit_x, len(x)), (unit_z, len(z)))):
         picked = np.flatnonzero(unit >= 0)
         blocks[k] = place @ blocks[k] + sps.csr_matrix(
-            (np.ones(picked.size), (picked, unit[picked])), shape=(len(outputs), width))
+            (np.ones(picked.size), (picked, unit[picked])), shape=(len(rows), width))
     blocks[8] = place @ blocks[8]
     blocks[6:] = [sps.diags(signs, format="csr") @ m for m in blocks[6:]] if len(signs) else blocks[6:]
     columns = [distinct.index(k) for k in slots]

@@ -77,10 +77,11 @@ class Stepper:
     ``restart(t, x, z, p)`` starts from a consistent point (no initial-condition search);
     ``step(t_stop)`` takes one internal step, never past ``t_stop``, and returns the time
     reached; ``at(t)`` is (x, z) at any t within the last step, from the solver's interpolating
-    polynomial; ``counters()`` the solver's statistics since the last restart."""
+    polynomial; ``counters()`` the solver's statistics since the last restart. ``sparse``: a
+    sparse (or banded) Jacobian; default: beyond DENSE_LIMIT unknowns."""
 
     def __init__(self, system, solver: str, rtol: float, atol: float, max_step: float | None,
-                 rows_keep_p: bool = True, atols: np.ndarray | None = None):
+                 rows_keep_p: bool = True, atols: np.ndarray | None = None, sparse: bool | None = None):
         core, nvec, dmat, dls, ida, cvode = libraries()
         self.core, self.nvec = core, nvec
         self.system, self.solver = system, solver
@@ -94,7 +95,7 @@ class Stepper:
         self.nx, self.nz = len(system.state_pos), len(system.z_pos)
         n = self.nx + (self.nz if self.ida else 0)
         self.n = n
-        self.sparse = n > DENSE_LIMIT
+        self.sparse = n > DENSE_LIMIT if sparse is None else sparse
         residual, jacobian, offset = stepping_functions(system, solver, self.sparse)
         self._res = buffered(residual)
         self._jac = buffered(jacobian)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.errors import SensitivityError
-from ..common.hybrid_components import hybrid_instances
+from .hybrid_components import hybrid_instances
 
 FIVE_POINT = (np.array([-2.0, -1.0, 1.0, 2.0]), np.array([1.0, -8.0, 8.0, -1.0]) / 12.0)
 RELATIVE_STEP = 1e-3        # of a model parameter's value, for the five-point difference
