@@ -96,9 +96,8 @@ def test_differential_pair_with_current_mirrors_equals_ngspice():
 def test_bad_parameters_name_the_mosfet_and_the_fix():
     with pytest.raises(ParameterError, match="M1.*'N' or 'P'"):
         MOSFET("M1", channel="Q")
-    with pytest.raises(ParameterError, match="M1.*Meyer.*meyer=False"):
-        MOSFET("M1", TOX=1e-8)
-    assert MOSFET("M1", TOX=1e-8, meyer=False).TOX == 1e-8
+    with pytest.raises(ParameterError, match="M1.*L = 1e-06 m.*LD = 5e-07 m"):
+        MOSFET("M1", L=1e-6, LD=0.5e-6)
 
 
 def test_a_capacitance_added_after_compile_is_a_structure_change():

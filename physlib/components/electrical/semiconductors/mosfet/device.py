@@ -1,0 +1,395 @@
+"""The SPICE MOSFET class (ngspice-39's ``mos1``), N and P channel: pins, parameters,
+equations, stored energy, dissipation and noise; its channel current in :mod:`.channel`, its
+charges in :mod:`.capacitances`."""
+from .....constants import Constant
+from .....core import Component, Parameter, ParameterError, Port, Variable
+from .....core.lazy import lazy_module
+from .....domains import electrical
+from ..junctions import BOLTZMANN, bulk_junction_current
+from ....noise_variants import noisy_class
+from .capacitances import BRANCHES, ORDER, branch_rates, junction_charge, meyer_capacitances
+from .channel import effective_length, level1_channel, temperature
+
+sp = lazy_module("sympy")     # imported when equations are derived
+
+__all__ = ["MOSFET", "EPS_OX", "TOX_ABSENT"]
+
+EPS_OX = Constant(3.9 * 8.854214871e-12, "F/m", "EPS_OX")   # ngspice's oxide permittivity (3.9·ε0)
+TOX_ABSENT = 1e-7                # m: the oxide thickness ngspice's noise assumes without TOX
+
+grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]")
+
+
+class MOSFET(Component):
+    """SPICE level-1 MOSFET (Shichman & Hodges 1968; ngspice-39's ``mos1``), N or P channel:
+    drain ``d``, gate ``g``, source ``s`` and bulk ``b`` pins, series resistances RD, RS to an
+    internal drain d' and source s', the channel current between them, bulk–drain and
+    bulk–source diodes with their depletion charge (bottom and sidewall), Meyer's gate
+    capacitances and the overlap capacitances, temperature dependence, thermal and flicker
+    noise.
+
+    Parameters (SPICE names; lengths in metres, areas in m², the ``.model`` and instance
+    parameters alike):
+
+    ======= ======== ================================================= ===========
+    name    unit     meaning                                           default
+    ======= ======== ================================================= ===========
+    channel          "N" or "P" (structural)                           "N"
+    meyer            Meyer's gate capacitances when TOX > 0 (struct.)  True
+    VTO     V        zero-bias threshold voltage (< 0 for enhancement  0
+                     PMOS)
+    KP      A/V²     transconductance parameter at TNOM (> 0)          2e-5
+    GAMMA   √V       body-effect coefficient (>= 0)                    0
+    PHI     V        surface potential at TNOM (> 0)                   0.6
+    LAMBDA  1/V      channel-length modulation (>= 0)                  0
+    RD, RS  Ohm      drain, source resistance (>= 0; divided by M)     0
+    CBD,CBS F        zero-bias bulk–drain, bulk–source capacitance     0
+                     (> 0: in place of CJ·AD, CJ·AS)
+    CJ      F/m²     zero-bias bulk junction bottom capacitance        0
+    CJSW    F/m      zero-bias bulk junction sidewall capacitance      0
+    AD, AS  m²       drain, source diffusion area                      0
+    PD, PS  m        drain, source diffusion perimeter                 0
+    IS      A        bulk junction saturation current (> 0)            1e-14
+    JS      A/m²     saturation current density (> 0 with AD, AS > 0:  0
+                     JS·AD, JS·AS in place of IS)
+    PB      V        bulk junction potential (> 0)                     0.8
+    MJ      1        bottom grading coefficient [0, 0.9]               0.5
+    MJSW    1        sidewall grading coefficient [0, 0.9]             0.5
+    FC      1        forward-bias depletion capacitance coeff. [0, 1)  0.5
+    CGSO    F/m      gate–source overlap capacitance per width         0
+    CGDO    F/m      gate–drain overlap capacitance per width          0
+    CGBO    F/m      gate–bulk overlap capacitance per length          0
+    TOX     m        oxide thickness (>= 0; 0: not given, see below)   0
+    LD      m        lateral diffusion (L − 2·LD is the channel)       0
+    KF      1        flicker noise coefficient (>= 0)                  0
+    AF      1        flicker noise exponent (> 0)                      1
+    W, L    m        channel width, drawn length (> 0)                 100e-6
+    M       1        multiplier: M devices in parallel (> 0)           1
+    T       K        device (circuit) temperature (> 0)                300.15
+    TNOM    K        temperature the parameters were measured at       300.15
+    GMIN    S        conductance across each bulk junction; ngspice:   0
+                     1e-12 (the SPICE reader sets it)
+    ======= ======== ================================================= ===========
+
+    Variables (in the channel's own polarity: tp = +1 for N, −1 for P, so a conducting PMOS has
+    vgs, vds > 0 here): vgs = tp·(g.v − v_s'), vds = tp·(v_d' − v_s'), vbs = tp·(b.v − v_s'),
+    vbd = vbs − vds, vgd = vgs − vds, vgb = vgs − vbs [V]; vdi = v_d', vsi = v_s' [V] the
+    internal nodes; ids [A] the channel current d' → s'; ibs, ibd [A] the bulk diodes'
+    currents (b → s', b → d'); gm [S] the transconductance ∂|ids|/∂vgs in the conducting
+    direction (ngspice's gm).
+
+    Equations (ngspice-39's mos1temp.c and mos1load.c; the channel current and the temperature
+    rules: :func:`~.channel.level1_channel`, :func:`~.channel.temperature`; vt = k·T/q)::
+
+        forward (vds >= 0): I(vgs, vds, vbs); reverse: −I(vgd, −vds, vbd)   = ids
+        ibs = M·IS(T)·(exp(vbs/vt) − 1) + GMIN·vbs  (vbs > −3·vt), −M·IS(T) + GMIN·vbs below;
+        ibd likewise of vbd
+        d.i = tp·(ids − ibd − dQbd/dt − Cgd·dvgd/dt)
+        g.i = tp·(Cgs·dvgs/dt + Cgd·dvgd/dt + Cgb·dvgb/dt)
+        b.i = tp·(ibs + ibd + dQbs/dt + dQbd/dt − Cgb·dvgb/dt)
+        d.i + g.i + s.i + b.i = 0
+        d.v − v_d' = RD/M·d.i,    v_s' − s.v = −RS/M·s.i
+
+    Qbd = :func:`~.capacitances.junction_charge` of vbd with the bottom capacitance M·CBD (or
+    M·CJ·AD) graded MJ and the sidewall M·CJSW·PD graded MJSW (ngspice's temperature rule, no
+    1/FC limit on PB(T)); Qbs likewise with CBS, AS, PS. Cgs = M·W·CGSO + Meyer's Cgs, Cgd =
+    M·W·CGDO + Meyer's Cgd, Cgb = M·(L − 2·LD)·CGBO + Meyer's Cgb: with TOX > 0 (and
+    ``meyer``), :func:`~.capacitances.meyer_capacitances` of the conducting direction's
+    overdrive and saturation voltage, PHI(T) and Cox = 3.9·ε0/TOX·M·W·(L − 2·LD), gate–source
+    and gate–drain exchanged in reverse (vds < 0), as ngspice. Without TOX (0) ngspice has no
+    Meyer capacitances, and its flicker noise assumes TOX = 1e-7 m, as here; ``meyer=False``
+    leaves them out with TOX > 0 (TOX then sets Cox for the flicker noise only). The
+    exponentials continue as their tangents above 40·vt, where ngspice limits its argument
+    at 709 instead (a bulk junction forward-biased by more than 1 V; not reached in use).
+    Where vb > 0 physlib's small-signal gmbs is the exact derivative of the current; ngspice
+    loads gm·GAMMA/(2σ) there, which differs (its .ac disagrees with its own .op slope).
+
+    Structure: each charge (a bulk junction with a capacitance > 0, a gate branch with an
+    overlap or Meyer's capacitances) and each resistance > 0 is decided when the model is
+    compiled; ``params=`` may change their values but not whether they are 0 (a
+    :class:`~physlib.core.errors.StructureChangeError`).
+
+    Noise (ngspice-39's mos1noi.c, at T): ``"M1.rd"``, ``"M1.rs"`` thermal 4kT·M/RD, 4kT·M/RS
+    in parallel with RD, RS (only when > 0); ``"M1.id"`` channel thermal 4kT·(2/3)·|gm| and
+    ``"M1.1overf"`` flicker KF·|ids − ibd|^AF/(f·W·M·(L − 2·LD)·Cox²) [A²/Hz], both between d'
+    and s'.
+
+    Dissipates RD/M·d.i² + RS/M·s.i² + ids·vds + ibs·vbs + ibd·vbd; stores the junction charges'
+    energy and the overlaps' M·W·CGSO·vgs²/2 + M·W·CGDO·vgd²/2 + M·(L − 2·LD)·CGBO·vgb²/2.
+    Meyer's capacitances conserve neither charge nor energy (no stored energy is a function of
+    the voltages): the power they take, vgs·Cgs·dvgs/dt + vgd·Cgd·dvgd/dt + vgb·Cgb·dvgb/dt of
+    their parts, is booked with the dissipation, so the energy books balance (that part may
+    be negative).
+
+    References: H. Shichman, D. A. Hodges, "Modeling and simulation of insulated-gate
+    field-effect transistor switching circuits", IEEE J. Solid-State Circuits 3(3), 1968;
+    J. E. Meyer, "MOS models and circuit simulation", RCA Review 32, 1971; the ngspice manual,
+    chapter "MOSFETs" (level 1).
+    """
+
+    d = Port(electrical, "drain")
+    g = Port(electrical, "gate")
+    s = Port(electrical, "source")
+    b = Port(electrical, "bulk (body)")
+
+    channel = Parameter("N", description='"N" or "P"', structural=True)
+    meyer = Parameter(True, description="Meyer's gate capacitances when TOX > 0 (False: TOX sets "
+                      "the flicker noise's Cox only)", structural=True)
+    VTO = Parameter(0.0, unit="V", description="zero-bias threshold voltage")
+    KP = Parameter(2e-5, unit="A/V2", description="transconductance parameter", positive=True)
+    GAMMA = Parameter(0.0, unit="V(1/2)", description="body-effect coefficient", nonnegative=True)
+    PHI = Parameter(0.6, unit="V", description="surface potential", positive=True)
+    LAMBDA = Parameter(0.0, unit="1/V", description="channel-length modulation", nonnegative=True)
+    RD = Parameter(0.0, unit="Ohm", description="drain resistance", nonnegative=True)
+    RS = Parameter(0.0, unit="Ohm", description="source resistance", nonnegative=True)
+    CBD = Parameter(0.0, unit="F", description="zero-bias bulk-drain capacitance", nonnegative=True)
+    CBS = Parameter(0.0, unit="F", description="zero-bias bulk-source capacitance", nonnegative=True)
+    CJ = Parameter(0.0, unit="F/m2", description="zero-bias bulk junction bottom capacitance per area",
+                   nonnegative=True)
+    CJSW = Parameter(0.0, unit="F/m", description="zero-bias bulk junction sidewall capacitance per "
+                     "length", nonnegative=True)
+    AD = Parameter(0.0, unit="m2", description="drain diffusion area", nonnegative=True)
+    AS = Parameter(0.0, unit="m2", description="source diffusion area", nonnegative=True)
+    PD = Parameter(0.0, unit="m", description="drain diffusion perimeter", nonnegative=True)
+    PS = Parameter(0.0, unit="m", description="source diffusion perimeter", nonnegative=True)
+    IS = Parameter(1e-14, unit="A", description="bulk junction saturation current", positive=True)
+    JS = Parameter(0.0, unit="A/m2", description="bulk junction saturation current density",
+                   nonnegative=True)
+    PB = Parameter(0.8, unit="V", description="bulk junction potential", positive=True)
+    MJ = Parameter(0.5, unit="1", description="bulk junction bottom grading coefficient", check=grading)
+    MJSW = Parameter(0.5, unit="1", description="bulk junction sidewall grading coefficient", check=grading)
+    FC = Parameter(0.5, unit="1", description="forward-bias depletion capacitance coefficient",
+                   check=(lambda fc: 0.0 <= fc < 1.0, "FC must be in [0, 1)"))
+    CGSO = Parameter(0.0, unit="F/m", description="gate-source overlap capacitance per width",
+                     nonnegative=True)
+    CGDO = Parameter(0.0, unit="F/m", description="gate-drain overlap capacitance per width",
+                     nonnegative=True)
+    CGBO = Parameter(0.0, unit="F/m", description="gate-bulk overlap capacitance per length",
+                     nonnegative=True)
+    TOX = Parameter(0.0, unit="m", description="oxide thickness (0: not given)", nonnegative=True)
+    LD = Parameter(0.0, unit="m", description="lateral diffusion", nonnegative=True)
+    KF = Parameter(0.0, unit="1", description="flicker noise coefficient", nonnegative=True)
+    AF = Parameter(1.0, unit="1", description="flicker noise exponent", positive=True)
+    W = Parameter(100e-6, unit="m", description="channel width", positive=True)
+    L = Parameter(100e-6, unit="m", description="channel length", positive=True)
+    M = Parameter(1.0, unit="1", description="multiplier (devices in parallel)", positive=True)
+    T = Parameter(300.15, unit="K", description="device temperature", positive=True)
+    TNOM = Parameter(300.15, unit="K", description="temperature the parameters were measured at",
+                     positive=True)
+    GMIN = Parameter(0.0, unit="S", description="conductance across each bulk junction "
+                     "(ngspice: 1e-12)", nonnegative=True)
+
+    vgs = Variable("V", "gate-source voltage (channel polarity)")
+    vds = Variable("V", "drain-source voltage (channel polarity)")
+    vbs = Variable("V", "bulk-source voltage (channel polarity)")
+    vbd = Variable("V", "bulk-drain voltage (channel polarity)")
+    vgd = Variable("V", "gate-drain voltage (channel polarity)")
+    vgb = Variable("V", "gate-bulk voltage (channel polarity)")
+    vdi = Variable("V", "internal drain potential (after RD)")
+    vsi = Variable("V", "internal source potential (after RS)")
+    ids = Variable("A", "channel current d' -> s' (channel polarity)")
+    ibs = Variable("A", "bulk-source diode current (channel polarity)")
+    ibd = Variable("A", "bulk-drain diode current (channel polarity)")
+    gm = Variable("S", "transconductance in the conducting direction")
+
+    EXP_LIMIT = 40.0
+    OVERLAPS = {"gs": "CGSO", "gd": "CGDO", "gb": "CGBO"}
+    JUNCTIONS = {"bd": ("CBD", "AD", "PD"), "bs": ("CBS", "AS", "PS")}
+    LABELS = {"gs": "gate-source capacitance (CGSO, Meyer's)", "gd": "gate-drain capacitance "
+              "(CGDO, Meyer's)", "gb": "gate-bulk capacitance (CGBO, Meyer's)",
+              "bd": "bulk-drain charge (CBD or CJ·AD, CJSW·PD)", "bs": "bulk-source charge (CBS or "
+              "CJ·AS, CJSW·PS)", "sidewalls": "sidewall charges (CJSW)", "RD": "RD", "RS": "RS"}
+
+    def validate(self):
+        if self.channel not in ("N", "P"):
+            raise ParameterError(f"MOSFET {self.name!r}: channel must be 'N' or 'P', got {self.channel!r}")
+        if self.L <= 2 * self.LD:
+            raise ParameterError(f"MOSFET {self.name!r}: the channel length L = {self.L:g} m must exceed "
+                                 f"twice the lateral diffusion LD = {self.LD:g} m")
+
+    # --- structure --------------------------------------------------------------------------
+
+    def present(self, values=None) -> tuple:
+        """What the values make part of the equations: the series resistances > 0 (each an
+        internal node, as ngspice), the charge branches (of :data:`~.capacitances.ORDER`) with a
+        capacitance > 0, and "sidewalls" when CJSW > 0 makes both junctions' sidewall charges."""
+        v = self._values if values is None else values
+        meyer = self.meyer and v["TOX"] > 0
+        branches = {name: meyer or v[cap] > 0 for name, cap in self.OVERLAPS.items()}
+        branches.update({name: v[cap] > 0 or v["CJ"] * v[area] > 0 or v["CJSW"] * v[perimeter] > 0
+                         for name, (cap, area, perimeter) in self.JUNCTIONS.items()})
+        sidewalls = ("sidewalls",) if v["CJSW"] > 0 and (branches["bd"] or branches["bs"]) else ()
+        return tuple(n for n in ("RD", "RS") if v[n] > 0) + tuple(n for n in ORDER if branches[n]) + \
+            sidewalls + (("meyer",) if meyer else ())
+
+    def structure_key(self):
+        return (self.channel, self.present())
+
+    def structure_change(self, compiled, asked):
+        if self.present(compiled) == self.present(asked):
+            return None
+
+        def listed(values):
+            return ", ".join(self.LABELS.get(n, "Meyer's capacitances (TOX)") for n in self.present(values)) or "none"
+        return (f"the resistances and charges would change from {listed(compiled)} to {listed(asked)} "
+                "(a resistance > 0 is an internal node, a capacitance > 0 a charge state)")
+
+    # --- equations --------------------------------------------------------------------------
+
+    def _polarity(self):
+        return 1 if self.channel == "N" else -1
+
+    def _junction_capacitances(self, branch):
+        """(bottom, sidewall) zero-bias capacitances [F] of junction ``branch`` ("bd", "bs")."""
+        cap, area, perimeter = (getattr(self, n) for n in self.JUNCTIONS[branch])
+        bottom = self.M * sp.Piecewise((cap, cap > 0), (self.CJ * area, True))
+        return bottom, (self.M * self.CJSW * perimeter if "sidewalls" in self.present() else 0)
+
+    def _saturation_currents(self, temp):
+        """(drain, source) junction saturation currents at T [A]: M·JS·AD, M·JS·AS with JS, AD,
+        AS > 0, else M·IS each (mos1load.c)."""
+        dense = sp.And(self.JS > 0, self.AD > 0, self.AS > 0)
+        return tuple(self.M * temp.saturation * sp.Piecewise((self.JS * area, dense), (self.IS, True))
+                     for area in (self.AD, self.AS))
+
+    def _gate_capacitances(self, directions, temp):
+        """{gate branch: its capacitance [F]}: the overlaps and, with TOX, Meyer's of the
+        conducting direction (``directions``: the channel's (I, gm, vgst, vdsat) forward and
+        reverse)."""
+        caps = {"gs": self.CGSO * self.M * self.W, "gd": self.CGDO * self.M * self.W,
+                "gb": self.CGBO * self.M * effective_length(self)}
+        if "meyer" in self.present():
+            for name, cap in zip(("gs", "gd", "gb"), self._meyer(directions, temp)):
+                caps[name] += cap
+        return caps
+
+    def _meyer(self, directions, temp):
+        """Meyer's (Cgs, Cgd, Cgb) [F] of the conducting direction, as ngspice's loads call
+        DEVqmeyer (gate–source and gate–drain exchanged in reverse)."""
+        cox = EPS_OX / self.TOX * self.M * self.W * effective_length(self)
+        (_, _, vgst, vdsat), (_, _, vgst_r, vdsat_r) = directions
+        forward = meyer_capacitances(vgst, self.vds, vdsat, temp.phi, cox)
+        cgd, cgs, cgb = meyer_capacitances(vgst_r, -self.vds, vdsat_r, temp.phi, cox)
+        return tuple(sp.Piecewise((f, self.vds >= 0), (r, True)) for f, r in zip(forward, (cgs, cgd, cgb)))
+
+    def _branch_currents(self, directions, temp):
+        """{branch: its charge current [A] (channel polarity)} and the part of Meyer's
+        capacitances in the power they take [W]."""
+        present = self.present()
+        rates = branch_rates(present, {name: getattr(self, name) for name in ("vgs", "vbs", "vgd", "vbd", "vgb")})
+        gates = self._gate_capacitances(directions, temp) if {"gs", "gd", "gb"} & set(rates) else {}
+        currents, meyer_power = {}, 0
+        meyer = self._meyer(directions, temp) if "meyer" in present else (0, 0, 0)
+        for name, rate in rates.items():
+            v = getattr(self, BRANCHES[name][2])
+            if name in gates:
+                currents[name] = gates[name] * rate
+                meyer_power += v * meyer[("gs", "gd", "gb").index(name)] * rate
+            else:
+                currents[name] = sp.diff(junction_charge(v, *self._junction_capacitances(name), self), v) * rate
+        return currents, meyer_power
+
+    def channel_directions(self, temp):
+        """The channel's (I, gm, vgst, vdsat) forward (vgs, vds, vbs) and reverse (vgd, −vds, vbd)."""
+        tp = self._polarity()
+        return (level1_channel(self, tp, self.vgs, self.vds, self.vbs, temp),
+                level1_channel(self, tp, self.vgd, -self.vds, self.vbd, temp))
+
+    def equations(self):
+        tp = self._polarity()
+        temp = temperature(self, tp)
+        forward, reverse = directions = self.channel_directions(temp)
+        into = {"g": 0, "d": 0, "b": 0, "s": 0}      # charge currents into the pins (channel polarity)
+        for name, flow in self._branch_currents(directions, temp)[0].items():
+            a, b, _ = BRANCHES[name]
+            into[a] += flow
+            into[b] -= flow                          # the source's share follows from KCL
+        present = self.present()
+        drain = self.RD / self.M * (self.d.i - self._noise("rd")) if "RD" in present else 0
+        source = self.RS / self.M * (-self.s.i - self._noise("rs")) if "RS" in present else 0
+        i_drain, i_source = self._saturation_currents(temp)
+        return [
+            sp.Eq(self.vgs, tp * (self.g.v - self.vsi)),
+            sp.Eq(self.vds, tp * (self.vdi - self.vsi)),
+            sp.Eq(self.vbs, tp * (self.b.v - self.vsi)),
+            sp.Eq(self.vbd, self.vbs - self.vds),
+            sp.Eq(self.vgd, self.vgs - self.vds),
+            sp.Eq(self.vgb, self.vgs - self.vbs),
+            sp.Eq(self.ids, sp.Piecewise((forward[0], self.vds >= 0), (-reverse[0], True))),
+            sp.Eq(self.gm, sp.Piecewise((forward[1], self.vds >= 0), (reverse[1], True))),
+            sp.Eq(self.ibs, bulk_junction_current(self.vbs, i_source, temp.vt, self.GMIN, self.EXP_LIMIT)),
+            sp.Eq(self.ibd, bulk_junction_current(self.vbd, i_drain, temp.vt, self.GMIN, self.EXP_LIMIT)),
+            sp.Eq(self.g.i, tp * into["g"]),
+            sp.Eq(self.b.i, tp * (self.ibs + self.ibd + into["b"])),
+            sp.Eq(self.d.i, tp * (self.ids - self.ibd + into["d"]) + self._noise("id")
+                  + self._noise("1overf")),
+            sp.Eq(self.d.i + self.g.i + self.s.i + self.b.i, 0),
+            sp.Eq(self.d.v - self.vdi, drain),
+            sp.Eq(self.vsi - self.s.v, source),
+        ]
+
+    def energy(self):
+        """The energy the junction charges and the overlap capacitances store [J]:
+        W(v) = v·Q(v) − ∫₀^v Q dv for each junction, C·v²/2 for each overlap, so dW/dt = v·dQ/dt
+        (None without them). Meyer's capacitances store none (see :meth:`dissipation`)."""
+        stored, present = 0, self.present()
+        for name in (n for n in ORDER if n in present):
+            v = getattr(self, BRANCHES[name][2])
+            if name in self.OVERLAPS:
+                length = effective_length(self) if name == "gb" else self.W
+                stored += getattr(self, self.OVERLAPS[name]) * self.M * length * v**2 / 2
+            else:
+                caps = self._junction_capacitances(name)
+                stored += v * junction_charge(v, *caps, self) - junction_charge(v, *caps, self, integral=True)
+        return stored if stored != 0 else None
+
+    def dissipation(self):
+        """RD/M·d.i² + RS/M·s.i² + ids·vds + ibs·vbs + ibd·vbd [W] as (power, 1): the series
+        resistances, the channel and the bulk diodes' conduction currents; with Meyer's
+        capacitances, the power they take (charge non-conserving: it has no stored energy,
+        and may be negative). The other charge currents' power is stored, :meth:`energy`."""
+        power = self.RD / self.M * self.d.i**2 + self.RS / self.M * self.s.i**2 + \
+            self.ids * self.vds + self.ibs * self.vbs + self.ibd * self.vbd
+        if "meyer" in self.present():
+            temp = temperature(self, self._polarity())
+            power += self._branch_currents(self.channel_directions(temp), temp)[1]
+        return power, sp.Integer(1)
+
+    # --- noise ------------------------------------------------------------------------------
+
+    NOISE_PARTS = {"rd": "thermal", "rs": "thermal", "id": "thermal", "1overf": "flicker"}
+
+    def _noise(self, part):
+        """The zero-valued noise current of ``part`` (only in :meth:`noise_variant`'s class)."""
+        return 0
+
+    def noise_parts(self, params):
+        """The noise sources inside the MOSFET, ``{part: kind}``, with its parameter values
+        ``params`` (by name): the thermal noise of RD and RS where they are > 0, the channel's
+        thermal and flicker noise."""
+        return {part: kind for part, kind in self.NOISE_PARTS.items()
+                if part not in ("rd", "rs") or params[part.upper()] > 0}
+
+    def internal_noise(self, part, values, params):
+        """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
+        (``values``: the MOSFET's variables by local name, ``params``: its parameters), as
+        ngspice-39's mos1noi.c."""
+        kt4 = 4 * BOLTZMANN * params["T"]
+        if part in ("rd", "rs"):
+            return kt4 * params["M"] / params[part.upper()], 0.0
+        if part == "id":
+            return kt4 * 2 / 3 * abs(values["gm"]), 0.0
+        cox = EPS_OX / (params["TOX"] if params["TOX"] > 0 else TOX_ABSENT)
+        current = abs(values["ids"] - values["ibd"])
+        length = params["L"] - 2 * params["LD"]
+        return 0.0, params["KF"] * current ** params["AF"] / (params["W"] * params["M"] * length * cox**2)
+
+    def noise_variant(self):
+        """A copy of this MOSFET whose noise currents are zero-valued parameters (named by
+        :meth:`noise_input`): the inputs a noise analysis linearizes from."""
+        return noisy_class(MOSFET)(self.name, **self._values)
+
+    @staticmethod
+    def noise_input(part):
+        """The parameter of :meth:`noise_variant`'s class that is the noise current of ``part``."""
+        return "noise_" + {"1overf": "flicker"}.get(part, part)
