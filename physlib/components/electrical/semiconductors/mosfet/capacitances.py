@@ -5,48 +5,50 @@ a spanning forest of them (the states).
 
 Every function returns SymPy expressions of its arguments (symbols or numbers).
 """
+from .....constants import Constant
 from .....core import der
 from .....core.lazy import lazy_module
-from ..junctions import depletion_charge
+from ..junctions import depletion_charge, junction_temperature
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["BRANCHES", "ORDER", "MAGIC_VDS", "meyer_capacitances", "junction_charge", "branch_rates"]
+__all__ = ["BRANCHES", "ORDER", "MAGIC_VDS", "meyer_capacitances", "junction_charge", "junction_capacitance", "branch_rates"]
 
 # branch -> (pin the charge current enters, pin it leaves by, voltage across it); the gate
 # branches hold Meyer's and the overlap capacitances, the bulk ones the junctions' charges
 BRANCHES = {"gs": ("g", "s", "vgs"), "bs": ("b", "s", "vbs"), "gd": ("g", "d", "vgd"),
             "bd": ("b", "d", "vbd"), "gb": ("g", "b", "vgb")}
 ORDER = ("gs", "bs", "gd", "bd", "gb")      # the order states are chosen in
-MAGIC_VDS = 0.025                            # V: DEVqmeyer's least saturation voltage
+MAGIC_VDS = Constant(0.025, "V", "MAGIC_VDS")   # DEVqmeyer's least saturation voltage
 
 
-def meyer_capacitances(vgst, vds, vdsat, phi, cox):
-    """(Cgs, Cgd, Cgb) [F]: Meyer's gate capacitances of a channel with gate overdrive
-    ``vgst`` = vgs − von, drain–source voltage ``vds`` >= 0 and saturation voltage ``vdsat``
-    [V], surface potential ``phi`` [V] and oxide capacitance ``cox`` [F] (ngspice's DEVqmeyer,
-    doubled: ngspice keeps half of each and adds the previous step's half)::
+def meyer_capacitances(vgst, vds, vdsat, phi):
+    """(channel share, source fraction, drain fraction, bulk share) of Meyer's gate
+    capacitances per oxide capacitance Cox [1] for a channel with gate overdrive ``vgst`` =
+    vgs − von, drain–source voltage ``vds`` >= 0 and saturation voltage ``vdsat`` [V] and
+    surface potential ``phi`` [V] (ngspice's DEVqmeyer, doubled: ngspice keeps half of each
+    capacitance and adds the previous step's half): Cgs = Cox·share·source, Cgd =
+    Cox·share·drain, Cgb = Cox·bulk, where::
 
-        Cgb = cox              vgst <= −phi   (accumulation)
-            = −vgst·cox/phi    vgst <= 0      (depletion)
-            = 0                vgst > 0       (inversion)
-        Cs  = 0                vgst <= −phi/2
-            = cox·(2/3 + 4/3·vgst/phi)        vgst <= 0
-            = 2/3·cox          vgst > 0
-        Cgs = Cs·(1 − (vs − vds)²/(2·vs − vds)²),  Cgd = Cs·(1 − vs²/(2·vs − vds)²)   vds < vs
-        Cgs = Cs,  Cgd = 0                                                           vds >= vs
+        bulk   = 1                     vgst <= −phi   (accumulation)
+               = −vgst/phi             vgst <= 0      (depletion)
+               = 0                     vgst > 0       (inversion)
+        share  = 0                     vgst <= −phi/2
+               = 2/3 + 4/3·vgst/phi    vgst <= 0
+               = 2/3                   vgst > 0
+        source = 1 − (vs − vds)²/(2·vs − vds)²,  drain = 1 − vs²/(2·vs − vds)²    vds < vs
+        source = 1,  drain = 0                                                  vds >= vs
 
     with vs = max(vdsat, 0.025 V). Charge non-conserving: no charge is a function of the
     voltages, each is integrated as C(v)·dv/dt."""
-    vs = sp.Max(vdsat, MAGIC_VDS)
-    share = sp.Piecewise((2 * cox / 3, vgst > 0), (cox * (2 + 4 * vgst / phi) / 3, vgst > -phi / 2),
-                         (0, True))
-    vddif = 2 * vs - vds
-    linear = vds < vs
-    cgs = sp.Piecewise((share * (1 - (vs - vds)**2 / vddif**2), linear), (share, True))
-    cgd = sp.Piecewise((share * (1 - vs**2 / vddif**2), linear), (0, True))
-    cgb = sp.Piecewise((cox, vgst <= -phi), (-vgst * cox / phi, vgst <= 0), (0, True))
-    return cgs, cgd, cgb
+    share = sp.Piecewise((sp.Rational(2, 3), vgst > 0), ((2 + 4 * vgst / phi) / 3, vgst > -phi / 2), (0, True))
+    source, drain = [], []
+    for vs, at in ((vdsat, vdsat > MAGIC_VDS), (MAGIC_VDS, True)):   # conditions on symbols only
+        vddif = 2 * vs - vds
+        source.append((sp.Piecewise((1 - (vs - vds)**2 / vddif**2, vds < vs), (1, True)), at))
+        drain.append((sp.Piecewise((1 - vs**2 / vddif**2, vds < vs), (0, True)), at))
+    bulk = sp.Piecewise((1, vgst <= -phi), (-vgst / phi, vgst <= 0), (0, True))
+    return share, sp.Piecewise(*source), sp.Piecewise(*drain), bulk
 
 
 def junction_charge(v, bottom, sidewall, dev, integral=False):
@@ -58,6 +60,20 @@ def junction_charge(v, bottom, sidewall, dev, integral=False):
     if sidewall == 0:
         return charge
     return charge + depletion_charge(v, sidewall, dev.PB, dev.MJSW, dev.FC, dev.T, dev.TNOM, integral)
+
+
+def junction_capacitance(v, bottom, sidewall, dev):
+    """dQ/dv [F] of :func:`junction_charge`: for each part with zero-bias capacitance C graded
+    m, C(T)·(1 − v/PB(T))^(−m) below v = FC·PB(T), C(T)/(1 − FC)^(1+m)·(1 − FC·(1 + m) +
+    m·v/PB(T)) above (the charge's linear continuation, as ngspice's capbd, capbs)."""
+    total = 0
+    for cap, grading in ((bottom, dev.MJ), (sidewall, dev.MJSW)):
+        if cap == 0:
+            continue
+        vj, cj = junction_temperature(cap, dev.PB, grading, dev.T, dev.TNOM)
+        above = cj / (1 - dev.FC)**(1 + grading) * (1 - dev.FC * (1 + grading) + grading * v / vj)
+        total += sp.Piecewise((cj * (1 - v / vj)**(-grading), v < dev.FC * vj), (above, True))
+    return total
 
 
 def branch_rates(present, voltages):

@@ -9,7 +9,7 @@ from ..junctions import BOLTZMANN, ELEMENTARY_CHARGE, REFTEMP, band_gap, potenti
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Temperature", "temperature", "effective_length", "level1_channel"]
+__all__ = ["Temperature", "temperature", "effective_length", "level1_threshold", "level1_current"]
 
 
 class Temperature:
@@ -46,26 +46,31 @@ def effective_length(dev):
     return dev.L - 2 * dev.LD
 
 
-def level1_channel(dev, polarity, vg, vx, vb, temp):
-    """(I [A], gm [S], vgst [V], vdsat [V]) of the level-1 channel in one direction: the
-    current, ∂I/∂vg, the gate overdrive vg − von and the saturation voltage, with gate, drain
-    and bulk voltages ``vg``, ``vx`` >= 0, ``vb`` against the source end (mos1load.c)::
+def level1_threshold(dev, polarity, vb, temp):
+    """von [V]: the level-1 threshold with bulk voltage ``vb`` against the channel's source end
+    (mos1load.c)::
 
         σ = √(PHI(T) − vb)                          vb <= 0
           = max(0, √PHI(T) − vb/(2·√PHI(T)))         vb > 0
-        von = tp·Vbi(T) + GAMMA·σ,   vgst = vg − von,   vdsat = max(vgst, 0)
+        von = tp·Vbi(T) + GAMMA·σ
+    """
+    root = sp.sqrt(temp.phi)
+    sarg = sp.Piecewise((sp.sqrt(temp.phi - vb), vb <= 0), (root - vb / (2 * root), vb < 2 * temp.phi),
+                        (0, True))
+    return polarity * temp.vbi + dev.GAMMA * sarg
+
+
+def level1_current(dev, vgst, vx, temp):
+    """(I [A], ∂I/∂vgst [S]): the level-1 channel current with gate overdrive ``vgst`` = vg −
+    von and drain voltage ``vx`` >= 0 against the channel's source end (mos1load.c)::
+
         β = KP(T)·M·W/(L − 2·LD)
         I = 0                                       vgst <= 0          (cut-off)
           = β·(1 + LAMBDA·vx)·vgst²/2                0 < vgst <= vx     (saturation)
           = β·(1 + LAMBDA·vx)·vx·(vgst − vx/2)       vgst > vx          (linear)
     """
-    beta = temp.kp * dev.M * dev.W / effective_length(dev)
-    root = sp.sqrt(temp.phi)
-    sarg = sp.Piecewise((sp.sqrt(temp.phi - vb), vb <= 0), (root - vb / (2 * root), vb < 2 * temp.phi),
-                        (0, True))
-    vgst = vg - (polarity * temp.vbi + dev.GAMMA * sarg)
-    betap = beta * (1 + dev.LAMBDA * vx)
+    betap = temp.kp * dev.M * dev.W / effective_length(dev) * (1 + dev.LAMBDA * vx)
     current = sp.Piecewise((0, vgst <= 0), (betap * vgst**2 / 2, vgst <= vx),
                            (betap * vx * (vgst - vx / 2), True))
     gm = sp.Piecewise((0, vgst <= 0), (betap * vgst, vgst <= vx), (betap * vx, True))
-    return current, gm, vgst, sp.Max(vgst, 0)
+    return current, gm

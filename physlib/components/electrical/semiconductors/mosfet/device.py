@@ -7,8 +7,9 @@ from .....core.lazy import lazy_module
 from .....domains import electrical
 from ..junctions import BOLTZMANN, bulk_junction_current
 from ....noise_variants import noisy_class
-from .capacitances import BRANCHES, ORDER, branch_rates, junction_charge, meyer_capacitances
-from .channel import effective_length, level1_channel, temperature
+from .capacitances import (BRANCHES, ORDER, branch_rates, junction_capacitance, junction_charge,
+                           meyer_capacitances)
+from .channel import effective_length, level1_current, level1_threshold, temperature
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -76,7 +77,9 @@ class MOSFET(Component):
     vbd = vbs − vds, vgd = vgs − vds, vgb = vgs − vbs [V]; vdi = v_d', vsi = v_s' [V] the
     internal nodes; ids [A] the channel current d' → s'; ibs, ibd [A] the bulk diodes'
     currents (b → s', b → d'); gm [S] the transconductance ∂|ids|/∂vgs in the conducting
-    direction (ngspice's gm).
+    direction (ngspice's gm); von, vdsat [V] the threshold and saturation voltages in the
+    conducting direction (ngspice's); cgs, cgd, cgb [F] the gate capacitances (overlap and
+    Meyer's, as ngspice reports them).
 
     Equations (ngspice-39's mos1temp.c and mos1load.c; the channel current and the temperature
     rules: :func:`~.channel.level1_channel`, :func:`~.channel.temperature`; vt = k·T/q)::
@@ -191,6 +194,13 @@ class MOSFET(Component):
     ibs = Variable("A", "bulk-source diode current (channel polarity)")
     ibd = Variable("A", "bulk-drain diode current (channel polarity)")
     gm = Variable("S", "transconductance in the conducting direction")
+    von = Variable("V", "threshold voltage in the conducting direction (channel polarity)")
+    vdsat = Variable("V", "saturation voltage in the conducting direction (channel polarity)")
+    cgs = Variable("F", "gate-source capacitance (overlap and Meyer's)")
+    cgd = Variable("F", "gate-drain capacitance (overlap and Meyer's)")
+    cgb = Variable("F", "gate-bulk capacitance (overlap and Meyer's)")
+    cbd = Variable("F", "bulk-drain junction capacitance dQbd/dvbd")
+    cbs = Variable("F", "bulk-source junction capacitance dQbs/dvbs")
 
     EXP_LIMIT = 40.0
     OVERLAPS = {"gs": "CGSO", "gd": "CGDO", "gb": "CGBO"}
@@ -252,55 +262,69 @@ class MOSFET(Component):
         return tuple(self.M * temp.saturation * sp.Piecewise((self.JS * area, dense), (self.IS, True))
                      for area in (self.AD, self.AS))
 
-    def _gate_capacitances(self, directions, temp):
-        """{gate branch: its capacitance [F]}: the overlaps and, with TOX, Meyer's of the
-        conducting direction (``directions``: the channel's (I, gm, vgst, vdsat) forward and
-        reverse)."""
-        caps = {"gs": self.CGSO * self.M * self.W, "gd": self.CGDO * self.M * self.W,
+    def _overlaps(self):
+        """{gate branch: its overlap capacitance [F]}."""
+        return {"gs": self.CGSO * self.M * self.W, "gd": self.CGDO * self.M * self.W,
                 "gb": self.CGBO * self.M * effective_length(self)}
+
+    def _conducting(self):
+        """(vg, vx, vb): the gate, drain and bulk voltages against the channel's source end in
+        the conducting direction, (vgs, vds, vbs) forward (vds >= 0), (vgd, −vds, vbd) reverse."""
+        forward = self.vds >= 0
+        return tuple(sp.Piecewise((f, forward), (r, True)) for f, r in
+                     ((self.vgs, self.vgd), (self.vds, -self.vds), (self.vbs, self.vbd)))
+
+    def _gate_capacitance_equations(self, temp):
+        """cgs, cgd, cgb = the overlaps plus, with TOX, Meyer's capacitances of the conducting
+        direction (gate–source and gate–drain exchanged in reverse, as ngspice's loads call
+        DEVqmeyer), of the overdrive vg − von, PHI(T) and Cox = 3.9·ε0/TOX·M·W·(L − 2·LD)."""
+        meyer = {"gs": 0, "gd": 0, "gb": 0}
         if "meyer" in self.present():
-            for name, cap in zip(("gs", "gd", "gb"), self._meyer(directions, temp)):
-                caps[name] += cap
-        return caps
+            vg, vx, _ = self._conducting()
+            cox = EPS_OX / self.TOX * self.M * self.W * effective_length(self)
+            share, inner, outer, bulk = meyer_capacitances(vg - self.von, vx, self.vdsat, temp.phi)
+            forward = self.vds >= 0
+            meyer = {"gs": cox * share * sp.Piecewise((inner, forward), (outer, True)),
+                     "gd": cox * share * sp.Piecewise((outer, forward), (inner, True)), "gb": cox * bulk}
+        overlaps = self._overlaps()
+        return [sp.Eq(getattr(self, "c" + name), overlaps[name] + meyer[name]) for name in ("gs", "gd", "gb")]
 
-    def _meyer(self, directions, temp):
-        """Meyer's (Cgs, Cgd, Cgb) [F] of the conducting direction, as ngspice's loads call
-        DEVqmeyer (gate–source and gate–drain exchanged in reverse)."""
-        cox = EPS_OX / self.TOX * self.M * self.W * effective_length(self)
-        (_, _, vgst, vdsat), (_, _, vgst_r, vdsat_r) = directions
-        forward = meyer_capacitances(vgst, self.vds, vdsat, temp.phi, cox)
-        cgd, cgs, cgb = meyer_capacitances(vgst_r, -self.vds, vdsat_r, temp.phi, cox)
-        return tuple(sp.Piecewise((f, self.vds >= 0), (r, True)) for f, r in zip(forward, (cgs, cgd, cgb)))
+    def _rates(self):
+        """{present branch: d(its voltage)/dt}, see :func:`~.capacitances.branch_rates`."""
+        return branch_rates(self.present(), {n: getattr(self, n) for n in ("vgs", "vbs", "vgd", "vbd", "vgb")})
 
-    def _branch_currents(self, directions, temp):
-        """{branch: its charge current [A] (channel polarity)} and the part of Meyer's
-        capacitances in the power they take [W]."""
-        present = self.present()
-        rates = branch_rates(present, {name: getattr(self, name) for name in ("vgs", "vbs", "vgd", "vbd", "vgb")})
-        gates = self._gate_capacitances(directions, temp) if {"gs", "gd", "gb"} & set(rates) else {}
-        currents, meyer_power = {}, 0
-        meyer = self._meyer(directions, temp) if "meyer" in present else (0, 0, 0)
-        for name, rate in rates.items():
+    def _charge_currents(self):
+        """{branch: its charge current [A] (channel polarity)} of the present branches: their
+        capacitances (cgs, cgd, cgb, cbs, cbd) times the rates of their voltages."""
+        return {name: getattr(self, "c" + name) * rate for name, rate in self._rates().items()}
+
+    def _junction_capacitance_equations(self):
+        """cbd, cbs = dQbd/dvbd, dQbs/dvbs of the junctions with a charge (else 0)."""
+        equations = []
+        for name in ("bd", "bs"):
             v = getattr(self, BRANCHES[name][2])
-            if name in gates:
-                currents[name] = gates[name] * rate
-                meyer_power += v * meyer[("gs", "gd", "gb").index(name)] * rate
-            else:
-                currents[name] = sp.diff(junction_charge(v, *self._junction_capacitances(name), self), v) * rate
-        return currents, meyer_power
+            cap = junction_capacitance(v, *self._junction_capacitances(name), self) \
+                if name in self.present() else 0
+            equations.append(sp.Eq(getattr(self, "c" + name), cap))
+        return equations
 
-    def channel_directions(self, temp):
-        """The channel's (I, gm, vgst, vdsat) forward (vgs, vds, vbs) and reverse (vgd, −vds, vbd)."""
+    def _channel_equations(self, temp):
+        """von, vdsat, ids and gm of the level-1 channel in the conducting direction."""
         tp = self._polarity()
-        return (level1_channel(self, tp, self.vgs, self.vds, self.vbs, temp),
-                level1_channel(self, tp, self.vgd, -self.vds, self.vbd, temp))
+        vg, vx, _ = self._conducting()
+        vgst = vg - self.von
+        current, gm = level1_current(self, vgst, vx, temp)
+        return [sp.Eq(self.von, sp.Piecewise((level1_threshold(self, tp, self.vbs, temp), self.vds >= 0),
+                                             (level1_threshold(self, tp, self.vbd, temp), True))),
+                sp.Eq(self.vdsat, sp.Piecewise((vgst, vgst > 0), (0, True))),
+                sp.Eq(self.ids, sp.Piecewise((current, self.vds >= 0), (-current, True))),
+                sp.Eq(self.gm, gm)]
 
     def equations(self):
         tp = self._polarity()
         temp = temperature(self, tp)
-        forward, reverse = directions = self.channel_directions(temp)
         into = {"g": 0, "d": 0, "b": 0, "s": 0}      # charge currents into the pins (channel polarity)
-        for name, flow in self._branch_currents(directions, temp)[0].items():
+        for name, flow in self._charge_currents().items():
             a, b, _ = BRANCHES[name]
             into[a] += flow
             into[b] -= flow                          # the source's share follows from KCL
@@ -308,15 +332,14 @@ class MOSFET(Component):
         drain = self.RD / self.M * (self.d.i - self._noise("rd")) if "RD" in present else 0
         source = self.RS / self.M * (-self.s.i - self._noise("rs")) if "RS" in present else 0
         i_drain, i_source = self._saturation_currents(temp)
-        return [
+        return self._channel_equations(temp) + self._gate_capacitance_equations(temp) + \
+            self._junction_capacitance_equations() + [
             sp.Eq(self.vgs, tp * (self.g.v - self.vsi)),
             sp.Eq(self.vds, tp * (self.vdi - self.vsi)),
             sp.Eq(self.vbs, tp * (self.b.v - self.vsi)),
             sp.Eq(self.vbd, self.vbs - self.vds),
             sp.Eq(self.vgd, self.vgs - self.vds),
             sp.Eq(self.vgb, self.vgs - self.vbs),
-            sp.Eq(self.ids, sp.Piecewise((forward[0], self.vds >= 0), (-reverse[0], True))),
-            sp.Eq(self.gm, sp.Piecewise((forward[1], self.vds >= 0), (reverse[1], True))),
             sp.Eq(self.ibs, bulk_junction_current(self.vbs, i_source, temp.vt, self.GMIN, self.EXP_LIMIT)),
             sp.Eq(self.ibd, bulk_junction_current(self.vbd, i_drain, temp.vt, self.GMIN, self.EXP_LIMIT)),
             sp.Eq(self.g.i, tp * into["g"]),
@@ -351,8 +374,10 @@ class MOSFET(Component):
         power = self.RD / self.M * self.d.i**2 + self.RS / self.M * self.s.i**2 + \
             self.ids * self.vds + self.ibs * self.vbs + self.ibd * self.vbd
         if "meyer" in self.present():
-            temp = temperature(self, self._polarity())
-            power += self._branch_currents(self.channel_directions(temp), temp)[1]
+            rates = self._rates()
+            for name, overlap in self._overlaps().items():
+                v = getattr(self, BRANCHES[name][2])
+                power += (getattr(self, "c" + name) - overlap) * v * rates[name]
         return power, sp.Integer(1)
 
     # --- noise ------------------------------------------------------------------------------
