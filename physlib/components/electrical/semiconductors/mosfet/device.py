@@ -1,27 +1,25 @@
 """The SPICE MOSFET class (ngspice-39's ``mos1``), N and P channel: pins, parameters,
 equations, stored energy, dissipation and noise; its channel current in :mod:`.channel`, its
 charges in :mod:`.capacitances`."""
-from .....constants import Constant
 from .....core import Component, Parameter, ParameterError, Port, Variable
 from .....core.lazy import lazy_module
 from .....domains import electrical
-from ..junctions import BOLTZMANN, bulk_junction_current
+from ..junctions import bulk_junction_current
 from ....noise_variants import noisy_class
 from .capacitances import (BRANCHES, ORDER, branch_rates, junction_capacitance, junction_charge,
                            meyer_capacitances)
 from .channel import effective_length, level1_current, level1_threshold, temperature
+from .noise import EPS_OX, TOX_ABSENT, MOSFETNoise
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["MOSFET", "EPS_OX", "TOX_ABSENT"]
 
-EPS_OX = Constant(3.9 * 8.854214871e-12, "F/m", "EPS_OX")   # ngspice's oxide permittivity (3.9·ε0)
-TOX_ABSENT = 1e-7                # m: the oxide thickness ngspice's noise assumes without TOX
 
 grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]")
 
 
-class MOSFET(Component):
+class MOSFET(MOSFETNoise, Component):
     """SPICE level-1 MOSFET (Shichman & Hodges 1968; ngspice-39's ``mos1``), N or P channel:
     drain ``d``, gate ``g``, source ``s`` and bulk ``b`` pins, series resistances RD, RS to an
     internal drain d' and source s', the channel current between them, bulk–drain and
@@ -380,41 +378,9 @@ class MOSFET(Component):
                 power += (getattr(self, "c" + name) - overlap) * v * rates[name]
         return power, sp.Integer(1)
 
-    # --- noise ------------------------------------------------------------------------------
-
-    NOISE_PARTS = {"rd": "thermal", "rs": "thermal", "id": "thermal", "1overf": "flicker"}
-
-    def _noise(self, part):
-        """The zero-valued noise current of ``part`` (only in :meth:`noise_variant`'s class)."""
-        return 0
-
-    def noise_parts(self, params):
-        """The noise sources inside the MOSFET, ``{part: kind}``, with its parameter values
-        ``params`` (by name): the thermal noise of RD and RS where they are > 0, the channel's
-        thermal and flicker noise."""
-        return {part: kind for part, kind in self.NOISE_PARTS.items()
-                if part not in ("rd", "rs") or params[part.upper()] > 0}
-
-    def internal_noise(self, part, values, params):
-        """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
-        (``values``: the MOSFET's variables by local name, ``params``: its parameters), as
-        ngspice-39's mos1noi.c."""
-        kt4 = 4 * BOLTZMANN * params["T"]
-        if part in ("rd", "rs"):
-            return kt4 * params["M"] / params[part.upper()], 0.0
-        if part == "id":
-            return kt4 * 2 / 3 * abs(values["gm"]), 0.0
-        cox = EPS_OX / (params["TOX"] if params["TOX"] > 0 else TOX_ABSENT)
-        current = abs(values["ids"] - values["ibd"])
-        length = params["L"] - 2 * params["LD"]
-        return 0.0, params["KF"] * current ** params["AF"] / (params["W"] * params["M"] * length * cox**2)
+    # --- noise (the sources: :class:`~.noise.MOSFETNoise`) ----------------------------------
 
     def noise_variant(self):
         """A copy of this MOSFET whose noise currents are zero-valued parameters (named by
         :meth:`noise_input`): the inputs a noise analysis linearizes from."""
         return noisy_class(MOSFET)(self.name, **self._values)
-
-    @staticmethod
-    def noise_input(part):
-        """The parameter of :meth:`noise_variant`'s class that is the noise current of ``part``."""
-        return "noise_" + {"1overf": "flicker"}.get(part, part)
