@@ -236,10 +236,11 @@ def test_meyer_capacitances_in_each_region_equal_ngspice_in_ac():
 
 def test_ring_oscillator_and_inverter_with_meyer_capacitances_equal_ngspice():
     # Acceptance 2: a three-stage CMOS ring oscillator (five periods) kicked through 5 fF by a
-    # pulsed CMOS inverter, Meyer's and junction capacitances, the PMOS's KP from UO and TOX:
-    # every node within 1e-3 of the 3.3 V range. ngspice steps at most 0.1 ps: at 0.05 ps and
-    # reltol 1e-7 its nodes move by 8e-6 of the range. Measured: 1.5e-4 (r1, r3: the ring's
-    # phase after five periods), 8.7e-6 (the inverter's output).
+    # pulsed CMOS inverter, Meyer's and junction capacitances, the PMOS's KP from UO and TOX
+    # and its PHI, GAMMA, VTO from NSUB, NSS: every node within 1e-3 of the 3.3 V range.
+    # ngspice steps at most 0.1 ps: at 0.05 ps and reltol 1e-7 its nodes move by 1.2e-5 of
+    # the range. Measured: 1.7e-4 (r1, r3: the ring's phase after five periods), 9.7e-6 (the
+    # inverter's output).
     ref = read("ring_meyer_tran.csv")
     res = deck("ring_meyer.cir").tran(0.01e-9, 3e-9, t_eval=ref["time"])
     for node in ("in", "out", "r1", "r2", "r3"):
@@ -247,7 +248,7 @@ def test_ring_oscillator_and_inverter_with_meyer_capacitances_equal_ngspice():
     # The energy books with Meyer's capacitances, whose power goes with the dissipation (they
     # store no energy function): what the sources deliver equals the stored energy's change
     # plus the dissipation, within 3e-3 of the delivered 10 pJ (trapezoids on the 0.01 ns
-    # grid through 50 ps edges). Measured 6.5e-4; leaving Meyer's power out: 9.2e-3.
+    # grid through 50 ps edges). Measured 5.0e-4; leaving Meyer's power out: 8.3e-3.
     raw = res.raw
     delivered = -raw["vdd.v"] * raw["vdd.i"] - raw["vin.v"] * raw["vin.i"]
     stored = raw.stored_energy()

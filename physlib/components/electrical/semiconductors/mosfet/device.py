@@ -6,9 +6,9 @@ from .....core.lazy import lazy_module
 from .....domains import electrical
 from ..junctions import bulk_junction_current
 from ....noise_variants import noisy_class
-from .capacitances import (BRANCHES, ORDER, branch_rates, junction_capacitance, junction_charge,
-                           meyer_capacitances)
-from .channel import effective_length, level1_current, level1_threshold, temperature
+from .capacitances import BRANCHES, ORDER
+from .channel import level1_current, level1_threshold, temperature
+from .charges import MOSFETCharges
 from .noise import EPS_OX, TOX_ABSENT, MOSFETNoise
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -19,7 +19,7 @@ __all__ = ["MOSFET", "EPS_OX", "TOX_ABSENT"]
 grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]")
 
 
-class MOSFET(MOSFETNoise, Component):
+class MOSFET(MOSFETCharges, MOSFETNoise, Component):
     """SPICE level-1 MOSFET (Shichman & Hodges 1968; ngspice-39's ``mos1``), N or P channel:
     drain ``d``, gate ``g``, source ``s`` and bulk ``b`` pins, series resistances RD, RS to an
     internal drain d' and source s', the channel current between them, bulk–drain and
@@ -80,7 +80,8 @@ class MOSFET(MOSFETNoise, Component):
     Meyer's, as ngspice reports them).
 
     Equations (ngspice-39's mos1temp.c and mos1load.c; the channel current and the temperature
-    rules: :func:`~.channel.level1_channel`, :func:`~.channel.temperature`; vt = k·T/q)::
+    rules: :func:`~.channel.level1_threshold`, :func:`~.channel.level1_current`,
+    :func:`~.channel.temperature`; vt = k·T/q)::
 
         forward (vds >= 0): I(vgs, vds, vbs); reverse: −I(vgd, −vds, vbd)   = ids
         ibs = M·IS(T)·(exp(vbs/vt) − 1) + GMIN·vbs  (vbs > −3·vt), −M·IS(T) + GMIN·vbs below;
@@ -201,12 +202,11 @@ class MOSFET(MOSFETNoise, Component):
     cbs = Variable("F", "bulk-source junction capacitance dQbs/dvbs")
 
     EXP_LIMIT = 40.0
-    OVERLAPS = {"gs": "CGSO", "gd": "CGDO", "gb": "CGBO"}
-    JUNCTIONS = {"bd": ("CBD", "AD", "PD"), "bs": ("CBS", "AS", "PS")}
     LABELS = {"gs": "gate-source capacitance (CGSO, Meyer's)", "gd": "gate-drain capacitance "
               "(CGDO, Meyer's)", "gb": "gate-bulk capacitance (CGBO, Meyer's)",
               "bd": "bulk-drain charge (CBD or CJ·AD, CJSW·PD)", "bs": "bulk-source charge (CBS or "
-              "CJ·AS, CJSW·PS)", "sidewalls": "sidewall charges (CJSW)", "RD": "RD", "RS": "RS"}
+              "CJ·AS, CJSW·PS)", "sidewalls": "sidewall charges (CJSW)", "RD": "RD", "RS": "RS",
+              "meyer": "Meyer's capacitances (TOX)"}
 
     def validate(self):
         if self.channel not in ("N", "P"):
@@ -238,7 +238,7 @@ class MOSFET(MOSFETNoise, Component):
             return None
 
         def listed(values):
-            return ", ".join(self.LABELS.get(n, "Meyer's capacitances (TOX)") for n in self.present(values)) or "none"
+            return ", ".join(self.LABELS[n] for n in self.present(values)) or "none"
         return (f"the resistances and charges would change from {listed(compiled)} to {listed(asked)} "
                 "(a resistance > 0 is an internal node, a capacitance > 0 a charge state)")
 
@@ -247,12 +247,6 @@ class MOSFET(MOSFETNoise, Component):
     def _polarity(self):
         return 1 if self.channel == "N" else -1
 
-    def _junction_capacitances(self, branch):
-        """(bottom, sidewall) zero-bias capacitances [F] of junction ``branch`` ("bd", "bs")."""
-        cap, area, perimeter = (getattr(self, n) for n in self.JUNCTIONS[branch])
-        bottom = self.M * sp.Piecewise((cap, cap > 0), (self.CJ * area, True))
-        return bottom, (self.M * self.CJSW * perimeter if "sidewalls" in self.present() else 0)
-
     def _saturation_currents(self, temp):
         """(drain, source) junction saturation currents at T [A]: M·JS·AD, M·JS·AS with JS, AD,
         AS > 0, else M·IS each (mos1load.c)."""
@@ -260,51 +254,12 @@ class MOSFET(MOSFETNoise, Component):
         return tuple(self.M * temp.saturation * sp.Piecewise((self.JS * area, dense), (self.IS, True))
                      for area in (self.AD, self.AS))
 
-    def _overlaps(self):
-        """{gate branch: its overlap capacitance [F]}."""
-        return {"gs": self.CGSO * self.M * self.W, "gd": self.CGDO * self.M * self.W,
-                "gb": self.CGBO * self.M * effective_length(self)}
-
     def _conducting(self):
         """(vg, vx, vb): the gate, drain and bulk voltages against the channel's source end in
         the conducting direction, (vgs, vds, vbs) forward (vds >= 0), (vgd, −vds, vbd) reverse."""
         forward = self.vds >= 0
         return tuple(sp.Piecewise((f, forward), (r, True)) for f, r in
                      ((self.vgs, self.vgd), (self.vds, -self.vds), (self.vbs, self.vbd)))
-
-    def _gate_capacitance_equations(self, temp):
-        """cgs, cgd, cgb = the overlaps plus, with TOX, Meyer's capacitances of the conducting
-        direction (gate–source and gate–drain exchanged in reverse, as ngspice's loads call
-        DEVqmeyer), of the overdrive vg − von, PHI(T) and Cox = 3.9·ε0/TOX·M·W·(L − 2·LD)."""
-        meyer = {"gs": 0, "gd": 0, "gb": 0}
-        if "meyer" in self.present():
-            vg, vx, _ = self._conducting()
-            cox = EPS_OX / self.TOX * self.M * self.W * effective_length(self)
-            share, inner, outer, bulk = meyer_capacitances(vg - self.von, vx, self.vdsat, temp.phi)
-            forward = self.vds >= 0
-            meyer = {"gs": cox * share * sp.Piecewise((inner, forward), (outer, True)),
-                     "gd": cox * share * sp.Piecewise((outer, forward), (inner, True)), "gb": cox * bulk}
-        overlaps = self._overlaps()
-        return [sp.Eq(getattr(self, "c" + name), overlaps[name] + meyer[name]) for name in ("gs", "gd", "gb")]
-
-    def _rates(self):
-        """{present branch: d(its voltage)/dt}, see :func:`~.capacitances.branch_rates`."""
-        return branch_rates(self.present(), {n: getattr(self, n) for n in ("vgs", "vbs", "vgd", "vbd", "vgb")})
-
-    def _charge_currents(self):
-        """{branch: its charge current [A] (channel polarity)} of the present branches: their
-        capacitances (cgs, cgd, cgb, cbs, cbd) times the rates of their voltages."""
-        return {name: getattr(self, "c" + name) * rate for name, rate in self._rates().items()}
-
-    def _junction_capacitance_equations(self):
-        """cbd, cbs = dQbd/dvbd, dQbs/dvbs of the junctions with a charge (else 0)."""
-        equations = []
-        for name in ("bd", "bs"):
-            v = getattr(self, BRANCHES[name][2])
-            cap = junction_capacitance(v, *self._junction_capacitances(name), self) \
-                if name in self.present() else 0
-            equations.append(sp.Eq(getattr(self, "c" + name), cap))
-        return equations
 
     def _channel_equations(self, temp):
         """von, vdsat, ids and gm of the level-1 channel in the conducting direction."""
@@ -348,21 +303,6 @@ class MOSFET(MOSFETNoise, Component):
             sp.Eq(self.d.v - self.vdi, drain),
             sp.Eq(self.vsi - self.s.v, source),
         ]
-
-    def energy(self):
-        """The energy the junction charges and the overlap capacitances store [J]:
-        W(v) = v·Q(v) − ∫₀^v Q dv for each junction, C·v²/2 for each overlap, so dW/dt = v·dQ/dt
-        (None without them). Meyer's capacitances store none (see :meth:`dissipation`)."""
-        stored, present = 0, self.present()
-        for name in (n for n in ORDER if n in present):
-            v = getattr(self, BRANCHES[name][2])
-            if name in self.OVERLAPS:
-                length = effective_length(self) if name == "gb" else self.W
-                stored += getattr(self, self.OVERLAPS[name]) * self.M * length * v**2 / 2
-            else:
-                caps = self._junction_capacitances(name)
-                stored += v * junction_charge(v, *caps, self) - junction_charge(v, *caps, self, integral=True)
-        return stored if stored != 0 else None
 
     def dissipation(self):
         """RD/M·d.i² + RS/M·s.i² + ids·vds + ibs·vbs + ibd·vbd [W] as (power, 1): the series

@@ -39,8 +39,8 @@ class MOSFETNoise:
             return kt4 * 2 / 3 * abs(values["gm"]), 0.0
         cox = EPS_OX / (params["TOX"] if params["TOX"] > 0 else TOX_ABSENT)
         current = abs(values["ids"] - values["ibd"])
-        length = params["L"] - 2 * params["LD"]
-        return 0.0, params["KF"] * current ** params["AF"] / (params["W"] * params["M"] * length * cox**2)
+        area = params["W"] * params["M"] * (params["L"] - 2 * params["LD"])
+        return 0.0, params["KF"] * current ** params["AF"] / (area * cox**2)
 
     @staticmethod
     def noise_input(part):
