@@ -254,3 +254,14 @@ def test_ring_oscillator_and_inverter_with_meyer_capacitances_equal_ngspice():
     stored = raw.stored_energy()
     spent = np.trapezoid(delivered - raw.dissipated_power(), raw.t)
     assert spent == pytest.approx(stored[-1] - stored[0], abs=3e-3 * np.trapezoid(delivered, raw.t))
+
+
+def test_a_given_zero_cbd_beside_cj_is_a_warning_naming_the_difference():
+    # ngspice takes a given CBD as the drain's bottom capacitance even when 0; physlib's MOSFET
+    # reads CBD = 0 as not given and uses CJ·AD: the reader says so rather than differ silently
+    # (no model is compiled here).
+    text = ("cbd\nV1 d 0 1\nM1 d d 0 0 nch W=10u L=1u AD=20p AS=20p\n"
+            ".model nch NMOS(level=1 CBD=0 CJ=0.3m)\n.end\n")
+    with pytest.warns(physlib.spice.SpiceWarning, match="m1: cbd=0 with cj= and ad= > 0"):
+        model = physlib.spice.read(text).model
+    assert model["m1"].CJ == 3e-4 and model["m1"].AD == 2e-11
