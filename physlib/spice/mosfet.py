@@ -1,9 +1,14 @@
-"""The ``M`` element: ``Mname nd ng ns nb model [l=] [w=] [m=]`` with ``.model model NMOS(level=1
-...)`` or ``PMOS(...)``, physlib's level-1 :class:`~physlib.components.electrical.MOSFET`
-(ngspice-39's ``mos1``) with the model's parameters (:data:`MOSFET_PARAMETERS`)."""
+"""The ``M`` element: ``Mname nd ng ns nb model [l= w= m= ad= as= pd= ps= nrd= nrs=]`` with
+``.model model NMOS(level=1 ...)`` or ``PMOS(...)``, physlib's level-1
+:class:`~physlib.components.electrical.MOSFET` (ngspice-39's ``mos1``) with the model's
+parameters (:data:`MOSFET_PARAMETERS`)."""
 from __future__ import annotations
 
+import math
+
+from ..components.electrical.semiconductors.junctions import band_gap
 from ..components.electrical.semiconductors.mosfet import EPS_OX, MOSFET
+from ..constants import k_B, q
 from .errors import SpiceError
 
 __all__ = ["MOSFET_PARAMETERS", "mosfet"]
@@ -12,23 +17,30 @@ __all__ = ["MOSFET_PARAMETERS", "mosfet"]
 MOSFET_PARAMETERS = {"vto": "VTO", "vt0": "VTO", "kp": "KP", "gamma": "GAMMA", "phi": "PHI",
                      "lambda": "LAMBDA", "rd": "RD", "rs": "RS", "cbd": "CBD", "cbs": "CBS",
                      "is": "IS", "pb": "PB", "mj": "MJ", "fc": "FC", "cgso": "CGSO",
-                     "cgdo": "CGDO", "cgbo": "CGBO", "tox": "TOX", "kf": "KF", "af": "AF"}
-MOSFET_OTHER = ("level", "tnom", "tref", "uo", "u0")
-INSTANCE = {"l": "L", "w": "W", "m": "M"}          # ngspice's defaults: 100 µm, 100 µm, 1
+                     "cgdo": "CGDO", "cgbo": "CGBO", "tox": "TOX", "kf": "KF", "af": "AF",
+                     "cj": "CJ", "cjsw": "CJSW", "mjsw": "MJSW", "js": "JS", "ld": "LD"}
+MOSFET_OTHER = ("level", "tnom", "tref", "uo", "u0", "rsh", "nsub", "nss", "tpg")
+# ngspice's defaults: L = W = 100 µm, M = 1, AD = AS = PD = PS = 0; NRD = NRS = 1 (squares of RSH)
+INSTANCE = {"l": "L", "w": "W", "m": "M", "ad": "AD", "as": "AS", "pd": "PD", "ps": "PS"}
+SQUARES = {"nrd": "RD", "nrs": "RS"}
 KELVIN = 273.15
+EPS_SI = 11.7 * 8.854214871e-12    # F/m: ngspice's silicon permittivity
+INTRINSIC = 1.45e16                # 1/m³: mos1temp.c's intrinsic carrier density
 
 
 def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
-    """(MOSFET, its pins in the card's node order) for ``Mname nd ng ns nb model [l= w= m=]``:
-    the model's parameters, the circuit temperature as T, the model's ``tnom=`` (else
-    ``.options tnom``) as TNOM and ``.options gmin`` across each bulk junction, as mos1load.c.
-    With TOX and without KP, KP = UO·3.9·ε0/TOX·1e-4 (UO [cm²/V·s], default 600) as
-    mos1temp.c; TOX also makes ngspice add Meyer's gate capacitances, which physlib does not
-    model: a SpiceWarning says so (.op and .dc are unaffected)."""
-    positional, instance = split_options(tokens[1:], card.where, tuple(INSTANCE))
+    """(MOSFET, its pins in the card's node order) for ``Mname nd ng ns nb model [l= w= m= ad=
+    as= pd= ps= nrd= nrs=]``: the model's parameters, the circuit temperature as T, the model's
+    ``tnom=`` (else ``.options tnom``) as TNOM and ``.options gmin`` across each bulk junction,
+    as mos1load.c. With TOX and without KP, KP = UO·3.9·ε0/TOX·1e-4 (UO [cm²/V·s], default
+    600) as mos1temp.c; TOX brings Meyer's gate capacitances. NSUB [1/cm³] (with TOX) sets
+    PHI, GAMMA and VTO where they are absent (with NSS, TPG), as mos1temp.c. Without RD (RS),
+    RSH·NRD (RSH·NRS) is the drain (source) resistance, NRD and NRS 1 by default, as
+    mos1temp.c."""
+    positional, instance = split_options(tokens[1:], card.where, tuple(INSTANCE) + tuple(SQUARES))
     if len(positional) != 5:
-        raise SpiceError("M takes Mname nd ng ns nb model [l=] [w=] [m=] (ad, as, pd, ps, nrd, "
-                         "nrs, off, ic=, temp= are not supported yet)", card.where)
+        raise SpiceError("M takes Mname nd ng ns nb model [l= w= m= ad= as= pd= ps= nrd= nrs=] "
+                         "(off, ic=, temp= are not supported yet)", card.where)
     kind, params, model_card, model_scope = find_model(scope, positional[4].lower(), card.where)
     if kind not in ("nmos", "pmos"):
         raise SpiceError(f"M needs a MOSFET .model (NMOS or PMOS), {positional[4]} is "
@@ -37,8 +49,59 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
         raise SpiceError("only the level-1 MOSFET model (Shichman-Hodges) is supported (level=1)",
                          model_card.where)
-    values, path, seen = {"channel": "P" if kind == "pmos" else "N"}, f"{prefix}{name}.", {}
-    functions = {}
+    functions = _model_functions(b, options, model_scope, model_card)
+    values, path = {"channel": "P" if kind == "pmos" else "N"}, f"{prefix}{name}."
+    tnom_token = options.get("tnom", options.get("tref"))
+    tnom = b.value(tnom_token, model_scope, model_card.where) if tnom_token else \
+        (lambda: b.ctx.option("tnom"))
+    _mobility(b, functions, options, (model_scope, model_card))
+    if "nsub" in options and "TOX" in functions and functions["TOX"]() > 0:
+        _doping_defaults(b, functions, options, values["channel"], tnom, (model_scope, model_card))
+    functions.update({INSTANCE[key]: b.value(token, scope, card.where)
+                      for key, token in instance.items() if key in INSTANCE})
+    _sheet_resistances(b, functions, options, instance, (scope, card), (model_scope, model_card))
+    _warn_zero_junction_capacitance(b, name, functions, model_card)
+    functions.update({"T": lambda: b.ctx.option("temp") + KELVIN, "TNOM": lambda: tnom() + KELVIN,
+                      "GMIN": lambda: b.ctx.option("gmin")})
+    for param, function in functions.items():
+        values[param] = function()
+        b.bind(path + param, function, card.where)
+    return MOSFET(name, **values), ["d", "g", "s", "b"]
+
+
+def _mobility(b, functions, options, model):
+    """KP = UO·3.9·ε0/TOX·1e-4 (UO [cm²/V·s], default 600) where KP is absent and TOX > 0
+    (mos1temp.c)."""
+    if "TOX" in functions and functions["TOX"]() > 0 and "KP" not in functions:
+        token = options.get("uo", options.get("u0"))
+        mobility = b.value(token, model[0], model[1].where) if token else (lambda: 600.0)
+        tox = functions["TOX"]
+        functions["KP"] = lambda: mobility() * EPS_OX / tox() * 1e-4
+
+
+def _doping_defaults(b, functions, options, channel, tnom, model):
+    """PHI, GAMMA, VTO from NSUB [1/cm³] where absent, as mos1temp.c: PHI = 2·vt(TNOM)·ln(NSUB/ni)
+    (ni = 1.45e10/cm³; at least 0.1 V), GAMMA = √(2·εSi·q·NSUB)/Cox, VTO = vfb + tp·(GAMMA·√PHI
+    + PHI) with the flat-band voltage vfb of the gate type TPG (default 1) and NSS [1/cm²]."""
+    def value(key, default):
+        return b.value(options[key], model[0], model[1].where) if key in options else (lambda: default)
+    doping, nss, gate = value("nsub", None), value("nss", 0.0), value("tpg", 1.0)
+    tp, tox = (1 if channel == "N" else -1), functions["TOX"]
+    phi = functions.get("PHI") or \
+        (lambda: max(0.1, 2 * k_B * (tnom() + KELVIN) / q * math.log(doping() * 1e6 / INTRINSIC)))
+    gamma = functions.get("GAMMA") or (lambda: math.sqrt(2 * EPS_SI * q * doping() * 1e6) / (EPS_OX / tox()))
+
+    def threshold():
+        eg = float(band_gap(tnom() + KELVIN))
+        work = 3.25 + 0.5 * eg - tp * gate() * 0.5 * eg if gate() != 0 else 3.2
+        flat = work - (3.25 + 0.5 * eg + tp * 0.5 * phi()) - nss() * 1e4 * q / (EPS_OX / tox())
+        return flat + tp * (gamma() * math.sqrt(phi()) + phi())
+    functions.update({"PHI": phi, "GAMMA": gamma, "VTO": functions.get("VTO") or threshold})
+
+
+def _model_functions(b, options, model_scope, model_card):
+    """{MOSFET parameter: function giving its value} of the ``.model`` card's ``options``."""
+    functions, seen = {}, {}
     for key, token in options.items():
         if key in MOSFET_OTHER:
             continue
@@ -47,23 +110,27 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
             raise SpiceError(f"{key}= and {seen[target]}= set the same MOSFET parameter", model_card.where)
         seen[target] = key
         functions[target] = b.value(token, model_scope, model_card.where)
-    if "TOX" in functions and functions["TOX"]() > 0:
-        values["meyer"] = False
-        b.ctx.warn(model_card.where, f"{name}: TOX makes ngspice add Meyer's gate capacitances "
-                   "(level 1), which physlib does not model: .op and .dc agree, .ac, .noise and "
-                   ".tran lack them")
-        if "KP" not in functions:
-            token = options.get("uo", options.get("u0"))
-            mobility = b.value(token, model_scope, model_card.where) if token else (lambda: 600.0)
-            tox = functions["TOX"]
-            functions["KP"] = lambda: mobility() * EPS_OX / tox() * 1e-4
-    functions.update({INSTANCE[key]: b.value(token, scope, card.where) for key, token in instance.items()})
-    tnom_token = options.get("tnom", options.get("tref"))
-    tnom = b.value(tnom_token, model_scope, model_card.where) if tnom_token else \
-        (lambda: b.ctx.option("tnom"))
-    functions.update({"T": lambda: b.ctx.option("temp") + KELVIN, "TNOM": lambda: tnom() + KELVIN,
-                      "GMIN": lambda: b.ctx.option("gmin")})
-    for param, function in functions.items():
-        values[param] = function()
-        b.bind(path + param, function, card.where)
-    return MOSFET(name, **values), ["d", "g", "s", "b"]
+    return functions
+
+
+def _sheet_resistances(b, functions, options, instance, element, model):
+    """RD = RSH·NRD and RS = RSH·NRS into ``functions`` where the model gives RSH but not RD
+    (RS), NRD and NRS from the element card (``instance``), 1 when absent (mos1temp.c)."""
+    if "rsh" not in options:
+        return
+    sheet = b.value(options["rsh"], model[0], model[1].where)
+    for key, target in SQUARES.items():
+        if target in functions:
+            continue
+        squares = b.value(instance[key], element[0], element[1].where) if key in instance else (lambda: 1.0)
+        functions[target] = (lambda sheet, squares: lambda: sheet() * squares())(sheet, squares)
+
+
+def _warn_zero_junction_capacitance(b, name, functions, model_card):
+    """A SpiceWarning where CBD=0 (CBS=0) given beside CJ·AD (CJ·AS) > 0: ngspice takes a given
+    CBD as the bottom capacitance even when 0, physlib's MOSFET CJ·AD in place of a CBD of 0."""
+    for cap, area in (("CBD", "AD"), ("CBS", "AS")):
+        if cap in functions and functions[cap]() == 0 and "CJ" in functions and area in functions \
+                and functions["CJ"]() * functions[area]() > 0:
+            b.ctx.warn(model_card.where, f"{name}: {cap.lower()}=0 with cj= and {area.lower()}= > 0: "
+                       f"ngspice's bottom capacitance is 0, physlib's CJ·{area} ({cap} = 0 means not given)")

@@ -1,0 +1,48 @@
+"""The MOSFET's noise sources as ngspice-39's mos1noi.c: the thermal noise of RD and RS, the
+channel's thermal and flicker noise (:class:`MOSFETNoise`, a part of
+:class:`~.device.MOSFET`)."""
+from .....constants import Constant
+from ..junctions import BOLTZMANN
+
+__all__ = ["MOSFETNoise", "EPS_OX", "TOX_ABSENT"]
+
+EPS_OX = Constant(3.9 * 8.854214871e-12, "F/m", "EPS_OX")   # ngspice's oxide permittivity (3.9·ε0)
+TOX_ABSENT = 1e-7                # m: the oxide thickness ngspice's noise assumes without TOX
+
+
+class MOSFETNoise:
+    """The noise sources inside a MOSFET, for the noise analyses: ``noise_parts``,
+    ``internal_noise`` and the names of the noise currents its equations write as
+    ``self._noise(part)`` (0 here; parameters in :meth:`~.device.MOSFET.noise_variant`'s class)."""
+
+    NOISE_PARTS = {"rd": "thermal", "rs": "thermal", "id": "thermal", "1overf": "flicker"}
+
+    def _noise(self, part):
+        """The zero-valued noise current of ``part`` (only in :meth:`noise_variant`'s class)."""
+        return 0
+
+    def noise_parts(self, params):
+        """The noise sources inside the MOSFET, ``{part: kind}``, with its parameter values
+        ``params`` (by name): the thermal noise of RD and RS where they are > 0, the channel's
+        thermal and flicker noise."""
+        return {part: kind for part, kind in self.NOISE_PARTS.items()
+                if part not in ("rd", "rs") or params[part.upper()] > 0}
+
+    def internal_noise(self, part, values, params):
+        """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
+        (``values``: the MOSFET's variables by local name, ``params``: its parameters), as
+        ngspice-39's mos1noi.c."""
+        kt4 = 4 * BOLTZMANN * params["T"]
+        if part in ("rd", "rs"):
+            return kt4 * params["M"] / params[part.upper()], 0.0
+        if part == "id":
+            return kt4 * 2 / 3 * abs(values["gm"]), 0.0
+        cox = EPS_OX / (params["TOX"] if params["TOX"] > 0 else TOX_ABSENT)
+        current = abs(values["ids"] - values["ibd"])
+        area = params["W"] * params["M"] * (params["L"] - 2 * params["LD"])
+        return 0.0, params["KF"] * current ** params["AF"] / (area * cox**2)
+
+    @staticmethod
+    def noise_input(part):
+        """The parameter of :meth:`noise_variant`'s class that is the noise current of ``part``."""
+        return "noise_" + {"1overf": "flicker"}.get(part, part)
