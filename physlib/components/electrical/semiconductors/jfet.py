@@ -6,6 +6,7 @@ Re-exported as :class:`physlib.components.electrical.JFET`.
 from ....core import Component, Parameter, ParameterError, Port, Variable, der
 from ....core.lazy import lazy_module
 from ....domains import electrical
+from .fet_noise import FETNoiseParts
 from .junctions import BOLTZMANN, ELEMENTARY_CHARGE, depletion_charge, junction_current
 from ...noise_variants import noisy_class
 
@@ -16,7 +17,7 @@ __all__ = ["JFET"]
 GRADING = 0.5                 # the gate junctions' grading coefficient (fixed in ngspice's JFET)
 
 
-class JFET(Component):
+class JFET(FETNoiseParts, Component):
     """SPICE level-1 junction FET (ngspice-39's ``jfet``), N or P channel: drain ``d``, gate
     ``g`` and source ``s`` pins, series resistances RD, RS to an internal drain d' and source s',
     the channel current between them, gate–source and gate–drain diodes with their depletion
@@ -233,19 +234,6 @@ class JFET(Component):
         return power, sp.Integer(1)
 
     # --- noise ------------------------------------------------------------------------------
-
-    NOISE_PARTS = {"rd": "thermal", "rs": "thermal", "id": "thermal", "1overf": "flicker"}
-
-    def _noise(self, part):
-        """The zero-valued noise current of ``part`` (only in :meth:`noise_variant`'s class)."""
-        return 0
-
-    def noise_parts(self, params):
-        """The noise sources inside the JFET, ``{part: kind}``, with its parameter values
-        ``params`` (by name): the thermal noise of RD and RS where they are > 0, the channel's
-        thermal and flicker noise."""
-        return {part: kind for part, kind in self.NOISE_PARTS.items()
-                if part not in ("rd", "rs") or params[part.upper()] > 0}
 
     def internal_noise(self, part, values, params):
         """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point

@@ -2,6 +2,7 @@
 channel's thermal and flicker noise (:class:`MOSFETNoise`, a part of
 :class:`~.device.MOSFET`)."""
 from .....constants import Constant
+from ..fet_noise import FETNoiseParts
 from ..junctions import BOLTZMANN
 
 __all__ = ["MOSFETNoise", "EPS_OX", "TOX_ABSENT"]
@@ -10,23 +11,9 @@ EPS_OX = Constant(3.9 * 8.854214871e-12, "F/m", "EPS_OX")   # ngspice's oxide pe
 TOX_ABSENT = 1e-7                # m: the oxide thickness ngspice's noise assumes without TOX
 
 
-class MOSFETNoise:
-    """The noise sources inside a MOSFET, for the noise analyses: ``noise_parts``,
-    ``internal_noise`` and the names of the noise currents its equations write as
-    ``self._noise(part)`` (0 here; parameters in :meth:`~.device.MOSFET.noise_variant`'s class)."""
-
-    NOISE_PARTS = {"rd": "thermal", "rs": "thermal", "id": "thermal", "1overf": "flicker"}
-
-    def _noise(self, part):
-        """The zero-valued noise current of ``part`` (only in :meth:`noise_variant`'s class)."""
-        return 0
-
-    def noise_parts(self, params):
-        """The noise sources inside the MOSFET, ``{part: kind}``, with its parameter values
-        ``params`` (by name): the thermal noise of RD and RS where they are > 0, the channel's
-        thermal and flicker noise."""
-        return {part: kind for part, kind in self.NOISE_PARTS.items()
-                if part not in ("rd", "rs") or params[part.upper()] > 0}
+class MOSFETNoise(FETNoiseParts):
+    """The noise sources inside a MOSFET, for the noise analyses: ``internal_noise`` as
+    mos1noi.c, on the parts FETNoiseParts names."""
 
     def internal_noise(self, part, values, params):
         """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
