@@ -30,6 +30,7 @@ _LAZY = {
                     "physlib.analysis.sweeps"),
     **dict.fromkeys(["fit", "fit_frequency", "Experiment", "FitResult"], "physlib.analysis.fitting"),
 }
+_SUBMODULES = ("units", "constants")      # physlib.units.parse(...) after a bare ``import physlib``
 
 __version__ = "0.1.0"
 
@@ -46,14 +47,16 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
 
 
 def __getattr__(name):
+    import importlib
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))

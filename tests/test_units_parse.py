@@ -134,3 +134,14 @@ def test_every_unit_string_of_the_examples_parses():
     assert found
     for name, text in found:
         parse(text)
+
+
+def test_units_and_constants_are_attributes_of_a_bare_import():
+    # README: physlib.units.parse("rev/min") after `import physlib` alone (a fresh process:
+    # here other tests have imported the submodules already)
+    import subprocess
+    import sys
+    code = "import physlib; print(physlib.units.parse('rev/min').factor, float(physlib.constants.k_B))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert float(out[0]) == pytest.approx(2 * 3.141592653589793 / 60, rel=1e-15)
+    assert float(out[1]) == 1.380649e-23
