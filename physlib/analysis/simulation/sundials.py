@@ -47,14 +47,6 @@ from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP, MAX_ST
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
 
 
-def stepped(system) -> bool:
-    """Whether a run without modes whose start CasADi's IDAS cannot initialize (IDACalcIC)
-    may go through the stepped solver with a dense Jacobian (:class:`Stepper`; models with
-    states and at most DENSE_LIMIT variables)."""
-    nx, nz = len(system.state_pos), len(system.z_pos)
-    return 0 < nx and nx + nz <= DENSE_LIMIT
-
-
 def stepped_without_modes(system) -> bool:
     """Whether a run without modes goes through the stepped solver from the start: a large
     ODE (no algebraic variables, more than DENSE_LIMIT states), which the stepped solver
