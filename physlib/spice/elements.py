@@ -124,6 +124,8 @@ class Builder:
                 nets.setdefault(node.lower(), []).append(getattr(comp, pin))
         for card, tokens in couplings:
             couple(self, card, tokens, scope, prefix, members, nets, model)
+        if couplings:
+            self._check_inductance_matrix(couplings, prefix)
         for port, source, card in controls:
             sensor = members.get(source)
             if not isinstance(sensor, el.SensingVoltageSource):
@@ -131,6 +133,30 @@ class Builder:
                                  "same (sub)circuit", card.where)
             model.connect(sensor.i_sense, port)
         return model, self._wire(model, nets, prefix, ports, body)
+
+    def _check_inductance_matrix(self, couplings, prefix):
+        """Warn when the coupled inductors of one (sub)circuit have an inductance matrix that
+        is not positive semi-definite (k12 = k13 = 0.98 with k23 = -0.3, say): their stored
+        energy ½·iᵀ·L·i is then negative for some currents, and a transient grows without bound
+        in ngspice as in physlib, although each K card's |k| < 1."""
+        import numpy as np
+
+        cards = [(card, [t.lower() for t in tokens[:3]]) for card, tokens in couplings]
+        windings = sorted({name for _, (_, *pair) in cards for name in pair})
+        index = {name: i for i, name in enumerate(windings)}
+        matrix = np.diag([self.bindings[f"{prefix}{name}.L"][0]() for name in windings])
+        for _, (kname, first, second) in cards:
+            i, j = index[first], index[second]
+            matrix[i, j] += self.bindings[f"{prefix}{kname}.M"][0]()
+            matrix[j, i] = matrix[i, j]
+        scale = np.sqrt(np.diag(matrix))
+        smallest = np.linalg.eigvalsh(matrix / np.outer(scale, scale))[0]
+        if smallest < -1e-12:
+            names = ", ".join(prefix + kname for _, (kname, *_) in cards)
+            self.ctx.warn(cards[0][0].where, f"the inductance matrix of {', '.join(prefix + w for w in windings)} "
+                          f"coupled by {names} is not positive semi-definite (smallest eigenvalue of the "
+                          f"normalized matrix {smallest:.3g}): the windings' energy is negative for some "
+                          "currents and transients grow without bound; check the coupling coefficients")
 
     def add_member(self, model, member, card, prefix, members, element=True):
         """Add ``member`` to ``model``; ``element``: it is an element with a current (every
