@@ -13,6 +13,7 @@ constants the operating points agree to 1e-11 V (checked while writing the model
 physlib's, node voltages move by up to 1.3e-6 V (2.3e-7 of their value), hence the relative
 tolerances below.
 """
+import math
 import pathlib
 import warnings
 
@@ -131,3 +132,41 @@ def test_transient_starts_at_the_operating_point(stage):
     tran = d.tran(5e-6, 2e-3)
     for name in ("i(vcc)", "v(col)", "v(emit)", "v(base)"):
         assert tran[name][0] == pytest.approx(op[name], rel=1e-7, abs=1e-12), name
+
+
+COLD_STAGE = """NPN at -40 C driven to 70 mA
+.temp -40
+vcc c 0 5
+vb b 0 {vbe}
+q1 c b 0 qn
+.model qn npn is=1e-16 bf=100 vaf=100
+.op
+.end
+"""
+
+
+@pytest.mark.parametrize("celsius, vbe", [(-40.0, 0.95), (27.0, 1.15)])
+def test_junction_exponential_holds_where_operating_points_lie(celsius, vbe):
+    """Ic and Ib of an NPN with its base held at vbe against ngspice's Gummel–Poon equations in
+    closed form (bjttemp.c, bjtload.c: IS(T) = IS·exp((T/TNOM − 1)·EG/vt + XTI·ln(T/TNOM)),
+    cc = (cbe − cbc)/q1 − cbc/BR, q1 = 1/(1 − vbc/VAF), cb = cbe/BF + cbc/BR, where GMIN = 1e-12 S
+    conducts across each junction, as ngspice adds it). At -40 °C IS(T) = 2.1e-22 A and vbe/vt = 47: the junction
+    exponential was continued as its tangent above 40, giving 175 times too little current
+    without a word (ngspice-39 prints i(vcc) = -7.36942e-02 for this deck). Tolerance 1e-8: the
+    closed form uses the same SI-2019 constants, so only the operating point's Newton tolerance
+    separates them (measured 1.3e-9 on the base current)."""
+    k, q = 1.380649e-23, 1.602176634e-19
+    T, tnom = celsius + 273.15, 300.15
+    vt = k * T / q
+    i_sat = 1e-16 * math.exp((T / tnom - 1) * 1.11 / vt + 3 * math.log(T / tnom))
+    vbc = vbe - 5.0
+    cbe = i_sat * math.expm1(vbe / vt) + 1e-12 * vbe
+    cbc = i_sat * math.expm1(vbc / vt) + 1e-12 * vbc
+    collector = (cbe - cbc) * (1 - vbc / 100) - cbc / 1.0
+    base = cbe / 100 + cbc / 1.0
+    deck = COLD_STAGE.replace("{vbe}", str(vbe)).replace("-40", str(celsius))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", physlib.spice.SpiceWarning)
+        op = physlib.spice.read(deck).op()
+    assert -op["i(vcc)"] == pytest.approx(collector, rel=1e-8, abs=0)
+    assert -op["i(vb)"] == pytest.approx(base, rel=1e-8, abs=0)

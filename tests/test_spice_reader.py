@@ -196,3 +196,14 @@ def test_an_element_inside_subcircuits_answers_to_ngspice_s_branch_name():
     assert op["i(e.xa.e1)"] == op["i(xa.e1)"]
     with pytest.raises(PhyslibError, match="no element"):
         op["i(r.xa.e1)"]
+
+
+def test_a_result_reads_like_a_dict_of_its_vectors():
+    """``dict(result)`` and ``for name in result`` give the vector names (the sequence protocol
+    fed integers to the name lookup and raised AttributeError); a non-name key says so."""
+    op = spice.read("divider\nv1 a 0 dc 3\nr1 a b 1k\nr2 b 0 2k\n.op\n.end\n").op()
+    values = dict(op)
+    assert list(values) == op.names == list(op.keys()) and len(op) == len(values)
+    assert values["v(b)"] == pytest.approx(2.0, rel=1e-12) and values["i(v1)"] == pytest.approx(-1e-3, rel=1e-12)
+    with pytest.raises(TypeError, match="read by name"):
+        op[0]

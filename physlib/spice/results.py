@@ -59,6 +59,9 @@ class SpiceResult:
         return 0.0 if self._scale_values is None else np.zeros(len(self._scale_values))
 
     def __getitem__(self, name: str):
+        if not isinstance(name, str):
+            raise TypeError(f"vectors are read by name (one of {', '.join(self.names[:6])}, ...), "
+                            f"not by {type(name).__name__}")
         key = name.strip().lower()
         if self.scale and key == self.scale:
             return self._scale_values
@@ -93,6 +96,19 @@ class SpiceResult:
         except (UnknownNameError, KeyError):
             return False
         return True
+
+    def __iter__(self):
+        """The vector names, as a dict's keys: ``dict(result)`` and ``for name in result``."""
+        return iter(list(self.names))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def keys(self):
+        return list(self.names)
+
+    def items(self):
+        return [(name, self[name]) for name in self.names]
 
     def __repr__(self):
         return f"<SpiceResult {self.kind}: {len(self.names)} vectors>"

@@ -7,7 +7,7 @@ from ....domains import electrical
 from ....core.lazy import lazy_module
 from ...noise_variants import noisy_class
 from . import gummel_poon
-from .junctions import BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite
+from .junctions import EXP_LIMIT, BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -223,7 +223,7 @@ class BJT(Component):
     qbx = Variable("C", "external base - C' charge, (1 - XCJC)·CJC (type-normalized)")
     rbb = Variable("Ohm", "base resistance")
 
-    EXP_LIMIT = 40.0
+    EXP_LIMIT = EXP_LIMIT
     NOISE_PARTS = {"rc": "thermal", "rb": "thermal", "re": "thermal", "ic": "shot", "ib": "shot",
                    "1overf": "flicker"}
 

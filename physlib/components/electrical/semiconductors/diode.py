@@ -6,7 +6,7 @@ from ....core.lazy import lazy_module
 from ...noise_variants import noisy_class
 from ..interfaces import OnePort
 from .gummel_poon import inverse
-from .junctions import (BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
+from .junctions import (EXP_LIMIT, BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
                         junction_temperature, limited_exp, reverse_current, saturation_scale)
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -140,7 +140,7 @@ class Diode(OnePort):
     id = Variable("A", "junction current without the charge current")
     ij = Variable("A", "junction current before the high-injection knees (0 without ISR, IKF, IKR)")
 
-    EXP_LIMIT = 40.0
+    EXP_LIMIT = EXP_LIMIT
     BREAKDOWN_STEPS = 25          # ngspice's iteration limit for BVeff
     ALIASES = {"n": "N", "IS": "Is", "RS": "Rs", "CJ0": "CJO"}
 

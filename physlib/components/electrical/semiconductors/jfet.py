@@ -7,7 +7,7 @@ from ....core import Component, Parameter, ParameterError, Port, Variable, der
 from ....core.lazy import lazy_module
 from ....domains import electrical
 from .fet_noise import FETNoiseParts
-from .junctions import BOLTZMANN, ELEMENTARY_CHARGE, depletion_charge, junction_current
+from .junctions import EXP_LIMIT, BOLTZMANN, ELEMENTARY_CHARGE, depletion_charge, junction_current
 from ...noise_variants import noisy_class
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -136,7 +136,7 @@ class JFET(FETNoiseParts, Component):
     igd = Variable("A", "gate-drain diode current (channel polarity)")
     gm = Variable("S", "transconductance magnitude of one device")
 
-    EXP_LIMIT = 40.0
+    EXP_LIMIT = EXP_LIMIT
     CAPACITANCES = ("CGS", "CGD")
 
     def validate(self):

@@ -54,6 +54,14 @@ class PositiveOrInfinite(Parameter):
         return super().validate(value, component)
 
 
+# Where the junction exponentials continue as their tangent: exp(x) up to x = v/(n·vt) = 100.
+# ngspice has no such limit (its pnjlim limits Newton steps instead), so the model must be the
+# exponential wherever an operating point can lie: a 2N3904-like NPN at -40 °C carries 70 mA at
+# vbe = 0.95 V, x = 47 (IS(T) is 2e-22 A there), which a limit of 40 put on the tangent and
+# 175 times too small. exp(100) = 2.7e43 keeps every current and Jacobian entry finite.
+EXP_LIMIT = 100.0
+
+
 def limited_exp(x, limit, integral=False):
     """exp(x) below ``limit``, continued as its tangent above (so Newton steps from a poor guess
     cannot overflow); ``integral``: ∫₀ˣ of it instead."""

@@ -4,7 +4,7 @@ charges in :mod:`.capacitances`."""
 from .....core import Component, Parameter, ParameterError, Port, Variable
 from .....core.lazy import lazy_module
 from .....domains import electrical
-from ..junctions import bulk_junction_current
+from ..junctions import EXP_LIMIT, bulk_junction_current
 from ....noise_variants import noisy_class
 from .capacitances import BRANCHES, ORDER
 from .channel import level1_current, level1_threshold, temperature
@@ -201,7 +201,7 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
     cbd = Variable("F", "bulk-drain junction capacitance dQbd/dvbd")
     cbs = Variable("F", "bulk-source junction capacitance dQbs/dvbs")
 
-    EXP_LIMIT = 40.0
+    EXP_LIMIT = EXP_LIMIT
     LABELS = {"gs": "gate-source capacitance (CGSO, Meyer's)", "gd": "gate-drain capacitance "
               "(CGDO, Meyer's)", "gb": "gate-bulk capacitance (CGBO, Meyer's)",
               "bd": "bulk-drain charge (CBD or CJ·AD, CJSW·PD)", "bs": "bulk-source charge (CBS or "
