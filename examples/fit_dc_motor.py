@@ -1,4 +1,5 @@
 """Fitting a DC motor's five parameters (R, L, k, J, d) to a measured 12 V step response.
+======================================================================================
 
 examples/data/dc_motor_step.csv holds the winding current and rotor speed sampled every 10 ms for
 2 s; it stands in for the bench: :func:`bench_measurement` made it from the motor of
@@ -56,4 +57,4 @@ def bench_measurement(path=DATA, seed: int = 0):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,4 +1,5 @@
 """Tolerance study of an RLC band-pass filter: the spread of its peak frequency (Monte Carlo).
+===========================================================================================
 
 A source drives a series L (10 mH), C (100 nF) and R (100 Ω); the output is the voltage across
 R. The transfer function R/(R + sL + 1/(sC)) peaks (at gain 1) at f0 = 1/(2π·√(LC)), 5.03 kHz
@@ -12,6 +13,8 @@ numbers on any number of workers.
 Run: python examples/monte_carlo_filter.py (2,000 runs on local processes, saves
 monte_carlo_filter.png).
 """
+import sys
+
 import numpy as np
 from scipy.optimize import minimize_scalar
 
@@ -79,4 +82,4 @@ def main(quick: bool = False, plot_path: str | None = "monte_carlo_filter.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])
