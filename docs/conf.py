@@ -1,5 +1,5 @@
 """Sphinx configuration of physlib's documentation: the user guide (Markdown, MyST), the API
-reference (autosummary over the packages' ``__all__``, numpydoc/napoleon docstrings) and the
+reference (autosummary over the packages' ``__all__``; docstrings are reST, see physlib_docs.py) and the
 gallery of examples/ (sphinx-gallery, run at short horizons).
 
 Build: python -m sphinx -W --keep-going -b html docs docs/_build/html
@@ -27,7 +27,7 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.napoleon",
+    "physlib_docs",
     "sphinx.ext.mathjax",
     "sphinx_gallery.gen_gallery",
 ]
@@ -48,13 +48,17 @@ autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 autodoc_inherit_docstrings = True
-napoleon_numpy_docstring = True
-napoleon_google_docstring = False
 
-# Cross-references must resolve: a broken one fails the build (with -W). Names of other
-# libraries (no network for intersphinx inventories) are not checked.
+# Cross-references must resolve: a broken one fails the build (with -W). Not checked: names of
+# other libraries (no network for intersphinx inventories), and physlib's internal modules
+# (``physlib.core.logic``, ``physlib.assembly.compiled.CompiledModel``), which docstrings name for
+# readers of the source but the reference does not document: a module, or a path with three or
+# more module names. Public paths (``physlib.X``, ``physlib.components.<domain>.X``,
+# ``physlib.spice.X``) and short names must resolve.
 nitpicky = True
 nitpick_ignore_regex = [
+    (r"py:mod", r"\.?physlib\..*"),
+    (r"py:.*", r"\.?physlib(\.[a-z_]+){3,}\..*"),
     (r"py:.*", r"(numpy|np|scipy|sympy|sp|casadi|ca|pandas|pd|networkx|nx|matplotlib|dask|pint|"
                r"fmpy|control|collections|typing|pathlib|os|io|concurrent|enum|dataclasses|abc)\b.*"),
     (r"py:.*", r"(float|int|str|bool|bytes|dict|list|tuple|set|frozenset|object|callable|type|"
