@@ -7,10 +7,12 @@ dt = 10 ms. The lock is detected only at the end of that step, where the state h
 the slip speed has changed sign. Projection decides what happens to the angular momentum about
 the common axis, L = Js·ws + Jc·wc + Jr·wr, which the internal clutch and gear torques cannot
 change:
+
 - projection="energy" (the state nearest in stored energy: a plastic lock) keeps it exactly
   and loses the plastic-lock energy;
 - projection="naive" (keep one shaft's speed) creates momentum out of nothing;
 - projection=None leaves the overshot, inconsistent state.
+
 Run: python examples/planetary_clutch.py (prints the errors, saves planetary_clutch.png).
 """
 import sys
