@@ -76,9 +76,10 @@ def write(folder: Path) -> None:
     root = ["The ``physlib`` package", "=======================", "",
             "What ``import physlib`` hands on (``physlib.__all__``); the analyses load on first use.",
             "", pages.section("physlib", public_names("physlib"), "physlib"),
-            "Units and constants", "-------------------", "",
-            ".. automodule:: physlib.units", "   :members:", "",
-            ".. automodule:: physlib.constants", "   :members:", ""]
+            ".. automodule:: physlib.units", "   :no-members:", "",
+            pages.section("physlib.units", public_names("physlib.units"), "physlib.units"),
+            ".. automodule:: physlib.constants", "   :no-members:", "",
+            pages.section("physlib.constants", public_names("physlib.constants"), "physlib.constants")]
     components = ["Components", "==========", "",
                   "Every class of the catalog, by domain: ``from physlib.components.<domain> import <class>``.",
                   "The :doc:`catalog table <../catalog>` says what each models and its Modelica and Simscape "

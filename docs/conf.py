@@ -60,9 +60,16 @@ autodoc_inherit_docstrings = True
 nitpicky = True
 nitpick_ignore_regex = [
     (r"py:mod", r"\.?physlib\..*"),
+    (r"py:.*", r"\.?physlib\.(core|assembly|domains)\..*"),
     (r"py:.*", r"\.?physlib(\.[a-z_]+){3,}\..*"),
+    # Internal helpers that docstrings name for readers of the source (methods of the
+    # component protocol without docstrings of their own, private functions and classes).
+    (r"py:.*", r"(density|local_values|relative_acceleration|acceleration|sides|value|time_events|"
+               r"noise_input|energy|simulate|operating_point|propagate_noise|regularized_sign|"
+               r"channel\..*|capacitances\..*|Location|BASE_DIMENSIONS|Domain|FlatSystem|DaeSystem|"
+               r"ResultViews)"),
     (r"py:.*", r"(numpy|np|scipy|sympy|sp|casadi|ca|pandas|pd|networkx|nx|matplotlib|dask|pint|"
-               r"fmpy|control|collections|typing|pathlib|os|io|concurrent|enum|dataclasses|abc)\b.*"),
+               r"fmpy|control|collections|typing|pathlib|os|io|concurrent|enum|dataclasses|abc|fractions)\b.*"),
     (r"py:.*", r"(float|int|str|bool|bytes|dict|list|tuple|set|frozenset|object|callable|type|"
                r"None|Callable|Iterable|Iterator|Mapping|Sequence|Any|Path|PathLike|Figure|"
                r"ndarray|array_like|array|optional|default|mapping|sequence|iterable|complex|"
@@ -76,6 +83,10 @@ GALLERY_OUT = "gallery"
 
 
 def quick_argv(gallery_conf, script_vars):
+    """The command line of each example: ``--quick``. Also gives the example its ``__file__``,
+    which sphinx-gallery leaves out but the examples use, as scripts do, to find their data
+    (tests/data's decks, reference results) and their sibling examples."""
+    script_vars["example_globals"]["__file__"] = str(script_vars["src_file"])
     return ["--quick"]
 
 

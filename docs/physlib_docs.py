@@ -4,6 +4,8 @@
 * ``|x|`` is a magnitude there (``|v|``, ``|s_rel − s_rel0|^n``), never a reST substitution:
   bars outside inline literals are escaped before the docstring is parsed. Every other markup
   error still fails the build.
+* Module data and class attributes without a docstring of their own (``MIN_CHUNK_SECONDS``, a
+  dict; ``t``, a SymPy symbol) would show their type's docstring: they show none.
 * A cross-reference by a short name (``:class:`ParameterError```, ``:func:`uniform```) resolves
   to the one documented object of that name, as a reader of the module where it is written
   would expect; ambiguous or unknown names stay unresolved (and fail a nitpicky build).
@@ -26,6 +28,13 @@ def escape_magnitude_bars(app, what, name, obj, options, lines):
                                for part in parts)
 
 
+def drop_docstrings_of_types(app, what, name, obj, options, lines):
+    if what in ("data", "attribute") and lines and not isinstance(obj, type):
+        own = getattr(type(obj), "__doc__", None)
+        if own and lines[0].strip() and lines[0].strip() in own:
+            lines.clear()
+
+
 def resolve_short_names(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
@@ -44,6 +53,7 @@ def resolve_short_names(app, env, node, contnode):
 
 
 def setup(app):
+    app.connect("autodoc-process-docstring", drop_docstrings_of_types)
     app.connect("autodoc-process-docstring", escape_magnitude_bars)
     app.connect("missing-reference", resolve_short_names)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
