@@ -50,3 +50,11 @@ def test_every_former_readme_block_is_on_a_page():
         text = "\n".join(blocks(ROOT / page))
         for piece in pieces:
             assert piece in text, f"{page} lost its block with {piece}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_code_fence_of_the_page_is_closed(page):
+    # An unclosed fence turns the rest of the page into one code block, which builds without a
+    # warning (the first version of docs/guide/model.md did that).
+    fences = [line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("```")]
+    assert len(fences) % 2 == 0, f"{page.name}: a code fence is not closed"
