@@ -1,4 +1,5 @@
 """A BJT common-emitter amplifier: bias, gain, bandwidth and noise, checked against ngspice-39.
+============================================================================================
 
 The deck is tests/data/spice/bjt/ce_npn.cir: an NPN (Gummel–Poon, with RB, RC, RE, Early
 effect, high injection, leakage and junction charges) biased by a 47 k / 10 k divider from
@@ -16,6 +17,7 @@ results for the same deck are committed beside it (make_references.py in that fo
 
 Run: python examples/bjt_amplifier_noise.py (saves bjt_amplifier_noise.png).
 """
+import sys
 import warnings
 from pathlib import Path
 
@@ -124,4 +126,4 @@ def main(quick: bool = False, plot_path: str | None = "bjt_amplifier_noise.png")
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,9 +1,12 @@
 """A ball dropped from 10 m onto a rigid floor with restitution 0.9.
+=================================================================
 
 Each impact reverses and scales the ball's velocity (Newton's law, applied by energy-
 minimizing projection); the bounces shorten geometrically and accumulate near 27.13 s, after
 which the ball rests on the floor. Run: python examples/bouncing_ball.py (saves bouncing_ball.png).
 """
+import sys
+
 from physlib import Model
 from physlib.components.translational import Fixed, Force, HardStop, Mass
 
@@ -36,4 +39,4 @@ def main(quick: bool = False, plot_path: str | None = "bouncing_ball.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

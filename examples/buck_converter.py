@@ -1,4 +1,5 @@
 """A buck converter with the catalog's ideal Switch and IdealDiode at their defaults.
+==================================================================================
 
 48 V in, a 50 kHz PWM at duty 0.3 driving the switch, L = 47 µH, C = 220 µF, 2 Ω load. In
 continuous conduction the output averages D·Vin = 14.4 V and the inductor current ripples
@@ -8,6 +9,7 @@ still discontinuous during start-up are the only state events.
 
 Run: python examples/buck_converter.py (30 ms, saves buck_converter.png).
 """
+import sys
 import time
 
 import numpy as np
@@ -88,4 +90,4 @@ def main(quick: bool = False, plot_path: str | None = "buck_converter.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

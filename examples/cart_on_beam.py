@@ -1,4 +1,5 @@
 """Cart on a beam: a custom component, linearized at rest and trimmed.
+===================================================================
 
 A beam of inertia J turns about a horizontal pivot, driven by a torque; a cart of mass m rolls
 without friction along it. The cart's centre of mass moves on a line at distance h below the
@@ -15,6 +16,8 @@ oscillation. Holding the cart at z = 1 needs the torque m·g·z = 19.62 N·m.
 
 Run: python examples/cart_on_beam.py   (saves cart_on_beam.png: Bode plot and a transient)
 """
+import sys
+
 import numpy as np
 import sympy as sp
 
@@ -105,4 +108,4 @@ def main(quick: bool = False, plot_path: str | None = "cart_on_beam.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

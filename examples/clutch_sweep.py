@@ -1,4 +1,5 @@
 """Clutch lock-up time over a grid of normal force and driven inertia (a parameter sweep).
+=======================================================================================
 
 An engine (constant tau = 20 N·m on J1 = 0.2 kg·m², turning at w0 = 200 rad/s) is clutched at
 t0 = 0.1 s to a driven inertia J2 at rest. While the clutch slips it transmits T = mu·cgeo·fn
@@ -14,6 +15,8 @@ with the formulas. Where the clutch cannot overcome the engine, or does not lock
 
 Run: python examples/clutch_sweep.py (90 runs on local processes, saves clutch_sweep.png).
 """
+import sys
+
 import numpy as np
 
 import physlib
@@ -89,4 +92,4 @@ def main(quick: bool = False, plot_path: str | None = "clutch_sweep.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,4 +1,5 @@
 """The Modelica Standard Library's CoupledClutches: a drive train with three stick-slip clutches.
+==============================================================================================
 
 A 10·sin(2π·5·t) N·m torque drives J1; clutches join J1–J2–J3–J4 (all J = 1 kg·m²). Clutch 1
 is pressed with cos(0.4π·t) (released at 1.25 s), clutch 2 from 0.4 s, clutch 3 from 0.9 s.
@@ -6,6 +7,7 @@ Each clutch sticks when its slip speed reaches zero and breaks away when the tor
 hold exceeds 1.1 times its sliding torque. Run: python examples/coupled_clutches.py
 (prints the events, saves coupled_clutches.png with the MSL reference overlaid when found).
 """
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -72,4 +74,4 @@ def _reference():
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

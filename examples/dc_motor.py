@@ -1,8 +1,13 @@
-"""DC motor: a 12 V step into winding resistance, inductance and EMF, driving a rotor with a
+"""DC motor
+========
+
+A 12 V step into winding resistance, inductance and EMF, driving a rotor with a
 viscous load. Plots speed and current.
 
 Run: python examples/dc_motor.py   (saves dc_motor.png and prints the final speed)
 """
+import sys
+
 from physlib import Model
 from physlib.components.electrical import EMF, Ground, Inductor, Resistor, VoltageSource
 from physlib.components.rotational import Damper, Fixed, Inertia
@@ -47,4 +52,4 @@ def main(quick: bool = False, plot_path: str | None = "dc_motor.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

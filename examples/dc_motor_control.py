@@ -1,4 +1,5 @@
 """Speed control of a DC motor: linearize, design with python-control, close the loop in physlib.
+==============================================================================================
 
 1. The plant (examples/dc_motor.py's motor: R = 1 Ω, L = 10 mH, k = 0.1 N·m/A, J = 0.01 kg·m²,
    b = 0.001 N·m·s/rad) is linearized from the source voltage to the winding current and the
@@ -20,6 +21,8 @@
 Run: python examples/dc_motor_control.py (needs python-control: pip install control; saves
 dc_motor_control.png).
 """
+import sys
+
 import numpy as np
 
 from physlib import Model
@@ -136,4 +139,4 @@ def main(quick: bool = False, plot_path: str | None = "dc_motor_control.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,4 +1,5 @@
 """Drivetrain: a DC motor drives a load through a 5:1 gear and an elastic shaft.
+=============================================================================
 
 The gear sits between the motor rotor and the shaft; the shaft's compliance makes the load
 oscillate against the rotor after the voltage step, until the shaft damping settles it.
@@ -6,6 +7,8 @@ Plots the motor and load speeds (the motor's divided by the ratio) and the shaft
 
 Run: python examples/drivetrain.py   (saves drivetrain.png)
 """
+import sys
+
 from physlib import Model
 from physlib.components.electrical import EMF, Ground, Inductor, Resistor, VoltageSource
 from physlib.components.rotational import (Damper, Fixed, IdealGear, Inertia, SpeedSensor,
@@ -61,4 +64,4 @@ def main(quick: bool = False, plot_path: str | None = "drivetrain.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

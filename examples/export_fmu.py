@@ -1,4 +1,5 @@
 """Export physlib models as FMI 2.0 Model Exchange FMUs and run them in another tool (FMPy).
+=========================================================================================
 
 1. The DC motor with its supply voltage as an FMU input and the rotor speed as an output,
    driven by FMPy with a voltage profile (12 V, dropping to 6 V at 0.5 s).
@@ -67,4 +68,4 @@ def main(quick: bool = False, plot_path: str | None = "export_fmu.png", folder: 
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,7 +1,8 @@
 """Fitting a DC motor's five parameters (R, L, k, J, d) to a measured 12 V step response.
+======================================================================================
 
 examples/data/dc_motor_step.csv holds the winding current and rotor speed sampled every 10 ms for
-2 s; it stands in for the bench: :func:`bench_measurement` made it from the motor of
+2 s; it stands in for the bench: ``bench_measurement()`` made it from the motor of
 examples/dc_motor.py (R = 1 Ω, L = 10 mH, k = 0.1 N·m/A, J = 0.01 kg·m², d = 0.001 N·m·s) with
 Gaussian noise of 1 % of each signal's peak (seed 0). The fit starts from guesses 0.5x to 2x
 off, each run of the model giving the residuals and their exact Jacobian (forward
@@ -56,4 +57,4 @@ def bench_measurement(path=DATA, seed: int = 0):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,4 +1,7 @@
-"""Hydraulic actuator: a DC motor drives a pump that pushes oil through an orifice into a
+"""Hydraulic actuator
+==================
+
+A DC motor drives a pump that pushes oil through an orifice into a
 cylinder; the piston moves a mass against a spring.
 
 As the spring compresses, the pressure rises until the motor stalls at the torque its
@@ -9,6 +12,8 @@ Plots the piston position, the pressures on both sides of the orifice and the mo
 
 Run: python examples/hydraulic_actuator.py   (saves hydraulic_actuator.png)
 """
+import sys
+
 from physlib import Model
 from physlib.components.electrical import EMF, Ground, Inductor, Resistor, VoltageSource
 from physlib.components.hydraulic import Cylinder, FixedPressure, FluidCapacitance, Orifice, Pump
@@ -75,4 +80,4 @@ def main(quick: bool = False, plot_path: str | None = "hydraulic_actuator.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,10 +1,11 @@
 """Tolerance study of an RLC band-pass filter: the spread of its peak frequency (Monte Carlo).
+===========================================================================================
 
 A source drives a series L (10 mH), C (100 nF) and R (100 Ω); the output is the voltage across
 R. The transfer function R/(R + sL + 1/(sC)) peaks (at gain 1) at f0 = 1/(2π·√(LC)), 5.03 kHz
 for the nominal parts. Every part is a 5 % part: its value is uniformly distributed within
 ±5 % of the nominal. Each of the 2,000 runs linearizes the circuit with its drawn values and
-finds the peak of |H(f)| numerically (a log-spaced scan, then a bounded scalar search); the
+finds the peak of ``|H(f)|`` numerically (a log-spaced scan, then a bounded scalar search); the
 peak frequencies are compared with 1/(2π·√(LC)) of each run's own L and C and shown as a
 histogram. The sample of run i depends only on the seed and i, so the study gives the same
 numbers on any number of workers.
@@ -12,6 +13,8 @@ numbers on any number of workers.
 Run: python examples/monte_carlo_filter.py (2,000 runs on local processes, saves
 monte_carlo_filter.png).
 """
+import sys
+
 import numpy as np
 from scipy.optimize import minimize_scalar
 
@@ -79,4 +82,4 @@ def main(quick: bool = False, plot_path: str | None = "monte_carlo_filter.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

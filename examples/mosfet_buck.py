@@ -1,4 +1,7 @@
-"""A buck converter switched by a level-1 power MOSFET with a gate driver, its losses from the
+"""MOSFET buck converter
+=====================
+
+A buck converter switched by a level-1 power MOSFET with a gate driver, its losses from the
 energy books.
 
 24 V in; an NMOS (VTO = 2.5 V, KP = 20 µA/V², W/L = 0.5 m/1 µm, RD = 20 mΩ, RS = 10 mΩ,
@@ -22,6 +25,7 @@ Over the last of 1 ms the load takes 22.4 W at 11.60 V, the diode loses 0.66 W, 
 
 Run: python examples/mosfet_buck.py (1 ms, saves mosfet_buck.png).
 """
+import sys
 import time
 
 import numpy as np
@@ -127,4 +131,4 @@ def main(quick: bool = False, plot_path: str | None = "mosfet_buck.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,4 +1,5 @@
 """Noise of a diode biased through a resistor: operating point, contributions and their ranking.
+=============================================================================================
 
 5 V through 10 kΩ into a silicon diode (Is = 1e-14 A) with 10 nF across it. At the operating
 point (0.634 V, 0.437 mA) the diode's shot noise 2qI and the resistor's Johnson noise 4kT/R
@@ -9,6 +10,8 @@ diode's pins, is a noisy one-port whose noise needs no operating point (sim.port
 
 Run: python examples/noise_diode.py (saves noise_diode.png).
 """
+import sys
+
 import numpy as np
 
 from physlib import Model
@@ -48,4 +51,4 @@ def main(quick: bool = False, plot_path: str | None = "noise_diode.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,4 +1,5 @@
 """Thermal motion of a mass on a spring and damper (Brownian motion of an oscillator).
+===================================================================================
 
 m = 1 µg, c = 1 N/m, d = 1e-6 N·s/m at 300 K: the damper's force noise 4kTd drives the
 oscillator; its speed variance is kT/m and its displacement variance kT/c whatever d is
@@ -7,6 +8,8 @@ the resonance √(c/m)/2π = 5.03 kHz.
 
 Run: python examples/noise_mechanical.py (saves noise_mechanical.png).
 """
+import sys
+
 import numpy as np
 
 from physlib import Model
@@ -42,4 +45,4 @@ def main(quick: bool = False, plot_path: str | None = "noise_mechanical.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

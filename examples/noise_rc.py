@@ -1,4 +1,5 @@
 """Thermal noise of an RC low-pass: the spectrum at the capacitor and kT/C.
+========================================================================
 
 R = 1 kΩ, C = 1 nF at 300.15 K (ngspice's noise example). The resistor's Johnson noise 4kTR
 is shaped by the low-pass: S(f) = 4kTR/(1 + (f/fc)²), fc = 1/(2πRC) = 159 kHz, and the
@@ -6,6 +7,8 @@ variance over all frequencies is kT/C whatever R is (2.04 µV rms).
 
 Run: python examples/noise_rc.py (saves noise_rc.png).
 """
+import sys
+
 import numpy as np
 
 from physlib import Model
@@ -44,4 +47,4 @@ def main(quick: bool = False, plot_path: str | None = "noise_rc.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

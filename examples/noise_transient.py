@@ -1,4 +1,5 @@
 """Noise along a transient: a diode circuit under a slow ramp, with its ±3σ noise envelope.
+========================================================================================
 
 A source ramps from 0 to 5 V over 20 ms into 10 kΩ and a diode with 1 µF across it. Before the
 diode conducts, the capacitor sees the resistor's Johnson noise through the 10 ms RC; once it
@@ -8,6 +9,8 @@ run (the circuit linearized along its trajectory); a 200-run Euler–Maruyama en
 
 Run: python examples/noise_transient.py (saves noise_transient.png).
 """
+import sys
+
 import numpy as np
 
 from physlib import Model
@@ -61,4 +64,4 @@ def main(quick: bool = False, plot_path: str | None = "noise_transient.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,4 +1,5 @@
 """A carrier-driven planetary gear whose clutch locks the ring to the sun, at a large fixed step.
+==============================================================================================
 
 The carrier is driven by a torque; the sun spins fast and the ring stands still. At 10.5 ms the
 clutch between ring and sun is pressed hard enough to stick within one step of rk4 at
@@ -6,12 +7,16 @@ dt = 10 ms. The lock is detected only at the end of that step, where the state h
 the slip speed has changed sign. Projection decides what happens to the angular momentum about
 the common axis, L = Js·ws + Jc·wc + Jr·wr, which the internal clutch and gear torques cannot
 change:
+
 - projection="energy" (the state nearest in stored energy: a plastic lock) keeps it exactly
   and loses the plastic-lock energy;
 - projection="naive" (keep one shaft's speed) creates momentum out of nothing;
 - projection=None leaves the overshot, inconsistent state.
+
 Run: python examples/planetary_clutch.py (prints the errors, saves planetary_clutch.png).
 """
+import sys
+
 import numpy as np
 
 from physlib import Model
@@ -78,4 +83,4 @@ def main(quick: bool = False, plot_path: str | None = "planetary_clutch.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

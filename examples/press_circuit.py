@@ -1,4 +1,7 @@
-"""Hydraulic press: a pump at constant speed charges an accumulator through a supply pipe; a
+"""Hydraulic press
+===============
+
+A pump at constant speed charges an accumulator through a supply pipe; a
 relief valve caps the supply pressure; a 4/3 spool valve sends the oil to a double-acting
 cylinder that pushes a 200 kg platen against a 10 kN load down its stroke into the end stop,
 holds, and retracts; the return oil leaves through a meter-out throttle to the tank.
@@ -15,6 +18,8 @@ Plots the rod position, the supply and chamber pressures and the relief-valve fl
 
 Run: python examples/press_circuit.py   (saves press_circuit.png)
 """
+import sys
+
 import numpy as np
 import sympy
 from scipy.integrate import simpson
@@ -110,4 +115,4 @@ def main(quick: bool = False, plot_path: str | None = "press_circuit.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,7 +1,10 @@
 """RC circuit charged by a 1 V step: the quickstart example.
+=========================================================
 
 Run: python examples/rc_circuit.py   (saves rc_circuit.png and prints the final voltage)
 """
+import sys
+
 import numpy as np
 
 from physlib import Model
@@ -38,4 +41,4 @@ def main(quick: bool = False, plot_path: str | None = "rc_circuit.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

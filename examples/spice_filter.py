@@ -1,4 +1,5 @@
 """A SPICE deck in physlib: run its cards, compare with ngspice, then do what SPICE cannot.
+========================================================================================
 
 The deck is tests/data/spice/reader/subckt_nested.cir: an RC filter made of nested
 subcircuits with parameters (a two-stage block X1 driving a 100 kΩ load at ``out``, a
@@ -16,6 +17,7 @@ make_references.py in that folder).
 
 Run: python examples/spice_filter.py (saves spice_filter.png).
 """
+import sys
 import warnings
 from pathlib import Path
 
@@ -88,4 +90,4 @@ def main(quick: bool = False, plot_path: str | None = "spice_filter.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

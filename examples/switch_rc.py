@@ -1,10 +1,13 @@
 """A switch closing at 1 ms connects a 5 V source to an RC and an RL branch (ngspice case).
+========================================================================================
 
 The control ramps through the 0.5 V threshold at exactly 1 ms; the switch event is located
 there and both branches start charging: v(out) = 5·(1 − e^(−(t−1 ms)/τ)) with τ = (R1+Ron)·C1,
 and the inductor current rises with τ = L2/(R2+Ron). Run: python examples/switch_rc.py
 (saves switch_rc.png).
 """
+import sys
+
 from physlib import Model
 from physlib.components.electrical import (Capacitor, Ground, Inductor, Resistor, Switch,
                                            VoltageSource)
@@ -44,4 +47,4 @@ def main(quick: bool = False, plot_path: str | None = "switch_rc.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

@@ -1,10 +1,15 @@
-"""Thermal RC network: a 100 W heater in a component block, conducting to a case that loses
+"""Thermal RC network
+==================
+
+A 100 W heater in a component block, conducting to a case that loses
 heat to the air by convection and radiation.
 
 Plots the block and case temperatures and the heat flows leaving the case.
 
 Run: python examples/thermal_rc.py   (saves thermal_rc.png)
 """
+import sys
+
 from physlib import Model
 from physlib.components.signals import Step
 from physlib.components.thermal import (BodyRadiation, Convection, FixedTemperature,
@@ -51,4 +56,4 @@ def main(quick: bool = False, plot_path: str | None = "thermal_rc.png"):
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv[1:])

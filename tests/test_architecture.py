@@ -141,16 +141,17 @@ def test_no_reference_to_documents_outside_the_repository():
     design_doc = re.compile("ALGO" + "RITHMS")
     sibling_folder = re.compile(r"\b" + "sha" + r"red[/\\]")
     text = {"", ".py", ".md", ".txt", ".cir", ".csv", ".toml", ".cfg", ".ini", ".sh", ".json",
-            ".yaml", ".yml"}
+            ".yaml", ".yml", ".rst"}
     this_file = pathlib.Path(__file__).resolve()
     paths = [root / "README.md"]
-    for folder in ("physlib", "examples", "benchmarks", "tests"):
+    for folder in ("physlib", "examples", "benchmarks", "tests", "docs"):
         paths += sorted((root / folder).rglob("*"))
     found = []
     for path in paths:
         relative = path.relative_to(root)
         if (not path.is_file() or "__pycache__" in path.parts or path.suffix not in text
-                or relative.parts[:2] == ("tests", "data") or path.resolve() == this_file):
+                or relative.parts[:2] in {("tests", "data"), ("docs", "_build"), ("docs", "api"), ("docs", "gallery")}
+                or path.resolve() == this_file):
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             if design_doc.search(line) or sibling_folder.search(line):

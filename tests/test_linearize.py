@@ -372,13 +372,13 @@ def test_to_control_missing_is_a_clear_error(motor, monkeypatch):
         motor.linearize(["src.V"], ["rotor.w"]).to_control()
 
 
-def test_readme_linearization_snippet_runs(monkeypatch):
-    import re
+def test_guide_linearization_snippet_runs(monkeypatch):
     import sys
 
+    from doc_pages import code_block
+
     root = Path(__file__).resolve().parents[1]
-    blocks = re.findall(r"```python\n(.*?)```", (root / "README.md").read_text(), flags=re.S)
-    block = next(b for b in blocks if "sim.trim(" in b)
+    block = code_block("docs/guide/linearization.md", "sim.trim(")
     monkeypatch.syspath_prepend(str(root))
     namespace = {}
     exec(block, namespace)

@@ -175,11 +175,9 @@ def test_ignored_options_warn_and_supported_ones_are_read():
     assert d.options["reltol"] == 1e-5 and d.options["temp"] == 35.0
 
 
-def test_readme_spice_example_runs_and_matches_the_closed_form():
-    import re
-    readme = pathlib.Path(__file__).resolve().parents[1] / "README.md"
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme.read_text(), flags=re.S)
-                 if "physlib.spice" in b)
+def test_guide_spice_example_runs_and_matches_the_closed_form():
+    from doc_pages import code_block
+    block = code_block("docs/guide/spice.md", "physlib.spice")
     namespace = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", spice.SpiceWarning)

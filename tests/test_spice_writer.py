@@ -18,9 +18,9 @@ from physlib import Model
 from physlib.components import electrical as el
 from physlib.components import signals as sg
 from physlib.spice import write
+from doc_pages import code_block
 from test_electrical_transients import rc_model
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 DECKS = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "reader"
 
 
@@ -44,14 +44,13 @@ def assert_same_runs(original, copy):
             assert_same(result[name], theirs[kind][name], f"{kind} {name}")
 
 
-def readme_deck_text():
-    block = next(b for b in re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
-                 if "physlib.spice.read" in b)
+def guide_deck_text():
+    block = code_block("docs/guide/spice.md", "physlib.spice.read")
     return re.search(r'read\("""(.*?)"""\)', block, flags=re.S).group(1)
 
 
 def test_quickstart_circuit_round_trip():
-    model = rc_model()                            # the README's Quickstart circuit
+    model = rc_model()                            # the Quickstart's circuit
     text = write(model)
     assert "Vsrc src_p 0 DC 1.0" in text and "C1 r1_n 0 1e-06" in text
     copy = read(text).model
@@ -62,8 +61,8 @@ def test_quickstart_circuit_round_trip():
 
 
 @pytest.mark.parametrize("subcircuits", [False, True])
-def test_readme_deck_round_trip_with_its_cards(subcircuits):
-    deck = read(readme_deck_text())
+def test_guide_deck_round_trip_with_its_cards(subcircuits):
+    deck = read(guide_deck_text())
     text = write(deck, subcircuits=subcircuits)
     assert text.startswith("RC low-pass\n") and ".ac dec 10" in text and "AC 1.0 0.0" in text
     assert_same_runs(deck, read(text))

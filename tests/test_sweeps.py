@@ -437,15 +437,13 @@ def test_bench_sweeps_quick_runs_and_prints_its_table():
     assert "bench_sweeps: done (0 case(s) failed to run)" in out
 
 
-def test_the_readme_sweep_example_runs_and_matches_the_closed_form():
-    """The README's sweep block, on the quickstart's RC circuit (1 V step at t = 0)."""
-    import re
+def test_the_guide_sweep_example_runs_and_matches_the_closed_form(monkeypatch):
+    """The user guide's sweep block, on the quickstart's RC circuit (1 V step at t = 0)."""
+    from doc_pages import ROOT, code_block
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    monkeypatch.syspath_prepend(str(ROOT))
     namespace = {}
-    exec(blocks[0], namespace)
-    exec(next(block for block in blocks if "physlib.sweep(" in block), namespace)
+    exec(code_block("docs/guide/sweeps.md", "physlib.sweep("), namespace)
     table, mc = namespace["table"], namespace["mc"]
     np.testing.assert_allclose(table["v_end"], 1 - np.exp(-5e-3 / (table["R1.R"] * table["C1.C"])), atol=1e-5)
     assert len(mc) == 200 and mc.seed == 7 and not mc.failed

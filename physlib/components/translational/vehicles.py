@@ -24,9 +24,11 @@ class Vehicle(Component):
     The wheels (radius R) roll without slip: flangeR.w = w = v/R, phi = s/R. The vehicle mass m
     and the drive train's inertia J (at the wheels) accelerate together:
     (m + J/R²)·dv/dt = flangeT.f + flangeR.tau/R + f_drag + f_roll + f_grav with
+
       aerodynamic drag f_drag = −Cd·A·rho/2·(v − v_wind)·|v − v_wind|,
       rolling resistance f_roll = −Cr·m·g·cos(atan(inclination))·sign(v) (sign linear below vReg),
       inclination resistance f_grav = −m·g·sin(atan(inclination)) (inclination = tan(angle)).
+
     v_wind, Cr and inclination are the constants vWindConstant, CrConstant, inclinationConstant
     or, with useWindInput, useCrInput, useInclinationInput, the inputs vWind, cr, inclination;
     as in the MSL, the wind input reaches v_wind through a first-order filter of cut-off

@@ -48,7 +48,7 @@ class JFET(FETNoiseParts, Component):
     T       K        device (circuit) temperature (> 0)                300.15
     TNOM    K        temperature the parameters were measured at       300.15
     GMIN    S        conductance across each gate junction (per        0
-                     device); ngspice: 1e-12 (the SPICE reader sets it)
+                     device); ngspice: 1e-12, set by the SPICE reader
     ======= ======== ================================================= ===========
 
     Variables (channel polarity: tp = +1 for N, −1 for P): vgs = tp·(g.v − v_s'),

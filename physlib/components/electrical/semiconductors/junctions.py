@@ -107,11 +107,12 @@ def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False):
     pbo = (vj − pbfact(tnom))/(tnom/REFTEMP), and
     CJ(T) = cj0·(1 + m·(4e-4·(T − REFTEMP) − γ(T)))/(1 + m·(4e-4·(tnom − REFTEMP) − γ(tnom))),
     γ = (VJ − pbo)/pbo. With ``limit`` VJ(T) is at most 1/fc (ngspice's diode does this; its
-    MOSFET bulk junctions do not), F1 keeping the unlimited VJ(T) as ngspice's diotemp.
+    MOSFET bulk junctions do not), F1 keeping the unlimited VJ(T) as ngspice's diotemp. The
+    charge::
 
-    Qj = VJ·CJ·(1 − (1 − v/VJ)^(1−m))/(1 − m)                                 v < fc·VJ
-       = CJ·F1 + CJ/F2·(F3·(v − fc·VJ) + m/(2·VJ)·(v² − (fc·VJ)²))          v >= fc·VJ
-    F1 = VJ·(1 − (1 − fc)^(1−m))/(1 − m),  F2 = (1 − fc)^(1+m),  F3 = 1 − fc·(1 + m).
+        Qj = VJ·CJ·(1 − (1 − v/VJ)^(1−m))/(1 − m)                                 v < fc·VJ
+           = CJ·F1 + CJ/F2·(F3·(v − fc·VJ) + m/(2·VJ)·(v² − (fc·VJ)²))          v >= fc·VJ
+        F1 = VJ·(1 − (1 − fc)^(1−m))/(1 − m),  F2 = (1 − fc)^(1+m),  F3 = 1 − fc·(1 + m).
     """
     vj, cj = junction_temperature(cj0, vj, m, T, tnom)
     xfc = sp.log(1 - fc)

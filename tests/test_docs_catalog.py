@@ -1,4 +1,4 @@
-"""The README's catalog table names every class a domain package hands on, and nothing else: a
+"""The catalog table of the docs (docs/catalog.md) names every class a domain package hands on, and nothing else: a
 class added to the catalog without its row (what it models, its MSL and Simscape counterparts)
 fails here, as does a row left behind by a renamed or removed class."""
 import importlib
@@ -9,12 +9,12 @@ from pathlib import Path
 from physlib.core.component import Component
 
 DOMAINS = ("electrical", "rotational", "translational", "hydraulic", "thermal", "signals")
-README = Path(__file__).resolve().parents[1] / "README.md"
+CATALOG = Path(__file__).resolve().parents[1] / "docs" / "catalog.md"
 
 
 def catalog_rows() -> dict[str, set[str]]:
-    """{domain: class names} from the rows of the README's "Catalog" table."""
-    text = README.read_text(encoding="utf-8").split("\n## Catalog", 1)[1].split("\n## ", 1)[0]
+    """{domain: class names} from the rows of the catalog table."""
+    text = CATALOG.read_text(encoding="utf-8")
     rows: dict[str, set[str]] = {}
     for line in text.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -42,5 +42,5 @@ def test_every_catalog_class_has_its_row_and_every_row_its_class():
         package = importlib.import_module(f"physlib.components.{domain}")
         missing = user_classes(domain) - rows.get(domain, set())
         stale = {name for name in rows.get(domain, set()) if not hasattr(package, name)}
-        assert not missing, f"{domain}: classes without a row in the README's catalog: {sorted(missing)}"
+        assert not missing, f"{domain}: classes without a row in docs/catalog.md: {sorted(missing)}"
         assert not stale, f"{domain}: rows naming no class of physlib.components.{domain}: {sorted(stale)}"

@@ -1,28 +1,23 @@
-"""The README's Python examples run as written and do what the text says."""
-import re
-from pathlib import Path
-
+"""The Python examples of the README and the user guide (docs/) run as written and do what the
+text says. (docs/tests/test_code_blocks.py runs every block of every page after the docs build;
+these check what the blocks compute.)"""
 import numpy as np
-
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def readme_blocks():
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+from doc_pages import ROOT, code_block, code_blocks
 
 
 def test_quickstart_runs_and_charges_the_capacitor():
     namespace = {}
-    exec(readme_blocks()[0], namespace)
+    exec(code_blocks("README.md")[0], namespace)
     assert abs(namespace["res"]["C1.v"][-1] - (1 - np.exp(-5))) < 1e-4
     assert namespace["slow"]["C1.v"][-1] < namespace["res"]["C1.v"][-1]
 
 
-def test_custom_component_from_readme_obeys_its_law():
+def test_custom_component_from_the_guide_obeys_its_law():
+    block = code_block("docs/guide/writing_components.md", "class Varistor")
     namespace = {}
-    exec(readme_blocks()[1], namespace)
+    exec(block, namespace)
     Varistor = namespace["Varistor"]
-    assert len(readme_blocks()[1].strip().splitlines()) <= 15
+    assert len(block.strip().splitlines()) <= 15
 
     from physlib import Model
     from physlib.components.electrical import Ground, Resistor, VoltageSource
@@ -44,8 +39,8 @@ def test_custom_component_from_readme_obeys_its_law():
 
 
 def test_minimal_realization_snippet_keeps_the_names_and_the_response(monkeypatch):
-    monkeypatch.syspath_prepend(str(README.parent))
-    block = next(b for b in readme_blocks() if "lin.minimal()" in b)
+    monkeypatch.syspath_prepend(str(ROOT))
+    block = code_block("docs/guide/linearization.md", "lin.minimal()")
     namespace = {}
     exec(block, namespace)
     assert namespace["lin"].states == ["L1.i", "rotor.phi", "rotor.w"]
@@ -56,7 +51,7 @@ def test_minimal_realization_snippet_keeps_the_names_and_the_response(monkeypatc
 def test_units_snippet_converts_its_quantities():
     import pytest
     pytest.importorskip("pint")
-    block = next(b for b in readme_blocks() if "import pint" in b)
+    block = code_block("docs/guide/units.md", "import pint")
     namespace = {}
     exec(block, namespace)
     res = namespace["res"]
