@@ -9,6 +9,7 @@ from ....noise_variants import noisy_class
 from .capacitances import BRANCHES, ORDER
 from .channel import level1_current, level1_threshold, temperature
 from .charges import MOSFETCharges
+from .level3 import STAGES, derivative_stages, level3_stages
 from .noise import EPS_OX, TOX_ABSENT, MOSFETNoise
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -16,6 +17,7 @@ sp = lazy_module("sympy")     # imported when equations are derived
 __all__ = ["MOSFET", "EPS_OX", "TOX_ABSENT"]
 
 
+GATE_DEPENDENT = ("vdsc", "vdsat", "idrift", "delxl")   # the level-3 stages that depend on the gate voltage
 grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]")
 
 
@@ -135,6 +137,8 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
     b = Port(electrical, "bulk (body)")
 
     channel = Parameter("N", description='"N" or "P"', structural=True)
+    level = Parameter(1, description="the channel model: 1 (Shichman-Hodges) or 3 (semi-empirical "
+                      "short-channel)", structural=True)
     meyer = Parameter(True, description="Meyer's gate capacitances when TOX > 0 (False: TOX sets "
                       "the flicker noise's Cox only)", structural=True)
     VTO = Parameter(0.0, unit="V", description="zero-bias threshold voltage")
@@ -170,6 +174,23 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
                      nonnegative=True)
     TOX = Parameter(0.0, unit="m", description="oxide thickness (0: not given)", nonnegative=True)
     LD = Parameter(0.0, unit="m", description="lateral diffusion", nonnegative=True)
+    UO = Parameter(0.06, unit="m2/(V.s)", description="surface mobility (level 3)", positive=True)
+    THETA = Parameter(0.0, unit="1/V", description="mobility modulation by the gate (level 3)",
+                      nonnegative=True)
+    ETA = Parameter(0.0, unit="1", description="static feedback on the threshold (level 3)",
+                    nonnegative=True)
+    KAPPA = Parameter(0.2, unit="1", description="saturation field factor (level 3, with NSUB)",
+                      nonnegative=True)
+    VMAX = Parameter(0.0, unit="m/s", description="maximum drift velocity (level 3; 0: none)",
+                     nonnegative=True)
+    NFS = Parameter(0.0, unit="1/(m2.V)", description="fast surface state density (level 3; 0: no "
+                    "weak inversion)", nonnegative=True)
+    XJ = Parameter(0.0, unit="m", description="metallurgical junction depth (level 3, with NSUB)",
+                   nonnegative=True)
+    DELTA = Parameter(0.0, unit="1", description="width effect on the threshold (level 3)",
+                      nonnegative=True)
+    NSUB = Parameter(0.0, unit="1/m3", description="substrate doping (level 3: the depletion "
+                     "widths of XJ and KAPPA; 0: not given)", nonnegative=True)
     KF = Parameter(0.0, unit="1", description="flicker noise coefficient", nonnegative=True)
     AF = Parameter(1.0, unit="1", description="flicker noise exponent", positive=True)
     W = Parameter(100e-6, unit="m", description="channel width", positive=True)
@@ -206,11 +227,13 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
               "(CGDO, Meyer's)", "gb": "gate-bulk capacitance (CGBO, Meyer's)",
               "bd": "bulk-drain charge (CBD or CJ·AD, CJSW·PD)", "bs": "bulk-source charge (CBS or "
               "CJ·AS, CJSW·PS)", "sidewalls": "sidewall charges (CJSW)", "RD": "RD", "RS": "RS",
-              "meyer": "Meyer's capacitances (TOX)"}
+              "meyer": "Meyer's capacitances (TOX)", "TOX": "TOX (0: ngspice's 1e-7 m)"}
 
     def validate(self):
         if self.channel not in ("N", "P"):
             raise ParameterError(f"MOSFET {self.name!r}: channel must be 'N' or 'P', got {self.channel!r}")
+        if self.level not in (1, 3):
+            raise ParameterError(f"MOSFET {self.name!r}: level must be 1 or 3, got {self.level!r}")
         if self.L <= 2 * self.LD:
             raise ParameterError(f"MOSFET {self.name!r}: the channel length L = {self.L:g} m must exceed "
                                  f"twice the lateral diffusion LD = {self.LD:g} m")
@@ -222,16 +245,27 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
         internal node, as ngspice), the charge branches (of :data:`~.capacitances.ORDER`) with a
         capacitance > 0, and "sidewalls" when CJSW > 0 makes both junctions' sidewall charges."""
         v = self._values if values is None else values
-        meyer = self.meyer and v["TOX"] > 0
+        meyer = self.meyer and (v["TOX"] > 0 or self.level == 3)
         branches = {name: meyer or v[cap] > 0 for name, cap in self.OVERLAPS.items()}
         branches.update({name: v[cap] > 0 or v["CJ"] * v[area] > 0 or v["CJSW"] * v[perimeter] > 0
                          for name, (cap, area, perimeter) in self.JUNCTIONS.items()})
         sidewalls = ("sidewalls",) if v["CJSW"] > 0 and (branches["bd"] or branches["bs"]) else ()
         return tuple(n for n in ("RD", "RS") if v[n] > 0) + tuple(n for n in ORDER if branches[n]) + \
-            sidewalls + (("meyer",) if meyer else ())
+            sidewalls + (("meyer",) if meyer else ()) + (("TOX",) if self.level == 3 and v["TOX"] > 0 else ())
 
     def structure_key(self):
-        return (self.channel, self.present())
+        return (self.channel, self.level, self.present())
+
+    def variables(self):
+        """The declared variables and, at level 3, the stages of its channel current
+        (:data:`~.level3.STAGES`) and the derivatives by the gate voltage of those that
+        depend on it (``d_vdsc``, ``d_vdsat``, ``d_idrift``, ``d_delxl``)."""
+        own = super().variables()
+        if self.level == 3:
+            own.update({name: Variable(unit, description) for name, (unit, description) in STAGES.items()})
+            own.update({"d_" + name: Variable(STAGES.get(name, ("V",))[0] + "/V", f"∂{name}/∂vgc")
+                        for name in GATE_DEPENDENT})
+        return own
 
     def structure_change(self, compiled, asked):
         if self.present(compiled) == self.present(asked):
@@ -262,8 +296,10 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
                      ((self.vgs, self.vgd), (self.vds, -self.vds), (self.vbs, self.vbd)))
 
     def _channel_equations(self, temp):
-        """von, vdsat, ids and gm of the level-1 channel in the conducting direction."""
+        """von, vdsat, ids and gm of the channel in the conducting direction (level 1 or 3)."""
         tp = self._polarity()
+        if self.level == 3:
+            return self._level3_equations(temp)
         vg, vx, _ = self._conducting()
         vgst = vg - self.von
         current, gm = level1_current(self, vgst, vx, temp)
@@ -272,6 +308,21 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
                 sp.Eq(self.vdsat, sp.Piecewise((vgst, vgst > 0), (0, True))),
                 sp.Eq(self.ids, sp.Piecewise((current, self.vds >= 0), (-current, True))),
                 sp.Eq(self.gm, gm)]
+
+    def _level3_equations(self, temp):
+        """The stages of the level-3 channel (:func:`~.level3.level3_stages`), von, vdsat,
+        ids, and gm = ∂I/∂vgc by the chain rule through the stages."""
+        stages = level3_stages(self, self._polarity(), temp, self._conducting())
+        symbols = {name: self.var(name) for name in STAGES}
+        symbols.update({"von": self.von, "vdsat": self.vdsat, "d_current": self.gm})
+        symbols.update({"d_" + name: self.var("d_" + name) for name in GATE_DEPENDENT})
+        derivatives = derivative_stages(stages[1:], symbols, self.var("vgc"))
+        named = {"von": self.von, "vdsat": self.vdsat, **{n: self.var(n) for n in STAGES}}
+        current = stages[-1][1]
+        # residuals, not Eq: SymPy's Eq would try to decide each equation (seconds here)
+        return [named[name] - expr for name, expr in stages[:-1]] + \
+            [symbols["d_" + name] - expr for name, expr in derivatives] + \
+            [self.ids - sp.Piecewise((current, self.vds >= 0), (-current, True))]
 
     def equations(self):
         tp = self._polarity()
