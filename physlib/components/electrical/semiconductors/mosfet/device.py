@@ -227,7 +227,8 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
               "(CGDO, Meyer's)", "gb": "gate-bulk capacitance (CGBO, Meyer's)",
               "bd": "bulk-drain charge (CBD or CJ·AD, CJSW·PD)", "bs": "bulk-source charge (CBS or "
               "CJ·AS, CJSW·PS)", "sidewalls": "sidewall charges (CJSW)", "RD": "RD", "RS": "RS",
-              "meyer": "Meyer's capacitances (TOX)", "TOX": "TOX (0: ngspice's 1e-7 m)"}
+              "meyer": "Meyer's capacitances (TOX)", "TOX": "TOX (0: ngspice's 1e-7 m)",
+              "KAPPA": "channel-length modulation (KAPPA and NSUB > 0)"}
 
     def validate(self):
         if self.channel not in ("N", "P"):
@@ -251,7 +252,8 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
                          for name, (cap, area, perimeter) in self.JUNCTIONS.items()})
         sidewalls = ("sidewalls",) if v["CJSW"] > 0 and (branches["bd"] or branches["bs"]) else ()
         return tuple(n for n in ("RD", "RS") if v[n] > 0) + tuple(n for n in ORDER if branches[n]) + \
-            sidewalls + (("meyer",) if meyer else ()) + (("TOX",) if self.level == 3 and v["TOX"] > 0 else ())
+            sidewalls + (("meyer",) if meyer else ()) + (("TOX",) if self.level == 3 and v["TOX"] > 0 else ()) + \
+            (("KAPPA",) if self.level == 3 and v["KAPPA"] > 0 and v["NSUB"] > 0 else ())
 
     def structure_key(self):
         return (self.channel, self.level, self.present())
@@ -262,10 +264,20 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
         depend on it (``d_vdsc``, ``d_vdsat``, ``d_idrift``, ``d_delxl``)."""
         own = super().variables()
         if self.level == 3:
-            own.update({name: Variable(unit, description) for name, (unit, description) in STAGES.items()})
+            own.update({name: Variable(unit, description) for name, (unit, description) in STAGES.items()
+                        if name in self._stages()})
             own.update({"d_" + name: Variable(STAGES.get(name, ("V",))[0] + "/V", f"∂{name}/∂vgc")
-                        for name in GATE_DEPENDENT})
+                        for name in self._gate_dependent()})
         return own
+
+    def _stages(self):
+        """The level-3 stages of this device: all of :data:`~.level3.STAGES`, delxl only with
+        channel-length modulation (KAPPA > 0 and NSUB > 0)."""
+        return tuple(n for n in STAGES if n != "delxl" or "KAPPA" in self.present())
+
+    def _gate_dependent(self):
+        """The level-3 stages that depend on the gate voltage (each has a derivative variable)."""
+        return tuple(n for n in GATE_DEPENDENT if n in self._stages() or n == "vdsat")
 
     def structure_change(self, compiled, asked):
         if self.present(compiled) == self.present(asked):
@@ -313,11 +325,11 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
         """The stages of the level-3 channel (:func:`~.level3.level3_stages`), von, vdsat,
         ids, and gm = ∂I/∂vgc by the chain rule through the stages."""
         stages = level3_stages(self, self._polarity(), temp, self._conducting())
-        symbols = {name: self.var(name) for name in STAGES}
+        symbols = {name: self.var(name) for name in self._stages()}
         symbols.update({"von": self.von, "vdsat": self.vdsat, "d_current": self.gm})
-        symbols.update({"d_" + name: self.var("d_" + name) for name in GATE_DEPENDENT})
+        symbols.update({"d_" + name: self.var("d_" + name) for name in self._gate_dependent()})
         derivatives = derivative_stages(stages[1:], symbols, self.var("vgc"))
-        named = {"von": self.von, "vdsat": self.vdsat, **{n: self.var(n) for n in STAGES}}
+        named = {"von": self.von, "vdsat": self.vdsat, **{n: self.var(n) for n in self._stages()}}
         current = stages[-1][1]
         # residuals, not Eq: SymPy's Eq would try to decide each equation (seconds here)
         return [named[name] - expr for name, expr in stages[:-1]] + \

@@ -81,14 +81,16 @@ def level3_stages(dev, polarity, temp, conducting):
                = √(e² + KAPPA·α·(vx − vdsat)) − e      vx > vdsat, VMAX > 0,
                  e = KAPPA·α·idrift/(2·Leff·gdsat),
                  gdsat = max(1e-12 S, idrift·(1 − fd)/vc)
-               = 0                                     vx <= vdsat, VMAX > 0; or cut off
+               = 0                                     vx <= vdsat, VMAX > 0; or cut off;
+                                                       or KAPPA·α = 0 (no stage then)
         Δ      = delxl;  Leff − Leff²/(4·delxl) where delxl > Leff/2 (punch-through)
         I      = idrift/(1 − Δ/Leff)·exp((vg − von)/(xn·vt))   the exponential only where
                  vg < von (weak inversion, NFS > 0)
 
     UO(T) = UO·(TNOM/T)^1.5; KP(T), PHI(T) and Vbi(T) as level 1."""
     vg_, vx_, vb_ = conducting
-    vg, vx, vb, sq, fshort, vth, xn, vdsc, idrift, delxl = (dev.var(n) for n in STAGES)
+    clm = "KAPPA" in dev.present()     # channel-length modulation: KAPPA > 0 with NSUB
+    vg, vx, vb, sq, fshort, vth, xn, vdsc, idrift = (dev.var(n) for n in STAGES if n != "delxl")
     phi, leff, weff = temp.phi, effective_length(dev), dev.W
     cox = oxide_capacitance(dev)
     alpha = depletion_coefficient(dev)
@@ -138,8 +140,12 @@ def level3_stages(dev, polarity, temp, conducting):
     saturated = root * sp.Piecewise(
         (sp.sqrt(vx - dev.vdsat + dev.vdsat / 8), dev.VMAX <= 0),
         (sp.sqrt(half_field**2 + vx - dev.vdsat) - half_field, True))
-    stages.append(("delxl", sp.Piecewise((linear, vx <= dev.vdsat), (saturated, True))))
-    shortening = sp.Piecewise((leff - leff**2 / (4 * delxl), delxl > leff / 2), (delxl, True))
+    if clm:
+        stages.append(("delxl", sp.Piecewise((linear, vx <= dev.vdsat), (saturated, True))))
+    shortening = 0
+    if clm:
+        delxl = dev.var("delxl")
+        shortening = sp.Piecewise((leff - leff**2 / (4 * delxl), delxl > leff / 2), (delxl, True))
     weak = sp.Piecewise((sp.exp((vg - dev.von) / (xn * vt)), vg < dev.von), (1, True))
     ids = idrift / (1 - shortening / leff) * weak
     return stages + [("current", ids)]
