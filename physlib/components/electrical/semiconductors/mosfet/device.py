@@ -9,7 +9,7 @@ from ....noise_variants import noisy_class
 from .capacitances import BRANCHES, ORDER
 from .channel import level1_current, level1_threshold, temperature
 from .charges import MOSFETCharges
-from .level3 import STAGES, derivative_stages, level3_stages
+from .level3 import Level3Channel
 from .noise import EPS_OX, TOX_ABSENT, MOSFETNoise
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -17,11 +17,10 @@ sp = lazy_module("sympy")     # imported when equations are derived
 __all__ = ["MOSFET", "EPS_OX", "TOX_ABSENT"]
 
 
-GATE_DEPENDENT = ("vdsc", "vdsat", "idrift", "delxl")   # the level-3 stages that depend on the gate voltage
 grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]")
 
 
-class MOSFET(MOSFETCharges, MOSFETNoise, Component):
+class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     """SPICE level-1 MOSFET (Shichman & Hodges 1968; ngspice-39's ``mos1``), N or P channel:
     drain ``d``, gate ``g``, source ``s`` and bulk ``b`` pins, series resistances RD, RS to an
     internal drain d' and source s', the channel current between them, bulk–drain and
@@ -259,25 +258,13 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
         return (self.channel, self.level, self.present())
 
     def variables(self):
-        """The declared variables and, at level 3, the stages of its channel current
-        (:data:`~.level3.STAGES`) and the derivatives by the gate voltage of those that
-        depend on it (``d_vdsc``, ``d_vdsat``, ``d_idrift``, ``d_delxl``)."""
+        """The declared variables; at level 3 the stages of its channel current
+        (:data:`~.level3.STAGES`) and no gm (:meth:`~.level3.Level3Channel.level3_transconductance`)."""
         own = super().variables()
         if self.level == 3:
-            own.update({name: Variable(unit, description) for name, (unit, description) in STAGES.items()
-                        if name in self._stages()})
-            own.update({"d_" + name: Variable(STAGES.get(name, ("V",))[0] + "/V", f"∂{name}/∂vgc")
-                        for name in self._gate_dependent()})
+            del own["gm"]
+            own.update(self._level3_variables())
         return own
-
-    def _stages(self):
-        """The level-3 stages of this device: all of :data:`~.level3.STAGES`, delxl only with
-        channel-length modulation (KAPPA > 0 and NSUB > 0)."""
-        return tuple(n for n in STAGES if n != "delxl" or "KAPPA" in self.present())
-
-    def _gate_dependent(self):
-        """The level-3 stages that depend on the gate voltage (each has a derivative variable)."""
-        return tuple(n for n in GATE_DEPENDENT if n in self._stages() or n == "vdsat")
 
     def structure_change(self, compiled, asked):
         if self.present(compiled) == self.present(asked):
@@ -320,21 +307,6 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
                 sp.Eq(self.vdsat, sp.Piecewise((vgst, vgst > 0), (0, True))),
                 sp.Eq(self.ids, sp.Piecewise((current, self.vds >= 0), (-current, True))),
                 sp.Eq(self.gm, gm)]
-
-    def _level3_equations(self, temp):
-        """The stages of the level-3 channel (:func:`~.level3.level3_stages`), von, vdsat,
-        ids, and gm = ∂I/∂vgc by the chain rule through the stages."""
-        stages = level3_stages(self, self._polarity(), temp, self._conducting())
-        symbols = {name: self.var(name) for name in self._stages()}
-        symbols.update({"von": self.von, "vdsat": self.vdsat, "d_current": self.gm})
-        symbols.update({"d_" + name: self.var("d_" + name) for name in self._gate_dependent()})
-        derivatives = derivative_stages(stages[1:], symbols, self.var("vgc"))
-        named = {"von": self.von, "vdsat": self.vdsat, **{n: self.var(n) for n in self._stages()}}
-        current = stages[-1][1]
-        # residuals, not Eq: SymPy's Eq would try to decide each equation (seconds here)
-        return [named[name] - expr for name, expr in stages[:-1]] + \
-            [symbols["d_" + name] - expr for name, expr in derivatives] + \
-            [self.ids - sp.Piecewise((current, self.vds >= 0), (-current, True))]
 
     def equations(self):
         tp = self._polarity()

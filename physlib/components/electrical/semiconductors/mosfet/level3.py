@@ -7,14 +7,16 @@ their derivatives to be derived (inlined into one expression they would not).
 derivative by the gate voltage (the transconductance the channel's thermal noise reads).
 """
 from .....constants import Constant
+from .....core import Variable
 from .....core.lazy import lazy_module
 from ..junctions import BOLTZMANN, ELEMENTARY_CHARGE
-from .channel import effective_length
+from .channel import effective_length, temperature
 from .noise import EPS_OX, TOX_ABSENT
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["EPS_SI", "STAGES", "level3_stages", "derivative_stages", "depletion_coefficient"]
+__all__ = ["EPS_SI", "STAGES", "Level3Channel", "level3_stages", "derivative_stages", "depletion_coefficient",
+           "oxide_capacitance"]
 
 EPS_SI = Constant(11.7 * 8.854214871e-12, "F/m", "EPS_SI")     # ngspice's silicon permittivity
 ETA_SCALE = Constant(8.15e-22, "F.m", "ETA_SCALE")   # mos3load.c's scale of ETA (static feedback)
@@ -88,18 +90,31 @@ def level3_stages(dev, polarity, temp, conducting):
                  vg < von (weak inversion, NFS > 0)
 
     UO(T) = UO·(TNOM/T)^1.5; KP(T), PHI(T) and Vbi(T) as level 1."""
-    vg_, vx_, vb_ = conducting
-    clm = "KAPPA" in dev.present()     # channel-length modulation: KAPPA > 0 with NSUB
-    vg, vx, vb, sq, fshort, vth, xn, vdsc, idrift = (dev.var(n) for n in STAGES if n != "delxl")
-    phi, leff, weff = temp.phi, effective_length(dev), dev.W
-    cox = oxide_capacitance(dev)
-    alpha = depletion_coefficient(dev)
+    vg, vx, vb = (dev.var(n) for n in ("vgc", "vxc", "vbc"))
+    stages = [("vgc", conducting[0]), ("vxc", conducting[1]), ("vbc", conducting[2])]
+    body = _threshold_stages(dev, polarity, temp, stages)
+    on = sp.Or(dev.NFS > 0, vg > dev.von)       # else cut off
+    vgsx = sp.Piecewise((vg, vg > dev.von), (dev.von, True))
+    _drift_stages(dev, temp, stages, body, on, vgsx)
+    current = dev.var("idrift")
+    if "KAPPA" in dev.present():                # channel-length modulation: KAPPA > 0, NSUB > 0
+        stages.append(("delxl", _shortening(dev, on)))
+        leff, delxl = effective_length(dev), dev.var("delxl")
+        current /= 1 - sp.Piecewise((leff - leff**2 / (4 * delxl), delxl > leff / 2), (delxl, True)) / leff
+    vt = BOLTZMANN * dev.T / ELEMENTARY_CHARGE
+    weak = sp.Piecewise((sp.exp((vg - dev.von) / (dev.var("xn") * vt)), vg < dev.von), (1, True))
+    return stages + [("current", current * weak)]
+
+
+def _threshold_stages(dev, polarity, temp, stages):
+    """Append sqphbs, fshort, vth, xn and von to ``stages``; fbody (an expression of them)."""
+    vx, vb, sq, fshort, vth, xn = (dev.var(n) for n in ("vxc", "vbc", "sqphbs", "fshort", "vth", "xn"))
+    phi, leff, weff, cox = temp.phi, effective_length(dev), dev.W, oxide_capacitance(dev)
     phibs = sp.Piecewise((phi - vb, vb <= 0), (sq**2, True))
-    stages = [("vgc", vg_), ("vxc", vx_), ("vbc", vb_),
-              ("sqphbs", sp.Piecewise((sp.sqrt(phi - vb), vb <= 0),
-                                      (sp.sqrt(phi) / (1 + vb / (2 * phi)), True)))]
+    stages.append(("sqphbs", sp.Piecewise((sp.sqrt(phi - vb), vb <= 0),
+                                          (sp.sqrt(phi) / (1 + vb / (2 * phi)), True))))
     junction = sp.Piecewise((dev.XJ, dev.XJ > 0), (1, True))      # no division by 0 untaken
-    wp = sp.sqrt(alpha) * sq / junction
+    wp = sp.sqrt(depletion_coefficient(dev)) * sq / junction
     c0, c1, c2 = WIDTH_FIT
     arga = c0 + c1 * wp + c2 * wp**2 + dev.LD / junction
     argc = wp / (1 + wp)
@@ -107,18 +122,21 @@ def level3_stages(dev, polarity, temp, conducting):
         (1 - dev.XJ / leff * (arga * sp.sqrt(1 - argc**2) - dev.LD / junction),
          sp.And(dev.XJ > 0, dev.NSUB > 0)), (1, True))))
     narrow = dev.DELTA * sp.pi / 2 * EPS_SI / cox
-    gammas = dev.GAMMA * fshort
-    fbody = gammas / (4 * sq) + narrow / weff
-    qbonco = gammas * sq + narrow * phibs / weff
+    qbonco = dev.GAMMA * fshort * sq + narrow * phibs / weff
     eta = dev.ETA * ETA_SCALE / (cox * leff**3)
     stages.append(("vth", polarity * temp.vbi - eta * vx + qbonco))
     stages.append(("xn", 1 + ELEMENTARY_CHARGE * dev.NFS / cox + qbonco / (2 * phibs)))
     vt = BOLTZMANN * dev.T / ELEMENTARY_CHARGE
-    von = vth + sp.Piecewise((vt * xn, dev.NFS > 0), (0, True))
-    on = sp.Or(dev.NFS > 0, vg > dev.von)
-    vgsx = sp.Piecewise((vg, vg > dev.von), (dev.von, True))
+    stages.append(("von", vth + sp.Piecewise((vt * xn, dev.NFS > 0), (0, True))))
+    return dev.GAMMA * fshort / (4 * sq) + narrow / weff
+
+
+def _drift_stages(dev, temp, stages, fbody, on, vgsx):
+    """Append vdsc, vdsat and idrift to ``stages`` (``fbody``: the body factor, ``on``: not cut
+    off, ``vgsx`` = max(vg, von))."""
+    vx, vth, vdsc = (dev.var(n) for n in ("vxc", "vth", "vdsc"))
+    leff = effective_length(dev)
     onfg = 1 + dev.THETA * (vgsx - vth)
-    stages.append(("von", von))
     stages.append(("vdsc", sp.Piecewise((leff * dev.VMAX * onfg / (dev.UO / temp.ratio4), dev.VMAX > 0),
                                         (VOLT, True))))
     va = (vgsx - vth) / (1 + fbody)
@@ -126,29 +144,71 @@ def level3_stages(dev, polarity, temp, conducting):
     stages.append(("vdsat", sp.Piecewise((vdsat, on), (0, True))))
     vdsx = sp.Piecewise((vx, vx < dev.vdsat), (dev.vdsat, True))
     fdrain = sp.Piecewise((1 / (1 + vdsx / vdsc), dev.VMAX > 0), (1, True))
-    beta = temp.kp * dev.M * weff / leff
+    beta = temp.kp * dev.M * dev.W / leff
     current = beta / onfg * (vgsx - vth - (1 + fbody) * vdsx / 2) * vdsx * fdrain
     stages.append(("idrift", sp.Piecewise((current, on), (0, True))))
+
+
+def _shortening(dev, on):
+    """delxl [m]: the channel's shortening by channel-length modulation (``on``: not cut off)."""
+    vx, vdsc, idrift = (dev.var(n) for n in ("vxc", "vdsc", "idrift"))
     # √(KAPPA·α) apart: a parameter, its derivatives by the voltages need no 1/α
-    root = sp.sqrt(dev.KAPPA * alpha)
+    root = sp.sqrt(dev.KAPPA * depletion_coefficient(dev))
     vsat = sp.Piecewise((dev.vdsat, dev.vdsat > 0), (VOLT, True))      # no division by 0 untaken
     linear = sp.Piecewise((0, sp.Or(dev.VMAX > 0, sp.Not(on))),
                           (root * sp.sqrt(dev.vdsat / 8) * (vx / vsat)**4, True))
     gdsat = idrift * (dev.vdsat / (vdsc + dev.vdsat)) / vdsc       # idrift·(1 − fd)/vc at vdsat
     gdsat = sp.Piecewise((gdsat, gdsat > GDSAT_MIN), (GDSAT_MIN, True))
-    half_field = root * idrift / (2 * leff * gdsat)                # e/√(KAPPA·α)
+    half_field = root * idrift / (2 * effective_length(dev) * gdsat)     # e/√(KAPPA·α)
     saturated = root * sp.Piecewise(
         (sp.sqrt(vx - dev.vdsat + dev.vdsat / 8), dev.VMAX <= 0),
         (sp.sqrt(half_field**2 + vx - dev.vdsat) - half_field, True))
-    if clm:
-        stages.append(("delxl", sp.Piecewise((linear, vx <= dev.vdsat), (saturated, True))))
-    shortening = 0
-    if clm:
-        delxl = dev.var("delxl")
-        shortening = sp.Piecewise((leff - leff**2 / (4 * delxl), delxl > leff / 2), (delxl, True))
-    weak = sp.Piecewise((sp.exp((vg - dev.von) / (xn * vt)), vg < dev.von), (1, True))
-    ids = idrift / (1 - shortening / leff) * weak
-    return stages + [("current", ids)]
+    return sp.Piecewise((linear, vx <= dev.vdsat), (saturated, True))
+
+
+class Level3Channel:
+    """The level-3 parts of :class:`~.device.MOSFET`: the stages' variables and equations, and
+    the transconductance its channel's thermal noise reads."""
+
+    def _level3_variables(self):
+        """{stage: Variable} of this device (delxl only with channel-length modulation)."""
+        return {name: Variable(unit, description) for name, (unit, description) in STAGES.items()
+                if name != "delxl" or "KAPPA" in self.present()}
+
+    def _level3_equations(self, temp):
+        """The stages of :func:`level3_stages` (von and vdsat among them) and ids."""
+        stages = level3_stages(self, self._polarity(), temp, self._conducting())
+        named = {"von": self.von, "vdsat": self.vdsat}
+        current = stages[-1][1]
+        # residuals, not Eq: SymPy's Eq would try to decide each equation (seconds here)
+        return [(named[name] if name in named else self.var(name)) - expr for name, expr in stages[:-1]] + \
+            [self.ids - sp.Piecewise((current, self.vds >= 0), (-current, True))]
+
+    def level3_transconductance(self, values, params):
+        """gm = ∂I/∂vgc [S], the level-3 channel current's derivative by the gate voltage in the
+        conducting direction at an operating point (``values``: the device's variables by name,
+        ``params``: its parameters), by the chain rule through the stages
+        (:func:`derivative_stages`), in numbers. Only the noise analysis reads it, so it is no
+        variable of the model: as equations its derivation would take longer than the rest."""
+        from .....core.symbolic import ConstantSymbol, VariableSymbol, parameter_symbol
+        self._deriving = True
+        try:
+            stages = level3_stages(self, self._polarity(), temperature(self, self._polarity()), self._conducting())
+        finally:
+            self._deriving = False
+        names = [name for name, _ in stages[:-1]]
+        symbols = {name: VariableSymbol(name, real=True) for name in names}
+        symbols.update({"d_" + name: sp.Symbol("d_" + name) for name in names})
+        numbers = {parameter_symbol(name): value for name, value in params.items()
+                   if not self._parameters[name].structural}
+        numbers.update({VariableSymbol(name, real=True): value for name, value in values.items()})
+        gm = 0.0
+        for name, expr in derivative_stages(stages, symbols, symbols["vgc"]):
+            value = expr.xreplace(numbers)
+            gm = float(value.xreplace({c: c.value for c in value.atoms(ConstantSymbol)}))
+            if name in symbols:
+                numbers[symbols["d_" + name]] = gm
+        return gm
 
 
 def derivative_stages(stages, symbols, wrt):

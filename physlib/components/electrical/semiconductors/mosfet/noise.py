@@ -23,7 +23,8 @@ class MOSFETNoise(FETNoiseParts):
         if part in ("rd", "rs"):
             return kt4 * params["M"] / params[part.upper()], 0.0
         if part == "id":
-            return kt4 * 2 / 3 * abs(values["gm"]), 0.0
+            gm = values["gm"] if self.level == 1 else self.level3_transconductance(values, params)
+            return kt4 * 2 / 3 * abs(gm), 0.0
         cox = EPS_OX / (params["TOX"] if params["TOX"] > 0 else TOX_ABSENT)
         current = abs(values["ids"] - values["ibd"])
         # mos3noi.c leaves the multiplier out of the area (mos1noi.c has it)
