@@ -1,7 +1,7 @@
 """The ``M`` element: ``Mname nd ng ns nb model [l= w= m= ad= as= pd= ps= nrd= nrs=]`` with
-``.model model NMOS(level=1 ...)`` or ``PMOS(...)``, physlib's level-1
-:class:`~physlib.components.electrical.MOSFET` (ngspice-39's ``mos1``) with the model's
-parameters (:data:`MOSFET_PARAMETERS`)."""
+``.model model NMOS(level=1 ...)`` or ``PMOS(...)``, physlib's
+:class:`~physlib.components.electrical.MOSFET` of level 1 or 3 (ngspice-39's ``mos1``,
+``mos3``) with the model's parameters (:data:`MOSFET_PARAMETERS`, :data:`LEVEL3_PARAMETERS`)."""
 from __future__ import annotations
 
 import math
@@ -42,7 +42,10 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     600) as mos1temp.c; TOX brings Meyer's gate capacitances. NSUB [1/cm³] (with TOX) sets
     PHI, GAMMA and VTO where they are absent (with NSS, TPG), as mos1temp.c. Without RD (RS),
     RSH·NRD (RSH·NRS) is the drain (source) resistance, NRD and NRS 1 by default, as
-    mos1temp.c."""
+    mos1temp.c. ``level=3`` takes THETA, ETA, KAPPA, VMAX, NFS, XJ, DELTA, NSUB, UO besides
+    (and not LAMBDA), with ngspice's level-3 defaults (TOX 1e-7 m, MJSW 0.33) and mos3temp.c's
+    intrinsic density for PHI from NSUB; XL, WD, XW, DELVTO, XD, ALPHA are SpiceErrors, as is
+    any level but 1 and 3."""
     positional, instance = split_options(tokens[1:], card.where, tuple(INSTANCE) + tuple(SQUARES))
     if len(positional) != 5:
         raise SpiceError("M takes Mname nd ng ns nb model [l= w= m= ad= as= pd= ps= nrd= nrs=] "

@@ -21,7 +21,8 @@ grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]
 
 
 class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
-    """SPICE level-1 MOSFET (Shichman & Hodges 1968; ngspice-39's ``mos1``), N or P channel:
+    """SPICE MOSFET of level 1 (Shichman & Hodges 1968; ngspice-39's ``mos1``) or level 3 (the
+    semi-empirical short-channel model; ngspice-39's ``mos3``), N or P channel:
     drain ``d``, gate ``g``, source ``s`` and bulk ``b`` pins, series resistances RD, RS to an
     internal drain d' and source s', the channel current between them, bulk–drain and
     bulk–source diodes with their depletion charge (bottom and sidewall), Meyer's gate
@@ -35,13 +36,14 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     name    unit     meaning                                           default
     ======= ======== ================================================= ===========
     channel          "N" or "P" (structural)                           "N"
+    level            1 or 3: the channel model (structural)            1
     meyer            Meyer's gate capacitances when TOX > 0 (struct.)  True
     VTO     V        zero-bias threshold voltage (< 0 for enhancement  0
                      PMOS)
     KP      A/V²     transconductance parameter at TNOM (> 0)          2e-5
     GAMMA   √V       body-effect coefficient (>= 0)                    0
     PHI     V        surface potential at TNOM (> 0)                   0.6
-    LAMBDA  1/V      channel-length modulation (>= 0)                  0
+    LAMBDA  1/V      channel-length modulation (>= 0; level 1)         0
     RD, RS  Ohm      drain, source resistance (>= 0; divided by M)     0
     CBD,CBS F        zero-bias bulk–drain, bulk–source capacitance     0
                      (> 0: in place of CJ·AD, CJ·AS)
@@ -54,13 +56,25 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
                      JS·AD, JS·AS in place of IS)
     PB      V        bulk junction potential (> 0)                     0.8
     MJ      1        bottom grading coefficient [0, 0.9]               0.5
-    MJSW    1        sidewall grading coefficient [0, 0.9]             0.5
+    MJSW    1        sidewall grading coefficient [0, 0.9] (ngspice's  0.5
+                     level 3: 0.33, which its SPICE reader sets)
     FC      1        forward-bias depletion capacitance coeff. [0, 1)  0.5
     CGSO    F/m      gate–source overlap capacitance per width         0
     CGDO    F/m      gate–drain overlap capacitance per width          0
     CGBO    F/m      gate–bulk overlap capacitance per length          0
-    TOX     m        oxide thickness (>= 0; 0: not given, see below)   0
+    TOX     m        oxide thickness (>= 0; 0: not given, see below;   0
+                     level 3: 0 is ngspice's 1e-7 m)
     LD      m        lateral diffusion (L − 2·LD is the channel)       0
+    UO      m²/V·s   surface mobility (level 3: VMAX's vdsc)           0.06
+    THETA   1/V      mobility modulation by the gate (level 3)         0
+    ETA     1        static feedback on the threshold (level 3)        0
+    KAPPA   1        saturation field factor (level 3, with NSUB)      0.2
+    VMAX    m/s      maximum drift velocity (level 3; 0: none)         0
+    NFS     1/m²·V   fast surface states (level 3; 0: no weak inv.)    0
+    XJ      m        junction depth (level 3, with NSUB)               0
+    DELTA   1        width effect on the threshold (level 3)           0
+    NSUB    1/m³     substrate doping (level 3: α = 2·εSi/(q·NSUB) of  0
+                     XJ and KAPPA; 0: not given)
     KF      1        flicker noise coefficient (>= 0)                  0
     AF      1        flicker noise exponent (> 0)                      1
     W, L    m        channel width, drawn length (> 0)                 100e-6
@@ -82,7 +96,9 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
 
     Equations (ngspice-39's mos1temp.c and mos1load.c; the channel current and the temperature
     rules: :func:`~.channel.level1_threshold`, :func:`~.channel.level1_current`,
-    :func:`~.channel.temperature`; vt = k·T/q)::
+    :func:`~.channel.temperature`; at level 3 mos3temp.c and mos3load.c, the channel current
+    :func:`~.level3.level3_stages`, each stage an internal variable (vgc, vxc, vbc, sqphbs,
+    fshort, vth, xn, vdsc, idrift, delxl), and no gm variable; vt = k·T/q)::
 
         forward (vds >= 0): I(vgs, vds, vbs); reverse: −I(vgd, −vds, vbd)   = ids
         ibs = M·IS(T)·(exp(vbs/vt) − 1) + GMIN·vbs  (vbs > −3·vt), −M·IS(T) + GMIN·vbs below;
@@ -110,12 +126,14 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     Structure: each charge (a bulk junction with a capacitance > 0, a gate branch with an
     overlap or Meyer's capacitances) and each resistance > 0 is decided when the model is
     compiled; ``params=`` may change their values but not whether they are 0 (a
-    :class:`~physlib.core.errors.StructureChangeError`).
+    :class:`~physlib.core.errors.StructureChangeError`); at level 3 also whether TOX > 0 and
+    whether KAPPA and NSUB are both > 0 (channel-length modulation, the delxl stage).
 
     Noise (ngspice-39's mos1noi.c, at T): ``"M1.rd"``, ``"M1.rs"`` thermal 4kT·M/RD, 4kT·M/RS
     in parallel with RD, RS (only when > 0); ``"M1.id"`` channel thermal 4kT·(2/3)·|gm| and
     ``"M1.1overf"`` flicker KF·|ids − ibd|^AF/(f·W·M·(L − 2·LD)·Cox²) [A²/Hz], both between d'
-    and s'.
+    and s'. Level 3 as mos3noi.c: the flicker area without M, gm the current's derivative by
+    the gate voltage at the operating point (:meth:`~.level3.Level3Channel.level3_transconductance`).
 
     Dissipates RD/M·d.i² + RS/M·s.i² + ids·vds + ibs·vbs + ibd·vbd; stores the junction charges'
     energy and the overlaps' M·W·CGSO·vgs²/2 + M·W·CGDO·vgd²/2 + M·(L − 2·LD)·CGBO·vgb²/2.
@@ -126,8 +144,9 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
 
     References: H. Shichman, D. A. Hodges, "Modeling and simulation of insulated-gate
     field-effect transistor switching circuits", IEEE J. Solid-State Circuits 3(3), 1968;
-    J. E. Meyer, "MOS models and circuit simulation", RCA Review 32, 1971; the ngspice manual,
-    chapter "MOSFETs" (level 1).
+    J. E. Meyer, "MOS models and circuit simulation", RCA Review 32, 1971; A. Vladimirescu,
+    S. Liu, "The simulation of MOS integrated circuits using SPICE2", UCB/ERL M80/7, 1980
+    (level 3); the ngspice manual, chapter "MOSFETs" (levels 1 and 3).
     """
 
     d = Port(electrical, "drain")
