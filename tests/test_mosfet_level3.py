@@ -45,9 +45,9 @@ def deck(name):
     # the same with VMAX (velocity saturation) and NFS, VGS = 0.9 V in weak inversion.
     # Measured 9.3e-10.
     ("mos3_vmax_dc", "vgs", {0: 0.9, 2: 2.0}, (-0.5, 5.0, 0.05), "vds", ("i(vds)",)),
-    # ID(VGS) at VDS = 3 V and 0.1 V (VLIN), VBS = 0 and -2 V: weak inversion into strong.
-    # Measured 1.6e-9.
-    ("mos3_transfer", "vbs", {0: 0.0, 1: -2.0}, (0.0, 4.0, 0.05), "vgs", ("i(vds)", "i(vlin)")),
+    # ID(VGS) at VDS = 3 V and 0.1 V (VLIN), VBS = 0, -2 and +0.3 V (the body effect's
+    # forward-bias branch): weak inversion into strong. Measured 1.6e-9.
+    ("mos3_transfer", "vbs", {0: 0.0, 1: -2.0, 2: 0.3}, (0.0, 4.0, 0.05), "vgs", ("i(vds)", "i(vlin)")),
     # a PMOS at 50 °C (TNOM 27 °C): PHI, GAMMA, VTO from NSUB, NSS with mos3's intrinsic
     # density, KP from UO and TOX, RD, RS from RSH. Measured 3.1e-7: PHI from NSUB carries
     # k/q (3.4e-7 relative, the constants), through the threshold.
