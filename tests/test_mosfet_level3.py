@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 import physlib.spice
-from physlib.components.electrical import MOSFET
+from physlib import Model
+from physlib.components.electrical import MOSFET, Ground, VoltageSource
 from physlib.core.errors import ParameterError
 
 from reference import reference_file
@@ -116,3 +117,28 @@ def test_level_is_checked_and_level3_defaults_follow_ngspice():
     assert model["m1"].level == 3 and model["m1"].TOX == 1e-7 and model["m1"].MJSW == 0.33
     assert model["m1"].KP == pytest.approx(500 * 3.9 * 8.854214871e-12 / 1e-7 * 1e-4, rel=1e-12)
     assert model["m1"].UO == pytest.approx(0.05, rel=1e-12)
+
+
+def test_python_api_level3_in_si_units_equals_ngspice():
+    # The card of mos3_transfer.cir given to MOSFET(level=3) in SI units (NSUB per m³, UO in
+    # m²/V·s, NFS per m²·V; KP = UO·Cox as ngspice derives it): its drain current at VDS = 3 V,
+    # VBS = -2 V in weak inversion, near threshold and in strong inversion equals ngspice's
+    # ID(VGS) within 1e-6 of the curve's largest current. Measured 7.5e-11.
+    eps_ox = 3.9 * 8.854214871e-12
+    card = dict(level=3, VTO=0.7, GAMMA=0.5, PHI=0.7, NSUB=1e22, TOX=20e-9, UO=0.055,
+                KP=550 * eps_ox / 20e-9 * 1e-4, THETA=0.08, ETA=0.05, KAPPA=0.6, XJ=0.2e-6, LD=0.1e-6,
+                DELTA=0.4, VMAX=1.5e5, NFS=8e15, RD=15, RS=10, IS=1e-15, CJ=0.3e-3, CJSW=0.2e-9, MJ=0.45,
+                MJSW=0.3, PB=0.8, CGSO=0.3e-9, CGDO=0.3e-9, CGBO=0.2e-9, KF=1e-27, AF=1.2, GMIN=1e-12,
+                L=1.2e-6, W=20e-6, M=2, AD=40e-12, AS=40e-12, PD=44e-6, PS=44e-6)
+    m = Model("mos3")
+    vd, vg, vb = (m.add(VoltageSource(n, V=v)) for n, v in (("vd", 3.0), ("vg", 0.0), ("vb", -2.0)))
+    nmos, ground = m.add(MOSFET("m1", **card)), m.add(Ground("gnd"))
+    m.connect(vd.p, nmos.d)
+    m.connect(vg.p, nmos.g)
+    m.connect(vb.p, nmos.b)
+    m.connect(nmos.s, vd.n, vg.n, vb.n, ground.p)
+    sim = m.compile()
+    ref = read("mos3_transfer_dc_vbs1.csv")
+    for k in (12, 20, 60):                # VGS = 0.6 V, 1.0 V, 3.0 V
+        op = sim.operating_point(params={"vg.V": float(ref["v-sweep"][k])})
+        assert abs(abs(op["m1.d.i"]) - abs(ref["i(vds)"][k])) < 1e-6 * np.max(np.abs(ref["i(vds)"])), k
