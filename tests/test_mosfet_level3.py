@@ -137,7 +137,7 @@ def test_python_api_level3_in_si_units_equals_ngspice():
     m.connect(vg.p, nmos.g)
     m.connect(vb.p, nmos.b)
     m.connect(nmos.s, vd.n, vg.n, vb.n, ground.p)
-    sim = m.compile()
+    sim = m.compile(units="strict")       # the level-3 equations' units agree (else an error)
     ref = read("mos3_transfer_dc_vbs1.csv")
     for k in (12, 20, 60):                # VGS = 0.6 V, 1.0 V, 3.0 V
         op = sim.operating_point(params={"vg.V": float(ref["v-sweep"][k])})
