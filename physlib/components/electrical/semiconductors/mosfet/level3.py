@@ -3,8 +3,9 @@ mos3load.c and mos3temp.c), in stages: each stage an intermediate variable of th
 an equation of the voltages and the stages before it, so the equations stay small enough for
 their derivatives to be derived (inlined into one expression they would not).
 
-:func:`level3_stages` gives the stages; :func:`derivative_stages` the stages of their
-derivative by the gate voltage (the transconductance the channel's thermal noise reads).
+:func:`level3_stages` gives the stages; :func:`derivative_stages` their derivatives by the
+gate voltage, from which :class:`Level3Channel` computes the transconductance the channel's
+thermal noise reads, in numbers at the operating point.
 """
 from .....constants import Constant
 from .....core import Variable
@@ -215,7 +216,9 @@ def derivative_stages(stages, symbols, wrt):
     """[(stage, d(its expression)/d``wrt``)] by the chain rule through the stages before it
     (``symbols``: stage name -> its symbol; the derivative of stage s is the symbol
     ``symbols['d_' + s]``; a stage without a symbol, the last, is used by none), for the
-    stages that depend on ``wrt``: each derivative an equation as small as its stage's."""
+    stages that depend on ``wrt``: each derivative an expression as small as its stage's, in
+    the stages' values and their derivatives (:meth:`Level3Channel.level3_transconductance`
+    evaluates them in order)."""
     derivatives, out = {wrt: sp.Integer(1)}, []
     for name, expr in stages:
         total = 0
