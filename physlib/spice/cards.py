@@ -118,7 +118,7 @@ def _model(card, body):
     name, kind = tokens[1].lower(), tokens[2].lower()
     if kind not in MODEL_TYPES:
         raise SpiceError(f".model type {tokens[2]} is not supported; supported: D (diode), "
-                         "SW and CSW (switches), NPN and PNP (bipolar transistors), NMOS and PMOS (level-1 MOSFETs), NJF and PJF (JFETs)",
+                         "SW and CSW (switches), NPN and PNP (bipolar transistors), NMOS and PMOS (level-1 and level-3 MOSFETs), NJF and PJF (JFETs)",
                          card.where)
     if name in body.models:
         raise SpiceError(f".model {name} is defined twice", card.where)

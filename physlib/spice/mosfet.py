@@ -1,7 +1,7 @@
 """The ``M`` element: ``Mname nd ng ns nb model [l= w= m= ad= as= pd= ps= nrd= nrs=]`` with
-``.model model NMOS(level=1 ...)`` or ``PMOS(...)``, physlib's level-1
-:class:`~physlib.components.electrical.MOSFET` (ngspice-39's ``mos1``) with the model's
-parameters (:data:`MOSFET_PARAMETERS`)."""
+``.model model NMOS(level=1 ...)`` or ``PMOS(...)``, physlib's
+:class:`~physlib.components.electrical.MOSFET` of level 1 or 3 (ngspice-39's ``mos1``,
+``mos3``) with the model's parameters (:data:`MOSFET_PARAMETERS`, :data:`LEVEL3_PARAMETERS`)."""
 from __future__ import annotations
 
 import math
@@ -20,6 +20,12 @@ MOSFET_PARAMETERS = {"vto": "VTO", "vt0": "VTO", "kp": "KP", "gamma": "GAMMA", "
                      "cgdo": "CGDO", "cgbo": "CGBO", "tox": "TOX", "kf": "KF", "af": "AF",
                      "cj": "CJ", "cjsw": "CJSW", "mjsw": "MJSW", "js": "JS", "ld": "LD"}
 MOSFET_OTHER = ("level", "tnom", "tref", "uo", "u0", "rsh", "nsub", "nss", "tpg")
+# ngspice-39's level-3 model parameters (MOS3mPTable) beyond level 1's, without LAMBDA, and
+# the SI scale of each (NFS is per cm²·V, NSUB per cm³, UO in cm²/V·s in SPICE)
+LEVEL3_PARAMETERS = {"theta": ("THETA", 1.0), "eta": ("ETA", 1.0), "kappa": ("KAPPA", 1.0),
+                     "vmax": ("VMAX", 1.0), "nfs": ("NFS", 1e4), "xj": ("XJ", 1.0),
+                     "delta": ("DELTA", 1.0)}
+LEVEL3_UNSUPPORTED = ("xl", "wd", "xw", "delvto", "delvt0", "xd", "alpha", "input_delta")
 # ngspice's defaults: L = W = 100 µm, M = 1, AD = AS = PD = PS = 0; NRD = NRS = 1 (squares of RSH)
 INSTANCE = {"l": "L", "w": "W", "m": "M", "ad": "AD", "as": "AS", "pd": "PD", "ps": "PS"}
 SQUARES = {"nrd": "RD", "nrs": "RS"}
@@ -36,7 +42,10 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     600) as mos1temp.c; TOX brings Meyer's gate capacitances. NSUB [1/cm³] (with TOX) sets
     PHI, GAMMA and VTO where they are absent (with NSS, TPG), as mos1temp.c. Without RD (RS),
     RSH·NRD (RSH·NRS) is the drain (source) resistance, NRD and NRS 1 by default, as
-    mos1temp.c."""
+    mos1temp.c. ``level=3`` takes THETA, ETA, KAPPA, VMAX, NFS, XJ, DELTA, NSUB, UO besides
+    (and not LAMBDA), with ngspice's level-3 defaults (TOX 1e-7 m, MJSW 0.33) and mos3temp.c's
+    intrinsic density for PHI from NSUB; XL, WD, XW, DELVTO, XD, ALPHA are SpiceErrors, as is
+    any level but 1 and 3."""
     positional, instance = split_options(tokens[1:], card.where, tuple(INSTANCE) + tuple(SQUARES))
     if len(positional) != 5:
         raise SpiceError("M takes Mname nd ng ns nb model [l= w= m= ad= as= pd= ps= nrd= nrs=] "
@@ -45,18 +54,18 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     if kind not in ("nmos", "pmos"):
         raise SpiceError(f"M needs a MOSFET .model (NMOS or PMOS), {positional[4]} is "
                          f"{kind.upper()}", card.where)
-    _, options = split_options(params, model_card.where, tuple(MOSFET_PARAMETERS) + MOSFET_OTHER)
-    if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
-        raise SpiceError("only the level-1 MOSFET model (Shichman-Hodges) is supported (level=1)",
-                         model_card.where)
+    level, options = _level_options(b, params, model_scope, model_card, split_options)
     functions = _model_functions(b, options, model_scope, model_card)
-    values, path = {"channel": "P" if kind == "pmos" else "N"}, f"{prefix}{name}."
+    values, path = {"channel": "P" if kind == "pmos" else "N", "level": level}, f"{prefix}{name}."
     tnom_token = options.get("tnom", options.get("tref"))
     tnom = b.value(tnom_token, model_scope, model_card.where) if tnom_token else \
         (lambda: b.ctx.option("tnom"))
+    if level == 3:
+        _level3_defaults(b, functions, options, (model_scope, model_card))
     _mobility(b, functions, options, (model_scope, model_card))
     if "nsub" in options and "TOX" in functions and functions["TOX"]() > 0:
-        _doping_defaults(b, functions, options, values["channel"], tnom, (model_scope, model_card))
+        _doping_defaults(b, functions, options, values["channel"], tnom, (model_scope, model_card),
+                         _intrinsic_density(tnom) if level == 3 else (lambda: INTRINSIC))
     functions.update({INSTANCE[key]: b.value(token, scope, card.where)
                       for key, token in instance.items() if key in INSTANCE})
     _sheet_resistances(b, functions, options, instance, (scope, card), (model_scope, model_card))
@@ -69,6 +78,51 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     return MOSFET(name, **values), ["d", "g", "s", "b"]
 
 
+def _level_options(b, params, model_scope, model_card, split_options):
+    """(level, {key: value token}) of a MOSFET ``.model`` card's parameters: level 1 or 3,
+    each with its own table; a parameter ngspice-39 has at that level but physlib does not is
+    a SpiceError naming it."""
+    allowed = tuple(MOSFET_PARAMETERS) + MOSFET_OTHER + tuple(LEVEL3_PARAMETERS) + LEVEL3_UNSUPPORTED
+    _, options = split_options(params, model_card.where, allowed)
+    level = b.value(options["level"], model_scope, model_card.where)() if "level" in options else 1
+    if level not in (1, 3):
+        raise SpiceError(f"MOSFET level={level:g} is not supported; physlib has levels 1 and 3 "
+                         "(ngspice's mos1, mos3)", model_card.where)
+    level = int(level)
+    if level == 1:
+        foreign = [key for key in options if key in LEVEL3_PARAMETERS or key in LEVEL3_UNSUPPORTED]
+    else:
+        foreign = [key for key in options if key in LEVEL3_UNSUPPORTED or key == "lambda"]
+    if foreign:
+        raise SpiceError(f"{', '.join(k + '=' for k in foreign)} not supported on a level-{level} "
+                         f"MOSFET here", model_card.where)
+    return level, options
+
+
+def _level3_defaults(b, functions, options, model):
+    """The level-3 parameters of the card into ``functions`` (in SI units), and ngspice's
+    level-3 defaults where they differ from level 1's: TOX 1e-7 m, MJSW 0.33 (mos3set.c)."""
+    for key, (target, scale) in LEVEL3_PARAMETERS.items():
+        if key in options:
+            value = b.value(options[key], model[0], model[1].where)
+            functions[target] = (lambda value, scale: lambda: value() * scale)(value, scale)
+    for key, target, scale in (("nsub", "NSUB", 1e6), ("uo", "UO", 1e-4), ("u0", "UO", 1e-4)):
+        if key in options:
+            value = b.value(options[key], model[0], model[1].where)
+            functions[target] = (lambda value, scale: lambda: value() * scale)(value, scale)
+    functions.setdefault("TOX", lambda: 1e-7)
+    functions.setdefault("MJSW", lambda: 0.33)
+
+
+def _intrinsic_density(tnom):
+    """mos3temp.c's intrinsic carrier density at TNOM [1/m³]: 1.45e16·(T/300)^1.5·
+    exp(Eg(T)/(2·k/q)·(1/300 − 1/T))."""
+    def density():
+        t = tnom() + KELVIN
+        return INTRINSIC * (t / 300) ** 1.5 * math.exp(0.5 * float(band_gap(t)) * (1 / 300 - 1 / t) / (k_B / q))
+    return density
+
+
 def _mobility(b, functions, options, model):
     """KP = UO·3.9·ε0/TOX·1e-4 (UO [cm²/V·s], default 600) where KP is absent and TOX > 0
     (mos1temp.c)."""
@@ -79,16 +133,20 @@ def _mobility(b, functions, options, model):
         functions["KP"] = lambda: mobility() * EPS_OX / tox() * 1e-4
 
 
-def _doping_defaults(b, functions, options, channel, tnom, model):
-    """PHI, GAMMA, VTO from NSUB [1/cm³] where absent, as mos1temp.c: PHI = 2·vt(TNOM)·ln(NSUB/ni)
-    (ni = 1.45e10/cm³; at least 0.1 V), GAMMA = √(2·εSi·q·NSUB)/Cox, VTO = vfb + tp·(GAMMA·√PHI
+def _doping_defaults(b, functions, options, channel, tnom, model, intrinsic):
+    """PHI, GAMMA, VTO from NSUB [1/cm³] where absent, as mos1temp.c and mos3temp.c: PHI =
+    2·vt(TNOM)·ln(NSUB/ni) (``intrinsic`` gives ni [1/m³]: mos1's 1.45e10/cm³, mos3's at TNOM;
+    at least 0.1 V; NSUB below ni is an error), GAMMA = √(2·εSi·q·NSUB)/Cox, VTO = vfb + tp·(GAMMA·√PHI
     + PHI) with the flat-band voltage vfb of the gate type TPG (default 1) and NSS [1/cm²]."""
     def value(key, default):
         return b.value(options[key], model[0], model[1].where) if key in options else (lambda: default)
     doping, nss, gate = value("nsub", None), value("nss", 0.0), value("tpg", 1.0)
     tp, tox = (1 if channel == "N" else -1), functions["TOX"]
+    if doping() * 1e6 <= intrinsic():
+        raise SpiceError(f"nsub={doping():g} is below the intrinsic carrier density "
+                         f"{intrinsic() * 1e-6:.4g}/cm³", model[1].where)
     phi = functions.get("PHI") or \
-        (lambda: max(0.1, 2 * k_B * (tnom() + KELVIN) / q * math.log(doping() * 1e6 / INTRINSIC)))
+        (lambda: max(0.1, 2 * k_B * (tnom() + KELVIN) / q * math.log(doping() * 1e6 / intrinsic())))
     gamma = functions.get("GAMMA") or (lambda: math.sqrt(2 * EPS_SI * q * doping() * 1e6) / (EPS_OX / tox()))
 
     def threshold():
@@ -103,7 +161,7 @@ def _model_functions(b, options, model_scope, model_card):
     """{MOSFET parameter: function giving its value} of the ``.model`` card's ``options``."""
     functions, seen = {}, {}
     for key, token in options.items():
-        if key in MOSFET_OTHER:
+        if key in MOSFET_OTHER or key in LEVEL3_PARAMETERS:
             continue
         target = MOSFET_PARAMETERS[key]
         if target in seen:

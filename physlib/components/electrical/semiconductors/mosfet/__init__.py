@@ -1,6 +1,7 @@
-"""The SPICE MOSFET (ngspice-39's level-1 ``mos1``), N and P channel: :class:`MOSFET` (in
-:mod:`.device`), its channel current and temperature rules (:mod:`.channel`) and its charges —
-Meyer's gate capacitances, overlaps, bulk junctions (:mod:`.capacitances`).
+"""The SPICE MOSFET (ngspice-39's level-1 ``mos1`` and level-3 ``mos3``), N and P channel:
+:class:`MOSFET` (in :mod:`.device`), its level-1 channel current and temperature rules
+(:mod:`.channel`), its level-3 channel current (:mod:`.level3`) and its charges — Meyer's gate
+capacitances, overlaps, bulk junctions (:mod:`.capacitances`).
 
 Re-exported as :class:`physlib.components.electrical.MOSFET`.
 """

@@ -6,7 +6,7 @@ from .....core.lazy import lazy_module
 from .capacitances import (BRANCHES, ORDER, branch_rates, junction_capacitance, junction_charge,
                            meyer_capacitances)
 from .channel import effective_length
-from .noise import EPS_OX
+from .level3 import oxide_capacitance
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -34,11 +34,12 @@ class MOSFETCharges:
     def _gate_capacitance_equations(self, temp):
         """cgs, cgd, cgb = the overlaps plus, with TOX, Meyer's capacitances of the conducting
         direction (gate–source and gate–drain exchanged in reverse, as ngspice's loads call
-        DEVqmeyer), of the overdrive vg − von, PHI(T) and Cox = 3.9·ε0/TOX·M·W·(L − 2·LD)."""
+        DEVqmeyer), of the overdrive vg − von, PHI(T) and Cox = 3.9·ε0/TOX·M·W·(L − 2·LD)
+        (TOX = 1e-7 m where 0 at level 3, as ngspice's default)."""
         meyer = {"gs": 0, "gd": 0, "gb": 0}
         if "meyer" in self.present():
             vg, vx, _ = self._conducting()
-            cox = EPS_OX / self.TOX * self.M * self.W * effective_length(self)
+            cox = oxide_capacitance(self) * self.M * self.W * effective_length(self)
             share, inner, outer, bulk = meyer_capacitances(vg - self.von, vx, self.vdsat, temp.phi)
             forward = self.vds >= 0
             meyer = {"gs": cox * share * sp.Piecewise((inner, forward), (outer, True)),

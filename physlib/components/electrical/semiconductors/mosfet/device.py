@@ -9,6 +9,7 @@ from ....noise_variants import noisy_class
 from .capacitances import BRANCHES, ORDER
 from .channel import level1_current, level1_threshold, temperature
 from .charges import MOSFETCharges
+from .level3 import Level3Channel
 from .noise import EPS_OX, TOX_ABSENT, MOSFETNoise
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -19,8 +20,9 @@ __all__ = ["MOSFET", "EPS_OX", "TOX_ABSENT"]
 grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]")
 
 
-class MOSFET(MOSFETCharges, MOSFETNoise, Component):
-    """SPICE level-1 MOSFET (Shichman & Hodges 1968; ngspice-39's ``mos1``), N or P channel:
+class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
+    """SPICE MOSFET of level 1 (Shichman & Hodges 1968; ngspice-39's ``mos1``) or level 3 (the
+    semi-empirical short-channel model; ngspice-39's ``mos3``), N or P channel:
     drain ``d``, gate ``g``, source ``s`` and bulk ``b`` pins, series resistances RD, RS to an
     internal drain d' and source s', the channel current between them, bulk–drain and
     bulk–source diodes with their depletion charge (bottom and sidewall), Meyer's gate
@@ -34,13 +36,14 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
     name    unit     meaning                                           default
     ======= ======== ================================================= ===========
     channel          "N" or "P" (structural)                           "N"
+    level            1 or 3: the channel model (structural)            1
     meyer            Meyer's gate capacitances when TOX > 0 (struct.)  True
     VTO     V        zero-bias threshold voltage (< 0 for enhancement  0
                      PMOS)
     KP      A/V²     transconductance parameter at TNOM (> 0)          2e-5
     GAMMA   √V       body-effect coefficient (>= 0)                    0
     PHI     V        surface potential at TNOM (> 0)                   0.6
-    LAMBDA  1/V      channel-length modulation (>= 0)                  0
+    LAMBDA  1/V      channel-length modulation (>= 0; level 1)         0
     RD, RS  Ohm      drain, source resistance (>= 0; divided by M)     0
     CBD,CBS F        zero-bias bulk–drain, bulk–source capacitance     0
                      (> 0: in place of CJ·AD, CJ·AS)
@@ -53,13 +56,25 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
                      JS·AD, JS·AS in place of IS)
     PB      V        bulk junction potential (> 0)                     0.8
     MJ      1        bottom grading coefficient [0, 0.9]               0.5
-    MJSW    1        sidewall grading coefficient [0, 0.9]             0.5
+    MJSW    1        sidewall grading coefficient [0, 0.9] (ngspice's  0.5
+                     level 3: 0.33, which its SPICE reader sets)
     FC      1        forward-bias depletion capacitance coeff. [0, 1)  0.5
     CGSO    F/m      gate–source overlap capacitance per width         0
     CGDO    F/m      gate–drain overlap capacitance per width          0
     CGBO    F/m      gate–bulk overlap capacitance per length          0
-    TOX     m        oxide thickness (>= 0; 0: not given, see below)   0
+    TOX     m        oxide thickness (>= 0; 0: not given, see below;   0
+                     level 3: 0 is ngspice's 1e-7 m)
     LD      m        lateral diffusion (L − 2·LD is the channel)       0
+    UO      m²/V·s   surface mobility (level 3: VMAX's vdsc)           0.06
+    THETA   1/V      mobility modulation by the gate (level 3)         0
+    ETA     1        static feedback on the threshold (level 3)        0
+    KAPPA   1        saturation field factor (level 3, with NSUB)      0.2
+    VMAX    m/s      maximum drift velocity (level 3; 0: none)         0
+    NFS     1/m²·V   fast surface states (level 3; 0: no weak inv.)    0
+    XJ      m        junction depth (level 3, with NSUB)               0
+    DELTA   1        width effect on the threshold (level 3)           0
+    NSUB    1/m³     substrate doping (level 3: α = 2·εSi/(q·NSUB) of  0
+                     XJ and KAPPA; 0: not given)
     KF      1        flicker noise coefficient (>= 0)                  0
     AF      1        flicker noise exponent (> 0)                      1
     W, L    m        channel width, drawn length (> 0)                 100e-6
@@ -81,7 +96,9 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
 
     Equations (ngspice-39's mos1temp.c and mos1load.c; the channel current and the temperature
     rules: :func:`~.channel.level1_threshold`, :func:`~.channel.level1_current`,
-    :func:`~.channel.temperature`; vt = k·T/q)::
+    :func:`~.channel.temperature`; at level 3 mos3temp.c and mos3load.c, the channel current
+    :func:`~.level3.level3_stages`, each stage an internal variable (vgc, vxc, vbc, sqphbs,
+    fshort, vth, xn, vdsc, idrift, delxl), and no gm variable; vt = k·T/q)::
 
         forward (vds >= 0): I(vgs, vds, vbs); reverse: −I(vgd, −vds, vbd)   = ids
         ibs = M·IS(T)·(exp(vbs/vt) − 1) + GMIN·vbs  (vbs > −3·vt), −M·IS(T) + GMIN·vbs below;
@@ -109,12 +126,14 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
     Structure: each charge (a bulk junction with a capacitance > 0, a gate branch with an
     overlap or Meyer's capacitances) and each resistance > 0 is decided when the model is
     compiled; ``params=`` may change their values but not whether they are 0 (a
-    :class:`~physlib.core.errors.StructureChangeError`).
+    :class:`~physlib.core.errors.StructureChangeError`); at level 3 also whether TOX > 0 and
+    whether KAPPA and NSUB are both > 0 (channel-length modulation, the delxl stage).
 
     Noise (ngspice-39's mos1noi.c, at T): ``"M1.rd"``, ``"M1.rs"`` thermal 4kT·M/RD, 4kT·M/RS
     in parallel with RD, RS (only when > 0); ``"M1.id"`` channel thermal 4kT·(2/3)·|gm| and
     ``"M1.1overf"`` flicker KF·|ids − ibd|^AF/(f·W·M·(L − 2·LD)·Cox²) [A²/Hz], both between d'
-    and s'.
+    and s'. Level 3 as mos3noi.c: the flicker area without M, gm the current's derivative by
+    the gate voltage at the operating point (:meth:`~.level3.Level3Channel.level3_transconductance`).
 
     Dissipates RD/M·d.i² + RS/M·s.i² + ids·vds + ibs·vbs + ibd·vbd; stores the junction charges'
     energy and the overlaps' M·W·CGSO·vgs²/2 + M·W·CGDO·vgd²/2 + M·(L − 2·LD)·CGBO·vgb²/2.
@@ -125,8 +144,9 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
 
     References: H. Shichman, D. A. Hodges, "Modeling and simulation of insulated-gate
     field-effect transistor switching circuits", IEEE J. Solid-State Circuits 3(3), 1968;
-    J. E. Meyer, "MOS models and circuit simulation", RCA Review 32, 1971; the ngspice manual,
-    chapter "MOSFETs" (level 1).
+    J. E. Meyer, "MOS models and circuit simulation", RCA Review 32, 1971; A. Vladimirescu,
+    S. Liu, "The simulation of MOS integrated circuits using SPICE2", UCB/ERL M80/7, 1980
+    (level 3); the ngspice manual, chapter "MOSFETs" (levels 1 and 3).
     """
 
     d = Port(electrical, "drain")
@@ -135,6 +155,8 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
     b = Port(electrical, "bulk (body)")
 
     channel = Parameter("N", description='"N" or "P"', structural=True)
+    level = Parameter(1, description="the channel model: 1 (Shichman-Hodges) or 3 (semi-empirical "
+                      "short-channel)", structural=True)
     meyer = Parameter(True, description="Meyer's gate capacitances when TOX > 0 (False: TOX sets "
                       "the flicker noise's Cox only)", structural=True)
     VTO = Parameter(0.0, unit="V", description="zero-bias threshold voltage")
@@ -170,6 +192,23 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
                      nonnegative=True)
     TOX = Parameter(0.0, unit="m", description="oxide thickness (0: not given)", nonnegative=True)
     LD = Parameter(0.0, unit="m", description="lateral diffusion", nonnegative=True)
+    UO = Parameter(0.06, unit="m2/(V.s)", description="surface mobility (level 3)", positive=True)
+    THETA = Parameter(0.0, unit="1/V", description="mobility modulation by the gate (level 3)",
+                      nonnegative=True)
+    ETA = Parameter(0.0, unit="1", description="static feedback on the threshold (level 3)",
+                    nonnegative=True)
+    KAPPA = Parameter(0.2, unit="1", description="saturation field factor (level 3, with NSUB)",
+                      nonnegative=True)
+    VMAX = Parameter(0.0, unit="m/s", description="maximum drift velocity (level 3; 0: none)",
+                     nonnegative=True)
+    NFS = Parameter(0.0, unit="1/(m2.V)", description="fast surface state density (level 3; 0: no "
+                    "weak inversion)", nonnegative=True)
+    XJ = Parameter(0.0, unit="m", description="metallurgical junction depth (level 3, with NSUB)",
+                   nonnegative=True)
+    DELTA = Parameter(0.0, unit="1", description="width effect on the threshold (level 3)",
+                      nonnegative=True)
+    NSUB = Parameter(0.0, unit="1/m3", description="substrate doping (level 3: the depletion "
+                     "widths of XJ and KAPPA; 0: not given)", nonnegative=True)
     KF = Parameter(0.0, unit="1", description="flicker noise coefficient", nonnegative=True)
     AF = Parameter(1.0, unit="1", description="flicker noise exponent", positive=True)
     W = Parameter(100e-6, unit="m", description="channel width", positive=True)
@@ -206,11 +245,14 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
               "(CGDO, Meyer's)", "gb": "gate-bulk capacitance (CGBO, Meyer's)",
               "bd": "bulk-drain charge (CBD or CJ·AD, CJSW·PD)", "bs": "bulk-source charge (CBS or "
               "CJ·AS, CJSW·PS)", "sidewalls": "sidewall charges (CJSW)", "RD": "RD", "RS": "RS",
-              "meyer": "Meyer's capacitances (TOX)"}
+              "meyer": "Meyer's capacitances (TOX)", "TOX": "TOX (0: ngspice's 1e-7 m)",
+              "KAPPA": "channel-length modulation (KAPPA and NSUB > 0)"}
 
     def validate(self):
         if self.channel not in ("N", "P"):
             raise ParameterError(f"MOSFET {self.name!r}: channel must be 'N' or 'P', got {self.channel!r}")
+        if self.level not in (1, 3):
+            raise ParameterError(f"MOSFET {self.name!r}: level must be 1 or 3, got {self.level!r}")
         if self.L <= 2 * self.LD:
             raise ParameterError(f"MOSFET {self.name!r}: the channel length L = {self.L:g} m must exceed "
                                  f"twice the lateral diffusion LD = {self.LD:g} m")
@@ -222,16 +264,26 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
         internal node, as ngspice), the charge branches (of :data:`~.capacitances.ORDER`) with a
         capacitance > 0, and "sidewalls" when CJSW > 0 makes both junctions' sidewall charges."""
         v = self._values if values is None else values
-        meyer = self.meyer and v["TOX"] > 0
+        meyer = self.meyer and (v["TOX"] > 0 or self.level == 3)
         branches = {name: meyer or v[cap] > 0 for name, cap in self.OVERLAPS.items()}
         branches.update({name: v[cap] > 0 or v["CJ"] * v[area] > 0 or v["CJSW"] * v[perimeter] > 0
                          for name, (cap, area, perimeter) in self.JUNCTIONS.items()})
         sidewalls = ("sidewalls",) if v["CJSW"] > 0 and (branches["bd"] or branches["bs"]) else ()
         return tuple(n for n in ("RD", "RS") if v[n] > 0) + tuple(n for n in ORDER if branches[n]) + \
-            sidewalls + (("meyer",) if meyer else ())
+            sidewalls + (("meyer",) if meyer else ()) + (("TOX",) if self.level == 3 and v["TOX"] > 0 else ()) + \
+            (("KAPPA",) if self.level == 3 and v["KAPPA"] > 0 and v["NSUB"] > 0 else ())
 
     def structure_key(self):
-        return (self.channel, self.present())
+        return (self.channel, self.level, self.present())
+
+    def variables(self):
+        """The declared variables; at level 3 the stages of its channel current
+        (:data:`~.level3.STAGES`) and no gm (:meth:`~.level3.Level3Channel.level3_transconductance`)."""
+        own = super().variables()
+        if self.level == 3:
+            del own["gm"]
+            own.update(self._level3_variables())
+        return own
 
     def structure_change(self, compiled, asked):
         if self.present(compiled) == self.present(asked):
@@ -262,8 +314,10 @@ class MOSFET(MOSFETCharges, MOSFETNoise, Component):
                      ((self.vgs, self.vgd), (self.vds, -self.vds), (self.vbs, self.vbd)))
 
     def _channel_equations(self, temp):
-        """von, vdsat, ids and gm of the level-1 channel in the conducting direction."""
+        """von, vdsat, ids and gm of the channel in the conducting direction (level 1 or 3)."""
         tp = self._polarity()
+        if self.level == 3:
+            return self._level3_equations(temp)
         vg, vx, _ = self._conducting()
         vgst = vg - self.von
         current, gm = level1_current(self, vgst, vx, temp)
