@@ -39,6 +39,7 @@ from .result import output_jacobian
 GROUPED = 2             # samples between two events from which they share one integration
 MIN_GAP = 1e-6          # least gap between outputs of one integration, a fraction of it (CasADi merges closer ones)
 CACHED = 16             # segment integrators kept per compiled model (one per pattern of outputs)
+DIRECTIONS = 64         # most objectives one backward integration carries
 
 
 @dataclass
@@ -79,23 +80,46 @@ class AdjointSweep:
         self.jumps = EventJumps(model, self.d, options)
 
     def run(self, objective, paths, samples) -> Gradient:
-        nodes, points = self._forward(samples)
-        values = {path: np.array([self._output(path, *points[k]) for k in range(len(samples))]) for path in paths}
-        value, slopes = objective(values)
+        self.forward(samples)
+        value, slopes = objective(self.values(paths))
+        gradient = self.backward(lambda k: {path: np.atleast_1d(slopes[path][k]) for path in paths}, 1)
+        return Gradient(float(value), dict(zip(self.theta.names, gradient[:, 0].tolist())))
 
-        def slopes_at(k):
-            return {path: slopes[path][k] for path in paths}
-        lam = np.zeros(self.nx + self.nv + 1)
+    def forward(self, samples) -> None:
+        """The forward sweep through the sample times ``samples``: the nodes the backward sweeps
+        go through and the points (t, x, z, p) at the samples."""
+        self.samples = np.asarray(samples)
+        self.nodes, self.points = self._forward(self.samples)
+        # the node holding each sample: a backward sweep whose slopes vanish after sample k
+        # starts there
+        self.node_of = {}
+        for position, node in enumerate(self.nodes):
+            if node[0] == "sample":
+                self.node_of[node[1]] = position
+            elif node[0] == "segment":
+                self.node_of.update((k, position) for k, _ in node[7])
+
+    def values(self, paths) -> dict:
+        """{path: its values at the samples} of the forward sweep."""
+        return {path: np.array([self._output(path, *self.points[k]) for k in range(len(self.samples))])
+                for path in paths}
+
+    def backward(self, slopes_at, count: int, last: int | None = None) -> np.ndarray:
+        """∂objective/∂θ (Nθ × count) of ``count`` objectives at once, by one backward sweep:
+        ``slopes_at(k)`` {path: ∂objectives/∂y(t_k), one per objective} (empty where none);
+        ``last``: the index of the last sample with a slope (the sweep starts at its node: the
+        adjoints are zero after it)."""
+        nodes = self.nodes if last is None else self.nodes[:self.node_of[last] + 1]
+        lam = np.zeros((self.nx + self.nv + 1, count))
         for node in reversed(nodes):
             kind = node[0]
             if kind == "sample":
-                lam = lam + self._sample_adjoint(*points[node[1]], slopes_at(node[1]))
+                lam = lam + self._sample_adjoint(*self.points[node[1]], slopes_at(node[1]))
             elif kind == "segment":
-                lam = self._segment_adjoint(node, lam, points, slopes_at)
+                lam = self._segment_adjoint(node, lam, self.points, slopes_at)
             else:
                 lam = node[2].T @ lam
-        gradient = self._start(lam)
-        return Gradient(float(value), dict(zip(self.theta.names, gradient.tolist())))
+        return self._start(lam)
 
     # --- forward sweep ----------------------------------------------------------------------------
 
@@ -149,7 +173,7 @@ class AdjointSweep:
         ``outputs`` the samples among them (index, position)."""
         X = np.array(self._call(grid, "forward", ta, tb, x, np.concatenate([p, [ta, tb], z]))).reshape(
             len(grid), self.nx).T
-        nodes.append(("segment", ta, tb, x, z, p, grid, outputs))
+        nodes.append(("segment", ta, tb, x, z, p, grid, outputs, X))
         for k, j in outputs:
             t = ta + grid[j] * (tb - ta)
             points[k] = (t, X[:, j], self.model_z(X[:, j], z, p, t), p)
@@ -157,7 +181,13 @@ class AdjointSweep:
 
     def _call(self, grid, which, ta, tb, *args):
         try:
-            return _segment_function(self.model.system, self.options, grid)[which](*args)
+            functions = _segment_function(self.model.system, self.options, grid)
+            if which == "forward":
+                return functions["forward"](*args)
+            directions = args[-1].shape[1]
+            if directions not in functions["reverse"]:
+                functions["reverse"][directions] = functions["forward"].reverse(directions)
+            return functions["reverse"][directions](*args)
         except RuntimeError as err:
             reason = str(err).strip().splitlines()[-1]
             raise SimulationError(
@@ -192,33 +222,47 @@ class AdjointSweep:
     # --- backward sweep ---------------------------------------------------------------------------
 
     def _segment_adjoint(self, node, lam, points, slopes_at):
-        """λ before a segment from λ after it and the objective's slopes at its outputs: the
-        gradient of Σ seed_j·x(s_j) with each output's seed from its sample, the last's also
-        from λ; the samples' direct dependence on p_V added to λ's (p is constant over it)."""
-        _, ta, tb, x, z, p, grid, outputs = node
-        nx, nv = self.nx, self.nv
+        """λ before a segment from λ after it and the objectives' slopes at its outputs: the
+        gradients of Σ seed_j·x(s_j) with each output's seed from its sample, the last's also
+        from λ; the samples' direct dependence on p_V added to λ's (p is constant over it).
+        The objectives' backward integrations go together, in blocks of up to DIRECTIONS (a
+        power of two, so that few integrators serve every count)."""
+        _, ta, tb, x, z, p, grid, outputs, X = node
+        nx, nv, count = self.nx, self.nv, lam.shape[1]
         lam = lam.copy()
-        seeds = np.zeros((nx, len(grid)))
+        seeds = np.zeros((len(grid), nx, count))
         for k, j in outputs:
             contribution = self._sample_adjoint(*points[k], slopes_at(k))
-            seeds[:, j] += contribution[:nx]
+            seeds[j] += contribution[:nx]
             lam[nx:] += contribution[nx:]
-        seeds[:, -1] += lam[:nx]
-        adjoint = self._call(grid, "reverse", ta, tb, x, np.concatenate([p, [ta, tb], z]), seeds.T.ravel())
-        lam[:nx] = np.array(adjoint[0]).ravel()
-        if nv:
-            lam[nx:nx + nv] += np.array(adjoint[1]).ravel()[self.theta.varying]
+        seeds[-1] += lam[:nx]
+        seeds = seeds.reshape(len(grid) * nx, count)
+        lam[:nx] = 0.0
+        live = np.flatnonzero(np.any(seeds, axis=0))        # objectives with something to carry back
+        block = min(DIRECTIONS, 1 << int(np.ceil(np.log2(max(len(live), 1)))))
+        arguments = (x, np.concatenate([p, [ta, tb], z]), X.T.ravel())
+        for start in range(0, len(live), block):
+            columns = live[start:start + block]
+            padded = np.zeros((seeds.shape[0], block))
+            padded[:, :len(columns)] = seeds[:, columns]
+            adjoint_x, adjoint_p = (np.array(a) for a in self._call(grid, "reverse", ta, tb, *arguments, padded))
+            lam[:nx, columns] = adjoint_x.reshape(nx, block)[:, :len(columns)]
+            if nv:
+                lam[nx:nx + nv, columns] += adjoint_p.reshape(-1, block)[self.theta.varying, :len(columns)]
         return lam
 
     def _sample_adjoint(self, t, x, z, p, slopes):
-        """The objective's derivative at one sample, as an adjoint of u = [x; p_V; τ]."""
+        """The objectives' derivatives at one sample (``slopes`` {path: one per objective}), as
+        adjoints of u = [x; p_V; τ], one column per objective."""
         nx, nz, nv = self.nx, self.nz, self.nv
-        dy = np.zeros(nx + nz + nv)
+        if not slopes:
+            return 0.0
+        dy = 0.0
         for path, slope in slopes.items():
             pos, sign = self.model.variable(path)
             row = np.array(output_jacobian(self.model.system, pos, self.theta.varying)(x, z, p, t)).ravel()
-            dy += sign * slope * row
-        out = np.zeros(nx + nv + 1)
+            dy = dy + sign * np.outer(row, slope)
+        out = np.zeros((nx + nv + 1, dy.shape[1]))
         out[:nx], out[nx:nx + nv] = dy[:nx], dy[nx + nz:]
         if nz:
             out[:nx + nv] += self._through_algebraic(x, z, p, t, dy[nx:nx + nz])
@@ -227,7 +271,7 @@ class AdjointSweep:
     def _through_algebraic(self, x, z, p, t, adjoint_z):
         """An adjoint of z as one of [x; p_V], z following them by 0 = g: dz = −g_z⁻¹·(g_x·dx + g_p·dp)."""
         nx, nv = self.nx, self.nv
-        out = np.zeros(nx + nv)
+        out = np.zeros((nx + nv,) + adjoint_z.shape[1:])
         if not np.any(adjoint_z):
             return out
         _, _, Jw, Jp, _ = self.d.dae(x, z, p, t)
@@ -252,8 +296,10 @@ class AdjointSweep:
 
 def _segment_function(system, options, grid) -> dict:
     """{"forward": (x0, [p; ta; tb; z0]) -> x at the fractions ``grid`` of [ta, tb] (one column
-    each, stacked); "reverse": (x0, [p; ta; tb; z0], seeds) -> the gradients of Σ_j seed_j·x(s_j)
-    with respect to x0 and p (seeds stacked likewise)}: one CVODES integrator over s ∈ [0, 1],
+    each, stacked); "reverse": {n: (x0, [p; ta; tb; z0], the forward's outputs, seeds) -> the
+    gradients of Σ_j seed_j·x(s_j) with respect to x0 and p for n columns of seeds (stacked
+    likewise) at once}, made by :meth:`AdjointSweep._call` for each n asked}: one CVODES
+    integrator over s ∈ [0, 1],
     t = ta + s·(tb − ta), of x' = f(x, z(x, p, t), p, t) with z solved from 0 = g by Newton's
     method from z0 (the segment's start values: a guess, of no influence on the result). Made
     once per grid (the CACHED last ones kept).
@@ -278,12 +324,8 @@ def _segment_function(system, options, grid) -> dict:
                                                      "max_num_steps": 100000, "quad_err_con": True})
         X0, P = cs.MX.sym("x0", x.numel()), cs.MX.sym("p", params.numel())
         xf = cs.vec(integrator(x0=X0, p=P)["xf"])
-        seeds = cs.MX.sym("seeds", xf.numel())
-        scalar = cs.dot(seeds, xf)
         segments = [k for k in system.cache if isinstance(k, tuple) and k[0] == "adjoint_segment"]
         if len(segments) >= CACHED:
             system.cache.pop(segments[0])
-        system.cache[key] = {"forward": cs.Function("segment_forward", [X0, P], [xf]),
-                             "reverse": cs.Function("segment_reverse", [X0, P, seeds],
-                                                    [cs.gradient(scalar, X0), cs.gradient(scalar, P)])}
+        system.cache[key] = {"forward": cs.Function("segment_forward", [X0, P], [xf]), "reverse": {}}
     return system.cache[key]

@@ -33,16 +33,22 @@ def sensitivity(model, t_end: float, *, params, outputs=None, t_eval=None, metho
     or state paths (``"C1.v"``: its initial value, as ``x0`` sets it); or a dict {name: value}
     to take them at those values. values: other parameter values of the run, not
     differentiated (as ``simulate``'s ``params``). outputs: variable paths whose sensitivities
-    are checked now (any variable can be read from the result). method: ``"forward"`` (the
-    sensitivity equations integrated with the model, cost growing with the number of
-    parameters), ``"adjoint"`` (one backward sweep per output and output time, for few outputs
-    and many parameters) or ``"auto"`` (forward). relative: ``sens[y, θ]`` gives
-    θ·∂y/∂θ / max|y| instead of ∂y/∂θ.
+    are checked now (with the forward method any variable can be read from the result; the
+    adjoint method computes these alone). method: ``"forward"`` (the sensitivity equations
+    integrated with the model, a cost growing with the number of parameters), ``"adjoint"``
+    (one forward sweep, then one backward sweep per output and output time, a cost that does
+    not grow with the number of parameters; ``sens.events`` then carry no ``dt``) or
+    ``"auto"``: the adjoint where ``outputs`` and ``t_eval`` are given and
+    len(outputs)·len(t_eval) is below the number of parameters, else the forward method.
+    relative: ``sens[y, θ]`` gives θ·∂y/∂θ / max|y| instead of ∂y/∂θ.
 
     The remaining options are ``simulate``'s, with its defaults (variable-step solvers only:
-    ``"idas"`` or ``"cvodes"``). The sensitivities are integrated by the same solver at the
-    same tolerances as the states, each direction in the units of the states (θ·∂x/∂θ), so
-    the accuracy of both is that of the run. Across a state event the event's time moves with
+    ``"idas"`` or ``"cvodes"``). The forward sensitivities are integrated by the same solver at
+    the same tolerances as the states, each direction in the units of the states (θ·∂x/∂θ), so
+    the accuracy of both is that of the run. The adjoint's sweeps integrate each interval
+    between events by CVODES with the algebraic variables solved inside (whichever the solver:
+    it decides the events of a run with modes), checkpointed, the parameter integrals under
+    error control at the same tolerances. Across a state event the event's time moves with
     θ (its sensitivity from the guard), and the mode changes, the projection of the state onto
     newly active constraints and discrete updates carry the sensitivities over; across a time
     event whose instant depends on θ (a step's or a pulse's edge, a PWM's duty) likewise.
@@ -61,12 +67,27 @@ def sensitivity(model, t_end: float, *, params, outputs=None, t_eval=None, metho
                           event_tol=event_tol, max_events=max_events, initial=initial)
     for name in outputs or ():
         model.variable(name) if model.mode_slot(name) is None else None
-    if method == "adjoint":
-        raise SensitivityError("sensitivity(method='adjoint') is not available: the adjoint method gives the "
-                               "gradient of one scalar objective (sim.gradient); for the sensitivities of "
-                               "every variable over time use method='forward'")
+    if choose_method(method, outputs, options, names) == "adjoint":
+        with model_lock(model):
+            return adjoint_sensitivity(model, options, names, list(outputs), relative)
     with model_lock(model):
         return forward_sensitivity(model, options, names, relative)
+
+
+def choose_method(method, outputs, options, names) -> str:
+    """``"forward"`` or ``"adjoint"``: ``"auto"`` takes the adjoint where outputs are named and
+    their number times that of the output times is below the number of parameters (a backward
+    sweep per output and time against a direction per parameter), else the forward method."""
+    if method == "adjoint" and not outputs:
+        raise SensitivityError("sensitivity(method='adjoint') needs outputs=[...]: the variables whose "
+                               "sensitivities the backward sweeps compute (one sweep per output and output "
+                               "time)")
+    if method != "auto":
+        return method
+    count = len(names) if isinstance(names, (list, tuple)) else 1
+    if outputs and options.t_eval is not None and len(outputs) * len(options.grid) < count:
+        return "adjoint"
+    return "forward"
 
 
 def gradient(model, objective, params, t_end: float, *, t_eval, values: dict | None = None, t0: float = 0.0,
@@ -166,9 +187,41 @@ def forward_sensitivity(model, options, names, relative=False, reuse=None) -> Se
     arrays = _arrays(rows, theta, run.nx, run.nz)
     plain_events = plain.events if plain is not None else []
     return SensitivityResult(model, arrays, theta, _events(plain_events, run.time_sensitivities, theta), relative,
-                             continuation=(options.solver, options.rtol, options.atol,
-                                           options.max_step if options.max_step is not None
-                                           else options.t_end - options.t0))
+                             continuation=_continuation(options))
+
+
+def adjoint_sensitivity(model, options, names, outputs, relative=False) -> SensitivityResult:
+    """:func:`sensitivity` by the adjoint method, with validated ``options``: one forward sweep,
+    then for each output the backward sweeps of its values at the output times (one objective
+    each, integrated backward together). The result holds the sensitivities of ``outputs``
+    only."""
+    from .adjoint import AdjointSweep
+    p = model.parameter_vector(options.params)
+    theta = resolve(model, names, p, options.params)
+    events, plain = record_events(model, options, p)
+    theta = with_initial_values(theta, events[0].x)
+    sweep = AdjointSweep(model, options, theta, events)
+    samples = np.asarray(options.grid)
+    sweep.forward(samples)
+    columns, count = {}, len(samples)
+    for path in outputs:
+        if model.mode_slot(path) is None and model.variable(path)[0] not in columns:
+            # objective k: the output at sample k; all of them carried back together
+            pos, sign = model.variable(path)
+            columns[pos] = sign * sweep.backward(lambda j: {path: np.eye(count)[j]}, count).T
+    points = [sweep.points[k] for k in range(len(samples))]
+    X, Z = (np.array([point[i] for point in points]).reshape(len(samples), -1).T for i in (1, 2))
+    P = np.array([point[3] for point in points]).T
+    plain_events = plain.events if plain is not None else []
+    events = [SensitivityEvent(e.t, e.component, e.before, e.after, e.cause, None) for e in plain_events]
+    return SensitivityResult(model, (samples, samples, X, Z, P, None, None, None), theta, events, relative,
+                             continuation=_continuation(options), computed=(columns, outputs))
+
+
+def _continuation(options):
+    """(solver, rtol, atol, max step) with which a result's ``at(t)`` continues the run."""
+    return (options.solver, options.rtol, options.atol,
+            options.max_step if options.max_step is not None else options.t_end - options.t0)
 
 
 def record_events(model, options, p):
