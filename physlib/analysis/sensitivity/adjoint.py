@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import casadi as cs
 import numpy as np
 
-from ...core.errors import SimulationError
+from ...core.errors import SensitivityError, SimulationError
 from ..common.initialization import solve_algebraic
 from ..simulation.time_events import left_limit
 from .derivatives import PointDerivatives
@@ -69,21 +69,134 @@ def sum_of_squares(data: dict, weights: dict | None = None):
     return objective
 
 
-class AdjointSweep:
-    """The adjoint gradient of one run: ``events`` recorded from it (the start first)."""
+class Integral:
+    """The objective ∫ g dt over the run, g = ``integrand({path: y})`` of the variables
+    ``paths`` (each a CasADi symbol: write g with operators and casadi's functions, e.g.
+    ``lambda y: y["R1.i"] ** 2``). Its adjoint source is g's derivative, integrated backward
+    with the states; an event whose instant moves with θ moves the integral by the jump of g
+    across it times that motion."""
 
-    def __init__(self, model, options, theta, events):
+    def __init__(self, integrand, paths):
+        self.integrand, self.paths = integrand, list(paths)
+
+    def function(self, model) -> cs.Function:
+        """(x, z, p, t) -> g."""
+        x, z, p, t = model.system.symbols(cs.SX)
+        y = model.system.outputs(x, z, p, t)
+        values = {}
+        for path in self.paths:
+            pos, sign = model.variable(path)
+            values[path] = sign * y[pos]
+        return cs.Function("integrand", [x, z, p, t], [cs.SX(self.integrand(values))])
+
+
+def integral(integrand, paths) -> Integral:
+    """The objective ∫ integrand({path: y}) dt from t0 to t_end (:class:`Integral`), e.g. the energy
+    a resistor dissipates, ``integral(lambda y: 1e3 * y["R1.i"] ** 2, ["R1.i"])``."""
+    return Integral(integrand, paths)
+
+
+@dataclass
+class AtEvent:
+    """The objective: the instant of the ``occurrence``-th mode change of ``component`` (1 the
+    first), or with ``path`` that variable just after it."""
+
+    component: str
+    occurrence: int = 1
+    path: str | None = None
+
+    @property
+    def paths(self):
+        return [] if self.path is None else [self.path]
+
+
+def at_event(component: str, occurrence: int = 1, path: str | None = None) -> AtEvent:
+    """The objective: the time [s] of the ``occurrence``-th mode change of ``component`` (a
+    clutch's lock, a diode's turn-on), or the variable ``path`` just after it."""
+    return AtEvent(component, occurrence, path)
+
+
+class AdjointSweep:
+    """The adjoint gradient of one run: ``events`` recorded from it (the start first);
+    ``integrand``: a :meth:`Integral.function` whose integral over the run the forward sweep
+    integrates with the states (``self.integral``)."""
+
+    def __init__(self, model, options, theta, events, integrand=None):
         self.model, self.options, self.theta, self.events = model, options, theta, events
         system = model.system
         self.nx, self.nz, self.nv = len(system.state_pos), len(system.z_pos), len(theta.varying)
         self.d = PointDerivatives(model, theta.varying)
         self.jumps = EventJumps(model, self.d, options)
+        self.integrand, self.integral = integrand, 0.0
+        self.integral_weights = None        # each objective's weight on the integral (backward)
 
     def run(self, objective, paths, samples) -> Gradient:
+        """The gradient of an objective of the outputs ``paths`` at the ``samples``."""
         self.forward(samples)
         value, slopes = objective(self.values(paths))
         gradient = self.backward(lambda k: {path: np.atleast_1d(slopes[path][k]) for path in paths}, 1)
+        return self._gradient(value, gradient)
+
+    def run_integral(self) -> Gradient:
+        """The gradient of the integral of ``integrand`` over the run."""
+        self.forward(np.empty(0))
+        # the backward sweep for the integral divided by its size: the adjoints are then of the
+        # size of a sampled output's, well above the absolute tolerances of the backward
+        # integration (∫ i² dt of a 1 mA RC, 5e-10 A²s: 3e-7 relative error unscaled, 1e-9 scaled)
+        size = abs(self.integral) if self.integral != 0 else 1.0
+        self.integral_weights = np.full(1, 1.0 / size)
+        seeds = {}
+        for position, node in enumerate(self.nodes):
+            if node[0] == "event" and node[1].cause != "initial":
+                # the integral up to the event gains g⁻·dτ, the one after it loses g⁺·dτ
+                before = self._integrand(node[1].x, node[1].z, node[1].p, self._before(node[1]))
+                after = self._integrand(node[1].x_after, node[1].z_after, node[1].p_after, node[1].t)
+                seeds[position] = (before - after) / size * self._unit_tau()
+        return self._gradient(self.integral, size * self.backward(lambda k: {}, 1, event_seeds=seeds))
+
+    def run_at_event(self, objective: AtEvent, plain_events) -> Gradient:
+        """The gradient of an event's instant, or of a variable just after it (``objective``);
+        ``plain_events``: the events of the plain run (with their components)."""
+        times = [e.t for e in plain_events if e.component == objective.component]
+        if len(times) < objective.occurrence or objective.occurrence < 1:
+            raise SensitivityError(f"at_event: {objective.component!r} changes mode {len(times)} times in this run, "
+                                   f"so it has no mode change number {objective.occurrence}")
+        t = times[objective.occurrence - 1]
+        self.forward(np.empty(0))
+        position = next(k for k, node in enumerate(self.nodes) if node[0] == "event" and node[1].t == t)
+        event = self.nodes[position][1]
+        if objective.path is None:
+            value, seed = t, self._unit_tau()
+        else:
+            point = (event.x_after, event.z_after, event.p_after)
+            value = self._output(objective.path, t, *point)
+            seed = self._sample_adjoint(t, *point, {objective.path: np.ones(1)})[:, 0]
+            # the variable where the event has moved to: its rate after the event times the motion
+            seed = seed + self._output_rate(objective.path, t, *point) * self._unit_tau()
+        return self._gradient(value, self.backward(lambda k: {}, 1, event_seeds={position: seed}))
+
+    def _gradient(self, value, gradient) -> Gradient:
         return Gradient(float(value), dict(zip(self.theta.names, gradient[:, 0].tolist())))
+
+    def _unit_tau(self):
+        out = np.zeros(self.nx + self.nv + 1)
+        out[-1] = 1.0
+        return out
+
+    def _before(self, event):
+        """The instant the point before ``event`` is taken at (a time event's left limit)."""
+        return left_limit(event.t, self.options.t0, self.options.t_end) if event.cause == "time" else event.t
+
+    def _integrand(self, x, z, p, t) -> float:
+        return float(self.integrand(x, z, p, t))
+
+    def _output_rate(self, path, t, x, z, p) -> float:
+        """dy/dt of ``path`` at the point, along the run."""
+        pos, sign = self.model.variable(path)
+        row = np.array(output_jacobian(self.model.system, pos, np.arange(0))(x, z, p, t)).ravel()
+        rates = np.concatenate(self.d.rates(self.d.dae(x, z, p, t)))
+        outputs = self.d.outputs(x, z, p, t)
+        return sign * float(row[:self.nx + self.nz] @ rates + np.asarray(outputs[4]).ravel()[pos])
 
     def forward(self, samples) -> None:
         """The forward sweep through the sample times ``samples``: the nodes the backward sweeps
@@ -104,20 +217,24 @@ class AdjointSweep:
         return {path: np.array([self._output(path, *self.points[k]) for k in range(len(self.samples))])
                 for path in paths}
 
-    def backward(self, slopes_at, count: int, last: int | None = None) -> np.ndarray:
+    def backward(self, slopes_at, count: int, last: int | None = None, event_seeds=None) -> np.ndarray:
         """∂objective/∂θ (Nθ × count) of ``count`` objectives at once, by one backward sweep:
         ``slopes_at(k)`` {path: ∂objectives/∂y(t_k), one per objective} (empty where none);
         ``last``: the index of the last sample with a slope (the sweep starts at its node: the
-        adjoints are zero after it)."""
+        adjoints are zero after it); ``event_seeds`` {node position: the objective's derivative
+        by u just after that event} (one objective)."""
         nodes = self.nodes if last is None else self.nodes[:self.node_of[last] + 1]
         lam = np.zeros((self.nx + self.nv + 1, count))
-        for node in reversed(nodes):
+        for position in reversed(range(len(nodes))):
+            node = nodes[position]
             kind = node[0]
             if kind == "sample":
                 lam = lam + self._sample_adjoint(*self.points[node[1]], slopes_at(node[1]))
             elif kind == "segment":
                 lam = self._segment_adjoint(node, lam, self.points, slopes_at)
             else:
+                if event_seeds and position in event_seeds:
+                    lam = lam + event_seeds[position][:, None]
                 lam = node[2].T @ lam
         return self._start(lam)
 
@@ -171,8 +288,11 @@ class AdjointSweep:
     def _segment(self, nodes, points, ta, tb, x, z, p, outputs, grid):
         """(x, z) at tb: one integration from ta with outputs at the fractions ``grid`` of [ta, tb],
         ``outputs`` the samples among them (index, position)."""
-        X = np.array(self._call(grid, "forward", ta, tb, x, np.concatenate([p, [ta, tb], z]))).reshape(
-            len(grid), self.nx).T
+        out = self._call(grid, "forward", ta, tb, x, np.concatenate([p, [ta, tb], z]))
+        if self.integrand is not None:
+            out, quadrature = out
+            self.integral += float(quadrature)
+        X = np.array(out).reshape(len(grid), self.nx).T
         nodes.append(("segment", ta, tb, x, z, p, grid, outputs, X))
         for k, j in outputs:
             t = ta + grid[j] * (tb - ta)
@@ -181,7 +301,7 @@ class AdjointSweep:
 
     def _call(self, grid, which, ta, tb, *args):
         try:
-            functions = _segment_function(self.model.system, self.options, grid)
+            functions = _segment_function(self.model.system, self.options, grid, self.integrand)
             if which == "forward":
                 return functions["forward"](*args)
             directions = args[-1].shape[1]
@@ -238,14 +358,22 @@ class AdjointSweep:
         seeds[-1] += lam[:nx]
         seeds = seeds.reshape(len(grid) * nx, count)
         lam[:nx] = 0.0
-        live = np.flatnonzero(np.any(seeds, axis=0))        # objectives with something to carry back
+        weights = self.integral_weights
+        # objectives with something to carry back
+        live = np.flatnonzero(np.any(seeds, axis=0) | (weights != 0 if weights is not None else False))
         block = min(DIRECTIONS, 1 << int(np.ceil(np.log2(max(len(live), 1)))))
-        arguments = (x, np.concatenate([p, [ta, tb], z]), X.T.ravel())
+        arguments = [x, np.concatenate([p, [ta, tb], z]), X.T.ravel()]
+        if self.integrand is not None:
+            arguments.append(0.0)            # the integral's value: not used by the reverse
         for start in range(0, len(live), block):
             columns = live[start:start + block]
             padded = np.zeros((seeds.shape[0], block))
             padded[:, :len(columns)] = seeds[:, columns]
-            adjoint_x, adjoint_p = (np.array(a) for a in self._call(grid, "reverse", ta, tb, *arguments, padded))
+            seeded = [padded]
+            if self.integrand is not None:
+                seeded.append(np.zeros((1, block)))
+                seeded[-1][0, :len(columns)] = weights[columns] if weights is not None else 0.0
+            adjoint_x, adjoint_p = (np.array(a) for a in self._call(grid, "reverse", ta, tb, *arguments, *seeded))
             lam[:nx, columns] = adjoint_x.reshape(nx, block)[:, :len(columns)]
             if nv:
                 lam[nx:nx + nv, columns] += adjoint_p.reshape(-1, block)[self.theta.varying, :len(columns)]
@@ -294,7 +422,7 @@ class AdjointSweep:
         return S0.T @ lam[:self.nx] + (P0.T @ lam[self.nx:self.nx + self.nv] if self.nv else 0.0)
 
 
-def _segment_function(system, options, grid) -> dict:
+def _segment_function(system, options, grid, integrand=None) -> dict:
     """{"forward": (x0, [p; ta; tb; z0]) -> x at the fractions ``grid`` of [ta, tb] (one column
     each, stacked); "reverse": {n: (x0, [p; ta; tb; z0], the forward's outputs, seeds) -> the
     gradients of Σ_j seed_j·x(s_j) with respect to x0 and p for n columns of seeds (stacked
@@ -302,30 +430,37 @@ def _segment_function(system, options, grid) -> dict:
     integrator over s ∈ [0, 1],
     t = ta + s·(tb − ta), of x' = f(x, z(x, p, t), p, t) with z solved from 0 = g by Newton's
     method from z0 (the segment's start values: a guess, of no influence on the result). Made
-    once per grid (the CACHED last ones kept).
+    once per grid (the CACHED last ones kept). With an ``integrand`` (x, z, p, t) -> g, "forward"
+    also gives ∫ g dt over [ta, tb] (a quadrature of the integrator, under its error control),
+    and "reverse" takes its seeds after the states'.
 
     The algebraic variables are eliminated rather than integrated (IDAS): IDAS must first find
     consistent rates, and that search fails on stiff modes such as a conducting diode's."""
-    key = ("adjoint_segment", options.rtol, options.atol, grid)
+    key = ("adjoint_segment", options.rtol, options.atol, grid, integrand.serialize() if integrand else None)
     if key not in system.cache:
         x, z, p, _ = system.symbols(cs.MX)
         s, ta, tb = cs.MX.sym("s"), cs.MX.sym("ta"), cs.MX.sym("tb")
         t = ta + s * (tb - ta)
         ode, alg = system.dae(x, z, p, t)
         params = cs.vertcat(p, ta, tb, z)
+        z_of_x = z
         if z.numel():
             residual = cs.Function("algebraic", [z, cs.vertcat(x, p, s, ta, tb)], [alg])
             solve = cs.rootfinder("solve_z", "newton", residual, {"abstol": 1e-14, "max_iter": 50,
                                                                    "error_on_fail": False})
             z_of_x = solve(z, cs.vertcat(x, p, s, ta, tb))
             ode = cs.substitute(ode, z, z_of_x)
-        integrator = cs.integrator("segment", "cvodes", {"x": x, "p": params, "t": s, "ode": (tb - ta) * ode},
-                                   0.0, list(grid), {"abstol": options.atol, "reltol": options.rtol,
-                                                     "max_num_steps": 100000, "quad_err_con": True})
+        dae = {"x": x, "p": params, "t": s, "ode": (tb - ta) * ode}
+        if integrand is not None:
+            dae["quad"] = (tb - ta) * integrand(x, z_of_x, p, t)
+        integrator = cs.integrator("segment", "cvodes", dae, 0.0, list(grid),
+                                   {"abstol": options.atol, "reltol": options.rtol, "max_num_steps": 100000,
+                                    "quad_err_con": True})
         X0, P = cs.MX.sym("x0", x.numel()), cs.MX.sym("p", params.numel())
-        xf = cs.vec(integrator(x0=X0, p=P)["xf"])
+        solution = integrator(x0=X0, p=P)
+        xf = [cs.vec(solution["xf"])] + ([solution["qf"][:, -1]] if integrand is not None else [])
         segments = [k for k in system.cache if isinstance(k, tuple) and k[0] == "adjoint_segment"]
         if len(segments) >= CACHED:
             system.cache.pop(segments[0])
-        system.cache[key] = {"forward": cs.Function("segment_forward", [X0, P], [xf]), "reverse": {}}
+        system.cache[key] = {"forward": cs.Function("segment_forward", [X0, P], xf), "reverse": {}}
     return system.cache[key]

@@ -90,27 +90,38 @@ def choose_method(method, outputs, options, names) -> str:
     return "forward"
 
 
-def gradient(model, objective, params, t_end: float, *, t_eval, values: dict | None = None, t0: float = 0.0,
+def gradient(model, objective, params, t_end: float, *, t_eval=None, values: dict | None = None, t0: float = 0.0,
              solver: str = "idas", rtol: float = 1e-6, atol: float = 1e-8, x0: dict | None = None,
              projection: str | None = "energy", max_step: float | None = None, event_tol: float = 1e-10,
              max_events: int = 100, initial: str = "strict"):
-    """The gradient of a scalar objective of the run's outputs at the times ``t_eval`` with
-    respect to ``params`` (as for :func:`sensitivity`), by the adjoint method: one forward and
-    one backward sweep, whatever the number of parameters, through the run's events.
+    """The gradient of a scalar objective of the run with respect to ``params`` (as for
+    :func:`sensitivity`), by the adjoint method: one forward and one backward sweep, whatever
+    the number of parameters, through the run's events.
 
-    objective: a function of {path: values at t_eval} returning (value, {path: ∂value/∂values});
-    it names the paths it needs in its attribute ``paths``.
-    :func:`~physlib.analysis.sensitivity.adjoint.sum_of_squares` makes the usual one,
-    Σ w·(y(t_i) − data_i)². The other options are :func:`sensitivity`'s. Returns a
+    objective, one of:
+
+    * a function of {path: values at ``t_eval``} returning (value, {path: ∂value/∂values}),
+      naming the paths it needs in its attribute ``paths``;
+      :func:`~physlib.analysis.sensitivity.adjoint.sum_of_squares` makes the usual one,
+      Σ w·(y(t_i) − data_i)²;
+    * :func:`~physlib.analysis.sensitivity.adjoint.integral`: ∫ g(y) dt from t0 to t_end, the
+      integral a quadrature of the forward sweep under its error control;
+    * :func:`~physlib.analysis.sensitivity.adjoint.at_event`: the instant of a component's
+      mode change (a clutch's lock), or a variable just after it.
+
+    The other options are :func:`sensitivity`'s. Returns a
     :class:`~physlib.analysis.sensitivity.adjoint.Gradient` (``value``, ``gradient``
     {parameter: ∂value/∂parameter}). The run's events and their jump conditions are those of
     the forward sensitivities; a sensitivity that does not exist is a SensitivityError."""
-    from .adjoint import AdjointSweep
+    from .adjoint import AdjointSweep, AtEvent, Integral
     names, given = _parameter_names(params)
     paths = list(getattr(objective, "paths", ()))
-    if not paths:
+    samples_needed = not isinstance(objective, (Integral, AtEvent))
+    if samples_needed and not paths:
         raise SensitivityError("the objective must name the output paths it uses in its attribute 'paths' "
-                               "(sum_of_squares(data) does)")
+                               "(sum_of_squares(data) does), or be an integral(...) or at_event(...)")
+    if samples_needed and t_eval is None:
+        raise SensitivityError("an objective of sampled outputs needs the sample times: give t_eval")
     options = run_options(model, t_end, values={**(values or {}), **given}, t0=t0, solver=solver, rtol=rtol,
                           atol=atol, t_eval=t_eval, x0=x0, projection=projection, max_step=max_step,
                           event_tol=event_tol, max_events=max_events, initial=initial)
@@ -119,9 +130,16 @@ def gradient(model, objective, params, t_end: float, *, t_eval, values: dict | N
     with model_lock(model):
         p = model.parameter_vector(options.params)
         theta = resolve(model, names, p, options.params)
-        events, _ = record_events(model, options, p)
+        events, plain = record_events(model, options, p)
         theta = with_initial_values(theta, events[0].x)
-        return AdjointSweep(model, options, theta, events).run(objective, paths, np.asarray(options.grid))
+        if isinstance(objective, Integral):
+            if not len(model.system.state_pos):
+                raise SensitivityError("integral(...) objectives integrate along the states; this model has none")
+            return AdjointSweep(model, options, theta, events, objective.function(model)).run_integral()
+        sweep = AdjointSweep(model, options, theta, events)
+        if isinstance(objective, AtEvent):
+            return sweep.run_at_event(objective, plain.events if plain is not None else [])
+        return sweep.run(objective, paths, np.asarray(options.grid))
 
 
 class RepeatedSensitivity:
