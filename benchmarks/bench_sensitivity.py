@@ -51,7 +51,7 @@ def forward(label, sim, t_end, names_by_count, **options):
 
 
 def adjoint(n, counts):
-    from physlib.analysis.sensitivity.adjoint import sum_of_squares
+    from physlib.analysis.sensitivity import sum_of_squares
     sim = ladder(n).compile()
     t = np.linspace(1e-4, 1e-2, 100)
     plain, run = timed(lambda: sim.simulate(1e-2, t_eval=t), repeat=3)

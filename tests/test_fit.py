@@ -154,3 +154,33 @@ def test_clutch_parameters_from_noisy_traces_through_the_lock_lie_within_three_s
     for name, truth in (("clutch.fn_max", 1000.0), ("J2.J", 2.0)):
         assert abs(result.params[name] - truth) < 3 * result.stderr[name], name
         assert 1e-4 < result.stderr[name] / truth < 0.05, name      # the noise is seen, and it is small
+
+
+def test_an_unknown_start_voltage_is_recovered_with_the_resistance():
+    # v = 1 − (1 − v0)·exp(−t/RC) from an unknown v0 = 0.3 V: v0 and R (C known) both shape the
+    # curve; the guess for v0 is the model's own start value, 0 V
+    sim = rc_model().compile()
+    run = sim.simulate(5e-3, t_eval=T_RC, x0={"C1.v": 0.3}, **EXACT)
+    start = Experiment(data=(T_RC, {"C1.v": run["C1.v"]}), x0_free=["C1.v"])
+    exact = physlib.fit(sim, start, params={"R1.R": (2e3, 10.0, 1e6)})
+    assert exact.names == ["R1.R", "C1.v(t0)"]
+    assert exact.params["C1.v(t0)"] == pytest.approx(0.3, rel=1e-6)
+    assert exact.params["R1.R"] == pytest.approx(1e3, rel=1e-6)
+    assert exact.identifiability().identifiable
+    # with 10 mV of noise: within 3 σ̂, the covariance of an additive parameter judged at its value
+    rng = np.random.default_rng(5)
+    noisy = Experiment(data=(T_RC, {"C1.v": run["C1.v"] + 0.01 * rng.standard_normal(T_RC.size)}), sigma=0.01,
+                       x0_free={"C1.v": (0.0, -1.0, 1.0)})
+    result = physlib.fit(sim, noisy, params={"R1.R": (2e3, 10.0, 1e6)})
+    for name, truth in (("R1.R", 1e3), ("C1.v(t0)", 0.3)):
+        assert abs(result.params[name] - truth) < 3 * result.stderr[name], name
+        assert 0 < result.stderr[name] < 0.05 * truth, name
+    # two experiments free the same state: each its own, named by the experiment
+    other = sim.simulate(5e-3, t_eval=T_RC, x0={"C1.v": -0.5}, **EXACT)
+    both = physlib.fit(sim, [Experiment(data=(T_RC, {"C1.v": run["C1.v"]}), x0_free=["C1.v"], name="a"),
+                             Experiment(data=(T_RC, {"C1.v": other["C1.v"]}), x0_free=["C1.v"], name="b")],
+                       params={"R1.R": (2e3, 10.0, 1e6)})
+    assert both.params["C1.v(t0)@a"] == pytest.approx(0.3, rel=1e-6)
+    assert both.params["C1.v(t0)@b"] == pytest.approx(-0.5, rel=1e-6)
+    with pytest.raises(FitError, match=r"x0_free names 'C1.vv', which is not a state.*C1.v"):
+        physlib.fit(sim, Experiment(data=(T_RC, {"C1.v": run["C1.v"]}), x0_free=["C1.vv"]), params={"R1.R": 1e3})

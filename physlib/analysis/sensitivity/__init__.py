@@ -1,7 +1,7 @@
 """Parameter sensitivities of simulations, through their events: ``sensitivity`` (the
 derivatives of every variable over time) and ``gradient`` (of a scalar objective, by the
 adjoint method)."""
-from .adjoint import Gradient, at_event, integral, sum_of_squares
+from .objectives import Gradient, at_event, integral, sum_of_squares
 from .result import SensitivityEvent, SensitivityResult
 from .sensitivity import gradient, sensitivity
 

@@ -23,7 +23,6 @@ with the number of parameters.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import casadi as cs
 import numpy as np
@@ -34,6 +33,7 @@ from ..simulation.time_events import left_limit
 from .derivatives import PointDerivatives
 from .forward import start_slots
 from .jumps import EventJumps
+from .objectives import AtEvent, Gradient
 from .result import output_jacobian
 
 GROUPED = 2             # samples between two events from which they share one integration
@@ -42,83 +42,9 @@ CACHED = 16             # segment integrators kept per compiled model (one per p
 DIRECTIONS = 64         # most objectives one backward integration carries
 
 
-@dataclass
-class Gradient:
-    """``value``: the objective; ``gradient``: {parameter: ∂objective/∂parameter}."""
-
-    value: float
-    gradient: dict
-
-    def __getitem__(self, name):
-        return self.gradient[name]
-
-
-def sum_of_squares(data: dict, weights: dict | None = None):
-    """The objective Σ w·(y(t_i) − data_i)² over the sample times, ``data`` {path: values at
-    them}, ``weights`` {path: w} (default 1): a function of {path: y at the samples} returning
-    (value, {path: ∂value/∂y})."""
-    def objective(values):
-        total, slopes = 0.0, {}
-        for path, target in data.items():
-            w = 1.0 if weights is None else weights.get(path, 1.0)
-            error = np.asarray(values[path]) - np.asarray(target)
-            total += float(np.sum(w * error ** 2))
-            slopes[path] = 2 * w * error
-        return total, slopes
-    objective.paths = list(data)
-    return objective
-
-
-class Integral:
-    """The objective ∫ g dt over the run, g = ``integrand({path: y})`` of the variables
-    ``paths`` (each a CasADi symbol: write g with operators and casadi's functions, e.g.
-    ``lambda y: y["R1.i"] ** 2``). Its adjoint source is g's derivative, integrated backward
-    with the states; an event whose instant moves with θ moves the integral by the jump of g
-    across it times that motion."""
-
-    def __init__(self, integrand, paths):
-        self.integrand, self.paths = integrand, list(paths)
-
-    def function(self, model) -> cs.Function:
-        """(x, z, p, t) -> g."""
-        x, z, p, t = model.system.symbols(cs.SX)
-        y = model.system.outputs(x, z, p, t)
-        values = {}
-        for path in self.paths:
-            pos, sign = model.variable(path)
-            values[path] = sign * y[pos]
-        return cs.Function("integrand", [x, z, p, t], [cs.SX(self.integrand(values))])
-
-
-def integral(integrand, paths) -> Integral:
-    """The objective ∫ integrand({path: y}) dt from t0 to t_end (:class:`Integral`), e.g. the energy
-    a resistor dissipates, ``integral(lambda y: 1e3 * y["R1.i"] ** 2, ["R1.i"])``."""
-    return Integral(integrand, paths)
-
-
-@dataclass
-class AtEvent:
-    """The objective: the instant of the ``occurrence``-th mode change of ``component`` (1 the
-    first), or with ``path`` that variable just after it."""
-
-    component: str
-    occurrence: int = 1
-    path: str | None = None
-
-    @property
-    def paths(self):
-        return [] if self.path is None else [self.path]
-
-
-def at_event(component: str, occurrence: int = 1, path: str | None = None) -> AtEvent:
-    """The objective: the time [s] of the ``occurrence``-th mode change of ``component`` (a
-    clutch's lock, a diode's turn-on), or the variable ``path`` just after it."""
-    return AtEvent(component, occurrence, path)
-
-
 class AdjointSweep:
     """The adjoint gradient of one run: ``events`` recorded from it (the start first);
-    ``integrand``: a :meth:`Integral.function` whose integral over the run the forward sweep
+    ``integrand``: a :meth:`~.objectives.Integral.function` whose integral over the run the forward sweep
     integrates with the states (``self.integral``)."""
 
     def __init__(self, model, options, theta, events, integrand=None):

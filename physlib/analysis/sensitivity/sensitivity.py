@@ -102,18 +102,19 @@ def gradient(model, objective, params, t_end: float, *, t_eval=None, values: dic
 
     * a function of {path: values at ``t_eval``} returning (value, {path: ∂value/∂values}),
       naming the paths it needs in its attribute ``paths``;
-      :func:`~physlib.analysis.sensitivity.adjoint.sum_of_squares` makes the usual one,
+      :func:`~physlib.analysis.sensitivity.objectives.sum_of_squares` makes the usual one,
       Σ w·(y(t_i) − data_i)²;
-    * :func:`~physlib.analysis.sensitivity.adjoint.integral`: ∫ g(y) dt from t0 to t_end, the
+    * :func:`~physlib.analysis.sensitivity.objectives.integral`: ∫ g(y) dt from t0 to t_end, the
       integral a quadrature of the forward sweep under its error control;
-    * :func:`~physlib.analysis.sensitivity.adjoint.at_event`: the instant of a component's
+    * :func:`~physlib.analysis.sensitivity.objectives.at_event`: the instant of a component's
       mode change (a clutch's lock), or a variable just after it.
 
     The other options are :func:`sensitivity`'s. Returns a
-    :class:`~physlib.analysis.sensitivity.adjoint.Gradient` (``value``, ``gradient``
+    :class:`~physlib.analysis.sensitivity.objectives.Gradient` (``value``, ``gradient``
     {parameter: ∂value/∂parameter}). The run's events and their jump conditions are those of
     the forward sensitivities; a sensitivity that does not exist is a SensitivityError."""
-    from .adjoint import AdjointSweep, AtEvent, Integral
+    from .adjoint import AdjointSweep
+    from .objectives import AtEvent, Integral
     names, given = _parameter_names(params)
     paths = list(getattr(objective, "paths", ()))
     samples_needed = not isinstance(objective, (Integral, AtEvent))
@@ -155,9 +156,11 @@ class RepeatedSensitivity:
         self.options = run_options(model, t_end, values=values, **options)
         self.stepper = None
 
-    def __call__(self, values: dict) -> SensitivityResult:
-        """The run with the parameters ``values`` ({path: value}) set over the options' own."""
-        options = dataclasses.replace(self.options, params={**self.options.params, **values})
+    def __call__(self, values: dict, x0: dict | None = None) -> SensitivityResult:
+        """The run with the parameters ``values`` ({path: value}) and the initial values ``x0``
+        ({state path: value}) set over the options' own."""
+        options = dataclasses.replace(self.options, params={**self.options.params, **values},
+                                      x0={**(self.options.x0 or {}), **(x0 or {})})
         with model_lock(self.model):
             return forward_sensitivity(self.model, options, self.names, reuse=self)
 
