@@ -70,6 +70,21 @@ def test_a_second_experiment_measuring_the_current_determines_both():
     assert exact.params["C1.C"] == pytest.approx(1e-6, rel=1e-6)
 
 
+def test_experiments_run_side_by_side_on_processes_give_the_serial_fit():
+    # each evaluation's two runs go to a pool of two processes, each keeping its own solvers:
+    # the same CasADi functions and solver settings, so the same estimates to the fit's tolerance
+    v, i = rc_data(seed=2)
+    sim = rc_model().compile()
+    experiments = [Experiment(data=(T_RC, {"C1.v": v}), sigma=0.01), Experiment(data=(T_RC, {"R1.i": i}), sigma=1e-5)]
+    serial = physlib.fit(sim, experiments, params=RC_PARAMS)
+    spread = physlib.fit(sim, experiments, params=RC_PARAMS, executor="processes", workers=2)
+    for name in RC_PARAMS:
+        assert spread.params[name] == pytest.approx(serial.params[name], rel=1e-9), name
+        assert spread.stderr[name] == pytest.approx(serial.stderr[name], rel=1e-6), name
+    with pytest.raises(FitError, match=r"fit: unknown executor 'threads'"):
+        physlib.fit(sim, experiments, params=RC_PARAMS, executor="threads")
+
+
 def test_dc_motor_speed_alone_leaves_the_two_combinations_the_transfer_function_leaves():
     # w/V = k/(L·J·s² + (R·J + L·d)·s + R·d + k²): the speed determines a = L·J/k,
     # b = (R·J + L·d)/k, c = (R·d + k²)/k; the undetermined directions of log(R, L, k, J, d) are

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from ...core.errors import FitError, ParameterError
-from ..sensitivity.sensitivity import RepeatedSensitivity
+from .parallel import ExperimentRuns, executor_for
 from .experiment import Experiment
 from .result import FitResult, Prediction
 
@@ -16,7 +16,8 @@ LOSSES = ("linear", "huber", "soft_l1", "cauchy")
 
 
 def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear", rtol: float = 1e-8,
-        atol: float = 1e-10, max_nfev: int = 100, tol: float = 1e-10) -> FitResult:
+        atol: float = 1e-10, max_nfev: int = 100, tol: float = 1e-10, executor="serial",
+        workers: int | None = None) -> FitResult:
     """Fit the parameters ``params`` of the compiled model ``sim`` to ``experiments``.
 
     experiments: an :class:`Experiment` or a list of them (they share the fitted parameters;
@@ -26,7 +27,11 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
     relative). loss: ``"linear"`` (least squares: the statistics of the result assume it) or a
     robust loss of SciPy's (``"huber"``...) with residuals in units of sigma. rtol, atol: the
     runs' tolerances (their error must stay well below the noise). max_nfev: most runs of the
-    model; tol: SciPy's xtol, ftol and gtol.
+    model; tol: SciPy's xtol, ftol and gtol. executor: where the experiments' runs of each
+    evaluation go, side by side: ``"serial"``, ``"processes"`` (a pool of ``workers`` processes
+    kept for the fit), ``"dask"``, a ``distributed.Client`` or a scheduler address, as for
+    ``sweep``; worth it for several experiments whose runs take well over the 1 ms or so
+    each task costs (the results do not depend on it).
 
     The residuals are (model − data)/sigma at every measurement, the runs those of
     ``sim.sensitivity`` at the measurement times, so each evaluation gives the residuals and
@@ -38,7 +43,7 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
         raise FitError("fit needs at least one Experiment")
     check_loss(loss)
     names, guess, lower, upper = parameter_bounds(sim, params, log)
-    problem = Problem(sim, experiments, names, rtol, atol)
+    problem = Problem(sim, experiments, names, rtol, atol, executor, workers)
     # the experiments' free initial values, after the shared parameters: searched linearly (a
     # voltage may start at zero or below)
     names = names + [name for name, *_ in problem.free]
@@ -196,7 +201,7 @@ class Problem(LeastSquares):
     """The weighted residuals of ``experiments`` (one sensitivity run per experiment,
     :class:`~physlib.analysis.sensitivity.sensitivity.RepeatedSensitivity`) and their Jacobian."""
 
-    def __init__(self, sim, experiments, names, rtol, atol):
+    def __init__(self, sim, experiments, names, rtol, atol, executor="serial", workers=None):
         self.sim, self.names, self.rtol, self.atol = sim, names, rtol, atol
         self.data = []
         self.free = []      # (fit name, guess, lower, upper, experiment index, state path)
@@ -216,40 +221,39 @@ class Problem(LeastSquares):
             self.free += free_initial_values(sim, experiment, k, label)
         self.sigma_known = all(s is not None for *_, sigmas in self.data for s in sigmas.values())
         _name_free_states(self.free, experiments)
-        self.runs = []
+        specs = []
         for k, (experiment, _, t, *_) in enumerate(self.data):
-            options = {"rtol": rtol, "atol": atol, **experiment.options}
             states = self.free_of(k)
+            options = {"rtol": rtol, "atol": atol, **experiment.options, "t_eval": t, "t0": experiment.t0}
             options["x0"] = {**(options.get("x0") or {}), **{path: guess for path, guess in states}}
-            self.runs.append(RepeatedSensitivity(sim, experiment.span_end(t), names + [path for path, _ in states],
-                                                 experiment.values(), t_eval=t, t0=experiment.t0, **options))
+            specs.append((experiment.span_end(t), names + [path for path, _ in states], experiment.values(), options))
+        self.executor = executor_for(ExperimentRuns(sim, specs), executor, workers)
 
     def free_of(self, k) -> list[tuple[str, float]]:
         """(state path, guess) of experiment k's free initial values."""
         return [(path, guess) for _, guess, _, _, index, path in self.free if index == k]
 
     def close(self) -> None:
-        for run in self.runs:
-            run.close()
+        self.executor.close()
 
     def _evaluate(self, theta):
         shared = len(self.names)
         values = dict(zip(self.names, (float(v) for v in theta[:shared])))
         residuals, rows, predictions = [], [], []
-        for k, (run, (experiment, label, t, columns, sigmas)) in enumerate(zip(self.runs, self.data)):
-            own = [j for j, state in enumerate(self.free) if state[4] == k]
-            x0 = {self.free[j][5]: float(theta[shared + j]) for j in own}
-            sens = run(values, x0)
+        own = [[j for j, state in enumerate(self.free) if state[4] == k] for k in range(len(self.data))]
+        tasks = [(k, values, {self.free[j][5]: float(theta[shared + j]) for j in own[k]}, list(columns))
+                 for k, (_, _, _, columns, _) in enumerate(self.data)]
+        for k, runs in enumerate(self.executor.map(tasks)):
+            _, label, t, columns, sigmas = self.data[k]
             model = {}
             for path, y in columns.items():
                 weight = 1.0 / sigmas[path] if sigmas[path] is not None else np.ones_like(y)
-                model[path] = sens[path]
+                model[path], derivatives = runs[path]
                 residuals.append((model[path] - y) * weight)
+                # the run's columns: the shared parameters, then the experiment's free initial values
                 row = np.zeros((y.size, shared + len(self.free)))
-                for column, name in enumerate(self.names):
-                    row[:, column] = sens.derivative(path, name)
-                for j in own:
-                    row[:, shared + j] = sens.derivative(path, self.free[j][5])
+                row[:, :shared] = derivatives[:, :shared]
+                row[:, [shared + j for j in own[k]]] = derivatives[:, shared:]
                 rows.append(row * weight[:, None])
             predictions.append(Prediction(label, t, columns, model, sigmas))
         return np.concatenate(residuals), np.vstack(rows), predictions
