@@ -89,7 +89,10 @@ class AdjointSweep:
                                    f"so it has no mode change number {objective.occurrence}")
         t = times[objective.occurrence - 1]
         self.forward(np.empty(0))
-        position = next(k for k, node in enumerate(self.nodes) if node[0] == "event" and node[1].t == t)
+        position = next((k for k, node in enumerate(self.nodes) if node[0] == "event" and node[1].t == t), None)
+        if position is None:
+            raise SensitivityError(f"at_event: the mode change of {objective.component!r} at t = {t:.10g} s was "
+                                   "not recorded as an event of the run (it changed nothing the run goes on with)")
         event = self.nodes[position][1]
         if objective.path is None:
             value, seed = t, self._unit_tau()
