@@ -204,7 +204,7 @@ class Problem(LeastSquares):
     def __init__(self, sim, experiments, names, rtol, atol, executor="serial", workers=None):
         self.sim, self.names, self.rtol, self.atol = sim, names, rtol, atol
         self.data = []
-        self.free = []      # (fit name, guess, lower, upper, experiment index, state path)
+        self.free = []      # [fit name, guess, lower, upper, experiment index, state path] each
         for k, experiment in enumerate(experiments):
             label = f"experiment {experiment.name or k}"
             t, columns = experiment.measurements(label)
