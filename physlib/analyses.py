@@ -77,11 +77,12 @@ class CompiledModel(compiled.CompiledModel):
         return _forward(sensitivity, (self, t_end), locals(), unknown)
 
     @_analysis(gradient)
-    def gradient(self, objective, params, t_end: float, *, t_eval, values: dict | None = None, t0: float = 0.0,
+    def gradient(self, objective, params, t_end: float, *, t_eval=None, values: dict | None = None, t0: float = 0.0,
                  solver: str = "idas", rtol: float = 1e-6, atol: float = 1e-8, x0: dict | None = None,
                  projection: str | None = "energy", max_step: float | None = None, event_tol: float = 1e-10,
                  max_events: int = 100, initial: str = "strict", **unknown):
-        """The adjoint gradient of a scalar objective of the run's sampled outputs
+        """The adjoint gradient of a scalar objective of the run: of its sampled outputs, an
+        integral over it or a value at an event
         (:func:`physlib.analysis.sensitivity.sensitivity.gradient`)."""
         return _forward(gradient, (self, objective, params, t_end), locals(), unknown)
 

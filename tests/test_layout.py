@@ -23,9 +23,10 @@ SHARED = "common"
 # (simulation reaches noise only for the noise propagated along a run; export writes FMUs and
 # standalone C from the compiled functions, mirroring the simulator's fixed-step methods and events;
 # sensitivity follows the simulator's runs through their events; fitting runs sensitivities, and
-# linearizations for a frequency response)
+# linearizations for a frequency response, its experiments side by side on the sweeps' executors)
 JOBS = {"linear": set(), "noise": {"linear"}, "simulation": {"linear", "noise"}, "sweeps": set(),
-        "export": {"simulation"}, "sensitivity": {"simulation", "linear"}, "fitting": {"sensitivity", "linear"}}
+        "export": {"simulation"}, "sensitivity": {"simulation", "linear"},
+        "fitting": {"sensitivity", "linear", "sweeps"}}
 
 
 def analysis_modules():

@@ -24,6 +24,11 @@ class Experiment:
     a load): the inputs applied and the conditions, not fitted. ``t0``, ``t_end`` [s]: the run's
     span (t_end default: the last measurement). ``name``: how reports name the experiment.
     ``options``: further ``simulate`` options of its runs (``rtol``, ``atol``, ``max_step``...).
+    x0_free: states whose initial values are unknown, estimated with the parameters, each
+    this experiment's own: a list of state paths (``["C1.v"]``, the guess the model's start
+    value or ``options["x0"]``'s, unbounded) or a dict {path: guess or (guess, lower, upper)}.
+    The fit names them ``"C1.v(t0)"`` (``"C1.v(t0)@name"`` where several experiments free the
+    same state).
     """
 
     data: object
@@ -34,6 +39,24 @@ class Experiment:
     t0: float = 0.0
     name: str | None = None
     options: dict = field(default_factory=dict)
+    x0_free: object = None
+
+    def free_states(self, label: str) -> dict:
+        """{state path: (guess or None, lower, upper)} of ``x0_free``."""
+        if self.x0_free is None:
+            return {}
+        if isinstance(self.x0_free, str) or not isinstance(self.x0_free, (list, tuple, dict)):
+            raise FitError(f"{label}: x0_free must be a list of state paths or a dict {{path: guess or "
+                           f"(guess, lower, upper)}}, got {self.x0_free!r:.60}")
+        if not isinstance(self.x0_free, dict):
+            return {path: (None, -np.inf, np.inf) for path in self.x0_free}
+        out = {}
+        for path, spec in self.x0_free.items():
+            spec = tuple(spec) if isinstance(spec, (tuple, list)) else (spec, -np.inf, np.inf)
+            if len(spec) != 3:
+                raise FitError(f"{label}: x0_free[{path!r}]: give (guess, lower, upper) or a guess alone")
+            out[path] = tuple(float(v) for v in spec)
+        return out
 
     def measurements(self, label: str):
         """(t, {path: y}) as float arrays, time sorted; ``label`` names the experiment in errors."""

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from ...core.errors import FitError, ParameterError
-from ..sensitivity.sensitivity import RepeatedSensitivity
+from .parallel import ExperimentRuns, executor_for
 from .experiment import Experiment
 from .result import FitResult, Prediction
 
@@ -16,7 +16,8 @@ LOSSES = ("linear", "huber", "soft_l1", "cauchy")
 
 
 def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear", rtol: float = 1e-8,
-        atol: float = 1e-10, max_nfev: int = 100, tol: float = 1e-10) -> FitResult:
+        atol: float = 1e-10, max_nfev: int = 100, tol: float = 1e-10, executor="serial",
+        workers: int | None = None) -> FitResult:
     """Fit the parameters ``params`` of the compiled model ``sim`` to ``experiments``.
 
     experiments: an :class:`Experiment` or a list of them (they share the fitted parameters;
@@ -26,7 +27,11 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
     relative). loss: ``"linear"`` (least squares: the statistics of the result assume it) or a
     robust loss of SciPy's (``"huber"``...) with residuals in units of sigma. rtol, atol: the
     runs' tolerances (their error must stay well below the noise). max_nfev: most runs of the
-    model; tol: SciPy's xtol, ftol and gtol.
+    model; tol: SciPy's xtol, ftol and gtol. executor: where the experiments' runs of each
+    evaluation go, side by side: ``"serial"``, ``"processes"`` (a pool of ``workers`` processes
+    kept for the fit), ``"dask"``, a ``distributed.Client`` or a scheduler address, as for
+    ``sweep``; worth it for several experiments whose runs take well over the 1 ms or so
+    each task costs (the results do not depend on it).
 
     The residuals are (model − data)/sigma at every measurement, the runs those of
     ``sim.sensitivity`` at the measurement times, so each evaluation gives the residuals and
@@ -38,8 +43,15 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
         raise FitError("fit needs at least one Experiment")
     check_loss(loss)
     names, guess, lower, upper = parameter_bounds(sim, params, log)
-    problem = Problem(sim, experiments, names, rtol, atol)
-    return solve(problem, names, (guess, lower, upper), log=log, loss=loss, max_nfev=max_nfev, tol=tol)
+    problem = Problem(sim, experiments, names, rtol, atol, executor, workers)
+    # the experiments' free initial values, after the shared parameters: searched linearly (a
+    # voltage may start at zero or below)
+    names = names + [name for name, *_ in problem.free]
+    guess, lower, upper = (np.concatenate([column, [state[k] for state in problem.free]])
+                           for k, column in enumerate((guess, lower, upper), start=1))
+    additive = np.arange(len(names)) >= len(names) - len(problem.free)
+    return solve(problem, names, (guess, lower, upper), log=log & ~additive, loss=loss, max_nfev=max_nfev,
+                 tol=tol, additive=additive)
 
 
 def check_loss(loss):
@@ -47,24 +59,39 @@ def check_loss(loss):
         raise FitError(f"loss must be one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
 
 
-def solve(problem, names, bounds, *, log, loss, max_nfev, tol) -> FitResult:
+def solve(problem, names, bounds, *, log, loss, max_nfev, tol, additive=None) -> FitResult:
     """The :class:`FitResult` of ``problem`` (a :class:`LeastSquares`) from the guess within the
     bounds ``(guess, lower, upper)``: SciPy's bounded trust-region least squares, over log θ
-    with ``log``."""
-    guess, lower, upper = bounds
-    forward = np.log if log else (lambda v: np.asarray(v, dtype=float))
-    with np.errstate(divide="ignore"):
-        limits = (forward(lower), forward(upper))
+    where ``log`` (one flag, or one per parameter). ``additive``: the parameters whose size
+    may be zero (initial values), judged against 1 rather than their value."""
+    guess, lower, upper = (np.asarray(column, dtype=float) for column in bounds)
+    log = np.broadcast_to(np.asarray(log, dtype=bool), guess.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        limits = (to_search(lower, log), to_search(upper, log))
     try:
-        solution = least_squares(problem.residuals_at(log), forward(guess), jac=problem.jacobian_at(log),
+        size = np.where(guess != 0, np.abs(guess), 1.0)
+        solution = least_squares(problem.residuals_at(log), to_search(guess, log), jac=problem.jacobian_at(log),
                                  bounds=limits, method="trf", loss=loss, max_nfev=max_nfev, xtol=tol, ftol=tol,
-                                 gtol=tol, x_scale=1.0 if log else np.maximum(np.abs(guess), 1e-300))
-        theta = np.exp(solution.x) if log else solution.x
+                                 gtol=tol, x_scale=np.where(log, 1.0, size))
+        theta = from_search(solution.x, log)
         residual, jacobian = problem.evaluate(theta)
     finally:
         problem.close()
+    scales = None
+    if additive is not None and np.any(additive):
+        scales = np.where(additive, np.where(theta != 0, np.abs(theta), 1.0), theta)
     return FitResult(names, theta, residual, jacobian, problem.predictions(theta), problem.sigma_known,
-                     solution)
+                     solution, scales=scales)
+
+
+def to_search(theta, log):
+    """The search variables of θ: log θ where ``log``, θ elsewhere."""
+    return np.where(log, np.log(np.where(log, theta, 1.0)), theta)
+
+
+def from_search(q, log):
+    """θ of the search variables q."""
+    return np.where(log, np.exp(np.where(log, q, 0.0)), q)
 
 
 def parameter_bounds(sim, params, log):
@@ -100,6 +127,44 @@ def parameter_bounds(sim, params, log):
     return names, guess, lower, upper
 
 
+def free_initial_values(sim, experiment, k, label) -> list[tuple]:
+    """(None, guess, lower, upper, k, state path) of each of the experiment's free initial
+    values (named later, :func:`_name_free_states`), the guess the experiment's x0 or else the
+    model's start value."""
+    out = []
+    given = experiment.options.get("x0") or {}
+    for path, (guess, lower, upper) in experiment.free_states(label).items():
+        if path not in sim.states:
+            close = difflib.get_close_matches(path, sim.states, n=3)
+            raise FitError(f"{label}: x0_free names {path!r}, which is not a state of the model"
+                           + (f"; did you mean {', '.join(close)}?" if close else f"; its states: "
+                              f"{', '.join(sim.states[:8])}"))
+        if guess is None:
+            guess = float(given[path]) if path in given else start_value(sim, experiment, path)
+        if not lower <= guess <= upper or lower == upper:
+            raise FitError(f"{label}: x0_free[{path!r}]: the guess {guess:g} must lie within its bounds "
+                           f"[{lower:g}, {upper:g}] (which must not coincide)")
+        out.append([None, guess, lower, upper, k, path])
+    return out
+
+
+def start_value(sim, experiment, path) -> float:
+    """The model's own start value of the state ``path`` in the experiment's conditions."""
+    p = sim.parameter_vector(experiment.values())
+    start = np.array(sim.system.start(p, experiment.t0)[0]).ravel()
+    pos, sign = sim.variable(path)
+    return sign * float(start[list(sim.system.state_pos).index(pos)])
+
+
+def _name_free_states(free, experiments) -> None:
+    """Name each free initial value ``path(t0)``, with ``@experiment`` where several experiments
+    free the same state."""
+    for state in free:
+        _, _, _, _, k, path = state
+        shared = sum(other[5] == path for other in free) > 1
+        state[0] = f"{path}(t0)" + (f"@{experiments[k].name or k}" if shared else "")
+
+
 class LeastSquares:
     """Weighted residuals and their Jacobian as functions of θ (``_evaluate``: (residuals,
     Jacobian, predictions)), each evaluation kept for the next call at the same point (SciPy
@@ -123,12 +188,12 @@ class LeastSquares:
         return self._last[1][2]
 
     def residuals_at(self, log):
-        return lambda q: self.evaluate(np.exp(q) if log else q)[0]
+        return lambda q: self.evaluate(from_search(q, log))[0]
 
     def jacobian_at(self, log):
         def jacobian(q):
-            theta = np.exp(q) if log else q
-            return self.evaluate(theta)[1] * (theta if log else 1.0)
+            theta = from_search(q, log)
+            return self.evaluate(theta)[1] * np.where(log, theta, 1.0)
         return jacobian
 
 
@@ -136,9 +201,10 @@ class Problem(LeastSquares):
     """The weighted residuals of ``experiments`` (one sensitivity run per experiment,
     :class:`~physlib.analysis.sensitivity.sensitivity.RepeatedSensitivity`) and their Jacobian."""
 
-    def __init__(self, sim, experiments, names, rtol, atol):
+    def __init__(self, sim, experiments, names, rtol, atol, executor="serial", workers=None):
         self.sim, self.names, self.rtol, self.atol = sim, names, rtol, atol
         self.data = []
+        self.free = []      # [fit name, guess, lower, upper, experiment index, state path] each
         for k, experiment in enumerate(experiments):
             label = f"experiment {experiment.name or k}"
             t, columns = experiment.measurements(label)
@@ -152,25 +218,42 @@ class Problem(LeastSquares):
                 raise FitError(f"{label}: {', '.join(sorted(fixed))} fitted and also set by the experiment")
             sigma = {path: experiment.noise(path, t.size, label) for path in columns}
             self.data.append((experiment, label, t, columns, sigma))
+            self.free += free_initial_values(sim, experiment, k, label)
         self.sigma_known = all(s is not None for *_, sigmas in self.data for s in sigmas.values())
-        self.runs = [RepeatedSensitivity(sim, experiment.span_end(t), names, experiment.values(), t_eval=t,
-                                         t0=experiment.t0, **{"rtol": rtol, "atol": atol, **experiment.options})
-                     for experiment, _, t, *_ in self.data]
+        _name_free_states(self.free, experiments)
+        specs = []
+        for k, (experiment, _, t, *_) in enumerate(self.data):
+            states = self.free_of(k)
+            options = {"rtol": rtol, "atol": atol, **experiment.options, "t_eval": t, "t0": experiment.t0}
+            options["x0"] = {**(options.get("x0") or {}), **{path: guess for path, guess in states}}
+            specs.append((experiment.span_end(t), names + [path for path, _ in states], experiment.values(), options))
+        self.executor = executor_for(ExperimentRuns(sim, specs), executor, workers)
+
+    def free_of(self, k) -> list[tuple[str, float]]:
+        """(state path, guess) of experiment k's free initial values."""
+        return [(path, guess) for _, guess, _, _, index, path in self.free if index == k]
 
     def close(self) -> None:
-        for run in self.runs:
-            run.close()
+        self.executor.close()
 
     def _evaluate(self, theta):
-        values = dict(zip(self.names, (float(v) for v in theta)))
+        shared = len(self.names)
+        values = dict(zip(self.names, (float(v) for v in theta[:shared])))
         residuals, rows, predictions = [], [], []
-        for run, (experiment, label, t, columns, sigmas) in zip(self.runs, self.data):
-            sens = run(values)
+        own = [[j for j, state in enumerate(self.free) if state[4] == k] for k in range(len(self.data))]
+        tasks = [(k, values, {self.free[j][5]: float(theta[shared + j]) for j in own[k]}, list(columns))
+                 for k, (_, _, _, columns, _) in enumerate(self.data)]
+        for k, runs in enumerate(self.executor.map(tasks)):
+            _, label, t, columns, sigmas = self.data[k]
             model = {}
             for path, y in columns.items():
                 weight = 1.0 / sigmas[path] if sigmas[path] is not None else np.ones_like(y)
-                model[path] = sens[path]
+                model[path], derivatives = runs[path]
                 residuals.append((model[path] - y) * weight)
-                rows.append(np.column_stack([sens.derivative(path, n) for n in self.names]) * weight[:, None])
+                # the run's columns: the shared parameters, then the experiment's free initial values
+                row = np.zeros((y.size, shared + len(self.free)))
+                row[:, :shared] = derivatives[:, :shared]
+                row[:, [shared + j for j in own[k]]] = derivatives[:, shared:]
+                rows.append(row * weight[:, None])
             predictions.append(Prediction(label, t, columns, model, sigmas))
         return np.concatenate(residuals), np.vstack(rows), predictions

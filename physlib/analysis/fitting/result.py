@@ -57,7 +57,7 @@ class FitResult:
     (model − data)/sigma, s² = 1 where every sigma was given and the residuals' mean square
     (over N − p degrees of freedom) where not."""
 
-    def __init__(self, names, theta, residual, jacobian, predictions, sigma_known, solution):
+    def __init__(self, names, theta, residual, jacobian, predictions, sigma_known, solution, scales=None):
         self.names = list(names)
         self.params = dict(zip(self.names, map(float, theta)))
         self.predictions = predictions
@@ -67,11 +67,14 @@ class FitResult:
         self.sigma_known = sigma_known
         self.scale = 1.0 if sigma_known else float(residual @ residual) / self.dof
         theta = np.asarray(theta, dtype=float)
-        relative = jacobian * theta           # ∂r/∂log θ: the columns comparable whatever the units
+        # each column by its parameter's size: ∂r/∂log θ, comparable whatever the units (an
+        # initial value, which may be zero, by ``scales``)
+        scales = theta if scales is None else np.asarray(scales, dtype=float)
+        relative = jacobian * scales
         _, values, vt = np.linalg.svd(relative, full_matrices=False)
         kept = values > IDENTIFIABLE * (values[0] if values.size and values[0] > 0 else 1.0)
         self._directions = (_reduced(vt[kept]), _reduced(vt[~kept]), values)
-        covariance = (vt[kept].T / values[kept] ** 2) @ vt[kept] * self.scale * np.outer(theta, theta)
+        covariance = (vt[kept].T / values[kept] ** 2) @ vt[kept] * self.scale * np.outer(scales, scales)
         loose = np.any(np.abs(vt[~kept]) > 1e-3, axis=0) if np.any(~kept) else np.zeros(len(theta), bool)
         covariance[loose, :] = covariance[:, loose] = np.nan
         covariance[loose, loose] = np.inf

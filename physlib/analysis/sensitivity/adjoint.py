@@ -23,79 +23,149 @@ with the number of parameters.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import casadi as cs
 import numpy as np
 
-from ...core.errors import SimulationError
+from ...core.errors import SensitivityError, SimulationError
 from ..common.initialization import solve_algebraic
 from ..simulation.time_events import left_limit
 from .derivatives import PointDerivatives
 from .forward import start_slots
 from .jumps import EventJumps
+from .objectives import AtEvent, Gradient
 from .result import output_jacobian
 
 GROUPED = 2             # samples between two events from which they share one integration
 MIN_GAP = 1e-6          # least gap between outputs of one integration, a fraction of it (CasADi merges closer ones)
 CACHED = 16             # segment integrators kept per compiled model (one per pattern of outputs)
-
-
-@dataclass
-class Gradient:
-    """``value``: the objective; ``gradient``: {parameter: ∂objective/∂parameter}."""
-
-    value: float
-    gradient: dict
-
-    def __getitem__(self, name):
-        return self.gradient[name]
-
-
-def sum_of_squares(data: dict, weights: dict | None = None):
-    """The objective Σ w·(y(t_i) − data_i)² over the sample times, ``data`` {path: values at
-    them}, ``weights`` {path: w} (default 1): a function of {path: y at the samples} returning
-    (value, {path: ∂value/∂y})."""
-    def objective(values):
-        total, slopes = 0.0, {}
-        for path, target in data.items():
-            w = 1.0 if weights is None else weights.get(path, 1.0)
-            error = np.asarray(values[path]) - np.asarray(target)
-            total += float(np.sum(w * error ** 2))
-            slopes[path] = 2 * w * error
-        return total, slopes
-    objective.paths = list(data)
-    return objective
+DIRECTIONS = 64         # most objectives one backward integration carries
 
 
 class AdjointSweep:
-    """The adjoint gradient of one run: ``events`` recorded from it (the start first)."""
+    """The adjoint gradient of one run: ``events`` recorded from it (the start first);
+    ``integrand``: a :meth:`~.objectives.Integral.function` whose integral over the run the forward sweep
+    integrates with the states (``self.integral``)."""
 
-    def __init__(self, model, options, theta, events):
+    def __init__(self, model, options, theta, events, integrand=None):
         self.model, self.options, self.theta, self.events = model, options, theta, events
         system = model.system
         self.nx, self.nz, self.nv = len(system.state_pos), len(system.z_pos), len(theta.varying)
         self.d = PointDerivatives(model, theta.varying)
         self.jumps = EventJumps(model, self.d, options)
+        self.integrand, self.integral = integrand, 0.0
+        self.integral_weights = None        # each objective's weight on the integral (backward)
 
     def run(self, objective, paths, samples) -> Gradient:
-        nodes, points = self._forward(samples)
-        values = {path: np.array([self._output(path, *points[k]) for k in range(len(samples))]) for path in paths}
-        value, slopes = objective(values)
+        """The gradient of an objective of the outputs ``paths`` at the ``samples``."""
+        self.forward(samples)
+        value, slopes = objective(self.values(paths))
+        gradient = self.backward(lambda k: {path: np.atleast_1d(slopes[path][k]) for path in paths}, 1)
+        return self._gradient(value, gradient)
 
-        def slopes_at(k):
-            return {path: slopes[path][k] for path in paths}
-        lam = np.zeros(self.nx + self.nv + 1)
-        for node in reversed(nodes):
+    def run_integral(self) -> Gradient:
+        """The gradient of the integral of ``integrand`` over the run."""
+        self.forward(np.empty(0))
+        # the backward sweep for the integral divided by its size: the adjoints are then of the
+        # size of a sampled output's, well above the absolute tolerances of the backward
+        # integration (∫ i² dt of a 1 mA RC, 5e-10 A²s: 3e-7 relative error unscaled, 1e-9 scaled)
+        size = abs(self.integral) if self.integral != 0 else 1.0
+        self.integral_weights = np.full(1, 1.0 / size)
+        seeds = {}
+        for position, node in enumerate(self.nodes):
+            if node[0] == "event" and node[1].cause != "initial":
+                # the integral up to the event gains g⁻·dτ, the one after it loses g⁺·dτ
+                before = self._integrand(node[1].x, node[1].z, node[1].p, self._before(node[1]))
+                after = self._integrand(node[1].x_after, node[1].z_after, node[1].p_after, node[1].t)
+                seeds[position] = (before - after) / size * self._unit_tau()
+        return self._gradient(self.integral, size * self.backward(lambda k: {}, 1, event_seeds=seeds))
+
+    def run_at_event(self, objective: AtEvent, plain_events) -> Gradient:
+        """The gradient of an event's instant, or of a variable just after it (``objective``);
+        ``plain_events``: the events of the plain run (with their components)."""
+        times = [e.t for e in plain_events if e.component == objective.component]
+        if len(times) < objective.occurrence or objective.occurrence < 1:
+            raise SensitivityError(f"at_event: {objective.component!r} changes mode {len(times)} times in this run, "
+                                   f"so it has no mode change number {objective.occurrence}")
+        t = times[objective.occurrence - 1]
+        self.forward(np.empty(0))
+        position = next((k for k, node in enumerate(self.nodes) if node[0] == "event" and node[1].t == t), None)
+        if position is None:
+            raise SensitivityError(f"at_event: the mode change of {objective.component!r} at t = {t:.10g} s was "
+                                   "not recorded as an event of the run (it changed nothing the run goes on with)")
+        event = self.nodes[position][1]
+        if objective.path is None:
+            value, seed = t, self._unit_tau()
+        else:
+            point = (event.x_after, event.z_after, event.p_after)
+            value = self._output(objective.path, t, *point)
+            seed = self._sample_adjoint(t, *point, {objective.path: np.ones(1)})[:, 0]
+            # the variable where the event has moved to: its rate after the event times the motion
+            seed = seed + self._output_rate(objective.path, t, *point) * self._unit_tau()
+        return self._gradient(value, self.backward(lambda k: {}, 1, event_seeds={position: seed}))
+
+    def _gradient(self, value, gradient) -> Gradient:
+        return Gradient(float(value), dict(zip(self.theta.names, gradient[:, 0].tolist())))
+
+    def _unit_tau(self):
+        out = np.zeros(self.nx + self.nv + 1)
+        out[-1] = 1.0
+        return out
+
+    def _before(self, event):
+        """The instant the point before ``event`` is taken at (a time event's left limit)."""
+        return left_limit(event.t, self.options.t0, self.options.t_end) if event.cause == "time" else event.t
+
+    def _integrand(self, x, z, p, t) -> float:
+        return float(self.integrand(x, z, p, t))
+
+    def _output_rate(self, path, t, x, z, p) -> float:
+        """dy/dt of ``path`` at the point, along the run."""
+        pos, sign = self.model.variable(path)
+        row = np.array(output_jacobian(self.model.system, pos, np.arange(0))(x, z, p, t)).ravel()
+        rates = np.concatenate(self.d.rates(self.d.dae(x, z, p, t)))
+        outputs = self.d.outputs(x, z, p, t)
+        return sign * float(row[:self.nx + self.nz] @ rates + np.asarray(outputs[4]).ravel()[pos])
+
+    def forward(self, samples) -> None:
+        """The forward sweep through the sample times ``samples``: the nodes the backward sweeps
+        go through and the points (t, x, z, p) at the samples."""
+        self.samples = np.asarray(samples)
+        self.nodes, self.points = self._forward(self.samples)
+        # the node holding each sample: a backward sweep whose slopes vanish after sample k
+        # starts there
+        self.node_of = {}
+        for position, node in enumerate(self.nodes):
+            if node[0] == "sample":
+                self.node_of[node[1]] = position
+            elif node[0] == "segment":
+                self.node_of.update((k, position) for k, _ in node[7])
+
+    def values(self, paths) -> dict:
+        """{path: its values at the samples} of the forward sweep."""
+        return {path: np.array([self._output(path, *self.points[k]) for k in range(len(self.samples))])
+                for path in paths}
+
+    def backward(self, slopes_at, count: int, last: int | None = None, event_seeds=None) -> np.ndarray:
+        """∂objective/∂θ (Nθ × count) of ``count`` objectives at once, by one backward sweep:
+        ``slopes_at(k)`` {path: ∂objectives/∂y(t_k), one per objective} (empty where none);
+        ``last``: the index of the last sample with a slope (the sweep starts at its node: the
+        adjoints are zero after it); ``event_seeds`` {node position: the objective's derivative
+        by u just after that event} (one objective)."""
+        nodes = self.nodes if last is None else self.nodes[:self.node_of[last] + 1]
+        lam = np.zeros((self.nx + self.nv + 1, count))
+        for position in reversed(range(len(nodes))):
+            node = nodes[position]
             kind = node[0]
             if kind == "sample":
-                lam = lam + self._sample_adjoint(*points[node[1]], slopes_at(node[1]))
+                lam = lam + self._sample_adjoint(*self.points[node[1]], slopes_at(node[1]))
             elif kind == "segment":
-                lam = self._segment_adjoint(node, lam, points, slopes_at)
+                lam = self._segment_adjoint(node, lam, self.points, slopes_at)
             else:
+                if event_seeds and position in event_seeds:
+                    lam = lam + event_seeds[position][:, None]
                 lam = node[2].T @ lam
-        gradient = self._start(lam)
-        return Gradient(float(value), dict(zip(self.theta.names, gradient.tolist())))
+        return self._start(lam)
 
     # --- forward sweep ----------------------------------------------------------------------------
 
@@ -147,9 +217,12 @@ class AdjointSweep:
     def _segment(self, nodes, points, ta, tb, x, z, p, outputs, grid):
         """(x, z) at tb: one integration from ta with outputs at the fractions ``grid`` of [ta, tb],
         ``outputs`` the samples among them (index, position)."""
-        X = np.array(self._call(grid, "forward", ta, tb, x, np.concatenate([p, [ta, tb], z]))).reshape(
-            len(grid), self.nx).T
-        nodes.append(("segment", ta, tb, x, z, p, grid, outputs))
+        out = self._call(grid, "forward", ta, tb, x, np.concatenate([p, [ta, tb], z]))
+        if self.integrand is not None:
+            out, quadrature = out
+            self.integral += float(quadrature)
+        X = np.array(out).reshape(len(grid), self.nx).T
+        nodes.append(("segment", ta, tb, x, z, p, grid, outputs, X))
         for k, j in outputs:
             t = ta + grid[j] * (tb - ta)
             points[k] = (t, X[:, j], self.model_z(X[:, j], z, p, t), p)
@@ -157,7 +230,13 @@ class AdjointSweep:
 
     def _call(self, grid, which, ta, tb, *args):
         try:
-            return _segment_function(self.model.system, self.options, grid)[which](*args)
+            functions = _segment_function(self.model.system, self.options, grid, self.integrand)
+            if which == "forward":
+                return functions["forward"](*args)
+            directions = args[-1].shape[1]
+            if directions not in functions["reverse"]:
+                functions["reverse"][directions] = functions["forward"].reverse(directions)
+            return functions["reverse"][directions](*args)
         except RuntimeError as err:
             reason = str(err).strip().splitlines()[-1]
             raise SimulationError(
@@ -192,33 +271,55 @@ class AdjointSweep:
     # --- backward sweep ---------------------------------------------------------------------------
 
     def _segment_adjoint(self, node, lam, points, slopes_at):
-        """λ before a segment from λ after it and the objective's slopes at its outputs: the
-        gradient of Σ seed_j·x(s_j) with each output's seed from its sample, the last's also
-        from λ; the samples' direct dependence on p_V added to λ's (p is constant over it)."""
-        _, ta, tb, x, z, p, grid, outputs = node
-        nx, nv = self.nx, self.nv
+        """λ before a segment from λ after it and the objectives' slopes at its outputs: the
+        gradients of Σ seed_j·x(s_j) with each output's seed from its sample, the last's also
+        from λ; the samples' direct dependence on p_V added to λ's (p is constant over it).
+        The objectives' backward integrations go together, in blocks of up to DIRECTIONS (a
+        power of two, so that few integrators serve every count)."""
+        _, ta, tb, x, z, p, grid, outputs, X = node
+        nx, nv, count = self.nx, self.nv, lam.shape[1]
         lam = lam.copy()
-        seeds = np.zeros((nx, len(grid)))
+        seeds = np.zeros((len(grid), nx, count))
         for k, j in outputs:
             contribution = self._sample_adjoint(*points[k], slopes_at(k))
-            seeds[:, j] += contribution[:nx]
+            seeds[j] += contribution[:nx]
             lam[nx:] += contribution[nx:]
-        seeds[:, -1] += lam[:nx]
-        adjoint = self._call(grid, "reverse", ta, tb, x, np.concatenate([p, [ta, tb], z]), seeds.T.ravel())
-        lam[:nx] = np.array(adjoint[0]).ravel()
-        if nv:
-            lam[nx:nx + nv] += np.array(adjoint[1]).ravel()[self.theta.varying]
+        seeds[-1] += lam[:nx]
+        seeds = seeds.reshape(len(grid) * nx, count)
+        lam[:nx] = 0.0
+        weights = self.integral_weights
+        # objectives with something to carry back
+        live = np.flatnonzero(np.any(seeds, axis=0) | (weights != 0 if weights is not None else False))
+        block = min(DIRECTIONS, 1 << int(np.ceil(np.log2(max(len(live), 1)))))
+        arguments = [x, np.concatenate([p, [ta, tb], z]), X.T.ravel()]
+        if self.integrand is not None:
+            arguments.append(0.0)            # the integral's value: not used by the reverse
+        for start in range(0, len(live), block):
+            columns = live[start:start + block]
+            padded = np.zeros((seeds.shape[0], block))
+            padded[:, :len(columns)] = seeds[:, columns]
+            seeded = [padded]
+            if self.integrand is not None:
+                seeded.append(np.zeros((1, block)))
+                seeded[-1][0, :len(columns)] = weights[columns] if weights is not None else 0.0
+            adjoint_x, adjoint_p = (np.array(a) for a in self._call(grid, "reverse", ta, tb, *arguments, *seeded))
+            lam[:nx, columns] = adjoint_x.reshape(nx, block)[:, :len(columns)]
+            if nv:
+                lam[nx:nx + nv, columns] += adjoint_p.reshape(-1, block)[self.theta.varying, :len(columns)]
         return lam
 
     def _sample_adjoint(self, t, x, z, p, slopes):
-        """The objective's derivative at one sample, as an adjoint of u = [x; p_V; τ]."""
+        """The objectives' derivatives at one sample (``slopes`` {path: one per objective}), as
+        adjoints of u = [x; p_V; τ], one column per objective."""
         nx, nz, nv = self.nx, self.nz, self.nv
-        dy = np.zeros(nx + nz + nv)
+        if not slopes:
+            return 0.0
+        dy = 0.0
         for path, slope in slopes.items():
             pos, sign = self.model.variable(path)
             row = np.array(output_jacobian(self.model.system, pos, self.theta.varying)(x, z, p, t)).ravel()
-            dy += sign * slope * row
-        out = np.zeros(nx + nv + 1)
+            dy = dy + sign * np.outer(row, slope)
+        out = np.zeros((nx + nv + 1, dy.shape[1]))
         out[:nx], out[nx:nx + nv] = dy[:nx], dy[nx + nz:]
         if nz:
             out[:nx + nv] += self._through_algebraic(x, z, p, t, dy[nx:nx + nz])
@@ -227,7 +328,7 @@ class AdjointSweep:
     def _through_algebraic(self, x, z, p, t, adjoint_z):
         """An adjoint of z as one of [x; p_V], z following them by 0 = g: dz = −g_z⁻¹·(g_x·dx + g_p·dp)."""
         nx, nv = self.nx, self.nv
-        out = np.zeros(nx + nv)
+        out = np.zeros((nx + nv,) + adjoint_z.shape[1:])
         if not np.any(adjoint_z):
             return out
         _, _, Jw, Jp, _ = self.d.dae(x, z, p, t)
@@ -250,40 +351,48 @@ class AdjointSweep:
         return S0.T @ lam[:self.nx] + (P0.T @ lam[self.nx:self.nx + self.nv] if self.nv else 0.0)
 
 
-def _segment_function(system, options, grid) -> dict:
+def _segment_function(system, options, grid, integrand=None) -> dict:
     """{"forward": (x0, [p; ta; tb; z0]) -> x at the fractions ``grid`` of [ta, tb] (one column
-    each, stacked); "reverse": (x0, [p; ta; tb; z0], seeds) -> the gradients of Σ_j seed_j·x(s_j)
-    with respect to x0 and p (seeds stacked likewise)}: one CVODES integrator over s ∈ [0, 1],
+    each, stacked); "reverse": {n: (x0, [p; ta; tb; z0], the forward's outputs, seeds) -> the
+    gradients of Σ_j seed_j·x(s_j) with respect to x0 and p for n columns of seeds (stacked
+    likewise) at once}, made by :meth:`AdjointSweep._call` for each n asked}: one CVODES
+    integrator over s ∈ [0, 1],
     t = ta + s·(tb − ta), of x' = f(x, z(x, p, t), p, t) with z solved from 0 = g by Newton's
     method from z0 (the segment's start values: a guess, of no influence on the result). Made
-    once per grid (the CACHED last ones kept).
+    once per grid (the CACHED last ones kept). With an ``integrand`` (x, z, p, t) -> g, "forward"
+    also gives ∫ g dt over [ta, tb] (a quadrature of the integrator, under its error control),
+    and "reverse" takes its seeds after the states'.
 
     The algebraic variables are eliminated rather than integrated (IDAS): IDAS must first find
     consistent rates, and that search fails on stiff modes such as a conducting diode's."""
-    key = ("adjoint_segment", options.rtol, options.atol, grid)
+    key = ("adjoint_segment", options.rtol, options.atol, grid, integrand.serialize() if integrand else None)
     if key not in system.cache:
         x, z, p, _ = system.symbols(cs.MX)
         s, ta, tb = cs.MX.sym("s"), cs.MX.sym("ta"), cs.MX.sym("tb")
         t = ta + s * (tb - ta)
         ode, alg = system.dae(x, z, p, t)
         params = cs.vertcat(p, ta, tb, z)
+        z_of_x = z
         if z.numel():
             residual = cs.Function("algebraic", [z, cs.vertcat(x, p, s, ta, tb)], [alg])
             solve = cs.rootfinder("solve_z", "newton", residual, {"abstol": 1e-14, "max_iter": 50,
                                                                    "error_on_fail": False})
             z_of_x = solve(z, cs.vertcat(x, p, s, ta, tb))
             ode = cs.substitute(ode, z, z_of_x)
-        integrator = cs.integrator("segment", "cvodes", {"x": x, "p": params, "t": s, "ode": (tb - ta) * ode},
-                                   0.0, list(grid), {"abstol": options.atol, "reltol": options.rtol,
-                                                     "max_num_steps": 100000, "quad_err_con": True})
+        dae = {"x": x, "p": params, "t": s, "ode": (tb - ta) * ode}
+        if integrand is not None:
+            dae["quad"] = (tb - ta) * integrand(x, z_of_x, p, t)
+        # without algebraic variables (no rootfinder inside) the integrator's functions are
+        # expanded to scalar expressions: a 200-stage ladder's backward sweep through 100
+        # samples 1.5 times faster (88 ms instead of 132)
+        integrator = cs.integrator("segment", "cvodes", dae, 0.0, list(grid),
+                                   {"abstol": options.atol, "reltol": options.rtol, "max_num_steps": 100000,
+                                    "quad_err_con": True, "expand": not z.numel()})
         X0, P = cs.MX.sym("x0", x.numel()), cs.MX.sym("p", params.numel())
-        xf = cs.vec(integrator(x0=X0, p=P)["xf"])
-        seeds = cs.MX.sym("seeds", xf.numel())
-        scalar = cs.dot(seeds, xf)
+        solution = integrator(x0=X0, p=P)
+        xf = [cs.vec(solution["xf"])] + ([solution["qf"][:, -1]] if integrand is not None else [])
         segments = [k for k in system.cache if isinstance(k, tuple) and k[0] == "adjoint_segment"]
         if len(segments) >= CACHED:
             system.cache.pop(segments[0])
-        system.cache[key] = {"forward": cs.Function("segment_forward", [X0, P], [xf]),
-                             "reverse": cs.Function("segment_reverse", [X0, P, seeds],
-                                                    [cs.gradient(scalar, X0), cs.gradient(scalar, P)])}
+        system.cache[key] = {"forward": cs.Function("segment_forward", [X0, P], xf), "reverse": {}}
     return system.cache[key]

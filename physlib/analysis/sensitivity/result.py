@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import casadi as cs
 import numpy as np
 
-from ...core.errors import PhyslibError, UnknownNameError
+from ...core.errors import PhyslibError, SensitivityError, UnknownNameError
 from ..common.hybrid_components import Event
 from ..simulation.result_views import panels
 from ..simulation.results import SimulationResult
@@ -33,14 +33,15 @@ class SensitivityResult(SimulationResult):
       the parameter (relative ones with ``relative=True``);
     * ``sens.relative("C1.v", "R1.R")``: θ·∂y/∂θ / max|y|, the change of y as a fraction of its
       largest magnitude per relative change of θ (dimensionless);
-    * ``sens.events``: the mode changes, each with ``dt`` {θ: ∂t_event/∂θ};
+    * ``sens.events``: the mode changes, each with ``dt`` {θ: ∂t_event/∂θ} (None from the
+      adjoint method, which computes the outputs' sensitivities alone: ``sens.outputs``);
     * ``sens.rank("C1.v")``: the parameters by their influence on y;
     * ``sens.plot("C1.v")``: the relative sensitivities of y over time.
 
     ``sens.parameters`` lists the parameter names, ``sens.values`` their values in the run.
     Rows just before and after an event share its time stamp, as in ``simulate``'s results."""
 
-    def __init__(self, model, arrays, theta, events, relative=False, continuation=None):
+    def __init__(self, model, arrays, theta, events, relative=False, continuation=None, computed=None):
         t, t_value, X, Z, P, S, Sz, Pv = arrays
         super().__init__(model, t, X, Z, P, events, t_values=t_value, continuation=continuation)
         self.parameters = list(theta.names)
@@ -49,6 +50,10 @@ class SensitivityResult(SimulationResult):
         self.default_relative = relative
         self._S, self._Sz, self._Pv = S, Sz, Pv     # (rows, n, Nθ), unscaled
         self._columns: dict[int, np.ndarray] = {}
+        # an adjoint run's: the derivatives of its outputs alone ({position: rows × Nθ}, names)
+        self.outputs = None
+        if computed is not None:
+            self._columns, self.outputs = dict(computed[0]), list(computed[1])
 
     def __getitem__(self, key):
         if isinstance(key, tuple):
@@ -112,6 +117,10 @@ class SensitivityResult(SimulationResult):
         return sign * self._columns[pos]
 
     def _derivatives(self, pos: int) -> np.ndarray:
+        if self._S is None:
+            raise SensitivityError(
+                f"this result (method='adjoint') holds the sensitivities of {', '.join(self.outputs)} only: "
+                "name every variable you need in outputs=[...], or use method='forward' for all of them")
         direct = self._direct.get(pos)
         if direct is not None:
             kind, row = direct

@@ -33,16 +33,22 @@ def sensitivity(model, t_end: float, *, params, outputs=None, t_eval=None, metho
     or state paths (``"C1.v"``: its initial value, as ``x0`` sets it); or a dict {name: value}
     to take them at those values. values: other parameter values of the run, not
     differentiated (as ``simulate``'s ``params``). outputs: variable paths whose sensitivities
-    are checked now (any variable can be read from the result). method: ``"forward"`` (the
-    sensitivity equations integrated with the model, cost growing with the number of
-    parameters), ``"adjoint"`` (one backward sweep per output and output time, for few outputs
-    and many parameters) or ``"auto"`` (forward). relative: ``sens[y, θ]`` gives
-    θ·∂y/∂θ / max|y| instead of ∂y/∂θ.
+    are checked now (with the forward method any variable can be read from the result; the
+    adjoint method computes these alone). method: ``"forward"`` (the sensitivity equations
+    integrated with the model, a cost growing with the number of parameters), ``"adjoint"``
+    (one forward sweep, then one backward sweep per output and output time, a cost that does
+    not grow with the number of parameters; ``sens.events`` then carry no ``dt``) or
+    ``"auto"``: the adjoint where ``outputs`` and ``t_eval`` are given and
+    len(outputs)·len(t_eval) is below the number of parameters, else the forward method.
+    relative: ``sens[y, θ]`` gives θ·∂y/∂θ / max|y| instead of ∂y/∂θ.
 
     The remaining options are ``simulate``'s, with its defaults (variable-step solvers only:
-    ``"idas"`` or ``"cvodes"``). The sensitivities are integrated by the same solver at the
-    same tolerances as the states, each direction in the units of the states (θ·∂x/∂θ), so
-    the accuracy of both is that of the run. Across a state event the event's time moves with
+    ``"idas"`` or ``"cvodes"``). The forward sensitivities are integrated by the same solver at
+    the same tolerances as the states, each direction in the units of the states (θ·∂x/∂θ), so
+    the accuracy of both is that of the run. The adjoint's sweeps integrate each interval
+    between events by CVODES with the algebraic variables solved inside (whichever the solver:
+    it decides the events of a run with modes), checkpointed, the parameter integrals under
+    error control at the same tolerances. Across a state event the event's time moves with
     θ (its sensitivity from the guard), and the mode changes, the projection of the state onto
     newly active constraints and discrete updates carry the sensitivities over; across a time
     event whose instant depends on θ (a step's or a pulse's edge, a PWM's duty) likewise.
@@ -61,35 +67,62 @@ def sensitivity(model, t_end: float, *, params, outputs=None, t_eval=None, metho
                           event_tol=event_tol, max_events=max_events, initial=initial)
     for name in outputs or ():
         model.variable(name) if model.mode_slot(name) is None else None
-    if method == "adjoint":
-        raise SensitivityError("sensitivity(method='adjoint') is not available: the adjoint method gives the "
-                               "gradient of one scalar objective (sim.gradient); for the sensitivities of "
-                               "every variable over time use method='forward'")
+    if choose_method(method, outputs, options, names) == "adjoint":
+        with model_lock(model):
+            return adjoint_sensitivity(model, options, names, list(outputs), relative)
     with model_lock(model):
         return forward_sensitivity(model, options, names, relative)
 
 
-def gradient(model, objective, params, t_end: float, *, t_eval, values: dict | None = None, t0: float = 0.0,
+def choose_method(method, outputs, options, names) -> str:
+    """``"forward"`` or ``"adjoint"``: ``"auto"`` takes the adjoint where outputs are named and
+    their number times that of the output times is below the number of parameters (a backward
+    sweep per output and time against a direction per parameter), else the forward method."""
+    if method == "adjoint" and not outputs:
+        raise SensitivityError("sensitivity(method='adjoint') needs outputs=[...]: the variables whose "
+                               "sensitivities the backward sweeps compute (one sweep per output and output "
+                               "time)")
+    if method != "auto":
+        return method
+    count = len(names) if isinstance(names, (list, tuple)) else 1
+    if outputs and options.t_eval is not None and len(outputs) * len(options.grid) < count:
+        return "adjoint"
+    return "forward"
+
+
+def gradient(model, objective, params, t_end: float, *, t_eval=None, values: dict | None = None, t0: float = 0.0,
              solver: str = "idas", rtol: float = 1e-6, atol: float = 1e-8, x0: dict | None = None,
              projection: str | None = "energy", max_step: float | None = None, event_tol: float = 1e-10,
              max_events: int = 100, initial: str = "strict"):
-    """The gradient of a scalar objective of the run's outputs at the times ``t_eval`` with
-    respect to ``params`` (as for :func:`sensitivity`), by the adjoint method: one forward and
-    one backward sweep, whatever the number of parameters, through the run's events.
+    """The gradient of a scalar objective of the run with respect to ``params`` (as for
+    :func:`sensitivity`), by the adjoint method: one forward and one backward sweep, whatever
+    the number of parameters, through the run's events.
 
-    objective: a function of {path: values at t_eval} returning (value, {path: ∂value/∂values});
-    it names the paths it needs in its attribute ``paths``.
-    :func:`~physlib.analysis.sensitivity.adjoint.sum_of_squares` makes the usual one,
-    Σ w·(y(t_i) − data_i)². The other options are :func:`sensitivity`'s. Returns a
-    :class:`~physlib.analysis.sensitivity.adjoint.Gradient` (``value``, ``gradient``
+    objective, one of:
+
+    * a function of {path: values at ``t_eval``} returning (value, {path: ∂value/∂values}),
+      naming the paths it needs in its attribute ``paths``;
+      :func:`~physlib.analysis.sensitivity.objectives.sum_of_squares` makes the usual one,
+      Σ w·(y(t_i) − data_i)²;
+    * :func:`~physlib.analysis.sensitivity.objectives.integral`: ∫ g(y) dt from t0 to t_end, the
+      integral a quadrature of the forward sweep under its error control;
+    * :func:`~physlib.analysis.sensitivity.objectives.at_event`: the instant of a component's
+      mode change (a clutch's lock), or a variable just after it.
+
+    The other options are :func:`sensitivity`'s. Returns a
+    :class:`~physlib.analysis.sensitivity.objectives.Gradient` (``value``, ``gradient``
     {parameter: ∂value/∂parameter}). The run's events and their jump conditions are those of
     the forward sensitivities; a sensitivity that does not exist is a SensitivityError."""
     from .adjoint import AdjointSweep
+    from .objectives import AtEvent, Integral
     names, given = _parameter_names(params)
     paths = list(getattr(objective, "paths", ()))
-    if not paths:
+    samples_needed = not isinstance(objective, (Integral, AtEvent))
+    if samples_needed and not paths:
         raise SensitivityError("the objective must name the output paths it uses in its attribute 'paths' "
-                               "(sum_of_squares(data) does)")
+                               "(sum_of_squares(data) does), or be an integral(...) or at_event(...)")
+    if samples_needed and t_eval is None:
+        raise SensitivityError("an objective of sampled outputs needs the sample times: give t_eval")
     options = run_options(model, t_end, values={**(values or {}), **given}, t0=t0, solver=solver, rtol=rtol,
                           atol=atol, t_eval=t_eval, x0=x0, projection=projection, max_step=max_step,
                           event_tol=event_tol, max_events=max_events, initial=initial)
@@ -98,9 +131,16 @@ def gradient(model, objective, params, t_end: float, *, t_eval, values: dict | N
     with model_lock(model):
         p = model.parameter_vector(options.params)
         theta = resolve(model, names, p, options.params)
-        events, _ = record_events(model, options, p)
+        events, plain = record_events(model, options, p)
         theta = with_initial_values(theta, events[0].x)
-        return AdjointSweep(model, options, theta, events).run(objective, paths, np.asarray(options.grid))
+        if isinstance(objective, Integral):
+            if not len(model.system.state_pos):
+                raise SensitivityError("integral(...) objectives integrate along the states; this model has none")
+            return AdjointSweep(model, options, theta, events, objective.function(model)).run_integral()
+        sweep = AdjointSweep(model, options, theta, events)
+        if isinstance(objective, AtEvent):
+            return sweep.run_at_event(objective, plain.events if plain is not None else [])
+        return sweep.run(objective, paths, np.asarray(options.grid))
 
 
 class RepeatedSensitivity:
@@ -116,9 +156,11 @@ class RepeatedSensitivity:
         self.options = run_options(model, t_end, values=values, **options)
         self.stepper = None
 
-    def __call__(self, values: dict) -> SensitivityResult:
-        """The run with the parameters ``values`` ({path: value}) set over the options' own."""
-        options = dataclasses.replace(self.options, params={**self.options.params, **values})
+    def __call__(self, values: dict, x0: dict | None = None) -> SensitivityResult:
+        """The run with the parameters ``values`` ({path: value}) and the initial values ``x0``
+        ({state path: value}) set over the options' own."""
+        options = dataclasses.replace(self.options, params={**self.options.params, **values},
+                                      x0={**(self.options.x0 or {}), **(x0 or {})})
         with model_lock(self.model):
             return forward_sensitivity(self.model, options, self.names, reuse=self)
 
@@ -166,9 +208,41 @@ def forward_sensitivity(model, options, names, relative=False, reuse=None) -> Se
     arrays = _arrays(rows, theta, run.nx, run.nz)
     plain_events = plain.events if plain is not None else []
     return SensitivityResult(model, arrays, theta, _events(plain_events, run.time_sensitivities, theta), relative,
-                             continuation=(options.solver, options.rtol, options.atol,
-                                           options.max_step if options.max_step is not None
-                                           else options.t_end - options.t0))
+                             continuation=_continuation(options))
+
+
+def adjoint_sensitivity(model, options, names, outputs, relative=False) -> SensitivityResult:
+    """:func:`sensitivity` by the adjoint method, with validated ``options``: one forward sweep,
+    then for each output the backward sweeps of its values at the output times (one objective
+    each, integrated backward together). The result holds the sensitivities of ``outputs``
+    only."""
+    from .adjoint import AdjointSweep
+    p = model.parameter_vector(options.params)
+    theta = resolve(model, names, p, options.params)
+    events, plain = record_events(model, options, p)
+    theta = with_initial_values(theta, events[0].x)
+    sweep = AdjointSweep(model, options, theta, events)
+    samples = np.asarray(options.grid)
+    sweep.forward(samples)
+    columns, count = {}, len(samples)
+    for path in outputs:
+        if model.mode_slot(path) is None and model.variable(path)[0] not in columns:
+            # objective k: the output at sample k; all of them carried back together
+            pos, sign = model.variable(path)
+            columns[pos] = sign * sweep.backward(lambda j: {path: np.eye(count)[j]}, count).T
+    points = [sweep.points[k] for k in range(len(samples))]
+    X, Z = (np.array([point[i] for point in points]).reshape(len(samples), -1).T for i in (1, 2))
+    P = np.array([point[3] for point in points]).T
+    plain_events = plain.events if plain is not None else []
+    events = [SensitivityEvent(e.t, e.component, e.before, e.after, e.cause, None) for e in plain_events]
+    return SensitivityResult(model, (samples, samples, X, Z, P, None, None, None), theta, events, relative,
+                             continuation=_continuation(options), computed=(columns, outputs))
+
+
+def _continuation(options):
+    """(solver, rtol, atol, max step) with which a result's ``at(t)`` continues the run."""
+    return (options.solver, options.rtol, options.atol,
+            options.max_step if options.max_step is not None else options.t_end - options.t0)
 
 
 def record_events(model, options, p):

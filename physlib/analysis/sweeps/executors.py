@@ -189,18 +189,7 @@ class DaskRunner(Runner):
     def run(self) -> None:
         phase_start = time.time()
         distributed = import_distributed(self.executor)
-        own = not is_client(self.executor)
-        if own and self.executor == "dask":
-            # Workers without dask's MALLOC_TRIM_THRESHOLD_ (see restore_malloc_thresholds).
-            import dask
-
-            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
-                cluster = distributed.LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
-                                                   threads_per_worker=1, processes=True,
-                                                   dashboard_address=None)
-            client = distributed.Client(cluster)
-        else:
-            cluster, client = None, (distributed.Client(self.executor) if own else self.executor)
+        client, close = dask_client(self.executor, self.workers)
         try:
             workers = max(1, len(client.scheduler_info()["workers"]))
             self.timing["workers"] = workers
@@ -218,10 +207,31 @@ class DaskRunner(Runner):
                     self.lost(futures[future], err)
             self.finish(phase_start)
         finally:
-            if own:
-                client.close()
-                if cluster is not None:
-                    cluster.close()
+            close()
+
+
+def dask_client(executor, workers):
+    """(client, close) for a dask ``executor``: the Client given (close does nothing), one
+    connected to the scheduler address given, or one of a LocalCluster of ``workers``
+    processes started for ``"dask"`` (close closes what was started)."""
+    distributed = import_distributed(executor)
+    if is_client(executor):
+        return executor, lambda: None
+    if executor != "dask":
+        client = distributed.Client(executor)
+        return client, client.close
+    # Workers without dask's MALLOC_TRIM_THRESHOLD_ (see restore_malloc_thresholds).
+    import dask
+
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        cluster = distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                           processes=True, dashboard_address=None)
+    client = distributed.Client(cluster)
+
+    def close():
+        client.close()
+        cluster.close()
+    return client, close
 
 
 _WORKER_JOB: Job | None = None     # a process worker's job, loaded once by its initializer
