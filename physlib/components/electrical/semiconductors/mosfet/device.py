@@ -97,7 +97,7 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     Equations (ngspice-39's mos1temp.c and mos1load.c; the channel current and the temperature
     rules: :func:`~.channel.level1_threshold`, :func:`~.channel.level1_current`,
     :func:`~.channel.temperature`; at level 3 mos3temp.c and mos3load.c, the channel current
-    :func:`~.level3.level3_stages`, each stage an internal variable (vgc, vxc, vbc, sqphbs,
+    ``mosfet.level3.level3_stages``, each stage an internal variable (vgc, vxc, vbc, sqphbs,
     fshort, vth, xn, vdsc, idrift, delxl), and no gm variable; vt = k·T/q)::
 
         forward (vds >= 0): I(vgs, vds, vbs); reverse: −I(vgd, −vds, vbd)   = ids
@@ -133,7 +133,7 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     in parallel with RD, RS (only when > 0); ``"M1.id"`` channel thermal 4kT·(2/3)·|gm| and
     ``"M1.1overf"`` flicker KF·|ids − ibd|^AF/(f·W·M·(L − 2·LD)·Cox²) [A²/Hz], both between d'
     and s'. Level 3 as mos3noi.c: the flicker area without M, gm the current's derivative by
-    the gate voltage at the operating point (:meth:`~.level3.Level3Channel.level3_transconductance`).
+    the gate voltage at the operating point (``Level3Channel.level3_transconductance``).
 
     Dissipates RD/M·d.i² + RS/M·s.i² + ids·vds + ibs·vbs + ibd·vbd; stores the junction charges'
     energy and the overlaps' M·W·CGSO·vgs²/2 + M·W·CGDO·vgd²/2 + M·(L − 2·LD)·CGBO·vgb²/2.
@@ -278,7 +278,7 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
 
     def variables(self):
         """The declared variables; at level 3 the stages of its channel current
-        (:data:`~.level3.STAGES`) and no gm (:meth:`~.level3.Level3Channel.level3_transconductance`)."""
+        (``mosfet.level3.STAGES``) and no gm (``Level3Channel.level3_transconductance``)."""
         own = super().variables()
         if self.level == 3:
             del own["gm"]
