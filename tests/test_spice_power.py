@@ -1,0 +1,36 @@
+"""A vendor MOSFET subcircuit switching an inductive load against ngspice-39 (issue 37,
+acceptance 1 and build 9).
+
+Deck and reference in tests/data/spice/power (made by its make_references.py):
+``relay_2n7000.cir``, Zetex's 2N7000 subcircuit (level-1 core, gate resistance, fixed
+capacitances, body diode) driving a relay coil clamped by a 1N4148 and a 1N750 Zener, from a
+5 V logic pulse. After turn-off the drain sits at the clamp until the coil's current is spent,
+then rings at about 100 kHz down to the supply.
+"""
+import pathlib
+import warnings
+
+import numpy as np
+
+import physlib.spice as spice
+
+DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "power"
+
+
+def test_2n7000_relay_driver_rings_after_turn_off_as_ngspice():
+    ref = spice.read_csv(DATA / "relay_2n7000_tran.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", spice.SpiceWarning)      # reads without a warning ...
+        warnings.filterwarnings("ignore", ".*option interp is ignored")   # ... but interp
+        deck = spice.read(DATA / "relay_2n7000.cir")
+    tran = deck.tran(0.5e-6, 600e-6, t_eval=ref["time"])
+    for name, expected in ref.items():
+        if name == "time" or np.ptp(expected) == 0:
+            continue
+        error = np.max(np.abs(np.asarray(tran[name]) - expected))
+        # 1e-3 of each vector's range (acceptance 1; measured 3.5e-4 on v(d) in the ringing,
+        # where ngspice's own runs at reltol 1e-7 and 1e-8 differ by 2.8e-4; 6.7e-4 on the
+        # 26 uA of gate current, i(vlogic))
+        assert error <= 1e-3 * np.ptp(expected), (name, error / np.ptp(expected))
+    ringing = ref["v(d)"][ref["time"] > 400e-6]
+    assert ringing.max() - ringing.min() > 1.0 and ref["v(d)"].max() > 17    # clamp, then rings
