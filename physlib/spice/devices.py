@@ -24,7 +24,7 @@ from .errors import SpiceError
 from .numbers import zero_is_none
 from .poly import is_poly, poly_sensed_sources, poly_source
 from .sources import build_waveform, parse_source
-from .vendor import without_pspice_entries
+from .vendor import MOSFET_STOPS, ignoring_pspice_entries, without_pspice_entries
 
 __all__ = ["make_component", "find_model", "couple", "sensed_sources"]
 
@@ -346,10 +346,12 @@ def make_component(b, letter, name, tokens, card, body, scope, prefix, sensed):
         return bjt(b, name, tokens, card, scope, prefix, find_model, _split_options)
     if letter == "M":
         from .mosfet import mosfet
-        return mosfet(b, name, tokens, card, scope, prefix, find_model, _split_options)
+        return mosfet(b, name, tokens, card, scope, prefix,
+                      ignoring_pspice_entries(b, find_model, MOSFET_STOPS), _split_options)
     if letter == "J":
         from .jfet import jfet
-        return jfet(b, name, tokens, card, scope, prefix, find_model, _split_options)
+        return jfet(b, name, tokens, card, scope, prefix, ignoring_pspice_entries(b, find_model),
+                    _split_options)
     if letter == "B":
         from .behavioural import behavioural_source
         return behavioural_source(b, name, card, scope, prefix)

@@ -83,6 +83,10 @@ def _rootfinder(problem, w, arg):
         solver = cs.rootfinder("steady_rf", "newton", F,
                                {"abstol": NEWTON_TOL, "abstolStep": NEWTON_TOL,
                                 "max_iter": NEWTON_STEPS, "error_on_fail": True,
+                                # full steps, as documented: CasADi's default backtracking on
+                                # the unweighted residual stalls at steps of 1e-4 on an op-amp
+                                # macromodel's 2e7 A/A output loop, which full steps solve
+                                "line_search": False,
                                 "show_eval_warnings": False})
         w = np.asarray(solver(w, arg)).ravel()
     except RuntimeError:
