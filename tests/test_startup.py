@@ -49,6 +49,17 @@ def test_importing_physlib_loads_no_analysis_plotting_or_dense_algebra(tmp_path)
         assert heavy not in modules, heavy
 
 
+def test_a_simulation_imports_no_other_analysis(tmp_path):
+    # The compiled model's other analyses (linearization, noise, sensitivities, exports) are
+    # imported when their methods are first read, and physlib.analysis hands on its names
+    # lazily: a build, compile and simulate loads none of them.
+    modules = set(run(RC, tmp_path)["modules"])
+    assert "physlib.analysis.simulation.simulate" in modules
+    for other in ("physlib.analysis.linear.linearize", "physlib.analysis.linear.linear_model",
+                  "physlib.analysis.noise", "physlib.analysis.sensitivity", "physlib.analysis.export"):
+        assert other not in modules, other
+
+
 def test_every_public_name_still_imports_from_the_package():
     for name in physlib.__all__:
         assert getattr(physlib, name) is not None, name
