@@ -135,6 +135,11 @@ def line(label: str, figure: tuple[float, float], extra: str = "") -> str:
     return f"{label:<44}{figure[0]:7.3f} s  ({figure[1]:.3f} s CPU){extra}"
 
 
+def ratios(ours: tuple[float, float], theirs: tuple[float, float]) -> str:
+    """physlib's figure over ngspice's, wall and CPU."""
+    return f"{ours[0] / theirs[0]:.1f}x wall, {ours[1] / theirs[1]:.1f}x CPU"
+
+
 def verdict(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
@@ -172,10 +177,10 @@ def main(argv=None) -> None:
     print(line("CoupledClutches script, warm cache", clutches))
     print(line("Shockley buck 10 ms script, warm cache", buck))
     if ngspice:
-        print(line("  ngspice -b, same circuit", buck_ngspice, f"   (ratio {buck[0] / buck_ngspice[0]:.1f}x)"))
+        print(line("  ngspice -b, same circuit", buck_ngspice, f"   (ratio {ratios(buck, buck_ngspice)})"))
     print(line("python -m physlib.spice, three-element deck", cli))
     if ngspice:
-        print(line("  ngspice -b, same deck", deck_ngspice, f"   (ratio {cli[0] / deck_ngspice[0]:.1f}x)"))
+        print(line("  ngspice -b, same deck", deck_ngspice, f"   (ratio {ratios(cli, deck_ngspice)})"))
     print("targets (wall time; informative, they do not change the exit code)")
     print(f"  [{verdict(clutches[0] <= TARGET_CLUTCHES_S)}] CoupledClutches script {clutches[0]:.3f} s "
           f"<= {TARGET_CLUTCHES_S} s")
