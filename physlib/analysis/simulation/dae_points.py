@@ -129,12 +129,24 @@ def _least_squares(J, r, kind):
 
 
 def _minimum_norm(J, g, kind):
-    """The least-norm d with J·d = −g: d minimizes |J·d + g|² + δ·|d|² (the same d as
-    −Jᵀ·(J·Jᵀ + δI)⁻¹·g), with J's rows scaled to unit norm first (the same solution; δ =
-    RIDGE then a ridge relative to every equation alike, so that dependent equations are met
-    in the least-squares sense instead of giving NaN)."""
+    """The least-norm d with J·d = −g: d = −Jᵀ·λ with (J·Jᵀ + δI)·λ = g, δ = RIDGE (the d
+    minimizing |J·d + g|² + δ·|d|²), with J's rows scaled to unit norm first (the same
+    solution; δ then a ridge relative to every equation alike, so that dependent equations are
+    met in the least-squares sense instead of giving NaN).
+
+    Small systems (SX): λ through R of the QR factorization of Jᵀ stacked on √δ·I (RᵀR = J·Jᵀ +
+    δI; the seminormal equations, stable for least-norm problems), so that d lies in J's row
+    space by construction; factorizing the m + n columns' ridge problem instead left d's
+    component across that space 1e-3 off on well-conditioned rows. Larger systems (MX): the
+    augmented system [I Jᵀ; J −δI]·[d; λ] = [0; −g], sparse like J, by CasADi's sparse LU."""
     rows = 1.0 / (cs.sqrt(cs.sum2(J * J)) + 1e-300)
-    return _ridge_solve(cs.diag(rows) @ J, -rows * g, kind)
+    scaled = cs.diag(rows) @ J
+    m, n = J.size1(), J.size2()
+    if kind is cs.SX:
+        _, r = cs.qr(cs.vertcat(scaled.T, np.sqrt(RIDGE) * kind.eye(m)))
+        return -cs.mtimes(scaled.T, cs.solve(r, cs.solve(r.T, rows * g)))
+    augmented = cs.blockcat([[kind.eye(n), scaled.T], [scaled, -RIDGE * kind.eye(m)]])
+    return cs.solve(augmented, cs.vertcat(kind(n, 1), -rows * g), "csparse")[:n]
 
 
 def _ridge_solve(A, b, kind):
