@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
 
 from ...core.errors import PhyslibError
+from ...core.lazy import lazy_module
 from ..common.fast_call import fast
 from ..common.initialization import SMALL_SOLVE_LIMIT, SYMBOLIC_SOLVE_LIMIT, small_solve, solve_algebraic
+
+# SciPy's sparse matrices and solvers serve large models only: imported on first use.
+sps = lazy_module("scipy.sparse")
+spla = lazy_module("scipy.sparse.linalg")
 
 
 def _rate_parts(system):
