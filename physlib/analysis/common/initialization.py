@@ -12,13 +12,16 @@ import numbers
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
 
 from ...core.errors import InitializationError, PhyslibError
+from ...core.lazy import lazy_module
 from ...core.units import quantity_value
 from .fast_call import fast
 from .start_values import check_initial_state
+
+# SciPy's sparse matrices and solvers serve large models only: imported on first use.
+sps = lazy_module("scipy.sparse")
+spla = lazy_module("scipy.sparse.linalg")
 
 
 def algebraic_jacobian(system) -> cs.Function:
