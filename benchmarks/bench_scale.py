@@ -137,18 +137,25 @@ QUICK_SIZES = {"rc_ladder": [10, 100], "chain": [10, 100]}
 
 def build_rc_ladder(n: int):
     """The N-stage RC ladder as a physlib Model."""
-    from physlib import Model
-    from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+    from physlib.components.electrical import VoltageSource
     from physlib.components.signals import Step
+    return rc_stages(f"rc_ladder_{n}", VoltageSource("src", V=Step(height=RC_V, t0=0.0)), n, RC_R, RC_C)
 
-    m = Model(f"rc_ladder_{n}")
-    src = m.add(VoltageSource("src", V=Step(height=RC_V, t0=0.0)))
+
+def rc_stages(name: str, source, n: int, resistance: float, capacitance: float):
+    """A Model of ``source`` (a voltage source, its n pin grounded) driving n stages: ``R{k}``
+    from node k-1 to node k, ``C{k}`` (from 0 V) from node k to ground."""
+    from physlib import Model
+    from physlib.components.electrical import Capacitor, Ground, Resistor
+
+    m = Model(name)
+    src = m.add(source)
     gnd = m.add(Ground("gnd"))
     m.connect(src.n, gnd.p)
     node = src.p
     for k in range(1, n + 1):
-        r = m.add(Resistor(f"R{k}", R=RC_R))
-        c = m.add(Capacitor(f"C{k}", C=RC_C, v0=0.0))
+        r = m.add(Resistor(f"R{k}", R=resistance))
+        c = m.add(Capacitor(f"C{k}", C=capacitance, v0=0.0))
         m.connect(node, r.p)
         m.connect(r.n, c.p)
         m.connect(c.n, gnd.p)
@@ -496,23 +503,10 @@ def ladder_deck(n: int, card: str) -> str:
 def build_deck_ladder(n: int):
     """The same ladder built in Python: ``V1`` a ``Ramp`` (the PULSE's rise; the run ends
     where it does), ``R{k}`` from node k-1 to node k, ``C{k}`` from node k to ground."""
-    from physlib import Model
-    from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+    from physlib.components.electrical import VoltageSource
     from physlib.components.signals import Ramp
-
-    m = Model(f"ladder_{n}")
-    src = m.add(VoltageSource("V1", V=Ramp(height=1.0, duration=LADDER_RISE)))
-    gnd = m.add(Ground("gnd"))
-    m.connect(src.n, gnd.p)
-    node = src.p
-    for k in range(1, n // 2 + 1):
-        r = m.add(Resistor(f"R{k}", R=LADDER_R))
-        c = m.add(Capacitor(f"C{k}", C=LADDER_C, v0=0.0))
-        m.connect(node, r.p)
-        m.connect(r.n, c.p)
-        m.connect(c.n, gnd.p)
-        node = r.n
-    return m
+    return rc_stages(f"ladder_{n}", VoltageSource("V1", V=Ramp(height=1.0, duration=LADDER_RISE)),
+                     n // 2, LADDER_R, LADDER_C)
 
 
 def _ac_frequencies():
