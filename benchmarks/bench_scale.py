@@ -84,7 +84,7 @@ node voltage). Each run is a fresh process (best of 3 at 10,000, of 2 at 100,000
   on the deck read.
 
 against the whole ``ngspice -b deck.cir`` process on the same deck (``ngspice_s``, its peak
-``ngspice_MB`` from GNU ``/usr/bin/time``), one process for ``.tran`` and one for ``.ac``.
+``ngspice_MB`` from GNU ``time -f %M``), one process for ``.tran`` and one for ``.ac``.
 ``ratio`` = (build + compile + tran) / ngspice; ``peak_MB`` is physlib's peak resident memory
 (Linux's VmHWM) after the transient (imports included; ``kB/elem`` its growth over the warmed-up process, per
 element); ``tran_diff`` = |v(n2) at 1 us - ngspice's| [V], ``ac_diff`` the relative difference
@@ -607,14 +607,14 @@ def _own_peak_mb() -> float:
 def run_ngspice(n: int, card: str, folder: str) -> dict:
     """The whole ``ngspice -b deck.cir`` process on the N-element ladder with ``card``: wall
     time, its peak resident memory and the .meas value; {} without ngspice. The peak is GNU
-    time's (``/usr/bin/time -f %M``; None without it): a child forked from this process would
+    time's (``time -f %M``; None without GNU time): a child forked from this process would
     count this process's pages in its ``ru_maxrss`` until it runs ngspice."""
     if shutil.which("ngspice") is None:
         return {}
     path = os.path.join(folder, f"ladder_{card.split()[0][1:]}_{n}.cir")
     with open(path, "w") as f:
         f.write(ladder_deck(n, card))
-    gnu_time = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+    gnu_time = _gnu_time()
     command = ([gnu_time, "-f", "peak_kib %M"] if gnu_time else []) + ["ngspice", "-b", path]
     started = time.perf_counter()
     proc = subprocess.run(command, capture_output=True, text=True, cwd=folder)
@@ -626,6 +626,15 @@ def run_ngspice(n: int, card: str, folder: str) -> dict:
     peak = re.search(r"^peak_kib (\d+)$", proc.stderr, re.MULTILINE)
     return {"s": elapsed, "mb": int(peak.group(1)) / 2**10 if peak else None,
             "probe": float(found.group(1))}
+
+
+def _gnu_time() -> str | None:
+    """The path of GNU time (whose ``-f %M`` prints a command's peak memory), or None."""
+    found = shutil.which("time")
+    if found and subprocess.run([found, "-f", "%M", sys.executable, "-c", ""],
+                                capture_output=True).returncode == 0:
+        return found
+    return None
 
 
 def _ladder_isolated(path: str, n: int) -> dict:
@@ -712,7 +721,7 @@ def ladder_targets(rows: list[dict]) -> list[str]:
                 f"{r['total_s']:.1f} s <= the ngspice process {r['ngspice']['s']:.1f} s ({r['ratio']:.2f}x)")
             add(None if r["mem_ratio"] is None else r["mem_ratio"] <= 2.0,
                 f"{path} N = 1,000,000: peak memory {r['peak_mb']:.0f} MB <= 2x ngspice's "
-                + ("(not measured: no /usr/bin/time)" if r["mem_ratio"] is None else
+                + ("(not measured: no GNU time)" if r["mem_ratio"] is None else
                    f"{r['ngspice']['mb']:.0f} MB ({r['mem_ratio']:.2f}x)"))
         small = ok.get((path, 10_000))
         largest = max((r for r in ok.values() if r["path"] == path), key=lambda r: r["n"], default=None)
