@@ -67,10 +67,39 @@ few tenths of a millisecond); re-simulate speedup >= 50x at N = 1000; peak memor
 ``peak``) of the 10,000-stage ladder <= 2 GB; first read of one variable of the 10,000-stage ladder
 < 0.1 s and < 50 MB; maxdiff < 1e-5 everywhere. They are printed as
 PASS/FAIL after the tables; the script exits 0 whatever they say (it exits 1 only if a case
-crashed). Run from the repository root:
+crashed). The ladder against ngspice (issue 40): the RC ladder deck of ``bench_spice.py`` (``V1 n0 0 DC 0
+AC 1 PULSE(0 1 0 1u 1u 1 2)``, then N/2 stages ``Rk n(k-1) nk 1k``, ``Ck nk 0 1n``) with N =
+10,000, 100,000 and 1,000,000 elements (``--quick``: up to 100,000; ``--ladder-sizes`` sets
+them, none skips the part), ``.tran 0.5u 1u`` and ``.ac dec 5 1k 1meg`` (16 frequencies, every
+node voltage). Each run is a fresh process (best of 3 at 10,000, of 2 at 100,000, one run at
+1,000,000, on each side), on two physlib paths:
 
-    python benchmarks/bench_scale.py            # full run (N up to 100000; a few minutes)
-    python benchmarks/bench_scale.py --quick    # N <= 100, a few seconds (run by the test suite)
+* ``python``: the same circuit built with ``Model.add``/``connect`` (``V1`` a 1 V ``Ramp`` over
+  1 us: the PULSE's rise, which the run does not leave), ``build`` = construction, ``compile``,
+  ``tran`` = the first ``simulate`` with the options the deck's ``.tran`` gets (rtol 1e-6, atol
+  1e-8, max_step 20 ns; its solver functions included), ``ac`` = operating point, ``linearize``
+  to every capacitor voltage and ``frequency_response``.
+* ``deck``: ``physlib.spice.read`` (``build``), ``deck.compile()``, ``deck.run()`` (``tran``:
+  operating point and transient), ``ac`` = the deck's ``.ac`` path (``physlib.spice.runs.run_ac``)
+  on the deck read.
+
+against the whole ``ngspice -b deck.cir`` process on the same deck (``ngspice_s``, its peak
+``ngspice_MB`` from GNU ``time -f %M``), one process for ``.tran`` and one for ``.ac``.
+``ratio`` = (build + compile + tran) / ngspice; ``peak_MB`` is physlib's peak resident memory
+(Linux's VmHWM) after the transient (imports included; ``kB/elem`` its growth over the warmed-up process, per
+element); ``tran_diff`` = |v(n2) at 1 us - ngspice's| [V], ``ac_diff`` the relative difference
+of Re v(n2) at 100 kHz (from the ``.meas`` card of the deck, which also has ``.save v(n2)``:
+``ngspice -b`` runs no analysis of a deck that asks for no output, and keeps every vector of
+one whose ``.meas`` is not told what to save, 55 s instead of 18 s at a million elements;
+physlib keeps every vector whatever the deck says). Targets: at 1,000,000
+elements build + compile + transient <= the ngspice process and peak memory <= 2x ngspice's;
+time and memory per element at the largest N no worse than at 10,000.
+
+Run from the repository root:
+
+    python benchmarks/bench_scale.py            # full run (N up to 100000, the ladder up to 1e6)
+    python benchmarks/bench_scale.py --quick    # N <= 100, the ladder to 100,000 elements
+    python benchmarks/bench_scale.py --quick --ladder-sizes 200    # seconds (the test suite)
 """
 from __future__ import annotations
 
@@ -78,9 +107,12 @@ import argparse
 import gc
 import json
 import os
+import re
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -108,18 +140,25 @@ QUICK_SIZES = {"rc_ladder": [10, 100], "chain": [10, 100]}
 
 def build_rc_ladder(n: int):
     """The N-stage RC ladder as a physlib Model."""
-    from physlib import Model
-    from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+    from physlib.components.electrical import VoltageSource
     from physlib.components.signals import Step
+    return rc_stages(f"rc_ladder_{n}", VoltageSource("src", V=Step(height=RC_V, t0=0.0)), n, RC_R, RC_C)
 
-    m = Model(f"rc_ladder_{n}")
-    src = m.add(VoltageSource("src", V=Step(height=RC_V, t0=0.0)))
+
+def rc_stages(name: str, source, n: int, resistance: float, capacitance: float):
+    """A Model of ``source`` (a voltage source, its n pin grounded) driving n stages: ``R{k}``
+    from node k-1 to node k, ``C{k}`` (from 0 V) from node k to ground."""
+    from physlib import Model
+    from physlib.components.electrical import Capacitor, Ground, Resistor
+
+    m = Model(name)
+    src = m.add(source)
     gnd = m.add(Ground("gnd"))
     m.connect(src.n, gnd.p)
     node = src.p
     for k in range(1, n + 1):
-        r = m.add(Resistor(f"R{k}", R=RC_R))
-        c = m.add(Capacitor(f"C{k}", C=RC_C, v0=0.0))
+        r = m.add(Resistor(f"R{k}", R=resistance))
+        c = m.add(Capacitor(f"C{k}", C=capacitance, v0=0.0))
         m.connect(node, r.p)
         m.connect(r.n, c.p)
         m.connect(c.n, gnd.p)
@@ -439,6 +478,271 @@ def check_targets(results: dict[str, list[dict]]) -> list[str]:
     return lines
 
 
+# --- the million-element ladder against ngspice ----------------------------------------------
+
+# The ladder of bench_spice.py at up to a million elements: V1 (0 -> 1 V in 1 us) drives N/2
+# stages of 1 kOhm and 1 nF (N elements besides the source), so tau = 1 us per stage.
+LADDER_SIZES = [10_000, 100_000, 1_000_000]     # elements
+QUICK_LADDER_SIZES = [10_000, 100_000]
+LADDER_R, LADDER_C, LADDER_RISE = 1e3, 1e-9, 1e-6          # Ohm, F, s
+LADDER_TRAN = ".tran 0.5u 1u"
+LADDER_TSTEP, LADDER_TSTOP = 0.5e-6, 1e-6
+LADDER_AC = ".ac dec 5 1k 1meg"                 # 16 frequencies (_ac_frequencies), every node voltage
+LADDER_AC_PROBE = 1e5                           # Hz, a frequency of the sweep
+LADDER_REPEAT = {10_000: 3, 100_000: 2}         # fresh processes per side (best of); above: one
+
+
+def ladder_deck(n: int, card: str) -> str:
+    """The N-element ladder as a deck with one analysis card, ``.save v(n2)`` and the .meas
+    of v(n2) that ngspice prints (its probe value). ``ngspice -b`` runs no analysis of a deck
+    without an output request ("no simulations run"); with a .meas but no .save it keeps
+    every vector of the run (55 s instead of 18 s at a million elements)."""
+    lines = ["RC ladder", f"V1 n0 0 DC 0 AC 1 PULSE(0 1 0 {LADDER_RISE:g} {LADDER_RISE:g} 1 2)"]
+    for k in range(1, n // 2 + 1):
+        lines += [f"R{k} n{k - 1} n{k} 1k", f"C{k} n{k} 0 1n"]
+    measure = (f".meas tran probe find v(n2) at={LADDER_TSTOP:g}" if card.startswith(".tran") else
+               f".meas ac probe find v(n2) at={LADDER_AC_PROBE:g}")   # ngspice: the real part
+    return "\n".join(lines + [card, ".save v(n2)", measure, ".end"]) + "\n"
+
+
+def build_deck_ladder(n: int):
+    """The same ladder built in Python: ``V1`` a ``Ramp`` (the PULSE's rise; the run ends
+    where it does), ``R{k}`` from node k-1 to node k, ``C{k}`` from node k to ground."""
+    from physlib.components.electrical import VoltageSource
+    from physlib.components.signals import Ramp
+    return rc_stages(f"ladder_{n}", VoltageSource("V1", V=Ramp(height=1.0, duration=LADDER_RISE)),
+                     n // 2, LADDER_R, LADDER_C)
+
+
+def _ac_frequencies():
+    """The frequencies of LADDER_AC [Hz], as physlib.spice sweeps them."""
+    from physlib.spice.analyses import ac_frequencies
+    return ac_frequencies("dec", 5, 1e3, 1e6)
+
+
+def _probe_index(freqs) -> int:
+    """The sweep's frequency at LADDER_AC_PROBE (one of its points, to rounding)."""
+    return int(np.argmin(np.abs(freqs - LADDER_AC_PROBE)))
+
+
+def ladder_worker(path: str, n: int) -> dict:
+    """One fresh process's run of the N-element ladder: ``path`` "python" (built with
+    add/connect, simulated with the options the deck's .tran gets) or "deck" (read by
+    physlib.spice and run as ngspice would). Stages: build (or read), compile, the 1 us
+    transient (the first simulate: its solver functions included), then the .ac sweep (the
+    operating point, the linear model and the response of every node voltage); ``peak_mb``
+    after the transient, ``peak_ac_mb`` after the sweep, ``base_mb`` after the warm-up."""
+    warm = 4                                   # derive the classes, import every module used
+    row = {"path": path, "n": n}
+    if path == "python":
+        sim = build_deck_ladder(warm).compile()
+        sim.simulate(LADDER_TSTOP, t_eval=[0.0, LADDER_TSTOP])
+        sim.linearize(["V1.V"], ["C1.v"], at=sim.operating_point()).frequency_response([1e3])
+    else:
+        import physlib.spice as spice
+        from physlib.spice.runs import run_ac
+        deck = spice.read(ladder_deck(warm, LADDER_TRAN))
+        deck.run()
+        run_ac(deck, _ac_frequencies(), None)
+    gc.collect()
+    row["base_mb"] = _own_peak_mb()
+    grid = np.array([0.0, LADDER_TSTEP, LADDER_TSTOP])
+    freqs = _ac_frequencies()
+    started = time.perf_counter()
+    if path == "python":
+        model = build_deck_ladder(n)
+        row["build_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        sim = model.compile()
+        row["compile_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        # the deck's .tran options (physlib.spice.runs.run_tran): rtol 1e-6, atol 1e-8,
+        # max_step min(tstep, tstop/50)
+        res = sim.simulate(LADDER_TSTOP, t_eval=grid, rtol=1e-6, atol=1e-8,
+                           max_step=min(LADDER_TSTEP, LADDER_TSTOP / 50))
+        row["tran_s"] = time.perf_counter() - started
+        row["probe"] = float(res["C2.v"][-1])
+        del res
+        row["peak_mb"] = _own_peak_mb()
+        started = time.perf_counter()
+        nodes = [f"C{k}.v" for k in range(1, n // 2 + 1)]
+        lin = sim.linearize(["V1.V"], nodes, at=sim.operating_point())
+        response = lin.frequency_response(freqs)
+        row["ac_s"] = time.perf_counter() - started
+        row["ac_probe"] = float(response[1, 0, _probe_index(freqs)].real)
+    else:
+        import physlib.spice as spice
+        from physlib.spice.runs import run_ac
+        deck = spice.read(ladder_deck(n, LADDER_TRAN))
+        row["build_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        deck.compile()
+        row["compile_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        result = deck.run()
+        row["tran_s"] = time.perf_counter() - started
+        row["probe"] = float(result["meas"]["probe"])
+        del result
+        row["peak_mb"] = _own_peak_mb()
+        started = time.perf_counter()
+        ac = run_ac(deck, freqs, None)            # the deck's own .ac path, on the deck read
+        response = ac["v(n2)"]
+        row["ac_s"] = time.perf_counter() - started
+        row["ac_probe"] = float(response[_probe_index(freqs)].real)
+    row["peak_ac_mb"] = _own_peak_mb()
+    return row
+
+
+def _own_peak_mb() -> float:
+    """This process's peak resident memory [MB]: Linux's VmHWM, which starts afresh with the
+    program (``ru_maxrss`` of a process started by a larger one counts that one's pages
+    until the exec); ``ru_maxrss`` elsewhere."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 2**10
+    except (OSError, StopIteration, ValueError):
+        return _peak_mb()
+
+
+def run_ngspice(n: int, card: str, folder: str) -> dict:
+    """The whole ``ngspice -b deck.cir`` process on the N-element ladder with ``card``: wall
+    time, its peak resident memory and the .meas value; {} without ngspice. The peak is GNU
+    time's (``time -f %M``; None without GNU time): a child forked from this process would
+    count this process's pages in its ``ru_maxrss`` until it runs ngspice."""
+    if shutil.which("ngspice") is None:
+        return {}
+    path = os.path.join(folder, f"ladder_{card.split()[0][1:]}_{n}.cir")
+    with open(path, "w") as f:
+        f.write(ladder_deck(n, card))
+    gnu_time = _gnu_time()
+    command = ([gnu_time, "-f", "peak_kib %M"] if gnu_time else []) + ["ngspice", "-b", path]
+    started = time.perf_counter()
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=folder)
+    elapsed = time.perf_counter() - started
+    found = re.search(r"^probe\s*=\s*([-+0-9.eE]+)", proc.stdout, re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"ngspice printed no probe value for the {n}-element deck: "
+                           f"{proc.stdout[-400:]} {proc.stderr[-400:]}")
+    peak = re.search(r"^peak_kib (\d+)$", proc.stderr, re.MULTILINE)
+    return {"s": elapsed, "mb": int(peak.group(1)) / 2**10 if peak else None,
+            "probe": float(found.group(1))}
+
+
+def _gnu_time() -> str | None:
+    """The path of GNU time (whose ``-f %M`` prints a command's peak memory), or None."""
+    found = shutil.which("time")
+    if found and subprocess.run([found, "-f", "%M", sys.executable, "-c", ""],
+                                capture_output=True).returncode == 0:
+        return found
+    return None
+
+
+def _ladder_isolated(path: str, n: int) -> dict:
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--ladder-worker", path, str(n)],
+                          capture_output=True, text=True)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"path": path, "n": n, "error": f"worker exited {proc.returncode}: {tail}"}
+    return json.loads(lines[-1])
+
+
+def _best(runs: list[dict]) -> dict:
+    """The best of repeated runs, stage by stage (each stage's least time, the least peaks)."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[0]
+    best = dict(ok[0])
+    for key in ("build_s", "compile_s", "tran_s", "ac_s", "peak_mb", "peak_ac_mb", "base_mb", "s", "mb"):
+        if key in best:
+            best[key] = min(r[key] for r in ok)
+    return best
+
+
+def run_ladders(sizes: list[int]) -> list[dict]:
+    """physlib (Python-built and deck) and ngspice on each ladder size, fresh processes each."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench_scale_ladder_") as folder:
+        for n in sizes:
+            repeat = LADDER_REPEAT.get(n, 1)
+            tran = _best([run_ngspice(n, LADDER_TRAN, folder) for _ in range(repeat)])
+            ac = _best([run_ngspice(n, LADDER_AC, folder) for _ in range(repeat)])
+            for path in ("python", "deck"):
+                row = _best([_ladder_isolated(path, n) for _ in range(repeat)])
+                row["ngspice"], row["ngspice_ac"] = tran, ac
+                rows.append(row)
+    return rows
+
+
+def print_ladders(rows: list[dict]) -> None:
+    print(f"\n== the RC ladder of N elements (N/2 stages of 1 kOhm and 1 nF, a 1 V ramp over 1 us) "
+          f"against the ngspice-39 process on the same deck; {LADDER_TRAN}, {LADDER_AC} (every node "
+          f"voltage); one fresh process per run, best of {LADDER_REPEAT} runs (one above); build = "
+          f"add/connect (python) or physlib.spice.read (deck); peak = VmHWM after the transient")
+    print(f"{'path':<6} {'N':>8} {'build_s':>8} {'compile_s':>9} {'tran_s':>7} {'total_s':>8} "
+          f"{'ngspice_s':>9} {'ratio':>6} {'us/elem':>7} {'peak_MB':>7} {'ngspice_MB':>10} {'ratio':>6} "
+          f"{'kB/elem':>7} {'ac_s':>7} {'ngspice_ac_s':>12} {'tran_diff':>9} {'ac_diff':>8}")
+    for r in rows:
+        if "error" in r:
+            print(f"{r['path']:<6} {r['n']:>8}  ERROR {r['error']}")
+            continue
+        r["total_s"] = r["build_s"] + r["compile_s"] + r["tran_s"]
+        ng, ng_ac = r["ngspice"], r["ngspice_ac"]
+        r["ratio"] = r["total_s"] / ng["s"] if ng else None
+        r["mem_ratio"] = r["peak_mb"] / ng["mb"] if ng.get("mb") else None
+        r["tran_diff"] = abs(r["probe"] - ng["probe"]) if ng else None
+        r["ac_diff"] = abs(r["ac_probe"] - ng_ac["probe"]) / abs(ng_ac["probe"]) if ng_ac else None
+
+        def cell(value, fmt):
+            return "-" if value is None else format(value, fmt)
+        print(f"{r['path']:<6} {r['n']:>8} {r['build_s']:>8.2f} {r['compile_s']:>9.2f} {r['tran_s']:>7.2f} "
+              f"{r['total_s']:>8.2f} {cell(ng.get('s'), '9.2f'):>9} {cell(r['ratio'], '5.2f') + 'x':>6} "
+              f"{1e6 * r['total_s'] / r['n']:>7.1f} {r['peak_mb']:>7.0f} {cell(ng.get('mb'), '10.0f'):>10} "
+              f"{cell(r['mem_ratio'], '5.2f') + 'x':>6} {1e3 * (r['peak_mb'] - r['base_mb']) / r['n']:>7.2f} "
+              f"{r['ac_s']:>7.2f} {cell(ng_ac.get('s'), '12.2f'):>12} {cell(r['tran_diff'], '9.1e'):>9} "
+              f"{cell(r['ac_diff'], '8.1e'):>8}")
+
+
+def ladder_targets(rows: list[dict]) -> list[str]:
+    """The million-element targets (issue 40) and the per-element growth against 10,000."""
+    lines = []
+    ok = {(r["path"], r["n"]): r for r in rows if "error" not in r}
+
+    def add(passed, text):
+        lines.append(f"[{'n/a ' if passed is None else 'PASS' if passed else 'FAIL'}] {text}")
+
+    for path in ("python", "deck"):
+        r = ok.get((path, 1_000_000))
+        if r is None or r["ratio"] is None:
+            add(None, f"{path} N = 1,000,000: build + compile + 1 us transient <= the ngspice process, "
+                "peak memory <= 2x ngspice's: not run")
+        else:
+            add(r["ratio"] <= 1.0, f"{path} N = 1,000,000: build + compile + 1 us transient "
+                f"{r['total_s']:.1f} s <= the ngspice process {r['ngspice']['s']:.1f} s ({r['ratio']:.2f}x)")
+            add(None if r["mem_ratio"] is None else r["mem_ratio"] <= 2.0,
+                f"{path} N = 1,000,000: peak memory {r['peak_mb']:.0f} MB <= 2x ngspice's "
+                + ("(not measured: no GNU time)" if r["mem_ratio"] is None else
+                   f"{r['ngspice']['mb']:.0f} MB ({r['mem_ratio']:.2f}x)"))
+        small = ok.get((path, 10_000))
+        largest = max((r for r in ok.values() if r["path"] == path), key=lambda r: r["n"], default=None)
+        if small is None or largest is None or largest is small:
+            continue
+        per = lambda r: r["total_s"] / r["n"]                                 # noqa: E731
+        mem = lambda r: (r["peak_mb"] - r["base_mb"]) / r["n"]                # noqa: E731
+        add(per(largest) <= per(small), f"{path}: time per element at N = {largest['n']:,} "
+            f"{1e6 * per(largest):.1f} us <= at 10,000 ({1e6 * per(small):.1f} us)")
+        add(mem(largest) <= mem(small), f"{path}: memory per element at N = {largest['n']:,} "
+            f"{1e3 * mem(largest):.2f} kB <= at 10,000 ({1e3 * mem(small):.2f} kB)")
+    diffs = [r["tran_diff"] for r in ok.values() if r.get("tran_diff") is not None]
+    add(None if not diffs else max(diffs) < 1e-3,
+        "v(n2) at 1 us agrees with ngspice's within 1e-3 V" + (f": worst {max(diffs):.1e} V" if diffs else ""))
+    diffs = [r["ac_diff"] for r in ok.values() if r.get("ac_diff") is not None]
+    add(None if not diffs else max(diffs) < 1e-3,
+        f"Re v(n2) at {LADDER_AC_PROBE:g} Hz agrees with ngspice's within 1e-3 (relative)"
+        + (f": worst {max(diffs):.1e}" if diffs else ""))
+    return lines
+
+
 # --- entry point ------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
@@ -450,11 +754,18 @@ def main(argv=None) -> int:
     parser.add_argument("--in-process", action="store_true",
                         help="run every case in this process (faster; memory columns only indicative)")
     parser.add_argument("--json", metavar="PATH", help="also write the raw measurements to PATH")
+    parser.add_argument("--ladder-sizes", type=int, nargs="*",
+                        help="element counts of the ladder against ngspice (default 10000 100000 "
+                             "1000000; --quick: 10000 100000; none: skip it)")
     parser.add_argument("--worker", nargs=2, metavar=("PART", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--ladder-worker", nargs=2, metavar=("PATH", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.worker:
         print(json.dumps(run_case(PARTS[args.worker[0]], int(args.worker[1]))))
+        return 0
+    if args.ladder_worker:
+        print(json.dumps(ladder_worker(args.ladder_worker[0], int(args.ladder_worker[1]))))
         return 0
 
     sizes = dict(QUICK_SIZES if args.quick else FULL_SIZES)
@@ -483,13 +794,19 @@ def main(argv=None) -> int:
         results[name] = rows
         print_table(part, rows)
 
+    ladder_sizes = args.ladder_sizes if args.ladder_sizes is not None else \
+        QUICK_LADDER_SIZES if args.quick else LADDER_SIZES
+    ladders = run_ladders(sorted(ladder_sizes))
+    if ladders:
+        print_ladders(ladders)
+
     print("\ntargets (informative; they do not change the exit code)")
-    for line in check_targets(results):
+    for line in check_targets(results) + (ladder_targets(ladders) if ladders else []):
         print("  " + line)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    crashed = [r for rs in results.values() for r in rs if "error" in r]
+            json.dump({**results, "ladder_vs_ngspice": ladders}, f, indent=1)
+    crashed = [r for rs in [*results.values(), ladders] for r in rs if "error" in r]
     print(f"\nbench_scale: done ({len(crashed)} case(s) failed to run)")
     return 1 if crashed else 0
 

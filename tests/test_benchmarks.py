@@ -2,6 +2,7 @@
 table. Timings are never asserted here; the benchmark prints its targets itself."""
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,9 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scale.py"
 
 
 def test_bench_scale_quick_runs_and_prints_its_table():
-    proc = subprocess.run([sys.executable, str(BENCH), "--quick"], capture_output=True, text=True,
-                          timeout=300, cwd=BENCH.parents[1])
+    # The ladder against ngspice at 200 elements: --quick alone runs it at 100,000.
+    proc = subprocess.run([sys.executable, str(BENCH), "--quick", "--ladder-sizes", "200"],
+                          capture_output=True, text=True, timeout=300, cwd=BENCH.parents[1])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
 
@@ -25,6 +27,13 @@ def test_bench_scale_quick_runs_and_prints_its_table():
     assert "ERROR" not in out
     assert re.search(r"^\s+\[PASS\] physlib final states agree with the hand-written model",
                      out, re.MULTILINE), out
+    for path in ("python", "deck"):
+        # path, N, build, compile, transient, total (seconds)
+        assert re.search(rf"^{path}\s+200\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s", out, re.MULTILINE), out
+    if shutil.which("ngspice"):
+        # both paths' v(n2) against ngspice's on the same deck (transient and .ac)
+        assert re.search(r"^\s+\[PASS\] v\(n2\) at 1 us agrees with ngspice's", out, re.MULTILINE), out
+        assert re.search(r"^\s+\[PASS\] Re v\(n2\) at 100000 Hz agrees with ngspice's", out, re.MULTILINE), out
     assert "targets" in out and "bench_scale: done (0 case(s) failed to run)" in out
 
 

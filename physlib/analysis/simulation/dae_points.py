@@ -34,12 +34,15 @@ def _unrolled_rates(system):
     nz = len(system.z_pos)
     if nz > SMALL_SOLVE_LIMIT:
         return None
+    if not nz:
+        # An ODE: x' is f itself. A function of its own would copy the whole model's graph
+        # (0.46 s at 100,000 elements) for the same numbers.
+        dae = fast(system, "dae")
+        return lambda x, z, p, t: dae(x, z, p, t)[0]
 
     def build():
         x, z, p, t = system.symbols(cs.SX)
         xdot, g = system.dae(x, z, p, t)
-        if not nz:
-            return cs.Function("rates", [x, z, p, t], [cs.densify(xdot)])
         g_z = cs.jacobian(g, z)
         zdot = -small_solve(g_z, cs.jtimes(g, x, xdot) + cs.jacobian(g, t))
         return cs.Function("rates", [x, z, p, t], [cs.densify(cs.vertcat(xdot, zdot))])

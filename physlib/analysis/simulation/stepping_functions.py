@@ -71,11 +71,19 @@ def stepping_functions(system, solver: str, sparse: bool = False):
         # Affine in the unknowns: every class's equations say so (their derivatives read no
         # variable; CasADi's derivative of sign(v) or floor(v) is 0, so J alone cannot tell),
         # and J does not change with time either.
-        if sparse and system.affine and not cs.depends_on(J, cs.vertcat(x, z, t)):
+        if sparse and system.affine and not _reads_unknowns_or_time(jacobian):
             # Called on zeros, the residual's graph folds to the sources' terms.
             offset = cs.Function(f"{residual.name()}_offset", [p, t], [residual(*zeros, p, t)[0]])
         system.cache[key] = (residual, jacobian, offset)
     return system.cache[key]
+
+
+def _reads_unknowns_or_time(jacobian: cs.Function) -> bool:
+    """Whether the Jacobian function's entries depend on its unknowns (input 0: y or x) or on
+    time (input 2). Asked of the function already built, by CasADi's propagation of sparsity
+    patterns (one sweep when they depend on neither): ``casadi.depends_on`` would first build
+    another function of the whole Jacobian, 0.14 s at 100,000 elements."""
+    return any(jacobian.sparsity_jac(i, 0).nnz() for i in (0, 2))
 
 
 class LinearResidual:
