@@ -6,7 +6,7 @@ from ....core.lazy import lazy_module
 from ...noise_variants import noisy_class
 from ..interfaces import OnePort
 from .gummel_poon import inverse
-from .junctions import (EXP_LIMIT, limited_potential, BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
+from .junctions import (EXP_LIMIT, current_exp_limit, limited_potential, BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
                         junction_temperature, limited_exp, reverse_current, saturation_scale)
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -209,7 +209,7 @@ class Diode(OnePort):
         i_sat = self.Is * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.N)
         if integral:
             knee = i_sat * vte * (sp.exp(-3) + 2)                     # the forward one at -3·vte
-            forward = i_sat * (vte * self._exp(vd / vte, integral=True) - vd)
+            forward = i_sat * (vte * limited_exp(vd / vte, current_exp_limit(i_sat, self.EXP_LIMIT), True) - vd)
 
             def reverse(v):
                 return knee - i_sat * (v + 3 * vte) + \

@@ -54,12 +54,23 @@ class PositiveOrInfinite(Parameter):
         return super().validate(value, component)
 
 
-# Where the junction exponentials continue as their tangent: exp(x) up to x = v/(n·vt) = 100.
-# ngspice has no such limit (its pnjlim limits Newton steps instead), so the model must be the
-# exponential wherever an operating point can lie: a 2N3904-like NPN at -40 °C carries 70 mA at
-# vbe = 0.95 V, x = 47 (IS(T) is 2e-22 A there), which a limit of 40 put on the tangent and
-# 175 times too small. exp(100) = 2.7e43 keeps every current and Jacobian entry finite.
-EXP_LIMIT = 100.0
+# Where the junction exponentials continue as their tangent (so that Newton steps from a poor
+# guess neither overflow nor crawl down an exponential one thermal voltage at a time): above
+# x = v/(n·vt) = EXP_LIMIT, or above the x where the junction's current reaches CURRENT_LIMIT if
+# that is higher. ngspice has no such limit (its pnjlim limits Newton steps instead), so the
+# model must be the exponential wherever an operating point can lie: a 2N3904-like NPN at
+# -40 °C carries 70 mA at vbe = 0.95 V, x = 47 (IS(T) is 2e-22 A there), which a fixed limit of
+# 40 put on the tangent and 175 times too small. The limit never exceeds x = 200 (a saturation
+# current of 0: no exponential to reach the current).
+EXP_LIMIT = 40.0
+CURRENT_LIMIT = Constant(1e4, "A", "CURRENT_LIMIT")     # beyond any semiconductor's operating current
+EXP_LIMIT_MAX = 200.0
+
+
+def current_exp_limit(i_sat, limit):
+    """max(limit, ln(CURRENT_LIMIT/i_sat)) capped at EXP_LIMIT_MAX: the exponent up to which a
+    junction of saturation current ``i_sat`` [A] follows its exponential."""
+    return sp.Max(limit, sp.Min(sp.log(CURRENT_LIMIT / i_sat), EXP_LIMIT_MAX))
 
 
 def limited_exp(x, limit, integral=False):
@@ -141,8 +152,8 @@ def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False):
 def bulk_junction_current(v, i_sat, vt, gmin, limit):
     """ngspice's MOSFET bulk diode [A] (mos1load.c): i_sat·(exp(v/vt) − 1) + gmin·v above
     v = −3·vt, −i_sat + gmin·v at and below (no reverse knee, unlike the D element), the
-    exponential continued as its tangent above v/vt = ``limit``."""
-    return sp.Piecewise((i_sat * (limited_exp(v / vt, limit) - 1), v > -3 * vt),
+    exponential continued as its tangent above :func:`current_exp_limit`."""
+    return sp.Piecewise((i_sat * (limited_exp(v / vt, current_exp_limit(i_sat, limit)) - 1), v > -3 * vt),
                         (-i_sat, True)) + gmin * v
 
 
@@ -156,8 +167,9 @@ def saturation_scale(T, tnom, eg, xti, n=1):
 
 
 def forward_current(v, i_sat, vte, limit):
-    """i_sat·(exp(v/vte) − 1) [A], the exponential continued as its tangent above v/vte = limit."""
-    return i_sat * (limited_exp(v / vte, limit) - 1)
+    """i_sat·(exp(v/vte) − 1) [A], the exponential continued as its tangent above
+    :func:`current_exp_limit` of ``i_sat`` and ``limit``."""
+    return i_sat * (limited_exp(v / vte, current_exp_limit(i_sat, limit)) - 1)
 
 
 def reverse_current(v, i_sat, vte):
