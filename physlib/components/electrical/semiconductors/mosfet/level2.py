@@ -1,0 +1,165 @@
+"""The level-2 channel current (the Grove–Frohman charge-sheet model of SPICE2; ngspice-39's
+mos2load.c and mos2temp.c), in stages: each stage an intermediate variable of the MOSFET with
+an equation of the voltages and the stages before it (:class:`~.staged.StagedChannel` makes
+them the device's variables and equations).
+
+:func:`level2_stages` gives the stages. Velocity saturation (VMAX > 0, Baum's quartic for the
+saturation voltage) is not part of it: a MOSFET of level 2 with VMAX > 0 is a
+:class:`~physlib.core.errors.ParameterError`.
+"""
+import math
+
+from .....constants import Constant
+from .....core.lazy import lazy_module
+from ..junctions import ELEMENTARY_CHARGE, junction_temperature
+from .channel import effective_length
+from .level3 import EPS_SI, oxide_capacitance
+
+sp = lazy_module("sympy")     # imported when equations are derived
+
+__all__ = ["STAGES", "level2_stages", "is_present"]
+
+PUNCH_THROUGH = Constant(0.25e-6, "m", "PUNCH_THROUGH")   # mos2load.c's depletion width without NSUB
+VOLT = Constant(1.0, "V", "VOLT")           # mos2load.c's volts taken as numbers
+ROOT_VOLT = Constant(1.0, "V(1/2)", "ROOT_VOLT")   # a stand-in where a branch is not taken
+
+# intermediate variables of level 2: name -> (unit, description), in the order of their stages
+STAGES = {
+    "vgc": ("V", "gate voltage against the channel's source end (conducting direction)"),
+    "vxc": ("V", "drain voltage against the channel's source end (conducting direction, >= 0)"),
+    "vbc": ("V", "bulk voltage against the channel's source end (conducting direction)"),
+    "sarg": ("V(1/2)", "square root of the surface potential PHI(T) − vbc (level 2)"),
+    "barg": ("V(1/2)", "square root of the surface potential PHI(T) − vbc + vxc (level 2)"),
+    "gamasd": ("V(1/2)", "body-effect coefficient shortened by the junctions' depletion (level 2)"),
+    "xn": ("1", "weak-inversion slope factor n (level 2)"),
+    "bsarg": ("V(1/2)", "square root of the surface potential PHI(T) − vbc + vdsat (level 2)"),
+    "clfact": ("1", "channel left by channel-length modulation, against L − 2·LD (level 2)"),
+    "ufact": ("1", "mobility reduction by the gate field (level 2, UCRIT and UEXP)"),
+}
+
+
+def is_present(name, present):
+    """Whether level 2's stage ``name`` is part of a device (all of them are)."""
+    return True
+
+
+def _surface_root(phi, w):
+    """√(PHI(T) − w) for w <= 0, √PHI(T)/(1 + w/(2·PHI(T))) above (mos2load.c's sarg, barg,
+    bsarg with w = vb, vb − vx, vb − vdsat)."""
+    return sp.Piecewise((sp.sqrt(phi - w), w <= 0), (sp.sqrt(phi) / (1 + w / (2 * phi)), True))
+
+
+def _root_derivative(phi, w, root):
+    """d(:func:`_surface_root`)/dw, as mos2load.c's dsrgdb, dbrgdb (its xn is made of them)."""
+    return sp.Piecewise((-1 / (2 * root), w <= 0), (-root**2 / (2 * phi * sp.sqrt(phi)), True))
+
+
+def level2_stages(dev, polarity, temp, conducting):
+    """[(stage, its expression)] of the level-2 channel, each expression in the voltages and
+    the stages before it (symbols ``dev.var(stage)``; von and vdsat are the device's
+    variables), the last ("current") the channel current in the conducting direction (>= 0).
+    ``conducting`` are (vg, vx, vb) against the channel's source end in the conducting
+    direction. With Leff = L − 2·LD, Cox = 3.9·ε0/TOX, vt = k·T/q, xd = √(2·εSi/(q·NSUB)) (0
+    without NSUB), r(w) = √(PHI(T) − w) (w <= 0), √PHI(T)/(1 + w/(2·PHI(T))) (w > 0)
+    (mos2load.c, mos2temp.c)::
+
+        sarg   = r(vb),  barg = r(vb − vx)
+        factor = DELTA·π·εSi/(4·Cox·M·W),  η = 1 + factor   (narrow width; M as ngspice)
+        vbin   = tp·Vbi(T) + factor·(PHI(T) − vb)
+        gamasd = GAMMA·(1 − XJ/(2·Leff)·(√(1 + 2·xd·sarg/XJ) − 1 + √(1 + 2·xd·barg/XJ) − 1))
+                 (XJ > 0; else GAMMA)
+        xn     = 1 + q·NFS/Cox − gamasd·sarg' − gamasd'·sarg + factor
+                 (sarg', gamasd': mos2load.c's derivatives of sarg, gamasd by vb)
+        von    = vbin + gamasd·sarg + vt·xn (NFS > 0; without NFS no vt·xn)
+        cut off: NFS = 0 and vg <= vbin: I = 0, vdsat = 0
+        vgsx   = max(vg, von) (NFS > 0), vg (NFS = 0);  γd = gamasd/η,  u = (vgsx − vbin)/η
+        vdsat  = max(0, u + γd²·(1 − √(1 + 4·(u + PHI(T) − vb)/γd²))/2)   γd > 0
+                 (0 where u + PHI(T) − vb <= 0);  max(0, u)   γd <= 0
+        bsarg  = r(vb − vdsat)
+        λ·vx   = xd/Leff·√(a + √(1 + a²)),  a = (vx − vdsat)/4   NSUB > 0 and LAMBDA = 0
+               = LAMBDA·vx                                       else
+        clfact = 1 − λ·vx; where Leff·clfact < xwb (punch-through):
+                 xwb/(Leff·(1 + (λ·vx·Leff − Leff + xd·√PB(T))/xwb)),
+                 xwb = xd·√PB(T) (NSUB > 0), 0.25 µm (else)
+        ufact  = (UCRIT·εSi/Cox/(vg − von))^UEXP where vg − von > UCRIT·εSi/Cox, else 1
+        vd     = min(vx, vdsat);  b = barg (vx <= vdsat), bsarg (vx > vdsat)
+        I      = β·ufact/clfact·((vgsx − vbin − η·vd/2)·vd − gamasd·(b³ − sarg³)/1.5)
+                 ·exp((vg − von)/(xn·vt))   the exponential only where vg < von (NFS > 0),
+                 β = KP(T)·M·W/Leff
+
+    KP(T), PHI(T) and Vbi(T) as level 1, PB(T) as the bulk junctions'. mos2load.c's current is
+    0 for vx <= 1e-10 V; here it is the formula's, below 1e-10·β·(vg − von) there."""
+    vg, vx, vb = (dev.var(n) for n in ("vgc", "vxc", "vbc"))
+    sarg, barg, gamasd, xn, bsarg, clfact, ufact = (
+        dev.var(n) for n in ("sarg", "barg", "gamasd", "xn", "bsarg", "clfact", "ufact"))
+    phi, leff, cox = temp.phi, effective_length(dev), oxide_capacitance(dev)
+    xd = sp.Piecewise((_depletion_width(dev), dev.NSUB > 0), (0, True))
+    stages = [("vgc", conducting[0]), ("vxc", conducting[1]), ("vbc", conducting[2]),
+              ("sarg", _surface_root(phi, vb)), ("barg", _surface_root(phi, vb - vx))]
+    factor = dev.DELTA * math.pi / 4 * EPS_SI / (cox * dev.M * dev.W)
+    eta = 1 + factor
+    vbin = polarity * temp.vbi + factor * (phi - vb)
+    # the short-channel body effect: the source's and drain's depletion under the gate
+    junction = sp.Piecewise((dev.XJ, dev.XJ > 0), (1, True))      # no division by 0 untaken
+    args, argd = (sp.sqrt(1 + 2 * xd * root / junction) for root in (sarg, barg))
+    shortened = dev.XJ > 0
+    stages.append(("gamasd", sp.Piecewise(
+        (dev.GAMMA * (1 - junction / (2 * leff) * (args - 1 + argd - 1)), shortened), (dev.GAMMA, True))))
+    dsrgdb, dbrgdb = _root_derivative(phi, vb, sarg), _root_derivative(phi, vb - vx, barg)
+    dgddvb = sp.Piecewise((-dev.GAMMA * xd / (2 * leff) * (dsrgdb / args + dbrgdb / argd), shortened), (0, True))
+    stages.append(("xn", 1 + ELEMENTARY_CHARGE * dev.NFS / cox - gamasd * dsrgdb - dgddvb * sarg + factor))
+    weak_inversion = dev.NFS > 0
+    stages.append(("von", vbin + gamasd * sarg + sp.Piecewise((temp.vt * xn, weak_inversion), (0, True))))
+    on = sp.Or(weak_inversion, vg > vbin)
+    vgsx = sp.Piecewise((dev.von, sp.And(weak_inversion, vg < dev.von)), (vg, True))
+    stages.append(("vdsat", sp.Piecewise((_saturation_voltage(gamasd / eta, (vgsx - vbin) / eta, phi - vb), on),
+                                         (0, True))))
+    stages.append(("bsarg", _surface_root(phi, vb - dev.vdsat)))
+    stages.append(("clfact", _channel_left(dev, vx)))
+    critical = dev.UCRIT * EPS_SI / cox
+    overdrive = vg - dev.von
+    degraded = overdrive > critical
+    overdrive = sp.Piecewise((overdrive, degraded), (critical, True))      # no division by 0 untaken
+    stages.append(("ufact", sp.Piecewise(((critical / overdrive)**dev.UEXP, degraded), (1, True))))
+    saturated = vx > dev.vdsat
+    vdson = sp.Piecewise((dev.vdsat, saturated), (vx, True))
+    body = sp.Piecewise((bsarg, saturated), (barg, True))**3 - sarg**3
+    beta = temp.kp * dev.M * dev.W / leff
+    current = beta * ufact / clfact * ((vgsx - vbin - eta * vdson / 2) * vdson - gamasd * body / 1.5)
+    weak = sp.Piecewise((sp.exp((vg - dev.von) / (xn * temp.vt)), sp.And(weak_inversion, vg < dev.von)), (1, True))
+    return stages + [("current", sp.Piecewise((current * weak, on), (0, True)))]
+
+
+def _saturation_voltage(gammad, overdrive, surface):
+    """vdsat [V] by the Grove–Frohman equation (``gammad`` = γd, ``overdrive`` = u,
+    ``surface`` = PHI(T) − vb of :func:`level2_stages`)."""
+    argv = overdrive + surface
+    positive = sp.And(gammad > 0, argv > 0)
+    gamma_safe = sp.Piecewise((gammad, gammad > 0), (ROOT_VOLT, True))   # no division by 0 untaken
+    argv_safe = sp.Piecewise((argv, argv > 0), (0, True))                # no root of < 0 untaken
+    vdsat = sp.Piecewise((overdrive + gamma_safe**2 * (1 - sp.sqrt(1 + 4 * argv_safe / gamma_safe**2)) / 2, positive),
+                         (0, gammad > 0), (overdrive, True))
+    return sp.Piecewise((vdsat, vdsat > 0), (0, True))
+
+
+def _depletion_width(dev):
+    """xd = √(2·εSi/(q·NSUB)) [m/V^½] where NSUB > 0 (a stand-in NSUB of 1/m³ else: the
+    branches that take it are not taken, and a width of 0 would divide by 0 in them)."""
+    doping = sp.Piecewise((dev.NSUB, dev.NSUB > 0), (1, True))
+    return sp.sqrt(2 * EPS_SI / (ELEMENTARY_CHARGE * doping))
+
+
+def _channel_left(dev, vx):
+    """clfact of :func:`level2_stages`: 1 − λ·vx, limited at punch-through."""
+    leff, doped = effective_length(dev), dev.NSUB > 0
+    argv = (vx - dev.vdsat) / (4 * VOLT)
+    width = _depletion_width(dev)
+    shortening = sp.Piecewise((width / leff * sp.sqrt(VOLT * (argv + sp.sqrt(1 + argv**2))),
+                               sp.And(doped, dev.LAMBDA <= 0)), (dev.LAMBDA * vx, True))
+    bulk_potential, _ = junction_temperature(1, dev.PB, dev.MJ, dev.T, dev.TNOM)
+    depletion = width * sp.sqrt(bulk_potential)
+    xwb = sp.Piecewise((depletion, doped), (PUNCH_THROUGH, True))
+    xld = leff - sp.Piecewise((depletion, doped), (0, True))
+    left = 1 - shortening
+    limited = xwb / (1 + (shortening * leff - xld) / xwb) / leff
+    return sp.Piecewise((limited, leff * left < xwb), (left, True))
