@@ -32,6 +32,7 @@ STAGES = {
     "barg": ("V(1/2)", "square root of the surface potential PHI(T) − vbc + vxc (level 2)"),
     "gamasd": ("V(1/2)", "body-effect coefficient shortened by the junctions' depletion (level 2)"),
     "xn": ("1", "weak-inversion slope factor n (level 2)"),
+    "vsat0": ("V", "saturation voltage by the Grove–Frohman equation, before its limit at 0 (level 2)"),
     "bsarg": ("V(1/2)", "square root of the surface potential PHI(T) − vbc + vdsat (level 2)"),
     "clfact": ("1", "channel left by channel-length modulation, against L − 2·LD (level 2)"),
     "ufact": ("1", "mobility reduction by the gate field (level 2, UCRIT and UEXP)"),
@@ -112,8 +113,10 @@ def level2_stages(dev, polarity, temp, conducting):
     stages.append(("von", vbin + gamasd * sarg + sp.Piecewise((temp.vt * xn, weak_inversion), (0, True))))
     on = sp.Or(weak_inversion, vg > vbin)
     vgsx = sp.Piecewise((dev.von, sp.And(weak_inversion, vg < dev.von)), (vg, True))
-    stages.append(("vdsat", sp.Piecewise((_saturation_voltage(gamasd / eta, (vgsx - vbin) / eta, phi - vb), on),
-                                         (0, True))))
+    # vsat0 a stage of its own: SymPy's folding of the limit into the equation's cases took minutes
+    stages.append(("vsat0", _saturation_voltage(gamasd / eta, (vgsx - vbin) / eta, phi - vb)))
+    vsat0 = dev.var("vsat0")
+    stages.append(("vdsat", sp.Piecewise((vsat0, sp.And(on, vsat0 > 0)), (0, True))))
     stages.append(("bsarg", _surface_root(phi, vb - dev.vdsat)))
     stages.append(("clfact", _channel_left(dev, vx)))
     critical = dev.UCRIT * EPS_SI / cox
@@ -131,15 +134,14 @@ def level2_stages(dev, polarity, temp, conducting):
 
 
 def _saturation_voltage(gammad, overdrive, surface):
-    """vdsat [V] by the Grove–Frohman equation (``gammad`` = γd, ``overdrive`` = u,
-    ``surface`` = PHI(T) − vb of :func:`level2_stages`)."""
+    """vdsat [V] by the Grove–Frohman equation before its limit at 0 (``gammad`` = γd,
+    ``overdrive`` = u, ``surface`` = PHI(T) − vb of :func:`level2_stages`)."""
     argv = overdrive + surface
     positive = sp.And(gammad > 0, argv > 0)
     gamma_safe = sp.Piecewise((gammad, gammad > 0), (ROOT_VOLT, True))   # no division by 0 untaken
     argv_safe = sp.Piecewise((argv, argv > 0), (0, True))                # no root of < 0 untaken
-    vdsat = sp.Piecewise((overdrive + gamma_safe**2 * (1 - sp.sqrt(1 + 4 * argv_safe / gamma_safe**2)) / 2, positive),
-                         (0, gammad > 0), (overdrive, True))
-    return sp.Piecewise((vdsat, vdsat > 0), (0, True))
+    return sp.Piecewise((overdrive + gamma_safe**2 * (1 - sp.sqrt(1 + 4 * argv_safe / gamma_safe**2)) / 2, positive),
+                        (0, gammad > 0), (overdrive, True))
 
 
 def _depletion_width(dev):
