@@ -100,7 +100,6 @@ def test_cmos_inverter_transient_equals_ngspice():
     ("level=3 xl=0.1u", "xl= not supported on a level-3 MOSFET"),
     ("level=3 lambda=0.02", "lambda= not supported on a level-3 MOSFET"),
     ("level=1 theta=0.1", "theta= not supported on a level-1 MOSFET"),
-    ("level=2 vto=1", "level=2 is not supported"),
     ("level=3 nsub=1e8 tox=20n", "nsub=1e\\+08 is below the intrinsic carrier density"),
 ])
 def test_unsupported_parameters_are_errors_naming_them(card, message):
@@ -110,8 +109,8 @@ def test_unsupported_parameters_are_errors_naming_them(card, message):
 
 
 def test_level_is_checked_and_level3_defaults_follow_ngspice():
-    with pytest.raises(ParameterError, match="M1.*level must be 1 or 3"):
-        MOSFET("M1", level=2)
+    with pytest.raises(ParameterError, match="M1.*level must be 1, 2 or 3"):
+        MOSFET("M1", level=4)
     # mos3set.c: TOX 1e-7 m and MJSW 0.33 where the card has none; KP from UO and Cox
     model = physlib.spice.read("d\nV1 d 0 1\nM1 d d 0 0 nch\n.model nch NMOS(level=3 uo=500)\n.end\n").model
     assert model["m1"].level == 3 and model["m1"].TOX == 1e-7 and model["m1"].MJSW == 0.33

@@ -93,14 +93,45 @@ def level2_stages(dev, polarity, temp, conducting):
     vg, vx, vb = (dev.var(n) for n in ("vgc", "vxc", "vbc"))
     sarg, barg, gamasd, xn, bsarg, clfact, ufact = (
         dev.var(n) for n in ("sarg", "barg", "gamasd", "xn", "bsarg", "clfact", "ufact"))
-    phi, leff, cox = temp.phi, effective_length(dev), oxide_capacitance(dev)
-    xd = sp.Piecewise((_depletion_width(dev), dev.NSUB > 0), (0, True))
-    stages = [("vgc", conducting[0]), ("vxc", conducting[1]), ("vbc", conducting[2]),
-              ("sarg", _surface_root(phi, vb)), ("barg", _surface_root(phi, vb - vx))]
+    phi, cox = temp.phi, oxide_capacitance(dev)
+    stages = [("vgc", conducting[0]), ("vxc", conducting[1]), ("vbc", conducting[2])]
     factor = dev.DELTA * math.pi / 4 * EPS_SI / (cox * dev.M * dev.W)
     eta = 1 + factor
     vbin = polarity * temp.vbi + factor * (phi - vb)
+    _threshold_stages(dev, temp, stages, vbin, factor)
+    weak_inversion = dev.NFS > 0
+    on = sp.Or(weak_inversion, vg > vbin)
+    vgsx = sp.Piecewise((dev.von, sp.And(weak_inversion, vg < dev.von)), (vg, True))
+    # vsat0 a stage of its own: SymPy's folding of the limit into the equation's cases took minutes
+    stages.append(("vsat0", _saturation_voltage(gamasd / eta, (vgsx - vbin) / eta, phi - vb)))
+    stages.append(("vdsat", sp.Piecewise((dev.var("vsat0"), sp.And(on, dev.var("vsat0") > 0)), (0, True))))
+    stages.append(("bsarg", _surface_root(phi, vb - dev.vdsat)))
+    stages.append(("clfact", _channel_left(dev, vx)))
+    stages.append(("ufact", _mobility_factor(dev, vg - dev.von, cox)))
+    saturated = vx > dev.vdsat
+    vdson = sp.Piecewise((dev.vdsat, saturated), (vx, True))
+    body = sp.Piecewise((bsarg, saturated), (barg, True))**3 - sarg**3
+    beta = temp.kp * dev.M * dev.W / effective_length(dev)
+    current = beta * ufact / clfact * ((vgsx - vbin - eta * vdson / 2) * vdson - gamasd * body / 1.5)
+    weak = sp.Piecewise((sp.exp((vg - dev.von) / (xn * temp.vt)), sp.And(weak_inversion, vg < dev.von)), (1, True))
+    return stages + [("current", sp.Piecewise((current * weak, on), (0, True)))]
+
+
+def _mobility_factor(dev, overdrive, cox):
+    """ufact of :func:`level2_stages` (``overdrive`` = vg − von)."""
+    critical = dev.UCRIT * EPS_SI / cox
+    degraded = overdrive > critical
+    overdrive = sp.Piecewise((overdrive, degraded), (critical, True))      # no division by 0 untaken
+    return sp.Piecewise(((critical / overdrive)**dev.UEXP, degraded), (1, True))
+
+
+def _threshold_stages(dev, temp, stages, vbin, factor):
+    """Append sarg, barg, gamasd, xn and von of :func:`level2_stages` to ``stages``."""
+    vx, vb, sarg, barg, gamasd, xn = (dev.var(n) for n in ("vxc", "vbc", "sarg", "barg", "gamasd", "xn"))
+    phi, leff, cox = temp.phi, effective_length(dev), oxide_capacitance(dev)
+    stages += [("sarg", _surface_root(phi, vb)), ("barg", _surface_root(phi, vb - vx))]
     # the short-channel body effect: the source's and drain's depletion under the gate
+    xd = sp.Piecewise((_depletion_width(dev), dev.NSUB > 0), (0, True))
     junction = sp.Piecewise((dev.XJ, dev.XJ > 0), (1, True))      # no division by 0 untaken
     args, argd = (sp.sqrt(1 + 2 * xd * root / junction) for root in (sarg, barg))
     shortened = dev.XJ > 0
@@ -109,28 +140,7 @@ def level2_stages(dev, polarity, temp, conducting):
     dsrgdb, dbrgdb = _root_derivative(phi, vb, sarg), _root_derivative(phi, vb - vx, barg)
     dgddvb = sp.Piecewise((-dev.GAMMA * xd / (2 * leff) * (dsrgdb / args + dbrgdb / argd), shortened), (0, True))
     stages.append(("xn", 1 + ELEMENTARY_CHARGE * dev.NFS / cox - gamasd * dsrgdb - dgddvb * sarg + factor))
-    weak_inversion = dev.NFS > 0
-    stages.append(("von", vbin + gamasd * sarg + sp.Piecewise((temp.vt * xn, weak_inversion), (0, True))))
-    on = sp.Or(weak_inversion, vg > vbin)
-    vgsx = sp.Piecewise((dev.von, sp.And(weak_inversion, vg < dev.von)), (vg, True))
-    # vsat0 a stage of its own: SymPy's folding of the limit into the equation's cases took minutes
-    stages.append(("vsat0", _saturation_voltage(gamasd / eta, (vgsx - vbin) / eta, phi - vb)))
-    vsat0 = dev.var("vsat0")
-    stages.append(("vdsat", sp.Piecewise((vsat0, sp.And(on, vsat0 > 0)), (0, True))))
-    stages.append(("bsarg", _surface_root(phi, vb - dev.vdsat)))
-    stages.append(("clfact", _channel_left(dev, vx)))
-    critical = dev.UCRIT * EPS_SI / cox
-    overdrive = vg - dev.von
-    degraded = overdrive > critical
-    overdrive = sp.Piecewise((overdrive, degraded), (critical, True))      # no division by 0 untaken
-    stages.append(("ufact", sp.Piecewise(((critical / overdrive)**dev.UEXP, degraded), (1, True))))
-    saturated = vx > dev.vdsat
-    vdson = sp.Piecewise((dev.vdsat, saturated), (vx, True))
-    body = sp.Piecewise((bsarg, saturated), (barg, True))**3 - sarg**3
-    beta = temp.kp * dev.M * dev.W / leff
-    current = beta * ufact / clfact * ((vgsx - vbin - eta * vdson / 2) * vdson - gamasd * body / 1.5)
-    weak = sp.Piecewise((sp.exp((vg - dev.von) / (xn * temp.vt)), sp.And(weak_inversion, vg < dev.von)), (1, True))
-    return stages + [("current", sp.Piecewise((current * weak, on), (0, True)))]
+    stages.append(("von", vbin + gamasd * sarg + sp.Piecewise((temp.vt * xn, dev.NFS > 0), (0, True))))
 
 
 def _saturation_voltage(gammad, overdrive, surface):
