@@ -17,8 +17,6 @@ solves, which agrees with ngspice's .dc, not with its .ac, there.
 Physical constants: ngspice-39 uses CODATA 2014, physlib the exact SI 2019 values (vt differs
 by 3.4e-7 relative, k by 2.6e-6); see tests/test_mosfet.py.
 """
-import warnings
-
 import numpy as np
 import pytest
 
@@ -26,18 +24,7 @@ import physlib.spice
 from physlib.components.electrical import MOSFET
 from physlib.core.errors import ParameterError
 
-from reference import reference_file
-
-
-def read(name):
-    """Columns of tests/data/spice/mosfet/<name> by ngspice's vector names."""
-    return physlib.spice.read_csv(reference_file("spice", "mosfet", name))
-
-
-def deck(name):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # '20f' is femto: the decks mean it
-        return physlib.spice.read(reference_file("spice", "mosfet", name))
+from mosfet_decks import assert_characteristics, assert_stage_op_ac_noise, deck, read
 
 
 @pytest.mark.parametrize("name, key, values, sweep, source, currents", [
@@ -56,17 +43,7 @@ def deck(name):
     ("pmos2_dc", "vgs", {0: -0.6, 3: -4.5}, (0.5, -5.0, -0.05), "vds", ("i(vds)",)),
 ])
 def test_characteristics_equal_ngspice(name, key, values, sweep, source, currents):
-    # Acceptance 2: within 1e-6 of each curve's largest current. ngspice ran to reltol 1e-9;
-    # physlib sweeps every other point of ngspice's (twice its step: the time is the points').
-    d = deck(f"{name}.cir")
-    start, stop, step = sweep
-    for k, value in values.items():
-        ref = {column: values[::2] for column, values in read(f"{name}_dc_{key}{k}.csv").items()}
-        result = d.dc(source, start, stop, 2 * step, params={key: value})
-        for current in currents:
-            assert len(result[current]) == len(ref[current])
-            scale = np.max(np.abs(ref[current]))
-            assert np.max(np.abs(np.asarray(result[current]) - ref[current])) < 1e-6 * scale, (value, current)
+    assert_characteristics(name, key, values, sweep, source, currents)
 
 
 def test_common_source_stage_op_ac_and_noise_equal_ngspice():
@@ -74,21 +51,11 @@ def test_common_source_stage_op_ac_and_noise_equal_ngspice():
     # overlap and junction capacitances within 1e-5 of |H| (measured 1.3e-9), .noise of each
     # source (RD, RS, channel thermal 4kT·2/3·gm, flicker KF·|ID|^AF/(f·W·M·Leff·Cox²) as
     # mos2noi.c) and the totals within 1e-5 (measured 1.7e-7, Boltzmann's constant).
-    stage = deck("mos2_cs.cir")
-    op, ref = stage.op(), read("mos2_cs_op.csv")
+    ref = read("mos2_cs_op.csv")
     # the reference obeys KCL: the load's current is the source resistor's (no gate current)
     assert (ref["v(vdd)"] - ref["v(out)"]) / 5e3 == pytest.approx(-ref["i(vdd)"], rel=1e-9)
     assert ref["v(src)"] / 200 == pytest.approx(-ref["i(vdd)"], rel=1e-6)
-    for name, value in ref.items():
-        assert op[name] == pytest.approx(value, abs=1e-6), name
-    ref = read("mos2_cs_ac.csv")
-    h = np.asarray(stage.ac("dec", 10, 1, 1e9)["v(out)"])
-    assert np.max(np.abs(h - ref["v(out)"]) / np.abs(ref["v(out)"])) < 1e-5
-    ref = read("mos2_cs_noise.csv")
-    result = stage.noise("v(out)", "vin", "dec", 10, 1, 1e9)
-    for name in ref:
-        if name != "frequency" and np.any(ref[name]):
-            assert np.max(np.abs(np.asarray(result[name]) - ref[name]) / ref[name]) < 1e-5, name
+    assert_stage_op_ac_noise("mos2_cs")
 
 
 def test_cmos_inverter_transient_equals_ngspice():
@@ -118,10 +85,10 @@ def test_level2_defaults_follow_ngspice_and_utra_is_a_warning():
         MOSFET("M1", level=2, VMAX=1e5)
     # mos2set.c, mos2temp.c: TOX 1e-7 m, MJSW 0.33, KP from UO and Cox; UCRIT in V/cm, NFS
     # per cm²·V; ngspice-39 ignores UTRA (no level has it) with a warning, so does the reader
-    deck = physlib.spice.read("d\nV1 d 0 1\nM1 d d 0 0 nch\n.model nch NMOS(level=2 uo=500 ucrit=2e4 "
+    read_deck = physlib.spice.read("d\nV1 d 0 1\nM1 d d 0 0 nch\n.model nch NMOS(level=2 uo=500 ucrit=2e4 "
                               "nfs=1e11 lambda=0.02 utra=0.3)\n.end\n")
-    m1 = deck.model["m1"]
+    m1 = read_deck.model["m1"]
     assert m1.level == 2 and m1.TOX == 1e-7 and m1.MJSW == 0.33 and m1.LAMBDA == 0.02
     assert m1.KP == pytest.approx(500 * 3.9 * 8.854214871e-12 / 1e-7 * 1e-4, rel=1e-12)
     assert m1.UCRIT == pytest.approx(2e6, rel=1e-12) and m1.NFS == pytest.approx(1e15, rel=1e-12)
-    assert any("utra= ignored" in w for w in deck.warnings)
+    assert any("utra= ignored" in w for w in read_deck.warnings)

@@ -15,8 +15,6 @@ with ngspice's .dc, not with its .ac, there).
 Physical constants: ngspice-39 uses CODATA 2014, physlib the exact SI 2019 values (vt differs
 by 3.4e-7 relative, k by 2.6e-6); see tests/test_mosfet.py.
 """
-import warnings
-
 import numpy as np
 import pytest
 
@@ -25,18 +23,7 @@ from physlib import Model
 from physlib.components.electrical import MOSFET, Ground, VoltageSource
 from physlib.core.errors import ParameterError
 
-from reference import reference_file
-
-
-def read(name):
-    """Columns of tests/data/spice/mosfet/<name> by ngspice's vector names."""
-    return physlib.spice.read_csv(reference_file("spice", "mosfet", name))
-
-
-def deck(name):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # '20f' is femto: the decks mean it
-        return physlib.spice.read(reference_file("spice", "mosfet", name))
+from mosfet_decks import assert_characteristics, assert_stage_op_ac_noise, deck, read
 
 
 @pytest.mark.parametrize("name, key, values, sweep, source, currents", [
@@ -55,17 +42,7 @@ def deck(name):
     ("pmos3_dc", "vgs", {0: -0.9, 3: -4.5}, (0.5, -5.0, -0.05), "vds", ("i(vds)",)),
 ])
 def test_characteristics_equal_ngspice(name, key, values, sweep, source, currents):
-    # Acceptance 2: within 1e-6 of each curve's largest current. ngspice ran to reltol 1e-9;
-    # physlib sweeps every other point of ngspice's (twice its step: the time is the points').
-    d = deck(f"{name}.cir")
-    start, stop, step = sweep
-    for k, value in values.items():
-        ref = {column: values[::2] for column, values in read(f"{name}_dc_{key}{k}.csv").items()}
-        result = d.dc(source, start, stop, 2 * step, params={key: value})
-        for current in currents:
-            assert len(result[current]) == len(ref[current])
-            scale = np.max(np.abs(ref[current]))
-            assert np.max(np.abs(np.asarray(result[current]) - ref[current])) < 1e-6 * scale, (value, current)
+    assert_characteristics(name, key, values, sweep, source, currents)
 
 
 def test_common_source_stage_op_ac_and_noise_equal_ngspice():
@@ -73,18 +50,7 @@ def test_common_source_stage_op_ac_and_noise_equal_ngspice():
     # overlap and junction capacitances within 1e-5 of |H| (measured 1.9e-10), .noise of each
     # source (RD, RS, channel thermal 4kT·2/3·gm, flicker KF·|ID|^AF/(f·W·Leff·Cox²) without
     # M as mos3noi.c) and the totals within 1e-5 (measured 1.7e-7, Boltzmann's constant).
-    stage = deck("mos3_cs.cir")
-    op, ref = stage.op(), read("mos3_cs_op.csv")
-    for name, value in ref.items():
-        assert op[name] == pytest.approx(value, abs=1e-6), name
-    ref = read("mos3_cs_ac.csv")
-    h = np.asarray(stage.ac("dec", 10, 1, 1e9)["v(out)"])
-    assert np.max(np.abs(h - ref["v(out)"]) / np.abs(ref["v(out)"])) < 1e-5
-    ref = read("mos3_cs_noise.csv")
-    result = stage.noise("v(out)", "vin", "dec", 10, 1, 1e9)
-    for name in ref:
-        if name != "frequency" and np.any(ref[name]):
-            assert np.max(np.abs(np.asarray(result[name]) - ref[name]) / ref[name]) < 1e-5, name
+    assert_stage_op_ac_noise("mos3_cs")
 
 
 def test_cmos_inverter_transient_equals_ngspice():
