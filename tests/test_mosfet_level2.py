@@ -10,9 +10,11 @@ so the MOSFET's level-2 equations are derived once for them, and the PMOS cards 
 The common-source stage has XJ = 0: with XJ > 0 ngspice-39's small-signal conductances are
 not the derivatives of its own drain current (mos2load.c leaves out how the shortened body
 effect moves the threshold and vdsat with VDS). On that stage with XJ = 0.2 µm ngspice's .ac
-gain at 1 Hz is −5.7494, the slope of its own .dc curve −5.784 (±1e-5 V around the operating
-point) and physlib's .ac −5.7809, its .dc slope −5.7809: physlib linearizes the current it
-solves, which agrees with ngspice's .dc, not with its .ac, there.
+gain at 1 Hz is −5.7494, the slope of its own .dc curve around the operating point −5.78 to
+−5.80 (central differences of ±1e-5 to ±1e-3 V; its .dc is noisy at that scale), and
+physlib's .ac −5.78086, the slope of its own .dc −5.78086 (±1e-4 V), its operating point
+1.2e-7 V from ngspice's: physlib linearizes the current it solves, which agrees with ngspice's
+.dc, not with its .ac, there. With XJ = 0 ngspice's .ac and physlib's agree to 1e-9.
 
 Physical constants: ngspice-39 uses CODATA 2014, physlib the exact SI 2019 values (vt differs
 by 3.4e-7 relative, k by 2.6e-6); see tests/test_mosfet.py.
