@@ -42,6 +42,10 @@ from mosfet_decks import assert_characteristics, assert_stage_op_ac_noise, deck,
     # a PMOS at 50 °C (TNOM 27 °C): PHI, GAMMA, VTO from NSUB, NSS, KP from UO and TOX, RD, RS
     # from RSH; L = 0.6 µm: channel-length modulation into punch-through (PB(T)). Measured
     # 3.5e-7: PHI from NSUB carries k/q (3.4e-7 relative, the constants), through the threshold.
+    # velocity saturation (VMAX, NEFF: the quartic's saturation voltage) with NFS, VGS = 0.8 V
+    # in weak inversion; and ID(VGS) with it at VBS = -2 and +0.3 V.
+    ("mos2_vmax_dc", "vgs", {0: 0.8, 3: 4.0}, (-0.5, 5.0, 0.05), "vds", ("i(vds)",)),
+    ("mos2_vmax_transfer", "vbs", {1: -2.0, 2: 0.3}, (0.0, 4.0, 0.05), "vgs", ("i(vds)", "i(vlin)")),
     ("pmos2_dc", "vgs", {0: -0.6, 3: -4.5}, (0.5, -5.0, -0.05), "vds", ("i(vds)",)),
 ])
 def test_characteristics_equal_ngspice(name, key, values, sweep, source, currents):
@@ -70,7 +74,6 @@ def test_cmos_inverter_transient_equals_ngspice():
 
 
 @pytest.mark.parametrize("card, message", [
-    ("level=2 vmax=5e4", "VMAX > 0 at level 2 is not supported"),
     ("level=2 theta=0.1", "theta= not supported on a level-2 MOSFET"),
     ("level=2 xd=1u", "xd= not supported on a level-2 MOSFET"),
     ("level=3 ucrit=2e4", "ucrit= not supported on a level-3 MOSFET"),
@@ -83,8 +86,8 @@ def test_unsupported_parameters_are_errors_naming_them(card, message):
 
 
 def test_level2_defaults_follow_ngspice_and_utra_is_a_warning():
-    with pytest.raises(ParameterError, match="M1.*VMAX > 0 at level 2 is not supported"):
-        MOSFET("M1", level=2, VMAX=1e5)
+    with pytest.raises(ParameterError, match="M1.*level must be 1, 2 or 3"):
+        MOSFET("M1", level=0)
     # mos2set.c, mos2temp.c: TOX 1e-7 m, MJSW 0.33, KP from UO and Cox; UCRIT in V/cm, NFS
     # per cm²·V; ngspice-39 ignores UTRA (no level has it) with a warning, so does the reader
     read_deck = physlib.spice.read("d\nV1 d 0 1\nM1 d d 0 0 nch\n.model nch NMOS(level=2 uo=500 ucrit=2e4 "

@@ -104,9 +104,6 @@ def _level_options(b, params, model_scope, model_card, split_options):
     if foreign:
         raise SpiceError(f"{', '.join(k + '=' for k in foreign)} not supported on a level-{level} "
                          f"MOSFET here", model_card.where)
-    if level == 2 and "vmax" in options and b.value(options["vmax"], model_scope, model_card.where)() > 0:
-        raise SpiceError("VMAX > 0 at level 2 is not supported (velocity saturation); physlib's level 2 "
-                         "is ngspice's without it", model_card.where)
     for key in IGNORED:
         if key in options:
             b.ctx.warn(model_card.where, f"{key}= ignored, as ngspice-39 ignores it (none of its MOSFET "

@@ -258,16 +258,13 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
               "CJ·AS, CJSW·PS)", "sidewalls": "sidewall charges (CJSW)", "RD": "RD", "RS": "RS",
               "meyer": "Meyer's capacitances (TOX)", "TOX": "TOX (0: ngspice's 1e-7 m)",
               "KAPPA": "channel-length modulation (KAPPA and NSUB > 0)",
-              "VMAX": "velocity saturation (VMAX > 0; not supported at level 2)"}
+              "VMAX": "velocity saturation (VMAX > 0, level 2's quartic)"}
 
     def validate(self):
         if self.channel not in ("N", "P"):
             raise ParameterError(f"MOSFET {self.name!r}: channel must be 'N' or 'P', got {self.channel!r}")
         if self.level not in (1, 2, 3):
             raise ParameterError(f"MOSFET {self.name!r}: level must be 1, 2 or 3, got {self.level!r}")
-        if self.level == 2 and self.VMAX > 0:
-            raise ParameterError(f"MOSFET {self.name!r}: VMAX > 0 at level 2 is not supported (velocity "
-                                 "saturation); use VMAX = 0 or level 3")
         if self.L <= 2 * self.LD:
             raise ParameterError(f"MOSFET {self.name!r}: the channel length L = {self.L:g} m must exceed "
                                  f"twice the lateral diffusion LD = {self.LD:g} m")

@@ -13,6 +13,7 @@ from .....constants import Constant
 from .....core.lazy import lazy_module
 from ..junctions import ELEMENTARY_CHARGE, junction_temperature
 from .channel import effective_length
+from .level2_vmax import VMAX_STAGES, quartic_stages, vmax_shortening
 from .level3 import EPS_SI, oxide_capacitance
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -39,9 +40,12 @@ STAGES = {
 }
 
 
+STAGES.update(VMAX_STAGES)
+
+
 def is_present(name, present):
-    """Whether level 2's stage ``name`` is part of a device (all of them are)."""
-    return True
+    """Whether level 2's stage ``name`` is part of a device (the quartic's with VMAX > 0)."""
+    return name not in VMAX_STAGES or "VMAX" in present
 
 
 def _surface_root(phi, w):
@@ -102,12 +106,17 @@ def level2_stages(dev, polarity, temp, conducting):
     weak_inversion = dev.NFS > 0
     on = sp.Or(weak_inversion, vg > vbin)
     vgsx = sp.Piecewise((dev.von, sp.And(weak_inversion, vg < dev.von)), (vg, True))
+    stages.append(("ufact", _mobility_factor(dev, vg - dev.von, cox)))
     # vsat0 a stage of its own: SymPy's folding of the limit into the equation's cases took minutes
     stages.append(("vsat0", _saturation_voltage(gamasd / eta, (vgsx - vbin) / eta, phi - vb)))
-    stages.append(("vdsat", sp.Piecewise((dev.var("vsat0"), sp.And(on, dev.var("vsat0") > 0)), (0, True))))
+    vdsat = [(dev.var("vsat0"), sp.And(on, dev.var("vsat0") > 0)), (0, True)]
+    if "VMAX" in dev.present():
+        found, quartic = quartic_stages(dev, stages, gamasd / eta, (vgsx - vbin) / eta + phi - vb, phi - vb,
+                                        sarg, dev.UO * ufact)
+        vdsat.insert(0, (quartic, sp.And(on, found)))
+    stages.append(("vdsat", sp.Piecewise(*vdsat)))
     stages.append(("bsarg", _surface_root(phi, vb - dev.vdsat)))
     stages.append(("clfact", _channel_left(dev, vx)))
-    stages.append(("ufact", _mobility_factor(dev, vg - dev.von, cox)))
     saturated = vx > dev.vdsat
     vdson = sp.Piecewise((dev.vdsat, saturated), (vx, True))
     body = sp.Piecewise((bsarg, saturated), (barg, True))**3 - sarg**3
@@ -166,8 +175,10 @@ def _channel_left(dev, vx):
     leff, doped = effective_length(dev), dev.NSUB > 0
     argv = (vx - dev.vdsat) / (4 * VOLT)
     width = _depletion_width(dev)
-    shortening = sp.Piecewise((width / leff * sp.sqrt(VOLT * (argv + sp.sqrt(1 + argv**2))),
-                               sp.And(doped, dev.LAMBDA <= 0)), (dev.LAMBDA * vx, True))
+    from_doping = width / leff * sp.sqrt(VOLT * (argv + sp.sqrt(1 + argv**2)))
+    if "VMAX" in dev.present():
+        from_doping = vmax_shortening(dev, vx, dev.UO * dev.var("ufact"), width)
+    shortening = sp.Piecewise((from_doping, sp.And(doped, dev.LAMBDA <= 0)), (dev.LAMBDA * vx, True))
     bulk_potential, _ = junction_temperature(1, dev.PB, dev.MJ, dev.T, dev.TNOM)
     depletion = width * sp.sqrt(bulk_potential)
     xwb = sp.Piecewise((depletion, doped), (PUNCH_THROUGH, True))
