@@ -1,12 +1,13 @@
-"""The level-2 MOSFET (``level=2``, ngspice-39's ``mos2`` without velocity saturation) against
-ngspice-39, on the decks and references in tests/data/spice/mosfet (made by make_references.py
-there; no ngspice needed here): output characteristics of an NMOS (channel-length modulation
-from NSUB or LAMBDA, weak inversion) and of a PMOS at 50 °C into punch-through, transfer
+"""The level-2 MOSFET (``level=2``, ngspice-39's ``mos2``) against ngspice-39, on the decks and
+references in tests/data/spice/mosfet (made by make_references.py there; no ngspice needed
+here): output characteristics of an NMOS (channel-length modulation from NSUB or LAMBDA, weak
+inversion, velocity saturation) and of a PMOS at 50 °C into punch-through, transfer
 characteristics with and without body bias, a common-source stage's .op, .ac and .noise and a
 CMOS inverter's .tran.
 
-The decks' NMOS cards share one structure (RD, RS, junction, overlap and Meyer capacitances),
-so the MOSFET's level-2 equations are derived once for them, and the PMOS cards another.
+The decks' NMOS cards without VMAX share one structure (RD, RS, junction, overlap and Meyer
+capacitances), so the MOSFET's level-2 equations are derived once for them; those with VMAX
+(the quartic's stages), and the PMOS cards, are two more.
 The common-source stage has XJ = 0: with XJ > 0 ngspice-39's small-signal conductances are
 not the derivatives of its own drain current (mos2load.c leaves out how the shortened body
 effect moves the threshold and vdsat with VDS). On that stage with XJ = 0.2 µm ngspice's .ac
@@ -43,7 +44,7 @@ from mosfet_decks import assert_characteristics, assert_stage_op_ac_noise, deck,
     # from RSH; L = 0.6 µm: channel-length modulation into punch-through (PB(T)). Measured
     # 3.5e-7: PHI from NSUB carries k/q (3.4e-7 relative, the constants), through the threshold.
     # velocity saturation (VMAX, NEFF: the quartic's saturation voltage) with NFS, VGS = 0.8 V
-    # in weak inversion; and ID(VGS) with it at VBS = -2 and +0.3 V.
+    # in weak inversion; and ID(VGS) with it at VBS = -2 and +0.3 V. Measured 3.0e-9, 3.4e-9.
     ("mos2_vmax_dc", "vgs", {0: 0.8, 3: 4.0}, (-0.5, 5.0, 0.05), "vds", ("i(vds)",)),
     ("mos2_vmax_transfer", "vbs", {1: -2.0, 2: 0.3}, (0.0, 4.0, 0.05), "vgs", ("i(vds)", "i(vlin)")),
     ("pmos2_dc", "vgs", {0: -0.6, 3: -4.5}, (0.5, -5.0, -0.05), "vds", ("i(vds)",)),

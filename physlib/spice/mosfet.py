@@ -49,8 +49,8 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     600) as mos1temp.c; TOX brings Meyer's gate capacitances. NSUB [1/cm³] (with TOX) sets
     PHI, GAMMA and VTO where they are absent (with NSS, TPG), as mos1temp.c. Without RD (RS),
     RSH·NRD (RSH·NRS) is the drain (source) resistance, NRD and NRS 1 by default, as
-    mos1temp.c. ``level=2`` takes LAMBDA, NFS, XJ, DELTA, UCRIT, UEXP, NEFF, NSUB, UO besides
-    (VMAX > 0 is a SpiceError), ``level=3`` THETA, ETA, KAPPA, VMAX, NFS, XJ, DELTA, NSUB, UO
+    mos1temp.c. ``level=2`` takes LAMBDA, NFS, XJ, DELTA, UCRIT, UEXP, VMAX, NEFF, NSUB, UO
+    besides, ``level=3`` THETA, ETA, KAPPA, VMAX, NFS, XJ, DELTA, NSUB, UO
     (and not LAMBDA), both with ngspice's defaults (TOX 1e-7 m, MJSW 0.33), level 3 with
     mos3temp.c's intrinsic density for PHI from NSUB; XL, WD, XW, DELVTO, XD, ALPHA are
     SpiceErrors, as is any level but 1, 2 and 3; UTRA is a SpiceWarning (ngspice ignores it)."""

@@ -22,7 +22,7 @@ grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]
 
 class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     """SPICE MOSFET of level 1 (Shichman & Hodges 1968; ngspice-39's ``mos1``), level 2 (the
-    Grove–Frohman charge-sheet model without velocity saturation; ``mos2``) or level 3 (the
+    Grove–Frohman charge-sheet model with Baum's velocity saturation; ``mos2``) or level 3 (the
     semi-empirical short-channel model; ``mos3``), N or P channel:
     drain ``d``, gate ``g``, source ``s`` and bulk ``b`` pins, series resistances RD, RS to an
     internal drain d' and source s', the channel current between them, bulk–drain and
@@ -66,11 +66,11 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     TOX     m        oxide thickness (>= 0; 0: not given, see below;   0
                      levels 2, 3: 0 is ngspice's 1e-7 m)
     LD      m        lateral diffusion (L − 2·LD is the channel)       0
-    UO      m²/V·s   surface mobility (level 3: VMAX's vdsc)           0.06
+    UO      m²/V·s   surface mobility (levels 2, 3: with VMAX)         0.06
     THETA   1/V      mobility modulation by the gate (level 3)         0
     ETA     1        static feedback on the threshold (level 3)        0
     KAPPA   1        saturation field factor (level 3, with NSUB)      0.2
-    VMAX    m/s      maximum drift velocity (level 3; 0: none)         0
+    VMAX    m/s      maximum drift velocity (levels 2, 3; 0: none)     0
     NFS     1/m²·V   fast surface states (levels 2, 3; 0: no weak inv.) 0
     XJ      m        junction depth (levels 2, 3, with NSUB)           0
     DELTA   1        width effect on the threshold (levels 2, 3)       0
@@ -133,7 +133,7 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     compiled; ``params=`` may change their values but not whether they are 0 (a
     :class:`~physlib.core.errors.StructureChangeError`); at level 3 also whether TOX > 0 and
     whether KAPPA and NSUB are both > 0 (channel-length modulation, the delxl stage); at level
-    2 whether TOX > 0 (VMAX > 0 is not supported there: a ParameterError).
+    2 whether TOX > 0 and whether VMAX > 0 (the velocity saturation's stages).
 
     Noise (ngspice-39's mos1noi.c, at T): ``"M1.rd"``, ``"M1.rs"`` thermal 4kT·M/RD, 4kT·M/RS
     in parallel with RD, RS (only when > 0); ``"M1.id"`` channel thermal 4kT·(2/3)·|gm| and
@@ -199,14 +199,15 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
                      nonnegative=True)
     TOX = Parameter(0.0, unit="m", description="oxide thickness (0: not given)", nonnegative=True)
     LD = Parameter(0.0, unit="m", description="lateral diffusion", nonnegative=True)
-    UO = Parameter(0.06, unit="m2/(V.s)", description="surface mobility (level 3)", positive=True)
+    UO = Parameter(0.06, unit="m2/(V.s)", description="surface mobility (levels 2, 3: with VMAX)",
+                   positive=True)
     THETA = Parameter(0.0, unit="1/V", description="mobility modulation by the gate (level 3)",
                       nonnegative=True)
     ETA = Parameter(0.0, unit="1", description="static feedback on the threshold (level 3)",
                     nonnegative=True)
     KAPPA = Parameter(0.2, unit="1", description="saturation field factor (level 3, with NSUB)",
                       nonnegative=True)
-    VMAX = Parameter(0.0, unit="m/s", description="maximum drift velocity (level 3; 0: none)",
+    VMAX = Parameter(0.0, unit="m/s", description="maximum drift velocity (levels 2, 3; 0: none)",
                      nonnegative=True)
     NFS = Parameter(0.0, unit="1/(m2.V)", description="fast surface state density (levels 2, 3; 0: no "
                     "weak inversion)", nonnegative=True)

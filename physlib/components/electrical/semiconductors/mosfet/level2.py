@@ -3,9 +3,8 @@ mos2load.c and mos2temp.c), in stages: each stage an intermediate variable of th
 an equation of the voltages and the stages before it (:class:`~.staged.StagedChannel` makes
 them the device's variables and equations).
 
-:func:`level2_stages` gives the stages. Velocity saturation (VMAX > 0, Baum's quartic for the
-saturation voltage) is not part of it: a MOSFET of level 2 with VMAX > 0 is a
-:class:`~physlib.core.errors.ParameterError`.
+:func:`level2_stages` gives the stages; with VMAX > 0 (velocity saturation) the saturation
+voltage and the channel-length modulation are :mod:`.level2_vmax`'s.
 """
 import math
 
@@ -79,9 +78,11 @@ def level2_stages(dev, polarity, temp, conducting):
         cut off: NFS = 0 and vg <= vbin: I = 0, vdsat = 0
         vgsx   = max(vg, von) (NFS > 0), vg (NFS = 0);  γd = gamasd/η,  u = (vgsx − vbin)/η
         vdsat  = max(0, u + γd²·(1 − √(1 + 4·(u + PHI(T) − vb)/γd²))/2)   γd > 0
-                 (0 where u + PHI(T) − vb <= 0);  max(0, u)   γd <= 0
+                 (0 where u + PHI(T) − vb <= 0);  max(0, u)   γd <= 0;  VMAX > 0: x² − PHI(T)
+                 + vb, x the least valid root of :func:`~.level2_vmax.quartic_stages` if any
         bsarg  = r(vb − vdsat)
         λ·vx   = xd/Leff·√(a + √(1 + a²)),  a = (vx − vdsat)/4   NSUB > 0 and LAMBDA = 0
+                 (VMAX > 0: :func:`~.level2_vmax.vmax_shortening`)
                = LAMBDA·vx                                       else
         clfact = 1 − λ·vx; where Leff·clfact < xwb (punch-through):
                  xwb/(Leff·(1 + (λ·vx·Leff − Leff + xd·√PB(T))/xwb)),
@@ -107,14 +108,7 @@ def level2_stages(dev, polarity, temp, conducting):
     on = sp.Or(weak_inversion, vg > vbin)
     vgsx = sp.Piecewise((dev.von, sp.And(weak_inversion, vg < dev.von)), (vg, True))
     stages.append(("ufact", _mobility_factor(dev, vg - dev.von, cox)))
-    # vsat0 a stage of its own: SymPy's folding of the limit into the equation's cases took minutes
-    stages.append(("vsat0", _saturation_voltage(gamasd / eta, (vgsx - vbin) / eta, phi - vb)))
-    vdsat = [(dev.var("vsat0"), sp.And(on, dev.var("vsat0") > 0)), (0, True)]
-    if "VMAX" in dev.present():
-        found, quartic = quartic_stages(dev, stages, gamasd / eta, (vgsx - vbin) / eta + phi - vb, phi - vb,
-                                        sarg, dev.UO * ufact)
-        vdsat.insert(0, (quartic, sp.And(on, found)))
-    stages.append(("vdsat", sp.Piecewise(*vdsat)))
+    _saturation_stages(dev, stages, on, gamasd / eta, (vgsx - vbin) / eta, phi - vb)
     stages.append(("bsarg", _surface_root(phi, vb - dev.vdsat)))
     stages.append(("clfact", _channel_left(dev, vx)))
     saturated = vx > dev.vdsat
@@ -150,6 +144,19 @@ def _threshold_stages(dev, temp, stages, vbin, factor):
     dgddvb = sp.Piecewise((-dev.GAMMA * xd / (2 * leff) * (dsrgdb / args + dbrgdb / argd), shortened), (0, True))
     stages.append(("xn", 1 + ELEMENTARY_CHARGE * dev.NFS / cox - gamasd * dsrgdb - dgddvb * sarg + factor))
     stages.append(("von", vbin + gamasd * sarg + sp.Piecewise((temp.vt * xn, dev.NFS > 0), (0, True))))
+
+
+def _saturation_stages(dev, stages, on, gammad, overdrive, surface):
+    """Append vsat0 (the quartic's stages with VMAX > 0) and vdsat of :func:`level2_stages` to
+    ``stages`` (``on``: not cut off; ``gammad``, ``overdrive``, ``surface``: γd, u, PHI(T) − vb)."""
+    # vsat0 a stage of its own: SymPy's folding of the limit into the equation's cases took minutes
+    stages.append(("vsat0", _saturation_voltage(gammad, overdrive, surface)))
+    vdsat = [(dev.var("vsat0"), sp.And(on, dev.var("vsat0") > 0)), (0, True)]
+    if "VMAX" in dev.present():
+        found, quartic = quartic_stages(dev, stages, gammad, overdrive + surface, surface, dev.var("sarg"),
+                                        dev.UO * dev.var("ufact"))
+        vdsat.insert(0, (quartic, sp.And(on, found)))
+    stages.append(("vdsat", sp.Piecewise(*vdsat)))
 
 
 def _saturation_voltage(gammad, overdrive, surface):
