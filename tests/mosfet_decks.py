@@ -54,3 +54,18 @@ def assert_stage_op_ac_noise(name):
     for vector in ref:
         if vector != "frequency" and np.any(ref[vector]):
             assert np.max(np.abs(np.asarray(result[vector]) - ref[vector]) / ref[vector]) < 1e-5, vector
+
+
+def assert_inverter_transient(name):
+    """Acceptance 2 on the CMOS inverter ``name`` (.tran 0.05n 20n from 3.3 V): v(out) within
+    1e-3 of the 3.3 V range on ngspice's 0.05 ns grid."""
+    ref = read(f"{name}_tran.csv")
+    out = np.asarray(deck(f"{name}.cir").tran(0.05e-9, 20e-9, t_eval=ref["time"])["v(out)"])
+    assert np.max(np.abs(out - ref["v(out)"])) < 1e-3 * 3.3
+
+
+def assert_card_error(card, message):
+    """A diode-connected NMOS with ``.model nch NMOS(<card>)`` is a SpiceError matching ``message``."""
+    text = f"mos\nV1 d 0 1\nM1 d d 0 0 nch W=10u L=1u\n.model nch NMOS({card})\n.end\n"
+    with pytest.raises(physlib.spice.SpiceError, match=message):
+        physlib.spice.read(text)

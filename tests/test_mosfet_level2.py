@@ -20,14 +20,14 @@ physlib's .ac −5.78086, the slope of its own .dc −5.78086 (±1e-4 V), its op
 Physical constants: ngspice-39 uses CODATA 2014, physlib the exact SI 2019 values (vt differs
 by 3.4e-7 relative, k by 2.6e-6); see tests/test_mosfet.py.
 """
-import numpy as np
 import pytest
 
 import physlib.spice
 from physlib.components.electrical import MOSFET
 from physlib.core.errors import ParameterError
 
-from mosfet_decks import assert_characteristics, assert_stage_op_ac_noise, deck, read
+from mosfet_decks import (assert_card_error, assert_characteristics, assert_inverter_transient,
+                          assert_stage_op_ac_noise, read)
 
 
 @pytest.mark.parametrize("name, key, values, sweep, source, currents", [
@@ -69,9 +69,7 @@ def test_cmos_inverter_transient_equals_ngspice():
     # Acceptance 2: within 1e-3 of the 3.3 V range on ngspice's 0.05 ns grid (ngspice stepping
     # at most 1 ps, reltol 1e-7). Level-2 NMOS and PMOS with Meyer's, overlap and junction
     # capacitances. Measured 1.7e-5 of the range.
-    ref = read("mos2_inverter_tran.csv")
-    out = np.asarray(deck("mos2_inverter.cir").tran(0.05e-9, 20e-9, t_eval=ref["time"])["v(out)"])
-    assert np.max(np.abs(out - ref["v(out)"])) < 1e-3 * 3.3
+    assert_inverter_transient("mos2_inverter")
 
 
 @pytest.mark.parametrize("card, message", [
@@ -81,9 +79,7 @@ def test_cmos_inverter_transient_equals_ngspice():
     ("level=4 vto=1", "level=4 is not supported"),
 ])
 def test_unsupported_parameters_are_errors_naming_them(card, message):
-    text = f"mos\nV1 d 0 1\nM1 d d 0 0 nch W=10u L=1u\n.model nch NMOS({card})\n.end\n"
-    with pytest.raises(physlib.spice.SpiceError, match=message):
-        physlib.spice.read(text)
+    assert_card_error(card, message)
 
 
 def test_level2_defaults_follow_ngspice_and_utra_is_a_warning():

@@ -23,7 +23,8 @@ from physlib import Model
 from physlib.components.electrical import MOSFET, Ground, VoltageSource
 from physlib.core.errors import ParameterError
 
-from mosfet_decks import assert_characteristics, assert_stage_op_ac_noise, deck, read
+from mosfet_decks import (assert_card_error, assert_characteristics, assert_inverter_transient,
+                          assert_stage_op_ac_noise, read)
 
 
 @pytest.mark.parametrize("name, key, values, sweep, source, currents", [
@@ -57,9 +58,7 @@ def test_cmos_inverter_transient_equals_ngspice():
     # Acceptance 2: within 1e-3 of the 3.3 V range on ngspice's 0.05 ns grid (ngspice stepping
     # at most 1 ps, reltol 1e-7). Level-3 NMOS (VMAX, NFS, KAPPA) and PMOS with Meyer's,
     # overlap and junction capacitances. Measured 5.2e-6 of the range.
-    ref = read("mos3_inverter_tran.csv")
-    out = np.asarray(deck("mos3_inverter.cir").tran(0.05e-9, 20e-9, t_eval=ref["time"])["v(out)"])
-    assert np.max(np.abs(out - ref["v(out)"])) < 1e-3 * 3.3
+    assert_inverter_transient("mos3_inverter")
 
 
 @pytest.mark.parametrize("card, message", [
@@ -69,9 +68,7 @@ def test_cmos_inverter_transient_equals_ngspice():
     ("level=3 nsub=1e8 tox=20n", "nsub=1e\\+08 is below the intrinsic carrier density"),
 ])
 def test_unsupported_parameters_are_errors_naming_them(card, message):
-    text = f"mos\nV1 d 0 1\nM1 d d 0 0 nch W=10u L=1u\n.model nch NMOS({card})\n.end\n"
-    with pytest.raises(physlib.spice.SpiceError, match=message):
-        physlib.spice.read(text)
+    assert_card_error(card, message)
 
 
 def test_level_is_checked_and_level3_defaults_follow_ngspice():
