@@ -20,7 +20,6 @@ physlib's .ac −5.78086, the slope of its own .dc −5.78086 (±1e-4 V), its op
 Physical constants: ngspice-39 uses CODATA 2014, physlib the exact SI 2019 values (vt differs
 by 3.4e-7 relative, k by 2.6e-6); see tests/test_mosfet.py.
 """
-import numpy as np
 import pytest
 
 import physlib.spice
@@ -28,7 +27,7 @@ from physlib.components.electrical import MOSFET
 from physlib.core.errors import ParameterError
 
 from mosfet_decks import (assert_card_error, assert_characteristics, assert_inverter_transient,
-                          assert_stage_op_ac_noise, deck, read)
+                          assert_stage_op_ac_noise, read)
 
 
 @pytest.mark.parametrize("name, key, values, sweep, source, currents", [
@@ -73,13 +72,7 @@ def test_velocity_saturated_stage_op_and_ac_equal_ngspice():
     # the slope of physlib's .dc; without VMAX the two .ac agree to 1.3e-9, so the difference
     # is ngspice's small-signal conductances with VMAX, which mos2load.c derives from Baum's
     # equation rather than from the quartic's root it uses).
-    stage = deck("mos2_vmax_cs.cir")
-    op, ref = stage.op(), read("mos2_vmax_cs_op.csv")
-    for name, value in ref.items():
-        assert op[name] == pytest.approx(value, abs=1e-6), name
-    ref = read("mos2_vmax_cs_ac.csv")
-    h = np.asarray(stage.ac("dec", 10, 1, 1e9)["v(out)"])
-    assert np.max(np.abs(h - ref["v(out)"]) / np.abs(ref["v(out)"])) < 1e-5
+    assert_stage_op_ac_noise("mos2_vmax_cs", noise=False)
 
 
 def test_cmos_inverter_transient_equals_ngspice():
