@@ -11,7 +11,6 @@ channel current does not depend on vt at T = TNOM (only the bulk diodes and the 
 rules do), so DC agrees far below that; noise densities carry k (2.6e-6 in the PSD, half in
 the V/√Hz ngspice prints).
 """
-import warnings
 
 import numpy as np
 import pytest
@@ -20,18 +19,7 @@ import physlib.spice
 from physlib.components.electrical import MOSFET
 from physlib.core.errors import ParameterError, StructureChangeError
 
-from reference import reference_file
-
-
-def read(name):
-    """Columns of tests/data/spice/mosfet/<name> by ngspice's vector names."""
-    return physlib.spice.read_csv(reference_file("spice", "mosfet", name))
-
-
-def deck(name):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # '20f' is femto: the decks mean it
-        return physlib.spice.read(reference_file("spice", "mosfet", name))
+from mosfet_decks import deck, read
 
 
 @pytest.mark.parametrize("name, vgs, sweep", [

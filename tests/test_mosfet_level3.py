@@ -15,8 +15,6 @@ with ngspice's .dc, not with its .ac, there).
 Physical constants: ngspice-39 uses CODATA 2014, physlib the exact SI 2019 values (vt differs
 by 3.4e-7 relative, k by 2.6e-6); see tests/test_mosfet.py.
 """
-import warnings
-
 import numpy as np
 import pytest
 
@@ -25,18 +23,8 @@ from physlib import Model
 from physlib.components.electrical import MOSFET, Ground, VoltageSource
 from physlib.core.errors import ParameterError
 
-from reference import reference_file
-
-
-def read(name):
-    """Columns of tests/data/spice/mosfet/<name> by ngspice's vector names."""
-    return physlib.spice.read_csv(reference_file("spice", "mosfet", name))
-
-
-def deck(name):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # '20f' is femto: the decks mean it
-        return physlib.spice.read(reference_file("spice", "mosfet", name))
+from mosfet_decks import (assert_card_error, assert_characteristics, assert_inverter_transient,
+                          assert_stage_op_ac_noise, read)
 
 
 @pytest.mark.parametrize("name, key, values, sweep, source, currents", [
@@ -55,17 +43,7 @@ def deck(name):
     ("pmos3_dc", "vgs", {0: -0.9, 3: -4.5}, (0.5, -5.0, -0.05), "vds", ("i(vds)",)),
 ])
 def test_characteristics_equal_ngspice(name, key, values, sweep, source, currents):
-    # Acceptance 2: within 1e-6 of each curve's largest current. ngspice ran to reltol 1e-9;
-    # physlib sweeps every other point of ngspice's (twice its step: the time is the points').
-    d = deck(f"{name}.cir")
-    start, stop, step = sweep
-    for k, value in values.items():
-        ref = {column: values[::2] for column, values in read(f"{name}_dc_{key}{k}.csv").items()}
-        result = d.dc(source, start, stop, 2 * step, params={key: value})
-        for current in currents:
-            assert len(result[current]) == len(ref[current])
-            scale = np.max(np.abs(ref[current]))
-            assert np.max(np.abs(np.asarray(result[current]) - ref[current])) < 1e-6 * scale, (value, current)
+    assert_characteristics(name, key, values, sweep, source, currents)
 
 
 def test_common_source_stage_op_ac_and_noise_equal_ngspice():
@@ -73,45 +51,29 @@ def test_common_source_stage_op_ac_and_noise_equal_ngspice():
     # overlap and junction capacitances within 1e-5 of |H| (measured 1.9e-10), .noise of each
     # source (RD, RS, channel thermal 4kT·2/3·gm, flicker KF·|ID|^AF/(f·W·Leff·Cox²) without
     # M as mos3noi.c) and the totals within 1e-5 (measured 1.7e-7, Boltzmann's constant).
-    stage = deck("mos3_cs.cir")
-    op, ref = stage.op(), read("mos3_cs_op.csv")
-    for name, value in ref.items():
-        assert op[name] == pytest.approx(value, abs=1e-6), name
-    ref = read("mos3_cs_ac.csv")
-    h = np.asarray(stage.ac("dec", 10, 1, 1e9)["v(out)"])
-    assert np.max(np.abs(h - ref["v(out)"]) / np.abs(ref["v(out)"])) < 1e-5
-    ref = read("mos3_cs_noise.csv")
-    result = stage.noise("v(out)", "vin", "dec", 10, 1, 1e9)
-    for name in ref:
-        if name != "frequency" and np.any(ref[name]):
-            assert np.max(np.abs(np.asarray(result[name]) - ref[name]) / ref[name]) < 1e-5, name
+    assert_stage_op_ac_noise("mos3_cs")
 
 
 def test_cmos_inverter_transient_equals_ngspice():
     # Acceptance 2: within 1e-3 of the 3.3 V range on ngspice's 0.05 ns grid (ngspice stepping
     # at most 1 ps, reltol 1e-7). Level-3 NMOS (VMAX, NFS, KAPPA) and PMOS with Meyer's,
     # overlap and junction capacitances. Measured 5.2e-6 of the range.
-    ref = read("mos3_inverter_tran.csv")
-    out = np.asarray(deck("mos3_inverter.cir").tran(0.05e-9, 20e-9, t_eval=ref["time"])["v(out)"])
-    assert np.max(np.abs(out - ref["v(out)"])) < 1e-3 * 3.3
+    assert_inverter_transient("mos3_inverter")
 
 
 @pytest.mark.parametrize("card, message", [
     ("level=3 xl=0.1u", "xl= not supported on a level-3 MOSFET"),
     ("level=3 lambda=0.02", "lambda= not supported on a level-3 MOSFET"),
     ("level=1 theta=0.1", "theta= not supported on a level-1 MOSFET"),
-    ("level=2 vto=1", "level=2 is not supported"),
     ("level=3 nsub=1e8 tox=20n", "nsub=1e\\+08 is below the intrinsic carrier density"),
 ])
 def test_unsupported_parameters_are_errors_naming_them(card, message):
-    text = f"mos\nV1 d 0 1\nM1 d d 0 0 nch W=10u L=1u\n.model nch NMOS({card})\n.end\n"
-    with pytest.raises(physlib.spice.SpiceError, match=message):
-        physlib.spice.read(text)
+    assert_card_error(card, message)
 
 
 def test_level_is_checked_and_level3_defaults_follow_ngspice():
-    with pytest.raises(ParameterError, match="M1.*level must be 1 or 3"):
-        MOSFET("M1", level=2)
+    with pytest.raises(ParameterError, match="M1.*level must be 1, 2 or 3"):
+        MOSFET("M1", level=4)
     # mos3set.c: TOX 1e-7 m and MJSW 0.33 where the card has none; KP from UO and Cox
     model = physlib.spice.read("d\nV1 d 0 1\nM1 d d 0 0 nch\n.model nch NMOS(level=3 uo=500)\n.end\n").model
     assert model["m1"].level == 3 and model["m1"].TOX == 1e-7 and model["m1"].MJSW == 0.33

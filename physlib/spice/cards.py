@@ -17,7 +17,7 @@ UNSUPPORTED_CARDS = (".disto", ".sp", ".pss", ".hb", ".if", ".else",
                      ".endif", ".csparam")
 OUTPUT_CARDS = (".print", ".plot", ".probe", ".save", ".width")
 SUPPORTED = ("elements R C L K V I D E F G H B S W Q M X; cards .param .func .subckt/.ends "
-             ".model (D, SW, CSW, NPN, PNP, NMOS, PMOS level 1) "
+             ".model (D, SW, CSW, NPN, PNP, NMOS, PMOS levels 1-3) "
              ".global .include .lib .options .temp .ic .nodeset .op .dc .tran .ac .noise .pz .tf .sens "
              ".four .meas "
              ".end")
@@ -118,7 +118,7 @@ def _model(card, body):
     name, kind = tokens[1].lower(), tokens[2].lower()
     if kind not in MODEL_TYPES:
         raise SpiceError(f".model type {tokens[2]} is not supported; supported: D (diode), "
-                         "SW and CSW (switches), NPN and PNP (bipolar transistors), NMOS and PMOS (level-1 and level-3 MOSFETs), NJF and PJF (JFETs)",
+                         "SW and CSW (switches), NPN and PNP (bipolar transistors), NMOS and PMOS (level-1, level-2 and level-3 MOSFETs), NJF and PJF (JFETs)",
                          card.where)
     if name in body.models:
         raise SpiceError(f".model {name} is defined twice", card.where)

@@ -1,7 +1,8 @@
 """The ``M`` element: ``Mname nd ng ns nb model [l= w= m= ad= as= pd= ps= nrd= nrs=]`` with
 ``.model model NMOS(level=1 ...)`` or ``PMOS(...)``, physlib's
-:class:`~physlib.components.electrical.MOSFET` of level 1 or 3 (ngspice-39's ``mos1``,
-``mos3``) with the model's parameters (:data:`MOSFET_PARAMETERS`, :data:`LEVEL3_PARAMETERS`)."""
+:class:`~physlib.components.electrical.MOSFET` of level 1, 2 or 3 (ngspice-39's ``mos1``,
+``mos2``, ``mos3``) with the model's parameters (:data:`MOSFET_PARAMETERS`,
+:data:`LEVEL2_PARAMETERS`, :data:`LEVEL3_PARAMETERS`)."""
 from __future__ import annotations
 
 import math
@@ -26,6 +27,12 @@ LEVEL3_PARAMETERS = {"theta": ("THETA", 1.0), "eta": ("ETA", 1.0), "kappa": ("KA
                      "vmax": ("VMAX", 1.0), "nfs": ("NFS", 1e4), "xj": ("XJ", 1.0),
                      "delta": ("DELTA", 1.0)}
 LEVEL3_UNSUPPORTED = ("xl", "wd", "xw", "delvto", "delvt0", "xd", "alpha", "input_delta")
+# ngspice-39's level-2 model parameters (MOS2mPTable) beyond level 1's, with their SI scales
+# (UCRIT is in V/cm in SPICE); NSUB and UO as level 3
+LEVEL2_PARAMETERS = {"nfs": ("NFS", 1e4), "xj": ("XJ", 1.0), "delta": ("DELTA", 1.0), "vmax": ("VMAX", 1.0),
+                     "ucrit": ("UCRIT", 100.0), "uexp": ("UEXP", 1.0), "neff": ("NEFF", 1.0)}
+# SPICE2's level-2 mobility temperature coefficient: no ngspice-39 MOSFET has it (it warns)
+IGNORED = ("utra",)
 # ngspice's defaults: L = W = 100 µm, M = 1, AD = AS = PD = PS = 0; NRD = NRS = 1 (squares of RSH)
 INSTANCE = {"l": "L", "w": "W", "m": "M", "ad": "AD", "as": "AS", "pd": "PD", "ps": "PS"}
 SQUARES = {"nrd": "RD", "nrs": "RS"}
@@ -42,10 +49,11 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     600) as mos1temp.c; TOX brings Meyer's gate capacitances. NSUB [1/cm³] (with TOX) sets
     PHI, GAMMA and VTO where they are absent (with NSS, TPG), as mos1temp.c. Without RD (RS),
     RSH·NRD (RSH·NRS) is the drain (source) resistance, NRD and NRS 1 by default, as
-    mos1temp.c. ``level=3`` takes THETA, ETA, KAPPA, VMAX, NFS, XJ, DELTA, NSUB, UO besides
-    (and not LAMBDA), with ngspice's level-3 defaults (TOX 1e-7 m, MJSW 0.33) and mos3temp.c's
-    intrinsic density for PHI from NSUB; XL, WD, XW, DELVTO, XD, ALPHA are SpiceErrors, as is
-    any level but 1 and 3."""
+    mos1temp.c. ``level=2`` takes LAMBDA, NFS, XJ, DELTA, UCRIT, UEXP, VMAX, NEFF, NSUB, UO
+    besides, ``level=3`` THETA, ETA, KAPPA, VMAX, NFS, XJ, DELTA, NSUB, UO
+    (and not LAMBDA), both with ngspice's defaults (TOX 1e-7 m, MJSW 0.33), level 3 with
+    mos3temp.c's intrinsic density for PHI from NSUB; XL, WD, XW, DELVTO, XD, ALPHA are
+    SpiceErrors, as is any level but 1, 2 and 3; UTRA is a SpiceWarning (ngspice ignores it)."""
     positional, instance = split_options(tokens[1:], card.where, tuple(INSTANCE) + tuple(SQUARES))
     if len(positional) != 5:
         raise SpiceError("M takes Mname nd ng ns nb model [l= w= m= ad= as= pd= ps= nrd= nrs=] "
@@ -60,8 +68,8 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     tnom_token = options.get("tnom", options.get("tref"))
     tnom = b.value(tnom_token, model_scope, model_card.where) if tnom_token else \
         (lambda: b.ctx.option("tnom"))
-    if level == 3:
-        _level3_defaults(b, functions, options, (model_scope, model_card))
+    if level != 1:
+        _staged_defaults(b, functions, options, (model_scope, model_card), level)
     _mobility(b, functions, options, (model_scope, model_card))
     if "nsub" in options and "TOX" in functions and functions["TOX"]() > 0:
         _doping_defaults(b, functions, options, values["channel"], tnom, (model_scope, model_card),
@@ -79,30 +87,36 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
 
 
 def _level_options(b, params, model_scope, model_card, split_options):
-    """(level, {key: value token}) of a MOSFET ``.model`` card's parameters: level 1 or 3,
+    """(level, {key: value token}) of a MOSFET ``.model`` card's parameters: level 1, 2 or 3,
     each with its own table; a parameter ngspice-39 has at that level but physlib does not is
-    a SpiceError naming it."""
-    allowed = tuple(MOSFET_PARAMETERS) + MOSFET_OTHER + tuple(LEVEL3_PARAMETERS) + LEVEL3_UNSUPPORTED
+    a SpiceError naming it, UTRA (which ngspice ignores) a warning."""
+    allowed = tuple(MOSFET_PARAMETERS) + MOSFET_OTHER + tuple(LEVEL3_PARAMETERS) + LEVEL3_UNSUPPORTED + \
+        tuple(LEVEL2_PARAMETERS) + IGNORED
     _, options = split_options(params, model_card.where, allowed)
     level = b.value(options["level"], model_scope, model_card.where)() if "level" in options else 1
-    if level not in (1, 3):
-        raise SpiceError(f"MOSFET level={level:g} is not supported; physlib has levels 1 and 3 "
-                         "(ngspice's mos1, mos3)", model_card.where)
+    if level not in (1, 2, 3):
+        raise SpiceError(f"MOSFET level={level:g} is not supported; physlib has levels 1, 2 and 3 "
+                         "(ngspice's mos1, mos2, mos3)", model_card.where)
     level = int(level)
-    if level == 1:
-        foreign = [key for key in options if key in LEVEL3_PARAMETERS or key in LEVEL3_UNSUPPORTED]
-    else:
-        foreign = [key for key in options if key in LEVEL3_UNSUPPORTED or key == "lambda"]
+    own = {1: (), 2: tuple(LEVEL2_PARAMETERS), 3: tuple(LEVEL3_PARAMETERS)}[level]
+    foreign = [key for key in options if key in LEVEL3_UNSUPPORTED or (key == "lambda" and level == 3) or
+               (key in tuple(LEVEL2_PARAMETERS) + tuple(LEVEL3_PARAMETERS) and key not in own)]
     if foreign:
         raise SpiceError(f"{', '.join(k + '=' for k in foreign)} not supported on a level-{level} "
                          f"MOSFET here", model_card.where)
+    for key in IGNORED:
+        if key in options:
+            b.ctx.warn(model_card.where, f"{key}= ignored, as ngspice-39 ignores it (none of its MOSFET "
+                       "levels 1-3 has it)")
+            del options[key]
     return level, options
 
 
-def _level3_defaults(b, functions, options, model):
-    """The level-3 parameters of the card into ``functions`` (in SI units), and ngspice's
-    level-3 defaults where they differ from level 1's: TOX 1e-7 m, MJSW 0.33 (mos3set.c)."""
-    for key, (target, scale) in LEVEL3_PARAMETERS.items():
+def _staged_defaults(b, functions, options, model, level):
+    """The level-2 or level-3 parameters of the card into ``functions`` (in SI units), and
+    ngspice's defaults of these levels where they differ from level 1's: TOX 1e-7 m, MJSW 0.33
+    (mos2set.c, mos3set.c)."""
+    for key, (target, scale) in (LEVEL2_PARAMETERS if level == 2 else LEVEL3_PARAMETERS).items():
         if key in options:
             value = b.value(options[key], model[0], model[1].where)
             functions[target] = (lambda value, scale: lambda: value() * scale)(value, scale)
@@ -161,7 +175,7 @@ def _model_functions(b, options, model_scope, model_card):
     """{MOSFET parameter: function giving its value} of the ``.model`` card's ``options``."""
     functions, seen = {}, {}
     for key, token in options.items():
-        if key in MOSFET_OTHER or key in LEVEL3_PARAMETERS:
+        if key in MOSFET_OTHER or key in LEVEL3_PARAMETERS or key in LEVEL2_PARAMETERS:
             continue
         target = MOSFET_PARAMETERS[key]
         if target in seen:

@@ -1,7 +1,8 @@
-"""The SPICE MOSFET (ngspice-39's level-1 ``mos1`` and level-3 ``mos3``), N and P channel:
+"""The SPICE MOSFET (ngspice-39's ``mos1``, ``mos2`` and ``mos3``), N and P channel:
 :class:`MOSFET` (in :mod:`.device`), its level-1 channel current and temperature rules
-(:mod:`.channel`), its level-3 channel current (:mod:`.level3`) and its charges — Meyer's gate
-capacitances, overlaps, bulk junctions (:mod:`.capacitances`).
+(:mod:`.channel`), its level-2 and level-3 channel currents in stages (:mod:`.level2`,
+:mod:`.level3`, :mod:`.staged`) and its charges — Meyer's gate capacitances, overlaps, bulk
+junctions (:mod:`.capacitances`).
 
 Re-exported as :class:`physlib.components.electrical.MOSFET`.
 """

@@ -1,6 +1,6 @@
-"""The SPICE MOSFET class (ngspice-39's ``mos1``), N and P channel: pins, parameters,
-equations, stored energy, dissipation and noise; its channel current in :mod:`.channel`, its
-charges in :mod:`.capacitances`."""
+"""The SPICE MOSFET class (ngspice-39's ``mos1``, ``mos2``, ``mos3``), N and P channel: pins,
+parameters, equations, stored energy, dissipation and noise; its channel current in
+:mod:`.channel` (levels 2, 3: :mod:`.staged`), its charges in :mod:`.capacitances`."""
 from .....core import Component, Parameter, ParameterError, Port, Variable
 from .....core.lazy import lazy_module
 from .....domains import electrical
@@ -9,8 +9,8 @@ from ....noise_variants import noisy_class
 from .capacitances import BRANCHES, ORDER
 from .channel import level1_current, level1_threshold, temperature
 from .charges import MOSFETCharges
-from .level3 import Level3Channel
 from .noise import EPS_OX, TOX_ABSENT, MOSFETNoise
+from .staged import StagedChannel
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -20,9 +20,10 @@ __all__ = ["MOSFET", "EPS_OX", "TOX_ABSENT"]
 grading = (lambda m: 0.0 <= m <= 0.9, "a grading coefficient must be in [0, 0.9]")
 
 
-class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
-    """SPICE MOSFET of level 1 (Shichman & Hodges 1968; ngspice-39's ``mos1``) or level 3 (the
-    semi-empirical short-channel model; ngspice-39's ``mos3``), N or P channel:
+class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
+    """SPICE MOSFET of level 1 (Shichman & Hodges 1968; ngspice-39's ``mos1``), level 2 (the
+    Grove–Frohman charge-sheet model with Baum's velocity saturation; ``mos2``) or level 3 (the
+    semi-empirical short-channel model; ``mos3``), N or P channel:
     drain ``d``, gate ``g``, source ``s`` and bulk ``b`` pins, series resistances RD, RS to an
     internal drain d' and source s', the channel current between them, bulk–drain and
     bulk–source diodes with their depletion charge (bottom and sidewall), Meyer's gate
@@ -36,14 +37,14 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     name    unit     meaning                                           default
     ======= ======== ================================================= ===========
     channel          "N" or "P" (structural)                           "N"
-    level            1 or 3: the channel model (structural)            1
+    level            1, 2 or 3: the channel model (structural)         1
     meyer            Meyer's gate capacitances when TOX > 0 (struct.)  True
     VTO     V        zero-bias threshold voltage (< 0 for enhancement  0
                      PMOS)
     KP      A/V²     transconductance parameter at TNOM (> 0)          2e-5
     GAMMA   √V       body-effect coefficient (>= 0)                    0
     PHI     V        surface potential at TNOM (> 0)                   0.6
-    LAMBDA  1/V      channel-length modulation (>= 0; level 1)         0
+    LAMBDA  1/V      channel-length modulation (>= 0; levels 1, 2)     0
     RD, RS  Ohm      drain, source resistance (>= 0; divided by M)     0
     CBD,CBS F        zero-bias bulk–drain, bulk–source capacitance     0
                      (> 0: in place of CJ·AD, CJ·AS)
@@ -63,18 +64,21 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     CGDO    F/m      gate–drain overlap capacitance per width          0
     CGBO    F/m      gate–bulk overlap capacitance per length          0
     TOX     m        oxide thickness (>= 0; 0: not given, see below;   0
-                     level 3: 0 is ngspice's 1e-7 m)
+                     levels 2, 3: 0 is ngspice's 1e-7 m)
     LD      m        lateral diffusion (L − 2·LD is the channel)       0
-    UO      m²/V·s   surface mobility (level 3: VMAX's vdsc)           0.06
+    UO      m²/V·s   surface mobility (levels 2, 3: with VMAX)         0.06
     THETA   1/V      mobility modulation by the gate (level 3)         0
     ETA     1        static feedback on the threshold (level 3)        0
     KAPPA   1        saturation field factor (level 3, with NSUB)      0.2
-    VMAX    m/s      maximum drift velocity (level 3; 0: none)         0
-    NFS     1/m²·V   fast surface states (level 3; 0: no weak inv.)    0
-    XJ      m        junction depth (level 3, with NSUB)               0
-    DELTA   1        width effect on the threshold (level 3)           0
-    NSUB    1/m³     substrate doping (level 3: α = 2·εSi/(q·NSUB) of  0
-                     XJ and KAPPA; 0: not given)
+    VMAX    m/s      maximum drift velocity (levels 2, 3; 0: none)     0
+    NFS     1/m²·V   fast surface states (levels 2, 3; 0: no weak inv.) 0
+    XJ      m        junction depth (levels 2, 3, with NSUB)           0
+    DELTA   1        width effect on the threshold (levels 2, 3)       0
+    NSUB    1/m³     substrate doping (levels 2, 3: α = 2·εSi/(q·NSUB)  0
+                     of XJ, KAPPA, level 2's λ; 0: not given)
+    UCRIT   V/m      critical field of mobility reduction (level 2)    1e6
+    UEXP    1        its exponent (level 2; 0: none)                   0
+    NEFF    1        channel charge coefficient (level 2, with VMAX)   1
     KF      1        flicker noise coefficient (>= 0)                  0
     AF      1        flicker noise exponent (> 0)                      1
     W, L    m        channel width, drawn length (> 0)                 100e-6
@@ -98,7 +102,8 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     rules: :func:`~.channel.level1_threshold`, :func:`~.channel.level1_current`,
     :func:`~.channel.temperature`; at level 3 mos3temp.c and mos3load.c, the channel current
     ``mosfet.level3.level3_stages``, each stage an internal variable (vgc, vxc, vbc, sqphbs,
-    fshort, vth, xn, vdsc, idrift, delxl), and no gm variable; vt = k·T/q)::
+    fshort, vth, xn, vdsc, idrift, delxl), and no gm variable; level 2 likewise, mos2temp.c,
+    mos2load.c and ``mosfet.level2.level2_stages``; vt = k·T/q)::
 
         forward (vds >= 0): I(vgs, vds, vbs); reverse: −I(vgd, −vds, vbd)   = ids
         ibs = M·IS(T)·(exp(vbs/vt) − 1) + GMIN·vbs  (vbs > −3·vt), −M·IS(T) + GMIN·vbs below;
@@ -127,13 +132,15 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     overlap or Meyer's capacitances) and each resistance > 0 is decided when the model is
     compiled; ``params=`` may change their values but not whether they are 0 (a
     :class:`~physlib.core.errors.StructureChangeError`); at level 3 also whether TOX > 0 and
-    whether KAPPA and NSUB are both > 0 (channel-length modulation, the delxl stage).
+    whether KAPPA and NSUB are both > 0 (channel-length modulation, the delxl stage); at level
+    2 whether TOX > 0 and whether VMAX > 0 (the velocity saturation's stages).
 
     Noise (ngspice-39's mos1noi.c, at T): ``"M1.rd"``, ``"M1.rs"`` thermal 4kT·M/RD, 4kT·M/RS
     in parallel with RD, RS (only when > 0); ``"M1.id"`` channel thermal 4kT·(2/3)·|gm| and
     ``"M1.1overf"`` flicker KF·|ids − ibd|^AF/(f·W·M·(L − 2·LD)·Cox²) [A²/Hz], both between d'
-    and s'. Level 3 as mos3noi.c: the flicker area without M, gm the current's derivative by
-    the gate voltage at the operating point (``Level3Channel.level3_transconductance``).
+    and s'. Levels 2 and 3 as mos2noi.c, mos3noi.c: gm the current's derivative by the gate
+    voltage at the operating point (``StagedChannel.staged_transconductance``),
+    level 3's flicker area without M.
 
     Dissipates RD/M·d.i² + RS/M·s.i² + ids·vds + ibs·vbs + ibd·vbd; stores the junction charges'
     energy and the overlaps' M·W·CGSO·vgs²/2 + M·W·CGDO·vgd²/2 + M·(L − 2·LD)·CGBO·vgb²/2.
@@ -146,7 +153,7 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     field-effect transistor switching circuits", IEEE J. Solid-State Circuits 3(3), 1968;
     J. E. Meyer, "MOS models and circuit simulation", RCA Review 32, 1971; A. Vladimirescu,
     S. Liu, "The simulation of MOS integrated circuits using SPICE2", UCB/ERL M80/7, 1980
-    (level 3); the ngspice manual, chapter "MOSFETs" (levels 1 and 3).
+    (levels 2, 3); the ngspice manual, chapter "MOSFETs".
     """
 
     d = Port(electrical, "drain")
@@ -155,8 +162,8 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
     b = Port(electrical, "bulk (body)")
 
     channel = Parameter("N", description='"N" or "P"', structural=True)
-    level = Parameter(1, description="the channel model: 1 (Shichman-Hodges) or 3 (semi-empirical "
-                      "short-channel)", structural=True)
+    level = Parameter(1, description="the channel model: 1 (Shichman-Hodges), 2 (Grove-Frohman) or 3 "
+                      "(semi-empirical short-channel)", structural=True)
     meyer = Parameter(True, description="Meyer's gate capacitances when TOX > 0 (False: TOX sets "
                       "the flicker noise's Cox only)", structural=True)
     VTO = Parameter(0.0, unit="V", description="zero-bias threshold voltage")
@@ -192,23 +199,28 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
                      nonnegative=True)
     TOX = Parameter(0.0, unit="m", description="oxide thickness (0: not given)", nonnegative=True)
     LD = Parameter(0.0, unit="m", description="lateral diffusion", nonnegative=True)
-    UO = Parameter(0.06, unit="m2/(V.s)", description="surface mobility (level 3)", positive=True)
+    UO = Parameter(0.06, unit="m2/(V.s)", description="surface mobility (levels 2, 3: with VMAX)",
+                   positive=True)
     THETA = Parameter(0.0, unit="1/V", description="mobility modulation by the gate (level 3)",
                       nonnegative=True)
     ETA = Parameter(0.0, unit="1", description="static feedback on the threshold (level 3)",
                     nonnegative=True)
     KAPPA = Parameter(0.2, unit="1", description="saturation field factor (level 3, with NSUB)",
                       nonnegative=True)
-    VMAX = Parameter(0.0, unit="m/s", description="maximum drift velocity (level 3; 0: none)",
+    VMAX = Parameter(0.0, unit="m/s", description="maximum drift velocity (levels 2, 3; 0: none)",
                      nonnegative=True)
-    NFS = Parameter(0.0, unit="1/(m2.V)", description="fast surface state density (level 3; 0: no "
+    NFS = Parameter(0.0, unit="1/(m2.V)", description="fast surface state density (levels 2, 3; 0: no "
                     "weak inversion)", nonnegative=True)
-    XJ = Parameter(0.0, unit="m", description="metallurgical junction depth (level 3, with NSUB)",
+    XJ = Parameter(0.0, unit="m", description="metallurgical junction depth (levels 2, 3, with NSUB)",
                    nonnegative=True)
-    DELTA = Parameter(0.0, unit="1", description="width effect on the threshold (level 3)",
+    DELTA = Parameter(0.0, unit="1", description="width effect on the threshold (levels 2, 3)",
                       nonnegative=True)
-    NSUB = Parameter(0.0, unit="1/m3", description="substrate doping (level 3: the depletion "
-                     "widths of XJ and KAPPA; 0: not given)", nonnegative=True)
+    NSUB = Parameter(0.0, unit="1/m3", description="substrate doping (levels 2, 3: the depletion "
+                     "widths of XJ, KAPPA, level 2's LAMBDA; 0: not given)", nonnegative=True)
+    UCRIT = Parameter(1e6, unit="V/m", description="critical field for mobility reduction (level 2)",
+                      positive=True)
+    UEXP = Parameter(0.0, unit="1", description="critical field exponent (level 2; 0: none)", nonnegative=True)
+    NEFF = Parameter(1.0, unit="1", description="channel charge coefficient (level 2, with VMAX)", positive=True)
     KF = Parameter(0.0, unit="1", description="flicker noise coefficient", nonnegative=True)
     AF = Parameter(1.0, unit="1", description="flicker noise exponent", positive=True)
     W = Parameter(100e-6, unit="m", description="channel width", positive=True)
@@ -246,13 +258,14 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
               "bd": "bulk-drain charge (CBD or CJ·AD, CJSW·PD)", "bs": "bulk-source charge (CBS or "
               "CJ·AS, CJSW·PS)", "sidewalls": "sidewall charges (CJSW)", "RD": "RD", "RS": "RS",
               "meyer": "Meyer's capacitances (TOX)", "TOX": "TOX (0: ngspice's 1e-7 m)",
-              "KAPPA": "channel-length modulation (KAPPA and NSUB > 0)"}
+              "KAPPA": "channel-length modulation (KAPPA and NSUB > 0)",
+              "VMAX": "velocity saturation (VMAX > 0, level 2's quartic)"}
 
     def validate(self):
         if self.channel not in ("N", "P"):
             raise ParameterError(f"MOSFET {self.name!r}: channel must be 'N' or 'P', got {self.channel!r}")
-        if self.level not in (1, 3):
-            raise ParameterError(f"MOSFET {self.name!r}: level must be 1 or 3, got {self.level!r}")
+        if self.level not in (1, 2, 3):
+            raise ParameterError(f"MOSFET {self.name!r}: level must be 1, 2 or 3, got {self.level!r}")
         if self.L <= 2 * self.LD:
             raise ParameterError(f"MOSFET {self.name!r}: the channel length L = {self.L:g} m must exceed "
                                  f"twice the lateral diffusion LD = {self.LD:g} m")
@@ -264,25 +277,27 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
         internal node, as ngspice), the charge branches (of :data:`~.capacitances.ORDER`) with a
         capacitance > 0, and "sidewalls" when CJSW > 0 makes both junctions' sidewall charges."""
         v = self._values if values is None else values
-        meyer = self.meyer and (v["TOX"] > 0 or self.level == 3)
+        meyer = self.meyer and (v["TOX"] > 0 or self.level != 1)
         branches = {name: meyer or v[cap] > 0 for name, cap in self.OVERLAPS.items()}
         branches.update({name: v[cap] > 0 or v["CJ"] * v[area] > 0 or v["CJSW"] * v[perimeter] > 0
                          for name, (cap, area, perimeter) in self.JUNCTIONS.items()})
         sidewalls = ("sidewalls",) if v["CJSW"] > 0 and (branches["bd"] or branches["bs"]) else ()
         return tuple(n for n in ("RD", "RS") if v[n] > 0) + tuple(n for n in ORDER if branches[n]) + \
-            sidewalls + (("meyer",) if meyer else ()) + (("TOX",) if self.level == 3 and v["TOX"] > 0 else ()) + \
-            (("KAPPA",) if self.level == 3 and v["KAPPA"] > 0 and v["NSUB"] > 0 else ())
+            sidewalls + (("meyer",) if meyer else ()) + (("TOX",) if self.level != 1 and v["TOX"] > 0 else ()) + \
+            (("KAPPA",) if self.level == 3 and v["KAPPA"] > 0 and v["NSUB"] > 0 else ()) + \
+            (("VMAX",) if self.level == 2 and v["VMAX"] > 0 else ())
 
     def structure_key(self):
         return (self.channel, self.level, self.present())
 
     def variables(self):
-        """The declared variables; at level 3 the stages of its channel current
-        (``mosfet.level3.STAGES``) and no gm (``Level3Channel.level3_transconductance``)."""
+        """The declared variables; at levels 2 and 3 the stages of the channel current
+        (``mosfet.level2.STAGES``, ``mosfet.level3.STAGES``) and no gm
+        (``StagedChannel.staged_transconductance``)."""
         own = super().variables()
-        if self.level == 3:
+        if self.level != 1:
             del own["gm"]
-            own.update(self._level3_variables())
+            own.update(self._stage_variables())
         return own
 
     def structure_change(self, compiled, asked):
@@ -314,10 +329,11 @@ class MOSFET(Level3Channel, MOSFETCharges, MOSFETNoise, Component):
                      ((self.vgs, self.vgd), (self.vds, -self.vds), (self.vbs, self.vbd)))
 
     def _channel_equations(self, temp):
-        """von, vdsat, ids and gm of the channel in the conducting direction (level 1 or 3)."""
+        """von, vdsat, ids and gm of the channel in the conducting direction (level 1; levels 2
+        and 3 without gm)."""
         tp = self._polarity()
-        if self.level == 3:
-            return self._level3_equations(temp)
+        if self.level != 1:
+            return self._staged_equations(temp)
         vg, vx, _ = self._conducting()
         vgst = vg - self.von
         current, gm = level1_current(self, vgst, vx, temp)

@@ -3,12 +3,11 @@ mos3load.c and mos3temp.c), in stages: each stage an intermediate variable of th
 an equation of the voltages and the stages before it, so the equations stay small enough for
 their derivatives to be derived (inlined into one expression they would not).
 
-:func:`level3_stages` gives the stages; :func:`derivative_stages` their derivatives by the
-gate voltage, from which :class:`Level3Channel` computes the transconductance the channel's
-thermal noise reads, in numbers at the operating point.
+:func:`level3_stages` gives the stages; :class:`~.staged.StagedChannel` makes them the
+MOSFET's variables and equations and computes the transconductance the channel's thermal
+noise reads from them, in numbers at the operating point.
 """
 from .....constants import Constant
-from .....core import Variable
 from .....core.lazy import lazy_module
 from ..junctions import BOLTZMANN, ELEMENTARY_CHARGE
 from .channel import effective_length, temperature
@@ -16,8 +15,7 @@ from .noise import EPS_OX, TOX_ABSENT
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["EPS_SI", "STAGES", "Level3Channel", "level3_stages", "derivative_stages", "depletion_coefficient",
-           "oxide_capacitance"]
+__all__ = ["EPS_SI", "STAGES", "level3_stages", "depletion_coefficient", "oxide_capacitance", "is_present"]
 
 EPS_SI = Constant(11.7 * 8.854214871e-12, "F/m", "EPS_SI")     # ngspice's silicon permittivity
 ETA_SCALE = Constant(8.15e-22, "F.m", "ETA_SCALE")   # mos3load.c's scale of ETA (static feedback)
@@ -51,6 +49,12 @@ def oxide_capacitance(dev):
     """Cox = 3.9·ε0/TOX [F/m²], ngspice's TOX = 1e-7 m where TOX is 0 (not given; whether it
     is is part of the device's structure, :meth:`~.device.MOSFET.present`)."""
     return EPS_OX / (dev.TOX if dev.level == 1 or "TOX" in dev.present() else Constant(TOX_ABSENT, "m", "TOX_ABSENT"))
+
+
+def is_present(name, present):
+    """Whether level 3's stage ``name`` is part of a device whose :meth:`~.device.MOSFET.present`
+    is ``present`` (delxl only with channel-length modulation)."""
+    return name != "delxl" or "KAPPA" in present
 
 
 def level3_stages(dev, polarity, temp, conducting):
@@ -165,68 +169,3 @@ def _shortening(dev, on):
         (sp.sqrt(vx - dev.vdsat + dev.vdsat / 8), dev.VMAX <= 0),
         (sp.sqrt(half_field**2 + vx - dev.vdsat) - half_field, True))
     return sp.Piecewise((linear, vx <= dev.vdsat), (saturated, True))
-
-
-class Level3Channel:
-    """The level-3 parts of :class:`~.device.MOSFET`: the stages' variables and equations, and
-    the transconductance its channel's thermal noise reads."""
-
-    def _level3_variables(self):
-        """{stage: Variable} of this device (delxl only with channel-length modulation)."""
-        return {name: Variable(unit, description) for name, (unit, description) in STAGES.items()
-                if name != "delxl" or "KAPPA" in self.present()}
-
-    def _level3_equations(self, temp):
-        """The stages of :func:`level3_stages` (von and vdsat among them) and ids."""
-        stages = level3_stages(self, self._polarity(), temp, self._conducting())
-        named = {"von": self.von, "vdsat": self.vdsat}
-        current = stages[-1][1]
-        # residuals, not Eq: SymPy's Eq would try to decide each equation (seconds here)
-        return [(named[name] if name in named else self.var(name)) - expr for name, expr in stages[:-1]] + \
-            [self.ids - sp.Piecewise((current, self.vds >= 0), (-current, True))]
-
-    def level3_transconductance(self, values, params):
-        """gm = ∂I/∂vgc [S], the level-3 channel current's derivative by the gate voltage in the
-        conducting direction at an operating point (``values``: the device's variables by name,
-        ``params``: its parameters), by the chain rule through the stages
-        (:func:`derivative_stages`), in numbers. Only the noise analysis reads it, so it is no
-        variable of the model: as equations its derivation would take longer than the rest."""
-        from .....core.symbolic import ConstantSymbol, VariableSymbol, parameter_symbol
-        self._deriving = True
-        try:
-            stages = level3_stages(self, self._polarity(), temperature(self, self._polarity()), self._conducting())
-        finally:
-            self._deriving = False
-        names = [name for name, _ in stages[:-1]]
-        symbols = {name: VariableSymbol(name, real=True) for name in names}
-        symbols.update({"d_" + name: sp.Symbol("d_" + name) for name in names})
-        numbers = {parameter_symbol(name): value for name, value in params.items()
-                   if not self._parameters[name].structural}
-        numbers.update({VariableSymbol(name, real=True): value for name, value in values.items()})
-        gm = 0.0
-        for name, expr in derivative_stages(stages, symbols, symbols["vgc"]):
-            value = expr.xreplace(numbers)
-            gm = float(value.xreplace({c: c.value for c in value.atoms(ConstantSymbol)}))
-            if name in symbols:
-                numbers[symbols["d_" + name]] = gm
-        return gm
-
-
-def derivative_stages(stages, symbols, wrt):
-    """[(stage, d(its expression)/d``wrt``)] by the chain rule through the stages before it
-    (``symbols``: stage name -> its symbol; the derivative of stage s is the symbol
-    ``symbols['d_' + s]``; a stage without a symbol, the last, is used by none), for the
-    stages that depend on ``wrt``: each derivative an expression as small as its stage's, in
-    the stages' values and their derivatives (:meth:`Level3Channel.level3_transconductance`
-    evaluates them in order)."""
-    derivatives, out = {wrt: sp.Integer(1)}, []
-    for name, expr in stages:
-        total = 0
-        for sym, dsym in derivatives.items():
-            if expr.has(sym):
-                total += sp.diff(expr, sym) * dsym
-        if total != 0:
-            out.append((name, total))
-            if name in symbols:
-                derivatives[symbols[name]] = symbols["d_" + name]
-    return out
