@@ -72,12 +72,22 @@ def test_2n3819_temperature_coefficients_at_70_c_equal_ngspice():
     # currents within 1e-6 relative; measured 8.8e-11); J2's gate, forward-biased by 0.45 V,
     # carries IS·exp((T/TNOM − 1)·EG/vt)·(T/TNOM)^Xti: the gate currents (i(vb); J1's leakage
     # through RG, v(g)) within 1e-5, as the constants' 3.4e-7 in vt times the exponent's
-    # (T/TNOM − 1)·EG/vt + v/vt = 5.4 + 15.2 explain (measured 6.8e-6 and 1.3e-6).
+    # (T/TNOM − 1)·EG/vt + v/vt = 5.4 + 15.2 explain (measured 6.8e-6 and 1.3e-6). J3's card has
+    # ngspice's other pair, TCV and BEX: VTO − TCV·(T − TNOM), BETA·(T/TNOM)^BEX.
     op, ref = read("cs_2n3819_hot.cir").op(), spice.read_csv(DATA / "cs_2n3819_hot_op.csv")
     for name, value in ref.items():
         tolerance = 1e-5 if name in ("i(vb)", "v(g)") else 1e-6
         assert abs(op[name] - value[0]) <= tolerance * abs(value[0]) + 1e-15, name
     assert ref["i(vdd)"][0] < -0.015                  # J2's channel conducts (VTO and BETA at T)
+    assert 10.8 < ref["v(d3)"][0] < 11                # J3's 4.1 mA (4.4 mA at 27 °C)
+
+
+def test_vto_coefficient_with_b_term_is_refused():
+    # ngspice-39's B term keeps VTO at TNOM while its channel takes VTO at T: physlib's JFET
+    # has one VTO, so the reader refuses the pair rather than compute something else.
+    text = ("t\nV1 d 0 5\nJ1 d 0 0 jb\n.model jb NJF(VTO=-2 VTOTC=-2m B=0.9)\n.op\n.end\n")
+    with pytest.raises(spice.SpiceError, match="VTOTC= or TCV= with B ≠ 1 is not supported"):
+        spice.read(text)
 
 
 def test_2n3819_amplifier_transient_equals_ngspice():
