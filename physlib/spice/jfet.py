@@ -26,7 +26,8 @@ KELVIN = 273.15
 
 def jfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     """(JFET, its pins in the card's node order) for ``Jname nd ng ns model [area] [area=]
-    [m=]``: the model's parameters, the circuit temperature as T, the model's ``tnom=`` (else
+    [m=]``: the model's parameters (VTO, BETA, IS at T by the card's temperature coefficients,
+    :func:`at_temperature`), the circuit temperature as T, the model's ``tnom=`` (else
     ``.options tnom``) as TNOM and ``.options gmin`` across each gate junction, as jfetload.c."""
     positional, instance = split_options(tokens[1:], card.where, tuple(INSTANCE))
     if "off" in (token.lower() for token in positional[4:]):
