@@ -120,10 +120,10 @@ def test_driven_stage_and_follower_tran_equal_ngspice():
     ("J1 d g 0 nm", "J needs a JFET .model \\(NJF or PJF\\), nm is NMOS"),
     ("J1 d g 0 nj off", "the off flag is not supported"),
     ("J1 d g 0 nj 2 3", "J takes Jname nd ng ns model"),
-    ("J1 d g 0 bad", "TCV= is not supported here")])
+    ("J1 d g 0 bad", "GDSNOI= is not supported here")])
 def test_bad_j_lines_are_named(line, message):
     text = (f"bad\nV1 d 0 1\nV2 g 0 0\n{line}\n.model nm NMOS(VTO=1)\n.model nj NJF(VTO=-2)\n"
-            ".model bad NJF(VTO=-2 TCV=1m)\n.end\n")
+            ".model bad NJF(VTO=-2 GDSNOI=2)\n.end\n")
     with pytest.raises(SpiceError, match=message):
         deck_from_text(text)
 

@@ -349,8 +349,9 @@ def make_component(b, letter, name, tokens, card, body, scope, prefix, sensed):
         return mosfet(b, name, tokens, card, scope, prefix,
                       ignoring_pspice_entries(b, find_model, MOSFET_STOPS), _split_options)
     if letter == "J":
-        from .jfet import jfet
-        return jfet(b, name, tokens, card, scope, prefix, ignoring_pspice_entries(b, find_model),
+        from .jfet import JFET_PSPICE_ONLY, jfet
+        return jfet(b, name, tokens, card, scope, prefix,
+                    ignoring_pspice_entries(b, find_model, only_pspice=JFET_PSPICE_ONLY),
                     _split_options)
     if letter == "B":
         from .behavioural import behavioural_source

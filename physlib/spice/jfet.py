@@ -13,13 +13,21 @@ JFET_PARAMETERS = {"vto": "VTO", "vt0": "VTO", "beta": "BETA", "lambda": "LAMBDA
                    "rs": "RS", "cgs": "CGS", "cgd": "CGD", "pb": "PB", "fc": "FC", "is": "IS",
                    "b": "B", "eg": "EG", "kf": "KF", "af": "AF"}
 JFET_OTHER = ("level", "tnom")
+# ngspice-39's temperature coefficients (jfettemp.c), which physlib's JFET has not: the reader
+# gives it VTO, BETA and IS at the circuit's temperature T (:func:`at_temperature`).
+TEMPERATURE_COEFFICIENTS = ("vtotc", "tcv", "betatce", "bex", "xti")
+# PSpice's JFET parameters that ngspice-39 ignores ("unrecognized parameter (isr) - ignored"):
+# the gate's recombination current, its emission coefficients, impact ionization and the
+# capacitances' grading coefficient (ngspice's is 0.5), on every vendor JFET card
+JFET_PSPICE_ONLY = ("isr", "n", "nr", "alpha", "vk", "m")
 INSTANCE = {"area": "AREA", "m": "M"}
 KELVIN = 273.15
 
 
 def jfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     """(JFET, its pins in the card's node order) for ``Jname nd ng ns model [area] [area=]
-    [m=]``: the model's parameters, the circuit temperature as T, the model's ``tnom=`` (else
+    [m=]``: the model's parameters (VTO, BETA, IS at T by the card's temperature coefficients,
+    :func:`at_temperature`), the circuit temperature as T, the model's ``tnom=`` (else
     ``.options tnom``) as TNOM and ``.options gmin`` across each gate junction, as jfetload.c."""
     positional, instance = split_options(tokens[1:], card.where, tuple(INSTANCE))
     if "off" in (token.lower() for token in positional[4:]):
@@ -34,12 +42,15 @@ def jfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     if kind not in ("njf", "pjf"):
         raise SpiceError(f"J needs a JFET .model (NJF or PJF), {positional[3]} is "
                          f"{kind.upper()}", card.where)
-    _, options = split_options(params, model_card.where, tuple(JFET_PARAMETERS) + JFET_OTHER)
+    _, options = split_options(params, model_card.where,
+                               tuple(JFET_PARAMETERS) + JFET_OTHER + TEMPERATURE_COEFFICIENTS)
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
         raise SpiceError("only the level-1 JFET model is supported (level=1)", model_card.where)
     functions, seen = {}, {}
+    coefficients = {key: b.value(token, model_scope, model_card.where)
+                    for key, token in options.items() if key in TEMPERATURE_COEFFICIENTS}
     for key, token in options.items():
-        if key in JFET_OTHER:
+        if key in JFET_OTHER or key in coefficients:
             continue
         target = JFET_PARAMETERS[key]
         if target in seen:
@@ -57,8 +68,41 @@ def jfet(b, name, tokens, card, scope, prefix, find_model, split_options):
         (lambda: b.ctx.option("tnom"))
     functions.update({"T": lambda: b.ctx.option("temp") + KELVIN, "TNOM": lambda: tnom() + KELVIN,
                       "GMIN": lambda: b.ctx.option("gmin")})
+    functions.update(at_temperature(functions, coefficients, model_card))
     values, path = {"channel": "P" if kind == "pjf" else "N"}, f"{prefix}{name}."
     for param, function in functions.items():
         values[param] = function()
         b.bind(path + param, function, card.where)
     return JFET(name, **values), ["d", "g", "s"]
+
+
+def at_temperature(functions: dict, coefficients: dict, model_card) -> dict:
+    """VTO, BETA and IS (functions of the circuit's state, like ``functions``) at the temperature
+    ``functions["T"]`` by ngspice-39's jfettemp.c, for the temperature coefficients the card
+    gives: VTO + VTOTC·(T − TNOM) (else VTO − TCV·(T − TNOM)), BETA·1.01^(BETATCE·(T − TNOM))
+    (else BETA·(T/TNOM)^BEX), IS·(T/TNOM)^XTI (XTI only when given: ngspice's default 3 is
+    not applied); at T = TNOM each is the card's value."""
+    def given(param):
+        return functions.get(param, lambda: getattr(JFET, param).default)
+
+    temperature, nominal = functions["T"], functions["TNOM"]
+    rules = {}
+    vto, beta, saturation = given("VTO"), given("BETA"), given("IS")
+    if "vtotc" in coefficients or "tcv" in coefficients:
+        if "B" in functions and functions["B"]() != 1:
+            raise SpiceError("VTOTC= or TCV= with B ≠ 1 is not supported: ngspice-39's B term "
+                             "keeps VTO at TNOM while its channel current takes VTO at T",
+                             model_card.where)
+        vtotc = coefficients.get("vtotc")
+        slope = vtotc if vtotc else (lambda tcv=coefficients["tcv"]: -tcv())
+        rules["VTO"] = lambda: vto() + slope() * (temperature() - nominal())
+    if "betatce" in coefficients:
+        betatce = coefficients["betatce"]
+        rules["BETA"] = lambda: beta() * 1.01 ** (betatce() * (temperature() - nominal()))
+    elif "bex" in coefficients:
+        bex = coefficients["bex"]
+        rules["BETA"] = lambda: beta() * (temperature() / nominal()) ** bex()
+    if "xti" in coefficients:
+        xti = coefficients["xti"]
+        rules["IS"] = lambda: saturation() * (temperature() / nominal()) ** xti()
+    return rules

@@ -15,14 +15,16 @@ PSPICE_ONLY = ("iave", "vpk", "ipk", "vceo", "icrating", "mfg", "type", "vds", "
 MOSFET_STOPS = ("vds",)
 
 
-def without_pspice_entries(b, params: list[str], model_card, stops=()) -> list[str]:
-    """``params`` (a .model card's tokens) without its PSpice-only ``key = value`` entries,
-    warned about once per card; an entry of ``stops`` (on which ngspice-39 stops for this kind
-    of card) is an error."""
+def without_pspice_entries(b, params: list[str], model_card, stops=(), only_pspice=()) -> list[str]:
+    """``params`` (a .model card's tokens) without its PSpice-only ``key = value`` entries
+    (:data:`PSPICE_ONLY` and this kind of card's ``only_pspice``: model parameters PSpice has
+    and ngspice-39 ignores), warned about once per card; an entry of ``stops`` (on which
+    ngspice-39 stops for this kind of card) is an error."""
     kept, ignored, pos = [], [], 0
     while pos < len(params):
         key = params[pos].lower()
-        if key in PSPICE_ONLY and pos + 2 < len(params) and params[pos + 1] == "=":
+        if (key in PSPICE_ONLY or key in only_pspice) and pos + 2 < len(params) \
+                and params[pos + 1] == "=":
             if key in stops:
                 raise SpiceError(f"{key.upper()}= (a PSpice-only rating) on this card stops "
                                  "ngspice-39 too ('no such parameter on this device'): remove it",
@@ -41,10 +43,11 @@ def without_pspice_entries(b, params: list[str], model_card, stops=()) -> list[s
     return kept
 
 
-def ignoring_pspice_entries(b, find_model, stops=()):
+def ignoring_pspice_entries(b, find_model, stops=(), only_pspice=()):
     """``find_model(scope, name, where)`` whose cards come without their PSpice-only entries
     (:func:`without_pspice_entries`), for the devices that look their models up themselves."""
     def find(scope, name, where):
         kind, params, model_card, model_scope = find_model(scope, name, where)
-        return kind, without_pspice_entries(b, params, model_card, stops), model_card, model_scope
+        return kind, without_pspice_entries(b, params, model_card, stops, only_pspice), \
+            model_card, model_scope
     return find
