@@ -49,6 +49,17 @@ def test_importing_physlib_loads_no_analysis_plotting_or_dense_algebra(tmp_path)
         assert heavy not in modules, heavy
 
 
+def test_a_simulation_imports_no_other_analysis(tmp_path):
+    # The compiled model's other analyses (linearization, noise, sensitivities, exports) are
+    # imported when their methods are first read, and physlib.analysis hands on its names
+    # lazily: a build, compile and simulate loads none of them.
+    modules = set(run(RC, tmp_path)["modules"])
+    assert "physlib.analysis.simulation.simulate" in modules
+    for other in ("physlib.analysis.linear.linearize", "physlib.analysis.linear.linear_model",
+                  "physlib.analysis.noise", "physlib.analysis.sensitivity", "physlib.analysis.export"):
+        assert other not in modules, other
+
+
 def test_every_public_name_still_imports_from_the_package():
     for name in physlib.__all__:
         assert getattr(physlib, name) is not None, name
@@ -99,6 +110,8 @@ def test_a_changed_helper_module_of_the_catalog_is_a_new_key(monkeypatch):
 
     from physlib.components.electrical import Diode
     from physlib.components.electrical.semiconductors import junctions
+    monkeypatch.setenv("PHYSLIB_NO_CACHE", "1")     # no digest of the code kept on disk
+    template_cache._environment.cache_clear()
     key = template_cache.cache_key(Diode, (), frozenset(), frozenset())
     real = template_cache._file_digest
     edited = Path(junctions.__file__).resolve()
@@ -109,6 +122,37 @@ def test_a_changed_helper_module_of_the_catalog_is_a_new_key(monkeypatch):
         assert template_cache.cache_key(Diode, (), frozenset(), frozenset()) != key
     finally:
         template_cache._environment.cache_clear()
+
+
+def test_the_code_digest_kept_on_disk_follows_each_file_s_size_and_time(tmp_path, monkeypatch):
+    # A later process reads the digest of physlib's deriving code back from the cache folder
+    # instead of hashing a hundred modules; an edit (same size, new time) or a spoilt entry
+    # makes it hash them again, and the digest is always that of the files' text.
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path / "cache"))
+    files = [tmp_path / "a.py", tmp_path / "b.py"]
+    for f, text in zip(files, ("x = 1\n", "y = 2\n")):
+        f.write_text(text)
+    paths = [str(f) for f in files]
+
+    def hashed():
+        import hashlib
+        return hashlib.sha256(b"".join(hashlib.sha256(f.read_bytes()).hexdigest().encode()
+                                       for f in files)).hexdigest()
+
+    first = template_cache._code_digest(paths)
+    memos = list((tmp_path / "cache" / f"templates-v{template_cache.FORMAT}").glob("code-*"))
+    assert first == hashed() and len(memos) == 1 and memos[0].read_text() == first
+    monkeypatch.setattr(template_cache, "_file_digest", lambda path: pytest.fail("hashed again"))
+    assert template_cache._code_digest(paths) == first                   # read back, not hashed
+    monkeypatch.undo()
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path / "cache"))
+    files[1].write_text("y = 3\n")                                       # the same size
+    os.utime(files[1], ns=(os.stat(files[1]).st_mtime_ns + 10**9,) * 2)
+    edited = template_cache._code_digest(paths)
+    assert edited == hashed() != first
+    for memo in (tmp_path / "cache" / f"templates-v{template_cache.FORMAT}").glob("code-*"):
+        memo.write_text("spoilt")
+    assert template_cache._code_digest(paths) == edited
 
 
 def test_a_changed_class_source_is_a_new_key(tmp_path, monkeypatch):

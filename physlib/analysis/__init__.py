@@ -5,16 +5,19 @@
 * :mod:`.noise` — thermal and shot noise: spectra, multiports, per portion, along a run;
 * :mod:`.sweeps` — parameter sweeps and Monte Carlo studies over any of them;
 * :mod:`.common` — what they share (compiled calls, Newton solves, projections, options).
-"""
-from .common.options import OptionError
-from .common.start_values import StartValueWarning
-from .linear.analysis_points import AnalysisPoint, inject_across, inject_through, with_analysis_points
-from .linear.linear_model import LinearModel
-from .linear.operating_point import OperatingPoint, trim
-from .noise.transient import simulate_stochastic
-from .simulation.results import SimulationResult
-from .simulation.simulate import simulate
 
-__all__ = ["simulate", "SimulationResult", "OperatingPoint", "LinearModel", "trim", "inject_through",
-           "inject_across", "AnalysisPoint", "with_analysis_points", "OptionError", "StartValueWarning",
-           "simulate_stochastic"]
+Each name below is imported from here; its module is loaded when the name is first asked for,
+so that a run that only simulates does not load the linear, noise and export analyses.
+"""
+from ..core.lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    ".simulation.simulate": ("simulate",),
+    ".simulation.results": ("SimulationResult",),
+    ".linear.operating_point": ("OperatingPoint", "trim"),
+    ".linear.linear_model": ("LinearModel",),
+    ".linear.analysis_points": ("inject_through", "inject_across", "AnalysisPoint", "with_analysis_points"),
+    ".common.options": ("OptionError",),
+    ".common.start_values": ("StartValueWarning",),
+    ".noise.transient": ("simulate_stochastic",),
+})

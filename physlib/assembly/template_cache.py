@@ -120,21 +120,30 @@ def store(key: str | None, template: ClassTemplate) -> None:
     folder = cache_dir()
     if key is None or folder is None:
         return
-    temporary = None
     try:
         fields = {f.name: getattr(template, f.name) for f in dataclasses.fields(template)}
         fields["expressions"] = template.expressions.serialize()
         data = pickle.dumps({"format": FORMAT, "key": key, "fields": fields}, protocol=pickle.HIGHEST_PROTOCOL)
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=folder, prefix=f".{key}.", suffix=".tmp",
+    except Exception as err:    # noqa: BLE001 -- the cache is an optimisation: never fail for it
+        log.debug("template of %s not cached (%s: %s)", template.class_name, type(err).__name__, err)
+        return
+    _write_atomically(folder / f"{key}.pkl", data)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Writes ``data`` to a temporary file beside ``path`` and renames it into place, so a
+    reader never sees half a file; failures are logged, never raised."""
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
                                          delete=False) as file:
             temporary = file.name
             file.write(data)
-        os.replace(temporary, folder / f"{key}.pkl")
+        os.replace(temporary, path)
         temporary = None
     except Exception as err:    # noqa: BLE001 -- the cache is an optimisation: never fail for it
-        log.debug("template of %s not cached in %s (%s: %s)", template.class_name, folder,
-                  type(err).__name__, err)
+        log.debug("%s not written (%s: %s)", path, type(err).__name__, err)
     finally:
         if temporary is not None:
             try:
@@ -204,8 +213,29 @@ def _environment() -> str:
     for name in _DERIVING_MODULES:
         where = package / name
         files += sorted(where.rglob("*.py")) if where.is_dir() else [where]
-    code = hashlib.sha256(b"".join(_file_digest(str(f)).encode() for f in files)).hexdigest()
-    return "|".join([physlib.__version__, code, sys.version.split()[0], cs.__version__, _sympy_version()])
+    return "|".join([physlib.__version__, _code_digest([str(f) for f in files]), sys.version.split()[0],
+                     cs.__version__, _sympy_version()])
+
+
+def _code_digest(paths: list[str]) -> str:
+    """The digest of the text of the files ``paths``. Reading and hashing the hundred-odd
+    modules of physlib's deriving code is a third of a small model's first compile, so the
+    digest is kept in the cache folder under their paths, sizes and modification times (what
+    Python trusts to reuse a module's bytecode) and read back by later processes."""
+    stats = [os.stat(path) for path in paths]
+    listing = "\0".join(f"{p}:{s.st_mtime_ns}:{s.st_size}" for p, s in zip(paths, stats))
+    folder = cache_dir()
+    memo = None if folder is None else folder / f"code-{hashlib.sha256(listing.encode()).hexdigest()}"
+    try:
+        digest = memo.read_text() if memo is not None else ""
+    except OSError:
+        digest = ""
+    if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
+        return digest
+    digest = hashlib.sha256(b"".join(_file_digest(path).encode() for path in paths)).hexdigest()
+    if memo is not None:
+        _write_atomically(memo, digest.encode())
+    return digest
 
 
 def _sympy_version() -> str:

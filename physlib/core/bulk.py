@@ -9,7 +9,7 @@ from contextlib import contextmanager
 # count, so the same rule is kept here, with the whole count instead of a quarter (collections
 # cost time, and the garbage of a dropped model is freed at most one model later).
 _promoted = 0           # objects the builds promoted since the last full collection
-_survivors = None       # tracked objects after the last full collection (counted at the first build)
+_survivors = None       # tracked objects after the last full collection (None: not counted yet)
 
 
 @contextmanager
@@ -30,14 +30,16 @@ def bulk_build():
     through its younger generations, where it counts them): reading and dropping one
     10,000-element deck after another grew the process by 100 MB a deck. So a build first runs
     a full collection when the builds since the last one promoted more objects than it left
-    (see ``_promoted``). Nested builds promote once, at the outermost."""
+    (see ``_promoted``). Nested builds promote once, at the outermost. Counting the tracked
+    objects walks the whole heap (6 ms after importing physlib's compiler and simulator), so it
+    waits until a build has promoted something: a script that builds one model never pays it."""
     global _promoted, _survivors
     if not gc.isenabled():          # paused already (an outer build, or the user's choice)
         yield
         return
-    if _survivors is None:
-        _survivors = _tracked()
-    if _promoted > _survivors:
+    if _survivors is None and _promoted:
+        _survivors = _tracked() - _promoted     # what the process held before its first build
+    if _survivors is not None and _promoted > _survivors:
         gc.collect()
         _promoted, _survivors = 0, _tracked()
     gc.disable()

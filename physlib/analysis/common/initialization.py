@@ -12,13 +12,16 @@ import numbers
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
 
 from ...core.errors import InitializationError, PhyslibError
+from ...core.lazy import lazy_module
 from ...core.units import quantity_value
 from .fast_call import fast
 from .start_values import check_initial_state
+
+# SciPy's sparse matrices and solvers serve large models only: imported on first use.
+sps = lazy_module("scipy.sparse")
+spla = lazy_module("scipy.sparse.linalg")
 
 
 def algebraic_jacobian(system) -> cs.Function:
@@ -35,9 +38,14 @@ def term_sizes(g, w):
     size of the terms of each equation of g in w, the second part what no entry of w multiplies
     (a source's value as a function of time, a constant), whose rounding the residual carries
     as well. The one definition of an equation's rounding scale for physlib's solvers and for
-    the C they are exported as."""
+    the C they are exported as.
+
+    Infinite entries of w (a BJT's IKF or a diode's IKR left at ``inf``: no knee) count as 0:
+    their equations depend on them through 1/w only, whose derivative is 0 there, and 0·inf
+    made the size NaN, so no residual of that equation counted as rounding."""
     jac = cs.jacobian(g, w)
-    return cs.mtimes(cs.fabs(jac), cs.fabs(w)) + cs.fabs(g - cs.mtimes(jac, w))
+    finite = cs.if_else(cs.fabs(w) < np.inf, w, 0)
+    return cs.mtimes(cs.fabs(jac), cs.fabs(finite)) + cs.fabs(g - cs.mtimes(jac, finite))
 
 
 def equation_terms(system) -> cs.Function:

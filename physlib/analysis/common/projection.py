@@ -25,17 +25,27 @@ L. F. Shampine, Comput. Math. Appl. 12B, 1986).
 """
 from __future__ import annotations
 
+import sys
 from typing import Sequence
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
 
 from ...core.errors import PhyslibError
+from ...core.lazy import lazy_module
+
+# SciPy's sparse matrices and solvers serve large models only: imported on first use.
+sps = lazy_module("scipy.sparse")
+spla = lazy_module("scipy.sparse.linalg")
 
 __all__ = ["energy_projection", "naive_projection", "invariant_projection", "energy_matrix",
            "state_chain"]
+
+
+def _issparse(matrix) -> bool:
+    """Whether ``matrix`` is a SciPy sparse matrix (never, without importing SciPy, when
+    scipy.sparse has not been imported: no such matrix can exist then)."""
+    return "scipy.sparse" in sys.modules and sps.issparse(matrix)
 
 
 # --- projection onto constraints at an event -------------------------------------------------
@@ -76,7 +86,7 @@ def energy_projection(x0, M, C, d, fixed: Sequence[int] = ()) -> np.ndarray:
     Mf = M[free][:, free]
     rhs_c = d - C @ x0                          # C (x0 + Δx) = d with Δx zero on fixed states
     m, nf = Cf.shape
-    if sps.issparse(Mf) or sps.issparse(Cf):
+    if _issparse(Mf) or _issparse(Cf):
         kkt = sps.bmat([[sps.csc_matrix(Mf), sps.csc_matrix(Cf).T], [sps.csc_matrix(Cf), None]],
                        format="csc")
         rhs = np.concatenate([np.zeros(nf), rhs_c])
@@ -107,7 +117,7 @@ def naive_projection(x0, C, d) -> np.ndarray:
     """
     x = np.asarray(x0, dtype=float).ravel().copy()
     C = _as_matrix(C, (None, x.size), "C")
-    C = C.toarray() if sps.issparse(C) else C
+    C = C.toarray() if _issparse(C) else C
     d = np.asarray(d, dtype=float).ravel()
     assigned: set[int] = set()
     for row, rhs in zip(C, d):
@@ -165,7 +175,7 @@ def _correction(R, J, M):
     if M is None:
         MinvJt = J.T
     else:
-        M = M.toarray() if sps.issparse(M) else np.asarray(M, dtype=float)
+        M = M.toarray() if _issparse(M) else np.asarray(M, dtype=float)
         try:
             MinvJt = np.linalg.solve(M, J.T)
         except np.linalg.LinAlgError:
@@ -238,7 +248,7 @@ def state_chain(g_w, nx: int) -> np.ndarray:
 # --- helpers ---------------------------------------------------------------------------------
 
 def _as_matrix(a, shape, name):
-    if sps.issparse(a):
+    if _issparse(a):
         a = sps.csr_matrix(a, dtype=float)
     else:
         a = np.atleast_2d(np.asarray(a, dtype=float))

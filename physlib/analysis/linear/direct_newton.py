@@ -8,10 +8,13 @@ import warnings
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
 
+from ...core.lazy import lazy_module
 from ..common.initialization import at_rounding
+
+# SciPy's sparse matrices and solvers serve large models only: imported on first use.
+sps = lazy_module("scipy.sparse")
+spla = lazy_module("scipy.sparse.linalg")
 
 NEWTON_STEPS = 60           # full Newton steps before the continuation methods take over
 COMPILED_NEWTON_SIZE = 1000     # unknowns up to which CasADi's compiled Newton solves

@@ -31,13 +31,16 @@ from __future__ import annotations
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
 
 from ...core.errors import SimulationError
+from ...core.lazy import lazy_module
 from ..common.fast_call import fast
 from ..common.initialization import damped_newton, solve_algebraic
 from ..common.interpolation import hermite, linear
+
+# SciPy's sparse matrices and solvers serve large models only: imported on first use.
+sps = lazy_module("scipy.sparse")
+spla = lazy_module("scipy.sparse.linalg")
 
 # How each solver interpolates between its step ends (see the module docstring):
 # SimulationResult.at(t) after a fixed-step run uses the same choice between its rows.

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
+
+from ...core.lazy import lazy_module
+
+# SciPy's sparse matrices and solvers serve large models only: imported on first use.
+sps = lazy_module("scipy.sparse")
 
 
 def buffered(function: cs.Function):

@@ -6,7 +6,7 @@ from ....core.lazy import lazy_module
 from ...noise_variants import noisy_class
 from ..interfaces import OnePort
 from .gummel_poon import inverse
-from .junctions import (EXP_LIMIT, BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
+from .junctions import (EXP_LIMIT, limited_potential, BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
                         junction_temperature, limited_exp, reverse_current, saturation_scale)
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -245,7 +245,7 @@ class Diode(OnePort):
         temperature factor."""
         isr = self.ISR * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.NR)
         vj, _ = junction_temperature(self.CJO, self.VJ, self.M, self.T, self.TNOM)
-        vj = sp.Piecewise((1 / self.FC, self.FC * vj > 1), (vj, True))    # as depletion_charge
+        vj = limited_potential(vj, self.FC)          # as depletion_charge
         generation = ((1 - vd / vj)**2 + 0.005) ** (self.M / 2)
         return isr * (self._exp(vd / (self.NR * vt)) - 1) * generation
 

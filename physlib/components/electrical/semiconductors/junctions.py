@@ -20,7 +20,7 @@ SymPy symbols (parameters) or numbers.
 """
 import math
 
-from ....constants import Constant, k_B, q
+from ....constants import Constant, k_B, q, unit_voltage
 from ....core import Parameter
 from ....core.component import as_real
 from ....core.lazy import lazy_module
@@ -71,6 +71,12 @@ def limited_exp(x, limit, integral=False):
     return sp.Piecewise((sp.exp(x), x < limit), (sp.exp(limit) * (1 + x - limit), True))
 
 
+def limited_potential(vj, fc):
+    """VJ(T) at most 1/FC volts, as ngspice's diotemp.c limits a diode's junction potential
+    (its number 1/FC read as volts)."""
+    return sp.Piecewise((unit_voltage / fc, fc * vj > unit_voltage), (vj, True))
+
+
 def band_gap(T):
     """Eg(T) = 1.16 − 7.02e-4·T²/(T + 1108) [eV]: silicon's energy gap at T [K] (ngspice)."""
     return EG_0 - (EG_ALPHA * T**2) / (T + EG_BETA)
@@ -118,7 +124,7 @@ def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False):
     xfc = sp.log(1 - fc)
     f1 = vj * (1 - sp.exp((1 - m) * xfc)) / (1 - m)      # before the limit, as ngspice
     if limit:
-        vj = sp.Piecewise((1 / fc, fc * vj > 1), (vj, True))   # VJ(T) at most 1/FC
+        vj = limited_potential(vj, fc)
     dep = fc * vj
     f2, f3 = sp.exp((1 + m) * xfc), 1 - fc * (1 + m)
     if integral:       # (1 - dep/vj) = 1 - FC also where VJ(T) is limited

@@ -1,0 +1,74 @@
+"""A dense output grid gives the rows the default grid gives, at the times both hold.
+
+10,001 evenly spaced outputs on three switching circuits: the half-wave rectifier of
+tests/half_wave_rectifier.py (IdealDiode), the ideal buck of examples/buck_converter.py
+(Switch and IdealDiode) and a buck with a Shockley diode, whose algebraic variables are
+nonlinear in the states (its rows take the two Gauss–Newton and two projection steps of the
+row reconstruction, :func:`physlib.analysis.simulation.dae_points.row_between_steps`). The
+output times never change the solver's steps (only an output in the settling window after an
+event restarts the solver there), and a row between steps is the solver's interpolating
+polynomial completed onto the model's equations, so every variable, states and algebraic ones,
+must agree with the default grid's at the shared times away from events within the run's
+tolerances: rtol·max|v| + atol per variable (rtol, atol: simulate's defaults). Measured: equal
+to rounding (1e-13 of each variable's range)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from physlib import Model
+from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, Resistor, Switch,
+                                           VoltageSource)
+from physlib.components.signals import PWM
+
+from half_wave_rectifier import rectifier
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+import buck_converter  # noqa: E402
+
+RTOL, ATOL = 1e-6, 1e-8         # simulate's defaults, which the runs use
+DENSE = 10_001
+
+
+def shockley_buck():
+    """24 V, 20 kHz at duty 0.5, L = 100 µH, C = 100 µF, 5 Ω; Switch Ron = 10 mΩ, Goff = 1 µS; a
+    Shockley diode Is = 1e-14 A, N = 1, Rs = 10 mΩ (the buck of benchmarks/bench_switching.py)."""
+    m = Model("buck_shockley")
+    src = m.add(VoltageSource("Vin", V=24.0))
+    switch = m.add(Switch("S1", control=PWM(f=20e3, duty=0.5), Ron=10e-3, Goff=1e-6))
+    diode = m.add(Diode("D1", Is=1e-14, N=1.0, Rs=10e-3))
+    choke, cap = m.add(Inductor("L1", L=100e-6)), m.add(Capacitor("C1", C=100e-6))
+    load, gnd = m.add(Resistor("Rload", R=5.0)), m.add(Ground("gnd"))
+    m.connect(src.p, switch.p)
+    m.connect(switch.n, diode.n, choke.p)
+    m.connect(choke.n, cap.p, load.p)
+    m.connect(src.n, diode.p, cap.n, load.n, gnd.p)
+    return m.compile()
+
+
+CIRCUITS = {  # name: (compiled model, horizon [s]): a few dozen events each
+    "half-wave rectifier": (lambda: rectifier(10.0, 1e3, 1e3, 1e-6), 10e-3),
+    "ideal buck": (lambda: buck_converter.build().compile(), 1e-3),
+    "Shockley buck": (shockley_buck, 2e-3),
+}
+
+
+@pytest.mark.parametrize("name", CIRCUITS)
+def test_dense_rows_equal_the_default_grid_s_rows(name):
+    build, t_end = CIRCUITS[name]
+    sim = build()
+    default = sim.simulate(t_end)
+    grid = np.linspace(0.0, t_end, DENSE)
+    dense = sim.simulate(t_end, t_eval=grid)
+    # outputs a rounding away from an event time are moved onto it (the PWM's edges)
+    np.testing.assert_allclose(dense.t, grid, rtol=0, atol=1e-12 * t_end)
+    assert [(e.t, e.component, e.after) for e in dense.events] == \
+        [(e.t, e.component, e.after) for e in default.events]
+    plain = ~np.isin(default.t, [e.t for e in default.events])
+    shared, mine, theirs = np.intersect1d(dense.t, default.t[plain], return_indices=True)
+    assert len(shared) >= 50, len(shared)
+    for variable in default.names:
+        ours, reference = dense[variable][mine], default[variable][plain][theirs]
+        tolerance = RTOL * np.max(np.abs(default[variable])) + ATOL
+        assert np.max(np.abs(ours - reference)) <= tolerance, (variable, np.max(np.abs(ours - reference)))
