@@ -52,8 +52,8 @@ def absolute_tolerances(system, atol: float, step_bound: float, start=None) -> n
     """The absolute tolerance of each unknown [x; z] of ``system``: ``atol`` for the states
     and algebraic variables, atol/step_bound^k for an algebraic variable that is a k-th time
     derivative; with ``start`` (x, z, p, t), every algebraic variable's at least
-    ROUNDING_MARGIN times its rounding there (:func:`rounding_floor`), up to a power of ten. None when every
-    unknown's is ``atol`` (the scalar ``atol`` then serves)."""
+    ROUNDING_MARGIN times its rounding there (:func:`rounding_floor`), up to a power of ten.
+    None when every unknown's is ``atol`` (the scalar ``atol`` then serves)."""
     names = system.position_names.take(system.z_pos)
     orders = np.array([derivative_order(name) for name in names], dtype=float)
     algebraic = atol / step_bound ** orders
