@@ -50,7 +50,7 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
     Returns the list of events."""
     run = _HybridRun(model, p, t0, t_end, grid, user_grid, (record, record_block), solver=solver, rtol=rtol,
                      atol=atol, max_step=max_step, event_tol=event_tol, max_events=max_events,
-                     projection=projection)
+                     projection=projection, start=(x, z))
     try:
         run.start(x, z)
         run.run()
@@ -65,7 +65,7 @@ class _HybridRun:
     z, and the guards' reference values g and mask (see :meth:`HybridStepper.crossed`)."""
 
     def __init__(self, model, p, t0, t_end, grid, user_grid, record, *, solver, rtol, atol, max_step,
-                 event_tol, max_events, projection):
+                 event_tol, max_events, projection, start):
         self.t0, self.t_end, self.user_grid = t0, t_end, user_grid
         # Rows interpolated between steps wait in the solver's row block; every other row
         # first lets them through, so rows reach ``record`` in time order.
@@ -78,10 +78,11 @@ class _HybridRun:
                                      probe_stops=[left_limit(te, t0, t_end) for te in self.time_events])
         system = model.system
         if len(system.state_pos):
-            # time derivatives among the algebraic variables get their own atol (:mod:`.tolerances`)
+            # time derivatives among the algebraic variables get their own atol, and no
+            # algebraic variable one below its rounding at the start (:mod:`.tolerances`)
             bound = max_step if max_step is not None else t_end - t0
             self.solver = Stepper(system, solver, rtol, atol, max_step, rows_keep_p=model.has_modes,
-                                  atols=absolute_tolerances(system, atol, bound))
+                                  atols=absolute_tolerances(system, atol, bound, start=(*start, p, t0)))
         else:
             sample = max_step if max_step is not None else (t_end - t0) / 1000.0
             self.solver = AlgebraicSampler(self.stepper, sample)

@@ -60,10 +60,11 @@ class Integration:
         self.system = model.system
         self.solver, self.rtol, self.atol = solver, rtol, atol
         # time derivatives among the algebraic variables: atol over a bound of the solver's
-        # steps (:mod:`.tolerances`; max_step, else the run's length)
+        # steps (:mod:`.tolerances`; max_step, else the run's length), and no algebraic
+        # variable's below its rounding at the first call's start
         self.step_bound = step_bound
-        self.atolv = None if step_bound is None or solver != "idas" else \
-            absolute_tolerances(self.system, atol, step_bound)
+        self.atolv = None
+        self._atolv_pending = step_bound is not None and solver == "idas"
 
     def __call__(self, x, z, p, ta: float, tb: float, grid=(1.0,), max_step: float | None = None):
         X, Z, failure, messages, scale = self._solve(x, z, p, ta, tb, grid, max_step)
@@ -76,6 +77,9 @@ class Integration:
     def _solve(self, x, z, p, ta, tb, grid, max_step):
         """(X, Z, failure reason or None, captured solver messages, τ scale L)."""
         grid = np.asarray(grid, dtype=float).ravel()
+        if self._atolv_pending:
+            self._atolv_pending = False
+            self.atolv = absolute_tolerances(self.system, self.atol, self.step_bound, start=(x, z, p, ta))
         lead = self._lead(x, z, p, ta, tb, grid[0])
         full = grid if lead is None else np.concatenate([[lead], grid])
         out, failure, messages, scale = self._attempts(x, z, p, ta, tb, full, max_step)
@@ -165,7 +169,8 @@ class Integration:
         """The integrator for an output pattern; ``close_start``: IDAS's initial-condition
         step looks only a tiny fraction of the interval ahead; ``rates``: IDAS starts from these
         initial rates (in τ) instead of zero (not kept: they belong to one call)."""
-        key = ("scaled", self.solver, self.rtol, self.atol, self.step_bound, grid, max_step_tau, close_start)
+        atolv = None if self.atolv is None else self.atolv.tobytes()
+        key = ("scaled", self.solver, self.rtol, self.atol, atolv, grid, max_step_tau, close_start)
         cache = self.system.cache
         integrator = cache.get(key) if rates is None else None
         if integrator is None:

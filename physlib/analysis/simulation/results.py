@@ -292,7 +292,7 @@ def _stepped(system, continuation, x, z, p, ta, tb):
     if tb - ta <= 1e3 * np.finfo(float).eps * max(abs(ta), abs(tb)):
         return x, z         # closer than SUNDIALS can step: the rounding of the times themselves
     stepper = Stepper(system, solver, rtol, atol, step_bound,
-                      atols=absolute_tolerances(system, atol, step_bound))
+                      atols=absolute_tolerances(system, atol, step_bound, start=(x, z, p, ta)))
     try:
         stepper.restart(ta, x, z, p, consistent_rates(system, x, z, p, ta))
         while stepper.t_now < tb:

@@ -32,14 +32,16 @@ def fastest_rate(system, x, z, p, t) -> float | None:
     largest absolute row sum; None for a model too large to form it densely or whose algebraic
     Jacobian is singular there."""
     nx, nz = len(x), len(z)
-    if not nx or nx + nz > DENSE_LIMIT:
+    if not nx:
         return None
-    fx, fz, gx, gz = fast(system, "rate_jacobians", lambda: _jacobians(system))(x, z, p, t)
-    A = fx.reshape((nx, nx), order="F")
+    jacobians = dense_jacobians(system, x, z, p, t)
+    if jacobians is None:
+        return None
+    fx, fz, gx, gz = jacobians
+    A = fx
     if nz:
         try:
-            A = A - fz.reshape((nx, nz), order="F") @ np.linalg.solve(
-                gz.reshape((nz, nz), order="F"), gx.reshape((nz, nx), order="F"))
+            A = A - fz @ np.linalg.solve(gz, gx)
         except np.linalg.LinAlgError:
             return None
     if not np.all(np.isfinite(A)):
@@ -67,6 +69,17 @@ def _balanced_row_sum_bound(B: np.ndarray, sweeps: int = 8) -> float:
         B = B / factor[:, None] * factor[None, :]
         best = min(best, float(B.sum(axis=1).max()))
     return best
+
+
+def dense_jacobians(system, x, z, p, t):
+    """(f_x, f_z, g_x, g_z) of the semi-explicit DAE x' = f(x, z), 0 = g(x, z) at (x, z, p, t)
+    as dense arrays, or None for a model of more than DENSE_LIMIT unknowns."""
+    nx, nz = len(x), len(z)
+    if nx + nz > DENSE_LIMIT:
+        return None
+    fx, fz, gx, gz = fast(system, "rate_jacobians", lambda: _jacobians(system))(x, z, p, t)
+    return (fx.reshape((nx, nx), order="F"), fz.reshape((nx, nz), order="F"),
+            gx.reshape((nz, nx), order="F"), gz.reshape((nz, nz), order="F"))
 
 
 def _jacobians(system) -> cs.Function:
