@@ -37,7 +37,7 @@ EG_0, EG_ALPHA, EG_BETA = Constant(1.16, "V", "EG_0"), Constant(7.02e-4, "V/K", 
 EG_REFTEMP = Constant(1.1150877, "V", "EG_REFTEMP")
 CAPACITANCE_TC = Constant(400e-6, "1/K", "CAPACITANCE_TC")
 
-__all__ = ["BOLTZMANN", "ELEMENTARY_CHARGE", "REFTEMP", "limited_exp", "band_gap",
+__all__ = ["BOLTZMANN", "ELEMENTARY_CHARGE", "REFTEMP", "limited_exp", "current_exp_limit", "limited_potential", "band_gap",
            "potential_shift", "junction_temperature", "depletion_charge", "bulk_junction_current",
            "saturation_scale", "forward_current", "reverse_current", "junction_current",
            "PositiveOrInfinite"]
