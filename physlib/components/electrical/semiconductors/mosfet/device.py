@@ -71,7 +71,7 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     ETA     1        static feedback on the threshold (level 3)        0
     KAPPA   1        saturation field factor (level 3, with NSUB)      0.2
     VMAX    m/s      maximum drift velocity (levels 2, 3; 0: none)     0
-    NFS     1/m²·V   fast surface states (levels 2, 3; 0: no weak inv.) 0
+    NFS     1/m²·V   fast surface states (levels 2, 3; 0: none)        0
     XJ      m        junction depth (levels 2, 3, with NSUB)           0
     DELTA   1        width effect on the threshold (levels 2, 3)       0
     NSUB    1/m³     substrate doping (levels 2, 3: α = 2·εSi/(q·NSUB)  0
