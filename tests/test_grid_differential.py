@@ -122,3 +122,20 @@ def test_the_output_grid_changes_neither_the_events_nor_the_final_state(circuit,
     assert [e[1:] for e in mine] == [e[1:] for e in theirs]
     moved = np.abs(np.array([e[0] for e in mine]) - [e[0] for e in theirs])
     assert np.all(moved <= event_time_bounds(sim, default, theirs, state_bound))
+
+
+def test_an_event_at_the_end_of_the_run_ends_it():
+    """A pulse's last edge at t_end = 2 ms turns two reversed diodes a few ulps before the end
+    (found by a non-derandomized draw of the test above): the settling probe went past t_end,
+    where the solver's steps could not pass the end's left limit, and stepped for ever. Now the
+    probe stops at the end (nothing to probe within rounding of it); both loops end the run,
+    identically, with its events."""
+    structure = ("pulse", (("reversed diode", "C", None), ("reversed diode", "C", None)))
+    params = {"src.V.amplitude": 1.0, "src.V.period": 2e-4, "src.V.width": 2e-5, "src.V.t0": 0.0,
+              "R2g.R": 10.0, "C2g.C": 1e-7, "R3g.R": 10.0, "C3g.C": 1e-7}
+    sim = compiled(structure)
+    in_c = run_or_error(sim, HORIZON, params=params)
+    assert not isinstance(in_c, PhyslibError), in_c
+    assert in_c.t[-1] == HORIZON and len(in_c.events) > 20
+    with python_stepping_loop():
+        assert_identical_runs(in_c, run_or_error(sim, HORIZON, params=params))

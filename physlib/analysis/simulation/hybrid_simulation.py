@@ -75,7 +75,7 @@ class _HybridRun:
         self.time_events = model.time_events(p, t0, t_end)
         self.stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                                      max_events=max_events, projection=projection, step=self._probe,
-                                     probe_stops=[left_limit(te, t0, t_end) for te in self.time_events])
+                                     probe_stops=[left_limit(te, t0, t_end) for te in self.time_events] + [t_end])
         system = model.system
         if len(system.state_pos):
             # time derivatives among the algebraic variables get their own atol, and no
@@ -330,11 +330,16 @@ class _HybridRun:
         """(x, z) at tb from (x, z) at ta: the short integration of settling, by the solver
         started at ta (the run goes on from it if nothing changes there)."""
         self._restart(ta, x, z)
-        while self.solver.t_now < tb:
+        for _ in range(MAX_STEPS_PER_OUTPUT):
+            if self.solver.t_now >= tb:
+                return self.solver.current()
             started = time.perf_counter()
             self.solver.step(tb)
             self.solver_seconds += time.perf_counter() - started
-        return self.solver.current()
+        # A probe of a few ulps' length whose steps no longer move the time ran on for ever
+        # (found by a random draw of the grid differential test): a named stop instead.
+        raise self._stuck(f"settling after the event at t = {ta:.6g} s took more than {MAX_STEPS_PER_OUTPUT} "
+                          f"solver steps without reaching {tb:.6g} s (the model chatters or is singular there)")
 
     # --- outputs ----------------------------------------------------------------------------------
 
