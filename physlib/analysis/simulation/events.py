@@ -149,9 +149,7 @@ class HybridStepper:
         # diode turned on by rounding carried 1e5 A backwards through a step 2 ns later).
         stops = self.probe_stops[self.probe_stops > t]
         t_d = min(t + 100 * self.event_tol, stops[0] if len(stops) else np.inf)
-        if t_d - t <= 1e3 * np.finfo(float).eps * max(1.0, abs(t)):
-            # An event within rounding of the next stop (the run's end): no interval to probe,
-            # and the solver's steps cannot resolve a few ulps (they ran on for ever there).
+        if t_d - t <= 1e3 * np.finfo(float).eps * max(1.0, abs(t)):   # a stop within rounding: nothing to probe
             return g, np.abs(g) <= self.zero_band, (t, (x, z), g)
         x_d, z_d = self.integrate(x, z, t, t_d)
         g_d = self.guards(x_d, z_d, t_d)
