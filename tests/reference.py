@@ -63,3 +63,15 @@ def assert_in_tube(name, t_ref, y_ref, y, rel=2e-3):
     bad = tube_violations(t_ref, y_ref, y, rel)
     assert not bad, (f"{name}: {len(bad)} of {len(t_ref)} points outside the {rel} tube, first at "
                      f"t = {t_ref[bad[0]]}: {y[bad[0]]} vs reference {y_ref[bad[0]]}")
+
+
+def assert_within_range(result, ref, fraction=1e-3, rows=slice(None)):
+    """Every vector of the reference table ``ref`` (but its scale "time" and the constant ones)
+    within ``fraction`` of its range of ``result``'s vector of the same name, on the reference's
+    rows ``rows`` (issue 37's measure for transients: 1e-3 of each vector's range)."""
+    for name, expected in ref.items():
+        expected = np.asarray(expected)[rows]
+        if name == "time" or np.ptp(expected) == 0:
+            continue
+        error = np.max(np.abs(np.asarray(result[name]) - expected))
+        assert error <= fraction * np.ptp(expected), (name, error / np.ptp(expected))
