@@ -20,6 +20,11 @@ and structure keys that are not plain data, are not cached on disk.
 or ``~/.cache/physlib``; ``~/Library/Caches/physlib`` on macOS, ``%LOCALAPPDATA%\\physlib``
 on Windows), in a subfolder per format. ``PHYSLIB_NO_CACHE=1`` turns the cache off.
 
+**Pruning.** An entry's modification time is its last use (a read touches it). The first process
+that runs a changed physlib (a new version, an edited module: every key changes) removes what no
+process has used for ``UNUSED_DAYS`` days from every subfolder of physlib's cache folder, so
+upgrades do not pile up entries that can never be read again.
+
 **Failure.** Entries are written to a temporary file and renamed into place, so a reader never
 sees half an entry. Anything that goes wrong reading or writing (missing, corrupt or foreign
 file, unwritable folder, content that does not pickle) is logged at DEBUG on the logger
@@ -36,6 +41,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,6 +51,7 @@ from ..core.component import Component
 from .class_template import ClassTemplate
 
 FORMAT = 1
+UNUSED_DAYS = 60
 log = logging.getLogger("physlib.cache")
 
 # physlib's own modules whose text decides what a derivation produces; a folder stands for
@@ -107,6 +114,7 @@ def load(key: str | None) -> ClassTemplate | None:
             raise ValueError("entry of another key or format")
         fields = dict(entry["fields"])
         fields["expressions"] = cs.Function.deserialize(fields["expressions"])
+        mark_used(path)
         return ClassTemplate(**fields)
     except FileNotFoundError:
         return None
@@ -128,6 +136,38 @@ def store(key: str | None, template: ClassTemplate) -> None:
         log.debug("template of %s not cached (%s: %s)", template.class_name, type(err).__name__, err)
         return
     _write_atomically(folder / f"{key}.pkl", data)
+
+
+def mark_used(path: Path) -> None:
+    """Sets ``path``'s modification time to now: the cache entry was just used (see Pruning)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+# What physlib writes in its cache folder (templates of every format, the code-digest memos,
+# native helpers named <source>-<16 hex digits>.so): pruning removes nothing else, whatever
+# else a folder named by PHYSLIB_CACHE_DIR holds.
+_OWN_FILES = ("templates-v*/*.pkl", "templates-v*/code-*", "templates-v*/.*.tmp", "*/*-" + "[0-9a-f]" * 16 + ".so")
+
+
+def prune(root: Path, unused_days: float = UNUSED_DAYS) -> None:
+    """Removes physlib's files under ``root`` that no process has used for ``unused_days`` days;
+    failures (a file removed by another process, a read-only folder) are logged, never raised."""
+    cutoff = time.time() - unused_days * 86400.0
+    for pattern in _OWN_FILES:
+        try:
+            files = list(root.glob(pattern))
+        except OSError as err:
+            log.debug("cache %s not pruned (%s)", root, err)
+            continue
+        for path in files:
+            try:
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+            except OSError as err:
+                log.debug("%s not pruned (%s)", path, err)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
@@ -231,9 +271,11 @@ def _code_digest(paths: list[str]) -> str:
     except OSError:
         digest = ""
     if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
+        mark_used(memo)
         return digest
     digest = hashlib.sha256(b"".join(_file_digest(path).encode() for path in paths)).hexdigest()
     if memo is not None:
+        prune(folder.parent)         # physlib's code changed: entries of the old code are unreadable now
         _write_atomically(memo, digest.encode())
     return digest
 

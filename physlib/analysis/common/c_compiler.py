@@ -74,10 +74,12 @@ FLAGS = ["-O2", "-std=c99", "-fPIC", "-shared", "-ffp-contract=off"]
 
 def _built(source: Path, compiler: list[str], folder: Path) -> Path:
     """The shared library of ``source`` in ``folder``, built now if it is not there."""
+    from ...assembly.template_cache import mark_used
     text = source.read_bytes()
     key = hashlib.sha256(text + " ".join(compiler + FLAGS).encode() + sys.platform.encode()).hexdigest()[:16]
     path = folder / f"{source.stem}-{key}.so"
     if path.exists():
+        mark_used(path)
         return path
     folder.mkdir(parents=True, exist_ok=True)
     partial = folder / f".{path.name}.{os.getpid()}"
