@@ -84,10 +84,10 @@ def test_cmos_inverter_transient_equals_ngspice():
 
 def test_ring_oscillator_with_velocity_saturation_equals_ngspice():
     # Acceptance 2: a three-stage ring oscillator of the level-2 cards with VMAX (period
-    # 0.32 ns, so about seven periods), kicked through 5 fF by a pulsed inverter: every node
-    # within 1e-3 of its range. ngspice ran at reltol 1e-7 stepping at most 0.05 ps: at 1e-8
-    # its nodes move by 2.4e-6 of the range, at 0.1 ps by 1.4e-5 (its default abstol: with
-    # 1e-15 it stops on "timestep too small"). Measured 2.2e-5 (the ring's phase at the end).
+    # 0.32 ns: three periods after the kick), kicked through 5 fF by a pulsed inverter: every
+    # vector within 1e-3 of its range. ngspice ran at reltol 1e-7 stepping at most 0.05 ps: at
+    # reltol 1e-8 its nodes move by 3.5e-7 of the range, at tmax 0.1 ps by 1.4e-5. Measured
+    # 1.4e-5 (the supply current), 8.2e-6 (the ring's nodes); with VMAX 10 % higher 0.29.
     assert_ring_oscillator_transient("mos2_ring", 1.5e-9)
 
 
