@@ -63,10 +63,11 @@ def test_cmos_inverter_transient_equals_ngspice():
 
 def test_ring_oscillator_equals_ngspice():
     # Acceptance 2: a three-stage ring oscillator of the level-3 cards (THETA, ETA, KAPPA,
-    # VMAX, NFS; Meyer's, overlap and junction capacitances; period 1.42 ns, so three periods),
-    # kicked through 5 fF by a pulsed inverter: every node within 1e-3 of its range. ngspice
-    # ran at reltol 1e-7 stepping at most 0.05 ps: at 0.025 ps its nodes move by 7.5e-7 of the
-    # range. Measured 6.0e-6 (the ring's nodes), 4.4e-6 (the supply current).
+    # VMAX, NFS; Meyer's, overlap and junction capacitances; period 1.42 ns: two and a half
+    # periods after the kick), kicked through 5 fF by a pulsed inverter: every vector within
+    # 1e-3 of its range. ngspice ran at reltol 1e-7 stepping at most 0.05 ps: at 0.025 ps its
+    # nodes move by 7.5e-7 of the range. Measured 6.0e-6 (the ring's nodes), 4.4e-6 (the
+    # supply current).
     assert_ring_oscillator_transient("mos3_ring", 5e-9)
 
 

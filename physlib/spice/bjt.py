@@ -59,6 +59,8 @@ def bjt(b, name, tokens, card, scope, prefix, find_model, split_options):
     for param, (function, where) in functions.items():
         values[param] = function()
         b.bind(path + param, function, where)
+    if "PTF" in functions:
+        b.excess_phase.append(path)
     if len(nodes) == 3:
         b.senses.append(("s", "0"))
         return BJT(name, **values), ["c", "b", "e"]
@@ -71,15 +73,17 @@ def refuse_excess_phase(deck, analysis: str, params):
     delays the transconductance by exp(−jω·td) in ``.ac`` and ``.noise`` (bjtacld.c) and
     leaves the excess phase out of ``.pz`` (bjtpzld.c), where physlib's linear model holds the
     second-order filter its transients integrate (as ngspice's do)."""
-    bindings = deck._builder.bindings
+    builder = deck._builder
+    if not builder.excess_phase:
+        return
     how = "leaves the excess phase out of .pz" if analysis == ".pz" else \
         "delays the transconductance by exp(-j*omega*td) in .ac and .noise"
     with deck.evaluating(params):
-        for path, (ptf, where) in bindings.items():
-            tf = bindings.get(path[:-3] + "TF") if path.endswith(".PTF") else None
-            if tf and ptf() > 0 and tf[0]() > 0:
+        for path in builder.excess_phase:
+            (ptf, where), tf = builder.bindings[path + "PTF"], builder.bindings.get(path + "TF")
+            if ptf() > 0 and tf and tf[0]() > 0:
                 raise SpiceError(
-                    f"{analysis}: {path[:-4]} has an excess phase (PTF = {ptf():g}, td = "
+                    f"{analysis}: {path[:-1]} has an excess phase (PTF = {ptf():g}, td = "
                     f"PTF*pi/180*TF = {ptf() * math.pi / 180 * tf[0]():.4g} s): ngspice-39 {how}, "
                     "which physlib's small-signal model (the transient's second-order filter) "
                     f"does not reproduce; give PTF=0 for {analysis}", where)
