@@ -23,7 +23,8 @@ KEYWORDS = {"StateSpace": {"A": [[-1.0]], "B": [[1.0]], "C": [[1.0]], "D": [[0.0
 # (a diode's recombination current and charges at once: a unit slip in VJ's limit hid there).
 STRUCTURES = {"Diode": [{"ISR": 1e-10, "CJO": 4e-12, "TT": 5e-9, "IKF": 0.1, "BV": 10.0, "RS": 0.5}],
               "BJT": [{"CJE": 1e-12, "CJC": 1e-12, "CJS": 1e-12, "TF": 1e-9, "TR": 1e-8, "XCJC": 0.5,
-                       "IKF": 0.1, "ISE": 1e-14, "RB": 10.0, "IRB": 1e-3, "RE": 1.0, "RC": 1.0}],
+                       "IKF": 0.1, "ISE": 1e-14, "RB": 10.0, "IRB": 1e-3, "RE": 1.0, "RC": 1.0,
+                       "PTF": 30.0}],
               "JFET": [{"CGS": 1e-12, "CGD": 1e-12, "RD": 1.0, "RS": 1.0}],
               "MOSFET": [{"TOX": 1e-7, "CJ": 1e-4, "AD": 1e-10, "AS": 1e-10, "RD": 1.0, "RS": 1.0},
                          {"level": 3, "KAPPA": 0.2, "NSUB": 1e22, "VMAX": 1e5, "NFS": 1e15, "THETA": 0.1}]}

@@ -4,12 +4,14 @@ with ``.model model NPN(...)`` or ``PNP(...)``, physlib's Gummel–Poon
 parameters (:data:`BJT_PARAMETERS`, ngspice's aliases included)."""
 from __future__ import annotations
 
+import math
+
 from ..components.electrical.semiconductors.bjt import BJT
 from .errors import SpiceError
 from .numbers import zero_is_none
 from .vendor import without_pspice_entries
 
-__all__ = ["BJT_PARAMETERS", "bjt"]
+__all__ = ["BJT_PARAMETERS", "bjt", "refuse_excess_phase"]
 
 # ngspice-39's BJT model parameters (its BJTmPTable) that physlib's BJT has: name → parameter.
 BJT_PARAMETERS = {"is": "IS", "bf": "BF", "br": "BR", "nf": "NF", "nr": "NR", "vaf": "VAF", "va": "VAF",
@@ -20,8 +22,8 @@ BJT_PARAMETERS = {"is": "IS", "bf": "BF", "br": "BR", "nf": "NF", "nr": "NR", "v
                   "csub": "CJS", "vjs": "VJS", "ps": "VJS", "mjs": "MJS", "ms": "MJS", "fc": "FC",
                   "tf": "TF", "tr": "TR", "xtb": "XTB", "eg": "EG", "xti": "XTI", "kf": "KF", "af": "AF",
                   "xtf": "XTF", "vtf": "VTF", "itf": "ITF", "irb": "IRB", "rbm": "RBM", "xcjc": "XCJC",
-                  "iss": "ISS", "ns": "NS", "nkf": "NKF"}
-BJT_OTHER = ("level", "tnom", "tref", "subs", "ptf")  # level=1; TNOM [°C]; SUBS ±1; PTF = 0 only
+                  "iss": "ISS", "ns": "NS", "nkf": "NKF", "ptf": "PTF"}
+BJT_OTHER = ("level", "tnom", "tref", "subs")  # level=1; TNOM [°C]; SUBS ±1
 # ngspice reads 0 as "not given" for these: no Early effect, no high injection, no vbc term of TF.
 ZERO_IS_NONE = ("VAF", "VAR", "IKF", "IKR", "VTF")
 # ngspice's area factor: these scale with it (exponent 1) or inversely (-1); the m factor
@@ -57,10 +59,34 @@ def bjt(b, name, tokens, card, scope, prefix, find_model, split_options):
     for param, (function, where) in functions.items():
         values[param] = function()
         b.bind(path + param, function, where)
+    if "PTF" in functions:
+        b.excess_phase.append(path)
     if len(nodes) == 3:
         b.senses.append(("s", "0"))
         return BJT(name, **values), ["c", "b", "e"]
     return BJT(name, **values), ["c", "b", "e", "s"]
+
+
+def refuse_excess_phase(deck, analysis: str, params):
+    """A :class:`SpiceError` at the model card of the first BJT with an excess phase (PTF and
+    TF > 0 with the ``.param`` values ``params``) for the small-signal ``analysis``: ngspice-39
+    delays the transconductance by exp(−jω·td) in ``.ac`` and ``.noise`` (bjtacld.c) and
+    leaves the excess phase out of ``.pz`` (bjtpzld.c), where physlib's linear model holds the
+    second-order filter its transients integrate (as ngspice's do)."""
+    builder = deck._builder
+    if not builder.excess_phase:
+        return
+    how = "leaves the excess phase out of .pz" if analysis == ".pz" else \
+        "delays the transconductance by exp(-j*omega*td) in .ac and .noise"
+    with deck.evaluating(params):
+        for path in builder.excess_phase:
+            (ptf, where), tf = builder.bindings[path + "PTF"], builder.bindings.get(path + "TF")
+            if ptf() > 0 and tf and tf[0]() > 0:
+                raise SpiceError(
+                    f"{analysis}: {path[:-1]} has an excess phase (PTF = {ptf():g}, td = "
+                    f"PTF*pi/180*TF = {ptf() * math.pi / 180 * tf[0]():.4g} s): ngspice-39 {how}, "
+                    "which physlib's small-signal model (the transient's second-order filter) "
+                    f"does not reproduce; give PTF=0 for {analysis}", where)
 
 
 def _instance_line(tokens, card, scope, find_model, split_options):
@@ -105,9 +131,6 @@ def _model_functions(b, options, model_scope, model_card) -> dict:
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
         raise SpiceError("only the level-1 (Gummel-Poon) BJT model is supported (level=1)",
                          model_card.where)
-    if "ptf" in options and b.value(options["ptf"], model_scope, model_card.where)() != 0:
-        raise SpiceError("PTF (excess phase) is not supported: ngspice's transient filter and "
-                         "its .ac phase delay are not modelled; give PTF=0", model_card.where)
     return out
 
 

@@ -40,6 +40,7 @@ class Builder:
         self.senses: list = []            # (sense pin, node) of the last element (B)
         self.coupled: dict = {}           # inductor path -> pin its winding's current leaves by
         self.warned: set = set()          # ids of .model cards already warned about
+        self.excess_phase: list = []      # paths of the BJTs whose card gives PTF
         top_scope = Scope(label="deck")
         top_scope.body = netlist.top
         netlist.top.fill(top_scope)

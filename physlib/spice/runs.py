@@ -9,6 +9,7 @@ import weakref
 
 import numpy as np
 
+from .bjt import refuse_excess_phase
 from .errors import SpiceError
 from .results import SpiceResult
 
@@ -145,6 +146,7 @@ def run_ac(deck, freqs, params):
     sources = [(name, s) for name, s in deck.sources.items() if s["ac"]]
     if not sources:
         raise SpiceError(".ac: no source has an AC value (add 'AC 1' to a V or I source)")
+    refuse_excess_phase(deck, ".ac", params)
     op = dc_op(deck, source_settings(deck, params), params=params)
     sim = deck.compile()
     inputs = [s["input"] for _, s in sources]
@@ -238,6 +240,7 @@ def run_noise(deck, output, src, freqs, params):
     if not match:
         raise SpiceError(f".noise output {output!r}: give a node voltage, v(out) or v(out,ref)")
     source = _ac_source(deck, src, ".noise")
+    refuse_excess_phase(deck, ".noise", params)
     paths = [p for p in (node_voltage(deck, n, ".noise") for n in match.groups() if n) if p]
     if not paths:
         raise SpiceError(f".noise output {output}: both nodes are ground")
@@ -319,6 +322,7 @@ def run_pz(deck, in_p, in_n, out_p, out_n, transfer, find, params):
     if transfer not in ("vol", "cur") or find not in ("pol", "zer", "pz"):
         raise SpiceError(f".pz ... {transfer} {find}: give vol or cur, then pol, zer or pz")
     name, source = _input_source(deck, in_p.lower(), in_n.lower())
+    refuse_excess_phase(deck, ".pz", params)
     outputs = [n for n in (node_voltage(deck, out_p, ".pz"), node_voltage(deck, out_n, ".pz")) if n] + \
         [n for n in (node_voltage(deck, in_p, ".pz"), node_voltage(deck, in_n, ".pz")) if n]
     if not outputs[:2] or out_p.lower() == out_n.lower():

@@ -70,6 +70,7 @@ class BJT(Component):
     XTF    1      coefficient of the bias dependence of TF (>= 0)                 0
     VTF    V      voltage of TF's dependence on vbc (> 0; inf: none)              inf
     ITF    A      high-current parameter of TF's dependence on cbe (>= 0)         0
+    PTF    1      excess phase at the frequency 1/(2π·TF), in degrees (>= 0)      0
     TR     s      ideal reverse transit time (>= 0)                               0
     XTB    1      forward and reverse beta temperature exponent                   0
     EG     V      energy gap for the temperature effect on IS, eV per e (> 0)     1.11
@@ -86,9 +87,9 @@ class BJT(Component):
     nodes, vsub [V] substrate junction voltage (s against C'; 0 without the pin), cc, cb [A]
     the transport model's collector and base currents (the shot noise follows them), rbb [Ω]
     the base resistance, vbx [V] the external base against C', qbe, qbc, qbx, qsub [C] the
-    junction charges, states where the junction stores charge (charges rather than
-    voltages: two junction capacitances in a loop with a source, through a zero RB or RE, then
-    make no dependent states).
+    junction charges, states where the junction stores charge (charges rather than voltages:
+    two junction capacitances in a loop with a source, through a zero RB or RE, then make no
+    dependent states), cex, wex [A] the excess-phase filter's states (0 without it).
 
     Equations (vt = k·T/q; junction(v, I, n) = I·(exp(v/(n·vt)) − 1) for v >= −3·n·vt and
     −I·(1 + (3·n·vt/(e·v))³) below, as ngspice)::
@@ -109,6 +110,9 @@ class BJT(Component):
         b.i = type·(cb + dqbe/dt + dqbc/dt + dqbx/dt)
         e.i = −type·(cc + cb + dqbe/dt)
         c.i = type·(cc − dqbc/dt − dqbx/dt) − s.i,   s.i = type·(cdsub + dqsub/dt)
+        with PTF > 0 and TF > 0 (excess phase, bjtload.c's Weil approximation), cbe/qb in
+        cc is replaced by cex, the forward current through a second-order filter of
+        td = PTF·π/180·TF: td²·d²cex/dt² + 3·td·dcex/dt + 3·cex = 3·cbe/qb
         B' = b.v − rbb·(b.i − type·dqbx/dt),  C' = c.v − RC·c.i,  E' = e.v − RE·e.i
         type·vbe = B' − E',  type·vbc = B' − C',  type·vbx = b.v − C'
         type·vsub = s.v − C'                       (vertical: the substrate junction to C')
@@ -139,8 +143,10 @@ class BJT(Component):
 
     An ``area`` scales the currents (IS, ISE, ISC, IKF, IKR, ITF, IRB, ISS) and capacitances
     up and the resistances down, as ngspice's: :mod:`physlib.spice` gives the scaled values.
-    ngspice parameters not modelled: PTF (excess phase), the temperature coefficients
-    (TLEV > 0), the quasi-saturation model; :mod:`physlib.spice` refuses them.
+    ngspice parameters not modelled: the temperature coefficients (TLEV > 0), the
+    quasi-saturation model; :mod:`physlib.spice` refuses them. The excess phase is the
+    filter above in every analysis, where ngspice's ``.ac`` delays the transconductance by
+    exp(−jω·td) instead: :mod:`physlib.spice` refuses ``.ac``, ``.noise`` and ``.pz`` with it.
     """
 
     pnp = Parameter(False, description="PNP (True) or NPN (False)", structural=True)
@@ -197,6 +203,8 @@ class BJT(Component):
     VTF = PositiveOrInfinite(math.inf, unit="V", description="voltage of TF's vbc dependence (inf: none)",
                              positive=True)
     ITF = Parameter(0.0, unit="A", description="high-current parameter of TF", nonnegative=True)
+    PTF = Parameter(0.0, unit="1", description="excess phase at the frequency 1/(2π·TF), in "
+                    "degrees (SPICE's unit)", nonnegative=True)
     TR = Parameter(0.0, unit="s", description="ideal reverse transit time", nonnegative=True)
     XTB = Parameter(0.0, unit="1", description="beta temperature exponent")
     EG = Parameter(1.11, unit="V", description="energy gap for the temperature effect on IS, in eV per elementary charge (1.11 eV is 1.11 V)",
@@ -222,6 +230,9 @@ class BJT(Component):
     vbx = Variable("V", "external base - C' voltage (type-normalized)")
     qbx = Variable("C", "external base - C' charge, (1 - XCJC)·CJC (type-normalized)")
     rbb = Variable("Ohm", "base resistance")
+    cex = Variable("A", "forward current cbe/qb through the excess-phase filter (type-normalized; "
+                   "0 without it)")
+    wex = Variable("A", "td·d(cex)/dt, the excess-phase filter's second state (0 without it)")
 
     EXP_LIMIT = EXP_LIMIT
     NOISE_PARTS = {"rc": "thermal", "rb": "thermal", "re": "thermal", "ic": "shot", "ib": "shot",
@@ -242,8 +253,14 @@ class BJT(Component):
         v = self._values if values is None else values
         return v["RBM"] < math.inf or v["IRB"] > 0
 
+    def excess_phase(self, values=None) -> bool:
+        """Whether the forward current passes the excess-phase filter (PTF > 0 and TF > 0: its
+        cex and wex are states), with the parameter values ``values`` (default: the component's)."""
+        v = self._values if values is None else values
+        return v["PTF"] > 0 and v["TF"] > 0
+
     def structure_key(self):
-        return super().structure_key() + self.charges() + (self.modulated(),)
+        return super().structure_key() + self.charges() + (self.modulated(), self.excess_phase())
 
     def structure_change(self, compiled, asked):
         names = (("of the B-E junction", "CJE", "TF"), ("of the B-C junction", "CJC", "TR"),
@@ -258,6 +275,11 @@ class BJT(Component):
             changes.append(f"RBM = {asked['RBM']:g}, IRB = {asked['IRB']:g} make the base resistance "
                            f"{'vary with the current' if self.modulated(asked) else 'constant'} "
                            f"(compiled with RBM = {compiled['RBM']:g}, IRB = {compiled['IRB']:g})")
+        if self.excess_phase(compiled) != self.excess_phase(asked):
+            verb = "add" if self.excess_phase(asked) else "remove"
+            changes.append(f"PTF = {asked['PTF']:g}, TF = {asked['TF']:g} {verb} the excess-phase "
+                           f"filter's states (compiled with PTF = {compiled['PTF']:g}, "
+                           f"TF = {compiled['TF']:g})")
         return "; ".join(changes) or None
 
     # --- equations --------------------------------------------------------------------------
@@ -296,7 +318,9 @@ class BJT(Component):
         base = self.b.v - rbb * (self.b.i - tp * dqbx - n("rb"))           # B'
         collector = self.c.v - self.RC * (self.c.i - n("rc"))     # C'
         emitter = self.e.v - self.RE * (self.e.i - n("re"))       # E'
-        cc, cb, _, qb, _ = self.transport(self.vbe, self.vbc)
+        delayed = self.excess_phase()
+        cc, cb, cbe, qb, _ = gummel_poon.transport(self, self.vbe, self.vbc,
+                                                   self.cex if delayed else None)
         qbe, qbc, qbx, qsub = self.junction_charges(self.vbe, self.vbc, self.vbx, self.vsub)
         eqs = [sp.Eq(tp * self.vbe, base - emitter), sp.Eq(tp * self.vbc, base - collector),
                sp.Eq(tp * self.vbx, self.b.v - collector),
@@ -305,6 +329,8 @@ class BJT(Component):
                      else self.RB),
                sp.Eq(self.qbe, qbe), sp.Eq(self.qbc, qbc), sp.Eq(self.qbx, qbx),
                sp.Eq(self.qsub, qsub)]
+        eqs += gummel_poon.excess_phase(self, cbe / qb) if delayed else \
+            [sp.Eq(self.cex, 0), sp.Eq(self.wex, 0)]
         into_base = into_collector = 0       # the substrate current, from s to B' or C'
         if self.substrate:
             sign = -tp if self.lateral else tp

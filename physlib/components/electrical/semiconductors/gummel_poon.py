@@ -6,14 +6,19 @@ parameters (its symbols) and junction voltages, type-normalized as ngspice's ``t
 * :func:`base_resistance` — RB with its high-current modulation (RBM, IRB);
 * :func:`junction_charges` — the B-E (with XTF, VTF, ITF), B-C (its XCJC part at B'), external
   B-C and substrate charges;
-* :func:`substrate_current` — the substrate diode (ISS, NS) and GMIN.
+* :func:`substrate_current` — the substrate diode (ISS, NS) and GMIN;
+* :func:`excess_phase` — Weil's second-order filter on the forward current (PTF).
 """
+import math
+
+from ....core import der
 from ....core.lazy import lazy_module
 from .junctions import depletion_charge, junction_current, junction_temperature, saturation_scale
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["inverse", "transport", "base_resistance", "junction_charges", "substrate_current"]
+__all__ = ["inverse", "transport", "base_resistance", "junction_charges", "substrate_current",
+           "excess_phase"]
 
 # 144/π² and 24/π² as bjtload.c writes them (the IRB base-resistance rule)
 IRB_A, IRB_B = 14.59025, 2.4317
@@ -24,10 +29,11 @@ def inverse(x):
     return sp.Piecewise((1 / x, x < 1e300), (0, True))
 
 
-def transport(q, vbe, vbc):
+def transport(q, vbe, vbc, forward=None):
     """(cc, cb, cbe, qb, cbc) [A, A, A, 1, A] of the Gummel–Poon transport model of transistor
     ``q`` at the junction voltages: ngspice's qb = q1·(1 + (1 + 4·q2)^NKF)/2 (NKF = 1/2 is
-    the classic square root) and its temperature rules (the class docstring)."""
+    the classic square root) and its temperature rules (the class docstring). ``forward``
+    stands for cbe/qb in cc where given (the excess phase's filtered current)."""
     vt, limit = q.thermal_voltage(), q.EXP_LIMIT
     i_sat = q.IS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI)
     beta_scale = (q.T / q.TNOM) ** q.XTB
@@ -41,7 +47,7 @@ def transport(q, vbe, vbc):
     q1 = 1 / (1 - vbc * inverse(q.VAF) - vbe * inverse(q.VAR))
     arg = 1 + 4 * (cbe * inverse(q.IKF) + cbc * inverse(q.IKR))
     qb = q1 * (1 + sp.Piecewise((arg ** q.NKF, arg > 0), (1, True))) / 2
-    cc = (cbe - cbc) / qb - cbc / br - cbcn
+    cc = ((cbe - cbc) / qb if forward is None else forward - cbc / qb) - cbc / br - cbcn
     cb = cbe / bf + cben + cbc / br + cbcn
     return cc, cb, cbe, qb, cbc
 
@@ -96,3 +102,14 @@ def substrate_current(q, vsub):
     nor XTB enters it, measured), plus GMIN·vsub."""
     iss = q.ISS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI)
     return junction_current(vsub, iss, q.NS * q.thermal_voltage(), q.EXP_LIMIT) + q.GMIN * vsub
+
+
+def excess_phase(q, forward):
+    """The equations of the excess phase (PTF) as bjtload.c's Weil approximation: the forward
+    current cbe/qb (``forward``) through the second-order filter 3/(3 + 3·s·td + (s·td)²),
+    td = PTF·π/180·TF (bjttemp.c), into the state ``cex``, with ``wex`` = td·d(cex)/dt (both in
+    amperes, so the two states scale alike): td·d(cex)/dt = wex, td·d(wex)/dt = 3·(forward −
+    cex − wex). ngspice integrates the same equation by backward differences in its
+    transients; its .ac instead delays the transconductance by exp(−jω·td)."""
+    td = q.PTF * math.pi / 180 * q.TF
+    return [sp.Eq(der(q.cex), q.wex / td), sp.Eq(der(q.wex), 3 * (forward - q.cex - q.wex) / td)]
