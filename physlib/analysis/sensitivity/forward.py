@@ -156,30 +156,28 @@ class ForwardRun:
         self._started = True
         stepper.restart(ta, y, yz, pa, consistent_rates(self.aug, y, yz, pa, ta),
                         first_step=first if first > 1e3 * EPS * abs(ta) else 0.0)
-        grid = self.grid
-        while stepper.t_now < tb:
-            t_now = stepper.step(tb)
-            k = self.next_output
-            while k < len(grid) and grid[k] < tb and grid[k] <= t_now:
-                self.rows.add(grid[k], grid[k], *self._row_at(stepper, grid[k], p, P), p, P)
-                k += 1
-            self.next_output = k
+        grid, k = self.grid, self.next_output
+        while k < len(grid) and grid[k] < tb:
+            stepper.advance_to(grid[k], tb)
+            self.rows.add(grid[k], grid[k], *self._row_at(stepper.y_arr, grid[k], p, P), p, P)
+            k += 1
+        self.next_output = k
+        stepper.advance_to(tb, tb)
         (x, S), (z, Sz) = (unpack(v, n, self.count) for v, n in zip(stepper.current(), (self.nx, self.nz)))
         return x, z, S, Sz
 
-    def _row_at(self, stepper, t, p, P):
-        """([x; vec S], [z; vec S_z]) at t within the last step: the states and their
-        sensitivities from the solver's polynomial, z solved from them and S_z from the
+    def _row_at(self, y, t, p, P):
+        """([x; vec S], [z; vec S_z]) at t from y there, interpolated by the solver: the states
+        and their sensitivities from its polynomial, z solved from them and S_z from the
         algebraic equations' derivatives (exact on the constraints, and without the simulator's
         row function of the augmented DAE, which takes seconds to build)."""
-        y = stepper.interpolated(t)
         size = self.nx * (1 + self.count)
         if not self.nz:
-            return y[:size], np.empty(0)
+            return y[:size].copy(), np.empty(0)
         x, S = unpack(y[:size], self.nx, self.count)
         z = solve_algebraic(self.model.system, x, y[size:size + self.nz], p, t, lambda i: self.model.algebraic[i])
         Sz = self.d.algebraic_sensitivity(self.d.dae(x, z, p, t), S, P)
-        return y[:size], pack(z, Sz)
+        return y[:size].copy(), pack(z, Sz)
 
     def _stepper(self) -> Stepper:
         if self.stepper is None:

@@ -41,7 +41,7 @@ from .output_rows import RowBlock
 from .stepping_functions import LinearResidual, buffered, stepping_functions
 from .time_scale import least_first_step
 from .linear_solvers import linear_solver
-from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP, MAX_STEPS_PER_CALL,
+from .sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP, MAX_STEPS_PER_CALL,
                                SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
 
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
@@ -82,6 +82,7 @@ class Stepper:
         self._get_dky = ida.IDAGetDky if self.ida else cvode.CVodeGetDky
         self._get_last_step = ida.IDAGetLastStep if self.ida else cvode.CVodeGetLastStep
         self._get_next_step = ida.IDAGetCurrentStep if self.ida else cvode.CVodeGetCurrentStep
+        self._get_current_time = ida.IDAGetCurrentTime if self.ida else cvode.CVodeGetCurrentTime
         self._last, self._next = REAL(), REAL()
         self._last_ref, self._next_ref = ctypes.byref(self._last), ctypes.byref(self._next)
         self.nx, self.nz = len(system.state_pos), len(system.z_pos)
@@ -224,6 +225,23 @@ class Stepper:
             return self.step(t_stop)
         self.advanced(self._tret.value, stepped=True)
         return self.t_now
+
+    def advance_to(self, t_out: float, t_stop: float) -> None:
+        """Internal steps (in C, never past ``t_stop``) until ``t_out`` is reached or passed;
+        then y at t_out, from the solver's interpolating polynomial, is in ``y_arr`` (at
+        t_out = t_stop, the solution there). One call for all the steps to an output, where
+        :meth:`step` costs a call and a look per step."""
+        self.set_stop(t_stop)
+        if self.ida:
+            flag = self.lib.IDASolve(self.mem, t_out, self._tret_ref, self.y, self.yp, IDA_NORMAL)
+        else:
+            flag = self.lib.CVode(self.mem, t_out, self.y, self._tret_ref, CV_NORMAL)
+        if flag not in SUCCESS_FLAGS:
+            self.recover(flag, self._tret.value)
+            return self.advance_to(t_out, t_stop)
+        # the solver's own time: at or past t_out, within the last step
+        self._get_current_time(self.mem, self._tret_ref)
+        self.advanced(self._tret.value, stepped=True)
 
     def set_stop(self, t_stop: float) -> None:
         """The time the solver's steps must not pass [s]."""
