@@ -165,7 +165,8 @@ class AdjointSweep:
             else:
                 if event_seeds and position in event_seeds:
                     lam = lam + event_seeds[position][:, None]
-                lam = node[2].T @ lam
+                if node[2] is not None:
+                    lam = node[2].T @ lam
         return self._start(lam)
 
     # --- forward sweep ----------------------------------------------------------------------------
@@ -251,13 +252,16 @@ class AdjointSweep:
             "tolerances: loosen rtol, or use the forward sensitivities (sim.sensitivity)") from None
 
     def _jump_map(self, event, x, z):
-        """The matrix taking u = [S; P; τ] just before ``event`` to just after it."""
+        """The matrix taking u = [S; P; τ] just before ``event`` to just after it (None: the
+        identity)."""
         nx, nv = self.nx, self.nv
         unit = np.eye(nx + nv + 1)
         S, P = unit[:nx], unit[nx:nx + nv]
         if event.x_after is None:               # a model without modes: states continuous
             event.x, event.z, event.x_after, event.p_after = x, z, x, event.p
             event.z_after = self.model_z(x, z, event.p, event.t)
+        if event.cause == "initial" and not event.rounds:
+            return None                         # a start without mode changes: the identity
         # linearized where the simulator located the event: this sweep's own integration may end
         # a state error past it, where a piecewise guard (a contact's gap) has changed branch
         x, z = event.x, event.z

@@ -96,8 +96,8 @@ class ForwardRun:
         if self.magnitudes is None:
             self.magnitudes = (np.abs(x0), np.abs(z0))
         P = start_slots(self.model, theta.varying, theta.P0 * theta.scale)
-        parts = self.d.dae(x0, z0, events[0].p, options.t0)
-        Sz = self.d.algebraic_sensitivity(parts, S, P)
+        Sz = self.d.algebraic_sensitivity(self.d.dae(x0, z0, events[0].p, options.t0), S, P) if self.nz else \
+            np.zeros((0, self.count))
         return self._through(events, S, Sz, P)
 
     def close(self) -> None:
@@ -116,7 +116,9 @@ class ForwardRun:
     def _through(self, events, S, Sz, P) -> Rows:
         options = self.options
         first = events[0]
-        S, Sz, P, tau = self.jumps.apply(first, (first.x, first.z, S, Sz), P)
+        if first.rounds:            # a start without mode changes leaves the sensitivities as they are
+            S, Sz, P, _ = self.jumps.apply(first, (first.x, first.z, S, Sz), P)
+        tau = np.zeros(self.count)
         x, z, p, t = first.x_after, first.z_after, first.p_after, options.t0
         self._output_at(t, x, z, p, S, Sz, P)
         for event in events[1:]:
