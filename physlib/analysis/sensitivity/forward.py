@@ -193,8 +193,11 @@ class ForwardRun:
             else:
                 if left is not None:
                     left[1].close()
+                # without algebraic variables every unknown is under the error test: IDA's own
+                # Newton test then (a 100-stage ladder by 1 to 5 resistors: 209 iterations in
+                # 112 steps with physlib's, 133 with IDA's; a tenth of the run)
                 self.stepper = Stepper(self.aug, options.solver, options.rtol, options.atol, options.max_step,
-                                       rows_keep_p=False, atols=atols, sparse=sparse)
+                                       rows_keep_p=False, atols=atols, sparse=sparse, own_test=self.nz > 0)
         return self.stepper
 
     def _sparse(self) -> bool:

@@ -70,10 +70,15 @@ class Stepper:
     ``step(t_stop)`` takes one internal step, never past ``t_stop``, and returns the time
     reached; ``at(t)`` is (x, z) at any t within the last step, from the solver's interpolating
     polynomial; ``counters()`` the solver's statistics since the last restart. ``sparse``: a
-    sparse (or banded) Jacobian; default: beyond DENSE_LIMIT unknowns."""
+    sparse (or banded) Jacobian; default: beyond DENSE_LIMIT unknowns. ``own_test``: IDA's
+    Newton iteration with physlib's convergence test (:func:`~.callbacks.newton_solver`), which
+    keeps algebraic variables on their equations; False: SUNDIALS' own, for a DAE without
+    algebraic variables (every unknown is then under the error test), which accepts most steps
+    after one iteration."""
 
     def __init__(self, system, solver: str, rtol: float, atol: float, max_step: float | None,
-                 rows_keep_p: bool = True, atols: np.ndarray | None = None, sparse: bool | None = None):
+                 rows_keep_p: bool = True, atols: np.ndarray | None = None, sparse: bool | None = None,
+                 own_test: bool = True):
         core, nvec, dmat, dls, ida, cvode = libraries()
         self.core, self.nvec = core, nvec
         self.system, self.solver = system, solver
@@ -116,7 +121,8 @@ class Stepper:
         self._tret_ref = ctypes.byref(self._tret)
         self._started = False
         self._atols = atols      # atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
-        self.mem = self._create_solver(ctx, rtol, atol, max_step)
+        self._newton = None                 # the Newton solver with physlib's test (IDA)
+        self.mem = self._create_solver(ctx, rtol, atol, max_step, own_test)
         # Output rows between steps, completed in blocks (IDA), each with its parameter vector
         # unless ``rows_keep_p`` is False (a run whose parameter vector cannot change).
         self.row_block = RowBlock(self, system.dae.size1_in(2) if rows_keep_p else 0) if self.ida else None
@@ -135,7 +141,7 @@ class Stepper:
             core.SUNLogger_SetWarningFilename(logger, b"")
         return ctx
 
-    def _create_solver(self, ctx, rtol, atol, max_step):
+    def _create_solver(self, ctx, rtol, atol, max_step, own_test):
         """IDA's or CVODE's memory (BDF), set up with the callbacks, tolerances, linear solver
         and step limits (IDA: which unknowns are algebraic, left out of its error test)."""
         lib, prefix = self.lib, "IDA" if self.ida else "CVode"
@@ -155,7 +161,7 @@ class Stepper:
             self.core.N_VDestroy(vector)
         call("SetLinearSolver", self.matrix.solver, self.matrix.A)
         call("SetJacFn", self._jac_callback)
-        if self.ida:        # Newton with physlib's convergence test (callbacks.newton_solver)
+        if self.ida and own_test:   # Newton with physlib's convergence test (callbacks.newton_solver)
             self._newton = newton_solver(self.core, mem, lib, self.y, ctx, self._newton_test, self._user_data)
         if self.ida and self.nz:
             self._id = self.nvec.N_VNew_Serial(self.n, ctx)
@@ -373,7 +379,7 @@ class Stepper:
         if self.row_block is not None:
             self.row_block.close(self.core.N_VDestroy)
         (self.lib.IDAFree if self.ida else self.lib.CVodeFree)(ctypes.byref(mem))
-        if self.ida:
+        if self._newton is not None:
             self.core.SUNNonlinSolFree(self._newton)
         if self._factored or self.matrix.kind != "sparse":
             # SUNDIALS 7's SuperLU_MT solver crashes when freed before its first factorization
