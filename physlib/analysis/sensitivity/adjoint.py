@@ -28,9 +28,10 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import SensitivityError, SimulationError
-from ..common.fast_call import FastFunction, fast
+from ..common.fast_call import fast
 from ..common.initialization import solve_algebraic
 from ..simulation.time_events import left_limit
+from .adjoint_segments import reverse_function, segment_function
 from .derivatives import PointDerivatives
 from .forward import start_slots
 from .jumps import EventJumps
@@ -39,7 +40,6 @@ from .result import output_jacobian
 
 GROUPED = 2             # samples between two events from which they share one integration
 MIN_GAP = 1e-6          # least gap between outputs of one integration, a fraction of it (CasADi merges closer ones)
-CACHED = 16             # segment integrators kept per compiled model (one per pattern of outputs)
 DIRECTIONS = 64         # most objectives one backward integration carries
 
 
@@ -234,13 +234,13 @@ class AdjointSweep:
         """The segment's forward or reverse function (``which``) at ``args``, through a buffer
         (CasADi's own call converted a 1,000-stage ladder's 100 outputs in 3 ms); flat arrays,
         matrices by column."""
-        functions = _segment_function(self.model.system, self.options, grid, self.integrand)
+        functions = segment_function(self.model.system, self.options, grid, self.integrand)
         if which == "forward":
             function = functions["forward"]
         else:
             directions = args[-1].shape[1]
             if directions not in functions["reverse"]:
-                functions["reverse"][directions] = _reverse(functions["forward"].function, directions)
+                functions["reverse"][directions] = reverse_function(functions["forward"].function, directions)
             function = functions["reverse"][directions]
         try:
             return function(*args)
@@ -364,62 +364,3 @@ class AdjointSweep:
         S0 = theta.start_sensitivity(self.model, p0, options.t0, options.x0)
         P0 = start_slots(self.model, theta.varying, theta.P0)
         return S0.T @ lam[:self.nx] + (P0.T @ lam[self.nx:self.nx + self.nv] if self.nv else 0.0)
-
-
-def _segment_function(system, options, grid, integrand=None) -> dict:
-    """{"forward": (x0, [p; ta; tb; z0]) -> x at the fractions ``grid`` of [ta, tb] (one column
-    each, stacked); "reverse": {n: (x0, [p; ta; tb; z0], the forward's outputs, seeds) -> the
-    gradients of Σ_j seed_j·x(s_j) with respect to x0 and p for n columns of seeds (stacked
-    likewise) at once}, made by :meth:`AdjointSweep._call` for each n asked}: one CVODES
-    integrator over s ∈ [0, 1],
-    t = ta + s·(tb − ta), of x' = f(x, z(x, p, t), p, t) with z solved from 0 = g by Newton's
-    method from z0 (the segment's start values: a guess, of no influence on the result). Made
-    once per grid (the CACHED last ones kept). With an ``integrand`` (x, z, p, t) -> g, "forward"
-    also gives ∫ g dt over [ta, tb] (a quadrature of the integrator, under its error control),
-    and "reverse" takes its seeds after the states'.
-
-    The algebraic variables are eliminated rather than integrated (IDAS): IDAS must first find
-    consistent rates, and that search fails on stiff modes such as a conducting diode's."""
-    key = ("adjoint_segment", options.rtol, options.atol, grid, integrand.serialize() if integrand else None)
-    if key not in system.cache:
-        x, z, p, _ = system.symbols(cs.MX)
-        s, ta, tb = cs.MX.sym("s"), cs.MX.sym("ta"), cs.MX.sym("tb")
-        t = ta + s * (tb - ta)
-        ode, alg = system.dae(x, z, p, t)
-        params = cs.vertcat(p, ta, tb, z)
-        z_of_x = z
-        if z.numel():
-            residual = cs.Function("algebraic", [z, cs.vertcat(x, p, s, ta, tb)], [alg])
-            solve = cs.rootfinder("solve_z", "newton", residual, {"abstol": 1e-14, "max_iter": 50,
-                                                                   "error_on_fail": False})
-            z_of_x = solve(z, cs.vertcat(x, p, s, ta, tb))
-            ode = cs.substitute(ode, z, z_of_x)
-        dae = {"x": x, "p": params, "t": s, "ode": (tb - ta) * ode}
-        if integrand is not None:
-            dae["quad"] = (tb - ta) * integrand(x, z_of_x, p, t)
-        # without algebraic variables (no rootfinder inside) the integrator's functions are
-        # expanded to scalar expressions: a 200-stage ladder's backward sweep through 100
-        # samples 1.5 times faster (88 ms instead of 132)
-        integrator = cs.integrator("segment", "cvodes", dae, 0.0, list(grid),
-                                   {"abstol": options.atol, "reltol": options.rtol, "max_num_steps": 100000,
-                                    "quad_err_con": True, "expand": not z.numel()})
-        X0, P = cs.MX.sym("x0", x.numel()), cs.MX.sym("p", params.numel())
-        solution = integrator(x0=X0, p=P)
-        xf = [cs.vec(solution["xf"])] + ([solution["qf"][:, -1]] if integrand is not None else [])
-        segments = [k for k in system.cache if isinstance(k, tuple) and k[0] == "adjoint_segment"]
-        if len(segments) >= CACHED:
-            system.cache.pop(segments[0])
-        system.cache[key] = {"forward": FastFunction(cs.Function("segment_forward", [X0, P], xf)), "reverse": {}}
-    return system.cache[key]
-
-
-def _reverse(forward, directions: int) -> FastFunction:
-    """(x0, [p; ta; tb; z0], seeds of each output) -> the seeds' gradients by x0 and by the
-    parameters: ``forward``'s reverse derivative for ``directions`` columns of seeds, without
-    the inputs of the forward's outputs (which it does not read)."""
-    reverse = forward.reverse(directions)
-    inputs = [cs.MX.sym(f"in{i}", forward.sparsity_in(i)) for i in range(forward.n_in())]
-    seeds = [cs.MX.sym(f"seed{i}", reverse.sparsity_in(forward.n_in() + forward.n_out() + i))
-             for i in range(forward.n_out())]
-    unread = [cs.MX(forward.sparsity_out(i).size1(), forward.sparsity_out(i).size2()) for i in range(forward.n_out())]
-    return FastFunction(cs.Function(reverse.name(), inputs + seeds, reverse.call(inputs + unread + seeds)))

@@ -41,8 +41,8 @@ from .output_rows import RowBlock
 from .stepping_functions import LinearResidual, buffered, stepping_functions
 from .time_scale import least_first_step
 from .linear_solvers import linear_solver
-from .sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP, MAX_STEPS_PER_CALL,
-                               SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
+from .sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP,
+                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
 
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
 
@@ -70,11 +70,9 @@ class Stepper:
     ``step(t_stop)`` takes one internal step, never past ``t_stop``, and returns the time
     reached; ``at(t)`` is (x, z) at any t within the last step, from the solver's interpolating
     polynomial; ``counters()`` the solver's statistics since the last restart. ``sparse``: a
-    sparse (or banded) Jacobian; default: beyond DENSE_LIMIT unknowns. ``own_test``: IDA's
-    Newton iteration with physlib's convergence test (:func:`~.callbacks.newton_solver`), which
-    keeps algebraic variables on their equations; False: SUNDIALS' own, for a DAE without
-    algebraic variables (every unknown is then under the error test), which accepts most steps
-    after one iteration."""
+    sparse (or banded) Jacobian; default: beyond DENSE_LIMIT unknowns. ``own_test``: IDA with
+    physlib's Newton test (:func:`~.callbacks.newton_solver`; False: SUNDIALS' own, fewer
+    iterations, for a DAE without algebraic variables, whose unknowns are all error-tested)."""
 
     def __init__(self, system, solver: str, rtol: float, atol: float, max_step: float | None,
                  rows_keep_p: bool = True, atols: np.ndarray | None = None, sparse: bool | None = None,
@@ -87,7 +85,6 @@ class Stepper:
         self._get_dky = ida.IDAGetDky if self.ida else cvode.CVodeGetDky
         self._get_last_step = ida.IDAGetLastStep if self.ida else cvode.CVodeGetLastStep
         self._get_next_step = ida.IDAGetCurrentStep if self.ida else cvode.CVodeGetCurrentStep
-        self._get_current_time = ida.IDAGetCurrentTime if self.ida else cvode.CVodeGetCurrentTime
         self._last, self._next = REAL(), REAL()
         self._last_ref, self._next_ref = ctypes.byref(self._last), ctypes.byref(self._next)
         self.nx, self.nz = len(system.state_pos), len(system.z_pos)
@@ -121,7 +118,6 @@ class Stepper:
         self._tret_ref = ctypes.byref(self._tret)
         self._started = False
         self._atols = atols      # atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
-        self._newton = None                 # the Newton solver with physlib's test (IDA)
         self.mem = self._create_solver(ctx, rtol, atol, max_step, own_test)
         # Output rows between steps, completed in blocks (IDA), each with its parameter vector
         # unless ``rows_keep_p`` is False (a run whose parameter vector cannot change).
@@ -161,8 +157,9 @@ class Stepper:
             self.core.N_VDestroy(vector)
         call("SetLinearSolver", self.matrix.solver, self.matrix.A)
         call("SetJacFn", self._jac_callback)
-        if self.ida and own_test:   # Newton with physlib's convergence test (callbacks.newton_solver)
-            self._newton = newton_solver(self.core, mem, lib, self.y, ctx, self._newton_test, self._user_data)
+        # Newton with physlib's convergence test (callbacks.newton_solver), unless told otherwise
+        self._newton = newton_solver(self.core, mem, lib, self.y, ctx, self._newton_test,
+                                     self._user_data) if self.ida and own_test else None
         if self.ida and self.nz:
             self._id = self.nvec.N_VNew_Serial(self.n, ctx)
             ident = _view(self.core, self._id, self.n)
@@ -221,32 +218,22 @@ class Stepper:
 
     def step(self, t_stop: float) -> float:
         """One internal step towards (never past) ``t_stop``; returns the time reached."""
-        self.set_stop(t_stop)
-        if self.ida:
-            flag = self.lib.IDASolve(self.mem, t_stop, self._tret_ref, self.y, self.yp, IDA_ONE_STEP)
-        else:
-            flag = self.lib.CVode(self.mem, t_stop, self.y, self._tret_ref, CV_ONE_STEP)
-        if flag not in SUCCESS_FLAGS:
-            self.recover(flag, self._tret.value)
-            return self.step(t_stop)
-        self.advanced(self._tret.value, stepped=True)
+        self._solve(t_stop, t_stop, True)
         return self.t_now
 
     def advance_to(self, t_out: float, t_stop: float) -> None:
-        """Internal steps (in C, never past ``t_stop``) until ``t_out`` is reached or passed;
-        then y at t_out, from the solver's interpolating polynomial, is in ``y_arr`` (at
-        t_out = t_stop, the solution there). One call for all the steps to an output, where
-        :meth:`step` costs a call and a look per step."""
+        """Internal steps, in C and never past ``t_stop``, until ``t_out`` is reached; then t_now is
+        t_out, y there (interpolated) in ``y_arr``: one call where :meth:`step` costs one a step."""
+        self._solve(t_out, t_stop, False)
+
+    def _solve(self, t_out: float, t_stop: float, one_step: bool) -> None:
         self.set_stop(t_stop)
-        if self.ida:
-            flag = self.lib.IDASolve(self.mem, t_out, self._tret_ref, self.y, self.yp, IDA_NORMAL)
-        else:
-            flag = self.lib.CVode(self.mem, t_out, self.y, self._tret_ref, CV_NORMAL)
+        mode = (IDA_ONE_STEP if one_step else IDA_NORMAL) if self.ida else (CV_ONE_STEP if one_step else CV_NORMAL)
+        flag = self.lib.IDASolve(self.mem, t_out, self._tret_ref, self.y, self.yp, mode) if self.ida else \
+            self.lib.CVode(self.mem, t_out, self.y, self._tret_ref, mode)
         if flag not in SUCCESS_FLAGS:
             self.recover(flag, self._tret.value)
-            return self.advance_to(t_out, t_stop)
-        # the solver's own time: at or past t_out, within the last step
-        self._get_current_time(self.mem, self._tret_ref)
+            return self._solve(t_out, t_stop, one_step)
         self.advanced(self._tret.value, stepped=True)
 
     def set_stop(self, t_stop: float) -> None:
@@ -276,8 +263,7 @@ class Stepper:
 
     @property
     def h_last(self) -> float:
-        """The last step taken [s] (0 before the first since a restart); read from the solver
-        when asked, not at every step."""
+        """The last step taken [s] (0 before the first since a restart), read when asked."""
         if not self._stepped:
             return 0.0
         if not self._h_known:

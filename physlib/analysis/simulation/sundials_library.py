@@ -191,7 +191,6 @@ def _declare_ida(ida):
     _sig(ida, "IDAGetSolution", i, p, r, p, p)
     _sig(ida, "IDAGetLastStep", i, p, ctypes.POINTER(r))
     _sig(ida, "IDAGetCurrentStep", i, p, ctypes.POINTER(r))
-    _sig(ida, "IDAGetCurrentTime", i, p, ctypes.POINTER(r))
     _sig(ida, "IDAFree", None, ctypes.POINTER(p))
     _sig(ida, "IDAGetReturnFlagName", ctypes.c_char_p, ctypes.c_long)
     for name in ("IDAGetNumSteps", "IDAGetNumResEvals", "IDAGetNumLinSolvSetups",
@@ -218,7 +217,6 @@ def _declare_cvode(cvode):
     _sig(cvode, "CVodeGetDky", i, p, r, i, p)
     _sig(cvode, "CVodeGetLastStep", i, p, ctypes.POINTER(r))
     _sig(cvode, "CVodeGetCurrentStep", i, p, ctypes.POINTER(r))
-    _sig(cvode, "CVodeGetCurrentTime", i, p, ctypes.POINTER(r))
     _sig(cvode, "CVodeFree", None, ctypes.POINTER(p))
     _sig(cvode, "CVodeGetReturnFlagName", ctypes.c_char_p, ctypes.c_long)
     for name in ("CVodeGetNumSteps", "CVodeGetNumRhsEvals", "CVodeGetNumLinSolvSetups",
