@@ -323,10 +323,6 @@ class Stepper:
         self._rows()
         return self._row_solves
 
-    def interpolated(self, t: float) -> np.ndarray:
-        """y at t within the last step from the solver's interpolating polynomial alone."""
-        return self._dky(t, 0)[1]
-
     def _dky(self, t: float, k: int, into=None):
         """The k-th derivative of the interpolating polynomial at t: (its x part, all of y),
         copied, or written ``into`` the given array."""
