@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.errors import SensitivityError
+from .fast_call import fast
 from .hybrid_components import hybrid_instances
 
 FIVE_POINT = (np.array([-2.0, -1.0, 1.0, 2.0]), np.array([1.0, -8.0, 8.0, -1.0]) / 12.0)
@@ -55,19 +56,18 @@ class Parameters:
         """∂x(t0)/∂θ (nx × Nθ, unscaled) before the start's event iteration: the start values'
         derivatives (``system.start``), zero for states given in ``x0``, one for θ that are the
         initial values themselves."""
-        import casadi as cs
         system = model.system
-        key = "sensitivity_start"
-        if key not in system.cache:
+        nx, rows = len(system.state_pos), self.varying.tolist()
+
+        def build():
+            # the varying columns alone: a dense copy of all of them took 2 ms for a 100-stage
+            # ladder, a fifth of its sensitivity run by one parameter
+            import casadi as cs
             ps, ts = cs.SX.sym("p", system.start.size1_in(0)), cs.SX.sym("t")
-            x_start = system.start(ps, ts)[0]
-            system.cache[key] = cs.Function("start_jacobian", [ps, ts], [cs.jacobian(x_start, ps)])
-        nx = len(system.state_pos)
-        if len(self.varying):
-            # sparse, the varying columns alone: a dense copy of all of them took 2 ms for a
-            # 100-stage ladder, a fifth of its sensitivity run by one parameter
-            jacobian = system.cache[key](p, t0).sparse().tocsc()[:, self.varying]
-            S = np.asarray(jacobian @ self.P0).reshape(nx, self.count)
+            return cs.Function("start_jacobian", [ps, ts], [cs.densify(cs.jacobian(system.start(ps, ts)[0], ps[rows]))])
+        if rows:
+            jacobian = fast(system, ("sensitivity_start", tuple(rows)), build)(p, t0).reshape(len(rows), nx).T
+            S = jacobian @ self.P0
         else:
             S = np.zeros((nx, self.count))
         states = {int(pos): i for i, pos in enumerate(system.state_pos)}

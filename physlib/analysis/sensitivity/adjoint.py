@@ -28,8 +28,10 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import SensitivityError, SimulationError
+from ..common.fast_call import fast
 from ..common.initialization import solve_algebraic
 from ..simulation.time_events import left_limit
+from .adjoint_segments import reverse_function, segment_function
 from .derivatives import PointDerivatives
 from .forward import start_slots
 from .jumps import EventJumps
@@ -38,7 +40,6 @@ from .result import output_jacobian
 
 GROUPED = 2             # samples between two events from which they share one integration
 MIN_GAP = 1e-6          # least gap between outputs of one integration, a fraction of it (CasADi merges closer ones)
-CACHED = 16             # segment integrators kept per compiled model (one per pattern of outputs)
 DIRECTIONS = 64         # most objectives one backward integration carries
 
 
@@ -122,7 +123,7 @@ class AdjointSweep:
     def _output_rate(self, path, t, x, z, p) -> float:
         """dy/dt of ``path`` at the point, along the run."""
         pos, sign = self.model.variable(path)
-        row = np.array(output_jacobian(self.model.system, pos, np.arange(0))(x, z, p, t)).ravel()
+        row = self._output_row(pos, np.arange(0))(x, z, p, t)
         rates = np.concatenate(self.d.rates(self.d.dae(x, z, p, t)))
         outputs = self.d.outputs(x, z, p, t)
         return sign * float(row[:self.nx + self.nz] @ rates + np.asarray(outputs[4]).ravel()[pos])
@@ -142,9 +143,18 @@ class AdjointSweep:
                 self.node_of.update((k, position) for k, _ in node[7])
 
     def values(self, paths) -> dict:
-        """{path: its values at the samples} of the forward sweep."""
-        return {path: np.array([self._output(path, *self.points[k]) for k in range(len(self.samples))])
-                for path in paths}
+        """{path: its values at the samples} of the forward sweep, from a function of those
+        outputs alone (the model's every variable at 100 samples of a 1,000-stage ladder: 40 ms)."""
+        system, located = self.model.system, [self.model.variable(path) for path in paths]
+        rows = [pos for pos, _ in located]
+
+        def build():
+            x, z, p, t = system.symbols(cs.SX)
+            return cs.Function("sampled_outputs", [x, z, p, t], [system.outputs(x, z, p, t)[rows]])
+        outputs = fast(system, ("sampled_outputs", tuple(rows)), build)
+        values = np.array([outputs(x, z, p, t) for t, x, z, p in (self.points[k] for k in range(len(self.samples)))])
+        values = values.reshape(len(self.samples), len(rows))
+        return {path: sign * values[:, i] for i, (path, (_, sign)) in enumerate(zip(paths, located))}
 
     def backward(self, slopes_at, count: int, last: int | None = None, event_seeds=None) -> np.ndarray:
         """∂objective/∂θ (Nθ × count) of ``count`` objectives at once, by one backward sweep:
@@ -164,7 +174,8 @@ class AdjointSweep:
             else:
                 if event_seeds and position in event_seeds:
                     lam = lam + event_seeds[position][:, None]
-                lam = node[2].T @ lam
+                if node[2] is not None:
+                    lam = node[2].T @ lam
         return self._start(lam)
 
     # --- forward sweep ----------------------------------------------------------------------------
@@ -220,7 +231,7 @@ class AdjointSweep:
         out = self._call(grid, "forward", ta, tb, x, np.concatenate([p, [ta, tb], z]))
         if self.integrand is not None:
             out, quadrature = out
-            self.integral += float(quadrature)
+            self.integral += float(quadrature[0])
         X = np.array(out).reshape(len(grid), self.nx).T
         nodes.append(("segment", ta, tb, x, z, p, grid, outputs, X))
         for k, j in outputs:
@@ -229,29 +240,37 @@ class AdjointSweep:
         return X[:, -1], self.model_z(X[:, -1], z, p, tb)
 
     def _call(self, grid, which, ta, tb, *args):
-        try:
-            functions = _segment_function(self.model.system, self.options, grid, self.integrand)
-            if which == "forward":
-                return functions["forward"](*args)
+        """The segment's forward or reverse function (``which``) at ``args``, through a buffer
+        (CasADi's own call converted a 1,000-stage ladder's 100 outputs in 3 ms); flat arrays,
+        matrices by column."""
+        functions = segment_function(self.model.system, self.options, grid, self.integrand)
+        if which == "forward":
+            function = functions["forward"]
+        else:
             directions = args[-1].shape[1]
             if directions not in functions["reverse"]:
-                functions["reverse"][directions] = functions["forward"].reverse(directions)
-            return functions["reverse"][directions](*args)
-        except RuntimeError as err:
+                functions["reverse"][directions] = reverse_function(functions["forward"].function, directions)
+            function = functions["reverse"][directions]
+        try:
+            return function(*args)
+        except (RuntimeError, FloatingPointError) as err:
             reason = str(err).strip().splitlines()[-1]
-            raise SimulationError(
-                f"the adjoint's {'backward' if which == 'reverse' else 'forward'} integration from "
-                f"t = {ta:.10g} s to {tb:.10g} s failed ({reason}); a stiff mode can exhaust it at tight "
-                "tolerances: loosen rtol, or use the forward sensitivities (sim.sensitivity)") from None
+        raise SimulationError(
+            f"the adjoint's {'backward' if which == 'reverse' else 'forward'} integration from "
+            f"t = {ta:.10g} s to {tb:.10g} s failed ({reason}); a stiff mode can exhaust it at tight "
+            "tolerances: loosen rtol, or use the forward sensitivities (sim.sensitivity)") from None
 
     def _jump_map(self, event, x, z):
-        """The matrix taking u = [S; P; τ] just before ``event`` to just after it."""
+        """The matrix taking u = [S; P; τ] just before ``event`` to just after it (None: the
+        identity)."""
         nx, nv = self.nx, self.nv
         unit = np.eye(nx + nv + 1)
         S, P = unit[:nx], unit[nx:nx + nv]
         if event.x_after is None:               # a model without modes: states continuous
             event.x, event.z, event.x_after, event.p_after = x, z, x, event.p
             event.z_after = self.model_z(x, z, event.p, event.t)
+        if event.cause == "initial" and not event.rounds:
+            return None                         # a start without mode changes: the identity
         # linearized where the simulator located the event: this sweep's own integration may end
         # a state error past it, where a piecewise guard (a contact's gap) has changed branch
         x, z = event.x, event.z
@@ -291,9 +310,7 @@ class AdjointSweep:
         # objectives with something to carry back
         live = np.flatnonzero(np.any(seeds, axis=0) | (weights != 0 if weights is not None else False))
         block = min(DIRECTIONS, 1 << int(np.ceil(np.log2(max(len(live), 1)))))
-        arguments = [x, np.concatenate([p, [ta, tb], z]), X.T.ravel()]
-        if self.integrand is not None:
-            arguments.append(0.0)            # the integral's value: not used by the reverse
+        arguments = [x, np.concatenate([p, [ta, tb], z])]
         for start in range(0, len(live), block):
             columns = live[start:start + block]
             padded = np.zeros((seeds.shape[0], block))
@@ -302,10 +319,10 @@ class AdjointSweep:
             if self.integrand is not None:
                 seeded.append(np.zeros((1, block)))
                 seeded[-1][0, :len(columns)] = weights[columns] if weights is not None else 0.0
-            adjoint_x, adjoint_p = (np.array(a) for a in self._call(grid, "reverse", ta, tb, *arguments, *seeded))
-            lam[:nx, columns] = adjoint_x.reshape(nx, block)[:, :len(columns)]
+            adjoint_x, adjoint_p = self._call(grid, "reverse", ta, tb, *arguments, *seeded)
+            lam[:nx, columns] = adjoint_x.reshape(block, nx).T[:, :len(columns)]
             if nv:
-                lam[nx:nx + nv, columns] += adjoint_p.reshape(-1, block)[self.theta.varying, :len(columns)]
+                lam[nx:nx + nv, columns] += adjoint_p.reshape(block, -1).T[self.theta.varying, :len(columns)]
         return lam
 
     def _sample_adjoint(self, t, x, z, p, slopes):
@@ -317,7 +334,7 @@ class AdjointSweep:
         dy = 0.0
         for path, slope in slopes.items():
             pos, sign = self.model.variable(path)
-            row = np.array(output_jacobian(self.model.system, pos, self.theta.varying)(x, z, p, t)).ravel()
+            row = self._output_row(pos, self.theta.varying)(x, z, p, t)
             dy = dy + sign * np.outer(row, slope)
         out = np.zeros((nx + nv + 1, dy.shape[1]))
         out[:nx], out[nx:nx + nv] = dy[:nx], dy[nx + nz:]
@@ -340,7 +357,14 @@ class AdjointSweep:
 
     def _output(self, path, t, x, z, p):
         pos, sign = self.model.variable(path)
-        return sign * float(np.array(self.model.system.outputs(x, z, p, t)).ravel()[pos])
+        return sign * float(fast(self.model.system, "outputs")(x, z, p, t)[pos])
+
+    def _output_row(self, pos, varying):
+        """:func:`output_jacobian` called through a buffer: called at every sample, CasADi's
+        own call converting a 1,000-stage ladder's row took a millisecond."""
+        system = self.model.system
+        return fast(system, ("output_jacobian", pos, tuple(varying.tolist())),
+                    lambda: output_jacobian(system, pos, varying))
 
     def _start(self, lam):
         """∂objective/∂θ from the adjoint before the start's event iteration."""
@@ -349,50 +373,3 @@ class AdjointSweep:
         S0 = theta.start_sensitivity(self.model, p0, options.t0, options.x0)
         P0 = start_slots(self.model, theta.varying, theta.P0)
         return S0.T @ lam[:self.nx] + (P0.T @ lam[self.nx:self.nx + self.nv] if self.nv else 0.0)
-
-
-def _segment_function(system, options, grid, integrand=None) -> dict:
-    """{"forward": (x0, [p; ta; tb; z0]) -> x at the fractions ``grid`` of [ta, tb] (one column
-    each, stacked); "reverse": {n: (x0, [p; ta; tb; z0], the forward's outputs, seeds) -> the
-    gradients of Σ_j seed_j·x(s_j) with respect to x0 and p for n columns of seeds (stacked
-    likewise) at once}, made by :meth:`AdjointSweep._call` for each n asked}: one CVODES
-    integrator over s ∈ [0, 1],
-    t = ta + s·(tb − ta), of x' = f(x, z(x, p, t), p, t) with z solved from 0 = g by Newton's
-    method from z0 (the segment's start values: a guess, of no influence on the result). Made
-    once per grid (the CACHED last ones kept). With an ``integrand`` (x, z, p, t) -> g, "forward"
-    also gives ∫ g dt over [ta, tb] (a quadrature of the integrator, under its error control),
-    and "reverse" takes its seeds after the states'.
-
-    The algebraic variables are eliminated rather than integrated (IDAS): IDAS must first find
-    consistent rates, and that search fails on stiff modes such as a conducting diode's."""
-    key = ("adjoint_segment", options.rtol, options.atol, grid, integrand.serialize() if integrand else None)
-    if key not in system.cache:
-        x, z, p, _ = system.symbols(cs.MX)
-        s, ta, tb = cs.MX.sym("s"), cs.MX.sym("ta"), cs.MX.sym("tb")
-        t = ta + s * (tb - ta)
-        ode, alg = system.dae(x, z, p, t)
-        params = cs.vertcat(p, ta, tb, z)
-        z_of_x = z
-        if z.numel():
-            residual = cs.Function("algebraic", [z, cs.vertcat(x, p, s, ta, tb)], [alg])
-            solve = cs.rootfinder("solve_z", "newton", residual, {"abstol": 1e-14, "max_iter": 50,
-                                                                   "error_on_fail": False})
-            z_of_x = solve(z, cs.vertcat(x, p, s, ta, tb))
-            ode = cs.substitute(ode, z, z_of_x)
-        dae = {"x": x, "p": params, "t": s, "ode": (tb - ta) * ode}
-        if integrand is not None:
-            dae["quad"] = (tb - ta) * integrand(x, z_of_x, p, t)
-        # without algebraic variables (no rootfinder inside) the integrator's functions are
-        # expanded to scalar expressions: a 200-stage ladder's backward sweep through 100
-        # samples 1.5 times faster (88 ms instead of 132)
-        integrator = cs.integrator("segment", "cvodes", dae, 0.0, list(grid),
-                                   {"abstol": options.atol, "reltol": options.rtol, "max_num_steps": 100000,
-                                    "quad_err_con": True, "expand": not z.numel()})
-        X0, P = cs.MX.sym("x0", x.numel()), cs.MX.sym("p", params.numel())
-        solution = integrator(x0=X0, p=P)
-        xf = [cs.vec(solution["xf"])] + ([solution["qf"][:, -1]] if integrand is not None else [])
-        segments = [k for k in system.cache if isinstance(k, tuple) and k[0] == "adjoint_segment"]
-        if len(segments) >= CACHED:
-            system.cache.pop(segments[0])
-        system.cache[key] = {"forward": cs.Function("segment_forward", [X0, P], xf), "reverse": {}}
-    return system.cache[key]

@@ -41,8 +41,8 @@ from .output_rows import RowBlock
 from .stepping_functions import LinearResidual, buffered, stepping_functions
 from .time_scale import least_first_step
 from .linear_solvers import linear_solver
-from .sundials_library import (ERR_FN, CV_BDF, CV_ONE_STEP, IDA_ONE_STEP, MAX_STEPS_PER_CALL,
-                               SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
+from .sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP,
+                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
 
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
 
@@ -70,10 +70,13 @@ class Stepper:
     ``step(t_stop)`` takes one internal step, never past ``t_stop``, and returns the time
     reached; ``at(t)`` is (x, z) at any t within the last step, from the solver's interpolating
     polynomial; ``counters()`` the solver's statistics since the last restart. ``sparse``: a
-    sparse (or banded) Jacobian; default: beyond DENSE_LIMIT unknowns."""
+    sparse (or banded) Jacobian; default: beyond DENSE_LIMIT unknowns. ``own_test``: IDA with
+    physlib's Newton test (:func:`~.callbacks.newton_solver`; False: SUNDIALS' own, fewer
+    iterations, for a DAE without algebraic variables, whose unknowns are all error-tested)."""
 
     def __init__(self, system, solver: str, rtol: float, atol: float, max_step: float | None,
-                 rows_keep_p: bool = True, atols: np.ndarray | None = None, sparse: bool | None = None):
+                 rows_keep_p: bool = True, atols: np.ndarray | None = None, sparse: bool | None = None,
+                 own_test: bool = True):
         core, nvec, dmat, dls, ida, cvode = libraries()
         self.core, self.nvec = core, nvec
         self.system, self.solver = system, solver
@@ -115,7 +118,7 @@ class Stepper:
         self._tret_ref = ctypes.byref(self._tret)
         self._started = False
         self._atols = atols      # atol per unknown, if not ``atol`` for all (:mod:`.tolerances`)
-        self.mem = self._create_solver(ctx, rtol, atol, max_step)
+        self.mem = self._create_solver(ctx, rtol, atol, max_step, own_test)
         # Output rows between steps, completed in blocks (IDA), each with its parameter vector
         # unless ``rows_keep_p`` is False (a run whose parameter vector cannot change).
         self.row_block = RowBlock(self, system.dae.size1_in(2) if rows_keep_p else 0) if self.ida else None
@@ -134,7 +137,7 @@ class Stepper:
             core.SUNLogger_SetWarningFilename(logger, b"")
         return ctx
 
-    def _create_solver(self, ctx, rtol, atol, max_step):
+    def _create_solver(self, ctx, rtol, atol, max_step, own_test):
         """IDA's or CVODE's memory (BDF), set up with the callbacks, tolerances, linear solver
         and step limits (IDA: which unknowns are algebraic, left out of its error test)."""
         lib, prefix = self.lib, "IDA" if self.ida else "CVode"
@@ -154,8 +157,9 @@ class Stepper:
             self.core.N_VDestroy(vector)
         call("SetLinearSolver", self.matrix.solver, self.matrix.A)
         call("SetJacFn", self._jac_callback)
-        if self.ida:        # Newton with physlib's convergence test (callbacks.newton_solver)
-            self._newton = newton_solver(self.core, mem, lib, self.y, ctx, self._newton_test, self._user_data)
+        # Newton with physlib's convergence test (callbacks.newton_solver), unless told otherwise
+        self._newton = newton_solver(self.core, mem, lib, self.y, ctx, self._newton_test,
+                                     self._user_data) if self.ida and own_test else None
         if self.ida and self.nz:
             self._id = self.nvec.N_VNew_Serial(self.n, ctx)
             ident = _view(self.core, self._id, self.n)
@@ -214,16 +218,23 @@ class Stepper:
 
     def step(self, t_stop: float) -> float:
         """One internal step towards (never past) ``t_stop``; returns the time reached."""
+        self._solve(t_stop, t_stop, True)
+        return self.t_now
+
+    def advance_to(self, t_out: float, t_stop: float) -> None:
+        """Internal steps, in C and never past ``t_stop``, until ``t_out`` is reached; then t_now is
+        t_out, y there (interpolated) in ``y_arr``: one call where :meth:`step` costs one a step."""
+        self._solve(t_out, t_stop, False)
+
+    def _solve(self, t_out: float, t_stop: float, one_step: bool) -> None:
         self.set_stop(t_stop)
-        if self.ida:
-            flag = self.lib.IDASolve(self.mem, t_stop, self._tret_ref, self.y, self.yp, IDA_ONE_STEP)
-        else:
-            flag = self.lib.CVode(self.mem, t_stop, self.y, self._tret_ref, CV_ONE_STEP)
+        mode = (IDA_ONE_STEP if one_step else IDA_NORMAL) if self.ida else (CV_ONE_STEP if one_step else CV_NORMAL)
+        flag = self.lib.IDASolve(self.mem, t_out, self._tret_ref, self.y, self.yp, mode) if self.ida else \
+            self.lib.CVode(self.mem, t_out, self.y, self._tret_ref, mode)
         if flag not in SUCCESS_FLAGS:
             self.recover(flag, self._tret.value)
-            return self.step(t_stop)
+            return self._solve(t_out, t_stop, one_step)
         self.advanced(self._tret.value, stepped=True)
-        return self.t_now
 
     def set_stop(self, t_stop: float) -> None:
         """The time the solver's steps must not pass [s]."""
@@ -252,8 +263,7 @@ class Stepper:
 
     @property
     def h_last(self) -> float:
-        """The last step taken [s] (0 before the first since a restart); read from the solver
-        when asked, not at every step."""
+        """The last step taken [s] (0 before the first since a restart), read when asked."""
         if not self._stepped:
             return 0.0
         if not self._h_known:
@@ -313,10 +323,6 @@ class Stepper:
         self._rows()
         return self._row_solves
 
-    def interpolated(self, t: float) -> np.ndarray:
-        """y at t within the last step from the solver's interpolating polynomial alone."""
-        return self._dky(t, 0)[1]
-
     def _dky(self, t: float, k: int, into=None):
         """The k-th derivative of the interpolating polynomial at t: (its x part, all of y),
         copied, or written ``into`` the given array."""
@@ -355,7 +361,7 @@ class Stepper:
         if self.row_block is not None:
             self.row_block.close(self.core.N_VDestroy)
         (self.lib.IDAFree if self.ida else self.lib.CVodeFree)(ctypes.byref(mem))
-        if self.ida:
+        if self._newton is not None:
             self.core.SUNNonlinSolFree(self._newton)
         if self._factored or self.matrix.kind != "sparse":
             # SUNDIALS 7's SuperLU_MT solver crashes when freed before its first factorization
