@@ -82,6 +82,8 @@ class Builder:
         """With ``uic``, ngspice-39 starts a capacitor without ``ic=`` at the difference of its
         nodes' ``.ic`` values [V] (``.nodeset`` values where a node has no ``.ic``; 0 for
         other nodes): a value function, or None when no node has either."""
+        if not (self.netlist.nodeset or self.netlist.ic):
+            return None
         given = {**self.netlist.nodeset, **self.netlist.ic}
         names = [self.node_name(prefix, n) for n in nodes]
         if not any(n in given for n in names):
