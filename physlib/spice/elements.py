@@ -12,6 +12,7 @@ from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
 from ..core.errors import PhyslibError
+from .devices import couple, make_component, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import parse_number
@@ -104,7 +105,6 @@ class Builder:
     def level(self, body, scope, prefix, name, ports: dict, parents: list):
         """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
         subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
-        from .devices import couple, sensed_sources
         model, nets, members, controls, couplings = Model(name), {}, {}, [], []
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
@@ -202,7 +202,6 @@ class Builder:
     # --- elements ---------------------------------------------------------------------------
 
     def _component(self, card, tokens, letter, body, scope, prefix, sensed):
-        from .devices import make_component      # one function per element letter
         if len(tokens) < PINS[letter] + 1:
             raise SpiceError(f"{letter} needs {PINS[letter]} nodes", card.where)
         name = tokens[0].lower()

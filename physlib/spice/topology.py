@@ -97,11 +97,15 @@ class Nets:
             for group in (joins(member) if joins else ()):
                 for port in group[1:]:
                     self._union(ids[group[0]], ids[port])
+        terminal, number = self._terminal, self._id
+        blocks = {name for name, member in members.items() if isinstance(member, Model)}
         for connection in model.connections:
-            ends = [self._id[self._terminal(members, prefix, name, port, expand)]
-                    for name, port in connection]
+            # a component's port is its own terminal: no walk through exposed ports
+            ends = [number[terminal(members, prefix, name, port, expand) if name in blocks
+                           else f"{prefix}{name}.{port}"] for name, port in connection]
+            first = ends[0]
             for other in ends[1:]:
-                self._union(ends[0], other)
+                self._union(first, other)
 
     def _terminal(self, members, prefix, name, port, expand) -> str:
         """``"path.port"`` of one connection end: through exposed ports down to the component
