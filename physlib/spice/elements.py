@@ -15,7 +15,7 @@ from ..core.errors import PhyslibError
 from .devices import couple, make_component, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
-from .numbers import parse_number
+from .numbers import Constant, parse_number
 
 __all__ = ["Builder", "GROUND_NAMES"]
 
@@ -66,7 +66,7 @@ class Builder:
             raise SpiceError(f"{token!r} is not a number or an expression", where)
         if number[1]:
             self.ctx.warn(where, number[1])
-        return lambda: number[0]
+        return Constant(number[0])
 
     def node_name(self, prefix: str, node: str) -> str:
         """The name ngspice prints for local node ``node`` of the instance at ``prefix``

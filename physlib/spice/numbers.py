@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["parse_number", "zero_is_none", "NUMBER", "SCALE"]
+__all__ = ["parse_number", "zero_is_none", "Constant", "NUMBER", "SCALE"]
 
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12, "f": -15,
@@ -55,6 +55,20 @@ def _scaled(number: str, power: int) -> float:
     text it is given once, so the power goes into the text's exponent."""
     digits, _, exponent = number.lower().partition("e")
     return float(f"{digits}e{int(exponent or 0) + power}")
+
+
+class Constant(float):
+    """The value function of a number: ``Constant(2.0)()`` is 2.0, and a Constant is true
+    whatever its value, as any function is. One 40-byte object, where ``lambda: value`` is a
+    function, a cell, its closure and the tuple it reads (about 300 bytes): a million-element
+    deck holds one value function per element."""
+    __slots__ = ()
+
+    def __call__(self) -> float:
+        return float(self)
+
+    def __bool__(self) -> bool:
+        return True
 
 
 def zero_is_none(function):
