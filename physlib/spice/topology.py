@@ -88,8 +88,9 @@ class Nets:
         elif rb < ra:
             self._parent[ra] = rb
 
-    def _add(self, owner: str, ports) -> dict[str, int]:
-        """Number the terminals of ``owner``'s ``ports``; returns their offsets."""
+    def _add(self, owner: str, ports) -> tuple[int, dict[str, int]]:
+        """Number the terminals of ``owner``'s ``ports``; returns the first number and the
+        ports' offsets from it."""
         names = tuple(ports)
         offsets = self._offsets.get(names)
         if offsets is None:
@@ -104,10 +105,9 @@ class Nets:
         cls = type(component)
         names = self._class_ports.get(cls)
         if names is None:
-            names = tuple(cls._ports)
             if any(port.condition is not None for port in cls._ports.values()):
                 return tuple(component.ports())
-            self._class_ports[cls] = names
+            names = self._class_ports[cls] = tuple(cls._ports)
         return names
 
     def _walk(self, model, prefix: str, expand: bool, joins):
