@@ -140,3 +140,11 @@ def test_on_flag_of_a_w_switch_warns_that_ngspice_ignores_it():
         d = spice.read(text)
     assert caught[0].message.line == 5
     assert d.op()["v(o)"] < 1e-6                 # open, as ngspice-39's
+
+
+def test_an_explicit_dc_zero_beside_a_waveform_is_the_operating_points_value():
+    """``DC 0`` given with a PULSE starting at 1 V: ngspice-39's .op prints v(a) = 0 (run by
+    hand on this deck), not the waveform's t = 0 value. A number's value function is true
+    whatever the number, as a function is (``spec.dc or ...`` picks it)."""
+    text = "dc zero\nV1 a 0 DC 0 PULSE(1 2 1u 1u 1u 1 2)\nR1 a 0 1k\n.op\n.end\n"
+    assert spice.read(text).run()["op"]["v(a)"] == 0.0

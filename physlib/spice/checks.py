@@ -27,7 +27,7 @@ def check_dc_paths(deck):
     path to ground."""
     if deck.analyses and all(kind == "tran" and args.get("uic") for kind, args in deck.analyses):
         return
-    nets = Nets(deck.model, joins=_dc_groups)
+    nets = Nets(deck.model, joins=_dc_groups())
     grounded = nets.grounded
     for node, pin in deck.nodes.items():
         if pin is None or nets.net(pin) in grounded:
@@ -42,9 +42,16 @@ def check_dc_paths(deck):
                          where)
 
 
-def _dc_groups(component):
-    """The groups of ``component``'s pins joined at DC."""
-    groups = DC_GROUPS.get(type(component))
-    if groups is None:
-        groups = ([p for p, port in component.ports().items() if port.domain is electrical],)
-    return groups
+def _dc_groups():
+    """A function giving the groups of a component's pins joined at DC, remembering those of
+    each class whose pins do not depend on its parameters (one deck's classes)."""
+    known = dict(DC_GROUPS)
+
+    def groups_of(component):
+        groups = known.get(type(component))
+        if groups is None:
+            groups = (tuple(p for p, port in component.ports().items() if port.domain is electrical),)
+            if all(port.condition is None for port in component._ports.values()):
+                known[type(component)] = groups
+        return groups
+    return groups_of

@@ -116,6 +116,8 @@ def _resistor_options(b, value, options, scope, card):
     """(resistance function, class) of an R line's options, as ngspice's restemp.c:
     R·(1 + TC1·ΔT + TC2·ΔT²)/M with ΔT = T − TNOM, T = temp= [°C] or the circuit temperature
     plus dtemp=; noisy=0 gives a :class:`NoiselessResistor`."""
+    if not options:       # most R lines: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
+        return value, el.Resistor
     given = {key: b.value(options[key], scope, card.where) for key in RESISTOR_OPTIONS
              if key in options}
     zero = lambda: 0.0                                           # noqa: E731

@@ -12,9 +12,10 @@ from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
 from ..core.errors import PhyslibError
+from .devices import couple, make_component, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
-from .numbers import parse_number
+from .numbers import Constant, parse_number
 
 __all__ = ["Builder", "GROUND_NAMES"]
 
@@ -66,7 +67,7 @@ class Builder:
             raise SpiceError(f"{token!r} is not a number or an expression", where)
         if number[1]:
             self.ctx.warn(where, number[1])
-        return lambda: number[0]
+        return Constant(number[0])
 
     def node_name(self, prefix: str, node: str) -> str:
         """The name ngspice prints for local node ``node`` of the instance at ``prefix``
@@ -83,6 +84,8 @@ class Builder:
         """With ``uic``, ngspice-39 starts a capacitor without ``ic=`` at the difference of its
         nodes' ``.ic`` values [V] (``.nodeset`` values where a node has no ``.ic``; 0 for
         other nodes): a value function, or None when no node has either."""
+        if not (self.netlist.nodeset or self.netlist.ic):
+            return None
         given = {**self.netlist.nodeset, **self.netlist.ic}
         names = [self.node_name(prefix, n) for n in nodes]
         if not any(n in given for n in names):
@@ -103,7 +106,6 @@ class Builder:
     def level(self, body, scope, prefix, name, ports: dict, parents: list):
         """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
         subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
-        from .devices import couple, sensed_sources
         model, nets, members, controls, couplings = Model(name), {}, {}, [], []
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
@@ -201,7 +203,6 @@ class Builder:
     # --- elements ---------------------------------------------------------------------------
 
     def _component(self, card, tokens, letter, body, scope, prefix, sensed):
-        from .devices import make_component      # one function per element letter
         if len(tokens) < PINS[letter] + 1:
             raise SpiceError(f"{letter} needs {PINS[letter]} nodes", card.where)
         name = tokens[0].lower()

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 
-__all__ = ["parse_number", "zero_is_none", "NUMBER", "SCALE"]
+__all__ = ["parse_number", "zero_is_none", "Constant", "NUMBER", "SCALE"]
 
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12, "f": -15,
@@ -36,7 +35,7 @@ def parse_number(token: str, expression: bool = False) -> tuple[float, str | Non
     if key == "mil":
         value = mantissa * 25.4e-6
     elif key:       # correctly rounded: 10u is 1e-05, not 10 * 1e-6
-        value = float(Decimal(match.group(0)).scaleb(SCALE[key]))
+        value = _scaled(match.group(0), SCALE[key])
     else:
         value = mantissa
     warning = None
@@ -49,6 +48,27 @@ def parse_number(token: str, expression: bool = False) -> tuple[float, str | Non
         warning = (f"{token!r} is {value:g}: a trailing F is femto in SPICE, not farad "
                    "(write 1u or 1uF for microfarads)")
     return value, warning
+
+
+def _scaled(number: str, power: int) -> float:
+    """The decimal ``number`` times 10**power, correctly rounded: float() rounds the decimal
+    text it is given once, so the power goes into the text's exponent."""
+    digits, _, exponent = number.lower().partition("e")
+    return float(f"{digits}e{int(exponent or 0) + power}")
+
+
+class Constant(float):
+    """The value function of a number: ``Constant(2.0)()`` is 2.0, and a Constant is true
+    whatever its value, as any function is. One 40-byte object, where ``lambda: value`` is a
+    function, a cell, its closure and the tuple it reads (about 300 bytes): a million-element
+    deck holds one value function per element."""
+    __slots__ = ()
+
+    def __call__(self) -> float:
+        return float(self)
+
+    def __bool__(self) -> bool:
+        return True
 
 
 def zero_is_none(function):

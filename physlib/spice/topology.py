@@ -27,7 +27,11 @@ class Nets:
     def __init__(self, model: Model, expand: bool = True, joins=None):
         self.components: dict = {}
         self.blocks: dict = {}
-        self._id: dict[str, int] = {}          # terminal -> its number
+        # terminals are numbered owner by owner (a component or a block), its ports in order:
+        # owner path -> (its first terminal's number, {port: offset}); no string per terminal
+        self._owners: dict[str, tuple[int, dict[str, int]]] = {}
+        self._offsets: dict[tuple, dict[str, int]] = {}    # shared by owners of the same ports
+        self._class_ports: dict[type, tuple] = {}          # classes without conditional ports
         self._parent: list[int] = []
         self._walk(model, "", expand, joins)
         self._members: dict[int, list[str]] | None = None
@@ -37,7 +41,7 @@ class Nets:
     # --- queries ---------------------------------------------------------------------------
 
     def net(self, terminal: str) -> int:
-        return self._find(self._id[terminal])
+        return self._find(self._number(terminal))
 
     def members(self, net: int) -> list[str]:
         return self._grouped()[net]
@@ -45,11 +49,19 @@ class Nets:
     def nets(self) -> list[int]:
         return list(self._grouped())
 
+    def _number(self, terminal: str) -> int:
+        owner, _, port = terminal.rpartition(".")
+        if owner not in self._owners or port not in self._owners[owner][1]:
+            raise KeyError(terminal)
+        first, offsets = self._owners[owner]
+        return first + offsets[port]
+
     def _grouped(self) -> dict[int, list[str]]:
         if self._members is None:
             self._members = {}
-            for terminal, k in self._id.items():
-                self._members.setdefault(self._find(k), []).append(terminal)
+            for owner, (first, offsets) in self._owners.items():
+                for port, offset in offsets.items():
+                    self._members.setdefault(self._find(first + offset), []).append(f"{owner}.{port}")
         return self._members
 
     def leaf(self, terminal: str) -> str:
@@ -71,14 +83,32 @@ class Nets:
 
     def _union(self, a: int, b: int):
         ra, rb = self._find(a), self._find(b)
-        if ra != rb:
-            self._parent[max(ra, rb)] = min(ra, rb)      # the first terminal stays the root
+        if ra < rb:                                      # the first terminal stays the root
+            self._parent[rb] = ra
+        elif rb < ra:
+            self._parent[ra] = rb
 
-    def _add(self, terminal: str) -> int:
-        k = self._id.setdefault(terminal, len(self._parent))
-        if k == len(self._parent):
-            self._parent.append(k)
-        return k
+    def _add(self, owner: str, ports) -> tuple[int, dict[str, int]]:
+        """Number the terminals of ``owner``'s ``ports``; returns the first number and the
+        ports' offsets from it."""
+        names = tuple(ports)
+        offsets = self._offsets.get(names)
+        if offsets is None:
+            offsets = self._offsets[names] = {port: k for k, port in enumerate(names)}
+        first = len(self._parent)
+        self._owners[owner] = (first, offsets)
+        self._parent.extend(range(first, first + len(names)))
+        return first, offsets
+
+    def _ports(self, component):
+        """The port names of ``component``: those of its class, unless some are conditional."""
+        cls = type(component)
+        names = self._class_ports.get(cls)
+        if names is None:
+            if any(port.condition is not None for port in cls._ports.values()):
+                return tuple(component.ports())
+            names = self._class_ports[cls] = tuple(cls._ports)
+        return names
 
     def _walk(self, model, prefix: str, expand: bool, joins):
         members = model.components
@@ -89,19 +119,26 @@ class Nets:
                     self._walk(member, path + ".", expand, joins)
                 else:
                     self.blocks[path] = member
-                    for port in member.exposed_ports:
-                        self._add(f"{path}.{port}")
+                    self._add(path, member.exposed_ports)
                 continue
             self.components[path] = member
-            ids = {port: self._add(f"{path}.{port}") for port in member.ports()}
+            first, offsets = self._add(path, self._ports(member))
             for group in (joins(member) if joins else ()):
                 for port in group[1:]:
-                    self._union(ids[group[0]], ids[port])
+                    self._union(first + offsets[group[0]], first + offsets[port])
+        owners, number, terminal = self._owners, self._number, self._terminal
+        blocks = {name for name, member in members.items() if isinstance(member, Model)}
         for connection in model.connections:
-            ends = [self._id[self._terminal(members, prefix, name, port, expand)]
-                    for name, port in connection]
+            ends = []
+            for name, port in connection:
+                if name in blocks:
+                    ends.append(number(terminal(members, prefix, name, port, expand)))
+                else:       # a component's port is its own terminal
+                    first, offsets = owners[prefix + name]
+                    ends.append(first + offsets[port])
+            first = ends[0]
             for other in ends[1:]:
-                self._union(ends[0], other)
+                self._union(first, other)
 
     def _terminal(self, members, prefix, name, port, expand) -> str:
         """``"path.port"`` of one connection end: through exposed ports down to the component

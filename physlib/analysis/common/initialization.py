@@ -234,6 +234,12 @@ def _apply_x0(model, x, x0):
     if names == model.states:
         # Every state, in the model's order and by its own name (an operating point's states,
         # a SPICE deck's initial state of 5,000 capacitors): one vector, no name lookups.
+        if all(type(value) is float for value in values):    # checked as one array
+            x = np.array(values, dtype=float)
+            bad = np.flatnonzero(~np.isfinite(x))
+            if bad.size:
+                _check_x0_value(names[bad[0]], values[bad[0]])
+            return x
         return np.array([_x0_number(model, name, value) for name, value in zip(names, values)], dtype=float)
     x = x.copy()
     state_pos = {int(pos): i for i, pos in enumerate(model.system.state_pos)}

@@ -105,12 +105,7 @@ class SimulationResult(ResultViews):
     def _direct(self) -> dict[int, tuple[str, int]]:
         """Representative positions held in ``x`` or ``z``: position -> ("x" | "z", row);
         built once per compiled model."""
-        system = self.model.system
-        if "direct_rows" not in system.cache:
-            rows = {int(pos): ("z", i) for i, pos in enumerate(system.z_pos)}
-            rows.update({int(pos): ("x", i) for i, pos in enumerate(system.state_pos)})
-            system.cache["direct_rows"] = rows
-        return system.cache["direct_rows"]
+        return _direct_rows(self.model.system)
 
     def _evaluate_rows(self, positions) -> np.ndarray:
         """Rows of the output map at the given positions, one row per position."""
@@ -258,6 +253,16 @@ class SimulationResult(ResultViews):
         return f"<SimulationResult {self.model.name}: {len(self.t)} points, t = {self.t[0]:g}..{self.t[-1]:g} s>"
 
 
+def _direct_rows(system) -> dict[int, tuple[str, int]]:
+    """Representative positions held in ``x`` or ``z``: position -> ("x" | "z", row); built
+    once per compiled model."""
+    if "direct_rows" not in system.cache:
+        rows = {int(pos): ("z", i) for i, pos in enumerate(system.z_pos)}
+        rows.update({int(pos): ("x", i) for i, pos in enumerate(system.state_pos)})
+        system.cache["direct_rows"] = rows
+    return system.cache["direct_rows"]
+
+
 def _row_function(system, positions):
     """A CasADi function giving the output-map rows at ``positions``, and what to feed it.
 
@@ -275,9 +280,12 @@ def _row_function(system, positions):
     used = cs.symvar(selected)
     inputs = []
     for symbol in used:
-        # Vector symbols are named "x_0", "x_1", ...; a vector of length one is named "x".
+        # Vector symbols are named "x_0", "x_1", ...; a vector of length one is named "x". The
+        # compiler's own symbols are the positions' "r_0", "r_1", ...: a state's or an
+        # algebraic variable's.
         kind, _, index = symbol.name().partition("_")
-        inputs.append((kind, int(index) if index else 0))
+        index = int(index) if index else 0
+        inputs.append(_direct_rows(system)[index] if kind == "r" else (kind, index))
     stacked = cs.vertcat(*used) if used else cs.SX(0, 1)
     out = (cs.Function("output_rows", [stacked], [selected]), inputs)
     if key is not None:

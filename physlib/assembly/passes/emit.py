@@ -89,7 +89,12 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
     inputs, in_names = [x, z, P, T], ["x", "z", "p", "t"]
     defining, defining_block = _defining(reduced, order)
     requested, reached, check_info = _start_check(flat, aliases, reduced, symbolic, values, describe)
+    # The expressions as emitted, which the functions hold anyway: the analyses' forms of them
+    # (DaeSystem.dae_dict, output_expressions) would otherwise rebuild the whole graph by
+    # calling the functions on fresh symbols, a second copy of it in memory.
+    dae_dict = {"x": x, "z": z, "p": P, "t": T, "ode": f, "alg": exprs["g"]}
     return DaeSystem(
+        cache={"dae_dict": dae_dict, "output_sx": values},
         start_check=_function("start_check", inputs, [requested, reached]),
         start_check_info=check_info,
         defining_equation=defining, defining_block=defining_block, describe_equation=describe,
