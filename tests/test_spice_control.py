@@ -112,6 +112,20 @@ def test_a_forum_deck_with_its_analyses_in_control_equals_ngspice():
 
 # --- the script's semantics, on a divider: v(out) = 3·R2/(R1 + R2) ----------------------------
 
+def test_the_predefined_constants_are_ngspice_39s():
+    # constants_print.csv: what ngspice-39 printed for constants.cir (boltz, echarge and planck
+    # from its const.h, CODATA 2014; vt = boltz·300.15/echarge), with 15 digits. Held to 1e-15:
+    # the same numbers (SPICE3's 1.38062e-23, 1.60219e-19 were 2e-5 and 4e-6 off).
+    with open(DATA / "constants_print.csv", newline="") as handle:
+        reference = [(row[0], float(row[1])) for row in list(csv.reader(handle))[1:]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpiceWarning)
+        ours = printed(spice.read(DATA / "constants.cir").run())
+    assert [name for name, _ in ours] == [name for name, _ in reference]
+    for (name, value), (_, expected) in zip(ours, reference):
+        assert value == pytest.approx(expected, rel=1e-15, abs=0), name
+
+
 def test_vector_expressions_follow_ngspices_precedence_and_functions():
     def value(text):
         (label, tree), = parse_list(text, None)
