@@ -11,13 +11,22 @@ replaces each such symbol by its value.
 >>> from physlib.constants import k_B, q
 >>> k_B * 300.0 / q          # a float, the thermal voltage at 300 K [V]
 0.02585...
+
+ngspice-39 computes with older values of k and q (CODATA 2014, its ``const.h``): kT/q differs by
+3.4e-7 relative, which moves a diode's forward voltage by that fraction and its current at a fixed
+voltage by v/vt times it. :data:`CONSTANT_SETS` holds both sets; the semiconductor devices and
+resistors take the one named by their ``constants`` parameter ("SI" by default, "ngspice" in
+the circuits :mod:`physlib.spice` reads).
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from .core.units import combine, factors, format_factors, raised
 
 __all__ = ["Constant", "k_B", "q", "sigma", "N_A", "R", "c", "h", "g_n", "epsilon_0", "mu_0", "T_zero",
-           "unit_voltage", "unit_current", "unit_length"]
+           "unit_voltage", "unit_current", "unit_length", "k_B_ngspice", "q_ngspice", "ConstantSet",
+           "CONSTANT_SETS"]
 
 
 class Constant(float):
@@ -99,3 +108,23 @@ unit_voltage = Constant(1.0, "V", "unit_voltage")
 unit_current = Constant(1.0, "A", "unit_current")
 # One metre: the reference length of a power law c·(Δs/1 m)^n with an exponent n that is a parameter.
 unit_length = Constant(1.0, "m", "unit_length")
+
+# ngspice-39's Boltzmann constant and elementary charge (CODATA 2014, src/include/ngspice/const.h:
+# CONSTboltz, CHARGE): what its device models and noise sources compute with.
+k_B_ngspice = Constant(1.38064852e-23, "J/K", "k_B_ngspice")
+q_ngspice = Constant(1.6021766208e-19, "C", "q_ngspice")
+
+
+class ConstantSet(NamedTuple):
+    """The Boltzmann constant and the elementary charge a device model computes with."""
+    k_B: Constant
+    q: Constant
+
+    def thermal_voltage(self, T):
+        """vt = k_B·T/q [V] at the temperature ``T`` [K] (a number or a SymPy expression)."""
+        return self.k_B * T / self.q
+
+
+# By name, as a component's ``constants`` parameter gives it: "SI" (the exact SI 2019 values,
+# the default) or "ngspice" (ngspice-39's, for circuits that must agree with it to 1e-6).
+CONSTANT_SETS = {"SI": ConstantSet(k_B, q), "ngspice": ConstantSet(k_B_ngspice, q_ngspice)}

@@ -21,10 +21,11 @@ def deck(name):
         return physlib.spice.read(reference_file("spice", "mosfet", name))
 
 
-def assert_characteristics(name, key, values, sweep, source, currents):
+def assert_characteristics(name, key, values, sweep, source, currents, tolerance=1e-6):
     """Acceptance 2: the .dc of deck ``name`` (``sweep`` = (start, stop, step) of ``source``)
     at each of ``values`` ({k: value of the deck's parameter ``key``}, the k-th of its
-    ``*SWEEP``) within 1e-6 of each of ``currents``' largest current in ngspice's reference.
+    ``*SWEEP``) within ``tolerance`` (the issue's 1e-6 by default) of each of ``currents``'
+    largest current in ngspice's reference.
     ngspice ran to reltol 1e-9; physlib sweeps every other point of ngspice's (twice its step:
     the time is the points')."""
     d = deck(f"{name}.cir")
@@ -35,13 +36,15 @@ def assert_characteristics(name, key, values, sweep, source, currents):
         for current in currents:
             assert len(result[current]) == len(ref[current])
             scale = np.max(np.abs(ref[current]))
-            assert np.max(np.abs(np.asarray(result[current]) - ref[current])) < 1e-6 * scale, (value, current)
+            assert np.max(np.abs(np.asarray(result[current]) - ref[current])) < tolerance * scale, (value, current)
 
 
 def assert_stage_op_ac_noise(name, noise=True):
     """Acceptance 2 on the common-source stage ``name`` (.op, .ac dec 10 1 1g, .noise v(out)
     vin): .op within 1e-6 V/A, .ac within 1e-5 of |H|, each noise source's and the total
-    densities within 1e-5 of ngspice's (``noise``: False for a deck without .noise)."""
+    densities within 1e-8 of ngspice's (the decks compute with ngspice's k and q: measured
+    2.2e-12; SI 2019's Boltzmann constant would leave 1.7e-7) (``noise``: False for a deck
+    without .noise)."""
     stage = deck(f"{name}.cir")
     op, ref = stage.op(), read(f"{name}_op.csv")
     for vector, value in ref.items():
@@ -55,7 +58,7 @@ def assert_stage_op_ac_noise(name, noise=True):
     result = stage.noise("v(out)", "vin", "dec", 10, 1, 1e9)
     for vector in ref:
         if vector != "frequency" and np.any(ref[vector]):
-            assert np.max(np.abs(np.asarray(result[vector]) - ref[vector]) / ref[vector]) < 1e-5, vector
+            assert np.max(np.abs(np.asarray(result[vector]) - ref[vector]) / ref[vector]) < 1e-8, vector
 
 
 def assert_inverter_transient(name):

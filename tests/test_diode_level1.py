@@ -7,9 +7,10 @@ CJO = 4 pF, M = 0.333, VJ = 0.5 V, FC = 0.5, TT = 11.5 ns, BV = 100 V, IBV = 0.1
 AF = 1.2) → ground, at T = TNOM = 27 °C with ngspice's GMIN = 1e-12 S; I_D = 4.35 mA.
 
 Physical constants: ngspice-39 uses CODATA 2014 (k = 1.38064852e-23 J/K, q = 1.6021766208e-19 C),
-physlib the exact SI 2019 values. Their ratio k/q, hence the thermal voltage vt, differs by
-3.4e-7 relative, k alone by 2.6e-6: that is the floor of every comparison below, and each
-tolerance is a few times it.
+physlib the exact SI 2019 values by default. Their ratio k/q, hence the thermal voltage vt,
+differs by 3.4e-7 relative, k alone by 2.6e-6, so the circuit here is built with
+``constants="ngspice"`` (the diode's and the resistor's): the comparisons then go far below
+that, and the tolerances below catch SI 2019's values.
 """
 import csv
 
@@ -39,8 +40,8 @@ def read(name):
 def circuit(source=5.0, **diode):
     m = Model("diode_level1")
     v = m.add(VoltageSource("V1", V=source))
-    r = m.add(Resistor("R1", R=1e3))
-    d = m.add(Diode("D1", **{**MODEL, **diode}))
+    r = m.add(Resistor("R1", R=1e3, constants="ngspice"))
+    d = m.add(Diode("D1", **{"constants": "ngspice", **MODEL, **diode}))
     g = m.add(Ground("g"))
     m.connect(v.p, r.p)
     m.connect(r.n, d.p)
@@ -57,36 +58,36 @@ def dc():
 def test_operating_point_equals_ngspice(dc):
     # ngspice ran to reltol = 1e-12 (its default 1e-3 leaves v(out) 3e-7 V off), so its op is
     # exact to rounding; its own KCL holds: (5 − v(out))/1k = −i(V1) = the diode's id to 1e-13.
-    # Left: vt's 3.4e-7 (constants), which moves vd by 3.4e-7 relative; measured 3.4e-7 at
-    # most, so 1e-6 relative.
+    # With ngspice's k and q: 1e-9 relative (measured 6.2e-14; SI 2019's vt, 3.4e-7 off, moves vd by
+    # that fraction).
     sim, op = dc
     ref = {k: v[0] for k, v in read("diode_level1_op.csv").items()}
     assert (5.0 - ref["v(out)"]) / 1e3 == pytest.approx(-ref["i(V1)"], rel=1e-12)
     assert ref["id_d1"] == pytest.approx(-ref["i(V1)"], rel=1e-12)
-    assert op["D1.p.v"] == pytest.approx(ref["v(out)"], rel=1e-6)
-    assert op["D1.vd"] == pytest.approx(ref["vd_d1"], rel=1e-6)
-    assert op["D1.i"] == pytest.approx(-ref["i(V1)"], rel=1e-6)
-    assert op["D1.id"] == pytest.approx(ref["id_d1"], rel=1e-6)
+    assert op["D1.p.v"] == pytest.approx(ref["v(out)"], rel=1e-9)
+    assert op["D1.vd"] == pytest.approx(ref["vd_d1"], rel=1e-9)
+    assert op["D1.i"] == pytest.approx(-ref["i(V1)"], rel=1e-9)
+    assert op["D1.id"] == pytest.approx(ref["id_d1"], rel=1e-9)
     # The internal node: RS carries the diode current, v = vd + RS·i.
     assert op["D1.p.v"] - op["D1.vd"] == pytest.approx(0.568 * op["D1.i"], rel=1e-12)
 
 
 def test_ac_response_equals_ngspice_from_1_hz_to_10_ghz(dc):
     # v(out)/V1 = Z/(R1 + Z), Z = RS + 1/(gd + jω(TT·gd + Cj(vd))): the small-signal
-    # conductance and both charges at the operating point. gd carries vt's 3.4e-7; measured
-    # 3.7e-7 at most over 101 frequencies, so 1e-5 relative (the brief's bound).
+    # conductance and both charges at the operating point: 1e-9 relative over 101 frequencies
+    # (measured 6.1e-14; 3.7e-7 with SI 2019's k and q, through gd).
     sim, op = dc
     ac = read("diode_level1_ac.csv")
     lin = sim.linearize(["V1.V"], ["D1.p.v", "V1.i"], at=op)
     H = lin.frequency_response(ac["frequency"])
-    np.testing.assert_allclose(H[0, 0], ac["real(v(out))"] + 1j * ac["imag(v(out))"], rtol=1e-5)
-    np.testing.assert_allclose(H[1, 0], ac["real(i(V1))"] + 1j * ac["imag(i(V1))"], rtol=1e-5)
+    np.testing.assert_allclose(H[0, 0], ac["real(v(out))"] + 1j * ac["imag(v(out))"], rtol=1e-9)
+    np.testing.assert_allclose(H[1, 0], ac["real(i(V1))"] + 1j * ac["imag(i(V1))"], rtol=1e-9)
 
 
 def test_noise_total_and_every_source_equal_ngspice(dc):
     # ngspice's diode noise: thermal 4kT/RS across RS, shot 2q·id and flicker KF·id^AF/f across the
-    # junction, inside RS. k differs by 2.6e-6 (R1's and RS's thermal noise), vt by 3.4e-7 (the
-    # transfer functions): measured at most 1.1e-6 relative at every frequency, so 1e-5.
+    # junction, inside RS: 1e-9 relative at every frequency (measured 1.2e-13; with SI 2019's
+    # k and q 1.1e-6: k differs by 2.6e-6, vt by 3.4e-7).
     sim, op = dc
     ref = read("diode_level1_noise.csv")
     f = ref["frequency"]
@@ -95,10 +96,10 @@ def test_noise_total_and_every_source_equal_ngspice(dc):
         "R1": "thermal", "D1.rs": "thermal", "D1.id": "shot", "D1.1overf": "flicker"}
     for path, column in [("R1", "onoise_r1"), ("D1.rs", "onoise_d1_rs"), ("D1.id", "onoise_d1_id"),
                          ("D1.1overf", "onoise_d1_1overf")]:
-        np.testing.assert_allclose(result.contributions[path], ref[column], rtol=1e-5, err_msg=path)
+        np.testing.assert_allclose(result.contributions[path], ref[column], rtol=1e-9, err_msg=path)
     diode = sum(result.contributions[p] for p in ("D1.rs", "D1.id", "D1.1overf"))
-    np.testing.assert_allclose(diode, ref["onoise_d1"], rtol=1e-5)
-    np.testing.assert_allclose(result.psd, ref["onoise_spectrum"], rtol=1e-5)
+    np.testing.assert_allclose(diode, ref["onoise_d1"], rtol=1e-9)
+    np.testing.assert_allclose(result.psd, ref["onoise_spectrum"], rtol=1e-9)
 
 
 def test_transient_with_charge_storage_equals_ngspice():

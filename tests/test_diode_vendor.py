@@ -5,8 +5,9 @@ Decks and references in tests/data/spice/diode_vendor (made by its make_referenc
 1N4148, 1N4007, 1N5819 and 1N750 cards as the vendors publish them (but for their PSpice-only
 entries), each behind a resistor from one source (.op, .dc from -10 V to 10 V through forward
 conduction, high injection and the Zener's breakdown, .ac), and rectifiers under a 10 V sine.
-ngspice-39 computes with CODATA-2014 constants: kT/q is 3.4e-7 relative off physlib's, which an
-exponential multiplies by vd/(n·vt) (up to ~30), hence 1e-5 relative.
+A deck computes with ngspice-39's k and q (CODATA 2014), as ngspice; both Newton iterations
+converge, so the DC results agree to 1e-9 (SI 2019's kT/q, 3.4e-7 relative off, would move them
+by up to 4.8e-7).
 """
 import pathlib
 import warnings
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 import physlib.spice as spice
+from physlib.constants import CONSTANT_SETS
 from reference import assert_within_range
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "diode_vendor"
@@ -34,7 +36,8 @@ def diodes():
 def test_vendor_diodes_operating_point_equals_ngspice(diodes):
     op, ref = diodes.op(), spice.read_csv(DATA / "diodes_op.csv")
     for name, value in ref.items():
-        assert abs(op[name] - value[0]) <= 1e-5 * abs(value[0]), name
+        # 1e-9 relative (measured 4.6e-15; 3.3e-7 with SI 2019's k and q; the issue asks 1e-6)
+        assert abs(op[name] - value[0]) <= 1e-9 * abs(value[0]), name
     assert op["v(z)"] == pytest.approx(4.7, abs=0.3)          # the Zener regulates
 
 
@@ -48,15 +51,17 @@ def test_vendor_diodes_dc_sweep_equals_ngspice_through_every_branch(diodes):
     for name, expected in ref.items():
         if name == "v-sweep":
             continue
-        # 1e-5 of each point, or 1e-9 of the vector's range where it crosses zero
+        # 1e-9 of each point, or 1e-9 of the vector's range where it crosses zero (measured:
+        # within the latter everywhere; 4.8e-7 of a point with SI 2019's k and q)
         floor = 1e-9 * np.ptp(expected)
-        assert np.all(np.abs(np.asarray(dc[name]) - expected) <= 1e-5 * np.abs(expected) + floor), name
+        assert np.all(np.abs(np.asarray(dc[name]) - expected) <= 1e-9 * np.abs(expected) + floor), name
 
 
 def test_vendor_diodes_ac_equals_ngspice_but_for_its_isr_conductance(diodes):
     ac, ref = diodes.ac("dec", 5, 1, 100e6), spice.read_csv(DATA / "diodes_ac.csv")
     for name in ("v(b)", "v(c)", "v(z)"):
-        # 1e-5 relative at every frequency (measured 9.5e-7)
+        # 1e-5 relative at every frequency (measured 7.1e-7, v(c), the 1N5819 at high current; 9.5e-7
+        # with SI 2019's k and q)
         assert np.all(np.abs(np.asarray(ac[name]) - ref[name]) <= 1e-5 * np.abs(ref[name])), name
     # The 1N4148 (ISR) at 4.3 mA: ngspice-39's small-signal conductance is not the derivative of
     # its own DC current (the recombination term's generation factor is differentiated without
@@ -66,7 +71,7 @@ def test_vendor_diodes_ac_equals_ngspice_but_for_its_isr_conductance(diodes):
     op = diodes.op()
     current = (5.0 - op["v(a)"]) / 1e3
     vd = op["v(a)"] - 0.5664 * current
-    vt = 1.380649e-23 * 300.15 / 1.602176634e-19
+    vt = CONSTANT_SETS["ngspice"].thermal_voltage(300.15)     # the deck's (ngspice's k and q)
 
     def dc_current(v):
         raw = 2.682e-9 * np.expm1(v / (1.836 * vt)) + \

@@ -119,7 +119,7 @@ def test_unknown_compile_option_is_an_error():
 
 
 def test_misspelled_attribute_lists_what_the_component_has():
-    with pytest.raises(AttributeError, match=r"Resistor 'R1' has no port, parameter or variable 'q'.*R, i, n, p, v"):
+    with pytest.raises(AttributeError, match=r"Resistor 'R1' has no port, parameter or variable 'q'.*R, constants, i, n, p, v"):
         Resistor("R1", R=1.0).q
 
 

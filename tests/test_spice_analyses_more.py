@@ -4,22 +4,23 @@ alone in its own ngspice process; ngspice is not needed here).
 
 Tolerances, and why:
 
-* ``.tf`` 1e-6 relative (each of the three vectors): one linear solve at the operating point in
+* ``.tf`` 1e-9 relative (each of the three vectors): one linear solve at the operating point in
   both programs; the references use tight options (ngspice's .tf takes the Jacobian of its last
-  Newton iteration, which its default reltol leaves 3e-5 of the gain away). Measured 1.9e-7:
-  ngspice's CODATA-2014 k/q against physlib's SI-2019 ones (3.4e-7 in vt) through the BJT's and
-  the diode's conductances.
-* ``.dc`` over sources and TEMP: 3e-6 relative at each point (1e-12 of the vector's range where it
-  crosses zero). The same constants: vt's 3.4e-7 moves a junction's voltage by that fraction and
-  its current by up to ln(I/IS) times it; measured 1.3e-6 (the diode's current), 5.1e-7 (the
-  BJT's vbe), 4e-9 (its collector current). Every point has the temperature's element values:
-  a sweep that kept the deck's 27 °C values would be off by 1e-1 at −40 °C.
+  Newton iteration, which its default reltol leaves 3e-5 of the gain away). Measured 3.4e-12
+  (the decks compute with ngspice's k and q; SI 2019's, 3.4e-7 off its kT/q, would leave 1.9e-7
+  through the BJT's and the diode's conductances).
+* ``.dc`` over sources and TEMP: 1e-8 relative at each point (1e-12 of the vector's range where it
+  crosses zero); both programs' Newton iterations converge at the decks' tight options: measured
+  6.7e-10 (the diode's current; SI 2019's k and q would leave 1.3e-6: vt's 3.4e-7 times
+  ln(I/IS)). Every point has the temperature's element values: a sweep that kept the deck's
+  27 °C values would be off by 1e-1 at −40 °C.
 * ``.four``: each harmonic as a phasor (magnitude, phase) within 1e-6 of the fundamental's
   magnitude, THD within 1e-5 relative (ngspice prints it with 6 digits) or 1e-6 % where it is
   zero. ngspice resamples its own time steps (at most 0.1 µs apart, the deck's tmax: its linear
   interpolation is within 5e-8 of a 1 kHz sine), physlib its tstep grid, which holds the 200
   resampled points; measured 3.6e-7 (v(out)'s fundamental: the two transients differ by that).
-* ``.sens`` 3e-6 relative (measured 1.2e-6: the constants again, through the diode), but a
+* ``.sens`` 3e-6 relative (measured 1.0e-6 on the resistors: ngspice's forward difference of
+  1e-6 of the value; 2.0e-6 on the diode's TNOM), but a
   diode's N 3e-5: ngspice differentiates by a forward difference of 1e-6 of the parameter,
   which the exponential's curvature leaves 1.3e-5 from the derivative. ngspice-39 lists 0 for a
   diode's RS and 8 times the derivative for its ``_temp``; those two are checked against the
@@ -27,7 +28,8 @@ Tolerances, and why:
   ngspice differentiates with respect to the card's resistance, physlib to the effective one;
   the relative sensitivities agree (3e-6).
 * ``.temp`` lists: each temperature's .op and .dc against ngspice-39 run at that single
-  temperature (ngspice-39 itself warns on a list and runs at 27 °C), 3e-6 relative as ``.dc``.
+  temperature (ngspice-39 itself warns on a list and runs at 27 °C), 1e-8 relative as ``.dc``
+  (measured 5.1e-10; 1.3e-6 with SI 2019's k and q).
 """
 import csv
 import io
@@ -68,7 +70,7 @@ def test_tf_equals_ngspice(tf_stage, key, output, src):
     result = tf_stage.tf(output, src)
     assert result.names == list(ref)              # ngspice's names, in its printed order
     for name, value in ref.items():
-        assert result[name] == pytest.approx(value[0], rel=1e-6), name
+        assert result[name] == pytest.approx(value[0], rel=1e-9), name
 
 
 def test_tf_card_runs_with_the_deck(tf_stage):
@@ -131,7 +133,7 @@ def test_dc_over_two_sources_and_temp_equals_ngspice(sweeps, key, scale, points)
     for name, expected in ref.items():
         ours = np.asarray(result[name])
         floor = 1e-12 * np.ptp(expected)
-        assert np.all(np.abs(ours - expected) <= 3e-6 * np.abs(expected) + floor), name
+        assert np.all(np.abs(ours - expected) <= 1e-8 * np.abs(expected) + floor), name
 
 
 @pytest.mark.parametrize("key", ["dc", "dc2", "dc3", "dc4"])
@@ -152,7 +154,7 @@ def test_temperature_sweep_leaves_the_deck_at_its_temperature(sweeps):
     before = d.op()["v(k)"]
     hot = d.dc("temp", 100, 100, 1)["v(k)"][0]        # the reference: vd = 0.7 V, 100 °C
     assert d.options["temp"] == 27.0 and d.op()["v(k)"] == before
-    assert hot == pytest.approx(reference("dc_sweeps_dc4.csv")["v(k)"][9], rel=3e-6)
+    assert hot == pytest.approx(reference("dc_sweeps_dc4.csv")["v(k)"][9], rel=1e-8)   # as .dc: 8e-14
 
 
 def test_nested_dc_closed_form():
@@ -285,7 +287,7 @@ def test_temp_list_runs_every_card_at_each_temperature():
             result, ref = out[f"{kind}@{celsius}"], reference(f"temp_list_{kind}_temp{k}.csv")
             assert result.temperature == celsius
             for name, expected in ref.items():
-                assert np.allclose(result[name], expected, rtol=3e-6, atol=0), (kind, celsius, name)
+                assert np.allclose(result[name], expected, rtol=1e-8, atol=0), (kind, celsius, name)
     # R1's tc1 and the diode move v(out): the temperatures are not the same circuit
     assert out["op@-20"]["v(out)"] - out["op@85"]["v(out)"] > 0.1
 

@@ -3,8 +3,8 @@ ngspice-39 references (tests/data/spice/reader, made by its make_references.py; 
 not needed here).
 
 Tolerances as in tests/test_spice_reader.py: linear .op/.ac 1e-9 relative (one linear solve
-in both programs), nonlinear .op 1e-5 (Newton iterations ended at reltol 1e-6, ngspice's
-CODATA 2014 kT/q), .tran 1e-4 of each signal's range after interpolating ngspice's points
+in both programs), the switches' hybrid .op 1e-5 (Newton iterations ended at reltol 1e-6),
+.tran 1e-4 of each signal's range after interpolating ngspice's points
 onto physlib's (trapezoidal against BDF at rtol 1e-6).
 """
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 
+from ..constants import CONSTANT_SETS
 from ..core.bulk import bulk_build
 from .errors import SpiceError, SpiceWarning
 from .results import read_csv
@@ -22,11 +23,14 @@ from .results import read_csv
 __all__ = ["read", "write", "read_csv", "SpiceDeck", "SpiceError", "SpiceWarning"]
 
 
-def read(source, *, name: str | None = None):
+def read(source, *, name: str | None = None, constants: str = "ngspice"):
     """Read a deck: ``source`` is a path (str or os.PathLike) or the deck's text (a string
     with a line break). ``name`` is the model's name (default: from the file name, else
     ``"deck"``). ``.include``/``.lib`` paths are relative to the deck's folder (the current
-    folder for text). Returns a :class:`SpiceDeck`."""
+    folder for text). ``constants``: the Boltzmann constant and elementary charge of the
+    deck's diodes, transistors and resistor noise, ``"ngspice"`` (ngspice-39's CODATA 2014
+    values, so that the deck computes as ngspice does) or ``"SI"`` (SI 2019's, as physlib's
+    components by default). Returns a :class:`SpiceDeck`."""
     from .checks import check_dc_paths
     from .deck import SpiceDeck
     from .lexer import read_cards
@@ -44,6 +48,8 @@ def read(source, *, name: str | None = None):
         text, file, folder, default = source, "<text>", None, "deck"
     else:
         raise SpiceError(f"read() takes a path or the deck's text, not {type(source).__name__}")
+    if not isinstance(constants, str) or constants not in CONSTANT_SETS:
+        raise SpiceError(f"constants={constants!r}: give one of {', '.join(map(repr, CONSTANT_SETS))}")
     model_name = name or re.sub(r"\W", "_", default)
     if not model_name.isidentifier():
         model_name = "deck_" + model_name
@@ -53,7 +59,7 @@ def read(source, *, name: str | None = None):
         warnings: list = []
         title, cards = read_cards(text, file, folder, warnings)
         netlist = Netlist(cards, warnings)
-        deck = SpiceDeck(getattr(netlist, "title", title), netlist, model_name, warnings)
+        deck = SpiceDeck(getattr(netlist, "title", title), netlist, model_name, warnings, constants)
         check_dc_paths(deck)
     return deck
 

@@ -85,7 +85,7 @@ def altered_model(deck, rest: str, card, number):
         raise SpiceError(f"altermod {name}: no .model {name} in the deck", card.where)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpiceWarning)     # warned when the deck was read
-        return type(deck)(deck.title, netlist, deck.model.name, [])
+        return type(deck)(deck.title, netlist, deck.model.name, [], deck._ctx.constants)
 
 
 def _with_model(body, name, values):

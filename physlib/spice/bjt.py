@@ -53,8 +53,8 @@ def bjt(b, name, tokens, card, scope, prefix, find_model, split_options):
     functions = _model_functions(b, options, model_scope, model_card)
     functions.update(_circuit_functions(b, options, instance, scope, model_scope, card, model_card))
     _scale(functions, instance, b, scope, card)
-    values = {"pnp": kind == "pnp", "substrate": True, "lateral": _lateral(b, kind, options,
-                                                                            model_scope, model_card)}
+    values = {"pnp": kind == "pnp", "substrate": True, "constants": b.ctx.constants,
+              "lateral": _lateral(b, kind, options, model_scope, model_card)}
     path = f"{prefix}{name}."
     for param, (function, where) in functions.items():
         values[param] = function()

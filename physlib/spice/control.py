@@ -30,6 +30,7 @@ import re
 
 import numpy as np
 
+from ..constants import k_B_ngspice, q_ngspice
 from .errors import SpiceError
 from .lexer import Card
 from .vectors import evaluate_vector, is_true, parse_list
@@ -41,8 +42,9 @@ SILENT = ("plot", "save", "destroy", "display", "listing", "version", "rusage", 
 BLOCKS = ("foreach", "if", "while", "repeat", "dowhile")
 # set variables that change what ngspice computes or prints and that physlib does not follow
 RESULT_VARIABLES = ("units", "sqrnoise", "ngbehavior", "dpolydegree", "polydegree")
+# ngspice-39's predefined vectors (its cpitf.c, from const.h: CODATA 2014's e, k and h)
 CONSTANTS = {"pi": math.pi, "e": math.e, "c": 299792458.0, "kelvin": -273.15,
-             "echarge": 1.60219e-19, "boltz": 1.38062e-23, "planck": 6.62620e-34,
+             "echarge": float(q_ngspice), "boltz": float(k_B_ngspice), "planck": 6.626070040e-34,
              "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
 
 

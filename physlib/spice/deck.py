@@ -17,8 +17,8 @@ class _Context:
     """What element values may depend on besides .param: the .tran step and stop time
     (PULSE/SIN/EXP defaults) and the temperatures; and the warnings."""
 
-    def __init__(self, deck):
-        self.deck = deck
+    def __init__(self, deck, constants):
+        self.deck, self.constants = deck, constants     # the devices' k and q: read()'s constants
         self.tran_values = (1.0, 1.0)          # until a .tran card or deck.tran() says
 
     def tran(self):
@@ -50,7 +50,7 @@ class SpiceDeck:
     ``physlib.sweep`` do the same.
     """
 
-    def __init__(self, title, netlist, name, warnings):
+    def __init__(self, title, netlist, name, warnings, constants="ngspice"):
         from .elements import Builder      # builds components: imported when a deck is read
         self.title = title
         self.warnings: list[str] = []
@@ -58,7 +58,7 @@ class SpiceDeck:
         for where, message in warnings:
             self.warn(where, message)
         self.options = dict(OPTIONS)
-        self._ctx = _Context(self)
+        self._ctx = _Context(self, constants)
         self._builder = None
         scope_value = self._read_options(netlist)
         self._builder = Builder(netlist, name, self._ctx)

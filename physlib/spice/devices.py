@@ -90,6 +90,8 @@ def _passive(b, letter, name, tokens, card, scope, prefix):
     if letter == "R":
         value, cls = _resistor_options(b, value, options, scope, card)
     values = {param: value()}
+    if letter == "R":                  # its thermal noise's k
+        values["constants"] = b.ctx.constants
     b.bind(f"{prefix}{name}.{param}", value, card.where)
     ic = b.value(options["ic"], scope, card.where) if "ic" in options else \
         b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
@@ -213,7 +215,7 @@ def _diode(b, name, tokens, card, scope, prefix):
     for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin)):
         values[param] = function()
         b.bind(path + param, function, card.where)
-    return el.Diode(name, **values), ["p", "n"]
+    return el.Diode(name, constants=b.ctx.constants, **values), ["p", "n"]
 
 
 def sensed_sources(body) -> set[str]:

@@ -69,7 +69,7 @@ def jfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     functions.update({"T": lambda: b.ctx.option("temp") + KELVIN, "TNOM": lambda: tnom() + KELVIN,
                       "GMIN": lambda: b.ctx.option("gmin")})
     functions.update(at_temperature(functions, coefficients, model_card))
-    values, path = {"channel": "P" if kind == "pjf" else "N"}, f"{prefix}{name}."
+    values, path = {"channel": "P" if kind == "pjf" else "N", "constants": b.ctx.constants}, f"{prefix}{name}."
     for param, function in functions.items():
         values[param] = function()
         b.bind(path + param, function, card.where)

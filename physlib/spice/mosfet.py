@@ -9,7 +9,8 @@ import math
 
 from ..components.electrical.semiconductors.junctions import band_gap
 from ..components.electrical.semiconductors.mosfet import EPS_OX, MOSFET
-from ..constants import k_B, q
+from ..components.electrical.semiconductors.mosfet.level3 import EPS_SI
+from ..constants import CONSTANT_SETS
 from .errors import SpiceError
 
 __all__ = ["MOSFET_PARAMETERS", "mosfet"]
@@ -37,7 +38,6 @@ IGNORED = ("utra",)
 INSTANCE = {"l": "L", "w": "W", "m": "M", "ad": "AD", "as": "AS", "pd": "PD", "ps": "PS"}
 SQUARES = {"nrd": "RD", "nrs": "RS"}
 KELVIN = 273.15
-EPS_SI = 11.7 * 8.854214871e-12    # F/m: ngspice's silicon permittivity
 INTRINSIC = 1.45e16                # 1/m³: mos1temp.c's intrinsic carrier density
 
 
@@ -64,7 +64,8 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
                          f"{kind.upper()}", card.where)
     level, options = _level_options(b, params, model_scope, model_card, split_options)
     functions = _model_functions(b, options, model_scope, model_card)
-    values, path = {"channel": "P" if kind == "pmos" else "N", "level": level}, f"{prefix}{name}."
+    values, path = {"channel": "P" if kind == "pmos" else "N", "level": level,
+                    "constants": b.ctx.constants}, f"{prefix}{name}."
     tnom_token = options.get("tnom", options.get("tref"))
     tnom = b.value(tnom_token, model_scope, model_card.where) if tnom_token else \
         (lambda: b.ctx.option("tnom"))
@@ -73,7 +74,7 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     _mobility(b, functions, options, (model_scope, model_card))
     if "nsub" in options and "TOX" in functions and functions["TOX"]() > 0:
         _doping_defaults(b, functions, options, values["channel"], tnom, (model_scope, model_card),
-                         _intrinsic_density(tnom) if level == 3 else (lambda: INTRINSIC))
+                         _intrinsic_density(tnom, b.ctx.constants) if level == 3 else (lambda: INTRINSIC))
     functions.update({INSTANCE[key]: b.value(token, scope, card.where)
                       for key, token in instance.items() if key in INSTANCE})
     _sheet_resistances(b, functions, options, instance, (scope, card), (model_scope, model_card))
@@ -128,12 +129,14 @@ def _staged_defaults(b, functions, options, model, level):
     functions.setdefault("MJSW", lambda: 0.33)
 
 
-def _intrinsic_density(tnom):
+def _intrinsic_density(tnom, constants):
     """mos3temp.c's intrinsic carrier density at TNOM [1/m³]: 1.45e16·(T/300)^1.5·
-    exp(Eg(T)/(2·k/q)·(1/300 − 1/T))."""
+    exp(Eg(T)/(2·k/q)·(1/300 − 1/T)), k and q of the set named ``constants``."""
+    k_over_q = CONSTANT_SETS[constants].thermal_voltage(1.0)
+
     def density():
         t = tnom() + KELVIN
-        return INTRINSIC * (t / 300) ** 1.5 * math.exp(0.5 * float(band_gap(t)) * (1 / 300 - 1 / t) / (k_B / q))
+        return INTRINSIC * (t / 300) ** 1.5 * math.exp(0.5 * float(band_gap(t)) * (1 / 300 - 1 / t) / k_over_q)
     return density
 
 
@@ -155,7 +158,7 @@ def _doping_defaults(b, functions, options, channel, tnom, model, intrinsic):
     def value(key, default):
         return b.value(options[key], model[0], model[1].where) if key in options else (lambda: default)
     doping, nss, gate = value("nsub", None), value("nss", 0.0), value("tpg", 1.0)
-    tp, tox = (1 if channel == "N" else -1), functions["TOX"]
+    tp, tox, (k_B, q) = (1 if channel == "N" else -1), functions["TOX"], CONSTANT_SETS[b.ctx.constants]
     if doping() * 1e6 <= intrinsic():
         raise SpiceError(f"nsub={doping():g} is below the intrinsic carrier density "
                          f"{intrinsic() * 1e-6:.4g}/cm³", model[1].where)

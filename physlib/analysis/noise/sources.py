@@ -20,6 +20,8 @@ import warnings
 import casadi as cs
 import numpy as np
 
+from ...components.electrical.interfaces import constant_set
+from ...constants import k_B, q
 from ...core.component import Input
 from ...core.errors import PhyslibError
 from ..common.fast_call import FastFunction
@@ -27,8 +29,7 @@ from ..common.initialization import solve_algebraic
 from ..linear.analysis_points import copy_model, inject_through, injector_class, with_analysis_points
 from ..linear.operating_point import OperatingPoint
 
-BOLTZMANN = 1.380649e-23            # J/K (SI 2019, exact)
-ELEMENTARY_CHARGE = 1.602176634e-19  # C (SI 2019, exact)
+BOLTZMANN, ELEMENTARY_CHARGE = k_B, q     # J/K, C: SI 2019's (exact), the default constants
 
 
 class NoiseWarning(UserWarning):
@@ -93,14 +94,15 @@ class NoiseElement:
             return self.component.internal_noise(self.part, self.local_values(model, op), self.params(op))[0]
         domain = self.component.ports()[self.ports[0]].domain
         local = self.local_values(model, op)
+        k, q = constant_set(self.component)      # SI's, or those the component names
         if self.kind == "shot":
-            return 2 * ELEMENTARY_CHARGE * abs(self._current(model, op))
+            return 2 * q * abs(self._current(model, op))
         G = self.conductance(model, op)
         if domain.name == "thermal":
             temperature = 0.5 * (local[f"{self.ports[0]}.T"] + local[f"{self.ports[1]}.T"])
-            return 4 * BOLTZMANN * temperature**2 * G
+            return 4 * k * temperature**2 * G
         temperature = local[f"{self.heat_port}.T"] if self.heat_port else T
-        return 4 * BOLTZMANN * temperature * G
+        return 4 * k * temperature * G
 
 
 def noise_elements(model, p=None, *, parts: bool = True) -> list[NoiseElement]:

@@ -6,7 +6,7 @@ from ...core import Component, Input, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...domains import electrical, rotational, thermal
 from ..rotational.interfaces import Supported
-from .interfaces import OnePort, TwoPort
+from .interfaces import ConstantsChoice, OnePort, TwoPort
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -27,11 +27,14 @@ class Ground(Component):
 class Resistor(OnePort):
     """Ideal linear resistor: v = R·i.
 
-    Parameters: R [Ohm] resistance (> 0).
+    Parameters: R [Ohm] resistance (> 0); ``constants``: the Boltzmann constant of its thermal
+    noise 4kT/R, ``"SI"`` (SI 2019, the default) or ``"ngspice"`` (ngspice-39's, as
+    :mod:`physlib.spice` reads a deck).
     Dissipates v·i.
     """
 
     R = Parameter(unit="Ohm", description="resistance", positive=True)
+    constants = ConstantsChoice()
 
     def equations(self):
         return super().equations() + [sp.Eq(self.v, self.R * self.i)]

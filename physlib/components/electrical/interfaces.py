@@ -1,12 +1,40 @@
 """The partial bases of the electrical components: two pins and the voltage between them, the
-one-port whose pin currents balance, and the two-port of two such sides."""
-from ...core import Component, Port, Variable
+one-port whose pin currents balance, and the two-port of two such sides; and the ``constants``
+parameter of the components that compute with k and q."""
+from ...constants import CONSTANT_SETS, ConstantSet
+from ...core import Component, Parameter, Port, Variable
 from ...core.lazy import lazy_module
 from ...domains import electrical
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["TwoPin", "OnePort", "TwoPort"]
+__all__ = ["TwoPin", "OnePort", "TwoPort", "ConstantsChoice", "constant_set"]
+
+
+class ConstantsChoice(Parameter):
+    """The ``constants`` parameter of a component that computes with the Boltzmann constant
+    and the elementary charge (thermal voltages, 4kT and 2q noise densities): ``"SI"`` (the
+    exact SI 2019 values, the default) or ``"ngspice"`` (ngspice-39's CODATA 2014 values,
+    which :mod:`physlib.spice` gives the devices of a deck so that it agrees with ngspice to
+    1e-6). Structural: the equations hold the values, so each choice has its own class
+    template (derived once, like any structure)."""
+
+    def __init__(self):
+        super().__init__("SI", description='k and q: "SI" (SI 2019) or "ngspice" (ngspice-39\'s '
+                         'CODATA 2014 values)', structural=True)
+
+    def validate(self, value, component):
+        if not isinstance(value, str) or value not in CONSTANT_SETS:
+            raise self.invalid(component, f"must be one of {', '.join(map(repr, CONSTANT_SETS))}, "
+                                          f"got {value!r}")
+        return value
+
+
+def constant_set(component) -> ConstantSet:
+    """The k and q ``component`` computes with: its ``constants`` parameter's set, SI's for a
+    component without one."""
+    has_choice = isinstance(type(component)._parameters.get("constants"), ConstantsChoice)
+    return CONSTANT_SETS[component.constants if has_choice else "SI"]
 
 
 class TwoPin(Component):

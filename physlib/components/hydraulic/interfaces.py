@@ -1,5 +1,6 @@
 """The partial bases of the hydraulic components: two ports whose flows balance, the
 turbulent orifice law they share, and the thermal noise of losses inside a component."""
+from ...constants import k_B
 from ...core import Component, Parameter, Port, Variable
 from ...core.lazy import lazy_module
 from ...domains import hydraulic
@@ -8,8 +9,6 @@ from ..noise_variants import noisy_class
 sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["TwoPort", "orifice_flow", "orifice_conductance", "InternalNoise"]
-
-BOLTZMANN = 1.380649e-23      # J/K (SI 2019, exact)
 
 
 class TwoPort(Component):
@@ -77,7 +76,7 @@ class InternalNoise:
 
     def internal_noise(self, part, values, params):
         """(white PSD, 1/f coefficient) of ``part``: 4·k_B·T·G and no flicker noise."""
-        return 4 * BOLTZMANN * params["T"] * self.part_conductance(part, values, params), 0.0
+        return 4 * k_B * params["T"] * self.part_conductance(part, values, params), 0.0
 
     def noise_variant(self):
         """A copy whose noise sources are zero-valued parameters (:meth:`noise_input`)."""

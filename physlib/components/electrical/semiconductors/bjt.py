@@ -7,7 +7,8 @@ from ....domains import electrical
 from ....core.lazy import lazy_module
 from ...noise_variants import noisy_class
 from . import gummel_poon
-from .junctions import EXP_LIMIT, BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite
+from ..interfaces import ConstantsChoice, constant_set
+from .junctions import EXP_LIMIT, PositiveOrInfinite
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -82,6 +83,9 @@ class BJT(Component):
     GMIN   S      conductance across each junction (>= 0); ngspice: 1e-12         0
     ====== ====== =============================================================== =========
 
+    ``constants``: the k and q of vt = k·T/q and of the noise, ``"SI"`` (SI 2019, the default)
+    or ``"ngspice"`` (ngspice-39's CODATA 2014 values, as :mod:`physlib.spice` reads a deck).
+
     Variables (type-normalized: for a PNP every voltage and current below is the negative of
     the physical one, as ngspice's ``type``): vbe, vbc [V] junction voltages at the internal
     nodes, vsub [V] substrate junction voltage (s against C'; 0 without the pin), cc, cb [A]
@@ -153,6 +157,7 @@ class BJT(Component):
     substrate = Parameter(False, description="give the transistor its substrate pin s", structural=True)
     lateral = Parameter(False, description="substrate junction to the base B' (lateral) instead of "
                         "the collector C' (vertical)", structural=True)
+    constants = ConstantsChoice()
     c = Port(electrical, "collector")
     b = Port(electrical, "base")
     e = Port(electrical, "emitter")
@@ -286,7 +291,7 @@ class BJT(Component):
 
     def thermal_voltage(self):
         """vt = k·T/q [V]."""
-        return BOLTZMANN * self.T / ELEMENTARY_CHARGE
+        return constant_set(self).thermal_voltage(self.T)
 
     def transport(self, vbe, vbc):
         """(cc, cb, cbe, qb, cbc) [A, A, A, 1, A] of the Gummel–Poon transport model at the junction
@@ -370,13 +375,14 @@ class BJT(Component):
     def internal_noise(self, part, values, params):
         """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
         (``values``: the variables by local name, ``params``: the parameters by name)."""
+        k, q = constant_set(self)
         if part in ("rb", "rc", "re"):
             r = values["rbb"] if part == "rb" else params[part.upper()]
-            return (4 * BOLTZMANN * params["T"] / r if r > 0 else 0.0), 0.0
+            return (4 * k * params["T"] / r if r > 0 else 0.0), 0.0
         if part == "ic":
-            return 2 * ELEMENTARY_CHARGE * abs(values["cc"]), 0.0
+            return 2 * q * abs(values["cc"]), 0.0
         if part == "ib":
-            return 2 * ELEMENTARY_CHARGE * abs(values["cb"]), 0.0
+            return 2 * q * abs(values["cb"]), 0.0
         return 0.0, params["KF"] * abs(values["cb"]) ** params["AF"]
 
     def noise_variant(self):

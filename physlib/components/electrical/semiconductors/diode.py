@@ -4,9 +4,9 @@ import math
 from ....core import Parameter, ParameterError, Variable, der
 from ....core.lazy import lazy_module
 from ...noise_variants import noisy_class
-from ..interfaces import OnePort
+from ..interfaces import ConstantsChoice, OnePort, constant_set
 from .gummel_poon import inverse
-from .junctions import (EXP_LIMIT, current_exp_limit, limited_potential, BOLTZMANN, ELEMENTARY_CHARGE, PositiveOrInfinite, depletion_charge, forward_current,
+from .junctions import (EXP_LIMIT, current_exp_limit, limited_potential, PositiveOrInfinite, depletion_charge, forward_current,
                         junction_temperature, limited_exp, reverse_current, saturation_scale)
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -48,6 +48,9 @@ class Diode(OnePort):
     NBV    1        breakdown emission coefficient (>= 0; 0: N)             0
     TRS    1/K      linear temperature coefficient of Rs                    0
     ====== ======== ======================================================= =========
+
+    ``constants``: the k and q of vt = k·T/q and of the noise, ``"SI"`` (SI 2019, the default)
+    or ``"ngspice"`` (ngspice-39's CODATA 2014 values, as :mod:`physlib.spice` reads a deck).
 
     With ISR, IKF or IKR (ngspice-39, measured against it): the forward branch adds
     ISR(T)·(exp(vd/(NR·vt)) − 1)·((1 − vd/VJ(T))² + 0.005)^(M/2), ISR(T) = ISR·exp(factlog/NR)
@@ -136,6 +139,7 @@ class Diode(OnePort):
                              "(inf: none)", positive=True)
     NBV = Parameter(0.0, unit="1", description="breakdown emission coefficient (0: N)", nonnegative=True)
     TRS = Parameter(0.0, unit="1/K", description="linear temperature coefficient of Rs")
+    constants = ConstantsChoice()
     vd = Variable("V", "junction voltage")
     id = Variable("A", "junction current without the charge current")
     ij = Variable("A", "junction current before the high-injection knees (0 without ISR, IKF, IKR)")
@@ -172,7 +176,8 @@ class Diode(OnePort):
 
     def structure_key(self):
         # NBV > 0 or not: a Piecewise inside BVeff's 25 nested steps made compiling slow
-        return (self.has_charge(), self.has_breakdown(), self.has_injection(), self._values["NBV"] > 0)
+        return (self.constants, self.has_charge(), self.has_breakdown(), self.has_injection(),
+                self._values["NBV"] > 0)
 
     def structure_change(self, compiled, asked):
         changes = []
@@ -204,9 +209,10 @@ class Diode(OnePort):
         """id(vd) [A]: ngspice's forward, reverse and breakdown branches plus GMIN·vd.
         ``integral``: ∫₀^vd id dv [A·V] instead (branch by branch, for the stored energy);
         ``raw``: the branches alone, before the knees and GMIN·vd."""
-        vt = BOLTZMANN * self.T / ELEMENTARY_CHARGE
+        constants = constant_set(self)
+        vt = constants.thermal_voltage(self.T)
         vte = self.N * vt
-        i_sat = self.Is * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.N)
+        i_sat = self.Is * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.N, constants=constants)
         if integral:
             knee = i_sat * vte * (sp.exp(-3) + 2)                     # the forward one at -3·vte
             forward = i_sat * (vte * limited_exp(vd / vte, current_exp_limit(i_sat, self.EXP_LIMIT), True) - vd)
@@ -243,8 +249,9 @@ class Diode(OnePort):
         """ngspice-39's recombination current, forward branch only (measured): ISR(T)·(exp(vd/
         (NR·vt)) − 1)·((1 − vd/VJ(T))² + 0.005)^(M/2), ISR(T) with exponent 1/NR of IS's
         temperature factor."""
-        isr = self.ISR * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.NR)
-        vj, _ = junction_temperature(self.CJO, self.VJ, self.M, self.T, self.TNOM)
+        constants = constant_set(self)
+        isr = self.ISR * saturation_scale(self.T, self.TNOM, self.EG, self.XTI, self.NR, constants=constants)
+        vj, _ = junction_temperature(self.CJO, self.VJ, self.M, self.T, self.TNOM, constants=constants)
         vj = limited_potential(vj, self.FC)          # as depletion_charge
         generation = ((1 - vd / vj)**2 + 0.005) ** (self.M / 2)
         return isr * (self._exp(vd / (self.NR * vt)) - 1) * generation
@@ -278,7 +285,7 @@ class Diode(OnePort):
         linear extension above FC·VJ (:func:`~physlib.components.electrical.semiconductors.junctions.depletion_charge`).
         ``integral``: ∫₀^vd Qj dv [C·V] instead (for the stored energy)."""
         return depletion_charge(vd, self.CJO, self.VJ, self.M, self.FC, self.T, self.TNOM,
-                                integral, limit=True)
+                                integral, limit=True, constants=constant_set(self))
 
     def charge(self, vd, integral=False):
         """Q(vd) = TT·id(vd) + Qj(vd) [C]; ``integral``: ∫₀^vd Q dv [C·V]."""
@@ -335,12 +342,12 @@ class Diode(OnePort):
     def internal_noise(self, part, values, params):
         """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
         (``values``: the diode's variables by local name, ``params``: its parameters)."""
-        current = abs(values["id"])
+        current, (k, q) = abs(values["id"]), constant_set(self)
         if part == "rs":
             resistance = params["Rs"] * (1 + params["TRS"] * (params["T"] - params["TNOM"]))
-            return 4 * BOLTZMANN * params["T"] / resistance, 0.0
+            return 4 * k * params["T"] / resistance, 0.0
         if part == "id":
-            return 2 * ELEMENTARY_CHARGE * current, 0.0
+            return 2 * q * current, 0.0
         return 0.0, params["KF"] * current ** params["AF"]
 
     def noise_variant(self):

@@ -13,6 +13,7 @@ import math
 
 from ....core import der
 from ....core.lazy import lazy_module
+from ..interfaces import constant_set
 from .junctions import depletion_charge, junction_current, junction_temperature, saturation_scale
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -34,11 +35,11 @@ def transport(q, vbe, vbc, forward=None):
     ``q`` at the junction voltages: ngspice's qb = q1·(1 + (1 + 4·q2)^NKF)/2 (NKF = 1/2 is
     the classic square root) and its temperature rules (the class docstring). ``forward``
     stands for cbe/qb in cc where given (the excess phase's filtered current)."""
-    vt, limit = q.thermal_voltage(), q.EXP_LIMIT
-    i_sat = q.IS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI)
+    vt, limit, constants = q.thermal_voltage(), q.EXP_LIMIT, constant_set(q)
+    i_sat = q.IS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, constants=constants)
     beta_scale = (q.T / q.TNOM) ** q.XTB
-    ise = q.ISE * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, q.NE) / beta_scale
-    isc = q.ISC * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, q.NC) / beta_scale
+    ise = q.ISE * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, q.NE, constants=constants) / beta_scale
+    isc = q.ISC * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, q.NC, constants=constants) / beta_scale
     bf, br = q.BF * beta_scale, q.BR * beta_scale
     cbe = junction_current(vbe, i_sat, q.NF * vt, limit)
     cbc = junction_current(vbc, i_sat, q.NR * vt, limit)
@@ -78,18 +79,18 @@ def junction_charges(q, vbe, vbc, vbx, vsub):
     TF·cbe·(1 + XTF·…)/qb (vbe > 0; TF·cbe below) + Qj(vbe), the B-C charge TR·cbc + Qj(vbc)
     with XCJC·CJC at B', the external base's XCJC-remainder (1 − XCJC)·CJC against C' at
     ``vbx``, and the substrate charge (0 without the substrate pin)."""
-    T, tnom, fc = q.T, q.TNOM, q.FC
+    T, tnom, fc, constants = q.T, q.TNOM, q.FC, constant_set(q)
     _, _, cbe, qb, cbc = transport(q, vbe, vbc)
     diffusion = sp.Piecewise((cbe * _transit_factor(q, cbe, vbc) / qb, vbe > 0), (cbe, True))
-    qbe = q.TF * diffusion + depletion_charge(vbe, q.CJE, q.VJE, q.MJE, fc, T, tnom)
-    qbc = q.TR * cbc + depletion_charge(vbc, q.CJC * q.XCJC, q.VJC, q.MJC, fc, T, tnom)
-    qbx = depletion_charge(vbx, q.CJC * (1 - q.XCJC), q.VJC, q.MJC, fc, T, tnom) \
+    qbe = q.TF * diffusion + depletion_charge(vbe, q.CJE, q.VJE, q.MJE, fc, T, tnom, constants=constants)
+    qbc = q.TR * cbc + depletion_charge(vbc, q.CJC * q.XCJC, q.VJC, q.MJC, fc, T, tnom, constants=constants)
+    qbx = depletion_charge(vbx, q.CJC * (1 - q.XCJC), q.VJC, q.MJC, fc, T, tnom, constants=constants) \
         if q.charges()[3] else 0
     if not q.substrate:
         return qbe, qbc, qbx, 0
     # The substrate junction's potential and capacitance follow the same band-gap rule;
     # its charge has no FC extension (bjtload.c): above 0 a first-order expansion.
-    vjs, cjs = junction_temperature(q.CJS, q.VJS, q.MJS, T, tnom)
+    vjs, cjs = junction_temperature(q.CJS, q.VJS, q.MJS, T, tnom, constants=constants)
     mjs = q.MJS
     qsub = sp.Piecewise((vjs * cjs * (1 - (1 - vsub / vjs) ** (1 - mjs)) / (1 - mjs), vsub < 0),
                         (vsub * cjs * (1 + mjs * vsub / (2 * vjs)), True))
@@ -100,7 +101,7 @@ def substrate_current(q, vsub):
     """The substrate diode's current [A]: ISS(T)·(exp(vsub/(NS·vt)) − 1) with ngspice's
     reverse knee, ISS(T) = ISS·[IS's temperature factor] (ngspice-39's bjttemp.c: neither NS
     nor XTB enters it, measured), plus GMIN·vsub."""
-    iss = q.ISS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI)
+    iss = q.ISS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, constants=constant_set(q))
     return junction_current(vsub, iss, q.NS * q.thermal_voltage(), q.EXP_LIMIT) + q.GMIN * vsub
 
 

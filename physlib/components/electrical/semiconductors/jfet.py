@@ -7,7 +7,8 @@ from ....core import Component, Parameter, ParameterError, Port, Variable, der
 from ....core.lazy import lazy_module
 from ....domains import electrical
 from .fet_noise import FETNoiseParts
-from .junctions import EXP_LIMIT, BOLTZMANN, ELEMENTARY_CHARGE, depletion_charge, junction_current
+from ..interfaces import ConstantsChoice, constant_set
+from .junctions import EXP_LIMIT, depletion_charge, junction_current
 from ...noise_variants import noisy_class
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -50,6 +51,9 @@ class JFET(FETNoiseParts, Component):
     GMIN    S        conductance across each gate junction (per        0
                      device); ngspice: 1e-12, set by the SPICE reader
     ======= ======== ================================================= ===========
+
+    ``constants``: the k and q of vt = k·T/q and of the noise, ``"SI"`` (SI 2019, the default)
+    or ``"ngspice"`` (ngspice-39's CODATA 2014 values, as :mod:`physlib.spice` reads a deck).
 
     Variables (channel polarity: tp = +1 for N, −1 for P): vgs = tp·(g.v − v_s'),
     vgd = tp·(g.v − v_d'), vds = vgs − vgd [V]; vdi = v_d', vsi = v_s' [V] the internal nodes;
@@ -101,6 +105,7 @@ class JFET(FETNoiseParts, Component):
     s = Port(electrical, "source")
 
     channel = Parameter("N", description='"N" or "P"', structural=True)
+    constants = ConstantsChoice()
     VTO = Parameter(-2.0, unit="V", description="threshold voltage")
     BETA = Parameter(1e-4, unit="A/V2", description="transconductance parameter", positive=True)
     LAMBDA = Parameter(0.0, unit="1/V", description="channel-length modulation", nonnegative=True)
@@ -154,7 +159,7 @@ class JFET(FETNoiseParts, Component):
         return tuple(name for name in ("RD", "RS") + self.CAPACITANCES if values[name] > 0)
 
     def structure_key(self):
-        return (self.channel, self.present())
+        return (self.channel, self.constants, self.present())
 
     def structure_change(self, compiled, asked):
         if self.present(compiled) == self.present(asked):
@@ -183,14 +188,14 @@ class JFET(FETNoiseParts, Component):
     def _charge(self, name, v, integral=False):
         """The depletion charge [C] of ``name`` (CGS or CGD) at ``v`` (``integral``: ∫₀^v Q dv)."""
         return depletion_charge(v, self.AREA * self.M * getattr(self, name), self.PB, GRADING,
-                                self.FC, self.T, self.TNOM, integral)
+                                self.FC, self.T, self.TNOM, integral, constants=constant_set(self))
 
     def _diode(self, v, i_sat, vt):
         return junction_current(v, i_sat, vt, self.EXP_LIMIT) + self.M * self.GMIN * v
 
     def equations(self):
         tp = 1 if self.channel == "N" else -1
-        vt = BOLTZMANN * self.T / ELEMENTARY_CHARGE
+        vt = constant_set(self).thermal_voltage(self.T)
         i_sat = self.AREA * self.M * self.IS * sp.exp((self.T / self.TNOM - 1) * self.EG / vt)
         forward = self.channel_current(self.vgs, self.vds)
         reverse = self.channel_current(self.vgd, -self.vds)
@@ -239,7 +244,7 @@ class JFET(FETNoiseParts, Component):
         """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
         (``values``: the JFET's variables by local name, ``params``: its parameters), as
         ngspice-39's jfetnoi.c."""
-        kt4 = 4 * BOLTZMANN * params["T"]
+        kt4 = 4 * constant_set(self).k_B * params["T"]
         m = params["M"]
         if part in ("rd", "rs"):
             return kt4 * params["AREA"] * m / params[part.upper()], 0.0

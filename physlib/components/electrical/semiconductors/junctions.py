@@ -16,19 +16,19 @@ junctions): SymPy expressions as ngspice-39 evaluates them, with SI units (V, A,
   SPICE parameter left out: BV, VAF, IKF).
 
 Nothing here holds state: each function returns an expression of its arguments, which may be
-SymPy symbols (parameters) or numbers.
+SymPy symbols (parameters) or numbers. The functions whose result depends on k or q take the
+device's ``constants`` (a :class:`~physlib.constants.ConstantSet`: SI's or ngspice's).
 """
 import math
 
-from ....constants import Constant, k_B, q, unit_voltage
+from ....constants import Constant, k_B, unit_voltage
 from ....core import Parameter
 from ....core.component import as_real
 from ....core.lazy import lazy_module
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-BOLTZMANN = k_B              # J/K, with its unit (the equations' check sees k·T/q as volts)
-ELEMENTARY_CHARGE = q         # C
+BOLTZMANN = k_B              # J/K, with its unit (the 4kT noise of the SI-only components)
 REFTEMP = Constant(300.15, "K", "REFTEMP")     # ngspice's reference temperature of the band-gap rule
 # Silicon's band gap Eg(T) = EG_0 − EG_ALPHA·T²/(T + EG_BETA) (ngspice), its value at REFTEMP,
 # and the temperature coefficient of a junction capacitance (ngspice's 4e-4 per kelvin):
@@ -37,7 +37,7 @@ EG_0, EG_ALPHA, EG_BETA = Constant(1.16, "V", "EG_0"), Constant(7.02e-4, "V/K", 
 EG_REFTEMP = Constant(1.1150877, "V", "EG_REFTEMP")
 CAPACITANCE_TC = Constant(400e-6, "1/K", "CAPACITANCE_TC")
 
-__all__ = ["BOLTZMANN", "ELEMENTARY_CHARGE", "REFTEMP", "limited_exp", "current_exp_limit", "limited_potential", "band_gap",
+__all__ = ["BOLTZMANN", "REFTEMP", "limited_exp", "current_exp_limit", "limited_potential", "band_gap",
            "potential_shift", "junction_temperature", "depletion_charge", "bulk_junction_current",
            "saturation_scale", "forward_current", "reverse_current", "junction_current",
            "PositiveOrInfinite"]
@@ -93,29 +93,29 @@ def band_gap(T):
     return EG_0 - (EG_ALPHA * T**2) / (T + EG_BETA)
 
 
-def potential_shift(T):
+def potential_shift(T, *, constants):
     """ngspice's pbfact(T) [V]: −2·vt·(1.5·ln(T/REFTEMP) + q·(−Eg(T)/(2kT) + 1.1150877/(2k·REFTEMP)))
     with vt = kT/q; a junction potential φ measured at TNOM is φ(T) = T/REFTEMP·φo + pbfact(T)
     with φo = (φ − pbfact(TNOM))/(TNOM/REFTEMP)."""
-    k, q = BOLTZMANN, ELEMENTARY_CHARGE
+    k, q = constants
     arg = -band_gap(T) / (2 * k * T) + EG_REFTEMP / (k * (REFTEMP + REFTEMP))
     return -2 * (k * T / q) * (sp.Rational(3, 2) * sp.log(T / REFTEMP) + q * arg)
 
 
-def junction_temperature(cj0, vj, m, T, tnom):
+def junction_temperature(cj0, vj, m, T, tnom, *, constants):
     """(VJ(T) [V], CJ(T) [F]) of a junction whose potential ``vj`` and zero-bias capacitance
     ``cj0`` with grading ``m`` were measured at ``tnom`` [K] (ngspice's TLEVC = 0 rule, see
     :func:`depletion_charge`)."""
     fact1, fact2 = tnom / REFTEMP, T / REFTEMP
-    pbo = (vj - potential_shift(tnom)) / fact1
+    pbo = (vj - potential_shift(tnom, constants=constants)) / fact1
     gma_old = (vj - pbo) / pbo
-    vj_t = potential_shift(T) + fact2 * pbo
+    vj_t = potential_shift(T, constants=constants) + fact2 * pbo
     gma_new = (vj_t - pbo) / pbo
     cj = cj0 / (1 + m * (CAPACITANCE_TC * (tnom - REFTEMP) - gma_old)) * (1 + m * (CAPACITANCE_TC * (T - REFTEMP) - gma_new))
     return vj_t, cj
 
 
-def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False):
+def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False, *, constants):
     """Qj(v) [C] of a junction with zero-bias capacitance ``cj0`` [F], potential ``vj`` [V] and
     grading ``m`` measured at ``tnom`` [K], at temperature ``T`` [K]; ``integral``: ∫₀^v Qj dv
     [C·V] instead (for stored energies).
@@ -131,7 +131,7 @@ def depletion_charge(v, cj0, vj, m, fc, T, tnom, integral=False, limit=False):
            = CJ·F1 + CJ/F2·(F3·(v − fc·VJ) + m/(2·VJ)·(v² − (fc·VJ)²))          v >= fc·VJ
         F1 = VJ·(1 − (1 − fc)^(1−m))/(1 − m),  F2 = (1 − fc)^(1+m),  F3 = 1 − fc·(1 + m).
     """
-    vj, cj = junction_temperature(cj0, vj, m, T, tnom)
+    vj, cj = junction_temperature(cj0, vj, m, T, tnom, constants=constants)
     xfc = sp.log(1 - fc)
     f1 = vj * (1 - sp.exp((1 - m) * xfc)) / (1 - m)      # before the limit, as ngspice
     if limit:
@@ -157,12 +157,12 @@ def bulk_junction_current(v, i_sat, vt, gmin, limit):
                         (-i_sat, True)) + gmin * v
 
 
-def saturation_scale(T, tnom, eg, xti, n=1):
+def saturation_scale(T, tnom, eg, xti, n=1, *, constants):
     """exp((T/tnom − 1)·eg/(n·vt) + xti/n·ln(T/tnom)) with vt = k·T/q: the factor a saturation
     current measured at ``tnom`` [K] has at ``T`` [K] (ngspice's factlog/n; the diode takes
     n = N, the BJT n = 1 for IS and n = NE, NC for its leakage currents)."""
     ratio = T / tnom
-    vt = BOLTZMANN * T / ELEMENTARY_CHARGE
+    vt = constants.thermal_voltage(T)
     return sp.exp((ratio - 1) * eg / (n * vt)) * ratio ** (xti / n)
 
 

@@ -8,6 +8,7 @@ Every function returns SymPy expressions of its arguments (symbols or numbers).
 from .....constants import Constant
 from .....core import der
 from .....core.lazy import lazy_module
+from ...interfaces import constant_set
 from ..junctions import depletion_charge, junction_temperature
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -56,10 +57,12 @@ def junction_charge(v, bottom, sidewall, dev, integral=False):
     and sidewall capacitances ``bottom``, ``sidewall`` [F] at TNOM: the sum of two
     :func:`~physlib.components.electrical.semiconductors.junctions.depletion_charge`, graded MJ
     and MJSW, with the device ``dev``'s PB, FC, T and TNOM (``integral``: ∫₀^v Q dv)."""
-    charge = depletion_charge(v, bottom, dev.PB, dev.MJ, dev.FC, dev.T, dev.TNOM, integral)
+    constants = constant_set(dev)
+    charge = depletion_charge(v, bottom, dev.PB, dev.MJ, dev.FC, dev.T, dev.TNOM, integral, constants=constants)
     if sidewall == 0:
         return charge
-    return charge + depletion_charge(v, sidewall, dev.PB, dev.MJSW, dev.FC, dev.T, dev.TNOM, integral)
+    return charge + depletion_charge(v, sidewall, dev.PB, dev.MJSW, dev.FC, dev.T, dev.TNOM, integral,
+                                     constants=constants)
 
 
 def junction_capacitance(v, bottom, sidewall, dev):
@@ -70,7 +73,7 @@ def junction_capacitance(v, bottom, sidewall, dev):
     for cap, grading in ((bottom, dev.MJ), (sidewall, dev.MJSW)):
         if cap == 0:
             continue
-        vj, cj = junction_temperature(cap, dev.PB, grading, dev.T, dev.TNOM)
+        vj, cj = junction_temperature(cap, dev.PB, grading, dev.T, dev.TNOM, constants=constant_set(dev))
         above = cj / (1 - dev.FC)**(1 + grading) * (1 - dev.FC * (1 + grading) + grading * v / vj)
         total += sp.Piecewise((cj * (1 - v / vj)**(-grading), v < dev.FC * vj), (above, True))
     return total

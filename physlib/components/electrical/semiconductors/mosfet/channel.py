@@ -5,7 +5,8 @@ Each function takes the device ``dev`` (a :class:`~.device.MOSFET` while its equ
 derived: its parameters are SymPy symbols) and returns SymPy expressions.
 """
 from .....core.lazy import lazy_module
-from ..junctions import BOLTZMANN, ELEMENTARY_CHARGE, REFTEMP, band_gap, potential_shift
+from ...interfaces import constant_set
+from ..junctions import REFTEMP, band_gap, potential_shift
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
@@ -31,11 +32,12 @@ def temperature(dev, polarity):
         Vbi(T) = VTO − tp·GAMMA·√PHI + (Eg(TNOM) − Eg(T))/2 + tp·(PHI(T) − PHI)/2
         IS(T)  = IS·exp(Eg(TNOM)/vt(TNOM) − Eg(T)/vt)
     """
-    T, tnom = dev.T, dev.TNOM
-    vt, vtnom = BOLTZMANN * T / ELEMENTARY_CHARGE, BOLTZMANN * tnom / ELEMENTARY_CHARGE
+    T, tnom, constants = dev.T, dev.TNOM, constant_set(dev)
+    vt, vtnom = constants.thermal_voltage(T), constants.thermal_voltage(tnom)
     ratio = T / tnom
     ratio4 = ratio * sp.sqrt(ratio)
-    phi = T / REFTEMP * (dev.PHI - potential_shift(tnom)) / (tnom / REFTEMP) + potential_shift(T)
+    phi = T / REFTEMP * (dev.PHI - potential_shift(tnom, constants=constants)) / (tnom / REFTEMP) + \
+        potential_shift(T, constants=constants)
     eg1, eg = band_gap(tnom), band_gap(T)
     vbi = dev.VTO - polarity * dev.GAMMA * sp.sqrt(dev.PHI) + (eg1 - eg) / 2 + polarity * (phi - dev.PHI) / 2
     return Temperature(vt, dev.KP / ratio4, phi, vbi, sp.exp(-eg / vt + eg1 / vtnom), ratio4)

@@ -4,6 +4,7 @@ parameters, equations, stored energy, dissipation and noise; its channel current
 from .....core import Component, Parameter, ParameterError, Port, Variable
 from .....core.lazy import lazy_module
 from .....domains import electrical
+from ...interfaces import ConstantsChoice
 from ..junctions import EXP_LIMIT, bulk_junction_current
 from ....noise_variants import noisy_class
 from .capacitances import BRANCHES, ORDER
@@ -88,6 +89,8 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     GMIN    S        conductance across each bulk junction; ngspice:   0
                      1e-12 (the SPICE reader sets it)
     ======= ======== ================================================= ===========
+    ``constants``: k and q, ``"SI"`` (SI 2019, default) or ``"ngspice"`` (its CODATA 2014 values,
+    as :mod:`physlib.spice` reads a deck).
 
     Variables (in the channel's own polarity: tp = +1 for N, −1 for P, so a conducting PMOS has
     vgs, vds > 0 here): vgs = tp·(g.v − v_s'), vds = tp·(v_d' − v_s'), vbs = tp·(b.v − v_s'),
@@ -166,6 +169,7 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
                       "(semi-empirical short-channel)", structural=True)
     meyer = Parameter(True, description="Meyer's gate capacitances when TOX > 0 (False: TOX sets "
                       "the flicker noise's Cox only)", structural=True)
+    constants = ConstantsChoice()
     VTO = Parameter(0.0, unit="V", description="zero-bias threshold voltage")
     KP = Parameter(2e-5, unit="A/V2", description="transconductance parameter", positive=True)
     GAMMA = Parameter(0.0, unit="V(1/2)", description="body-effect coefficient", nonnegative=True)
@@ -288,7 +292,7 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
             (("VMAX",) if self.level == 2 and v["VMAX"] > 0 else ())
 
     def structure_key(self):
-        return (self.channel, self.level, self.present())
+        return (self.channel, self.level, self.constants, self.present())
 
     def variables(self):
         """The declared variables; at levels 2 and 3 the stages of the channel current

@@ -10,7 +10,8 @@ import math
 
 from .....constants import Constant
 from .....core.lazy import lazy_module
-from ..junctions import ELEMENTARY_CHARGE, junction_temperature
+from ...interfaces import constant_set
+from ..junctions import junction_temperature
 from .channel import effective_length
 from .level2_vmax import VMAX_STAGES, quartic_stages, vmax_shortening
 from .level3 import EPS_SI, oxide_capacitance
@@ -142,7 +143,7 @@ def _threshold_stages(dev, temp, stages, vbin, factor):
         (dev.GAMMA * (1 - junction / (2 * leff) * (args - 1 + argd - 1)), shortened), (dev.GAMMA, True))))
     dsrgdb, dbrgdb = _root_derivative(phi, vb, sarg), _root_derivative(phi, vb - vx, barg)
     dgddvb = sp.Piecewise((-dev.GAMMA * xd / (2 * leff) * (dsrgdb / args + dbrgdb / argd), shortened), (0, True))
-    stages.append(("xn", 1 + ELEMENTARY_CHARGE * dev.NFS / cox - gamasd * dsrgdb - dgddvb * sarg + factor))
+    stages.append(("xn", 1 + constant_set(dev).q * dev.NFS / cox - gamasd * dsrgdb - dgddvb * sarg + factor))
     stages.append(("von", vbin + gamasd * sarg + sp.Piecewise((temp.vt * xn, dev.NFS > 0), (0, True))))
 
 
@@ -174,7 +175,7 @@ def _depletion_width(dev):
     """xd = √(2·εSi/(q·NSUB)) [m/V^½] where NSUB > 0 (a stand-in NSUB of 1/m³ else: the
     branches that take it are not taken, and a width of 0 would divide by 0 in them)."""
     doping = sp.Piecewise((dev.NSUB, dev.NSUB > 0), (1, True))
-    return sp.sqrt(2 * EPS_SI / (ELEMENTARY_CHARGE * doping))
+    return sp.sqrt(2 * EPS_SI / (constant_set(dev).q * doping))
 
 
 def _channel_left(dev, vx):
@@ -186,7 +187,7 @@ def _channel_left(dev, vx):
     if "VMAX" in dev.present():
         from_doping = vmax_shortening(dev, vx, dev.UO * dev.var("ufact"), width)
     shortening = sp.Piecewise((from_doping, sp.And(doped, dev.LAMBDA <= 0)), (dev.LAMBDA * vx, True))
-    bulk_potential, _ = junction_temperature(1, dev.PB, dev.MJ, dev.T, dev.TNOM)
+    bulk_potential, _ = junction_temperature(1, dev.PB, dev.MJ, dev.T, dev.TNOM, constants=constant_set(dev))
     depletion = width * sp.sqrt(bulk_potential)
     xwb = sp.Piecewise((depletion, doped), (PUNCH_THROUGH, True))
     xld = leff - sp.Piecewise((depletion, doped), (0, True))

@@ -9,7 +9,7 @@ noise reads from them, in numbers at the operating point.
 """
 from .....constants import Constant
 from .....core.lazy import lazy_module
-from ..junctions import BOLTZMANN, ELEMENTARY_CHARGE
+from ...interfaces import constant_set
 from .channel import effective_length, temperature
 from .noise import EPS_OX, TOX_ABSENT
 
@@ -42,7 +42,7 @@ STAGES = {
 def depletion_coefficient(dev):
     """α = 2·εSi/(q·NSUB) [m²/V] (0 without NSUB): the depletion width is √(α·V)."""
     doping = sp.Piecewise((dev.NSUB, dev.NSUB > 0), (1, True))      # no division by 0 untaken
-    return sp.Piecewise((2 * EPS_SI / (ELEMENTARY_CHARGE * doping), dev.NSUB > 0), (0, True))
+    return sp.Piecewise((2 * EPS_SI / (constant_set(dev).q * doping), dev.NSUB > 0), (0, True))
 
 
 def oxide_capacitance(dev):
@@ -106,8 +106,7 @@ def level3_stages(dev, polarity, temp, conducting):
         stages.append(("delxl", _shortening(dev, on)))
         leff, delxl = effective_length(dev), dev.var("delxl")
         current /= 1 - sp.Piecewise((leff - leff**2 / (4 * delxl), delxl > leff / 2), (delxl, True)) / leff
-    vt = BOLTZMANN * dev.T / ELEMENTARY_CHARGE
-    weak = sp.Piecewise((sp.exp((vg - dev.von) / (dev.var("xn") * vt)), vg < dev.von), (1, True))
+    weak = sp.Piecewise((sp.exp((vg - dev.von) / (dev.var("xn") * temp.vt)), vg < dev.von), (1, True))
     return stages + [("current", current * weak)]
 
 
@@ -130,9 +129,8 @@ def _threshold_stages(dev, polarity, temp, stages):
     qbonco = dev.GAMMA * fshort * sq + narrow * phibs / weff
     eta = dev.ETA * ETA_SCALE / (cox * leff**3)
     stages.append(("vth", polarity * temp.vbi - eta * vx + qbonco))
-    stages.append(("xn", 1 + ELEMENTARY_CHARGE * dev.NFS / cox + qbonco / (2 * phibs)))
-    vt = BOLTZMANN * dev.T / ELEMENTARY_CHARGE
-    stages.append(("von", vth + sp.Piecewise((vt * xn, dev.NFS > 0), (0, True))))
+    stages.append(("xn", 1 + constant_set(dev).q * dev.NFS / cox + qbonco / (2 * phibs)))
+    stages.append(("von", vth + sp.Piecewise((temp.vt * xn, dev.NFS > 0), (0, True))))
     return dev.GAMMA * fshort / (4 * sq) + narrow / weff
 
 

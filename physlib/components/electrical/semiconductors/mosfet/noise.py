@@ -3,7 +3,7 @@ noise of RD and RS, the channel's thermal and flicker noise (:class:`MOSFETNoise
 :class:`~.device.MOSFET`)."""
 from .....constants import Constant
 from ..fet_noise import FETNoiseParts
-from ..junctions import BOLTZMANN
+from ...interfaces import constant_set
 
 __all__ = ["MOSFETNoise", "EPS_OX", "TOX_ABSENT"]
 
@@ -19,7 +19,7 @@ class MOSFETNoise(FETNoiseParts):
         """(white PSD [A²/Hz], 1/f coefficient [A²]) of ``part`` at an operating point
         (``values``: the MOSFET's variables by local name, ``params``: its parameters), as
         ngspice-39's mos1noi.c, mos2noi.c and mos3noi.c (levels 1, 2, 3)."""
-        kt4 = 4 * BOLTZMANN * params["T"]
+        kt4 = 4 * constant_set(self).k_B * params["T"]
         if part in ("rd", "rs"):
             return kt4 * params["M"] / params[part.upper()], 0.0
         if part == "id":
