@@ -208,7 +208,8 @@ def _diode(b, name, tokens, card, scope, prefix):
     temperature = lambda: b.ctx.option("temp") + KELVIN          # noqa: E731
     nominal = lambda: tnom() + KELVIN                             # noqa: E731
     gmin = lambda: b.ctx.option("gmin")                           # noqa: E731
-    for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin)):
+    start = b.start_voltages(prefix, {"vd0": tokens[1:3]})     # diogetic.c
+    for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin), *start.items()):
         values[param] = function()
         b.bind(path + param, function, card.where)
     return el.Diode(name, **values), ["p", "n"]
