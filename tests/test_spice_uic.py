@@ -60,3 +60,15 @@ def test_uic_starts_the_devices_from_the_ic_node_voltages(name):
         assert result[f"v({node})"][0] == pytest.approx(value, rel=1e-12), node
     for variable, value in junctions.items():
         assert result.raw[variable][0] == pytest.approx(value, rel=1e-9), variable
+
+
+def test_a_diode_lines_ic_is_its_uic_start_and_the_writer_keeps_it():
+    # ngspice's D ... ic=vd (its IC=VD) starts the junction with uic in place of the .ic
+    # voltages across it (diogetic.c reads those only without it); the writer writes vd0 back
+    # as ic= so the deck it writes starts a uic transient where physlib does
+    text = (DATA / "uic_diode.cir").read_text().replace("D1 a k D1N4148", "D1 a k D1N4148 ic=0.9")
+    written = spice.write(spice.read(text).model)
+    assert [line for line in written.lower().splitlines() if line.startswith("d1 ")] == \
+        ["d1 r1_n d1_n dm_d1 ic=0.9"]
+    assert "ic=" not in spice.write(spice.read(text.replace(" ic=0.9", "").replace(
+        ".ic v(a)=1.2 v(k)=0.2", "")).model).lower()
