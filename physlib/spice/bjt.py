@@ -53,6 +53,8 @@ def bjt(b, name, tokens, card, scope, prefix, find_model, split_options):
     functions = _model_functions(b, options, model_scope, model_card)
     functions.update(_circuit_functions(b, options, instance, scope, model_scope, card, model_card))
     _scale(functions, instance, b, scope, card)
+    starts = b.start_voltages(prefix, {"vbe0": nodes[1:3], "vce0": nodes[0:3:2]})   # bjtgetic.c
+    functions.update({param: (start, card.where) for param, start in starts.items()})
     values = {"pnp": kind == "pnp", "substrate": True, "constants": b.ctx.constants,
               "lateral": _lateral(b, kind, options, model_scope, model_card)}
     path = f"{prefix}{name}."

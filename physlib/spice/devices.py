@@ -178,16 +178,18 @@ def find_model(scope, name: str, where):
 
 
 def _diode(b, name, tokens, card, scope, prefix):
-    """``Dname a k model`` with ``.model model D(...)``: physlib's SPICE level-1 Diode with the
-    model's parameters, the circuit temperature (``.temp``/``.options temp``) as T, the
-    model's ``tnom=`` (else ``.options tnom``) as TNOM, and ``.options gmin`` (ngspice: 1e-12 S)
-    across the junction as ngspice's dioload adds it."""
-    if len(tokens) != 4:
-        raise SpiceError("D takes two nodes and a model name (area, off, ic=, temp= are not "
+    """``Dname a k model [ic=vd]`` with ``.model model D(...)``: physlib's SPICE level-1 Diode
+    with the model's parameters, the circuit temperature (``.temp``/``.options temp``) as T,
+    the model's ``tnom=`` (else ``.options tnom``) as TNOM, ``.options gmin`` (ngspice: 1e-12 S)
+    across the junction as ngspice's dioload adds it, and as vd0 (the junction's ``uic``
+    start) ``ic=``, else the .ic voltages across it (diogetic.c)."""
+    positional, instance = _split_options(tokens[1:], card.where, ("ic",))
+    if len(positional) != 3:
+        raise SpiceError("D takes two nodes, a model name and [ic=vd] (area, off, temp= are not "
                          "supported yet)", card.where)
-    kind, params, model_card, model_scope = find_model(scope, tokens[3].lower(), card.where)
+    kind, params, model_card, model_scope = find_model(scope, positional[2].lower(), card.where)
     if kind != "d":
-        raise SpiceError(f"D needs a diode .model (D), {tokens[3]} is {kind.upper()}", card.where)
+        raise SpiceError(f"D needs a diode .model (D), {positional[2]} is {kind.upper()}", card.where)
     params = without_pspice_entries(b, params, model_card)
     _, options = _split_options(params, model_card.where, tuple(DIODE_PARAMETERS) + DIODE_OTHER)
     values, path = {}, f"{prefix}{name}."
@@ -212,7 +214,9 @@ def _diode(b, name, tokens, card, scope, prefix):
     temperature = lambda: b.ctx.option("temp") + KELVIN          # noqa: E731
     nominal = lambda: tnom() + KELVIN                             # noqa: E731
     gmin = lambda: b.ctx.option("gmin")                           # noqa: E731
-    for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin)):
+    start = {"vd0": b.value(instance["ic"], scope, card.where)} if "ic" in instance else \
+        b.start_voltages(prefix, {"vd0": positional[:2]})
+    for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin), *start.items()):
         values[param] = function()
         b.bind(path + param, function, card.where)
     return el.Diode(name, constants=b.ctx.constants, **values), ["p", "n"]

@@ -81,9 +81,10 @@ class Builder:
         return "0" if outer in GROUND_NAMES else outer
 
     def start_voltage(self, prefix: str, nodes: list[str]):
-        """With ``uic``, ngspice-39 starts a capacitor without ``ic=`` at the difference of its
-        nodes' ``.ic`` values [V] (``.nodeset`` values where a node has no ``.ic``; 0 for
-        other nodes): a value function, or None when no node has either."""
+        """With ``uic``, ngspice-39 starts a capacitor without ``ic=``, and a semiconductor's
+        junctions, at the difference of the nodes' ``.ic`` values [V] (``.nodeset`` values
+        where a node has no ``.ic``; 0 for other nodes): a value function, or None when no
+        node has either."""
         if not (self.netlist.nodeset or self.netlist.ic):
             return None
         given = {**self.netlist.nodeset, **self.netlist.ic}
@@ -93,6 +94,13 @@ class Builder:
         parts = [self.value(given[n][0], self.scope, given[n][1].where) if n in given
                  else (lambda: 0.0) for n in names]
         return lambda: parts[0]() - parts[1]()
+
+    def start_voltages(self, prefix: str, pairs: dict) -> dict:
+        """{parameter: value function} of the ``pairs`` ({parameter: (node, node)}, a
+        semiconductor's pin pairs) whose nodes a ``.ic`` or ``.nodeset`` names: the voltages
+        its junctions start from with ``uic``, as ngspice-39's getic routines take them."""
+        starts = {param: self.start_voltage(prefix, list(nodes)) for param, nodes in pairs.items()}
+        return {param: start for param, start in starts.items() if start is not None}
 
     def bind(self, path: str, function, where):
         try:

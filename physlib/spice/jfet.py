@@ -69,6 +69,8 @@ def jfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     functions.update({"T": lambda: b.ctx.option("temp") + KELVIN, "TNOM": lambda: tnom() + KELVIN,
                       "GMIN": lambda: b.ctx.option("gmin")})
     functions.update(at_temperature(functions, coefficients, model_card))
+    drain, gate, source = positional[:3]
+    functions.update(b.start_voltages(prefix, {"vds0": (drain, source), "vgs0": (gate, source)}))
     values, path = {"channel": "P" if kind == "pjf" else "N", "constants": b.ctx.constants}, f"{prefix}{name}."
     for param, function in functions.items():
         values[param] = function()

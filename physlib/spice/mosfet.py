@@ -81,6 +81,8 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     _warn_zero_junction_capacitance(b, name, functions, model_card)
     functions.update({"T": lambda: b.ctx.option("temp") + KELVIN, "TNOM": lambda: tnom() + KELVIN,
                       "GMIN": lambda: b.ctx.option("gmin")})
+    d, g, s, bulk = positional[:4]
+    functions.update(b.start_voltages(prefix, {"vds0": (d, s), "vgs0": (g, s), "vbs0": (bulk, s)}))
     for param, function in functions.items():
         values[param] = function()
         b.bind(path + param, function, card.where)

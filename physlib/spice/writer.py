@@ -25,7 +25,8 @@ take time) — is a :class:`SpiceError` naming the component.
 
 Values are written as Python's shortest exact decimal (``repr``), so reading the netlist back
 gives the same floats. A physlib transient starts from the components' start values (C's
-v0, L's i0): the same as ngspice's ``.tran ... uic`` with the ``ic=`` written here.
+v0, L's i0, a charged Diode's vd0): the same as ngspice's ``.tran ... uic`` with the ``ic=``
+written here.
 """
 from __future__ import annotations
 
@@ -202,6 +203,8 @@ class _Writer:
             words.append(self._source(full, comp, letter))
         elif letter == "D":
             words.append(self._diode_model(full, comp))
+            if comp.has_charge() and p["vd0"]:
+                words.append(f"ic={_number(p['vd0'])}")
         elif letter in "EG":
             words.append(_number(p["gain" if letter == "E" else "gm"]))
         else:

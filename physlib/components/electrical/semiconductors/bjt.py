@@ -81,6 +81,8 @@ class BJT(Component):
     T      K      device (circuit) temperature (> 0)                              300.15
     TNOM   K      temperature the parameters were measured at (> 0)               300.15
     GMIN   S      conductance across each junction (>= 0); ngspice: 1e-12         0
+    vbe0   V      b − e voltage the charges start from (ngspice's IC=vbe,vce)      0
+    vce0   V      c − e voltage the charges start from                            0
     ====== ====== =============================================================== =========
 
     ``constants``: the k and q of vt = k·T/q and of the noise, ``"SI"`` (SI 2019, the default)
@@ -135,10 +137,11 @@ class BJT(Component):
     Structure: the B-E junction stores charge when CJE > 0 or TF > 0, the B-C junction when
     XCJC·CJC > 0 or TR > 0, the external base when (1 − XCJC)·CJC > 0, the substrate junction
     when the pin exists and CJS > 0 (then its charge is a state), decided with the values at
-    compile; ``params=`` values
-    that would add or remove one are a :class:`~physlib.core.errors.StructureChangeError`.
-    The charges' power is neither stored energy nor dissipation in the energy books
-    (:meth:`dissipation` books the resistors and the transport currents).
+    compile; ``params=`` values that would add or remove one are a StructureChangeError. The
+    charges start (without an operating point) at the junction voltages vbe0 and vbe0 − vce0
+    (the external base at the latter, the substrate at 0), the excess-phase filter at rest, as
+    ngspice-39 starts a ``uic`` transient. The charges' power is neither stored energy nor
+    dissipation in the energy books (:meth:`dissipation` books resistors and transport currents).
 
     Noise (bjtnoise.c; parts ``"Q1.rc"``, ``"Q1.rb"``, ``"Q1.re"``, ``"Q1.ic"``, ``"Q1.ib"``,
     ``"Q1.1overf"``): thermal 4kT/RC, 4kT/rbb, 4kT/RE [A²/Hz] in parallel with each resistance
@@ -223,6 +226,8 @@ class BJT(Component):
                      positive=True)
     GMIN = Parameter(0.0, unit="S", description="conductance across each junction (ngspice: 1e-12)",
                      nonnegative=True)
+    vbe0 = Parameter(0.0, unit="V", description="b - e voltage the junction charges start from")
+    vce0 = Parameter(0.0, unit="V", description="c - e voltage the junction charges start from")
 
     vbe = Variable("V", "B'-E' junction voltage (type-normalized)")
     vbc = Variable("V", "B'-C' junction voltage (type-normalized)")
@@ -307,6 +312,9 @@ class BJT(Component):
         qbc, qsub, qbx [C] (0 for a junction without charge)."""
         return tuple(der(q) if stores else 0 for q, stores in
                      zip((self.qbe, self.qbc, self.qsub, self.qbx), self.charges()))
+
+    def initial(self):
+        return gummel_poon.start_values(self)
 
     def _noise(self, part):
         """The noise current of ``part`` [A]: 0 here, a parameter in the noise copy

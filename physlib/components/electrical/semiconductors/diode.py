@@ -47,6 +47,7 @@ class Diode(OnePort):
     IKR    A        reverse high-injection knee current (> 0; inf: none)    inf
     NBV    1        breakdown emission coefficient (>= 0; 0: N)             0
     TRS    1/K      linear temperature coefficient of Rs                    0
+    vd0    V        junction voltage the charge starts from (ngspice's IC=) 0
     ====== ======== ======================================================= =========
 
     ``constants``: the k and q of vt = k·T/q and of the noise, ``"SI"`` (SI 2019, the default)
@@ -140,6 +141,7 @@ class Diode(OnePort):
     NBV = Parameter(0.0, unit="1", description="breakdown emission coefficient (0: N)", nonnegative=True)
     TRS = Parameter(0.0, unit="1/K", description="linear temperature coefficient of Rs")
     constants = ConstantsChoice()
+    vd0 = Parameter(0.0, unit="V", description="junction voltage the charge starts from")
     vd = Variable("V", "junction voltage")
     id = Variable("A", "junction current without the charge current")
     ij = Variable("A", "junction current before the high-injection knees (0 without ISR, IKF, IKR)")
@@ -310,6 +312,11 @@ class Diode(OnePort):
         if self.has_charge():
             junction += sp.diff(self.charge(self.vd), self.vd) * der(self.vd)
         return eqs + [sp.Eq(self.i, junction)]
+
+    def initial(self):
+        """The junction voltage (a state where it stores charge) starts at vd0, without an
+        operating point: ngspice-39's ``uic`` start (dioload.c)."""
+        return {self.vd: self.vd0} if self.has_charge() else {}
 
     def energy(self):
         """The energy the junction charge stores [J]: W(vd) = ∫₀^vd v·dQ = vd·Q(vd) − ∫₀^vd Q dv,

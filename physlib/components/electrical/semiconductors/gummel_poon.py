@@ -7,7 +7,8 @@ parameters (its symbols) and junction voltages, type-normalized as ngspice's ``t
 * :func:`junction_charges` — the B-E (with XTF, VTF, ITF), B-C (its XCJC part at B'), external
   B-C and substrate charges;
 * :func:`substrate_current` — the substrate diode (ISS, NS) and GMIN;
-* :func:`excess_phase` — Weil's second-order filter on the forward current (PTF).
+* :func:`excess_phase` — Weil's second-order filter on the forward current (PTF);
+* :func:`start_values` — the charges' start from the junction voltages (ngspice's ``uic``).
 """
 import math
 
@@ -19,7 +20,7 @@ from .junctions import depletion_charge, junction_current, junction_temperature,
 sp = lazy_module("sympy")     # imported when equations are derived
 
 __all__ = ["inverse", "transport", "base_resistance", "junction_charges", "substrate_current",
-           "excess_phase"]
+           "excess_phase", "start_values"]
 
 # 144/π² and 24/π² as bjtload.c writes them (the IRB base-resistance rule)
 IRB_A, IRB_B = 14.59025, 2.4317
@@ -114,3 +115,23 @@ def excess_phase(q, forward):
     transients; its .ac instead delays the transconductance by exp(−jω·td)."""
     td = q.PTF * math.pi / 180 * q.TF
     return [sp.Eq(der(q.cex), q.wex / td), sp.Eq(der(q.wex), 3 * (forward - q.cex - q.wex) / td)]
+
+
+def start_values(q):
+    """{state: start} of transistor ``q`` as ngspice-39 starts a ``uic`` transient (bjtload.c,
+    MODEINITJCT with MODEUIC, then MODEINITTRAN): the junction charges at vbe = type·vbe0,
+    vbc = vbe − type·vce0, the external base at vbc and the substrate at 0 (ngspice's vbx and
+    vsub there), the excess-phase filter at rest (cex = cbe/qb, wex = 0). Only the charges that
+    are states (:meth:`BJT.charges`) get a start: the others follow from the node voltages."""
+    tp = -1 if q.pnp else 1
+    vbe = tp * q.vbe0
+    vbc = vbe - tp * q.vce0
+    qbe, qbc, qbx, qsub = junction_charges(q, vbe, vbc, vbc, 0)
+    stores_be, stores_bc, stores_sub, stores_bx = q.charges()
+    starts = {state: value for state, value, stores in
+              ((q.qbe, qbe, stores_be), (q.qbc, qbc, stores_bc), (q.qbx, qbx, stores_bx),
+               (q.qsub, qsub, stores_sub)) if stores}
+    if q.excess_phase():
+        _, _, cbe, qb, _ = transport(q, vbe, vbc)
+        starts[q.cex] = cbe / qb
+    return starts

@@ -50,6 +50,8 @@ class JFET(FETNoiseParts, Component):
     TNOM    K        temperature the parameters were measured at       300.15
     GMIN    S        conductance across each gate junction (per        0
                      device); ngspice: 1e-12, set by the SPICE reader
+    vds0,   V        pin voltages the gate capacitances start from     0
+    vgs0             (uic; ngspice's IC=vds,vgs)
     ======= ======== ================================================= ===========
 
     ``constants``: the k and q of vt = k·T/q and of the noise, ``"SI"`` (SI 2019, the default)
@@ -130,6 +132,8 @@ class JFET(FETNoiseParts, Component):
                      positive=True)
     GMIN = Parameter(0.0, unit="S", description="conductance across each gate junction "
                      "(ngspice: 1e-12)", nonnegative=True)
+    vds0 = Parameter(0.0, unit="V", description="d - s voltage the gate capacitances start from")
+    vgs0 = Parameter(0.0, unit="V", description="g - s voltage the gate capacitances start from")
 
     vgs = Variable("V", "gate-source voltage (channel polarity)")
     vgd = Variable("V", "gate-drain voltage (channel polarity)")
@@ -189,6 +193,14 @@ class JFET(FETNoiseParts, Component):
         """The depletion charge [C] of ``name`` (CGS or CGD) at ``v`` (``integral``: ∫₀^v Q dv)."""
         return depletion_charge(v, self.AREA * self.M * getattr(self, name), self.PB, GRADING,
                                 self.FC, self.T, self.TNOM, integral, constants=constant_set(self))
+
+    def initial(self):
+        """The junction voltages that are states (with CGS, CGD) start, without an operating
+        point, at vgs = type·vgs0 and vgd = type·(vgs0 − vds0): ngspice-39's ``uic`` start
+        (jfetload.c, MODEINITJCT with MODEUIC)."""
+        tp = 1 if self.channel == "N" else -1
+        starts = {"CGS": (self.vgs, tp * self.vgs0), "CGD": (self.vgd, tp * (self.vgs0 - self.vds0))}
+        return dict(starts[name] for name in self.CAPACITANCES if name in self.present())
 
     def _diode(self, v, i_sat, vt):
         return junction_current(v, i_sat, vt, self.EXP_LIMIT) + self.M * self.GMIN * v

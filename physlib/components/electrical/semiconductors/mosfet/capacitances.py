@@ -13,7 +13,8 @@ from ..junctions import depletion_charge, junction_temperature
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["BRANCHES", "ORDER", "MAGIC_VDS", "meyer_capacitances", "junction_charge", "junction_capacitance", "branch_rates"]
+__all__ = ["BRANCHES", "ORDER", "MAGIC_VDS", "meyer_capacitances", "junction_charge", "junction_capacitance", "state_branches",
+           "branch_rates"]
 
 # branch -> (pin the charge current enters, pin it leaves by, voltage across it); the gate
 # branches hold Meyer's and the overlap capacitances, the bulk ones the junctions' charges
@@ -79,11 +80,10 @@ def junction_capacitance(v, bottom, sidewall, dev):
     return total
 
 
-def branch_rates(present, voltages):
-    """{branch: d(its voltage)/dt} for the ``present`` branches (of :data:`ORDER`), in terms of
-    the derivatives of a spanning forest of them (``voltages``: branch voltage by name): the
-    voltages of branches that close a loop follow from the others', so no two states are tied
-    by the device's own equations."""
+def state_branches(present) -> list[str]:
+    """The ``present`` branches (of :data:`ORDER`) whose voltages are the device's states: a
+    spanning forest of them, in that order; the voltages of branches that close a loop follow
+    from the others', so no two states are tied by the device's own equations."""
     parent, forest = {pin: pin for pin in "gdsb"}, []
 
     def root(pin):
@@ -91,11 +91,23 @@ def branch_rates(present, voltages):
             pin = parent[pin]
         return pin
     for name in (n for n in ORDER if n in present):
-        a, b, v = BRANCHES[name]
+        a, b, _ = BRANCHES[name]
         if root(a) != root(b):
             parent[root(a)] = root(b)
-            forest.append((a, b, voltages[v]))
-    rate = {pin: 0 for pin in "gdsb" if root(pin) == pin}   # each tree's potential reference
+            forest.append(name)
+    return forest
+
+
+def branch_rates(present, voltages):
+    """{branch: d(its voltage)/dt} for the ``present`` branches (of :data:`ORDER`), in terms of
+    the derivatives of the voltages of :func:`state_branches` (``voltages``: branch voltage by
+    name)."""
+    forest = [(BRANCHES[n][0], BRANCHES[n][1], voltages[BRANCHES[n][2]]) for n in state_branches(present)]
+    connected = {pin: pin for pin in "gdsb"}
+    for a, b, _ in forest:
+        old = connected[a]
+        connected = {pin: connected[b] if tree == old else tree for pin, tree in connected.items()}
+    rate = {pin: 0 for pin in "gdsb" if connected[pin] == pin}   # each tree's potential reference
     while len(rate) < 4:
         for a, b, v in forest:
             if b in rate and a not in rate:

@@ -2,9 +2,10 @@
 charges, the overlap and Meyer's gate capacitances, their currents and stored energy
 (:class:`MOSFETCharges`, a part of :class:`~.device.MOSFET`; the functions they use are in
 :mod:`.capacitances`)."""
+from .....core import Parameter
 from .....core.lazy import lazy_module
 from .capacitances import (BRANCHES, ORDER, branch_rates, junction_capacitance, junction_charge,
-                           meyer_capacitances)
+                           meyer_capacitances, state_branches)
 from .channel import effective_length
 from .level3 import oxide_capacitance
 
@@ -15,7 +16,12 @@ __all__ = ["MOSFETCharges"]
 
 class MOSFETCharges:
     """The charge equations of a MOSFET: cgs, cgd, cgb (overlaps and Meyer's), cbd, cbs (the
-    junctions' dQ/dv), the charge currents of the present branches and their stored energy."""
+    junctions' dQ/dv), the charge currents of the present branches and their stored energy;
+    the start of the branch voltages that are states (:meth:`initial`)."""
+
+    vds0 = Parameter(0.0, unit="V", description="d - s voltage the capacitances start from")
+    vgs0 = Parameter(0.0, unit="V", description="g - s voltage the capacitances start from")
+    vbs0 = Parameter(0.0, unit="V", description="b - s voltage the capacitances start from")
 
     OVERLAPS = {"gs": "CGSO", "gd": "CGDO", "gb": "CGBO"}
     JUNCTIONS = {"bd": ("CBD", "AD", "PD"), "bs": ("CBS", "AS", "PS")}
@@ -50,6 +56,16 @@ class MOSFETCharges:
     def _rates(self):
         """{present branch: d(its voltage)/dt}, see :func:`~.capacitances.branch_rates`."""
         return branch_rates(self.present(), {n: getattr(self, n) for n in ("vgs", "vbs", "vgd", "vbd", "vgb")})
+
+    def initial(self):
+        """The branch voltages that are states start (without an operating point) from the
+        pin voltages vds0, vgs0, vbs0 (physical; ngspice's IC=vds,vgs,vbs), as ngspice-39 starts
+        a ``uic`` transient (mos1load.c, MODEINITJCT with MODEUIC)."""
+        tp = self._polarity()
+        vgs, vds, vbs = tp * self.vgs0, tp * self.vds0, tp * self.vbs0
+        starts = {"vgs": vgs, "vbs": vbs, "vgd": vgs - vds, "vbd": vbs - vds, "vgb": vgs - vbs}
+        voltages = (BRANCHES[name][2] for name in state_branches(self.present()))
+        return {getattr(self, v): starts[v] for v in voltages}
 
     def _charge_currents(self):
         """{branch: its charge current [A] (channel polarity)} of the present branches: their

@@ -88,6 +88,8 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     TNOM    K        temperature the parameters were measured at       300.15
     GMIN    S        conductance across each bulk junction; ngspice:   0
                      1e-12 (the SPICE reader sets it)
+    vds0,   V        pin voltages the capacitances start from (uic;    0
+    vgs0,vbs0        ngspice's IC=vds,vgs,vbs)
     ======= ======== ================================================= ===========
     ``constants``: k and q, ``"SI"`` (SI 2019, default) or ``"ngspice"`` (its CODATA 2014 values,
     as :mod:`physlib.spice` reads a deck).
