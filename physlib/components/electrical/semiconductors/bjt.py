@@ -81,12 +81,10 @@ class BJT(Component):
     T      K      device (circuit) temperature (> 0)                              300.15
     TNOM   K      temperature the parameters were measured at (> 0)               300.15
     GMIN   S      conductance across each junction (>= 0); ngspice: 1e-12         0
-    vbe0   V      b − e voltage the charges start from (ngspice's IC=vbe,vce)      0
-    vce0   V      c − e voltage the charges start from                            0
+    vbe0   V      b − e, c − e voltages the charges start from (vce0 alike; IC=)   0
     ====== ====== =============================================================== =========
 
-    ``constants``: the k and q of vt = k·T/q and of the noise, ``"SI"`` (SI 2019, the default)
-    or ``"ngspice"`` (ngspice-39's CODATA 2014 values, as :mod:`physlib.spice` reads a deck).
+    ``constants``: k, q of vt and noise, ``"SI"`` (2019, default) or ``"ngspice"`` (CODATA 2014).
 
     Variables (type-normalized: for a PNP every voltage and current below is the negative of
     the physical one, as ngspice's ``type``): vbe, vbc [V] junction voltages at the internal
@@ -124,24 +122,21 @@ class BJT(Component):
         type·vsub = s.v − C'                       (vertical: the substrate junction to C')
 
     A lateral transistor (``lateral=True``; ngspice's default for a PNP, SUBS = −1) has its
-    substrate junction to B' instead, with the opposite sign: −type·vsub = s.v − B',
-    s.i = −type·(cdsub + dqsub/dt), taken from the base current instead of the collector's.
+    substrate junction to B' instead: −type·vsub = s.v − B', s.i = −type·(cdsub + dqsub/dt).
 
     Qj is the junction depletion charge of :func:`~physlib.components.electrical.semiconductors.junctions.depletion_charge`
     (linear capacitance above FC·VJ). Temperature as bjttemp.c (TLEV = TLEVC = 0):
     IS(T) = IS·exp((T/TNOM − 1)·EG/vt)·(T/TNOM)^XTI, BF(T), BR(T) = BF, BR·(T/TNOM)^XTB,
     ISE(T) = ISE·[IS's factor]^(1/NE)/(T/TNOM)^XTB (ISC likewise with NC), VJ and CJ of each
-    junction by ngspice's band-gap rule (TLEVC = 0). The exponentials continue as
-    their tangents above 40·n·vt so Newton steps from a poor guess cannot overflow.
+    junction by ngspice's band-gap rule; exponentials continue as tangents past 10 kA.
 
     Structure: the B-E junction stores charge when CJE > 0 or TF > 0, the B-C junction when
     XCJC·CJC > 0 or TR > 0, the external base when (1 − XCJC)·CJC > 0, the substrate junction
     when the pin exists and CJS > 0 (then its charge is a state), decided with the values at
     compile; ``params=`` values that would add or remove one are a StructureChangeError. The
-    charges start (without an operating point) at the junction voltages vbe0 and vbe0 − vce0
-    (the external base at the latter, the substrate at 0), the excess-phase filter at rest, as
-    ngspice-39 starts a ``uic`` transient. The charges' power is neither stored energy nor
-    dissipation in the energy books (:meth:`dissipation` books resistors and transport currents).
+    charges start (no operating point) at vbe0 and vbe0 − vce0 (the external base at the latter,
+    the substrate at 0), the excess-phase filter at rest, as ngspice-39's ``uic``. Their power is
+    neither stored energy nor dissipation (:meth:`dissipation` books resistors and transports).
 
     Noise (bjtnoise.c; parts ``"Q1.rc"``, ``"Q1.rb"``, ``"Q1.re"``, ``"Q1.ic"``, ``"Q1.ib"``,
     ``"Q1.1overf"``): thermal 4kT/RC, 4kT/rbb, 4kT/RE [A²/Hz] in parallel with each resistance
@@ -150,10 +145,9 @@ class BJT(Component):
 
     An ``area`` scales the currents (IS, ISE, ISC, IKF, IKR, ITF, IRB, ISS) and capacitances
     up and the resistances down, as ngspice's: :mod:`physlib.spice` gives the scaled values.
-    ngspice parameters not modelled: the temperature coefficients (TLEV > 0), the
-    quasi-saturation model; :mod:`physlib.spice` refuses them. The excess phase is the
-    filter above in every analysis, where ngspice's ``.ac`` delays the transconductance by
-    exp(−jω·td) instead: :mod:`physlib.spice` refuses ``.ac``, ``.noise`` and ``.pz`` with it.
+    Not modelled: TLEV > 0, quasi-saturation (:mod:`physlib.spice` refuses them). The excess
+    phase is the filter above in every analysis, where ngspice's ``.ac`` delays gm by exp(−jω·td):
+    :mod:`physlib.spice` refuses ``.ac``, ``.noise`` and ``.pz`` with it.
     """
 
     pnp = Parameter(False, description="PNP (True) or NPN (False)", structural=True)

@@ -91,8 +91,7 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     vds0,   V        pin voltages the capacitances start from (uic;    0
     vgs0,vbs0        ngspice's IC=vds,vgs,vbs)
     ======= ======== ================================================= ===========
-    ``constants``: k and q, ``"SI"`` (SI 2019, default) or ``"ngspice"`` (its CODATA 2014 values,
-    as :mod:`physlib.spice` reads a deck).
+    ``constants``: k, q of vt and noise, ``"SI"`` (2019, default) or ``"ngspice"`` (CODATA 2014).
 
     Variables (in the channel's own polarity: tp = +1 for N, −1 for P, so a conducting PMOS has
     vgs, vds > 0 here): vgs = tp·(g.v − v_s'), vds = tp·(v_d' − v_s'), vbs = tp·(b.v − v_s'),
@@ -127,9 +126,8 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     overdrive and saturation voltage, PHI(T) and Cox = 3.9·ε0/TOX·M·W·(L − 2·LD), gate–source
     and gate–drain exchanged in reverse (vds < 0), as ngspice. Without TOX (0) ngspice has no
     Meyer capacitances, and its flicker noise assumes TOX = 1e-7 m, as here; ``meyer=False``
-    leaves them out with TOX > 0 (TOX then sets Cox for the flicker noise only). The
-    exponentials continue as their tangents above 40·vt, where ngspice limits its argument
-    at 709 instead (a bulk junction forward-biased by more than 1 V; not reached in use).
+    leaves them out with TOX > 0 (TOX then sets Cox for the flicker noise only). Exponentials
+    continue as tangents past 10 kA, where ngspice limits its argument at 709 (not reached in use).
     Where vb > 0 physlib's small-signal gmbs is the exact derivative of the current; ngspice
     loads gm·GAMMA/(2σ) there, which differs (its .ac disagrees with its own .op slope).
 
