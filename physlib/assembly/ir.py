@@ -27,9 +27,9 @@ from typing import Mapping, NamedTuple
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
 
 from .names import PositionNames
+from .sparse import CSR
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class Equations:
     linear: np.ndarray     # per equation: affine in its variables (no modes)
     blocks: tuple[TemplateBlock, ...]
     n_template: int
-    through: sps.csr_matrix  # linear rows (connection sums, kept alias pairs) over positions
+    through: CSR             # linear rows (connection sums, kept alias pairs) over positions
     n_eq: int
     derivative_of: tuple[int, ...] = ()    # base equation of each derivative row
     combos: Mapping[int, Combination] = field(default_factory=dict)
@@ -121,16 +121,13 @@ class Equations:
         block, _, instance = self.blocks_of([e])
         return self.blocks[int(block[0])], int(instance[0])
 
-    def incidence(self, mask=None, n_cols=None, col_map=None) -> sps.csr_matrix:
-        """Equations × columns (positions, or ``col_map[position]`` where that is >= 0)."""
+    def incidence(self, mask=None, n_cols=None, col_map=None) -> CSR:
+        """Equations × columns (positions, or ``col_map[position]`` where that is >= 0), a pattern."""
         mask = slice(None) if mask is None else mask
         cols = self.cols[mask] if col_map is None else col_map[self.cols[mask]]
         keep = cols >= 0
         n_cols = int(self.cols.max(initial=-1)) + 1 if n_cols is None else n_cols
-        m = sps.csr_matrix((np.ones(int(keep.sum())), (self.rows[mask][keep], cols[keep])),
-                           shape=(self.n_eq, n_cols))
-        m.sum_duplicates()
-        return m
+        return CSR.from_entries(self.rows[mask][keep], cols[keep], (self.n_eq, n_cols))
 
     def counts(self) -> str:
         return (f"{self.n_eq} equations ({self.n_template} template, {self.through.shape[0]} linear, "
