@@ -4,7 +4,7 @@ with no row or column twice, and maximum when no augmenting path is left (Kuhn's
 below); the Dulmage-Mendelsohn parts are the rows and columns reachable by alternating paths;
 blocks are the sets of mutually reachable nodes, each after those it depends on; components
 are the sets a union-find joins. Each pattern is checked with the peeling done in NumPy and
-with everything left to CasADi's core (``PEEL_ROUNDS = 0``), so both paths are covered."""
+with everything left to CasADi's core, so both paths are covered."""
 import numpy as np
 import pytest
 
@@ -58,9 +58,9 @@ def alternating_reach(starts, neighbours, partner):
     return sorted(seen), sorted(reached)
 
 
-@pytest.fixture(params=[0, matching.PEEL_ROUNDS], ids=["core", "peeled"])
+@pytest.fixture(params=[10 ** 9, 1], ids=["core", "peeled"])
 def peel_rounds(request, monkeypatch):
-    monkeypatch.setattr(matching, "PEEL_ROUNDS", request.param)
+    monkeypatch.setattr(matching, "PEEL_MIN", request.param)    # nodes a round must peel to go on
 
 
 def test_matchings_are_maximum_and_the_decomposition_is_the_alternating_reach(peel_rounds):
@@ -108,12 +108,16 @@ def test_blocks_are_the_strong_components_each_after_its_dependencies(peel_round
         assert sorted(set(label.tolist())) == list(range(n_blocks)), seed
 
 
-def test_a_chain_longer_than_the_peeling_goes_to_the_core_in_order():
-    n = 10 * matching.PEEL_ROUNDS            # node i depends on i - 1, and 5 <-> 6 form a loop
-    a, b = np.arange(1, n), np.arange(n - 1)
-    label, n_blocks = block_order(CSR.from_entries(np.append(a, 5), np.append(b, 6), (n, n)))
-    assert n_blocks == n - 1 and label[5] == label[6]
-    assert np.all(np.diff(np.delete(label, 6)) == 1)
+def test_a_wide_layer_is_peeled_and_a_chain_after_it_goes_to_the_core_in_order():
+    # Nodes 0..w-1 depend on nothing (one wide layer, peeled); node w + i depends on node
+    # w + i - 1 and on node i (a chain, one node a layer: the core); w + 5 and w + 6 form a loop.
+    w = 2 * matching.PEEL_MIN
+    chain = np.arange(w + 1, 2 * w)
+    a = np.concatenate([chain, chain, [w + 5]])
+    b = np.concatenate([chain - 1, chain - w, [w + 6]])
+    label, n_blocks = block_order(CSR.from_entries(a, b, (2 * w, 2 * w)))
+    assert n_blocks == 2 * w - 1 and label[w + 5] == label[w + 6]
+    assert np.all(label[a] >= label[b]) and label[:w].max() < label[w:].min()
 
 
 def test_components_are_those_of_a_union_find():

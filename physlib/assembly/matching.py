@@ -4,8 +4,8 @@ The bulk of a large model is peeled off with whole-array NumPy operations: an eq
 with a single unknown must be matched to it, and so must an unknown left in a single
 equation (in every maximum matching there is one that does so); in a dependency graph, a
 node whose dependencies are all placed can come next, and one on which nothing left depends
-can come last. What is left after a few rounds, the *core* (algebraic loops, long chains),
-goes to CasADi's C++ implementation of the Dulmage–Mendelsohn decomposition
+can come last. What is left when a round peels little, the *core* (algebraic loops, long
+chains, a small model whole), goes to CasADi's C++ implementation of the Dulmage–Mendelsohn decomposition
 (``Sparsity.btf``, CSparse's maximum transversal) and strongly connected components
 (``Sparsity.scc``). Handing an array to CasADi costs a Python list, so only the core is
 handed over: the cost stays linear in the model and small where the core is.
@@ -18,33 +18,44 @@ import numpy as np
 
 from .sparse import CSR, ragged_ranges
 
-PEEL_ROUNDS = 64    # rounds of peeling before the rest goes to CasADi (each costs a few NumPy calls)
+# A round of peeling costs a few hundred microseconds of NumPy calls whatever it peels, CasADi
+# about a third of a microsecond per entry: peeling goes on while a round takes this many nodes.
+PEEL_MIN = 256
 
 
 @dataclass
 class _Side:
     """One side of a bipartite pattern while it is peeled: its adjacency to the other side,
-    the number of live neighbours, whether it is still live, its partner, what to look at."""
+    the number of live neighbours, whether it is still live, its partner, what to look at
+    (with repeats), and room to mark nodes."""
 
     adjacency: CSR
     degree: np.ndarray
     live: np.ndarray
     partner: np.ndarray
     todo: np.ndarray
+    mark: np.ndarray
 
     @classmethod
     def of(cls, adjacency: CSR) -> _Side:
         degree = np.diff(adjacency.indptr)
         n = adjacency.shape[0]
         return cls(adjacency, degree, np.ones(n, dtype=bool), np.full(n, -1, dtype=np.int64),
-                   np.flatnonzero(degree == 1))
+                   np.flatnonzero(degree == 1), np.zeros(n, dtype=np.int64))
 
 
-def _neighbours(adjacency: CSR, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index into ``nodes``, neighbour) for every neighbour of every node of ``nodes``."""
-    lengths = adjacency.indptr[nodes + 1] - adjacency.indptr[nodes]
-    at = ragged_ranges(adjacency.indptr[nodes], lengths)
-    return np.repeat(np.arange(len(nodes)), lengths), adjacency.indices[at]
+def _once(nodes: np.ndarray, mark: np.ndarray) -> np.ndarray:
+    """Where each node of ``nodes`` occurs for one of its places (one place per node, in
+    order), using ``mark`` (one slot per node) rather than a sort."""
+    places = np.arange(len(nodes))
+    mark[nodes] = places
+    return mark[nodes] == places
+
+
+def _neighbours(adjacency: CSR, nodes: np.ndarray) -> np.ndarray:
+    """The neighbours of all ``nodes``, node by node."""
+    starts = adjacency.indptr[nodes]
+    return adjacency.indices[ragged_ranges(starts, adjacency.indptr[nodes + 1] - starts)]
 
 
 def _lose(side: _Side, neighbours: np.ndarray, target: int) -> None:
@@ -58,17 +69,17 @@ def _lose(side: _Side, neighbours: np.ndarray, target: int) -> None:
 def _peel_pairs(this: _Side, other: _Side) -> int:
     """Match every live node of ``this`` side left with one live neighbour to it (one node
     per neighbour); the number matched."""
-    nodes = np.unique(this.todo)
+    nodes = this.todo[this.live[this.todo] & (this.degree[this.todo] == 1)]
     this.todo = np.zeros(0, dtype=np.int64)
-    nodes = nodes[this.live[nodes] & (this.degree[nodes] == 1)]
-    owner, partner = _neighbours(this.adjacency, nodes)
-    live = other.live[partner]
-    partner, first = np.unique(partner[live], return_index=True)
-    nodes = nodes[owner[live][first]]
+    nodes = nodes[_once(nodes, this.mark)]
+    partner = _neighbours(this.adjacency, nodes)
+    partner = partner[other.live[partner]]          # one per node: its only live neighbour
+    first = _once(partner, other.mark)
+    nodes, partner = nodes[first], partner[first]
     this.partner[nodes], other.partner[partner] = partner, nodes
     this.live[nodes] = other.live[partner] = False
-    _lose(other, _neighbours(this.adjacency, nodes)[1], 1)
-    _lose(this, _neighbours(other.adjacency, partner)[1], 1)
+    _lose(other, _neighbours(this.adjacency, nodes), 1)
+    _lose(this, _neighbours(other.adjacency, partner), 1)
     return len(nodes)
 
 
@@ -88,9 +99,9 @@ def maximum_matching(pattern: CSR) -> np.ndarray:
     """A maximum matching of the rows of ``pattern`` to its columns: per row its column, -1
     for a row left unmatched."""
     rows, cols = _Side.of(pattern), _Side.of(pattern.transpose())
-    for _ in range(PEEL_ROUNDS):
-        if not _peel_pairs(rows, cols) + _peel_pairs(cols, rows):
-            break
+    if min(pattern.shape) >= PEEL_MIN:
+        while _peel_pairs(rows, cols) + _peel_pairs(cols, rows) >= PEEL_MIN:
+            pass
     if rows.live.any() and cols.live.any():
         sparsity, core_rows, core_cols = _core(pattern, rows.live, cols.live)
         _, rowperm, colperm, _, _, row_parts, col_parts = sparsity.btf()
@@ -115,17 +126,17 @@ def dulmage_mendelsohn(pattern: CSR) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def _trim(needs: CSR, needed_by: CSR, live: np.ndarray) -> list[np.ndarray]:
     """Layers of live nodes none of whose ``needs`` is live, each layer removed before the
-    next is found (at most :data:`PEEL_ROUNDS` of them)."""
+    next is found, while they hold :data:`PEEL_MIN` nodes."""
     degree = np.diff(needs.indptr).copy()
-    todo, layers = np.flatnonzero(degree == 0), []
-    for _ in range(PEEL_ROUNDS):
-        nodes = np.unique(todo)
-        nodes = nodes[live[nodes] & (degree[nodes] == 0)]
-        if not len(nodes):
+    todo, layers, mark = np.flatnonzero(degree == 0), [], np.zeros(len(degree), dtype=np.int64)
+    while True:
+        nodes = todo[live[todo] & (degree[todo] == 0)]
+        nodes = np.sort(nodes[_once(nodes, mark)])
+        if len(nodes) < PEEL_MIN:
             break
         layers.append(nodes)
         live[nodes] = False
-        waiting = _neighbours(needed_by, nodes)[1]
+        waiting = _neighbours(needed_by, nodes)
         waiting = waiting[live[waiting]]
         np.subtract.at(degree, waiting, 1)
         todo = waiting[degree[waiting] == 0]

@@ -16,12 +16,14 @@ from .matching import block_order, dulmage_mendelsohn, maximum_matching
 from .sparse import CSR
 
 
-def match_and_order(incidence: CSR, preferred: CSR, describe_eq, describe_var) -> BlockOrder:
-    """Match equations to unknowns (trying ``preferred`` edges first) and order the blocks."""
+def match_and_order(incidence: CSR, preferred, describe_eq, describe_var, match=None) -> BlockOrder:
+    """Match equations to unknowns (trying the edges of ``preferred()`` first) unless ``match``
+    is one already, and order the blocks."""
     n_eq, n_var = incidence.shape
     if n_eq != n_var:
         diagnose(incidence, describe_eq, describe_var)
-    match = maximum_matching(preferred)
+    if match is None:
+        match = maximum_matching(preferred())
     if np.any(match < 0):
         match = maximum_matching(incidence)
         if np.any(match < 0):

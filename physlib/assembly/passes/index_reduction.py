@@ -28,9 +28,15 @@ def reduce_equations(flat, aliases: AliasMap, eqs: Equations, describe) -> Reduc
     non_states = np.flatnonzero(~is_state)
     unknown = np.full(n_rep, -1, dtype=np.int64)
     unknown[non_states] = np.arange(len(non_states))
+    # The matching the block order takes (preferred entries first): when it is perfect, nothing
+    # needs differentiating and the block order reuses it.
+    square = eqs.n_eq == len(non_states)
+    match = maximum_matching(eqs.incidence(eqs.preferred, len(non_states), unknown))
+    if square and np.all(match >= 0):
+        return _settle(aliases, eqs, IndexReduction(dict(derivative)), match)
     match = maximum_matching(eqs.incidence(None, len(non_states), unknown))
-    if np.all(match >= 0) and eqs.n_eq == len(non_states):
-        return _settle(aliases, eqs, IndexReduction(dict(derivative)))
+    if square and np.all(match >= 0):
+        return _settle(aliases, eqs, IndexReduction(dict(derivative)), match)
     _check_differentiable(aliases, eqs, unknown, non_states, describe)
     full = eqs.incidence(None, n_rep)
     adjacency = [full.row(e).tolist() for e in range(eqs.n_eq)]
@@ -85,8 +91,9 @@ def _with_derivatives(eqs: Equations, reduction: IndexReduction, adjacency) -> E
         tuple(reduction.new_eqs), eqs.combos)
 
 
-def _settle(aliases: AliasMap, eqs: Equations, reduction: IndexReduction) -> Reduced:
-    """The position and unknown spaces once the dummy states are chosen."""
+def _settle(aliases: AliasMap, eqs: Equations, reduction: IndexReduction, match=None) -> Reduced:
+    """The position and unknown spaces once the dummy states are chosen (and ``match``, a
+    perfect matching of the equations to the unknowns if one is known)."""
     names = aliases.names + tuple(f"der({aliases.names[b]})" for b in reduction.new_vars)
     dummies = set(reduction.dummies)
     states = np.array([p for p in aliases.derivative if p not in dummies], dtype=np.int64)
@@ -96,7 +103,7 @@ def _settle(aliases: AliasMap, eqs: Equations, reduction: IndexReduction) -> Red
     unknown[~is_state] = np.arange(int((~is_state).sum()))
     return Reduced(eqs, names, dict(reduction.var_derivative), tuple(reduction.new_vars),
                    tuple(reduction.new_eqs), tuple(reduction.dummies), states, unknown,
-                   np.flatnonzero(~is_state))
+                   np.flatnonzero(~is_state), match)
 
 
 def _augmented_jacobian(reduction, jac: CSR, n_pos) -> CSR:
