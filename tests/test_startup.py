@@ -78,6 +78,51 @@ def test_a_warm_cache_compiles_and_simulates_without_sympy_and_bit_for_bit(tmp_p
     assert warm["t"] == cold["t"] and warm["v"] == cold["v"]
 
 
+DECK = """three elements: a pulse into R and C
+V1 in 0 DC 0 PULSE(0 1 0 1n 1n 1 2)
+R1 in out 1k
+C1 out 0 1u
+.tran 10u 5m
+.end
+"""
+
+SPICE_COMMAND = textwrap.dedent("""
+    import json, runpy, sys
+    sys.argv = ["physlib.spice", sys.argv[1]]
+    try:
+        runpy.run_module("physlib.spice", run_name="__main__", alter_sys=True)
+    except SystemExit as stop:
+        assert not stop.code, stop.code
+    print(json.dumps({"modules": sorted(sys.modules)}))
+""")
+
+
+def test_compiling_simulating_and_running_a_deck_import_no_scipy(tmp_path):
+    # SciPy's sparse package takes about a third of a second to import (it clones NumPy's
+    # namespace): the compiler's structural work and a small operating point are done without
+    # it, so a script or a `python -m physlib.spice` run does not pay for it; with a warm
+    # template cache SymPy is not imported either.
+    for run_number in ("cold", "warm"):
+        modules = set(run(RC, tmp_path)["modules"])
+        assert "scipy" not in modules, run_number
+    assert "sympy" not in modules
+    deck = tmp_path / "three_elements.cir"
+    deck.write_text(DECK)
+    env = dict(os.environ, PHYSLIB_CACHE_DIR=str(tmp_path))
+    env.pop("PHYSLIB_NO_CACHE", None)
+    for run_number in ("cold", "warm"):
+        out = subprocess.run([sys.executable, "-c", SPICE_COMMAND, str(deck)], env=env,
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        modules = set(json.loads(out[-1])["modules"])
+        assert "scipy" not in modules, run_number
+    assert "sympy" not in modules
+    # The run's result: the last printed row (t = 5 ms, five time constants) is the RC step
+    # response 1 - exp(-5) within the transient's tolerance (1e-4 V, as the benchmark checks).
+    last = next(line for line in reversed(out) if line.startswith("500 ")).split()
+    assert float(last[1]) == pytest.approx(5e-3, abs=1e-12)
+    assert float(last[3]) == pytest.approx(1 - np.exp(-5.0), abs=1e-4)
+
+
 def test_corrupt_and_foreign_entries_are_derived_again_with_the_same_result(tmp_path):
     cold = run(RC, tmp_path)
     entries = sorted((tmp_path / f"templates-v{template_cache.FORMAT}").glob("*.pkl"))
@@ -269,3 +314,12 @@ def test_classes_without_a_stable_identity_are_not_cached_on_disk():
     assert template_cache.cache_key(Local, (), frozenset(), frozenset()) is None
     with pytest.raises(TypeError):
         template_cache._plain(object())  # noqa: SLF001 -- a structure key of no plain data
+
+
+def test_the_sundials_libraries_found_beside_the_package_are_the_distribution_s():
+    # The simulator finds scikit-sundae's libraries in the folder its wheels bundle them in,
+    # without reading the distribution's file list (importlib.metadata, 40 ms of a start); the
+    # file list must name the same files.
+    from physlib.analysis.simulation import sundials_library as sundials
+    names = ("core", "nvecserial", "sunmatrixdense", "sunlinsoldense", "ida", "cvode")
+    assert sundials._paths(names) == sundials._found(names, sundials._distribution_folders())

@@ -1,18 +1,17 @@
 """Alias elimination: variables equal up to sign (``x = ±y``) collapse onto one representative.
 
 Connections produce most aliases (equal potentials, two-port through sums) and so do the
-port bookkeeping equations of components (``i = p.i``, ``p.i + n.i = 0``). Done on sparse
-graphs so the cost grows linearly with the model.
+port bookkeeping equations of components (``i = p.i``, ``p.i + n.i = 0``). Done on whole
+arrays (connected components of a graph) so the cost grows linearly with the model.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sps
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from ..core.errors import StructuralError
+from .sparse import connected_components
 
 
 @dataclass
@@ -69,16 +68,25 @@ def _tied(pairs) -> set:
 
 
 def _alias_sets(n, pairs, states, ders, names, started):
+    """Representative and sign of every variable. Each variable x is two nodes, +x (2x) and
+    −x (2x + 1); a pair x_a = s·x_b joins +a to s·b and −a to −s·b. A set of aliases is two
+    mirror-image components of that graph, one holding +x for the variables of the same
+    sign as its representative and −x for the others; a set in which +x and −x meet forces
+    its variables to zero."""
     a = pairs[:, 0].astype(np.int64)
     b = pairs[:, 1].astype(np.int64)
     s = pairs[:, 2]
-    # The pairs both ways round: the alias sets are its components (weak and strong alike, the
-    # graph being symmetric; "strong" needs no transposed copy), and with a virtual root joined
-    # to every representative it is the graph whose spanning tree the signs follow.
-    graph = sps.coo_matrix((np.ones(2 * len(a)), (np.concatenate([a, b]), np.concatenate([b, a]))),
-                           shape=(n, n)).tocsr()
-    graph.sum_duplicates()     # sorted neighbours: the tree does not depend on the pairs' order
-    n_sets, labels = connected_components(graph, directed=True, connection="strong")
+    flip = (s < 0).astype(np.int64)
+    _, node = connected_components(2 * n, np.concatenate([2 * a, 2 * a + 1]),
+                                   np.concatenate([2 * b + flip, 2 * b + 1 - flip]))
+    plus, minus = node[0::2], node[1::2]
+    if np.any(plus == minus):
+        raise _opposite_loop(names, a, b, s, plus, minus)
+    group = np.minimum(plus, minus)            # the same for both components of a set
+    used = np.zeros(2 * n, dtype=bool)
+    used[group] = True
+    labels = (np.cumsum(used) - 1)[group]
+    n_sets = int(used.sum())
 
     # Representative per set: a state with a declared start value, else a state, else a
     # state's derivative, else the lowest id.
@@ -90,41 +98,28 @@ def _alias_sets(n, pairs, states, ders, names, started):
     best = np.full(n_sets, 4 * n, dtype=np.int64)
     np.minimum.at(best, labels, priority)
     rep = (best % n)[labels]
-
-    root = n
-    roots = np.flatnonzero(rep == np.arange(n))    # (np.unique hashes: 0.5 s at 10⁶ variables)
-    tree = sps.csr_matrix((np.ones(graph.nnz + len(roots)), np.concatenate([graph.indices, roots]),
-                           np.append(graph.indptr, graph.nnz + len(roots))), shape=(n + 1, n + 1))
-    _, pred = breadth_first_order(tree, root, directed=True, return_predecessors=True)
-    sign = _signs_to_root(n, pred[:n].astype(np.int64), a, b, s)
-    bad = np.flatnonzero(sign[a] != s * sign[b])
-    if len(bad):
-        i = bad[0]
-        raise StructuralError(
-            f"{names[a[i]]} and {names[b[i]]} are both equal and opposite through a loop of "
-            "connections, which forces them to zero; check the connections around them")
-    return rep, sign
+    return rep, np.where(plus == plus[rep], 1.0, -1.0)
 
 
-def _signs_to_root(n, parent, a, b, s):
-    """Product of the pair signs along each variable's tree path to its representative.
-
-    ``parent[x]`` is x's tree predecessor (``n`` for a representative); the sign of the tree
-    edge (parent, x) is the last pair given for it, either way round (found by comparing each
-    pair with the tree rather than by sorting the pairs). Pointer jumping: each step doubles
-    the length of path already folded into ``sign``."""
-    pair = np.arange(len(a))
-    down_to_b, down_to_a = parent[b] == a, parent[a] == b    # pairs that are tree edges
-    edge = np.full(n, -1, dtype=np.int64)                    # per variable: its tree edge's pair
-    np.maximum.at(edge, np.concatenate([b[down_to_b], a[down_to_a]]),
-                  np.concatenate([pair[down_to_b], pair[down_to_a]]))
-    sign = np.ones(n)
-    tree = edge >= 0
-    sign[tree] = s[edge[tree]]
-    up = np.where(tree, parent, np.arange(n))   # representatives point at themselves
-    while True:
-        nxt = up[up]
-        if np.array_equal(nxt, up):
-            return sign
-        sign = sign * sign[up]
-        up = nxt
+def _opposite_loop(names, a, b, s, plus, minus) -> StructuralError:
+    """The error for the first set in which a variable equals its own negative, naming a pair
+    of it that closes a loop of odd sign: signs are spread from one variable of the set along
+    a breadth-first tree of its pairs, and the first pair that disagrees with them is one."""
+    bad = plus[np.flatnonzero(plus == minus)[0]]
+    in_set = plus[a] == bad                 # every node of the set is in one component
+    pairs = list(zip(a[in_set].tolist(), b[in_set].tolist(), s[in_set].tolist()))
+    neighbours: dict[int, list] = {}
+    for x, y, sign in pairs:
+        neighbours.setdefault(x, []).append((y, sign))
+        neighbours.setdefault(y, []).append((x, sign))
+    start = pairs[0][0]
+    sign_of, queue = {start: 1.0}, [start]
+    for x in queue:
+        for y, sign in neighbours[x]:
+            if y not in sign_of:
+                sign_of[y] = sign * sign_of[x]
+                queue.append(y)
+    x, y, _ = next(p for p in pairs if sign_of[p[0]] != p[2] * sign_of[p[1]])
+    return StructuralError(
+        f"{names[x]} and {names[y]} are both equal and opposite through a loop of "
+        "connections, which forces them to zero; check the connections around them")

@@ -4,7 +4,7 @@ Every port of every instance gets a number (instance by instance, each in the or
 ``ports()``); a connection is a run of port numbers. The ports joined by connections form the
 connection sets (nodes): across variables equal, through variables summing to zero, or, in
 the signal domain, every input equal to the set's one output. Connected components, ordering
-and the checks (unconnected ports, signal sets, floating networks) run on NumPy/SciPy arrays,
+and the checks (unconnected ports, signal sets, floating networks) run on NumPy arrays,
 so the cost grows linearly with the model; Python loops run only over the few class layouts.
 The sets come out as :class:`Runs` of one array each, not as one small array or list per set.
 """
@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sps
-from scipy.sparse.csgraph import connected_components
 
 from ..core.errors import MissingReferenceError, PortConnectionError, UnconnectedPortError
+from .sparse import connected_components
 
 _CAUSALITY = {None: 0, "input": 1, "output": 2}
 _INPUT, _OUTPUT = 1, 2
@@ -213,9 +212,7 @@ def _edges(ends: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 def _sets(table: PortTable, ends: np.ndarray, edges: np.ndarray, connected: np.ndarray):
     """Connected ports sorted by (set, port path): member ports, set of each, first of each set."""
-    n = len(table)
-    graph = sps.coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(n, n))
-    n_labels, label = connected_components(graph, directed=False)
+    n_labels, label = connected_components(len(table), edges[:, 0], edges[:, 1])
     seen, first_seen = np.unique(label[ends], return_index=True)
     order_of = np.full(n_labels, -1, dtype=np.int64)
     order_of[seen[np.argsort(first_seen)]] = np.arange(len(seen))
@@ -311,9 +308,7 @@ def _check_references(table, edges):
             starts = table.start[np.flatnonzero(table.layout_of == li)]
             pairs.append((starts[:, None, None] + lay.joined[None]).reshape(-1, 2))
     pairs = np.concatenate(pairs)
-    n = len(table)
-    graph = sps.coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-    n_labels, label = connected_components(graph, directed=False)
+    n_labels, label = connected_components(len(table), pairs[:, 0], pairs[:, 1])
     keys = np.flatnonzero(ref)
     is_reference = np.array([lay.is_reference for lay in table.layouts])[table.layout_of[table.inst[keys]]]
     grounded = np.zeros(n_labels, dtype=bool)

@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sps
 
 from ..core.component import Component
 from ..core.errors import ImpulseError
 from .ir import AliasMap, BlockOrder, Reduced
+from .sparse import CSR
 
 JUMP_TOLERANCE = 1e-9   # relative change of an input at a time event that counts as a jump
 MAX_NAMED = 4           # forced states described in a message
@@ -60,7 +60,7 @@ def forced_inputs(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder) 
             candidates.append((base, block, instance))
     if not candidates:
         return ()
-    users = eqs.incidence(None, reduced.n_pos).tocsc()      # position -> equations containing it
+    users = eqs.incidence(None, reduced.n_pos).transpose()  # position -> equations containing it
     derivative_rows = {}
     for k, base in enumerate(reduced.new_eqs):
         derivative_rows.setdefault(base, []).append(eqs.n_base + k)
@@ -76,7 +76,7 @@ def forced_inputs(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder) 
     return tuple(found)
 
 
-def _dependents(start_eqs, users: sps.csc_matrix, reduced: Reduced, order: BlockOrder) -> set:
+def _dependents(start_eqs, users: CSR, reduced: Reduced, order: BlockOrder) -> set:
     """Positions whose value depends on the equations ``start_eqs`` through the matching (each
     equation determines the position it is matched to from the others it contains)."""
     defined = np.full(len(order.match), -1, dtype=np.int64)
@@ -89,7 +89,7 @@ def _dependents(start_eqs, users: sps.csc_matrix, reduced: Reduced, order: Block
         if pos in reached:
             continue
         reached.add(pos)
-        for e in users.indices[users.indptr[pos]:users.indptr[pos + 1]].tolist():
+        for e in users.row(pos).tolist():
             if e not in seen_eqs:
                 seen_eqs.add(e)
                 if defined[e] >= 0:

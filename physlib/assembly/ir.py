@@ -27,9 +27,9 @@ from typing import Mapping, NamedTuple
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
 
 from .names import PositionNames
+from .sparse import CSR
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class Equations:
     linear: np.ndarray     # per equation: affine in its variables (no modes)
     blocks: tuple[TemplateBlock, ...]
     n_template: int
-    through: sps.csr_matrix  # linear rows (connection sums, kept alias pairs) over positions
+    through: CSR             # linear rows (connection sums, kept alias pairs) over positions
     n_eq: int
     derivative_of: tuple[int, ...] = ()    # base equation of each derivative row
     combos: Mapping[int, Combination] = field(default_factory=dict)
@@ -121,16 +121,21 @@ class Equations:
         block, _, instance = self.blocks_of([e])
         return self.blocks[int(block[0])], int(instance[0])
 
-    def incidence(self, mask=None, n_cols=None, col_map=None) -> sps.csr_matrix:
-        """Equations × columns (positions, or ``col_map[position]`` where that is >= 0)."""
-        mask = slice(None) if mask is None else mask
-        cols = self.cols[mask] if col_map is None else col_map[self.cols[mask]]
+    @cached_property
+    def _entry_order(self) -> np.ndarray:
+        """The entries in the order of (equation, position): the column maps the passes use
+        keep that order, so their patterns come sorted (no sort each time)."""
+        return np.argsort(self.rows * (int(self.cols.max(initial=-1)) + 1) + self.cols, kind="stable")
+
+    def incidence(self, mask=None, n_cols=None, col_map=None) -> CSR:
+        """Equations × columns (positions, or ``col_map[position]`` where that is >= 0), a pattern."""
+        order = self._entry_order
+        if mask is not None:
+            order = order[mask[order]]
+        cols = self.cols[order] if col_map is None else col_map[self.cols[order]]
         keep = cols >= 0
         n_cols = int(self.cols.max(initial=-1)) + 1 if n_cols is None else n_cols
-        m = sps.csr_matrix((np.ones(int(keep.sum())), (self.rows[mask][keep], cols[keep])),
-                           shape=(self.n_eq, n_cols))
-        m.sum_duplicates()
-        return m
+        return CSR.from_entries(self.rows[order][keep], cols[keep], (self.n_eq, n_cols))
 
     def counts(self) -> str:
         return (f"{self.n_eq} equations ({self.n_template} template, {self.through.shape[0]} linear, "
@@ -151,6 +156,7 @@ class Reduced:
     states: np.ndarray             # state positions, in state order
     unknown: np.ndarray            # position -> unknown (-1 for states)
     unknown_pos: np.ndarray        # unknown -> position
+    match: np.ndarray | None = None  # equation -> unknown, when found before: no equation differentiated
 
     @property
     def n_pos(self) -> int:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import heapq
 from collections import deque
 
-import scipy.sparse as sps
+from .sparse import CSR
 
 
-def tear_block(eqs: list[int], unknowns: list[int], incidence: sps.csr_matrix, explicit: sps.csr_matrix):
+def tear_block(eqs: list[int], unknowns: list[int], incidence: CSR, explicit: CSR):
     """Tear the block of equations ``eqs`` in ``unknowns`` (the rest is known by now).
 
     ``incidence``/``explicit`` are equation × unknown matrices (CSR).
@@ -77,11 +77,8 @@ def tear_block(eqs: list[int], unknowns: list[int], incidence: sps.csr_matrix, e
 
 def _block_graph(eqs, block_vars, incidence, explicit):
     """Per equation its block unknowns and those it is explicit in; per unknown its equations."""
-    def row(matrix, e):
-        return set(matrix.indices[matrix.indptr[e]:matrix.indptr[e + 1]].tolist())
-
-    vars_of = {e: row(incidence, e) & block_vars for e in eqs}
-    explicit_of = {e: row(explicit, e) & vars_of[e] for e in eqs}
+    vars_of = {e: set(incidence.row(e).tolist()) & block_vars for e in eqs}
+    explicit_of = {e: set(explicit.row(e).tolist()) & vars_of[e] for e in eqs}
     eqs_of: dict[int, set[int]] = {v: set() for v in block_vars}
     for e, vs in vars_of.items():
         for v in vs:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sps
-from scipy.sparse.csgraph import connected_components
+
+from .sparse import connected_components
 
 
 @dataclass
@@ -49,8 +49,7 @@ def partition(flat) -> list[Partition]:
             if head != i:
                 pairs.append((head, i))
     rows, cols = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
-    graph = sps.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(index), len(index)))
-    _, of = connected_components(graph, directed=False)
+    _, of = connected_components(len(index), rows, cols)
     portions: dict[int, list[str]] = {}
     for c, k in zip(kind, of.tolist()):
         portions.setdefault(k, []).append(c)

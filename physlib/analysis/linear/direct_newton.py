@@ -67,10 +67,17 @@ def _newton_step(problem, w, arg):
     res = np.asarray(res).ravel()
     if not (np.all(np.isfinite(w)) and np.all(np.isfinite(res))):
         return None, None, None
-    J = sps.csc_matrix(J.sparse())
-    with warnings.catch_warnings():     # a singular J gives NaN steps
-        warnings.simplefilter("ignore", spla.MatrixRankWarning)
-        step = np.atleast_1d(spla.spsolve(J, -res)) if res.size else res
+    if res.size <= COMPILED_NEWTON_SIZE:    # a dense LU: nothing to import for a small system
+        J = np.asarray(J.full())
+        try:
+            step = np.linalg.solve(J, -res)
+        except np.linalg.LinAlgError:       # singular
+            return res, J, None
+    else:
+        J = sps.csc_matrix(J.sparse())
+        with warnings.catch_warnings():     # a singular J gives NaN steps
+            warnings.simplefilter("ignore", spla.MatrixRankWarning)
+            step = np.atleast_1d(spla.spsolve(J, -res))
     return res, J, (step if np.all(np.isfinite(step)) else None)
 
 

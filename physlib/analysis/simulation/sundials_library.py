@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import glob
+import importlib.util
 import os
 import threading
 
@@ -97,7 +98,44 @@ def _load():
 
 
 def _paths(names) -> dict:
-    """{name: path} of scikit-sundae's libraries sundials_<name>."""
+    """{name: path} of scikit-sundae's libraries sundials_<name>: looked for first where its
+    wheels put them (:func:`_wheel_folders`), then in the folders of its distribution's files."""
+    found = _found(names, _wheel_folders())
+    if len(found) == len(names):
+        return found
+    folders = _distribution_folders()
+    found = _found(names, folders)
+    for name in names:
+        if name not in found:
+            raise SundialsUnavailable(f"scikit-sundae is installed but its library sundials_{name} "
+                                      f"was not found in {sorted(folders)}; reinstall scikit-sundae")
+    return found
+
+
+def _found(names, folders) -> dict:
+    found = {}
+    for name in names:
+        hits = sorted(h for folder in folders for h in glob.glob(os.path.join(folder, f"*sundials_{name}*"))
+                      if not h.endswith((".a", ".lib")))
+        if hits:
+            found[name] = hits[0]
+    return found
+
+
+def _wheel_folders() -> list:
+    """The folders beside the ``sksundae`` package where wheels bundle its libraries
+    (``scikit_sundae.libs`` on Linux and Windows, ``sksundae/.dylibs`` on macOS), found without
+    importlib.metadata, whose import and file list cost 40 ms of a small script's start."""
+    spec = importlib.util.find_spec("sksundae")
+    if spec is None or not spec.origin:
+        return []
+    package = os.path.dirname(spec.origin)
+    return [folder for folder in (os.path.join(os.path.dirname(package), "scikit_sundae.libs"),
+                                  os.path.join(package, ".dylibs")) if os.path.isdir(folder)]
+
+
+def _distribution_folders() -> set:
+    """The folders of scikit-sundae's files that hold a SUNDIALS library."""
     try:
         from importlib.metadata import PackageNotFoundError, distribution
         dist = distribution("scikit-sundae")
@@ -105,17 +143,7 @@ def _paths(names) -> dict:
         raise SundialsUnavailable(
             "physlib's variable-step hybrid simulation steps SUNDIALS through the libraries of "
             "scikit-sundae, which is not installed: pip install scikit-sundae") from None
-    folders = {os.path.dirname(str(dist.locate_file(f))) for f in dist.files or ()
-               if "sundials_" in str(f)}
-    found = {}
-    for name in names:
-        hits = sorted(h for folder in folders for h in glob.glob(os.path.join(folder, f"*sundials_{name}*"))
-                      if not h.endswith((".a", ".lib")))
-        if not hits:
-            raise SundialsUnavailable(f"scikit-sundae is installed but its library sundials_{name} "
-                                      f"was not found in {sorted(folders)}; reinstall scikit-sundae")
-        found[name] = hits[0]
-    return found
+    return {os.path.dirname(str(dist.locate_file(f))) for f in dist.files or () if "sundials_" in str(f)}
 
 
 def _sig(lib, name, res, *args):

@@ -10,5 +10,5 @@ def order_blocks(reduced: Reduced, describe) -> BlockOrder:
     """Which unknown each equation determines, and the blocks in evaluation order."""
     eqs, n_unknown = reduced.equations, len(reduced.unknown_pos)
     return match_and_order(eqs.incidence(None, n_unknown, reduced.unknown),
-                           eqs.incidence(eqs.preferred, n_unknown, reduced.unknown), describe,
-                           lambda u: reduced.names[reduced.unknown_pos[u]])
+                           lambda: eqs.incidence(eqs.preferred, n_unknown, reduced.unknown), describe,
+                           lambda u: reduced.names[reduced.unknown_pos[u]], reduced.match)

@@ -16,26 +16,25 @@ from __future__ import annotations
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
 
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
-from .instantiate import columns, local_derivatives, mapped, residuals, signed, sparse_dm
+from ..sparse import CSR
+from .instantiate import columns, local_derivatives, mapped, residuals, signed
 
 MAX_LEVELS = 24      # deeper dependency chains are substituted (each level costs a few calls)
 
 
-def solve_linear_rows(rows: sps.csr_matrix, targets: np.ndarray, X: cs.SX) -> cs.SX:
+def solve_linear_rows(rows: CSR, targets: np.ndarray, X: cs.SX) -> cs.SX:
     """Row i of ``rows`` says sum_r c_r·X_r = 0; its solution for X[targets[i]] is
     -sum_{r != targets[i]} (c_r / c_target)·X_r (connection sums and their derivatives).
     Reads only the entries of X that the rows use."""
-    coo = rows.tocoo()
-    other = coo.col != targets[coo.row]
+    row, col, data = rows.row_of_entries(), rows.indices, rows.data
+    other = col != targets[row]
     coeff = np.zeros(rows.shape[0])
-    coeff[coo.row[~other]] = coo.data[~other]
-    used, col = np.unique(coo.col[other], return_inverse=True)
-    solve = sps.csr_matrix((-coo.data[other] / coeff[coo.row[other]], (coo.row[other], col)),
-                           shape=(rows.shape[0], len(used)))
-    return cs.densify(cs.mtimes(sparse_dm(solve), X[used.tolist()]))
+    coeff[row[~other]] = data[~other]
+    used, used_col = np.unique(col[other], return_inverse=True)
+    solve = CSR.from_entries(row[other], used_col, (rows.shape[0], len(used)), -data[other] / coeff[row[other]])
+    return cs.densify(cs.mtimes(solve.to_dm(), X[used.tolist()]))
 
 
 class _Known:
@@ -92,7 +91,7 @@ class _Definitions:
         found = self._template(known, expl_eqs[expl_eqs < eqs.n_template])
         linear = expl_eqs[(expl_eqs >= eqs.n_template) & (expl_eqs < eqs.n_base)]
         if len(linear):
-            found.append((target_pos[linear], solve_linear_rows(eqs.through[linear - eqs.n_template],
+            found.append((target_pos[linear], solve_linear_rows(eqs.through.rows(linear - eqs.n_template),
                                                                 target_pos[linear], known.values)))
         derived = expl_eqs[expl_eqs >= eqs.n_base]
         return found + self._derivatives(known, derived) if len(derived) else found
@@ -137,10 +136,11 @@ class _Definitions:
             groups.setdefault((block.group, block.residual, l), []).append((d, k))
         found = []
         if sums:
-            rows = eqs.through[[r for _, r in sums]].tocoo()
-            has = np.isin(rows.col, list(der))
-            dcols = np.array([der.get(int(c), 0) for c in rows.col], dtype=np.int64)
-            on_ders = sps.csr_matrix((rows.data[has], (rows.row[has], dcols[has])), shape=(len(sums), X.numel()))
+            rows = eqs.through.rows([r for _, r in sums])
+            has = np.isin(rows.indices, list(der))
+            dcols = np.array([der.get(c, 0) for c in rows.indices.tolist()], dtype=np.int64)
+            on_ders = CSR.from_entries(rows.row_of_entries()[has], dcols[has], (len(sums), X.numel()),
+                                       rows.data[has])
             targets = target_pos[[d for d, _ in sums]]
             found.append((targets, solve_linear_rows(on_ders, targets, X)))
         for (gi, j, l), items in groups.items():
@@ -171,7 +171,7 @@ def _linear_block_solutions(flat, aliases, reduced, torn, symbolic):
     return solutions
 
 
-def _reads(reduced: Reduced, torn: Torn, expl_eqs: np.ndarray) -> tuple[sps.csr_matrix, np.ndarray]:
+def _reads(reduced: Reduced, torn: Torn, expl_eqs: np.ndarray) -> tuple[CSR, np.ndarray]:
     """Which solved positions each item reads (items: the explicit equations ``expl_eqs``, then
     the linear blocks; CSR items × positions, the item's own positions left out), and the item
     that solves each position (-1 for states and algebraic variables)."""
@@ -192,13 +192,11 @@ def _reads(reduced: Reduced, torn: Torn, expl_eqs: np.ndarray) -> tuple[sps.csr_
     cols = np.concatenate([cols, der[der >= 0]])
     item = item_of_eq[rows]
     keep = (item >= 0) & (item_of_pos[cols] >= 0) & (item != item_of_pos[cols])
-    reads = sps.csr_matrix((np.ones(int(keep.sum())), (item[keep], cols[keep])),
-                           shape=(n_expl + len(torn.linear_blocks), reduced.n_pos))
-    reads.sum_duplicates()
+    reads = CSR.from_entries(item[keep], cols[keep], (n_expl + len(torn.linear_blocks), reduced.n_pos))
     return reads, item_of_pos
 
 
-def _levels(reads: sps.csr_matrix, item_of_pos: np.ndarray, limit: int):
+def _levels(reads: CSR, item_of_pos: np.ndarray, limit: int):
     """Level of each item (one more than the highest level among the items whose positions it
     reads, zero if it reads none), or None if a chain is ``limit`` or more levels deep."""
     n_items = reads.shape[0]

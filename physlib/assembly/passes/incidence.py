@@ -3,9 +3,9 @@ equation and variable), with what the matching and tearing need to know about ea
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sps
 
 from ..ir import AliasMap, Combination, Equations, TemplateBlock
+from ..sparse import CSR
 
 
 def linear_rows(aliases: AliasMap) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -53,13 +53,11 @@ def build_equations(flat, aliases: AliasMap, combos: dict[int, Combination]) -> 
     col, sign = aliases.col, aliases.sign
     rows, cols, pref, expl, linear, blocks, n_template = _template_rows(flat, col)
     lrows, lids, lcoeffs, n_linear = linear_rows(aliases)
-    through = sps.csr_matrix((lcoeffs * sign[lids], (lrows, col[lids])), shape=(n_linear, aliases.n))
-    through.eliminate_zeros()
-    tc = through.tocoo()
-    rows.append(n_template + tc.row)
-    cols.append(tc.col)
-    pref.append(np.ones(len(tc.row), bool))
-    expl.append(np.ones(len(tc.row), bool))
+    through = CSR.from_entries(lrows, col[lids], (n_linear, aliases.n), lcoeffs * sign[lids])
+    rows.append(n_template + through.row_of_entries())
+    cols.append(through.indices)
+    pref.append(np.ones(through.nnz, bool))
+    expl.append(np.ones(through.nnz, bool))
     linear.append(np.ones(n_linear, bool))
     eqs = Equations(np.concatenate(rows), np.concatenate(cols), np.concatenate(pref),
                     np.concatenate(expl), np.concatenate(linear), blocks, n_template, through,

@@ -9,22 +9,15 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-import scipy.sparse as sps
-import scipy.sparse.linalg as spla
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from ..pantelides import IndexReduction, reduce_index
 from ..ir import AliasMap, Equations, Reduced
+from ..matching import maximum_matching
+from ..pantelides import IndexReduction, reduce_index
+from ..sparse import CSR
 from ..structure import diagnose
 from .instantiate import numeric_jacobian
 
 log = logging.getLogger("physlib.compile")
-
-
-def _matching(inc, n_eq, n_cols) -> np.ndarray:
-    if n_eq and n_cols:
-        return maximum_bipartite_matching(inc, perm_type="column")
-    return np.full(n_eq, -1)
 
 
 def reduce_equations(flat, aliases: AliasMap, eqs: Equations, describe) -> Reduced:
@@ -35,12 +28,18 @@ def reduce_equations(flat, aliases: AliasMap, eqs: Equations, describe) -> Reduc
     non_states = np.flatnonzero(~is_state)
     unknown = np.full(n_rep, -1, dtype=np.int64)
     unknown[non_states] = np.arange(len(non_states))
-    match = _matching(eqs.incidence(None, len(non_states), unknown), eqs.n_eq, len(non_states))
-    if np.all(match >= 0) and eqs.n_eq == len(non_states):
-        return _settle(aliases, eqs, IndexReduction(dict(derivative)))
+    # The matching the block order takes (preferred entries first): when it is perfect, nothing
+    # needs differentiating and the block order reuses it.
+    square = eqs.n_eq == len(non_states)
+    match = maximum_matching(eqs.incidence(eqs.preferred, len(non_states), unknown))
+    if square and np.all(match >= 0):
+        return _settle(aliases, eqs, IndexReduction(dict(derivative)), match)
+    match = maximum_matching(eqs.incidence(None, len(non_states), unknown))
+    if square and np.all(match >= 0):
+        return _settle(aliases, eqs, IndexReduction(dict(derivative)), match)
     _check_differentiable(aliases, eqs, unknown, non_states, describe)
     full = eqs.incidence(None, n_rep)
-    adjacency = [full.indices[full.indptr[e]:full.indptr[e + 1]].tolist() for e in range(eqs.n_eq)]
+    adjacency = [full.row(e).tolist() for e in range(eqs.n_eq)]
     initial = [int(non_states[m]) if m >= 0 else -1 for m in match]
     reduction = reduce_index(adjacency, n_rep, derivative, set(derivative), initial, describe)
     reduction.dummies = _sound_dummies(reduction, numeric_jacobian(flat, aliases, eqs), derivative,
@@ -61,7 +60,7 @@ def _check_differentiable(aliases, eqs, unknown, non_states, describe):
             top = derivative[top]
         merged[state] = unknown[top]
     merged_inc = eqs.incidence(None, len(non_states), merged)
-    merged_match = _matching(merged_inc, eqs.n_eq, len(non_states))
+    merged_match = maximum_matching(merged_inc)
     if eqs.n_eq != len(non_states) or np.any(merged_match < 0):
         state_of = {int(unknown[d]): aliases.names[s] for s, d in derivative.items() if unknown[d] >= 0}
         diagnose(merged_inc, describe, lambda u: state_of.get(u, aliases.names[non_states[u]]))
@@ -80,9 +79,7 @@ def _with_derivatives(eqs: Equations, reduction: IndexReduction, adjacency) -> E
     der = reduction.var_derivative
     new_explicit = []
     for base, cols in zip(reduction.new_eqs, new_cols):
-        solvable = {der[c] for c in explicit_csr.indices[explicit_csr.indptr[base]:
-                                                         explicit_csr.indptr[base + 1]].tolist()
-                    if c in der} - set(adjacency[base])
+        solvable = {der[c] for c in explicit_csr.row(base).tolist() if c in der} - set(adjacency[base])
         new_explicit.append(np.isin(cols, list(solvable)))
     return Equations(
         np.concatenate([eqs.rows] + new_rows), np.concatenate([eqs.cols] + new_cols),
@@ -94,8 +91,9 @@ def _with_derivatives(eqs: Equations, reduction: IndexReduction, adjacency) -> E
         tuple(reduction.new_eqs), eqs.combos)
 
 
-def _settle(aliases: AliasMap, eqs: Equations, reduction: IndexReduction) -> Reduced:
-    """The position and unknown spaces once the dummy states are chosen."""
+def _settle(aliases: AliasMap, eqs: Equations, reduction: IndexReduction, match=None) -> Reduced:
+    """The position and unknown spaces once the dummy states are chosen (and ``match``, a
+    perfect matching of the equations to the unknowns if one is known)."""
     names = aliases.names + tuple(f"der({aliases.names[b]})" for b in reduction.new_vars)
     dummies = set(reduction.dummies)
     states = np.array([p for p in aliases.derivative if p not in dummies], dtype=np.int64)
@@ -105,24 +103,23 @@ def _settle(aliases: AliasMap, eqs: Equations, reduction: IndexReduction) -> Red
     unknown[~is_state] = np.arange(int((~is_state).sum()))
     return Reduced(eqs, names, dict(reduction.var_derivative), tuple(reduction.new_vars),
                    tuple(reduction.new_eqs), tuple(reduction.dummies), states, unknown,
-                   np.flatnonzero(~is_state))
+                   np.flatnonzero(~is_state), match)
 
 
-def _augmented_jacobian(reduction, jac, n_pos) -> sps.csc_matrix:
+def _augmented_jacobian(reduction, jac: CSR, n_pos) -> CSR:
     """The base Jacobian with a row per derivative equation (derivative equations share their
     base equations' coefficients, on the derivatives of the variables)."""
     der = reduction.var_derivative
-    jac = jac.tocoo()
-    rows, cols, vals = [jac.row], [jac.col], [jac.data]
+    rows, cols, vals = [jac.row_of_entries()], [jac.indices], [jac.data]
     base_rows = jac.shape[0]
-    jac_csr = jac.tocsr()
     for i, base in enumerate(reduction.new_eqs):
-        lo, hi = jac_csr.indptr[base], jac_csr.indptr[base + 1]
-        for v, a in zip(jac_csr.indices[lo:hi].tolist(), jac_csr.data[lo:hi].tolist()):
+        lo, hi = jac.indptr[base], jac.indptr[base + 1]
+        for v, a in zip(jac.indices[lo:hi].tolist(), jac.data[lo:hi].tolist()):
             if v in der:
                 rows.append([base_rows + i]), cols.append([der[v]]), vals.append([a])
-    return sps.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                          shape=(base_rows + len(reduction.new_eqs), n_pos + len(reduction.new_vars)))
+    return CSR.from_entries(np.concatenate(rows), np.concatenate(cols),
+                            (base_rows + len(reduction.new_eqs), n_pos + len(reduction.new_vars)),
+                            np.concatenate(vals))
 
 
 def _sound_dummies(reduction, jac, derivative, n_pos, adjacency):
@@ -133,7 +130,13 @@ def _sound_dummies(reduction, jac, derivative, n_pos, adjacency):
     no node voltage. So the Jacobian of the reduced system is checked at the start point, and
     a singular choice is repaired by swapping dummies for other states of the differentiated
     equations."""
-    full = _augmented_jacobian(reduction, jac, n_pos)
+    # SciPy's sparse LU, imported here: only index reduction needs it, and it takes a third
+    # of a second to import.
+    import scipy.sparse as sps
+    import scipy.sparse.linalg as spla
+
+    augmented = _augmented_jacobian(reduction, jac, n_pos)
+    full = sps.csr_matrix((augmented.data, augmented.indices, augmented.indptr), shape=augmented.shape)
     n_total = full.shape[1]
 
     def solvable(dummies):

@@ -8,19 +8,9 @@ from __future__ import annotations
 
 import casadi as cs
 import numpy as np
-import scipy.sparse as sps
 
 from ..ir import AliasMap, Equations, Reduced, Symbolic
-
-
-def sparse_dm(matrix) -> cs.DM:
-    """A SciPy sparse matrix as a CasADi DM, built from its CSC arrays (``casadi.DM(scipy)``
-    takes ten times longer)."""
-    m = sps.csc_matrix(matrix)
-    m.sort_indices()
-    n_rows, n_cols = m.shape
-    sparsity = cs.Sparsity(n_rows, n_cols, m.indptr.tolist(), m.indices.tolist())
-    return cs.DM(sparsity, m.data.tolist())
+from ..sparse import CSR, dm_to_csr
 
 
 def signed(expr, signs) -> cs.SX:
@@ -101,8 +91,8 @@ def base_rows(flat, eqs: Equations, symbolic: Symbolic, rows) -> cs.SX:
             have.append(template[sel])
     linear = rows[(rows >= eqs.n_template) & (rows < eqs.n_base)]
     if len(linear):
-        through = eqs.through[linear - eqs.n_template]
-        parts.append(cs.mtimes(sparse_dm(through), R[:through.shape[1]]))
+        through = eqs.through.rows(linear - eqs.n_template)
+        parts.append(cs.mtimes(through.to_dm(), R[:through.shape[1]]))
         have.append(linear)
     if not parts:
         return cs.SX(0, 1)
@@ -197,7 +187,7 @@ def raw_start_values(flat, params_sx, T, raw_ids) -> cs.SX:
     return _reordered(cs.vertcat(*parts), np.concatenate(have), np.asarray(raw_ids, dtype=np.int64))
 
 
-def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> sps.csr_matrix:
+def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> CSR:
     """Jacobian of the base equations at the start values and compiled-in parameters."""
     R, P, T = cs.SX.sym("r", aliases.n), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
     locals_sx, params_sx = group_inputs(flat, aliases, R, P)
@@ -211,7 +201,7 @@ def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> sps.csr_matrix:
     start = cs.Function("start", [P, T], [start_values(flat, aliases, params_sx, T)])
     jac = cs.Function("base_jacobian", [R, P, T], [cs.jacobian(res, R)])
     values = jac(start(flat.param_values, 0.0), flat.param_values, 0.0)
-    return sps.csr_matrix(values.sparse())
+    return dm_to_csr(values)
 
 
 def instantiate(flat, aliases: AliasMap, reduced: Reduced) -> Symbolic:
@@ -259,8 +249,8 @@ def _derivatives_of(flat, aliases, reduced, symbolic: Symbolic, base_ids):
             block, k = eqs.block_of(e)
             template_parts.setdefault((block.group, block.residual), []).append((i, k))
         else:
-            row = eqs.through[e - eqs.n_template].tocoo()
-            out[i] = sum((float(c) * R0[der.get(int(p), R0.numel() - 1)] for c, p in zip(row.data, row.col)),
+            row = eqs.through.rows([e - eqs.n_template])
+            out[i] = sum((c * R0[der.get(p, R0.numel() - 1)] for c, p in zip(row.data.tolist(), row.indices.tolist())),
                          cs.SX(0))
     for (gi, j), items in template_parts.items():
         ks = [k for _, k in items]

@@ -35,7 +35,7 @@ def tear(reduced: Reduced, order: BlockOrder) -> Torn:
     target = np.full(eqs.n_eq, -1, dtype=np.int64)
     rank = np.full(eqs.n_eq, -1, dtype=np.int64)
     if eqs.n_eq:
-        ok = single & (np.asarray(explicit[np.arange(eqs.n_eq), match]).ravel() > 0)
+        ok = single & explicit.contains(np.arange(eqs.n_eq), match)
         target[ok] = match[ok]
         rank[ok] = 0
     z_unknowns, g_eqs, linear_blocks = [], [], []
