@@ -333,8 +333,11 @@ def at_rounding(F, terms) -> bool:
     Row by row: an equation in coulombs (a junction charge, terms ~1e-12 C) beside one in
     volts (terms ~10 V) has rounding 1e-13 times smaller; measured against the largest row,
     a 8e-14 C residual — 2.3 mV of junction voltage, a third of the transistor's current —
-    passed as rounding and the transient of a PNP stage started from it."""
-    return bool(np.all(np.abs(np.asarray(F).ravel()) <= ROUNDING_ULPS * np.finfo(float).eps * terms))
+    passed as rounding and the transient of a PNP stage started from it. A residual of exactly 0
+    is solved whatever its terms' size (0 itself, or NaN where an infinite derivative, such as
+    √'s at 0, meets an unknown at 0); a nonzero one beside terms of size 0 is not."""
+    F = np.abs(np.asarray(F).ravel())
+    return bool(np.all((F == 0) | (F <= ROUNDING_ULPS * np.finfo(float).eps * terms)))
 
 
 def _solve(jac, rhs, describe):
