@@ -20,14 +20,16 @@
    ngspice's gmin-stepping deck, it is, to 2e-14 V). Models without such a parameter skip this
    stage.
 2. **source stepping** — every source value (:func:`~physlib.analysis.linear.model_inputs.source_slots`)
-   scaled by λ from 0 to 1 as ngspice's Gillespie source stepping (``gillespie_src``) raises
-   them: the first step to λ = 0.001, each step ×1.5 after a success, after a failure retried
-   from the last solved λ with a tenth of the step (at most 0.01), until the step is below
-   ``SOURCE_STEP_MIN`` = 1e-7 (failure). Small first steps keep the path on the branch that
-   grows from the all-zero circuit: a TL072 follower at −1 V, stepped from λ = 0 straight to
-   0.0625, landed on a second solution of the scaled circuit (its output latched at −1.27 V
-   below a −0.94 V supply), which folds back at λ = 0.098, so the stepping failed where ngspice
-   solves it.
+   scaled by λ from 0 to 1, first in large steps (0.25, doubled after a success up to 0.5,
+   quartered after a failure), and where that fails as ngspice's Gillespie source stepping
+   (``gillespie_src``) raises them: the first step to λ = 0.001, each step ×1.5 after a
+   success, after a failure retried from the last solved λ with a tenth of the step (at most
+   0.01), until the step is below ``SOURCE_STEP_MIN`` = 1e-7 (failure). Small first steps keep
+   the path on the branch that grows from the all-zero circuit: a TL072 follower at −1 V,
+   stepped from λ = 0 straight to 0.0625, landed on a second solution of the scaled circuit
+   (its output latched at −1.27 V below a −0.94 V supply), which folds back at λ = 0.098. The
+   large steps come first because ngspice's schedule costs hundreds of solves where they
+   succeed (a hydraulic drive's steady state: 4 s against 220 s).
 3. **Newton homotopy** — F(w) − (1 − λ)·F(w₀) = 0 (exact at the guess for λ = 0) for λ from 0 to
    1, the step in λ doubled after a success (up to 0.5) and quartered after a failure, until it
    is below 1e-6.
@@ -140,7 +142,13 @@ def _source_stepping(model, problem, p, newton):
         pp = p.copy()
         pp[slots] = lam * p[slots]
         return newton(problem.evaluator(pp), w)
-    lam, w, steps, step = 0.0, problem.w0, 0, SOURCE_STEP_FIRST
+    return _march(solve_at, problem.w0, 0.25) or _gillespie(solve_at, problem.w0)
+
+
+def _gillespie(solve_at, w):
+    """(w, steps): ``solve_at(λ, w)`` for λ from 0 to 1 on ngspice's gillespie_src schedule
+    (the module docstring); None when the step falls below SOURCE_STEP_MIN."""
+    lam, steps, step = 0.0, 0, SOURCE_STEP_FIRST
     while lam < 1.0:
         trial = min(1.0, lam + step)
         try:
