@@ -88,7 +88,7 @@ class CompiledModel(compiled.CompiledModel):
                  x0: dict | None = None, projection: str | None = "energy", noise=None,
                  noise_T: float = 300.15, max_step: float | None = None, event_tol: float = 1e-10,
                  max_events: int = 100, invariants=None, initial: str = "strict",
-                 progress: bool | None = None, **unknown):
+                 progress: bool | None = None, z_guess: dict | None = None, **unknown):
         """Transient simulation from ``t0`` to ``t_end`` [s]
         (:func:`physlib.analysis.simulation.simulate.simulate`)."""
         return _forward("simulate", (self, t_end), locals(), unknown)

@@ -32,3 +32,16 @@ def test_damped_newton_solves_the_coulomb_row_to_its_own_rounding():
                       fail=lambda w, F, why: AssertionError(why))
     assert w[0] == pytest.approx(V_EXACT, abs=1e-12)
     assert w[1] == pytest.approx(10.0 - V_EXACT, abs=1e-12)
+
+
+def test_a_residual_of_exactly_zero_is_rounding_whatever_the_size_of_its_terms():
+    # Terms of size 0 (every unknown of the row at 0) or NaN (an infinite derivative, such as
+    # sqrt's at 0, times an unknown at 0): a residual of exactly 0 is solved, a nonzero one
+    # beside terms of size 0 is not, and a nonzero one beside NaN terms is not either.
+    with np.errstate(invalid="ignore"):
+        terms = _own_terms(np.array([0.0, 1.0]), np.array([[np.inf, 0.0], [0.0, 1.0]]))
+    assert np.isnan(terms[0])
+    assert at_rounding(np.array([0.0, 0.0]), terms)
+    assert at_rounding(np.array([0.0, 1e-17]), np.array([0.0, 1.0]))
+    assert not at_rounding(np.array([1e-300, 0.0]), np.array([0.0, 1.0]))
+    assert not at_rounding(np.array([1e-300, 0.0]), terms)

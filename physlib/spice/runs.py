@@ -109,10 +109,15 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
     p = deck.parameter_values(params, tran=(tstep, tstop))
     sim = deck.compile()
     start = x0 = None
+    guess = {}
     if not uic:
         hold = deck.node_values("ic", params)
         start = dc_op(deck, (p, {}), params=params, hold=hold)
         x0 = {n: start[n] for n in sim.states} if hold else start.states
+        # without held nodes the whole operating point: its algebraic variables (the model's
+        # own, in its order) are where the start's solve begins (from the start values, a TL072
+        # whose input starts at -1 V began with its input pair's gate junctions 1 V forward)
+        guess = {} if hold else start.algebraic
         start = start if hold else None
     if t_eval is None:
         count = int(np.floor((tstop - tstart) / tstep + 1e-9))
@@ -126,8 +131,8 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
     max_step = tmax if tmax else min(tstep, (tstop - tstart) / 50)
     rtol = min(deck.options["reltol"], 1e-6)
     atol = min(deck.options["vntol"], 1e-8)
-    res = sim.simulate(tstop, t_eval=t_eval, params=p, x0=x0, rtol=rtol, atol=atol,
-                       max_step=max_step)
+    res = sim.simulate(tstop, t_eval=t_eval, params=p, x0=x0, z_guess=guess, rtol=rtol,
+                       atol=atol, max_step=max_step)
     keep = res.t >= tstart
 
     def read(name):

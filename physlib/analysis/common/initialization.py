@@ -17,7 +17,7 @@ from ...core.errors import InitializationError, PhyslibError
 from ...core.lazy import lazy_module
 from ...core.units import quantity_value
 from .fast_call import fast
-from .start_values import check_initial_state
+from .start_values import check_initial_state, guessed_algebraic
 
 # SciPy's sparse matrices and solvers serve large models only: imported on first use.
 sps = lazy_module("scipy.sparse")
@@ -218,11 +218,13 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
 def consistent_start(model, p: np.ndarray, options):
     """States and algebraic variables at t0 of a run with
     :class:`~physlib.analysis.common.options.SimulateOptions` ``options``: start values and ``x0``,
-    the algebraic equations solved, derivatives and explicitly given start values checked."""
+    the algebraic equations solved from ``z_guess`` (or their start values), derivatives and explicitly given start values checked."""
     system = model.system
     x, z_start = (np.asarray(v).ravel() for v in system.start(p, options.t0))
     if options.x0:
         x = _apply_x0(model, x, options.x0)
+    if options.z_guess:
+        z_start = guessed_algebraic(model, z_start, options.z_guess)
     z = solve_algebraic(system, x, z_start, p, options.t0, lambda i: model.algebraic[i])
     check_derivatives(model, x, z, p, options.t0)
     check_initial_state(model, x, z, p, options.t0, initial=options.initial)
@@ -337,8 +339,11 @@ def at_rounding(F, terms) -> bool:
     Row by row: an equation in coulombs (a junction charge, terms ~1e-12 C) beside one in
     volts (terms ~10 V) has rounding 1e-13 times smaller; measured against the largest row,
     a 8e-14 C residual — 2.3 mV of junction voltage, a third of the transistor's current —
-    passed as rounding and the transient of a PNP stage started from it."""
-    return bool(np.all(np.abs(np.asarray(F).ravel()) <= ROUNDING_ULPS * np.finfo(float).eps * terms))
+    passed as rounding and the transient of a PNP stage started from it. A residual of exactly 0
+    is solved whatever its terms' size (0 itself, or NaN where an infinite derivative, such as
+    √'s at 0, meets an unknown at 0); a nonzero one beside terms of size 0 is not."""
+    F = np.abs(np.asarray(F).ravel())
+    return bool(np.all((F == 0) | (F <= ROUNDING_ULPS * np.finfo(float).eps * terms)))
 
 
 def _solve(jac, rhs, describe):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -50,6 +50,7 @@ class SimulateOptions:
     initial: str
     noise: tuple = ()                # variable paths whose noise is propagated along the run
     noise_T: float = 300.15          # K, temperature of the noise analysis
+    z_guess: dict = field(default_factory=dict)     # algebraic variables' guesses at t0
 
     @property
     def fixed_step(self) -> bool:
@@ -63,7 +64,8 @@ class SimulateOptions:
 
 def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6, atol=1e-8, t_eval=None,
                      params=None, x0=None, projection="energy", noise=None, noise_T=300.15, max_step=None,
-                     event_tol=1e-10, max_events=100, invariants=None, initial="strict") -> SimulateOptions:
+                     event_tol=1e-10, max_events=100, invariants=None, initial="strict",
+                     z_guess=None) -> SimulateOptions:
     """Check every option of ``simulate`` on ``model``; return them as :class:`SimulateOptions`."""
     if not isinstance(solver, str) or solver not in VARIABLE_STEP + FIXED_STEP:
         raise OptionError(f"unknown solver {solver!r}; choose one of {', '.join(VARIABLE_STEP + FIXED_STEP)}")
@@ -80,6 +82,7 @@ def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6,
     noise_T = _positive("noise_T", noise_T)
     params = _mapping("params", params, "parameter paths to values, e.g. {'R1.R': 2e3}")
     x0 = _mapping("x0", x0, "state paths to initial values, e.g. {'C1.v': 1.0}")
+    z_guess = _mapping("z_guess", z_guess, "algebraic variable paths to guesses, e.g. op.algebraic")
     grid = None if t_eval is None else _grid(t_eval, t0, t_end)
     if solver in FIXED_STEP:
         dt, points = _fixed_step(solver, dt, max_step, t_end - t0, grid)
@@ -89,7 +92,7 @@ def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6,
     return SimulateOptions(t0=t0, t_end=t_end, solver=solver, dt=dt, rtol=rtol, atol=atol, t_eval=grid,
                            params=params, x0=x0, projection=projection, max_step=max_step,
                            event_tol=event_tol, max_events=int(max_events), invariants=invariants,
-                           initial=initial, noise=tuple(noise), noise_T=noise_T)
+                           initial=initial, noise=tuple(noise), noise_T=noise_T, z_guess=z_guess)
 
 
 def _time_span(t0, t_end) -> tuple[float, float]:

@@ -14,9 +14,28 @@ import warnings
 
 import numpy as np
 
-from ...core.errors import InitializationError
+from ...core.errors import InitializationError, PhyslibError
 from .fast_call import fast
 
+
+
+def guessed_algebraic(model, z, guess: dict) -> np.ndarray:
+    """The start values ``z`` of the algebraic variables with ``guess`` ({path: value}, e.g. an
+    operating point's ``op.algebraic``) put in: where the solve of the start begins. Every
+    algebraic variable by its own name in the model's order (an operating point's): one
+    vector, no name lookups."""
+    names, values = list(guess), list(guess.values())
+    if names == model.algebraic:
+        return np.array(values, dtype=float)
+    z = z.copy()
+    alg_pos = {int(pos): i for i, pos in enumerate(model.system.z_pos)}
+    for name, value in guess.items():
+        pos, sign = model.variable(name)        # an unknown name: an error suggesting near ones
+        if pos not in alg_pos:
+            raise PhyslibError(f"z_guess: {name} is not an algebraic variable of {model.name} "
+                               f"(its algebraic variables: {', '.join(model.algebraic[:10])})")
+        z[alg_pos[pos]] = sign * float(value)
+    return z
 
 
 class StartValueWarning(UserWarning):

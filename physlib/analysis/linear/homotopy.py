@@ -20,10 +20,19 @@
    ngspice's gmin-stepping deck, it is, to 2e-14 V). Models without such a parameter skip this
    stage.
 2. **source stepping** — every source value (:func:`~physlib.analysis.linear.model_inputs.source_slots`)
-   scaled by λ from 0 to 1.
+   scaled by λ from 0 to 1, first in large steps (0.25, doubled after a success up to 0.5,
+   quartered after a failure), and where that fails as ngspice's Gillespie source stepping
+   (``gillespie_src``) raises them: the first step to λ = 0.001, each step ×1.5 after a
+   success, after a failure retried from the last solved λ with a tenth of the step (at most
+   0.01), until the step is below ``SOURCE_STEP_MIN`` = 1e-7 (failure). Small first steps keep
+   the path on the branch that grows from the all-zero circuit: a TL072 follower at −1 V,
+   stepped from λ = 0 straight to 0.0625, landed on a second solution of the scaled circuit
+   (its output latched at −1.27 V below a −0.94 V supply), which folds back at λ = 0.098. The
+   large steps come first because ngspice's schedule costs hundreds of solves where they
+   succeed (a hydraulic drive's steady state: 4 s against 220 s).
 3. **Newton homotopy** — F(w) − (1 − λ)·F(w₀) = 0 (exact at the guess for λ = 0) for λ from 0 to
-   1. Stages 2 and 3 step in λ, the step doubled after a success (up to 0.5) and quartered after
-   a failure, until it is below 1e-6.
+   1, the step in λ doubled after a success (up to 0.5) and quartered after a failure, until it
+   is below 1e-6.
 
 There is no junction-voltage limiting (ngspice's ``pnjlim``): the damped Newton's line search
 and the devices' linearized exponentials above their EXP_LIMIT keep the iterates finite, and
@@ -47,6 +56,10 @@ GMIN_START = 1e-2       # S: ngspice's dynamic gmin stepping never goes above it
 GMIN_FACTOR = 10.0      # ngspice's default gminfactor
 GMIN_FLOOR = 1e-12      # S: ngspice's default .options gmin
 FACTOR_LIMIT = 1.00005  # ngspice gives up when the gmin factor falls below this
+SOURCE_STEP_FIRST = 1e-3    # ngspice's gillespie_src: first raise of the source factor
+SOURCE_STEP_GROWTH = 1.5    # ... its growth after a success
+SOURCE_STEP_RETRY = 1e-2    # ... at most this after a failure (a tenth of the failed one)
+SOURCE_STEP_MIN = 1e-7      # ... gives up below it
 
 
 class NotConverged(Exception):
@@ -119,7 +132,8 @@ def _gmin_stepping(model, problem, p, newton):
 
 
 def _source_stepping(model, problem, p, newton):
-    """(w, steps) with every source value scaled by λ from 0 to 1; None if it fails."""
+    """(w, steps) with every source value scaled by λ from 0 to 1 on ngspice's schedule (see
+    the module docstring); None if it fails."""
     slots = source_slots(model)
     if not slots.size:
         return None
@@ -128,7 +142,24 @@ def _source_stepping(model, problem, p, newton):
         pp = p.copy()
         pp[slots] = lam * p[slots]
         return newton(problem.evaluator(pp), w)
-    return _march(solve_at, problem.w0, 0.25)
+    return _march(solve_at, problem.w0, 0.25) or _gillespie(solve_at, problem.w0)
+
+
+def _gillespie(solve_at, w):
+    """(w, steps): ``solve_at(λ, w)`` for λ from 0 to 1 on ngspice's gillespie_src schedule
+    (the module docstring); None when the step falls below SOURCE_STEP_MIN."""
+    lam, steps, step = 0.0, 0, SOURCE_STEP_FIRST
+    while lam < 1.0:
+        trial = min(1.0, lam + step)
+        try:
+            w = solve_at(trial, w)
+        except (NotConverged, InitializationError):
+            step = min(step / 10, SOURCE_STEP_RETRY)
+            if step < SOURCE_STEP_MIN:
+                return None
+            continue
+        lam, steps, step = trial, steps + 1, step * SOURCE_STEP_GROWTH
+    return w, steps
 
 
 def _newton_homotopy(model, problem, p, newton):

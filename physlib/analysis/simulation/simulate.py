@@ -32,14 +32,16 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
              x0: dict | None = None, projection: str | None = "energy", noise=None,
              noise_T: float = 300.15, max_step: float | None = None, event_tol: float = 1e-10,
              max_events: int = 100, invariants=None, initial: str = "strict",
-             progress: bool | None = None) -> SimulationResult:
+             progress: bool | None = None, z_guess: dict | None = None) -> SimulationResult:
     """Simulate ``model`` from ``t0`` to ``t_end`` [s].
 
     solver: ``"idas"`` (default, DAE) or ``"cvodes"`` (models whose equations reduce to an ODE).
     rtol, atol: solver tolerances. t_eval: output times (default: 501 points plus both sides
     of every time event); any grid costs interpolation only, never a solver restart.
     params: parameter values by path, e.g. ``{"R1.R": 2e3}`` (no recompile). x0: initial
-    values of states by path, e.g. ``{"C1.v": 1.0}``. max_step: largest solver step [s]
+    values of states by path, e.g. ``{"C1.v": 1.0}``. z_guess: where the solve of the algebraic
+    variables at ``t0`` starts, by path (default: their start values), e.g. an operating
+    point's ``op.algebraic`` with ``x0=op.states``. max_step: largest solver step [s]
     (default: none; for a model without states, the interval at which its algebraic
     variables are solved and its guards looked at, default (t_end − t0)/1000). event_tol:
     time tolerance of event location [s]. max_events: more events than this within a
@@ -76,7 +78,8 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     options = simulate_options(model, t_end, t0=t0, solver=solver, dt=dt, rtol=rtol, atol=atol,
                                t_eval=t_eval, params=params, x0=x0, projection=projection, noise=noise,
                                noise_T=noise_T, max_step=max_step, event_tol=event_tol,
-                               max_events=max_events, invariants=invariants, initial=initial)
+                               max_events=max_events, invariants=invariants, initial=initial,
+                               z_guess=z_guess)
     return _run(model, options, progress_option(progress, "simulate"))
 
 
