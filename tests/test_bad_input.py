@@ -343,7 +343,7 @@ CASES = [
     ("t_eval decreasing", lambda: S().simulate(1e-3, t_eval=[5e-4, 1e-4]), PhyslibError, ["t_eval"]),
     ("x0 of a non-state", lambda: S().simulate(1e-3, x0={"R1.v": 1.0}), PhyslibError, ["R1.v", "not a state"]),
     ("x0 of an unknown name", lambda: S().simulate(1e-3, x0={"nope": 1.0}), PhyslibError, ["nope"]),
-    # every state by name, in order: the vector path of _apply_x0 checks the values as well
+    # every state by name, in order: the vector path of apply_x0 checks the values as well
     ("x0 of every state, a bool", lambda: S().simulate(1e-3, x0={n: True for n in S().states}),
      PhyslibError, ["x0", "finite number", "True"]),
     ("x0 of every state, a NaN", lambda: S().simulate(1e-3, x0={n: float("nan") for n in S().states}),

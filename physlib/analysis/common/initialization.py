@@ -8,16 +8,13 @@ A damped Newton method with exact sparse Jacobians from CasADi. It is also the w
 """
 from __future__ import annotations
 
-import numbers
-
 import casadi as cs
 import numpy as np
 
 from ...core.errors import InitializationError, PhyslibError
 from ...core.lazy import lazy_module
-from ...core.units import quantity_value
 from .fast_call import fast
-from .start_values import check_initial_state, guessed_algebraic
+from .start_values import apply_x0, check_initial_state, guessed_algebraic
 
 # SciPy's sparse matrices and solvers serve large models only: imported on first use.
 sps = lazy_module("scipy.sparse")
@@ -218,55 +215,18 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
 def consistent_start(model, p: np.ndarray, options):
     """States and algebraic variables at t0 of a run with
     :class:`~physlib.analysis.common.options.SimulateOptions` ``options``: start values and ``x0``,
-    the algebraic equations solved from ``z_guess`` (or their start values), derivatives and explicitly given start values checked."""
+    the algebraic equations solved from ``z_guess`` (else their start values), derivatives and
+    explicitly given start values checked."""
     system = model.system
     x, z_start = (np.asarray(v).ravel() for v in system.start(p, options.t0))
     if options.x0:
-        x = _apply_x0(model, x, options.x0)
+        x = apply_x0(model, x, options.x0)
     if options.z_guess:
         z_start = guessed_algebraic(model, z_start, options.z_guess)
     z = solve_algebraic(system, x, z_start, p, options.t0, lambda i: model.algebraic[i])
     check_derivatives(model, x, z, p, options.t0)
     check_initial_state(model, x, z, p, options.t0, initial=options.initial)
     return x, z
-
-
-def _apply_x0(model, x, x0):
-    names, values = list(x0), list(x0.values())
-    if names == model.states:
-        # Every state, in the model's order and by its own name (an operating point's states,
-        # a SPICE deck's initial state of 5,000 capacitors): one vector, no name lookups.
-        if all(type(value) is float for value in values):    # checked as one array
-            x = np.array(values, dtype=float)
-            bad = np.flatnonzero(~np.isfinite(x))
-            if bad.size:
-                _check_x0_value(names[bad[0]], values[bad[0]])
-            return x
-        return np.array([_x0_number(model, name, value) for name, value in zip(names, values)], dtype=float)
-    x = x.copy()
-    state_pos = {int(pos): i for i, pos in enumerate(model.system.state_pos)}
-    for name, value in x0.items():
-        pos, sign = model.variable(name)
-        if pos not in state_pos:
-            states = ", ".join(model.states[:10]) if model.states else "none (it is purely algebraic)"
-            raise PhyslibError(f"x0: {name} is not a state of {model.name}; its states: {states}")
-        value = _x0_number(model, name, value)
-        x[state_pos[pos]] = sign * float(value)
-    return x
-
-
-def _x0_number(model, name, value):
-    """An initial value given in x0: a number, or a quantity converted to the state's unit."""
-    if not isinstance(value, numbers.Real):
-        number = quantity_value(value, model.unit(name), f"x0: the initial value of {name}")
-        value = value if number is None else number
-    _check_x0_value(name, value)
-    return value
-
-
-def _check_x0_value(name, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise PhyslibError(f"x0: the initial value of {name} must be a finite number, got {value!r}")
 
 
 ROUNDING_ULPS = 1024
@@ -335,13 +295,11 @@ def at_rounding(F, terms) -> bool:
     """Whether each residual is within the rounding of its own equation's terms (``terms``:
     their sizes, e.g. Σ_j |∂F_i/∂w_j|·|w_j|): no step can lower them, however large the step
     they ask for (a femtofarad junction charge turns a 2e-16 A residual into a volt-sized step).
-
-    Row by row: an equation in coulombs (a junction charge, terms ~1e-12 C) beside one in
-    volts (terms ~10 V) has rounding 1e-13 times smaller; measured against the largest row,
-    a 8e-14 C residual — 2.3 mV of junction voltage, a third of the transistor's current —
-    passed as rounding and the transient of a PNP stage started from it. A residual of exactly 0
-    is solved whatever its terms' size (0 itself, or NaN where an infinite derivative, such as
-    √'s at 0, meets an unknown at 0); a nonzero one beside terms of size 0 is not."""
+    Row by row: an equation in coulombs (terms ~1e-12 C) beside one in volts has rounding 1e-13
+    times smaller; measured against the largest row, a 8e-14 C residual (2.3 mV of junction
+    voltage) passed as rounding and a PNP stage's transient started from it. A residual of
+    exactly 0 is solved whatever its terms (0, or NaN where an infinite derivative such as √'s
+    at 0 meets an unknown at 0); a nonzero one beside terms of size 0 is not."""
     F = np.abs(np.asarray(F).ravel())
     return bool(np.all((F == 0) | (F <= ROUNDING_ULPS * np.finfo(float).eps * terms)))
 

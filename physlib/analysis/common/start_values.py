@@ -10,13 +10,53 @@ constraint; with ``initial="relaxed"`` the run starts from the consistent values
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
 
 from ...core.errors import InitializationError, PhyslibError
+from ...core.units import quantity_value
 from .fast_call import fast
 
+
+def apply_x0(model, x, x0):
+    """The start values ``x`` of the states with ``x0`` ({path: value or quantity}) put in."""
+    names, values = list(x0), list(x0.values())
+    if names == model.states:
+        # Every state, in the model's order and by its own name (an operating point's states,
+        # a SPICE deck's initial state of 5,000 capacitors): one vector, no name lookups.
+        if all(type(value) is float for value in values):    # checked as one array
+            x = np.array(values, dtype=float)
+            bad = np.flatnonzero(~np.isfinite(x))
+            if bad.size:
+                _check_x0_value(names[bad[0]], values[bad[0]])
+            return x
+        return np.array([_x0_number(model, name, value) for name, value in zip(names, values)], dtype=float)
+    x = x.copy()
+    state_pos = {int(pos): i for i, pos in enumerate(model.system.state_pos)}
+    for name, value in x0.items():
+        pos, sign = model.variable(name)
+        if pos not in state_pos:
+            states = ", ".join(model.states[:10]) if model.states else "none (it is purely algebraic)"
+            raise PhyslibError(f"x0: {name} is not a state of {model.name}; its states: {states}")
+        value = _x0_number(model, name, value)
+        x[state_pos[pos]] = sign * float(value)
+    return x
+
+
+def _x0_number(model, name, value):
+    """An initial value given in x0: a number, or a quantity converted to the state's unit."""
+    if not isinstance(value, numbers.Real):
+        number = quantity_value(value, model.unit(name), f"x0: the initial value of {name}")
+        value = value if number is None else number
+    _check_x0_value(name, value)
+    return value
+
+
+def _check_x0_value(name, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise PhyslibError(f"x0: the initial value of {name} must be a finite number, got {value!r}")
 
 
 def guessed_algebraic(model, z, guess: dict) -> np.ndarray:
