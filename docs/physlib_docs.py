@@ -31,7 +31,7 @@ def escape_magnitude_bars(app, what, name, obj, options, lines):
 def drop_docstrings_of_types(app, what, name, obj, options, lines):
     if what in ("data", "attribute") and lines and not isinstance(obj, type):
         own = getattr(type(obj), "__doc__", None)
-        if own and lines[0].strip() and lines[0].strip() in own:
+        if isinstance(own, str) and lines[0].strip() and lines[0].strip() in own:
             lines.clear()
 
 

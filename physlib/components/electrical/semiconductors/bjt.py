@@ -81,7 +81,7 @@ class BJT(Component):
     T      K      device (circuit) temperature (> 0)                              300.15
     TNOM   K      temperature the parameters were measured at (> 0)               300.15
     GMIN   S      conductance across each junction (>= 0); ngspice: 1e-12         0
-    vbe0   V      b − e, c − e voltages the charges start from (vce0 alike; IC=)   0
+    vbe0   V      vbe the charges start from (uic; vce0: vce likewise; IC=)        0
     ====== ====== =============================================================== =========
 
     ``constants``: k, q of vt and noise, ``"SI"`` (2019, default) or ``"ngspice"`` (CODATA 2014).

@@ -86,11 +86,11 @@ class MOSFET(StagedChannel, MOSFETCharges, MOSFETNoise, Component):
     M       1        multiplier: M devices in parallel (> 0)           1
     T       K        device (circuit) temperature (> 0)                300.15
     TNOM    K        temperature the parameters were measured at       300.15
-    GMIN    S        conductance across each bulk junction; ngspice:   0
-                     1e-12 (the SPICE reader sets it)
-    vds0,   V        pin voltages the capacitances start from (uic;    0
-    vgs0,vbs0        ngspice's IC=vds,vgs,vbs)
+    GMIN    S        bulk junctions' conductance (SPICE reader: 1e-12) 0
+    vds0    V        vds the capacitances start from (uic; vgs0, vbs0: 0
+                     vgs, vbs likewise; ngspice's IC=vds,vgs,vbs)
     ======= ======== ================================================= ===========
+
     ``constants``: k, q of vt and noise, ``"SI"`` (2019, default) or ``"ngspice"`` (CODATA 2014).
 
     Variables (in the channel's own polarity: tp = +1 for N, −1 for P, so a conducting PMOS has
