@@ -40,15 +40,56 @@ def amplifier():
     return read("ua741_inverting.cir")
 
 
-def test_ua741_inverting_amplifier_operating_point_equals_ngspice(amplifier):
-    op, ref = amplifier.op(), compared(spice.read_csv(DATA / "ua741_inverting_op.csv"))
+# The clamp diodes whose anodes hang on a source at -40 V (dln) and -14 V (de), each through its
+# 1-ohm RS: ngspice solves the current through RS as the difference of two node voltages there,
+# which rounds to a few ulp(40 V) / 1 ohm ~ 1e-14 A; the POLY(5) F source multiplies these
+# currents by 1e7 into the output stage, where they make an input-referred offset of 1.6e-11 V.
+# diode: (its source's current, its sign as the diode's, anode and cathode as vectors and as
+# the subcircuit's nodes)
+CLAMPS = {"dln": ("i(v.x1.vln)", 1.0, "v(x1.92)", "v(x1.90)", "92 90"),
+          "de": ("i(v.x1.ve)", -1.0, "v(x1.54)", "v(out)", "54 5")}
+IS, GMIN = 800e-18, 1e-12           # the card's IS; ngspice's default GMIN across a junction
+
+
+def reverse_current(anode, cathode):
+    """A reverse-biased junction's current, anode to cathode (deep reverse: -IS + GMIN·vd; the
+    cubic tail IS·(3vt/(e·vd))^3 is below 1e-9 of IS here)."""
+    return -IS + GMIN * (anode - cathode)
+
+
+def test_ua741_clamp_currents_are_closed_form_and_ngspice_rounds_them():
+    op = read("ua741_inverting.cir").op()
+    ref = spice.read_csv(DATA / "ua741_inverting_op.csv")
+    for source, sign, anode, cathode, _ in CLAMPS.values():
+        exact = reverse_current(ref[anode][0], ref[cathode][0])
+        # physlib's current is the closed form's to 1e-9 relative (the RS drop, 4e-11 V, moves
+        # GMIN·vd by 4e-23 A) ...
+        assert sign * op[source] == pytest.approx(exact, rel=1e-9), source
+        # ... ngspice's is off by rounding: more than 1e-15 A, within 4 ulp of the anode's
+        # voltage through 1 ohm
+        off = abs(sign * ref[source][0] - exact)
+        assert 1e-16 < off <= 4 * np.spacing(abs(ref[anode][0])), source
+
+
+def test_ua741_inverting_amplifier_operating_point_equals_ngspice(tmp_path):
+    """Every vector within 1e-6 relative of ngspice's, with ngspice's rounding of the two clamp
+    currents (above) put back as current sources across the diodes: without them node 6, the
+    differential stage's 1e-4 V output (and vb's current, v(6)/R2) differs by 3.0e-6, all of it
+    the 1e7 gain of those rounded currents (with them, 3.5e-10)."""
+    ref = compared(spice.read_csv(DATA / "ua741_inverting_op.csv"))
+    injected = "".join(
+        f"  i{diode}_rounding {nodes} dc "
+        f"{sign * ref[source][0] - reverse_current(ref[anode][0], ref[cathode][0]):.17g}\n"
+        for diode, (source, sign, anode, cathode, nodes) in CLAMPS.items())
+    library = (DATA / "ua741.lib").read_text().replace(".model dx", injected + ".model dx")
+    (tmp_path / "ua741.lib").write_text(library)
+    (tmp_path / "deck.cir").write_text((DATA / "ua741_inverting.cir").read_text())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        op = spice.read(tmp_path / "deck.cir").op()
     for name, value in ref.items():
-        # 1e-6 relative (acceptance 1; measured 6.5e-7, v(inv), 1.1e-6 with SI 2019's k and q),
-        # but node 6, the differential stage's output (and vb's current, v(6)/R2): its 1e-4 V
-        # follows the difference of the collector nodes 11 and 12 at 15 V, where the two
-        # programs differ by 8e-12 V (5e-13 relative); measured 3.0e-6 whichever the constants
-        differential = name in ("v(x1.6)", "i(v.x1.vb)")
-        assert abs(op[name] - value[0]) <= (1e-5 if differential else 1e-6) * abs(value[0]) + LEAKAGE, name
+        # 1e-6 relative (acceptance 1; measured 3.5e-10, 1.1e-6 with SI 2019's k and q)
+        assert abs(op[name] - value[0]) <= 1e-6 * abs(value[0]) + LEAKAGE, name
     assert op["v(out)"] == pytest.approx(-0.99175, rel=1e-4)     # -10 · 0.1 V, less the offset
 
 
