@@ -170,7 +170,8 @@ def draw_point(data, sim):
     return values, p, pre, fired
 
 
-@settings(max_examples=200, deadline=None)
+# 100 points a model (four models): the time is the Python event iteration's, 0.1 s a point
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_the_transition_function_gives_the_modes_of_the_python_event_iteration(compiled, data):
     sim, transitions, _ = compiled
@@ -187,7 +188,7 @@ def sampled():
     return sim, update_function(sim)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_the_update_function_gives_the_discrete_values_of_the_python_sample_instants(sampled, data):
     sim, updates = sampled
@@ -289,7 +290,7 @@ def traced_next(component, values, t):
     return float(f(t, *(values[n] for n in names)))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)     # each traces and builds a CasADi function
 @given(waveforms(), st.data())
 def test_next_time_event_is_the_first_time_event_after_t_also_at_an_event(component, data):
     values = {k: v for k, v in component.parameters.items() if isinstance(v, float)}
