@@ -11,6 +11,7 @@ parameters (its symbols) and junction voltages, type-normalized as ngspice's ``t
 * :func:`start_values` — the charges' start from the junction voltages (ngspice's ``uic``).
 """
 import math
+import weakref
 
 from ....core import der
 from ....core.lazy import lazy_module
@@ -31,11 +32,29 @@ def inverse(x):
     return sp.Piecewise((1 / x, x < 1e300), (0, True))
 
 
+# transistor -> {(structure, vbe, vbc, forward): transport's result}, while it is derived
+_DERIVED = weakref.WeakKeyDictionary()
+
+
 def transport(q, vbe, vbc, forward=None):
     """(cc, cb, cbe, qb, cbc) [A, A, A, 1, A] of the Gummel–Poon transport model of transistor
     ``q`` at the junction voltages: ngspice's qb = q1·(1 + (1 + 4·q2)^NKF)/2 (NKF = 1/2 is
     the classic square root) and its temperature rules (the class docstring). ``forward``
-    stands for cbe/qb in cc where given (the excess phase's filtered current)."""
+    stands for cbe/qb in cc where given (the excess phase's filtered current).
+
+    While ``q``'s equations are derived (its parameters are symbols) a result is built once:
+    the equations, the charges and the start values ask for the same voltages, and SymPy takes
+    about a second for each (qb's Piecewise on a condition holding the junction currents')."""
+    if not getattr(q, "_deriving", False):
+        return _transport(q, vbe, vbc, forward)
+    built = _DERIVED.setdefault(q, {})
+    key = (q.structure_key(), vbe, vbc, forward)
+    if key not in built:
+        built[key] = _transport(q, vbe, vbc, forward)
+    return built[key]
+
+
+def _transport(q, vbe, vbc, forward):
     vt, limit, constants = q.thermal_voltage(), q.EXP_LIMIT, constant_set(q)
     i_sat = q.IS * saturation_scale(q.T, q.TNOM, q.EG, q.XTI, constants=constants)
     beta_scale = (q.T / q.TNOM) ** q.XTB
