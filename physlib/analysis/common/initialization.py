@@ -86,7 +86,7 @@ SMALL_SOLVE_LIMIT = 8
 rates are solved by :func:`small_solve` (Gaussian elimination with partial pivoting written
 out: a few hundred operations at n = 8); beyond it by CasADi's compiled Newton and NumPy."""
 
-UNROLLED_CALLS = 6   # calls of the unrolled Newton (two steps each) before the general solver
+UNROLLED_CALLS = 10  # calls of the unrolled Newton (two steps each) before the general solver
 
 
 def unrolled_newton(system) -> cs.Function | None:
