@@ -67,9 +67,11 @@ class _HybridRun:
     def __init__(self, model, p, t0, t_end, grid, user_grid, record, *, solver, rtol, atol, max_step,
                  event_tol, max_events, projection, start):
         self.t0, self.t_end, self.user_grid = t0, t_end, user_grid
-        # Rows interpolated between steps wait in the solver's row block; every other row
-        # first lets them through, so rows reach ``record`` in time order.
+        # Rows interpolated between steps wait in the solver's row block; a row recorded
+        # meanwhile (an event's, a row at a step) waits beside them, after the rows before it,
+        # and they reach ``record`` together in time order when the block is completed.
         self._record_row, self._record_block = record
+        self._held: list = []           # (rows of the block before it, the row's arguments)
         # Rows around events go into the result only on the default output grid.
         self.event_record = None if user_grid else self.record
         self.time_events = model.time_events(p, t0, t_end)
@@ -117,17 +119,26 @@ class _HybridRun:
         self._output_through(self.t_end, lambda t: (self.x, self.z))
         self._flush_rows()
 
-    def record(self, *row) -> None:
-        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending."""
-        self._flush_rows()
-        self._record_row(*row)
+    def record(self, t, x, z, p, *t_value) -> None:
+        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending: at
+        once if there are none, else held (a copy: the run goes on with its arrays and
+        modes) until they are completed. Completing a block's rows costs one call of its row
+        function whatever their number, and at every event of a switching converter the
+        block holds a row or two."""
+        block = getattr(self.solver, "row_block", None)
+        if block is None or not block.count:
+            self._record_row(t, x, z, p, *t_value)
+        else:
+            self._held.append((block.count, (t, np.array(x, dtype=float), np.array(z, dtype=float),
+                                             np.array(p, dtype=float), *t_value)))
 
     def _flush_rows(self) -> None:
-        """Complete and record the rows waiting in the solver's row block: when it is full,
-        before anything else is recorded, and at the end."""
+        """Complete and record the rows waiting in the solver's row block, with the rows held
+        among them: when the block is full, and at the end."""
         block = getattr(self.solver, "row_block", None)
         if block is not None and block.count:
-            block.flush(self._record_block)
+            held, self._held = self._held, []
+            block.flush(self._record_block, held, self._record_row)
 
     def finish(self) -> None:
         self._count_solver()

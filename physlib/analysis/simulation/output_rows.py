@@ -8,8 +8,8 @@ row_between_steps`, which moves the algebraic variables onto the equations. Done
 time, the Python around those two calls cost three times the calls themselves. Here a row
 costs one ``IDAGetSolution`` writing straight into a column of a block, beside the parameter
 vector it was interpolated with (the modes change at events); the row function runs over all
-the block's columns at once (CasADi ``map``) when the block is full, before any other row is
-recorded, and at the end of the run. A model without algebraic variables needs no row function:
+the block's columns at once (CasADi ``map``) when the block is full and at the end of the
+run; the rows recorded meanwhile (at events, at steps) wait among them in time order. A model without algebraic variables needs no row function:
 its rows are the polynomial's values. A run whose parameter vector cannot change (a model
 without modes) keeps no parameter vector per row: a 10,000-element circuit's is 15,000 numbers.
 """
@@ -86,22 +86,34 @@ class RowBlock:
         self.H[first:k] = h
         self.count = k
 
-    def flush(self, record_block) -> None:
+    def flush(self, record_block, held=(), record_row=None) -> None:
         """Complete the pending rows and pass them, in time order, to ``record_block(times, X,
-        Z, P)`` (columns: rows; P their parameter vectors, None when none are kept)."""
+        Z, P)`` (columns: rows; P their parameter vectors, None when none are kept), with the
+        rows ``held`` among them: (k, arguments) is passed to ``record_row(*arguments)`` after
+        the block's first k rows (in their order where several follow the same rows)."""
         k, nx = self.count, self.stepper.nx
         if not k:
             return
         self.count = 0
-        done = 0
-        size = BLOCK
+        # Completed in chunks of BLOCK, BLOCK/2, ... rows (one call of a mapped row function
+        # each), passed on in runs between the held rows.
+        chunks, done, size = [], 0, BLOCK
         while done < k:
             while size > k - done:
                 size //= 2
-            X = self._complete(done, size)
-            P = self.P[:, done:done + size].copy(order="F") if self.P.shape[0] else None
-            record_block(self.T[done:done + size].tolist(), X[:nx], X[nx:], P)
+            chunks.append((done, self._complete(done, size)))
             done += size
+        start = 0
+        for cut, row in [*held, (k, None)]:
+            for first, X in chunks:
+                a, b = max(start, first), min(cut, first + X.shape[1])
+                if a < b:
+                    P = self.P[:, a:b].copy(order="F") if self.P.shape[0] else None
+                    columns = X[:, a - first:b - first]
+                    record_block(self.T[a:b].tolist(), columns[:nx], columns[nx:], P)
+            start = cut
+            if row is not None:
+                record_row(*row)
 
     def _complete(self, start: int, size: int) -> np.ndarray:
         """Rows start..start+size−1 through the row function, mapped over the columns: the
