@@ -344,13 +344,20 @@ class Stepper:
     def counters(self) -> dict:
         """The solver's counters since its last restart (SUNDIALS resets them at each one, so
         they are read before one)."""
-        prefix = "IDAGet" if self.ida else "CVodeGet"
-        names = {"nsteps": "NumSteps", "nfevals": "NumResEvals" if self.ida else "NumRhsEvals",
-                 "nlinsetups": "NumLinSolvSetups", "netfails": "NumErrTestFails",
-                 "nniters": "NumNonlinSolvIters"}
-        out, value = {}, ctypes.c_long()
-        for key, name in names.items():
-            getattr(self.lib, prefix + name)(self.mem, ctypes.byref(value))
+        getters = self.__dict__.get("_counter_getters")
+        if getters is None:     # looked up once: they are read at every event
+            prefix = "IDAGet" if self.ida else "CVodeGet"
+            names = {"nsteps": "NumSteps", "nfevals": "NumResEvals" if self.ida else "NumRhsEvals",
+                     "nlinsetups": "NumLinSolvSetups", "netfails": "NumErrTestFails",
+                     "nniters": "NumNonlinSolvIters"}
+            value = ctypes.c_long()
+            getters = self._counter_getters = (
+                [(key, getattr(self.lib, prefix + name)) for key, name in names.items()], value,
+                ctypes.byref(value))
+        functions, value, reference = getters
+        out = {}
+        for key, function in functions:
+            function(self.mem, reference)
             out[key] = value.value
         return out
 
