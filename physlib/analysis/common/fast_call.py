@@ -51,7 +51,7 @@ class FastFunction:
         state = getattr(self._local, "state", None)
         buffer, trigger, inputs, outputs = state if state is not None else self._buffers()
         for target, value in zip(inputs, args):
-            if type(value) is np.ndarray and value.ndim == 1 or type(value) is float:
+            if type(value) is np.ndarray and value.ndim == 1 or isinstance(value, float):
                 target[:] = value
             else:
                 target[:] = np.ravel(value, order="F")      # CasADi stores matrices by column
@@ -61,7 +61,7 @@ class FastFunction:
                                      "(a singular linear solve?)")
         if len(outputs) == 1:
             return outputs[0].copy()
-        return tuple(out.copy() for out in outputs)
+        return tuple([out.copy() for out in outputs])
 
 
 def fast(system, name: str, build=None) -> FastFunction:

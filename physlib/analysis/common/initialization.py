@@ -183,7 +183,7 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
             solved, converged = unrolled(solved, x, p, t)
             if converged[0]:
                 return solved
-            if not np.all(np.isfinite(solved)):
+            if not np.isfinite(solved).all():
                 break
     fun = algebraic_jacobian(system)
 

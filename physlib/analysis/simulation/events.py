@@ -121,7 +121,7 @@ class HybridStepper:
         while True:
             g = self.guards(x, z, t)
             near = np.abs(g) <= self.zero_band
-            if not np.any(near):            # nothing can leave zero: no probe needed
+            if not near.any():              # nothing can leave zero: no probe needed
                 return t, x, z, g, np.zeros(len(g), bool)
             g, mask, (t_d, (x_d, z_d), g_d) = self.probe(x, z, t)
             back = fired & near & (np.sign(g_d) == np.sign(g_before)) & (g_d != 0)
@@ -263,7 +263,7 @@ class HybridStepper:
                 z = self.solve_z(x, z, t)
                 self.trace.round(t, before_p, self.p, x_in, z_in, x, z)
                 values = outputs(x, z, self.p, t)
-                if not np.all(np.isfinite(values)):
+                if not np.isfinite(values).all():
                     check_finite(self.model, x, z, self.p, t, "after the event")
             except (InitializationError, np.linalg.LinAlgError) as err:
                 raise self._no_solution(t, x, z, changes + updates, err) from None
@@ -309,7 +309,7 @@ class HybridStepper:
             return mode_requests(self._hybrid, values, self.p, pre, fired)
         function, slots, owners = compiled
         requested = np.rint(function(values, self.p, pre, fired)[slots])
-        changed = np.flatnonzero(requested != self.p[slots])
+        changed = (requested != self.p[slots]).nonzero()[0]
         requests: dict = {}
         for k in changed:
             inst, name = owners[k]
