@@ -10,9 +10,7 @@ import logging
 import os
 import shlex
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from ...core.errors import ExportError
@@ -56,9 +54,10 @@ def native_library(source: Path, folder: str):
                 return _open(_built(source, compiler, root / folder))
             except OSError as err:      # an unwritable or damaged cache folder: build apart
                 _log.debug("native cache %s unusable (%s); building in a temporary folder", root, err)
+        import tempfile
         with tempfile.TemporaryDirectory(prefix=f"physlib-{folder}-") as temporary:
             return _open(_built(source, compiler, Path(temporary)))   # loaded: the file may go
-    except (ExportError, OSError, subprocess.SubprocessError) as err:
+    except (ExportError, OSError) as err:
         _log.debug("%s unavailable (%s); its Python twin serves", source.name, err)
         return None
 
@@ -81,9 +80,14 @@ def _built(source: Path, compiler: list[str], folder: Path) -> Path:
     if path.exists():
         mark_used(path)
         return path
+    # subprocess only here: a process whose library is built already does not import it
+    import subprocess
     folder.mkdir(parents=True, exist_ok=True)
     partial = folder / f".{path.name}.{os.getpid()}"
-    subprocess.run([*compiler, *FLAGS, str(source), "-o", str(partial)],
-                   check=True, capture_output=True, timeout=120)
+    try:
+        subprocess.run([*compiler, *FLAGS, str(source), "-o", str(partial)],
+                       check=True, capture_output=True, timeout=120)
+    except subprocess.SubprocessError as err:
+        raise ExportError(f"building {source.name} failed: {err}") from err
     os.replace(partial, path)      # whole or not at all, for a process building beside this one
     return path

@@ -58,7 +58,7 @@ def consistent_rates(system, x, z, p, t) -> np.ndarray:
     unrolled = _unrolled_rates(system)
     if unrolled is not None:
         rates = unrolled(x, z, p, t)
-        if not np.all(np.isfinite(rates[len(x):])):
+        if not np.isfinite(rates[len(x):]).all():
             rates[len(x):] = 0.0
         return rates
     xdot, _, g_x, g_z, g_t, _ = _rate_parts(system)(x, z, p, t)
