@@ -68,10 +68,8 @@ class _HybridRun:
                  event_tol, max_events, projection, start):
         self.t0, self.t_end, self.user_grid = t0, t_end, user_grid
         # Rows interpolated between steps wait in the solver's row block; a row recorded
-        # meanwhile (an event's, a row at a step) waits beside them, after the rows before it,
-        # and they reach ``record`` together in time order when the block is completed.
+        # meanwhile waits there too, and they reach ``record`` in time order.
         self._record_row, self._record_block = record
-        self._held: list = []           # (rows of the block before it, the row's arguments)
         # Rows around events go into the result only on the default output grid.
         self.event_record = None if user_grid else self.record
         self.time_events = model.time_events(p, t0, t_end)
@@ -119,26 +117,21 @@ class _HybridRun:
         self._output_through(self.t_end, lambda t: (self.x, self.z))
         self._flush_rows()
 
-    def record(self, t, x, z, p, *t_value) -> None:
-        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending: at
-        once if there are none, else held (a copy: the run goes on with its arrays and
-        modes) until they are completed. Completing a block's rows costs one call of its row
-        function whatever their number, and at every event of a switching converter the
-        block holds a row or two."""
+    def record(self, *row) -> None:
+        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending
+        (:meth:`RowBlock.hold <.output_rows.RowBlock.hold>`)."""
         block = getattr(self.solver, "row_block", None)
-        if block is None or not block.count:
-            self._record_row(t, x, z, p, *t_value)
+        if block is not None and block.count:
+            block.hold(row)
         else:
-            self._held.append((block.count, (t, np.array(x, dtype=float), np.array(z, dtype=float),
-                                             np.array(p, dtype=float), *t_value)))
+            self._record_row(*row)
 
     def _flush_rows(self) -> None:
         """Complete and record the rows waiting in the solver's row block, with the rows held
         among them: when the block is full, and at the end."""
         block = getattr(self.solver, "row_block", None)
         if block is not None and block.count:
-            held, self._held = self._held, []
-            block.flush(self._record_block, held, self._record_row)
+            block.flush(self._record_block, self._record_row)
 
     def finish(self) -> None:
         self._count_solver()
@@ -305,8 +298,9 @@ class _HybridRun:
         """Start the solver from the run's point, unless it already runs from there: settling
         probed the guards a moment after the event with the solver started at this very point
         and these modes, and that run goes on as it is."""
-        key = (self.t, self.x.tobytes(), self.stepper.p.tobytes())
-        if self.started == key and not self._outputs_within(self.t, self.solver.t_now):
+        key, k = (self.t, self.x.tobytes(), self.stepper.p.tobytes()), self.next_output
+        outputs_passed = k < len(self.grid) and self.grid[k] <= self.solver.t_now
+        if self.started == key and not outputs_passed:
             self.t = self.solver.t_now
             self.x, self.z = self.solver.current()
             return
@@ -353,10 +347,6 @@ class _HybridRun:
                           f"solver steps without reaching {tb:.6g} s (the model chatters or is singular there)")
 
     # --- outputs ----------------------------------------------------------------------------------
-
-    def _outputs_within(self, ta, tb) -> bool:
-        k = self.next_output
-        return k < len(self.grid) and self.grid[k] <= tb
 
     def _output_through(self, t, values, below=None) -> None:
         """Record the output times up to and including t (those below ``below`` only, if given)

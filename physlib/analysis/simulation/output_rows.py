@@ -45,6 +45,7 @@ class RowBlock:
         # ... and their addresses, for a compiled stepping loop
         self.column_vectors = ((ctypes.c_void_p * BLOCK)(), (ctypes.c_void_p * BLOCK)())
         self._maps: dict[int, tuple] = {}
+        self._held: list = []           # (rows of the block before it, a row's arguments)
 
     def ensure(self, columns: int) -> int:
         """Make the SUNDIALS vectors of the first ``columns`` columns (at most BLOCK); returns
@@ -86,15 +87,24 @@ class RowBlock:
         self.H[first:k] = h
         self.count = k
 
-    def flush(self, record_block, held=(), record_row=None) -> None:
+    def hold(self, row) -> None:
+        """Keep a row (t, x, z, p[, t_value]) recorded after the pending rows (at an event, at
+        a step) until they are completed: a copy, as the run goes on with its arrays and modes.
+        Completing the rows costs one call of the row function whatever their number, and at
+        each event of a switching converter the block holds a row or two."""
+        t, x, z, p, *t_value = row
+        self._held.append((self.count, (t, np.array(x, dtype=float), np.array(z, dtype=float),
+                                        np.array(p, dtype=float), *t_value)))
+
+    def flush(self, record_block, record_row) -> None:
         """Complete the pending rows and pass them, in time order, to ``record_block(times, X,
-        Z, P)`` (columns: rows; P their parameter vectors, None when none are kept), with the
-        rows ``held`` among them: (k, arguments) is passed to ``record_row(*arguments)`` after
-        the block's first k rows (in their order where several follow the same rows)."""
+        Z, P)`` (columns: rows; P their parameter vectors, None when none are kept), and the
+        rows held among them to ``record_row(*row)``."""
         k, nx = self.count, self.stepper.nx
         if not k:
             return
         self.count = 0
+        held, self._held = self._held, []
         # Completed in chunks of BLOCK, BLOCK/2, ... rows (one call of a mapped row function
         # each), passed on in runs between the held rows.
         chunks, done, size = [], 0, BLOCK

@@ -343,19 +343,16 @@ class Stepper:
 
     def counters(self) -> dict:
         """The solver's counters since its last restart (SUNDIALS resets them at each one, so
-        they are read before one)."""
-        getters = self.__dict__.get("_counter_getters")
-        if getters is None:     # looked up once: they are read at every event
-            prefix = "IDAGet" if self.ida else "CVodeGet"
+        they are read before one; every event reads them: the getters are looked up once)."""
+        getters = self.__dict__.get("_getters")
+        if getters is None:
+            prefix, value = "IDAGet" if self.ida else "CVodeGet", ctypes.c_long()
             names = {"nsteps": "NumSteps", "nfevals": "NumResEvals" if self.ida else "NumRhsEvals",
                      "nlinsetups": "NumLinSolvSetups", "netfails": "NumErrTestFails",
                      "nniters": "NumNonlinSolvIters"}
-            value = ctypes.c_long()
-            getters = self._counter_getters = (
-                [(key, getattr(self.lib, prefix + name)) for key, name in names.items()], value,
-                ctypes.byref(value))
-        functions, value, reference = getters
-        out = {}
+            getters = self._getters = ([(k, getattr(self.lib, prefix + n)) for k, n in names.items()], value)
+        functions, value = getters
+        reference, out = ctypes.byref(value), {}
         for key, function in functions:
             function(self.mem, reference)
             out[key] = value.value
