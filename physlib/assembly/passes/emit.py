@@ -97,7 +97,9 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
         cache={"dae_dict": dae_dict, "output_sx": values},
         start_check=_function("start_check", inputs, [requested, reached]),
         start_check_info=check_info,
-        defining_equation=defining, defining_block=defining_block, describe_equation=describe,
+        defining_equation=defining, defining_block=defining_block,
+        # only what the messages read: the compile's describer holds the incidence and alias tables
+        describe_equation=describe.compact(),
         dae=cs.Function("dae", inputs, [f, exprs["g"]], in_names, ["ode", "alg"]),
         outputs=cs.Function("outputs", inputs, [values], in_names, ["values"]),
         start=cs.Function("start", [P, T], [position_starts(flat, aliases, reduced, symbolic, reduced.states),
