@@ -391,10 +391,10 @@ def _crossing_function(n: int):
 def _step_check(system):
     """(x, z, p, t, g_ref, mask, zero_band, noise) -> (g, crossed, any crossed, watched g_ref,
     watched mask): the guards and :func:`_crossing_function` in one call."""
-    x, z, p, t = system.symbols(cs.SX)
+    kind = cs.SX if system.guards.nnz_out(0) else cs.MX     # no guards: no SX symbol per variable
+    x, z, p, t = system.symbols(kind)                        # (14 MB, 50 ms at 100,000 elements)
     g = system.guards(x, z, p, t)
     n = g.numel()
-    g_ref, mask, band, noise = cs.SX.sym("g_ref", n), cs.SX.sym("mask", n), cs.SX.sym("zero_band"), \
-        cs.SX.sym("noise")
+    g_ref, mask, band, noise = kind.sym("g_ref", n), kind.sym("mask", n), kind.sym("zero_band"), kind.sym("noise")
     return cs.Function("step_check", [x, z, p, t, g_ref, mask, band, noise],
-                       [g, *_crossing_function(n)(g_ref, g, mask, band, noise)])
+                       [cs.densify(o) for o in (g, *_crossing_function(n)(g_ref, g, mask, band, noise))])
