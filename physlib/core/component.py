@@ -648,7 +648,10 @@ class Component:
 
     def structure_key(self) -> tuple:
         """What, besides the class, decides the structure of the equations."""
-        return tuple(self._values[n] for n, p in self._parameters.items() if p.structural)
+        # cls._structural: the structural parameters' names in declaration order (a large model
+        # asks this of every instance of a class with structural parameters)
+        values = self._values
+        return tuple([values[n] for n in self._structural])
 
     def structure_change(self, compiled: dict, asked: dict) -> str | None:
         """Why ordinary parameter values ``asked`` (by name) need other equations than the
