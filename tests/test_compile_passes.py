@@ -107,3 +107,49 @@ def test_no_long_functions_or_modules_in_assembly():
                 if length > 60:
                     too_long.append(f"{path.name}:{node.name}: {length} lines")
     assert not too_long, too_long
+
+
+@pytest.mark.parametrize("build", [parallel_capacitors, lambda: _ladder_with_a_source_capacitor()],
+                         ids=["combinations", "index-reduced ladder"])
+def test_a_compiled_model_describes_every_equation_as_the_compiler_does(build, monkeypatch):
+    """The compiled model keeps a compact describer (what the error messages read, not the
+    incidence and alias tables): its text equals the compiler's own for every equation, the
+    combinations, derivative rows, connection sums and template equations alike."""
+    import physlib.assembly.compile as compile_module
+    captured = []
+    original = compile_module._run
+
+    def run(name, function, *args):
+        result = original(name, function, *args)
+        if name == "emission":
+            captured.append((args[-1], result))
+        return result
+
+    monkeypatch.setattr(compile_module, "_run", run)
+    build().compile()
+    full, system = captured[-1]
+    kinds = {"combination": 0, "d/dt": 0, "connection": 0}
+    for e in range(full.eqs.n_eq):
+        text = system.describe_equation(e)
+        assert text == full(e)
+        kinds.update({k: kinds[k] + 1 for k in kinds if text.startswith(k)})
+    assert system.describe_equation is not full and not hasattr(system.describe_equation.eqs, "rows")
+    assert kinds["d/dt"] and kinds["connection"]
+    assert kinds["combination"] or build is not parallel_capacitors
+
+
+def _ladder_with_a_source_capacitor():
+    """A capacitor across the source (its voltage no state: a derivative row) and an RC ladder."""
+    m = Model("ladder")
+    src, gnd = m.add(VoltageSource("V", V=1.0)), m.add(Ground("g"))
+    across = m.add(Capacitor("C0", C=1e-6))
+    m.connect(src.n, gnd.p, across.n)
+    m.connect(src.p, across.p)
+    node = src.p
+    for k in range(1, 6):
+        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-6))
+        m.connect(node, r.p)
+        m.connect(r.n, c.p)
+        m.connect(c.n, gnd.p)
+        node = r.n
+    return m
