@@ -49,6 +49,7 @@ class DaeSystem:
     cache: dict = field(default_factory=dict)   # integrators and Jacobians built on demand
     forced_inputs: tuple = ()  # time-dependent inputs that fix dummy states (forced_jumps)
     affine: bool = False       # every class's equations affine in the unknowns for fixed modes
+    nominal: np.ndarray | None = None  # [x; z] -> declared nominal size (Variable.nominal); None: all 1
 
     def symbols(self, kind=cs.SX) -> tuple:
         """Fresh symbols (x, z, p, t) of the sizes the functions of (x, z, p, t) take; ``kind``

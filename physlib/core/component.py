@@ -215,12 +215,23 @@ class Variable:
 
     A variable whose derivative appears in the equations (``der(self.v)``) is a state; its
     initial value is ``start`` unless :meth:`Component.initial` says otherwise.
+
+    ``nominal`` (> 0, in the variable's unit) scales the solvers' absolute tolerance for it:
+    they hold its error within rtol·|value| + atol·nominal, as Modelica tools scale theirs by
+    a variable's ``nominal`` attribute. The default 1 suits volts, amperes, metres, radians;
+    a quantity whose values are many decades smaller needs its own. A junction charge of a
+    few picocoulombs under atol = 1e-8 (C) would be left out of the error test altogether:
+    its charge states declare 1e-8 C, SPICE's charge tolerance relative to its voltage one
+    (chgtol/vntol = 1e-14 C / 1e-6 V), so atol 1e-8 V holds them to 1e-16 C.
     """
 
-    def __init__(self, unit: str = "1", description: str = "", start: float = 0.0):
+    def __init__(self, unit: str = "1", description: str = "", start: float = 0.0, nominal: float = 1.0):
+        if not (isinstance(nominal, (int, float)) and 0 < nominal < float("inf")):
+            raise DeclarationError(f"a variable's nominal size must be a positive number, got {nominal!r}")
         self.unit = unit
         self.description = description
         self.start = start
+        self.nominal = float(nominal)
         self.name = ""
 
     def __set_name__(self, owner, name):

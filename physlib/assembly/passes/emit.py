@@ -6,6 +6,7 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
+from ...core.symbols import derivative_base
 from ..compiled import DaeSystem
 from ..component_quantities import ComponentQuantity
 from ..forced_jumps import forced_inputs
@@ -118,7 +119,33 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
         forced_inputs=forced_inputs(flat, aliases, reduced, order),
         # the other equations (connection sums, alias pairs) are linear
         affine=all(g.template.affine for g in flat.groups),
+        nominal=unknown_nominals(flat, aliases, reduced, np.concatenate([reduced.states, z_pos])),
     )
+
+
+def unknown_nominals(flat, aliases: AliasMap, reduced: Reduced, positions) -> np.ndarray | None:
+    """The declared nominal size (:class:`~physlib.core.component.Variable`'s ``nominal``) of
+    the representative variable at each of ``positions`` (der(x) takes x's, as does a
+    derivative index reduction adds; ports' variables 1); None where every one is 1, as in most
+    models: nothing is stored."""
+    per_variable = None
+    for group in flat.groups:
+        declared = group.components[0].variables()
+        local = [getattr(declared.get(derivative_base(name) or name), "nominal", 1.0)
+                 for name in group.template.local_names]
+        if group.var_ids is None or all(v == 1.0 for v in local):
+            continue
+        if per_variable is None:
+            per_variable = np.ones(len(flat.var_names))
+        per_variable[group.var_ids] = np.asarray(local)[None, :]
+    if per_variable is None:
+        return None
+    per_position = np.ones(reduced.n_pos)
+    per_position[:aliases.n] = per_variable[aliases.reps]
+    for k, base in enumerate(reduced.new_vars):     # positions of index reduction's derivatives
+        per_position[aliases.n + k] = per_position[base]
+    values = per_position[np.asarray(positions, dtype=np.int64)]
+    return None if np.all(values == 1.0) else values
 
 
 def _function(name: str, inputs: list, outputs: list) -> cs.Function:
