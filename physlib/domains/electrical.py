@@ -2,3 +2,10 @@
 from .base import Domain
 
 electrical = Domain("electrical", "v", "V", "i", "A", needs_reference=True)
+
+CHARGE_NOMINAL = 1e-8
+"""The nominal size [C] of a charge state (:class:`~physlib.core.component.Variable`'s
+``nominal``): SPICE's charge tolerance relative to its voltage one (chgtol/vntol = 1e-14 C /
+1e-6 V), so that the solvers' atol of 1e-8 V holds charges to 1e-16 C. Under the voltages' own
+atol a junction's few picocoulombs would be out of the error test altogether: a saturating
+NPN's turn-off came out 11 % of the collector swing off."""

@@ -3,6 +3,7 @@ Library's Analog.Basic.VariableResistor, VariableCapacitor and VariableInductor.
 from ...core import Input, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...domains import thermal
+from ...domains.electrical import CHARGE_NOMINAL
 from .interfaces import OnePort
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -57,7 +58,7 @@ class VariableCapacitor(OnePort):
     Cmin = Parameter(2.220446049250313e-16, unit="F", description="lower bound of the capacitance",
                      positive=True)
     Q0 = Parameter(0.0, unit="C", description="charge at the start")
-    Q = Variable("C", "charge")
+    Q = Variable("C", "charge", nominal=CHARGE_NOMINAL)
 
     def equations(self):
         return super().equations() + [sp.Eq(self.Q, sp.Max(self.C, self.Cmin) * self.v),

@@ -3,7 +3,7 @@ for NPN and PNP, re-exported as :class:`physlib.components.electrical.BJT`."""
 import math
 
 from ....core import Component, Parameter, Port, Variable, der
-from ....domains import electrical
+from ....domains.electrical import CHARGE_NOMINAL, electrical
 from ....core.lazy import lazy_module
 from ...noise_variants import noisy_class
 from . import gummel_poon
@@ -228,11 +228,11 @@ class BJT(Component):
     vsub = Variable("V", "substrate junction voltage s-C' (type-normalized; 0 without the pin)")
     cc = Variable("A", "transport collector current (type-normalized)")
     cb = Variable("A", "transport base current (type-normalized)")
-    qbe = Variable("C", "B-E junction charge (type-normalized)")
-    qbc = Variable("C", "B-C junction charge (type-normalized)")
-    qsub = Variable("C", "substrate junction charge (type-normalized)")
+    qbe = Variable("C", "B-E junction charge (type-normalized)", nominal=CHARGE_NOMINAL)
+    qbc = Variable("C", "B-C junction charge (type-normalized)", nominal=CHARGE_NOMINAL)
+    qsub = Variable("C", "substrate junction charge (type-normalized)", nominal=CHARGE_NOMINAL)
     vbx = Variable("V", "external base - C' voltage (type-normalized)")
-    qbx = Variable("C", "external base - C' charge, (1 - XCJC)·CJC (type-normalized)")
+    qbx = Variable("C", "external base - C' charge, (1 - XCJC)·CJC, type-normalized", nominal=CHARGE_NOMINAL)
     rbb = Variable("Ohm", "base resistance")
     cex = Variable("A", "forward current cbe/qb through the excess-phase filter (type-normalized; "
                    "0 without it)")

@@ -1,0 +1,74 @@
+"""Charge states under the solvers' tolerances (issue 40's trust work, found checking a deck's
+transient against ngspice-39 at tighter tolerances).
+
+The BJT integrates its junction charges (picocoulombs) as states. Under simulate's default
+atol = 1e-8, meant for volts, a charge's error test was rtol·|q| + 1e-8 C: a charge a thousand
+times larger than the junction's whole was still "within tolerance", and the steps were sized
+by the node voltages alone. A saturating NPN inverter's turn-off (its stored base charge)
+came out 11 % of the collector swing off ngspice-39. Charge states now declare a nominal size
+of 1e-8 C (SPICE's chgtol/vntol), which scales their absolute tolerance to 1e-16 C.
+
+Reference: tests/data/spice/bjt/switch_npn.cir run by ngspice-39 at reltol 1e-8 (its
+make_references.py), 1.0e-4 of the collector swing from its own reltol 1e-6 run. The circuit
+is built in Python and run at simulate's defaults, started from its operating point as
+ngspice's transient is: v(c) and v(b) within 1e-3 of their ranges (measured 5.4e-5 and
+6.1e-5; 0.11 and 0.15 before).
+"""
+import pathlib
+
+import numpy as np
+import pytest
+
+import physlib.spice as spice
+from physlib import Model
+from physlib.components.electrical import BJT, Ground, Resistor, VoltageSource
+from physlib.components.signals import Trapezoid
+from physlib.core import Variable
+from physlib.core.errors import DeclarationError
+from physlib.domains.electrical import CHARGE_NOMINAL
+
+DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "bjt"
+
+
+def inverter() -> Model:
+    """switch_npn.cir built in Python: a 5 V, 1 µs pulse through 10 kΩ into the base, 1 kΩ
+    from 5 V to the collector."""
+    m = Model("inverter")
+    vcc = m.add(VoltageSource("VCC", V=5.0))
+    vin = m.add(VoltageSource("VIN", V=Trapezoid(amplitude=5.0, t0=0.2e-6, rising=1e-9, width=1e-6,
+                                                 falling=1e-9, period=2e-6)))
+    rb, rc = m.add(Resistor("RB", R=10e3)), m.add(Resistor("RC", R=1e3))
+    q = m.add(BJT("Q1", IS=1e-15, BF=100, TF=0.3e-9, TR=100e-9, CJE=5e-12, CJC=3e-12, RB=10))
+    gnd = m.add(Ground("gnd"))
+    m.connect(vin.p, rb.p)
+    m.connect(rb.n, q.b)
+    m.connect(vcc.p, rc.p)
+    m.connect(rc.n, q.c)
+    m.connect(q.e, vin.n, vcc.n, gnd.p)
+    return m
+
+
+def test_a_saturating_bjt_switches_as_ngspice_at_the_default_tolerances():
+    reference = spice.read_csv(DATA / "switch_npn_tran.csv")
+    sim = inverter().compile()
+    start = sim.operating_point()
+    t = np.asarray(reference["time"])
+    res = sim.simulate(t[-1], t_eval=t, x0={name: start[name] for name in sim.states})
+    for ours, theirs in (("Q1.c.v", "v(c)"), ("Q1.b.v", "v(b)")):
+        error = np.max(np.abs(res[ours] - reference[theirs]))
+        assert error <= 1e-3 * np.ptp(reference[theirs]), (ours, error / np.ptp(reference[theirs]))
+
+
+def test_charge_states_carry_their_nominal_size_into_the_absolute_tolerances():
+    from physlib.analysis.simulation.tolerances import absolute_tolerances
+    sim = inverter().compile()
+    atol = absolute_tolerances(sim.system, 1e-8, 1.0)
+    for k, name in enumerate(sim.states):
+        expected = 1e-8 * (CHARGE_NOMINAL if name.split(".")[-1].startswith("q") else 1.0)
+        assert atol[k] == pytest.approx(expected, rel=1e-12), name
+
+
+@pytest.mark.parametrize("nominal", [0.0, -1.0, float("inf"), float("nan"), "1e-8"])
+def test_a_nominal_size_must_be_a_positive_number(nominal):
+    with pytest.raises(DeclarationError, match="nominal"):
+        Variable("C", "charge", nominal=nominal)
