@@ -184,6 +184,24 @@ def _parameter_slot(model, name, role):
         raise ExportError(f"{role} {name!r}: {err}") from None
 
 
+def _real_attributes(v: FmuVariable, display: dict, nominal) -> dict:
+    """The attributes of a variable's Real element: start, unit, display unit, the state a
+    derivative is of, and a state's declared nominal size (junction charges: 1e-8 C), by
+    which an importer's solver scales its absolute tolerance as simulate does."""
+    real = {}
+    if v.start is not None:
+        real["start"] = _xml_double(v.start)
+    if v.unit:
+        real["unit"] = v.unit
+    if v.name in display:
+        real["displayUnit"] = display[v.name][0]
+    if v.state_index is not None:
+        real["derivative"] = str(v.state_index)
+    if v.kind == "state" and nominal is not None and nominal[v.index] != 1.0:
+        real["nominal"] = _xml_double(nominal[v.index])
+    return real
+
+
 def _model_description(model, identifier, table, ode_deps, value_deps, display) -> str:
     """modelDescription.xml (FMI 2.0), with ``@GUID@`` for the GUID (a hash of the rest)."""
     root = ET.Element("fmiModelDescription", {
@@ -199,11 +217,11 @@ def _model_description(model, identifier, table, ode_deps, value_deps, display) 
     ET.SubElement(root, "DefaultExperiment", {"startTime": "0", "stopTime": repr(_default_stop_time(model)),
                                               "tolerance": "1e-6"})
     variables = ET.SubElement(root, "ModelVariables")
+    nominal = model.system.nominal      # the states' first: [x; z]
     for reference, v in enumerate(table):
         attributes = {"name": v.name, "valueReference": str(reference)}
         if v.description:
             attributes["description"] = v.description
-        real = {}
         if v.kind == "parameter":
             attributes.update(causality="parameter", variability="fixed", initial="exact")
         elif v.kind == "input":
@@ -214,15 +232,8 @@ def _model_description(model, identifier, table, ode_deps, value_deps, display) 
         else:
             attributes.update(causality="output" if v.output else "local", variability="continuous",
                               initial="calculated")
-        if v.start is not None:
-            real["start"] = _xml_double(v.start)
-        if v.unit:
-            real["unit"] = v.unit
-        if v.name in display:
-            real["displayUnit"] = display[v.name][0]
-        if v.state_index is not None:
-            real["derivative"] = str(v.state_index)
-        ET.SubElement(ET.SubElement(variables, "ScalarVariable", attributes), "Real", real)
+        ET.SubElement(ET.SubElement(variables, "ScalarVariable", attributes), "Real",
+                      _real_attributes(v, display, nominal))
     structure = ET.SubElement(root, "ModelStructure")
     knowns = ([i + 1 for i, v in enumerate(table) if v.kind == "state"]
               + [i + 1 for i, v in enumerate(table) if v.kind == "input"])
