@@ -138,4 +138,4 @@ def test_the_linear_residual_check_builds_no_function_of_the_whole_jacobian(monk
     monkeypatch.setattr(cs, "depends_on", refuse)
     system = ladder_model(500).compile().system
     for solver in ("idas", "cvodes"):
-        assert stepping_functions(system, solver, sparse=True)[2] is not None     # J·y + F(0)
+        assert stepping_functions(system, solver, sparse=True).linear is not None     # J·y + F(0)

@@ -139,7 +139,7 @@ def test_the_sparse_jacobian_equals_the_dense_one(solver):
     # it once an algebraic row met the diagonal.
     sim = (ladder(switch=True) if solver == "idas" else ladder(switch=False)).compile()
     system, p = sim.system, sim.parameter_vector({})
-    dense, sparse = stepping_functions(system, solver)[1], stepping_functions(system, solver, sparse=True)[1]
+    dense, sparse = stepping_functions(system, solver).jacobian, stepping_functions(system, solver, sparse=True).jacobian
     n = int(np.sqrt(dense.nnz_out(0)))
     y = np.random.default_rng(0).standard_normal(n)
     args = (y, p, 1e-6, 1e5) if solver == "idas" else (y, p, 1e-6)
@@ -166,8 +166,8 @@ def test_a_linear_model_s_residual_is_its_jacobian_times_y_plus_the_sources(solv
     # residual's scale (entries of 1/(R·C) = 1e6 times volts; the sums differ only in order).
     sim = ladder(switch).compile()
     system = sim.system
-    residual, jacobian, offset = stepping_functions(system, solver, sparse=True)
-    assert offset is not None
+    functions = stepping_functions(system, solver, sparse=True)
+    assert functions.linear is not None
     stepper = Stepper(system, solver, 1e-6, 1e-8, None)
     try:
         linear, n = stepper.linear, stepper.n
@@ -182,8 +182,28 @@ def test_a_linear_model_s_residual_is_its_jacobian_times_y_plus_the_sources(solv
             out = np.empty(n)
             assert linear.evaluate(t, y, yp if solver == "idas" else None, out)
             args = (y, yp, p, t) if solver == "idas" else (y, p, t)
-            expected = np.array(residual(*args)[0]).ravel()
+            expected = np.array(functions.residual(*args)[0]).ravel()
             assert np.max(np.abs(out - expected)) < 1e-9 * np.max(np.abs(expected))
+    finally:
+        stepper.close()
+
+
+@pytest.mark.parametrize("solver, switch", [("idas", False), ("idas", True), ("cvodes", False)])
+def test_a_linear_model_s_run_builds_neither_function_and_its_jacobian_is_theirs(solver, switch):
+    # The run's Jacobian is J's entries with cj added on the states' diagonal: the numbers of
+    # the Jacobian function it no longer builds (nor the residual's), bit for bit.
+    sim = ladder(switch).compile()
+    functions = stepping_functions(sim.system, solver, sparse=True)
+    stepper = Stepper(sim.system, solver, 1e-6, 1e-8, None)
+    try:
+        assert "residual" not in vars(functions) and "jacobian" not in vars(functions)
+        p = sim.parameter_vector({})
+        stepper.linear.restart(p)
+        y = np.random.default_rng(3).standard_normal(stepper.n)       # read by neither
+        for cj in ([0.0, 3.7e5] if solver == "idas" else [0.0]):
+            args = (y, p, 2e-7, cj) if solver == "idas" else (y, p, 2e-7)
+            expected = np.array(functions.jacobian(*args).nonzeros())
+            assert np.array_equal(stepper.linear.jacobian(cj), expected)
     finally:
         stepper.close()
 
@@ -198,7 +218,7 @@ def test_a_model_not_linear_in_its_unknowns_keeps_the_casadi_residual(expr):
     # 1 on both sides, so J is constant. The component classes' equations tell (not affine).
     model = _ladder_with_source(expr)
     system = model.compile().system
-    assert stepping_functions(system, "idas", sparse=True)[2] is None
+    assert stepping_functions(system, "idas", sparse=True).linear is None
     assert ladder(switch=True).compile().system.affine       # modes held fixed: affine
 
 
@@ -248,7 +268,7 @@ def test_the_band_matrix_holds_the_jacobian_where_sundials_reads_it(solver):
     # placement would show)
     system = sim.system
     p = sim.parameter_vector({f"C{k}.C": C * (1 + 0.01 * k) for k in range(1, STAGES + 1)})
-    dense = stepping_functions(system, solver)[1]
+    dense = stepping_functions(system, solver).jacobian
     stepper = Stepper(system, solver, 1e-6, 1e-8, None)
     try:
         matrix, n = stepper.matrix, stepper.n
@@ -256,7 +276,7 @@ def test_the_band_matrix_holds_the_jacobian_where_sundials_reads_it(solver):
         y = np.random.default_rng(2).standard_normal(n)
         args = (y, p, 1e-6, 1e5) if solver == "idas" else (y, p, 1e-6)
         matrix.entries[:] = 0.0
-        matrix.entries[matrix.place] = np.array(stepping_functions(system, solver, sparse=True)[1](*args).nonzeros())
+        matrix.entries[matrix.place] = np.array(stepping_functions(system, solver, sparse=True).jacobian(*args).nonzeros())
         band = sparse_libraries()[2]
         rebuilt = np.zeros((n, n))
         for j in range(n):

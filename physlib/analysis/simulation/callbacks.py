@@ -58,7 +58,7 @@ class Model(ctypes.Structure):
                 ("matrix_colind", ctypes.c_void_p), ("matrix_row", ctypes.c_void_p),
                 ("pattern_columns", ctypes.c_long), ("place", ctypes.c_void_p), ("lin_values", ctypes.c_void_p),
                 ("off", ctypes.c_void_p), ("off_t", ctypes.c_void_p), ("off_out", ctypes.c_void_p),
-                ("rows_with_rates", ctypes.c_long), ("wrms_norm", ctypes.c_void_p),
+                ("rows_with_rates", ctypes.c_long), ("lin_diagonal", ctypes.c_void_p), ("wrms_norm", ctypes.c_void_p),
                 ("current_iteration", ctypes.c_void_p), ("first_norm", ctypes.c_double)]
 
 
@@ -98,42 +98,56 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
     :func:`~physlib.analysis.simulation.stepping_functions.buffered` gives them) and whose
     Jacobian matrix is ``matrix`` (a :class:`~physlib.analysis.simulation.linear_solvers.
     JacobianMatrix`: dense, band or sparse); ``linear``: a
-    :class:`~physlib.analysis.simulation.stepping_functions.LinearResidual` that evaluates the
-    residual of a linear model instead (sparse only). Returns (residual, Jacobian) as ctypes function
-    pointers of the solver's callback types and the user data they read (keep all three alive
-    with the solver), or None when the compiled callbacks are not available."""
+    :class:`~physlib.analysis.simulation.stepping_functions.LinearResidual` that gives the
+    residual and Jacobian of a linear model instead (sparse only; ``residual`` and ``jacobian``
+    None). Returns (residual, Jacobian) as ctypes function pointers of the solver's callback
+    types and the user data they read (keep all three alive with the solver), or None when the
+    compiled callbacks are not available."""
     loaded = library()
     if loaded is None:
         return None
     lib, evaluate = loaded
-    res_buffer, _, res_in, res_out = residual
-    jac_buffer, _, jac_in, jac_out = jacobian
-    address = lambda array: array.ctypes.data                    # noqa: E731
     model = Model(eval=evaluate, array=ctypes.cast(core.N_VGetArrayPointer, ctypes.c_void_p).value,
-                  n=n, res=buffer_address(res_buffer), res_out=address(res_out[0]), res_check=address(res_out[1]),
-                  jac=buffer_address(jac_buffer), jac_out=address(jac_out[0]), matrix=address(matrix.entries),
-                  jac_size=jac_out[0].size, wrms_norm=ctypes.cast(core.N_VWrmsNorm, ctypes.c_void_p).value,
+                  n=n, matrix=_address(matrix.entries),
+                  wrms_norm=ctypes.cast(core.N_VWrmsNorm, ctypes.c_void_p).value,
                   current_iteration=ctypes.cast(core.SUNNonlinSolGetCurIter, ctypes.c_void_p).value)
     if matrix.colind is not None:       # the large kinds: the pattern (the linear residual's too)
-        model.colind, model.row = address(matrix.colind), address(matrix.row)
+        model.colind, model.row = _address(matrix.colind), _address(matrix.row)
     if matrix.kind == "sparse":         # ... written again into the matrix at each evaluation
-        model.matrix_colind, model.matrix_row = address(matrix.matrix_colind), address(matrix.matrix_row)
+        model.matrix_colind, model.matrix_row = _address(matrix.matrix_colind), _address(matrix.matrix_row)
         model.pattern_columns = matrix.colind.size - 1
     elif matrix.kind == "band":
-        model.place = address(matrix.place)
-    if linear is not None:
+        model.place = _address(matrix.place)
+    if linear is None:
+        _attach_functions(model, ida, residual, jacobian)
+    else:
         off_buffer, _, (_, off_t), (off_out,) = linear.offset
-        model.lin_values, model.off = address(linear.values), buffer_address(off_buffer)
-        model.off_t, model.off_out = address(off_t), address(off_out)
-        model.rows_with_rates = linear.rows_with_rates
-    if ida:             # residual (y, y', p, t); Jacobian (y, p, t, cj)
-        model.res_y, model.res_yp, model.res_t = address(res_in[0]), address(res_in[1]), address(res_in[3])
-        model.jac_y, model.jac_t, model.jac_cj = address(jac_in[0]), address(jac_in[2]), address(jac_in[3])
+        model.lin_values, model.off = _address(linear.values), buffer_address(off_buffer)
+        model.off_t, model.off_out = _address(off_t), _address(off_out)
+        model.rows_with_rates, model.lin_diagonal = linear.rows_with_rates, _address(linear.diagonal)
+        model.jac_out, model.jac_size = _address(linear.jacobian_out), linear.jacobian_out.size
+    if ida:
         return RES_FN(("physlib_ida_residual", lib)), IDA_JAC_FN(("physlib_ida_jacobian", lib)), model, \
             NEWTON_TEST_FN(("physlib_ida_newton_test", lib))
-    model.res_y, model.res_t = address(res_in[0]), address(res_in[2])         # (x, p, t)
-    model.jac_y, model.jac_t = address(jac_in[0]), address(jac_in[2])
     return RHS_FN(("physlib_cvode_rhs", lib)), CV_JAC_FN(("physlib_cvode_jacobian", lib)), model, None
+
+
+def _address(array) -> int:
+    return array.ctypes.data
+
+
+def _attach_functions(model, ida: bool, residual, jacobian) -> None:
+    """The buffered residual and Jacobian functions' addresses into the C ``model``."""
+    res_buffer, _, res_in, res_out = residual
+    jac_buffer, _, jac_in, jac_out = jacobian
+    model.res, model.res_out, model.res_check = buffer_address(res_buffer), _address(res_out[0]), _address(res_out[1])
+    model.jac, model.jac_out, model.jac_size = buffer_address(jac_buffer), _address(jac_out[0]), jac_out[0].size
+    if ida:             # residual (y, y', p, t); Jacobian (y, p, t, cj)
+        model.res_y, model.res_yp, model.res_t = _address(res_in[0]), _address(res_in[1]), _address(res_in[3])
+        model.jac_y, model.jac_t, model.jac_cj = _address(jac_in[0]), _address(jac_in[2]), _address(jac_in[3])
+    else:               # (x, p, t)
+        model.res_y, model.res_t = _address(res_in[0]), _address(res_in[2])
+        model.jac_y, model.jac_t = _address(jac_in[0]), _address(jac_in[2])
 
 
 def newton_solver(core, mem, ida, y, ctx, test, user_data):
@@ -223,6 +237,8 @@ class PythonCallbacks:
 
     def ida_jacobian(self, t, cj, yy, _yp, _rr, _matrix, _data, _t1, _t2, _t3):
         try:
+            if self.linear is not None:
+                return self._store(self.linear.jacobian(cj))
             _, trigger, (y_in, _p, t_in, cj_in), (out,) = self._jac
             y_in[:] = self._array(yy)
             t_in[0], cj_in[0] = t, cj
@@ -264,6 +280,8 @@ class PythonCallbacks:
 
     def cvode_jacobian(self, t, y, _fy, _matrix, _data, _t1, _t2, _t3):
         try:
+            if self.linear is not None:
+                return self._store(self.linear.jacobian(0.0))
             _, trigger, (x_in, _p, t_in), (out,) = self._jac
             x_in[:] = self._array(y)
             t_in[0] = t

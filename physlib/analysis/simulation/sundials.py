@@ -91,9 +91,10 @@ class Stepper:
         n = self.nx + (self.nz if self.ida else 0)
         self.n = n
         self.sparse = n > DENSE_LIMIT if sparse is None else sparse
-        residual, jacobian, offset = stepping_functions(system, solver, self.sparse)
-        self._res = buffered(residual)
-        self._jac = buffered(jacobian)
+        functions = stepping_functions(system, solver, self.sparse)
+        self._res = self._jac = None       # a linear model's run evaluates neither: not built
+        if functions.linear is None:
+            self._res, self._jac = buffered(functions.residual), buffered(functions.jacobian)
         self._row, self._row_vectors = None, ()     # the row function between steps: _rows()
         self.messages: list[str] = []
 
@@ -104,11 +105,9 @@ class Stepper:
         self.y_arr = _view(core, self.y, n)
         self.yp_arr = _view(core, self.yp, n)
         self.dky_arr = _view(core, self.dky, n)
-        self.matrix = linear_solver((dmat, dls), self.y, n, jacobian.sparsity_out(0) if self.sparse else None, ctx)
-        # the linear residual shares the callbacks' Jacobian buffer: they set all its inputs
-        # before every evaluation
-        self.linear = None if offset is None else LinearResidual(
-            offset, self._jac, self.matrix.colind, self.matrix.row, self.nx if self.ida else 0)
+        self.matrix = linear_solver((dmat, dls), self.y, n, functions.pattern if self.sparse else None, ctx)
+        self.linear = None if functions.linear is None else LinearResidual(
+            functions.linear, self.matrix.colind, self.matrix.row, self.nx if self.ida else 0)
         self.t_now = 0.0
         self._stepped = False               # a step taken since the last restart
         self._factored = False              # a step ever taken: the linear solver has factored
@@ -191,10 +190,11 @@ class Stepper:
         solver's own estimate, a tiny fraction of the distance to the stop time, from which
         it doubles its way up; IDA's never below 100 rounding steps of t: least_first_step)."""
         self.p = p
-        self._res[2][-2 if not self.ida else 2][:] = p
-        self._jac[2][1][:] = p
         if self.linear is not None:
             self.linear.restart(p)
+        else:
+            self._res[2][-2 if not self.ida else 2][:] = p
+            self._jac[2][1][:] = p
         if self._row is not None:
             self._row[2][2][:] = p
         self.y_arr[:self.nx] = x

@@ -48,11 +48,14 @@ typedef struct {
     const long *place;
     /* a linear model (physlib.analysis.simulation.stepping_functions.LinearResidual):
        F = J y + F(0, 0) (+ y' on the first rows_with_rates rows), J's entries lin_values on
-       the pattern above; NULL: the residual function is evaluated */
+       the pattern above, and the Jacobian J + cj I into jac_out, cj added at the entries
+       lin_diagonal (the diagonal of those rows); NULL: the residual and Jacobian functions
+       are evaluated (res and jac are not set otherwise) */
     const double *lin_values;
     void *off;
     double *off_t, *off_out;
     long rows_with_rates;
+    const long *lin_diagonal;
     /* IDA's Newton convergence test (physlib_ida_newton_test): SUNDIALS' N_VWrmsNorm and
        SUNNonlinSolGetCurIter, and the norm of the solve's first correction */
     WrmsNorm wrms_norm;
@@ -82,10 +85,15 @@ static int linear_residual(PhyslibModel *m, double t, const double *y, const dou
 
 static int jacobian(PhyslibModel *m, double t, double cj, void *y) {
     size_t nn = (size_t)m->jac_size;
-    memcpy(m->jac_y, m->array(y), (size_t)m->n * sizeof(double));
-    *m->jac_t = t;
-    if (m->jac_cj) *m->jac_cj = cj;
-    m->eval(m->jac);
+    if (m->lin_values) {    /* as LinearResidual.jacobian */
+        memcpy(m->jac_out, m->lin_values, nn * sizeof(double));
+        for (long i = 0; i < m->rows_with_rates; ++i) m->jac_out[m->lin_diagonal[i]] += cj;
+    } else {
+        memcpy(m->jac_y, m->array(y), (size_t)m->n * sizeof(double));
+        *m->jac_t = t;
+        if (m->jac_cj) *m->jac_cj = cj;
+        m->eval(m->jac);
+    }
     double sum = 0.0;
     for (size_t i = 0; i < nn; ++i) sum += m->jac_out[i];
     if (m->place)
