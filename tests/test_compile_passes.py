@@ -16,6 +16,7 @@ from physlib.assembly.passes.index_reduction import reduce_equations
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
 
 from test_index_reduction import parallel_capacitors
+from test_results import rc_ladder
 
 ASSEMBLY = Path(__file__).resolve().parents[1] / "physlib" / "assembly"
 
@@ -139,17 +140,10 @@ def test_a_compiled_model_describes_every_equation_as_the_compiler_does(build, m
 
 
 def _ladder_with_a_source_capacitor():
-    """A capacitor across the source (its voltage no state: a derivative row) and an RC ladder."""
-    m = Model("ladder")
-    src, gnd = m.add(VoltageSource("V", V=1.0)), m.add(Ground("g"))
+    """A capacitor across the source (its voltage no state: a derivative row) before an RC
+    ladder."""
+    m = rc_ladder(5)
     across = m.add(Capacitor("C0", C=1e-6))
-    m.connect(src.n, gnd.p, across.n)
-    m.connect(src.p, across.p)
-    node = src.p
-    for k in range(1, 6):
-        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-6))
-        m.connect(node, r.p)
-        m.connect(r.n, c.p)
-        m.connect(c.n, gnd.p)
-        node = r.n
+    m.connect(m["src"].p, across.p)
+    m.connect(m["src"].n, across.n)
     return m
