@@ -9,3 +9,9 @@ CHARGE_NOMINAL = 1e-8
 1e-6 V), so that the solvers' atol of 1e-8 V holds charges to 1e-16 C. Under the voltages' own
 atol a junction's few picocoulombs would be out of the error test altogether: a saturating
 NPN's turn-off came out 11 % of the collector swing off."""
+
+FLUX_NOMINAL = 1e-8
+"""The nominal size [Wb] of a flux state: SPICE tests an inductor's flux against the same
+tolerance as a charge (ngspice's INDtrunc calls CKTterr, chgtol, on it). A microhenry at 10 mA
+holds 1e-8 Wb: under the volts' atol of 1e-8 its current came out 1.3e-3 of its amplitude off
+the closed form."""

@@ -5,6 +5,7 @@ import math
 from ...core import Parameter, Variable, der
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
+from ...domains.electrical import FLUX_NOMINAL
 from .interfaces import OnePort, TwoPort
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -36,7 +37,7 @@ class SaturatingInductor(OnePort):
     Lzer = Parameter(2.0, unit="H", description="inductance near zero current", positive=True)
     Linf = Parameter(0.5, unit="H", description="inductance at large currents", positive=True)
     i0 = Parameter(0.0, unit="A", description="initial current")
-    Psi = Variable("Wb", "magnetic flux")
+    Psi = Variable("Wb", "magnetic flux", nominal=FLUX_NOMINAL)
     Lact = Variable("H", "present inductance Psi/i", start=1.0)
     Ipar = Variable("A", "current scale of the saturation (from Inom, Lnom, Lzer, Linf)", start=1.0)
     phi_par = Variable("rad", "atan(Inom/Ipar), the unknown Ipar is solved for", start=1.0)

@@ -3,7 +3,7 @@ Library's Analog.Basic.VariableResistor, VariableCapacitor and VariableInductor.
 from ...core import Input, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...domains import thermal
-from ...domains.electrical import CHARGE_NOMINAL
+from ...domains.electrical import CHARGE_NOMINAL, FLUX_NOMINAL
 from .interfaces import OnePort
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -85,7 +85,7 @@ class VariableInductor(OnePort):
     Lmin = Parameter(2.220446049250313e-16, unit="H", description="lower bound of the inductance",
                      positive=True)
     Psi0 = Parameter(0.0, unit="Wb", description="flux at the start")
-    Psi = Variable("Wb", "magnetic flux")
+    Psi = Variable("Wb", "magnetic flux", nominal=FLUX_NOMINAL)
 
     def equations(self):
         return super().equations() + [sp.Eq(self.Psi, sp.Max(self.L, self.Lmin) * self.i),

@@ -1,5 +1,5 @@
-"""Charge states under the solvers' tolerances (issue 40's trust work, found checking a deck's
-transient against ngspice-39 at tighter tolerances).
+"""Charge and flux states under the solvers' tolerances (issue 40's trust work, found checking
+a deck's transient against ngspice-39 at tighter tolerances).
 
 The BJT integrates its junction charges (picocoulombs) as states. Under simulate's default
 atol = 1e-8, meant for volts, a charge's error test was rtol·|q| + 1e-8 C: a charge a thousand
@@ -13,6 +13,11 @@ make_references.py), 1.0e-4 of the collector swing from its own reltol 1e-6 run.
 is built in Python and run at simulate's defaults, started from its operating point as
 ngspice's transient is: v(c) and v(b) within 1e-3 of their ranges (measured 5.4e-5 and
 6.1e-5; 0.11 and 0.15 before).
+
+Flux states likewise (SPICE tests an inductor's flux against its charge tolerance): a
+microhenry carrying 10 mA holds 1e-8 Wb. An R-L circuit under a sine, through a
+VariableInductor held at 1 µH, against its closed form: within 1e-4 of the current's amplitude
+at the default tolerances (measured 8.3e-6; 1.3e-3 before flux states declared 1e-8 Wb).
 """
 import pathlib
 
@@ -21,11 +26,11 @@ import pytest
 
 import physlib.spice as spice
 from physlib import Model
-from physlib.components.electrical import BJT, Ground, Resistor, VoltageSource
-from physlib.components.signals import Trapezoid
+from physlib.components.electrical import BJT, Ground, Resistor, VariableInductor, VoltageSource
+from physlib.components.signals import Constant, Sine, Trapezoid
 from physlib.core import Variable
 from physlib.core.errors import DeclarationError
-from physlib.domains.electrical import CHARGE_NOMINAL
+from physlib.domains.electrical import CHARGE_NOMINAL, FLUX_NOMINAL
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "bjt"
 
@@ -66,6 +71,26 @@ def test_charge_states_carry_their_nominal_size_into_the_absolute_tolerances():
     for k, name in enumerate(sim.states):
         expected = 1e-8 * (CHARGE_NOMINAL if name.split(".")[-1].startswith("q") else 1.0)
         assert atol[k] == pytest.approx(expected, rel=1e-12), name
+
+
+def test_a_microhenry_follows_its_closed_form_at_the_default_tolerances():
+    amplitude, f, R, L = 0.01, 1e6, 1.0, 1e-6
+    m = Model("rl")
+    src, r = m.add(VoltageSource("V1", V=Sine(amplitude=amplitude, f=f))), m.add(Resistor("R1", R=R))
+    inductor, value, gnd = m.add(VariableInductor("L1")), m.add(Constant("Lval", k=L)), m.add(Ground("g"))
+    m.connect(value.y, inductor.L)
+    m.connect(src.p, r.p)
+    m.connect(r.n, inductor.p)
+    m.connect(inductor.n, src.n, gnd.p)
+    sim = m.compile()
+    assert sim.states == ["L1.Psi"] and sim.system.nominal[0] == FLUX_NOMINAL
+    t = np.linspace(0.0, 5e-6, 2001)
+    res = sim.simulate(t[-1], t_eval=t)
+    # i = A/|Z|·(sin(ωt − φ) + sin φ·exp(−R·t/L)) from rest, |Z| = √(R² + (ωL)²), φ = atan(ωL/R)
+    w = 2 * np.pi * f
+    Z, phi = np.hypot(R, w * L), np.arctan2(w * L, R)
+    exact = amplitude / Z * (np.sin(w * t - phi) + np.sin(phi) * np.exp(-t * R / L))
+    assert np.max(np.abs(res["R1.i"] - exact)) <= 1e-4 * amplitude / Z
 
 
 @pytest.mark.parametrize("nominal", [0.0, -1.0, float("inf"), float("nan"), "1e-8"])
