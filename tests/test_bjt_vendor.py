@@ -118,15 +118,10 @@ def test_vendor_cards_pspice_entries_warn_and_mfg_is_ignored_too():
 
 def test_gummel_poon_extras_operating_point_equals_ngspice(extras):
     op, ref = extras.op(), spice.read_csv(DATA / "gp_extras_op.csv")
-    # Where a value is 0 (v(inb) and i(vin): RS into C1, no current at DC) both programs are at
-    # rounding: 4 ulps of the 10 V supply for a voltage, that over the deck's smallest
-    # resistance (100 Ω) for a current (measured 1.1e-15 V and 1.1e-17 A).
-    rounding = {"v(": 4 * np.finfo(float).eps * 10.0}
-    rounding["i("] = rounding["v("] / 100.0
     for name, value in ref.items():
         # 1e-8 relative (measured 1.0e-9, v(e1); with SI 2019's k and q 4.2e-6 on Q2's forward
         # substrate diode current, vsub/(NS·vt) = 13 times their 3.4e-7 in kT/q)
-        assert abs(op[name] - value[0]) <= 1e-8 * abs(value[0]) + rounding[name[:2]], name
+        assert abs(op[name] - value[0]) <= 1e-8 * abs(value[0]) + 1e-15, name
     assert ref["i(vs2)"][0] < -1e-7          # Q2's substrate diode conducts (ISS, NS)
     assert op.raw["q2.rbb"] < 0.7 * 200 / 1.5     # IRB: Q2's base resistance well below RB
 

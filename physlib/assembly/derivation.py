@@ -19,7 +19,6 @@ from ..core.symbols import derivative_base
 from ..core.units import rate_unit
 from . import unit_check
 from .class_template import EXPRESSION_GROUPS, ClassTemplate, EquationError
-from .parameter_terms import ParameterTerm, set_aside
 from .positions import without_integration
 from .sympy_to_casadi import to_casadi
 
@@ -31,22 +30,29 @@ def derive(comp: Component, followers: frozenset[str] = frozenset(),
     label = f"{cls.__name__} {comp.name!r}" if comp.name else cls.__name__
     declared = _declarations(comp, label)
     checked = declared[0]                # with the constants of physlib.constants, and their units
-    names, start, units = _port_and_internal_locals(comp, unread)
-    params = [n for n, p in cls._parameters.items() if not p.structural]
-    nonzero_params = {sp.Symbol(n, real=True) for n, p in cls._parameters.items()
-                      if not p.structural and (p.positive or p.nonzero)}
-    raw, initial, energy, dissipation, guards, constraints, terms, nonzero_terms, shown = \
-        _with_terms_aside(declared, params, nonzero_params)
+    raw, initial, energy, dissipation, guards, constraints = _with_constant_values(*declared)
     if followers or unread:
         raw, initial = without_integration(raw, initial, followers | unread, label)
+    names, start, units = _port_and_internal_locals(comp, unread)
+    params = [n for n, p in cls._parameters.items() if not p.structural]
+    known_params = {sp.Symbol(n, real=True) for n in params} | \
+        {mode.symbol() for mode in cls._modes.values()}
+    nonzero_params = {sp.Symbol(n, real=True) for n, p in cls._parameters.items()
+                      if not p.structural and (p.positive or p.nonzero)}
+
     used = set().union(*(e.free_symbols for e in raw + guards + [c[1] for c in constraints]))
     ders = _derivative_locals(used, names, start, units, label)
-    _check_symbols(cls, used, params, names, label)
     unit_issues = _unit_issues(comp, checked, names, units)
     symbols = {n: VariableSymbol(n, real=True) for n in names}
     index = {n: i for i, n in enumerate(names)}
-    residuals, aliases, incidence, explicit, risky, coefficients = _classify(raw, index,
-                                                                             nonzero_params | nonzero_terms)
+    for sym in used:
+        if sym == t or sym in known_params or (isinstance(sym, VariableSymbol) and sym.name in index):
+            continue
+        raise EquationError(
+            f"equations of {label} use {sym}, which is not a declared parameter, variable or port "
+            f"(declared: {', '.join(params + names)})")
+
+    residuals, aliases, incidence, explicit, risky, coefficients = _classify(raw, index, nonzero_params)
     init = {}
     for sym, value in initial.items():
         if not isinstance(sym, VariableSymbol) or sym.name not in index:
@@ -60,33 +66,21 @@ def derive(comp: Component, followers: frozenset[str] = frozenset(),
                 f"would read as 0): give the class a parameter for it")
     der_of = {index[d.name]: index[derivative_base(d.name)] for d in ders}
     residual_linear = [_affine(expr) for expr in residuals]
+    energy = None if energy is None else sp.sympify(energy)
+    dissipation = None if dissipation is None else tuple(sp.sympify(x) for x in dissipation)
     modes = [mode.symbol() for mode in cls._modes.values()]
     expressions, solutions, partials = _expressions(
-        cls.__name__, names, symbols, params, terms, modes, residuals, explicit, coefficients, guards,
+        cls.__name__, names, symbols, params, modes, residuals, explicit, coefficients, guards,
         constraints, [init.get(i, sp.Float(s)) for i, s in enumerate(start)], energy, dissipation)
     return ClassTemplate(
         cls.__name__, names, params, list(cls._modes), [m.start for m in cls._modes.values()], start, units,
-        der_of, [str(shown.get(r, r)) for r in residuals], aliases, incidence, explicit, risky,
+        der_of, [str(r) for r in residuals], aliases, incidence, explicit, risky,
         {i: frozenset(s.name for s in e.free_symbols) & frozenset(params) for i, e in init.items()},
         not cls._modes and all(residual_linear), residual_linear, [t in r.free_symbols for r in residuals],
         [str(g) for g in guards], [str(c) for c in constraints], cls.dissipates_power,
-        None if energy is None else str(shown[energy]),
-        None if dissipation is None else tuple(str(shown[x]) for x in dissipation),
+        None if energy is None else str(energy), None if dissipation is None else tuple(map(str, dissipation)),
         expressions, solutions, partials, followers, all(_affine_in_variables(expr) for expr in residuals),
         unit_issues)
-
-
-def _check_symbols(cls, used, params, names, label) -> None:
-    """Raise unless each symbol the equations, guards and constraints ``used`` is a declared
-    parameter, mode, variable, port variable (or its derivative), ``t`` or a parameter term."""
-    known = {sp.Symbol(n, real=True) for n in params} | {mode.symbol() for mode in cls._modes.values()}
-    for sym in used:
-        if sym == t or sym in known or isinstance(sym, ParameterTerm) or \
-                (isinstance(sym, VariableSymbol) and sym.name in names):
-            continue
-        raise EquationError(
-            f"equations of {label} use {sym}, which is not a declared parameter, variable or port "
-            f"(declared: {', '.join(params + names)})")
 
 
 def unit_issues(comp: Component) -> tuple[str, ...]:
@@ -114,36 +108,23 @@ def _unit_issues(comp, residuals, names, units) -> tuple[str, ...]:
                                                                                 _generic_names(comp)))
 
 
-def _with_terms_aside(declared, params, nonzero_params):
-    """(equations, initial, energy, dissipation, guards, constraints, {term: expression}, the
-    nonzero terms, {expression: as declared}): the equations, energy and dissipation pair with
-    their parameter terms set aside (:mod:`physlib.assembly.parameter_terms`), the rest with each
-    constant of :mod:`physlib.constants` replaced by its value (the unit check has read their
-    units); "as declared" maps each set-aside expression back, for messages."""
-    raw, initial, energy, dissipation, guards, constraints = declared
-    powers = ([] if energy is None else [sp.sympify(energy)]) + \
-        ([] if dissipation is None else [sp.sympify(x) for x in dissipation])
-    declared_exprs = list(raw) + powers
-    aside, terms, nonzero_terms = set_aside(declared_exprs, {sp.Symbol(n, real=True) for n in params},
-                                            nonzero_params)
-    shown = dict(zip(aside, declared_exprs))
-    raw, powers = aside[:len(raw)], aside[len(raw):]
-    energy, dissipation = (None, powers) if energy is None else (powers[0], powers[1:])
+def _with_constant_values(raw, initial, energy, dissipation, guards, constraints):
+    """The declarations with each constant of :mod:`physlib.constants` replaced by its value
+    (the unit check has read their units)."""
     value = unit_check.substituted
-    initial = {k: value(v) for k, v in initial.items()} if isinstance(initial, dict) else initial
-    return (raw, initial, energy, tuple(dissipation) if dissipation else None, [value(g) for g in guards],
-            [(c, value(e), value(r)) for c, e, r in constraints], terms, nonzero_terms, shown)
+    return ([value(e) for e in raw], {k: value(v) for k, v in initial.items()} if isinstance(initial, dict)
+            else initial, value(energy), None if dissipation is None else tuple(value(x) for x in dissipation),
+            [value(g) for g in guards], [(c, value(e), value(r)) for c, e, r in constraints])
 
 
-def _expressions(class_name, names, symbols, params, terms, modes, residuals, explicit, coefficients,
-                 guards, constraints, starts, energy, dissipation):
+def _expressions(class_name, names, symbols, params, modes, residuals, explicit, coefficients, guards,
+                 constraints, starts, energy, dissipation):
     """The CasADi function (v, p, t) -> the template's expressions (see ClassTemplate), the row
     of each explicit solution and the rows of each residual's partial derivatives."""
     v, p, time = cs.SX.sym("v", len(names)), cs.SX.sym("p", len(params) + len(modes)), cs.SX.sym("t")
     table = {symbols[n]: v[i] for i, n in enumerate(names)}
     table.update({sp.Symbol(n, real=True): p[i] for i, n in enumerate(params)})
     table.update({symbol: p[len(params) + i] for i, symbol in enumerate(modes)})
-    table.update({term: to_casadi(expr, table) for term, expr in terms.items()})
     table[t] = time
     groups = {name: [] for name in EXPRESSION_GROUPS}
     groups["res"], groups["guards"], groups["start"] = residuals, guards, starts
