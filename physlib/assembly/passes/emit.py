@@ -125,9 +125,9 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
 
 def unknown_nominals(flat, aliases: AliasMap, reduced: Reduced, positions) -> np.ndarray | None:
     """The declared nominal size (:class:`~physlib.core.component.Variable`'s ``nominal``) of
-    the representative variable at each of ``positions`` (der(x) takes x's, as does a
-    derivative index reduction adds; ports' variables 1); None where every one is 1, as in most
-    models: nothing is stored."""
+    each of ``positions``: the smallest of the variables aliased there (der(x) takes x's, as
+    does a derivative index reduction adds; ports' variables 1); None where every one is 1, as
+    in most models: nothing is stored."""
     per_variable = None
     for group in flat.groups:
         declared = group.components[0].variables()
@@ -140,8 +140,9 @@ def unknown_nominals(flat, aliases: AliasMap, reduced: Reduced, positions) -> np
         per_variable[group.var_ids] = np.asarray(local)[None, :]
     if per_variable is None:
         return None
+    # a position takes the smallest of its aliases' (an inertance's q is its port's flow)
     per_position = np.ones(reduced.n_pos)
-    per_position[:aliases.n] = per_variable[aliases.reps]
+    np.minimum.at(per_position, aliases.col, per_variable)
     for k, base in enumerate(reduced.new_vars):     # positions of index reduction's derivatives
         per_position[aliases.n + k] = per_position[base]
     values = per_position[np.asarray(positions, dtype=np.int64)]

@@ -3,7 +3,7 @@ turbulent orifice law they share, and the thermal noise of losses inside a compo
 from ...constants import k_B
 from ...core import Component, Parameter, Port, Variable
 from ...core.lazy import lazy_module
-from ...domains import hydraulic
+from ...domains.hydraulic import FLOW_NOMINAL, hydraulic
 from ..noise_variants import noisy_class
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -20,7 +20,7 @@ class TwoPort(Component):
     port_a = Port(hydraulic, "port a (inlet for positive q)")
     port_b = Port(hydraulic, "port b (outlet for positive q)")
     dp = Variable("Pa", "pressure drop port_a.p - port_b.p")
-    q = Variable("m3/s", "volume flow from port_a to port_b")
+    q = Variable("m3/s", "volume flow from port_a to port_b", nominal=FLOW_NOMINAL)
 
     def equations(self):
         return [sp.Eq(self.dp, self.port_a.p - self.port_b.p),

@@ -3,7 +3,7 @@ import math
 
 from ...core import Component, Parameter, ParameterError, Port, Variable, der
 from ...core.lazy import lazy_module
-from ...domains import hydraulic
+from ...domains.hydraulic import FLOW_NOMINAL, hydraulic
 from ..noise_variants import noisy_class
 from .interfaces import InternalNoise
 
@@ -53,7 +53,8 @@ class Pipe(InternalNoise, Component):
                                  f"integer >= 1, got {self.N!r}")
 
     def variables(self):
-        flows = {f"q{k}": Variable("m3/s", f"flow through segment joint {k}") for k in range(self.N + 1)}
+        flows = {f"q{k}": Variable("m3/s", f"flow through segment joint {k}", nominal=FLOW_NOMINAL)
+                 for k in range(self.N + 1)}
         nodes = {f"p{j}": Variable("Pa", f"pressure at node {j}") for j in range(1, self.N + 1)}
         return {**super().variables(), **flows, **nodes}
 
