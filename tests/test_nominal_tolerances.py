@@ -30,7 +30,7 @@ import pytest
 
 import physlib.spice as spice
 from physlib import Model
-from physlib.components.electrical import BJT, Ground, Resistor, VariableInductor, VoltageSource
+from physlib.components.electrical import BJT, Ground, Inductor, Resistor, VariableInductor, VoltageSource
 from physlib.components.hydraulic import FixedPressure, Inertance, LaminarResistance, PressureSource
 from physlib.components.signals import Constant, Sine, Step, Trapezoid
 from physlib.core import Variable
@@ -79,24 +79,43 @@ def test_charge_states_carry_their_nominal_size_into_the_absolute_tolerances():
         assert atol[k] == pytest.approx(expected, rel=1e-12), name
 
 
-def test_a_microhenry_follows_its_closed_form_at_the_default_tolerances():
-    amplitude, f, R, L = 0.01, 1e6, 1.0, 1e-6
+def rl_circuit_error(amplitude, f, R, L, variable) -> float:
+    """max |i − closed form| / the current's amplitude for an R-L circuit under a sine from rest
+    at simulate's default tolerances; ``variable``: a VariableInductor held at L (its state is
+    the flux), else an Inductor (its state is the current)."""
     m = Model("rl")
     src, r = m.add(VoltageSource("V1", V=Sine(amplitude=amplitude, f=f))), m.add(Resistor("R1", R=R))
-    inductor, value, gnd = m.add(VariableInductor("L1")), m.add(Constant("Lval", k=L)), m.add(Ground("g"))
-    m.connect(value.y, inductor.L)
+    gnd = m.add(Ground("g"))
+    if variable:
+        inductor, value = m.add(VariableInductor("L1")), m.add(Constant("Lval", k=L))
+        m.connect(value.y, inductor.L)
+    else:
+        inductor = m.add(Inductor("L1", L=L))
     m.connect(src.p, r.p)
     m.connect(r.n, inductor.p)
     m.connect(inductor.n, src.n, gnd.p)
     sim = m.compile()
-    assert sim.states == ["L1.Psi"] and sim.system.nominal[0] == FLUX_NOMINAL
-    t = np.linspace(0.0, 5e-6, 2001)
+    t = np.linspace(0.0, 5 / f, 2001)
     res = sim.simulate(t[-1], t_eval=t)
     # i = A/|Z|·(sin(ωt − φ) + sin φ·exp(−R·t/L)) from rest, |Z| = √(R² + (ωL)²), φ = atan(ωL/R)
     w = 2 * np.pi * f
     Z, phi = np.hypot(R, w * L), np.arctan2(w * L, R)
     exact = amplitude / Z * (np.sin(w * t - phi) + np.sin(phi) * np.exp(-t * R / L))
-    assert np.max(np.abs(res["R1.i"] - exact)) <= 1e-4 * amplitude / Z
+    return float(np.max(np.abs(res["R1.i"] - exact)) / (amplitude / Z))
+
+
+def test_a_microhenry_follows_its_closed_form_at_the_default_tolerances():
+    assert rl_circuit_error(0.01, 1e6, 1.0, 1e-6, variable=True) <= 1e-4
+
+
+@pytest.mark.xfail(strict=True, reason="known defect: an Inductor's current state has the volts' "
+                   "atol of 1e-8 (A); a microampere current is held to 1 %. A nominal of 1e-4 A "
+                   "(atol 1e-12 A, SPICE's abstol) gives 7.4e-6, but it changed event behaviour at "
+                   "microvolts elsewhere (two reversed diodes between LC nodes chatter silently "
+                   "instead of stopping with an event-storm error): not landed")
+def test_a_microampere_inductor_current_follows_its_closed_form_at_the_default_tolerances():
+    """1 mV through 1 kΩ and 1 mH at 100 kHz: 8.6e-3 of the current's amplitude off."""
+    assert rl_circuit_error(1e-3, 1e5, 1e3, 1e-3, variable=False) <= 1e-4
 
 
 def test_a_ten_millilitre_flow_follows_its_closed_form_at_the_default_tolerances():
