@@ -9,8 +9,8 @@ time, the Python around those two calls cost three times the calls themselves. H
 costs one ``IDAGetSolution`` writing straight into a column of a block, beside the parameter
 vector it was interpolated with (the modes change at events); the row function runs over all
 the block's columns at once (CasADi ``map``) when the block is full and at the end of the
-run; the rows recorded meanwhile (at events, at steps) wait among them in time order. A model without algebraic variables needs no row function:
-its rows are the polynomial's values. A run whose parameter vector cannot change (a model
+run; the rows recorded meanwhile (at events, at steps) wait among them in time order. A model
+without algebraic variables needs no row function: its rows are the polynomial's values. A run whose parameter vector cannot change (a model
 without modes) keeps no parameter vector per row: a 10,000-element circuit's is 15,000 numbers.
 """
 from __future__ import annotations

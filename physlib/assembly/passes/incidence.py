@@ -85,7 +85,8 @@ def _with_combinations(eqs: Equations, combos) -> Equations:
 
 class EquationDescriber:
     """Human-readable description of equation ``e`` for error messages (a class rather than a
-    closure, so that a compiled model that keeps it can be pickled)."""
+    closure, so that a compiled model that keeps it can be pickled). ``eqs`` and ``aliases``
+    are the compile's tables, or the stand-ins :meth:`compact` keeps of them."""
 
     def __init__(self, flat, eqs: Equations, aliases: AliasMap):
         self.flat, self.eqs, self.names, self.aliases = flat, eqs, flat.var_names, aliases
@@ -95,12 +96,11 @@ class EquationDescriber:
         the incidence entries, alias tables and their cached indexes (about 0.3 kB an element,
         a tenth of a large circuit's memory at simulate time)."""
         eqs, aliases = self.eqs, self.aliases
-        kept = object.__new__(EquationDescriber)
-        kept.flat, kept.names = self.flat, self.names
-        kept.eqs = _EquationIndex(eqs.combos, eqs.n_base, eqs.n_template, eqs.derivative_of,
-                                  eqs.blocks, np.array(eqs.blocks, dtype=np.int64).reshape(-1, 3))
-        kept.aliases = _SumRows(aliases.sum_lengths, aliases.sum_ids, aliases.sum_offsets, aliases.demoted)
-        return kept
+        return EquationDescriber(
+            self.flat,
+            _EquationIndex(eqs.combos, eqs.n_base, eqs.n_template, eqs.derivative_of, eqs.blocks,
+                           np.array(eqs.blocks, dtype=np.int64).reshape(-1, 3)),
+            _SumRows(aliases.sum_lengths, aliases.sum_ids, aliases.sum_offsets, aliases.demoted))
 
     def __call__(self, e) -> str:
         combos = self.eqs.combos
