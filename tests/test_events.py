@@ -1,4 +1,5 @@
 """Hybrid events: locks at fixed steps, collisions, switches, bouncing ball, chains, bad input."""
+import contextlib
 import importlib.util
 from pathlib import Path
 
@@ -273,3 +274,31 @@ def test_chattering_at_the_tolerances_level_says_to_tighten_them():
     with pytest.raises(PhyslibError, match=r"event storm.*simulate with smaller rtol and atol"):
         sim.simulate(hc.HORIZON, params=params, max_events=40)
     assert sim.simulate(hc.HORIZON, params=params, rtol=1e-8, atol=1e-10, max_events=40).t[-1] == hc.HORIZON
+
+
+def test_an_input_edge_at_the_end_is_not_stepped_across():
+    # A pulse train whose period divides the horizon has an edge at t_end. The solver stepped
+    # onto it: IDA's steps shrank to femtoseconds towards the jump, the last one (5e-16 s)
+    # crossed it, and a diode's guard seen there crossed within a step that no interpolation
+    # reached (SimulationError "no interpolation at t = 0.002 s"; before that, 4.9e-8 V on a
+    # capacitor in 5e-16 s). The run now stops at the edge's left limit: the states at t_end
+    # are those just before it, to rounding. Both stepping loops, on the default grid and on
+    # one with a row just before the end.
+    import hybrid_circuits as hc
+
+    structure = ("pulse", (("reversed diode", "CL", None), ("reversed diode", "CL", None)))
+    params = {"src.V.amplitude": 1e-4, "src.V.period": 2e-4, "src.V.width": 2e-5, "src.V.t0": 0.0,
+              "R2g.R": 100.0, "C2g.C": 1e-7, "L2g.L": 1e-3, "R3g.R": 100.0, "C3g.C": 1e-7, "L3g.L": 1e-3}
+    sim = hc.compiled(structure)
+    assert hc.HORIZON / params["src.V.period"] == 10
+    grid = np.r_[np.linspace(0.0, hc.HORIZON, 101)[:-1], hc.HORIZON * (1 - 1e-10), hc.HORIZON]
+    for loop in (contextlib.nullcontext, hc.python_stepping_loop):
+        for t_eval in (None, grid):
+            with loop():
+                res = sim.simulate(hc.HORIZON, params=params, t_eval=t_eval)
+            assert res.t[-1] == hc.HORIZON
+            if t_eval is not None:
+                for state in sim.states:
+                    # 2e-13 s before the end: a capacitor moves by 1e-20 V, a current by 1e-17 A
+                    assert abs(res[state][-1] - res[state][-2]) <= 1e-15, state
+            assert res["src.v"][-1] == params["src.V.amplitude"]     # the rows at t_end: after the edge

@@ -9,8 +9,8 @@ steps with the same compiled functions (the guards' step check as a CasADi Funct
 rows by ``IDAGetSolution`` into the columns of the run's
 :class:`~physlib.analysis.simulation.output_rows.RowBlock`) and comes back to Python only for
 what needs it: a crossing (the event is located and handled in Python), the target, a full
-row block, an output time exactly at a step, the last step before a left limit whose guards
-are seen there, a failed step, or every YIELD_STEPS steps (the progress line, the step limit).
+row block, an output time exactly at a step, a failed step, or every YIELD_STEPS steps (the
+progress line, the step limit).
 Where the C library is unavailable (see :mod:`.callbacks`) the Python loop runs instead.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ YIELD_STEPS = 1000       # steps the C loop takes before it reports back
 FIRST_COLUMNS = 16       # columns of the row block made ready before the first call
 
 # physlib_advance's answers (enum in c/sundials_callbacks.c)
-REACHED, CROSSED, BLOCK_FULL, ROW_AT_STEP, AT_TARGET, STALLED, YIELD, NO_INTERPOLATION = range(8)
+REACHED, CROSSED, BLOCK_FULL, ROW_AT_STEP, STALLED, YIELD, NO_INTERPOLATION = range(7)
 
 P = ctypes.c_void_p
 
@@ -41,7 +41,7 @@ class Run(ctypes.Structure):
                 ("row_y", P), ("row_yp", P), ("row_t", P), ("row_h", P), ("row_p", P), ("p", P),
                 ("n_p", ctypes.c_long), ("rows", ctypes.c_long), ("row_capacity", ctypes.c_long),
                 ("target", ctypes.c_double), ("below", ctypes.c_double), ("t_prev", ctypes.c_double),
-                ("t_now", ctypes.c_double), ("check_at_target", ctypes.c_int), ("pending", ctypes.c_int),
+                ("t_now", ctypes.c_double), ("pending", ctypes.c_int),
                 ("steps", ctypes.c_long), ("steps_since_output", ctypes.c_long),
                 ("yield_steps", ctypes.c_long)]
 
@@ -85,7 +85,7 @@ class CompiledStepping:
         c.p, c.n_p = inputs[2].ctypes.data, block.P.shape[0]
         self._ref = ctypes.byref(c)
 
-    def call(self, target: float, check_at_target: bool) -> int:
+    def call(self, target: float) -> int:
         """One call of the C loop towards ``target`` from the run's current state; the run's
         output index, rows, step count, guard references and the solver's time are brought
         up to date after it. Returns its answer (negative: a failed step's flag)."""
@@ -94,7 +94,7 @@ class CompiledStepping:
         inputs[2][:] = run.stepper.p
         inputs[4][:], inputs[5][:] = run.g, run.mask
         solver.set_stop(target)
-        c.target, c.below, c.check_at_target = target, target, int(check_at_target)
+        c.target, c.below = target, target
         c.t_now, c.next_output, c.steps = solver.t_now, run.next_output, 0
         c.rows = block.count
         c.row_capacity = block.ensure(min(block.count + len(self.grid) - run.next_output, FIRST_COLUMNS))

@@ -29,13 +29,13 @@ from ...core.errors import SimulationError
 from .event_location import estimate_in_step, released_guards
 from .integrators import MAX_STEPS_PER_OUTPUT, runaway
 from .algebraic_sampler import AlgebraicSampler
-from .compiled_stepping import (AT_TARGET, BLOCK_FULL, CROSSED, NO_INTERPOLATION, REACHED, ROW_AT_STEP,
+from .compiled_stepping import (BLOCK_FULL, CROSSED, NO_INTERPOLATION, REACHED, ROW_AT_STEP,
                                 STALLED, YIELD, CompiledStepping)
 from .events import HybridStepper
 from .run_stats import count, current as current_stats, phase
 from .dae_points import consistent_rates
 from .sundials import Stepper
-from .time_events import left_limit, snap_to_events
+from .time_events import left_limit, run_events, snap_to_events
 from .tolerances import absolute_tolerances
 
 EPS = float(np.finfo(float).eps)
@@ -72,7 +72,7 @@ class _HybridRun:
         self._record_row, self._record_block = record
         # Rows around events go into the result only on the default output grid.
         self.event_record = None if user_grid else self.record
-        self.time_events = model.time_events(p, t0, t_end)
+        self.time_events, self.run_end = run_events(model, p, t0, t_end)
         self.stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                                      max_events=max_events, projection=projection, step=self._probe,
                                      probe_stops=[left_limit(te, t0, t_end) for te in self.time_events] + [t_end])
@@ -110,10 +110,15 @@ class _HybridRun:
     def run(self) -> None:
         for stop in self.time_events:
             self.next_stop = stop
-            self._run_to(left_limit(stop, self.t0, self.t_end), seen_at=None)
+            self._run_to(left_limit(stop, self.t0, self.t_end))
             self._time_event(stop)
         self.next_stop = self.t_end
-        self._run_to(self.t_end, seen_at=left_limit(self.t_end, self.t0, self.t_end))
+        self._run_to(self.run_end)
+        if self.run_end < self.t_end:
+            # An input's edge at t_end: no step crosses it (the run stopped at its left limit);
+            # the rows at t_end have the states there and the algebraic variables solved at
+            # t_end, the inputs past the edge, the modes (decided before the edge) kept.
+            self.z = self.stepper.solve_z(self.x, self.z, self.t_end)
         self._output_through(self.t_end, lambda t: (self.x, self.z))
         self._flush_rows()
 
@@ -141,12 +146,10 @@ class _HybridRun:
         if close is not None:
             close()
 
-    def _run_to(self, target: float, seen_at: float | None) -> None:
-        """Step to ``target``, handling the state events on the way. ``seen_at``: where the
-        guards of the step that reaches the target are evaluated (the left limit of t_end: an
-        input edge exactly at the end changes nothing before it)."""
+    def _run_to(self, target: float) -> None:
+        """Step to ``target``, handling the state events on the way."""
         if self.compiled is not None:
-            self._run_to_compiled(target, seen_at)
+            self._run_to_compiled(target)
             return
         solver = self.solver
         while self.t < target:
@@ -162,20 +165,15 @@ class _HybridRun:
             self.solver_seconds += time.perf_counter() - started
             if t_n < target and t_n - t_prev <= 4 * EPS * abs(t_n):
                 raise self._stuck("the solver's steps no longer move the time (a singularity?)")
-            self._after_step(t_prev, t_n, target, seen_at)
+            self._after_step(t_prev, t_n, target)
 
-    def _after_step(self, t_prev, t_n, target, seen_at) -> None:
-        """A step from t_prev to t_n: its guards (seen at ``seen_at`` if it reached the target),
-        then the event it crossed or the outputs it passed."""
-        stepper, solver = self.stepper, self.solver
-        x_n, z_n = solver.current()
-        t_seen, z_seen = t_n, z_n
-        if seen_at is not None and t_n >= target:
-            t_seen = seen_at
-            z_seen = stepper.solve_z(x_n, z_n, seen_at)
-        g_n, crossed, g_watch, mask_watch = stepper.step_check(x_n, z_seen, t_seen, self.g, self.mask)
+    def _after_step(self, t_prev, t_n, target) -> None:
+        """A step from t_prev to t_n: its guards, then the event it crossed or the outputs it
+        passed."""
+        x_n, z_n = self.solver.current()
+        g_n, crossed, g_watch, mask_watch = self.stepper.step_check(x_n, z_n, t_n, self.g, self.mask)
         if crossed:
-            self._state_event(t_prev, t_n, t_seen, x_n, z_seen, g_n)
+            self._state_event(t_prev, t_n, x_n, z_n, g_n)
             return
         self._output_interpolated(t_n if t_n < target else target, below=target)
         self.t, self.x, self.z = t_n, x_n, z_n
@@ -183,12 +181,12 @@ class _HybridRun:
         if self.stats is not None:
             self.stats.reached(t_n)
 
-    def _run_to_compiled(self, target: float, seen_at: float | None) -> None:
+    def _run_to_compiled(self, target: float) -> None:
         """:meth:`_run_to` with the steps, guard checks and output rows in C
         (:mod:`.compiled_stepping`); events, full row blocks and rows at a step come back here."""
         compiled, solver = self.compiled, self.solver
         while self.t < target:
-            status = compiled.call(target, check_at_target=seen_at is None)
+            status = compiled.call(target)
             if self.steps > MAX_STEPS_PER_OUTPUT:
                 raise self._too_many_steps()
             if status in (REACHED, YIELD):
@@ -203,9 +201,7 @@ class _HybridRun:
                 self.next_output, self.steps = self.next_output + 1, 0
             elif status == CROSSED:
                 t_n = solver.t_now
-                self._state_event(compiled.c.t_prev, t_n, t_n, *solver.current(), compiled.guards_now())
-            elif status == AT_TARGET:
-                self._after_step(compiled.c.t_prev, solver.t_now, target, seen_at)
+                self._state_event(compiled.c.t_prev, t_n, *solver.current(), compiled.guards_now())
             elif status == STALLED:
                 raise self._stuck("the solver's steps no longer move the time (a singularity?)")
             elif status == NO_INTERPOLATION:
@@ -233,7 +229,7 @@ class _HybridRun:
             f"{text}: the solution diverges: {name} reached {x_now[grown]:.4g} and grows without bound. "
             f"Check the signs and parameters of the equations that drive {name}")
 
-    def _state_event(self, t_prev, t_n, t_seen, x_n, z_n, g_n) -> None:
+    def _state_event(self, t_prev, t_n, x_n, z_n, g_n) -> None:
         """A guard crossed within the last step (t_prev, t_n]: locate the crossing on the step's
         interpolating polynomial and handle the event there.
 
@@ -245,7 +241,7 @@ class _HybridRun:
         stepper, solver = self.stepper, self.solver
         with phase("events"):
             released, g_ref, mask = released_guards(stepper, g_n, self.g, self.mask)
-            te = estimate_in_step(stepper, solver, t_prev, t_seen, g_n, g_ref, mask)
+            te = estimate_in_step(stepper, solver, t_prev, t_n, g_n, g_ref, mask)
             xe, ze = solver.at(te)
             self._handle_state_event(te, xe, ze, g_ref, mask, released)
 

@@ -22,7 +22,7 @@ from .result_rows import ResultRows
 from .results import SimulationResult
 from ..common.progress import SimulationProgress, progress_option
 from .run_stats import RunStats, count, phase, reached, recording
-from .time_events import left_limit, snap_to_events
+from .time_events import left_limit, run_events, snap_to_events
 
 STEPS_PER_INPUT_PERIOD = 50     # solver steps per period of a time-varying input, at least
 
@@ -111,7 +111,7 @@ def model_lock(model) -> threading.RLock:
 def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
     solver, t0, t_end = options.solver, options.t0, options.t_end
     p = model.parameter_vector(options.params)
-    events = model.time_events(p, t0, t_end)
+    events, run_end = run_events(model, p, t0, t_end)
     grid = snap_to_events(options.grid, events, t0, t_end)
     nz = len(model.system.z_pos)
     if solver == "cvodes" and nz:
@@ -125,7 +125,7 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
     if not model.has_modes and not stepped_without_modes(model.system):
         rows = ResultRows(len(x), nz, len(p))
         try:
-            _run_segments(model, options, p, x, z, events, grid, rows)
+            _run_segments(model, options, p, x, z, events, run_end, grid, rows)
             times, X, Z, _, t_values = rows.arrays()
             return SimulationResult(model, times, X, Z, p, t_values=t_values, continuation=continuation)
         except StartFailure:
@@ -145,9 +145,11 @@ def _simulate_variable(model, options: SimulateOptions) -> SimulationResult:
                             continuation=continuation)
 
 
-def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: ResultRows) -> None:
+def _run_segments(model, options: SimulateOptions, p, x, z, events, run_end, grid, rows: ResultRows) -> None:
     """A run without modes: integrate from time event to time event (see the module
-    docstring) through the output times ``grid``, adding the output rows to ``rows``."""
+    docstring) and on to ``run_end`` (t_end, or its left limit where an input has an edge at
+    t_end: :func:`.time_events.run_events`) through the output times ``grid``, adding the
+    output rows to ``rows``."""
     system, t0, t_end = model.system, options.t0, options.t_end
     user_grid = options.t_eval is not None
     describe = lambda i: model.algebraic[i]  # noqa: E731
@@ -156,7 +158,7 @@ def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: 
                               max_step if max_step is not None else t_end - t0)
     if grid[0] == t0:
         rows.add(t0, x, z)
-    bounds = [t0] + events + [t_end]
+    bounds = [t0] + events + [run_end]
     for k in range(len(bounds) - 1):
         a, b = bounds[k], bounds[k + 1]
         if k > 0:
@@ -176,11 +178,12 @@ def _run_segments(model, options: SimulateOptions, p, x, z, events, grid, rows: 
         if len(inner):
             rows.add_block(inner.tolist(), X[:, :len(inner)], Z_rows)      # X: fresh per call
         x, z = X[:, -1], Z[:, -1]
-        if b == t_end:
+        if b == run_end:
             if grid[-1] == t_end:
                 # the end's algebraic variables solved too: IDAS's own there are interpolated
                 # as well (a Zener clipper beside a 400-stage ladder ended at 1.8e11 V)
-                rows.add(b, x, solve_algebraic(system, x, z, p, b, describe))
+                # (at t_end, past an input's edge there that the run stopped short of)
+                rows.add(t_end, x, solve_algebraic(system, x, z, p, t_end, describe))
         elif not user_grid:
             # Just before the event, at the same time stamp: the left limit in time.
             left = left_limit(b, t0, t_end)

@@ -193,10 +193,9 @@ enum {
     RUN_CROSSED = 1,        /* a guard crossed within (t_prev, t_now]: outputs of that step not done */
     RUN_BLOCK_FULL = 2,     /* the row block is full: flush it and call again */
     RUN_ROW_AT_STEP = 3,    /* grid[next_output] == t_now: record the step's own row, call again */
-    RUN_AT_TARGET = 4,      /* a step reached the target and check_at_target is 0: Python checks */
-    RUN_STALLED = 5,        /* a step that no longer moves the time */
-    RUN_YIELD = 6,          /* yield_steps steps taken */
-    RUN_NO_INTERPOLATION = 7
+    RUN_STALLED = 4,        /* a step that no longer moves the time */
+    RUN_YIELD = 5,          /* yield_steps steps taken */
+    RUN_NO_INTERPOLATION = 6
 };
 
 typedef struct {
@@ -224,7 +223,7 @@ typedef struct {
     long rows, row_capacity;
     /* the run */
     double target, below, t_prev, t_now;
-    int check_at_target, pending;   /* pending: the outputs of the last step are not done */
+    int pending;            /* the outputs of the last step are not done */
     long steps, steps_since_output, yield_steps;
 } PhyslibRun;
 
@@ -270,7 +269,6 @@ int physlib_advance(PhyslibRun *r) {
         taken += 1;
         if (tret < r->target && tret - r->t_prev <= 4 * 2.220446049250313e-16 * fabs(tret))
             return RUN_STALLED;
-        if (tret >= r->target && !r->check_at_target) return RUN_AT_TARGET;
         double *y = r->array(r->y);
         memcpy(r->check_x, y, nx * sizeof(double));
         memcpy(r->check_z, y + nx, nz * sizeof(double));
