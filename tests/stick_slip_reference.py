@@ -392,4 +392,17 @@ def _near_miss(guards, fired, dense, ta, tb, steps) -> bool:
         # (a dip through zero and back within a step) is a near miss as well.
         if len(near) and (element not in fired or np.any(values[near[0]:] > bound[near[0]:])):
             return True
+        if element in fired and _shallow_crossing(g, dense, tb, bound[-1], steps):
+            return True
     return False
+
+
+def _shallow_crossing(g, dense, tb, bound, steps) -> bool:
+    """Whether a guard crossing zero at tb curves back so soon that it would turn within
+    ``bound`` of zero: a slip speed meeting zero with a slope that vanishes (a freewheel's
+    shaft slowing to its neighbour's speed as its torque passes zero). Its depth from the
+    guard's slope and curvature at the crossing, g'²/2g'', on the last step's scale."""
+    h = 1e-3 * (steps[-1] - steps[-2]) if len(steps) > 1 else 1e-9
+    g0, g1, g2 = (g(t, dense(t)) for t in (tb, tb - h, tb - 2 * h))
+    slope, curvature = (g0 - g1) / h, (g0 - 2 * g1 + g2) / h**2
+    return slope < 0 < curvature and slope**2 / (2 * curvature) < bound
