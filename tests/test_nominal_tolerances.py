@@ -35,7 +35,7 @@ from physlib.components.hydraulic import FixedPressure, Inertance, LaminarResist
 from physlib.components.signals import Constant, Sine, Step, Trapezoid
 from physlib.core import Variable
 from physlib.core.errors import DeclarationError
-from physlib.domains.electrical import CHARGE_NOMINAL, FLUX_NOMINAL
+from physlib.domains.electrical import CHARGE_NOMINAL, CURRENT_NOMINAL, FLUX_NOMINAL
 from physlib.domains.hydraulic import FLOW_NOMINAL
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "bjt"
@@ -108,14 +108,30 @@ def test_a_microhenry_follows_its_closed_form_at_the_default_tolerances():
     assert rl_circuit_error(0.01, 1e6, 1.0, 1e-6, variable=True) <= 1e-4
 
 
-@pytest.mark.xfail(strict=True, reason="known defect: an Inductor's current state has the volts' "
-                   "atol of 1e-8 (A); a microampere current is held to 1 %. A nominal of 1e-4 A "
-                   "(atol 1e-12 A, SPICE's abstol) gives 7.4e-6, but it changed event behaviour at "
-                   "microvolts elsewhere (two reversed diodes between LC nodes chatter silently "
-                   "instead of stopping with an event-storm error): not landed")
 def test_a_microampere_inductor_current_follows_its_closed_form_at_the_default_tolerances():
-    """1 mV through 1 kΩ and 1 mH at 100 kHz: 8.6e-3 of the current's amplitude off."""
+    """1 mV through 1 kΩ and 1 mH at 100 kHz: 7.4e-6 of the current's amplitude off (8.6e-3
+    under the volts' atol of 1e-8, before inductor currents declared 1e-4 A)."""
     assert rl_circuit_error(1e-3, 1e5, 1e3, 1e-3, variable=False) <= 1e-4
+
+
+def test_inductor_and_transformer_currents_are_held_to_spices_abstol():
+    from physlib.analysis.simulation.tolerances import absolute_tolerances
+    from physlib.components.electrical import Capacitor, Transformer
+    m = Model("coupled")
+    src, gnd = m.add(VoltageSource("V1", V=1.0)), m.add(Ground("gnd"))
+    r1, r2, r3 = (m.add(Resistor(f"R{k}", R=1.0)) for k in (1, 2, 3))
+    t1, l1, c1 = m.add(Transformer("T1", L1=1e-3, L2=1e-3, M=5e-4)), m.add(Inductor("L1", L=1e-3)), \
+        m.add(Capacitor("C1", C=1e-6))
+    m.connect(src.p, r1.p, r3.p)
+    m.connect(r1.n, t1.p1)
+    m.connect(t1.p2, r2.p)
+    m.connect(r2.n, c1.p)
+    m.connect(r3.n, l1.p)
+    m.connect(src.n, t1.n1, t1.n2, c1.n, l1.n, gnd.p)
+    sim = m.compile()
+    atol = dict(zip(sim.states, absolute_tolerances(sim.system, 1e-8, 1.0)))
+    assert CURRENT_NOMINAL == 1e-4
+    assert atol == pytest.approx({"T1.i1": 1e-12, "T1.i2": 1e-12, "L1.i": 1e-12, "C1.v": 1e-8}, rel=1e-12)
 
 
 def test_a_ten_millilitre_flow_follows_its_closed_form_at_the_default_tolerances():

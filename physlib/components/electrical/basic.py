@@ -5,6 +5,7 @@ HeatingResistor) follow the rotational and thermal conventions on their other po
 from ...core import Component, Input, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...domains import electrical, rotational, thermal
+from ...domains.electrical import CURRENT_NOMINAL
 from ..rotational.interfaces import Supported
 from .interfaces import ConstantsChoice, OnePort, TwoPort
 
@@ -72,6 +73,7 @@ class Inductor(OnePort):
 
     L = Parameter(unit="H", description="inductance", positive=True)
     i0 = Parameter(0.0, unit="A", description="initial current")
+    i = Variable("A", "current from p to n", nominal=CURRENT_NOMINAL)
 
     def equations(self):
         return super().equations() + [sp.Eq(self.v, self.L * der(self.i))]

@@ -5,7 +5,7 @@ import math
 from ...core import Parameter, Variable, der
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
-from ...domains.electrical import FLUX_NOMINAL
+from ...domains.electrical import CURRENT_NOMINAL, FLUX_NOMINAL
 from .interfaces import OnePort, TwoPort
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -91,6 +91,8 @@ class Transformer(TwoPort):
     M = Parameter(unit="H", description="coupling inductance")
     i1_0 = Parameter(0.0, unit="A", description="initial primary current")
     i2_0 = Parameter(0.0, unit="A", description="initial secondary current")
+    i1 = Variable("A", "primary current from p1 to n1", nominal=CURRENT_NOMINAL)
+    i2 = Variable("A", "secondary current from p2 to n2", nominal=CURRENT_NOMINAL)
 
     def validate(self):
         if not abs(self.M) < math.sqrt(self.L1 * self.L2):
