@@ -204,3 +204,51 @@ def test_a_switch_closing_beside_a_diode_at_zero_current_gives_one_answer_on_eve
     default = run_or_error(sim, HORIZON, params=params)
     assert_same_run_on_both_grids(sim, default, run_or_error(sim, HORIZON, params=params,
                                                              t_eval=np.union1d(grid, [HORIZON])))
+
+
+@pytest.mark.xfail(strict=True, reason="known defect: at the default tolerances diodes deciding at the "
+                   "tolerance's level decide differently on the default grid and on a drawn one (these two "
+                   "draws since inductor currents are held to 1e-12 A)")
+@pytest.mark.parametrize("structure, params, grid", [
+    pytest.param(('pulse', (('diode', 'CL', None), ('reversed diode', 'CL', None))),
+     {'src.V.amplitude': 1.0, 'src.V.period': 0.0002, 'src.V.width': 0.00015963615568739958,
+      'src.V.t0': 0.0, 'R2g.R': 148.0, 'C2g.C': 1e-07, 'L2g.L': 0.001, 'R3g.R': 981.0,
+      'C3g.C': 2.735995271489128e-06, 'L3g.L': 0.099609375},
+     [0.0001596361556873996, 0.00016024853588981463, 0.00016025841443291866, 0.00016025888727802458,
+      0.00035963615568739964, 0.0003599455364002196, 0.000359950167867364, 0.000359960167867364,
+      0.0005596361556873997, 0.0005598431708812654, 0.0005598460703187011, 0.0005598560703187011,
+      0.0007596361556873998, 0.0007597917186391913, 0.0007597937596384167, 0.0007598037596384167,
+      0.0009596361556873998, 0.0009597607550854438, 0.0009597622891912568, 0.0009597722891912569,
+      0.0011596361556873997, 0.0011597400702416697, 0.0011597412753372143, 0.0011597512753372143,
+      0.0013596361556873998, 0.0013597252814520307, 0.0013597262509354269, 0.0013597362509354268,
+      0.0015596361556873997, 0.0015597141754176316, 0.001559714975747505, 0.001559724975747505,
+      0.0017596361556873998, 0.0017597055317484617, 0.0017597062026108565, 0.0017597162026108564,
+      0.0019596361556874003, 0.001959698609751126, 0.0019596992429388982, 0.0019596992442186497],
+                 id="C3g off"),
+    pytest.param(('pulse', (('diode', 'CL', None), ('reversed diode', 'C', None))),
+     {'src.V.amplitude': 5.0, 'src.V.period': 0.0002, 'src.V.width': 2.5e-05, 'src.V.t0': 3.462e-06,
+      'R2g.R': 10.0, 'C2g.C': 2.727418224914288e-06, 'L2g.L': 0.03125, 'R3g.R': 10.0,
+      'C3g.C': 1.7926401229779754e-06},
+     [3.46202e-06, 2.846202e-05, 0.00014186194267746903, 0.00014187194267746903, 0.00014187194389340377,
+      0.00022846202000000002, 0.000323572258989526, 0.00032357932444541064, 0.00032357962524720227,
+      0.00032376992827986954, 0.00040347201999999996, 0.00042846202, 0.0005118109690621665,
+      0.0005139690693210403, 0.0005139693483252509, 0.000514003142698563, 0.0006034720200000001,
+      0.00062846202, 0.0007043861369412255, 0.0007068416002048863, 0.0007068418742102648,
+      0.0007068518742102648, 0.0007068549773408966, 0.0007068649773408967, 0.0008034720200000001,
+      0.00082846202, 0.000898733976816246, 0.0009014349313256069, 0.0009014352795652665,
+      0.0009049165528201607, 0.00100347202, 0.00102846202, 0.001094198743456846, 0.001097107305084538,
+      0.00120347202, 0.0012284620200000002, 0.0012904313942207989, 0.0012935184920111887, 0.00140347202,
+      0.00142846202, 0.0014872233951899103, 0.0014904658157218664, 0.00160347202, 0.0016284620200000001,
+      0.0016844407736599366, 0.0016878195345973943, 0.0018034720200000001, 0.0018284620200000002,
+      0.0018819918390861866, 0.0018854909263274818],
+                 id="event moved"),
+])
+def test_diodes_at_the_tolerances_level_give_one_answer_on_every_grid(structure, params, grid):
+    """Two local (random) draws of the property test above (found 2026-12-03, after Inductor
+    currents declared their nominal 1e-4 A; both passed before): on the default grid C3g ends
+    4.6e-3 of its 0.6 mV range off a rtol 1e-9 run where the drawn grid is 2.3e-5 off (1), or a
+    diode's event moves 62 µs, both grids 50 events against the tight run's 40 (2)."""
+    sim = compiled(structure)
+    default = run_or_error(sim, HORIZON, params=params)
+    assert_same_run_on_both_grids(sim, default, run_or_error(sim, HORIZON, params=params,
+                                                             t_eval=np.union1d(grid, [HORIZON])))
