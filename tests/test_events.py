@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from physlib import Component, Mode, Model, PhyslibError, Variable, der
-from physlib.components.electrical import Ground, Resistor, Switch, VoltageSource
+from physlib.components.electrical import (Capacitor, CurrentSource, Ground, IdealDiode, Inductor, Resistor, Switch,
+                                           VoltageSource)
 from physlib.components.rotational import Clutch, Inertia
 from physlib.components.signals import Step
 from physlib.components.translational import Fixed, Force, HardStop, Mass
@@ -304,3 +305,37 @@ def test_an_input_edge_at_the_end_is_not_stepped_across():
                     # 2e-13 s before the end: a capacitor moves by 1e-20 V, a current by 1e-17 A
                     assert abs(res[state][-1] - res[state][-2]) <= 1e-15, state
             assert res["src.v"][-1] == params["src.V.amplitude"]     # the rows at t_end: after the edge
+
+
+def test_a_crossing_is_located_where_the_states_are_within_their_tolerance():
+    """Two capacitors (1 uF, from 1 V and 1.005 V) discharged by 1 A sources, each clamped by an
+    ideal diode to ground, the first through 1 uH: its diode turns on with zero current, and the
+    second diode's voltage crosses zero 5 ns later, inside the 10 ns settling look after the
+    first event. Main located crossings to event_tol = 1e-10 s only (1e-4 V at these 1e6 V/s)
+    and the look saw the second crossing where it looked, 5 ns late: Cb at -5e-3 V when Db turned
+    on. Now the second event lies where the closed form puts it, its capacitor at zero to the
+    volts' tolerance."""
+    m = Model("two_ramps")
+    gnd = m.add(Ground("gnd"))
+    for name, v0 in (("a", 1.0), ("b", 1.005)):
+        c = m.add(Capacitor(f"C{name}", C=1e-6, v0=v0))
+        source, diode = m.add(CurrentSource(f"I{name}", I=1.0)), m.add(IdealDiode(f"D{name}"))
+        m.connect(c.p, source.p, diode.n)
+        if name == "a":
+            inductor = m.add(Inductor("La", L=1e-6))
+            m.connect(diode.p, inductor.p)
+            m.connect(c.n, source.n, inductor.n, gnd.p)
+        else:
+            m.connect(c.n, source.n, diode.p, gnd.p)
+    res = m.compile().simulate(2e-6)
+    assert [(e.component, e.after, e.cause) for e in res.events] == [("Da", {"on": 1}, "state"),
+                                                                      ("Db", {"on": 1}, "state")]
+    # Cb: C v' = -I - Goff v (Goff = 1e-5 S, the blocking diode's leak) reaches zero at
+    # (C/Goff) ln(1 + v0 Goff/I). 1e-11 s is 1e-5 V of the ramp: ten times rtol·v0, the
+    # solver's own error on it.
+    crossing = 0.1 * np.log1p(1.005e-5)
+    db = res.events[1]
+    assert abs(db.t - crossing) <= 1e-11
+    before = np.flatnonzero(res.t == db.t)[0]          # the row before the event iteration
+    assert abs(res["Cb.v"][before]) <= 10 * 1e-8       # ten volts' tolerances (atol 1e-8 V)
+

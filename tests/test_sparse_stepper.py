@@ -10,7 +10,8 @@ import scipy.linalg
 
 from physlib import Model
 from physlib.analysis.simulation import callbacks, integrators, linear_solvers
-from physlib.analysis.simulation.sundials import DENSE_LIMIT, Stepper, stepped_without_modes
+from physlib.analysis.simulation.simulate import stepped_without_modes
+from physlib.analysis.simulation.sundials import DENSE_LIMIT, Stepper
 from physlib.analysis.simulation.stepping_functions import stepping_functions
 from physlib.components.electrical import BehaviouralSource, Capacitor, Ground, Resistor, Switch, VoltageSource
 from physlib.components.signals import Step

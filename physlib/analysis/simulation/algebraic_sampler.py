@@ -33,5 +33,8 @@ class AlgebraicSampler:
     def at(self, t: float):
         return self.x, self.stepper.solve_z(self.x, self.z, t)
 
+    def state_weights(self, x) -> np.ndarray:
+        return np.empty(0)
+
     def counters(self) -> dict:
         return {}

@@ -26,7 +26,6 @@ one that stays at zero is masked until it leaves zero (anti-chattering).
 """
 from __future__ import annotations
 
-import casadi as cs
 import numpy as np
 
 from ...core.errors import ExportError, InitializationError, ModeSettlingError, PhyslibError
@@ -39,6 +38,7 @@ from ..common.projection import constraint_jacobian, energy_matrix, energy_proje
 from ..common.start_values import check_finite
 from .event_storms import chattering_storm, crowded_storm
 from .event_trace import current_trace
+from .guard_checks import crossing_function, step_check_function
 from .run_stats import count as count_event
 from .stepping_functions import buffered
 
@@ -71,8 +71,8 @@ class HybridStepper:
         self._transitions = None           # see _compiled_transitions
         self.chattering: list[float] = []  # times of the released-guard events in a row
         self.has_states = len(self.system.state_pos) > 0
-        # step(x, z, p, ta, tb) -> (x, z): the run's own solver, which does the short
-        # integrations of settling.
+        # step(x, z, p, ta, tb, watch) -> (t, x, z): the run's own solver, which does the short
+        # integrations of settling (:meth:`integrate`).
         self._step = step
         self.probe_stops = np.asarray(probe_stops, dtype=float)   # see probe()
         self._describe = lambda i: model.algebraic[i]  # noqa: E731
@@ -82,12 +82,14 @@ class HybridStepper:
     def solve_z(self, x, z, t):
         return solve_algebraic(self.system, x, z, self.p, t, self._describe)
 
-    def integrate(self, x, z, ta, tb):
+    def integrate(self, x, z, ta, tb, watch):
+        """(t, x, z) at tb from (x, z) at ta, or just past the first crossing of a guard before
+        tb, watched from references ``watch`` = (g_ref, mask), where the step can tell."""
         if tb <= ta:
-            return x, z
+            return ta, x, z
         if not self.has_states:                # no states: the algebraic solution at tb
-            return x, self.solve_z(x, z, tb)
-        return self._step(x, z, self.p, ta, tb)
+            return tb, x, self.solve_z(x, z, tb)
+        return self._step(x, z, self.p, ta, tb, watch)
 
     def no_guards(self) -> np.ndarray:
         """The guards' "fired" flags at a time event or the start: none."""
@@ -123,40 +125,48 @@ class HybridStepper:
             near = np.abs(g) <= self.zero_band
             if not near.any():              # nothing can leave zero: no probe needed
                 return t, x, z, g, np.zeros(len(g), bool)
-            g, mask, (t_d, (x_d, z_d), g_d) = self.probe(x, z, t)
+            g, mask, (t_d, (x_d, z_d), g_d), crossing = self.probe(x, z, t)
             back = fired & near & (np.sign(g_d) == np.sign(g_before)) & (g_d != 0)
             count, p_old = len(self.events), self.p.copy()
             self.trace.settling(t)
-            x_new, z_new = self.iterate_modes(t_d, x_d, z_d, back, "state")
+            x_new, z_new = self.iterate_modes(t_d, x_d, z_d, back | crossing, "state")
             if len(self.events) == count:
                 return t, x, z, g, mask
             count_event("events", "state")      # a mode changed a moment later: a new event
             if record:
                 record(t_d, x_d, z_d, p_old)
                 record(t_d, x_new, z_new, self.p)
-            g_before = np.where(back, -np.sign(g_d), g_before)
-            t, x, z, fired = t_d, x_new, z_new, back
+            g_before = np.where(back, -np.sign(g_d), np.where(crossing, g, g_before))
+            t, x, z, fired = t_d, x_new, z_new, back | crossing
 
     def probe(self, x, z, t):
-        """Guard values to compare the next sample with, and the guards masked for now.
+        """Guard values to compare the next sample with, the guards masked for now, the look a
+        moment later (t_d, (x, z), guards there) and the guards that crossed zero before it.
 
         A guard that is zero at an event (a clutch that just broke away starts at w_rel = 0, a
         bouncing ball at zero height) takes the sign it has a moment later, so the next
         crossing is caught even if it comes within one sampling interval; a guard still zero
-        then is masked until it leaves zero (anti-chattering)."""
+        then is masked until it leaves zero (anti-chattering). A guard away from zero at t that
+        crosses within that moment (a diode whose node the event set swinging at 5e5 V/s) ends
+        the look just past its crossing, located as any other: the look would otherwise see it
+        up to 100·event_tol late, and a diode behind it decided on a state moved that far."""
         g = self.guards(x, z, t)
+        near = np.abs(g) <= self.zero_band
+        no_crossing = np.zeros(len(g), bool)
         # Not past the next time event's left limit: the probe runs in the modes of t (an ideal
         # diode turned on by rounding carried 1e5 A backwards through a step 2 ns later).
         stops = self.probe_stops[self.probe_stops > t]
         t_d = min(t + 100 * self.event_tol, stops[0] if len(stops) else np.inf)
         if t_d - t <= 1e3 * np.finfo(float).eps * max(1.0, abs(t)):   # a stop within rounding: nothing to probe
-            return g, np.abs(g) <= self.zero_band, (t, (x, z), g)
-        x_d, z_d = self.integrate(x, z, t, t_d)
+            return g, near, (t, (x, z), g), no_crossing
+        # The guards away from zero, watched for a sign change (a reference of 0 never changes).
+        watch = (np.where(near, 0.0, g), no_crossing)
+        t_d, x_d, z_d = self.integrate(x, z, t, t_d, watch)
         g_d = self.guards(x_d, z_d, t_d)
-        near = np.abs(g) <= self.zero_band
+        crossing = self.crossed(watch[0], g_d, watch[1])
         leaving = (np.abs(g_d) > np.abs(g)) & (np.abs(g_d) > self.noise)
         g = np.where(near & leaving, g_d, g)
-        return g, near & ~leaving, (t_d, (x_d, z_d), g_d)
+        return g, near & ~leaving, (t_d, (x_d, z_d), g_d), crossing
 
     # --- events ---------------------------------------------------------------------------------
 
@@ -207,13 +217,13 @@ class HybridStepper:
         trigger, inputs (x, z, p, t, g_ref, mask, zero_band, noise), outputs (g, crossed, any
         crossed, watched g_ref, watched mask)), for a compiled stepping loop to evaluate."""
         if self._check is None:
-            self._check = buffered(fast(self.system, "step_check", lambda: _step_check(self.system)).function)
+            self._check = buffered(fast(self.system, "step_check", lambda: step_check_function(self.system)).function)
             self._check[2][6][0], self._check[2][7][0] = self.zero_band, self.noise
         return self._check
 
     @property
     def _crossing(self):
-        return fast(self.system, "crossing", lambda: _crossing_function(self.system.guards.size1_out(0)))
+        return fast(self.system, "crossing", lambda: crossing_function(self.system.guards.size1_out(0)))
 
     # --- event iteration ------------------------------------------------------------------------
 
@@ -371,30 +381,3 @@ class HybridStepper:
         if len(window) > self.max_events and window[-1].t - window[0].t <= 1e-6 * max(1.0, abs(event.t)):
             raise crowded_storm([e.component for e in window], self.max_events, window[-1].t - window[0].t,
                                 event.t, self.rtol, self.atol)
-
-
-def _crossing_function(n: int):
-    """(g_ref, g, mask, zero_band, noise) -> (crossed, any crossed, watched g_ref, watched
-    mask) for n guards, booleans as 0/1: the rules of :meth:`HybridStepper.crossed` and
-    :meth:`HybridStepper.watch`, compiled (a step of a run tests them; NumPy on a handful
-    of values costs tens of microseconds)."""
-    g_ref, g, mask = cs.SX.sym("g_ref", n), cs.SX.sym("g", n), cs.SX.sym("mask", n)
-    band, noise = cs.SX.sym("zero_band"), cs.SX.sym("noise")
-    changed = cs.logic_or(cs.logic_and(g_ref > 0, g <= 0), cs.logic_and(g_ref < 0, g >= 0))
-    same_side = cs.logic_and(cs.sign(g_ref) == cs.sign(g), cs.fabs(g_ref) > noise)
-    crossed = cs.if_else(mask, cs.logic_and(cs.fabs(g) > band, cs.logic_not(same_side)), changed)
-    watched = cs.logic_and(mask, cs.fabs(g) <= band)
-    outputs = [crossed, cs.sum1(crossed) > 0, cs.if_else(watched, g_ref, g), watched]
-    return cs.Function("crossing", [g_ref, g, mask, band, noise], [cs.densify(o) for o in outputs])
-
-
-def _step_check(system):
-    """(x, z, p, t, g_ref, mask, zero_band, noise) -> (g, crossed, any crossed, watched g_ref,
-    watched mask): the guards and :func:`_crossing_function` in one call."""
-    kind = cs.SX if system.guards.nnz_out(0) else cs.MX     # no guards: no SX symbol per variable
-    x, z, p, t = system.symbols(kind)                        # (14 MB, 50 ms at 100,000 elements)
-    g = system.guards(x, z, p, t)
-    n = g.numel()
-    g_ref, mask, band, noise = kind.sym("g_ref", n), kind.sym("mask", n), kind.sym("zero_band"), kind.sym("noise")
-    return cs.Function("step_check", [x, z, p, t, g_ref, mask, band, noise],
-                       [cs.densify(o) for o in (g, *_crossing_function(n)(g_ref, g, mask, band, noise))])

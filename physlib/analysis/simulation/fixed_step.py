@@ -233,7 +233,7 @@ def step_end_events(model, p, t0, t_end, x, z, *, projection, atol, max_events):
     rk4 = StepMethod(model.system, "rk4", model.states + model.algebraic, lambda i: model.algebraic[i])
     stepper = HybridStepper(model, p, solver="idas", rtol=1e-8, atol=atol, event_tol=1e-10,
                             max_events=max_events, projection=projection,
-                            step=lambda x, z, pp, ta, tb: rk4.step(x, z, pp, ta, tb, tb))
+                            step=lambda x, z, pp, ta, tb, _watch: (tb, *rk4.step(x, z, pp, ta, tb, tb)))
     x, z = stepper.start(t0, t_end, x, z)
     _, x, z, g, mask = stepper.settle(t0, x, z, stepper.no_guards())
     time_events = set(model.time_events(stepper.p, t0, t_end))

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from ...core.errors import SimulationError
-from .event_location import estimate_in_step, released_guards
+from .event_location import crossing_in_last_step, estimate_in_step, released_guards
 from .integrators import MAX_STEPS_PER_OUTPUT, runaway
 from .algebraic_sampler import AlgebraicSampler
 from .compiled_stepping import (BLOCK_FULL, CROSSED, NO_INTERPOLATION, REACHED, ROW_AT_STEP,
@@ -327,16 +327,20 @@ class _HybridRun:
         if self.stats is not None and self.started is not None:
             self.stats.add_solver_counters(self.solver.counters())
 
-    def _probe(self, x, z, p, ta, tb):
-        """(x, z) at tb from (x, z) at ta: the short integration of settling, by the solver
-        started at ta (the run goes on from it if nothing changes there)."""
+    def _probe(self, x, z, p, ta, tb, watch):
+        """(t, x, z) at tb from (x, z) at ta: the short integration of settling, by the solver
+        started at ta (the run goes on from it if nothing changes there); or just past where a
+        guard first crosses from its reference in ``watch`` = (g_ref, mask)."""
+        solver = self.solver
         self._restart(ta, x, z)
         for _ in range(MAX_STEPS_PER_OUTPUT):
-            if self.solver.t_now >= tb:
-                return self.solver.current()
-            started = time.perf_counter()
-            self.solver.step(tb)
+            if solver.t_now >= tb:
+                return (tb, *solver.current())
+            started, t_prev = time.perf_counter(), solver.t_now
+            solver.step(tb)
             self.solver_seconds += time.perf_counter() - started
+            if (te := crossing_in_last_step(self.stepper, solver, t_prev, *watch)) is not None:
+                return (te, *solver.at(te))
         # A probe of a few ulps' length whose steps no longer move the time ran on for ever
         # (found by a random draw of the grid differential test): a named stop instead.
         raise self._stuck(f"settling after the event at t = {ta:.6g} s took more than {MAX_STEPS_PER_OUTPUT} "

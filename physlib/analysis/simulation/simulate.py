@@ -16,7 +16,7 @@ from .hybrid_simulation import simulate_hybrid
 from ..common.initialization import consistent_start, solve_algebraic
 from .dae_points import algebraic_rows
 from .integrators import Integration, StartFailure
-from .sundials import stepped_without_modes
+from .sundials import DENSE_LIMIT
 from ..common.options import SimulateOptions, simulate_options
 from .result_rows import ResultRows
 from .results import SimulationResult
@@ -44,7 +44,8 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     point's ``op.algebraic`` with ``x0=op.states``. max_step: largest solver step [s]
     (default: none; for a model without states, the interval at which its algebraic
     variables are solved and its guards looked at, default (t_end − t0)/1000). event_tol:
-    time tolerance of event location [s]. max_events: more events than this within a
+    time tolerance of event location [s] (located closer where the states move more than
+    their tolerance in it). max_events: more events than this within a
     microsecond, or in a row with their guard still at zero (a sliding mode chased by
     events), is an event storm (an error). progress: a line on stderr with the simulated
     time, the events and an estimate of the time left (True, False; None: by itself on a
@@ -220,3 +221,16 @@ def _integrate(integration, t_start, out_t, x, z, p, max_step, model):
         return np.empty((0, len(out_t))), Z
     h = out_t[-1] - t_start
     return integration(x, z, p, t_start, out_t[-1], (out_t - t_start) / h, max_step=max_step)
+
+
+def stepped_without_modes(system) -> bool:
+    """Whether a run without modes goes through the stepped solver from the start: a large
+    ODE (no algebraic variables, more than DENSE_LIMIT states), which the stepped solver
+    takes with a sparse Jacobian. CasADi's integrator derives the model's Jacobian again for
+    every output pattern (one per interval between time events; 0.1–0.2 s for 5 000 states),
+    where the stepped solver derives it once per compiled model and restarts at a time event
+    for nothing. Other runs without modes take CasADi's integrators (faster on small models
+    without events; the stepped solver's consistent rates and rows between steps are dense in
+    large models with algebraic variables)."""
+    nx, nz = len(system.state_pos), len(system.z_pos)
+    return nz == 0 and nx > DENSE_LIMIT

@@ -47,19 +47,6 @@ from .sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMA
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
 
 
-def stepped_without_modes(system) -> bool:
-    """Whether a run without modes goes through the stepped solver from the start: a large
-    ODE (no algebraic variables, more than DENSE_LIMIT states), which the stepped solver
-    takes with a sparse Jacobian. CasADi's integrator derives the model's Jacobian again for
-    every output pattern (one per interval between time events; 0.1–0.2 s for 5 000 states),
-    where the stepped solver derives it once per compiled model and restarts at a time event
-    for nothing. Other runs without modes take CasADi's integrators (faster on small models
-    without events; the stepped solver's consistent rates and rows between steps are dense in
-    large models with algebraic variables)."""
-    nx, nz = len(system.state_pos), len(system.z_pos)
-    return nz == 0 and nx > DENSE_LIMIT
-
-
 # --- one solver ----------------------------------------------------------------------------------
 
 class Stepper:
@@ -285,6 +272,12 @@ class Stepper:
         if self.ida:
             return y[:self.nx].copy(), y[self.nx:].copy()
         return y.copy(), np.empty(0)
+
+    def state_weights(self, x) -> np.ndarray:
+        """How far each state may be off at ``x``: rtol·|x| + its atol, the weights of the
+        solver's own error test."""
+        atol = self.atol if self._atols is None else self._atols[:self.nx]
+        return self.rtol * np.abs(x) + atol
 
     def at(self, t: float):
         """(x, z) at t within the last step: the states from the solver's interpolating
