@@ -339,3 +339,21 @@ def test_a_crossing_is_located_where_the_states_are_within_their_tolerance():
     before = np.flatnonzero(res.t == db.t)[0]          # the row before the event iteration
     assert abs(res["Cb.v"][before]) <= 10 * 1e-8       # ten volts' tolerances (atol 1e-8 V)
 
+
+
+def test_the_settling_look_before_an_end_edge_stops_at_its_left_limit():
+    # A pulse falling 1 ns before t_end rises again at t_end. The settling look after the fall
+    # (100·event_tol = 10 ns) stopped at t_end instead of its left limit: the solver stepped
+    # onto the edge, and both diodes changed mode *at* t_end, in the inputs past the edge
+    # (an edge at the end changes no mode: the rows at t_end keep those before it).
+    import hybrid_circuits as hc
+
+    structure = ("pulse", (("reversed diode", "CL", None), ("reversed diode", "CL", None)))
+    params = {"src.V.amplitude": 1e-4, "src.V.period": 2e-4, "src.V.width": 2e-4 - 1e-9, "src.V.t0": 0.0,
+              "R2g.R": 100.0, "C2g.C": 1e-7, "L2g.L": 1e-3, "R3g.R": 100.0, "C3g.C": 1e-7, "L3g.L": 1e-3}
+    sim = hc.compiled(structure)
+    for loop in (contextlib.nullcontext, hc.python_stepping_loop):
+        with loop():
+            res = sim.simulate(hc.HORIZON, params=params)
+        assert res.t[-1] == hc.HORIZON and len(res.events) > 5
+        assert all(e.t < hc.HORIZON for e in res.events), res.events[-3:]

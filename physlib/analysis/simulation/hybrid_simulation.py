@@ -75,7 +75,7 @@ class _HybridRun:
         self.time_events, self.run_end = run_events(model, p, t0, t_end)
         self.stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                                      max_events=max_events, projection=projection, step=self._probe,
-                                     probe_stops=[left_limit(te, t0, t_end) for te in self.time_events] + [t_end])
+                                     probe_stops=[left_limit(te, t0, t_end) for te in self.time_events] + [self.run_end])
         system = model.system
         if len(system.state_pos):
             # time derivatives among the algebraic variables get their own atol, and no
