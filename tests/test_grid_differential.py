@@ -239,16 +239,34 @@ def test_a_switch_closing_beside_a_diode_at_zero_current_gives_one_answer_on_eve
                                          "whether it dips through zero (a few µs off) follows the steps: the "
                                          "default grid and a drawn one decide differently"),
                  id="event moved"),
+    pytest.param(('pulse', (('diode', 'C', None), ('diode', '', None))),
+     {'src.V.amplitude': 1.0, 'src.V.period': 0.0002, 'src.V.width': 0.0001, 'src.V.t0': 0.0, 'R2g.R': 10.0,
+      'C2g.C': 1e-07, 'R3g.R': 10.0},
+     [1.0000000000000002e-08, 0.00010000000000000002, 0.00011050026382917353, 0.00020000000000000004,
+      0.0003000000000000001, 0.00031056889659752257, 0.0004000000000000001, 0.0005000000000000001,
+      0.0005105688965972411, 0.0006000000000000002, 0.0007000000000000002, 0.0007105785251775603,
+      0.0008000000000000001, 0.0009000000000000002, 0.000910569024893075, 0.0010000100000000002,
+      0.0011000000000000003, 0.0011105054522859634, 0.0012000100000000003, 0.0013000000000000004,
+      0.0013108790079587058, 0.0014000100000000001, 0.0015000000000000002, 0.001510927360861165,
+      0.0016000100000000002, 0.0017000000000000003, 0.0017105054168925756, 0.0018000100000000003,
+      0.0019000000000000004, 0.0019108932293870617],
+                 marks=pytest.mark.xfail(strict=True, reason="known defect: C2g decays (tau 0.5 µs) far "
+                                         "below atol between pulses, and its voltage and the diodes' "
+                                         "currents then cross zero by rounding (1e-9 V and below): D2 and "
+                                         "D3 switch there on every grid, at different times (a rtol 1e-9 "
+                                         "run has none of these events)"),
+                 id="decayed to rounding"),
 ])
 def test_diodes_at_the_tolerances_level_give_one_answer_on_every_grid(structure, params, grid):
-    """Two local (random) draws of the property test above (found 2026-12-03, after Inductor
+    """Local (random) draws of the property test above (found 2026-12-03; (1) and (2) after Inductor
     currents declared their nominal 1e-4 A; both passed before): on the default grid C3g ended
     4.6e-3 of its 0.6 mV range off a rtol 1e-9 run where the drawn grid was 2.3e-5 off (1), or a
     diode's event moves 62 µs, both grids 50 events against the tight run's 40 (2). (1): D2's
     turn-on was located 5e-11 s late (within event_tol) while its node fell at 5.6e5 V/s, so
     D3 saw its capacitor 3e-5 V below the clamped node and opened at once instead of equalizing
     it; crossings are now located until the states are within their tolerance (6.7e-6 of the
-    range off the tight run on both grids)."""
+    range off the tight run on both grids). (3), which failed on the
+    previous code as well: events decided by rounding once a node has decayed to nothing."""
     sim = compiled(structure)
     default = run_or_error(sim, HORIZON, params=params)
     assert_same_run_on_both_grids(sim, default, run_or_error(sim, HORIZON, params=params,
