@@ -8,11 +8,11 @@ solutions -> emission. Each pass's time and counts are logged at DEBUG on ``phys
 """
 from __future__ import annotations
 
-import logging
 import time
 
 from ..core.bulk import bulk_build
 from ..core.errors import StructuralError
+from ..core.logs import DEBUG, logger
 from .compiled import CompiledModel, DaeSystem
 from .flatten import FlatSystem, flatten
 from .passes.aliases import find_aliases
@@ -26,7 +26,7 @@ from .passes.instantiate import instantiate
 from .passes.tear import tear
 from .unit_policy import report
 
-log = logging.getLogger("physlib.compile")
+log = logger("physlib.compile")
 
 MAX_COMBINATION_ROUNDS = 4  # rounds of finding dependent equations and reducing again
 
@@ -80,7 +80,7 @@ def _run(name: str, function, *args):
     """``function(*args)``, with its time and the counts of what it returns logged at DEBUG."""
     started, cpu = time.perf_counter(), time.process_time()
     result = function(*args)
-    if log.isEnabledFor(logging.DEBUG):
+    if log.isEnabledFor(DEBUG):
         log.debug("%-20s %8.1f ms (cpu %8.1f ms)  %s", name, 1e3 * (time.perf_counter() - started),
                   1e3 * (time.process_time() - cpu), _counts(result))
     return result

@@ -18,6 +18,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
+from ..core.arrays import sorted_unique, union
 from ..core.bulk import bulk_build
 from ..core.component import Component, Mode, Output, Parameter
 from ..core.errors import ModelError
@@ -240,7 +241,7 @@ def _link_synthetic(synthetic: tuple[Synthetic, ...], first: int, groups, group_
     if len(p):
         entries = ids("param_ids", p[:, 2], p[:, 3])        # owners' entries (never remapped)
         param_values[ids("param_ids", p[:, 0], p[:, 1])] = param_values[entries]   # unused copies
-        for gi in np.unique(group_of[p[:, 0]]).tolist():
+        for gi in sorted_unique(group_of[p[:, 0]]).tolist():
             mine = group_of[p[:, 0]] == gi
             groups[gi].param_ids[row_of[p[mine, 0]], p[mine, 1]] = entries[mine]
     return pairs
@@ -264,7 +265,7 @@ def _group(paths: list[str], components: list[Component],
     first = np.full(len(classes), len(types), dtype=np.int64)
     np.minimum.at(first, code, np.arange(len(types)))
     per_instance = np.array([v or not s for v, s in zip(validates, single)], dtype=bool)
-    work = np.union1d(first, np.flatnonzero(per_instance[code]))
+    work = union(first, np.flatnonzero(per_instance[code]))
     templates: list[ClassTemplate] = []   # in order of appearance
     number: dict[int, int] = {}            # id(template) -> its place in templates
     template_of = np.full(len(types), -1, dtype=np.int64)

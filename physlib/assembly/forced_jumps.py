@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.arrays import sorted_unique
 from ..core.component import Component
 from ..core.errors import ImpulseError
 from .ir import AliasMap, BlockOrder, Reduced
@@ -48,7 +49,7 @@ def forced_inputs(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder) 
              if type(g.components[0]).time_events is not Component.time_events]
     if not reduced.dummies or not timed:
         return ()
-    bases = np.unique(np.asarray(reduced.new_eqs, dtype=np.int64))
+    bases = sorted_unique(np.asarray(reduced.new_eqs, dtype=np.int64))
     bases = bases[bases < eqs.n_template]
     _, group_of, _ = eqs.blocks_of(bases)
     candidates = []

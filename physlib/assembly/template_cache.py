@@ -36,7 +36,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.util
-import logging
 import os
 import pickle
 import sys
@@ -48,11 +47,12 @@ from pathlib import Path
 import casadi as cs
 
 from ..core.component import Component
+from ..core.logs import logger
 from .class_template import ClassTemplate
 
 FORMAT = 1
 UNUSED_DAYS = 60
-log = logging.getLogger("physlib.cache")
+log = logger("physlib.cache")
 
 # physlib's own modules whose text decides what a derivation produces; a folder stands for
 # every module under it, its subpackages' too. The catalog's folder is among them: its classes

@@ -9,6 +9,7 @@ import weakref
 
 import numpy as np
 
+from ..core.arrays import sorted_unique
 from .bjt import refuse_excess_phase
 from .errors import SpiceError
 from .results import SpiceResult
@@ -127,7 +128,7 @@ def run_tran(deck, tstep, tstop, tstart, tmax, uic, params, t_eval):
         times = tstart + (tstop - tstart) * np.arange(count + 1) / count \
             if abs(span - (tstop - tstart)) <= 1e-9 * (tstop - tstart) else \
             tstart + tstep * np.arange(count + 1)
-        t_eval = np.unique(np.append(times[times <= tstop], tstop))
+        t_eval = sorted_unique(np.append(times[times <= tstop], tstop))
     max_step = tmax if tmax else min(tstep, (tstop - tstart) / 50)
     rtol = min(deck.options["reltol"], 1e-6)
     atol = min(deck.options["vntol"], 1e-8)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import logging
 import os
 import shlex
 import shutil
@@ -14,8 +13,9 @@ import sys
 from pathlib import Path
 
 from ...core.errors import ExportError
+from ...core.logs import logger
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 
 def c_compiler() -> list[str]:

@@ -27,6 +27,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from ...assembly.netlist import Netlist
+from ...core.arrays import difference
 from ...core.errors import PhyslibError, UnknownNameError
 from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
@@ -295,7 +296,7 @@ def constrained_coordinates(model, x, z, p, t):
             if len(dependent) == rank:
                 break
     dependent = np.sort(dependent)
-    keep = np.setdiff1d(np.arange(n), dependent)
+    keep = difference(np.arange(n), dependent)
     T = np.zeros((n, len(keep)))
     T[keep, np.arange(len(keep))] = 1.0
     T[dependent] = -np.linalg.lstsq(H[:, dependent], H[:, keep], rcond=None)[0]

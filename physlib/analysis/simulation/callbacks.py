@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import glob
-import logging
 import math
 import os
 import threading
@@ -31,6 +30,7 @@ from pathlib import Path
 import casadi as cs
 import numpy as np
 
+from ...core.logs import logger
 from ..common.c_compiler import native_library
 from .sundials_library import CV_JAC_FN, IDA_JAC_FN, NEWTON_TEST_FN, RES_FN, RHS_FN
 
@@ -42,7 +42,7 @@ BUFFER_EVAL = "_ZN6casadi21_function_buffer_evalEPv"   # casadi::_function_buffe
 CONTINUE, RECOVERABLE = 901, 902        # SUN_NLS_CONTINUE, SUN_NLS_CONV_RECVR
 RATE_MAX, RATE_MIN = 0.9, 0.1
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 _lock = threading.Lock()
 _loaded: dict = {}
 

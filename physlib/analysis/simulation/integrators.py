@@ -23,7 +23,6 @@ Every variable-step integration of physlib runs through :class:`Integration`:
 from __future__ import annotations
 
 import io
-import logging
 import re
 import sys
 import threading
@@ -33,13 +32,14 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import SimulationError
+from ...core.logs import logger
 from ..common.fast_call import fast
 from . import run_stats
 from .stepping_functions import buffered
 from .time_scale import fastest_rate
 from .tolerances import absolute_tolerances
 
-log = logging.getLogger("physlib.solver")
+log = logger("physlib.solver")
 
 MAX_STEPS_PER_OUTPUT = 50_000   # solver steps between two output points before giving up
 FIRST_TIME = 1e-14              # IDAS's first requested time, as a fraction of the interval

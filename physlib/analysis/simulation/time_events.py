@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.arrays import sorted_unique
+
 LEFT_LIMIT = 1e-12     # offset of left-limit evaluations, relative to the run's time scale
 
 
@@ -45,4 +47,4 @@ def snap_to_events(grid: np.ndarray, events, t0: float, t_end: float) -> np.ndar
     nearest = np.where(np.abs(events[np.minimum(k + 1, len(events) - 1)] - grid)
                        < np.abs(events[k] - grid), events[np.minimum(k + 1, len(events) - 1)], events[k])
     close = np.abs(nearest - grid) <= 2 * LEFT_LIMIT * np.maximum(np.abs(grid), t_end - t0)
-    return np.unique(np.where(close, nearest, grid))
+    return sorted_unique(np.where(close, nearest, grid))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
+from ...core.arrays import sorted_unique
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
 from ..sparse import CSR
 from .instantiate import columns, local_derivatives, mapped, residuals, signed
@@ -103,7 +104,7 @@ class _Definitions:
             return found
         eqs, aliases, symbolic = self.reduced.equations, self.aliases, self.symbolic
         block, _, instance = eqs.blocks_of(rows)
-        for b in np.unique(block).tolist():
+        for b in sorted_unique(block).tolist():
             gi, j, _ = eqs.blocks[b]
             g = self.flat.groups[gi]
             inst, target = instance[block == b], self.torn.target_pos[rows[block == b]]

@@ -6,6 +6,7 @@ from typing import Mapping, NamedTuple
 
 import numpy as np
 
+from ...core.arrays import difference
 from ..ir import AliasMap, Combination, Equations, TemplateBlock
 from ..sparse import CSR
 
@@ -72,7 +73,7 @@ def _with_combinations(eqs: Equations, combos) -> Equations:
     rows, cols, pref, expl, linear = eqs.rows, eqs.cols, eqs.preferred, eqs.explicit, eqs.linear.copy()
     for e, combo in combos.items():
         members = np.isin(rows, combo.members)
-        variables = np.setdiff1d(np.unique(cols[members]), combo.cancelled)
+        variables = difference(cols[members], combo.cancelled)
         keep = rows != e
         rows = np.concatenate([rows[keep], np.full(len(variables), e)])
         cols = np.concatenate([cols[keep], variables])

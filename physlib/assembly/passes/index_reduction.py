@@ -6,10 +6,9 @@ settles the position and unknown spaces of the rest of the pipeline.
 """
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
+from ...core.logs import logger
 from ..ir import AliasMap, Equations, Reduced
 from ..matching import maximum_matching
 from ..pantelides import IndexReduction, reduce_index
@@ -17,7 +16,7 @@ from ..sparse import CSR
 from ..structure import diagnose
 from .instantiate import numeric_jacobian
 
-log = logging.getLogger("physlib.compile")
+log = logger("physlib.compile")
 
 
 def reduce_equations(flat, aliases: AliasMap, eqs: Equations, describe) -> Reduced:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
+from ...core.arrays import sorted_unique
 from ..ir import AliasMap, Equations, Reduced, Symbolic
 from ..sparse import CSR, dm_to_csr
 
@@ -107,7 +108,7 @@ def residuals(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, row
     derived = rows[rows >= eqs.n_base]
     plain = rows[(rows < eqs.n_base) & ~np.isin(rows, combined)]
     members = [np.asarray(combos[e].members, dtype=np.int64) for e in combined]
-    needed = np.unique(np.concatenate([plain] + members)) if combined else plain
+    needed = sorted_unique(np.concatenate([plain] + members)) if combined else plain
     base = base_rows(flat, eqs, symbolic, needed)
     if not combined and not len(derived):
         return base
