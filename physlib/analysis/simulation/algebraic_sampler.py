@@ -33,6 +33,9 @@ class AlgebraicSampler:
     def at(self, t: float):
         return self.x, self.stepper.solve_z(self.x, self.z, t)
 
+    def states_at(self, t: float) -> np.ndarray:
+        return self.x
+
     def state_weights(self, x) -> np.ndarray:
         return np.empty(0)
 

@@ -41,7 +41,7 @@ def estimate_in_step(stepper, solver, t_lo, t_hi, g_hi, g_ref, mask) -> float:
                             g_ref[crossing] / (g_ref[crossing] - g_hi[crossing]), 1.0)
     j = int(crossing[np.argmin(fraction)])
 
-    states = {t_hi: solver.at(t_hi)[0]}
+    states = {}         # the states at the points probed
 
     def probe(t):
         x, z = solver.at(t)
@@ -51,13 +51,14 @@ def estimate_in_step(stepper, solver, t_lo, t_hi, g_hi, g_ref, mask) -> float:
 
     def tolerance(lo, hi):
         # The time in which the states, at their mean rate across the bracket, move by their
-        # error weights; the states at t_lo only once the bracket is within event_tol.
+        # error weights (looked at once the bracket is within event_tol).
         if hi - lo > stepper.event_tol:
             return stepper.event_tol
-        if lo not in states:
-            states[lo] = solver.at(lo)[0]
-        x_hi = states[hi]
-        moved = np.max(np.abs(x_hi - states[lo]) / solver.state_weights(x_hi), initial=0.0)
+        for t in (lo, hi):
+            if t not in states:
+                states[t] = solver.states_at(t)
+        x_lo, x_hi = states[lo], states[hi]
+        moved = np.max(np.abs(x_hi - x_lo) / solver.state_weights(x_hi), initial=0.0)
         return stepper.event_tol if moved <= 1.0 else (hi - lo) / moved
 
     return bracket(probe, t_lo, t_hi, g_ref[j], g_hi[j], tolerance)[1]
@@ -67,8 +68,8 @@ def crossing_in_last_step(stepper, solver, t_prev, g_ref, mask) -> float | None:
     """The time just past the earliest crossing of a guard from its reference ``g_ref`` within
     the solver's last step (t_prev, t_now] (:func:`estimate_in_step`); None if none crossed."""
     x, z = solver.current()
-    g = stepper.guards(x, z, solver.t_now)
-    if not np.any(stepper.crossed(g_ref, g, mask)):
+    g, crossed, _, _ = stepper.step_check(x, z, solver.t_now, g_ref, mask)
+    if not crossed:
         return None
     return estimate_in_step(stepper, solver, t_prev, solver.t_now, g, g_ref, mask)
 

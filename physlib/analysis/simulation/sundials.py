@@ -279,6 +279,10 @@ class Stepper:
         atol = self.atol if self._atols is None else self._atols[:self.nx]
         return self.rtol * np.abs(x) + atol
 
+    def states_at(self, t: float) -> np.ndarray:
+        """The states at t within the last step, from the interpolating polynomial alone."""
+        return self.current()[0] if t == self.t_now else self._dky(t, 0)[0]
+
     def at(self, t: float):
         """(x, z) at t within the last step: the states from the solver's interpolating
         polynomial, the algebraic variables reconstructed there and both moved within their
