@@ -32,7 +32,9 @@ def test_a_changed_physlib_removes_entries_unused_for_the_pruning_age(tmp_path, 
     monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
     templates = tmp_path / f"templates-v{template_cache.FORMAT}"
     stale = [templates / f"{'0' * 64}.pkl", templates / "code-old", tmp_path / "callbacks" / "helper-0123456789abcdef.so",
-             tmp_path / "templates-v0" / "entry.pkl"]                 # an older format's folder too
+             tmp_path / "templates-v0" / "entry.pkl",                 # an older format's folder too
+             tmp_path / "rows" / ".row-0123456789abcdef.so.4242.c",   # a background build that died
+             tmp_path / "rows" / ".row-0123456789abcdef.so.4242.partial"]
     recent = templates / f"{'1' * 64}.pkl"
     foreign = [tmp_path / "notes.txt", tmp_path / "callbacks" / "mine.so"]   # not physlib's: kept
     for path in [*stale, recent, *foreign]:

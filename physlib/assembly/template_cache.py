@@ -147,9 +147,11 @@ def mark_used(path: Path) -> None:
 
 
 # What physlib writes in its cache folder (templates of every format, the code-digest memos,
-# native helpers named <source>-<16 hex digits>.so): pruning removes nothing else, whatever
-# else a folder named by PHYSLIB_CACHE_DIR holds.
-_OWN_FILES = ("templates-v*/*.pkl", "templates-v*/code-*", "templates-v*/.*.tmp", "*/*-" + "[0-9a-f]" * 16 + ".so")
+# native helpers and functions named <source>-<16 hex digits>.so, and what a build that never
+# finished left of them): pruning removes nothing else, whatever else a folder named by
+# PHYSLIB_CACHE_DIR holds.
+_OWN_FILES = ("templates-v*/*.pkl", "templates-v*/code-*", "templates-v*/.*.tmp", "*/*-" + "[0-9a-f]" * 16 + ".so",
+              "*/.*-" + "[0-9a-f]" * 16 + ".so.*")
 
 
 def prune(root: Path, unused_days: float = UNUSED_DAYS) -> None:

@@ -19,6 +19,7 @@ import ctypes
 
 import numpy as np
 
+from ..common.native_functions import native_twin
 from .dae_points import row_between_steps, solved_row
 from .stepping_functions import buffered
 from .sundials_library import REAL_P
@@ -164,14 +165,28 @@ class RowBlock:
         return full
 
     def _map(self, size: int):
-        mapped = self._maps.get(size)
+        row, native = self._row_function(size)
+        mapped = self._maps.get((size, native))
         if mapped is None:
-            row = row_between_steps(self.stepper.system)
             # rtol and atol are shared by the columns; y, y', p, t and h are per column.
             function = row.map(f"rows_{size}", "serial", size, [5, 6], [])
-            mapped = self._maps[size] = buffered(function)
+            mapped = self._maps[size, native] = buffered(function)
             mapped[2][5][0], mapped[2][6][0] = self.stepper.rtol, self.stepper.atol
         return mapped
+
+    def _row_function(self, size: int):
+        """The row function, and whether it is its C twin (the same numbers bit for bit, 5–7×
+        faster: :mod:`~physlib.analysis.common.native_functions`). The twin is asked for when a
+        run's rows first fill a block (a dense output grid; a few rows between events are not
+        worth a build) and serves from when it is built: at once where a run of the same
+        model structure built it before, else once the background build is done."""
+        system = self.stepper.system
+        row = row_between_steps(system)
+        twin = system.cache.get("row_between_steps_native")
+        if twin is None and size == BLOCK:
+            twin = system.cache["row_between_steps_native"] = native_twin(row, "rows") or False
+        native = twin.function() if twin else None
+        return (row, False) if native is None else (native, True)
 
     def close(self, destroy) -> None:
         for vy, vyp in self._vectors:

@@ -1,0 +1,108 @@
+"""A model's CasADi function translated to C and built beside the run that asks for it.
+
+CasADi evaluates an SX function in its virtual machine, about 7 ns an instruction. A function
+evaluated tens of thousands of times in a run (the row function of a dense output grid:
+10,001 rows, 822 instructions each on a Shockley-diode buck converter) costs that many times
+more than its arithmetic: the same function as C (CasADi's code generator, built by the system
+C compiler) runs 5–7× faster, with the same results bit for bit (the same operations in the
+same order; no fused multiply-add, no fast-math).
+
+Building takes the compiler 0.1–0.3 s, which a run must not wait for: :func:`native_twin`
+starts the build in the background (a detached process, which finishes even if the program
+ends first) and the run goes on with the virtual machine; :meth:`NativeTwin.function` gives the
+built function from the moment the library is there. The library is kept in physlib's cache
+folder (:mod:`physlib.assembly.template_cache`) under a name hashed from the C text, the
+compiler, its flags and the platform, so a later run, process or model of the same structure
+loads it at once. Nothing is built with the cache off (``PHYSLIB_NO_CACHE=1``), without a C
+compiler, on Windows, with ``PHYSLIB_PYTHON_CALLBACKS=1`` (the switch that keeps all of
+physlib's native helpers off), or for functions above :data:`NATIVE_LIMIT` instructions.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import casadi as cs
+
+from ...core.errors import ExportError
+from ...core.logs import logger
+from .c_compiler import FLAGS, c_compiler
+
+_log = logger(__name__)
+
+# Above this many instructions a function stays in the virtual machine: the compiler's time and
+# memory grow faster than the function (a 100,000-instruction row function is megabytes of C).
+NATIVE_LIMIT = 50_000
+# The translation keeps the operations' order; -O1 builds it in two thirds of -O2's time, and
+# runs as fast (measured on row functions).
+NATIVE_FLAGS = [flag if flag != "-O2" else "-O1" for flag in FLAGS]
+
+
+class NativeTwin:
+    """The C build of one CasADi function, at ``path`` once built."""
+
+    def __init__(self, name: str, path: Path):
+        self.name, self.path = name, path
+        self._function: cs.Function | None = None
+
+    def function(self) -> cs.Function | None:
+        """The built function (a CasADi ``external``), or None while it is being built (or if
+        its build failed: the virtual machine then serves for good)."""
+        if self._function is None and self.path.exists():
+            from ...assembly.template_cache import mark_used
+            try:
+                self._function = cs.external(self.name, str(self.path))
+            except RuntimeError as err:     # a damaged library: removed, built again next time
+                _log.debug("native %s unusable (%s)", self.path, err)
+                self.path.unlink(missing_ok=True)
+                return None
+            mark_used(self.path)
+        return self._function
+
+
+def native_twin(function: cs.Function, folder: str) -> NativeTwin | None:
+    """The C twin of the SX function ``function``, kept in ``folder`` of physlib's cache: loaded
+    at once if a process built it before, else its build started in the background. None where
+    none can be made (see the module's notes)."""
+    from ...assembly.template_cache import cache_root
+    if (os.environ.get("PHYSLIB_PYTHON_CALLBACKS", "").strip() not in ("", "0") or sys.platform == "win32"
+            or not function.is_a("SXFunction") or function.n_instructions() > NATIVE_LIMIT):
+        return None
+    root = cache_root()
+    if root is None:
+        return None
+    try:
+        compiler = c_compiler()
+    except ExportError:
+        return None
+    generator = cs.CodeGenerator(function.name(), {"with_header": False})
+    generator.add(function)
+    source = generator.dump()
+    key = hashlib.sha256("\0".join([source, *compiler, *NATIVE_FLAGS, sys.platform]).encode()).hexdigest()[:16]
+    twin = NativeTwin(function.name(), root / folder / f"{function.name()}-{key}.so")
+    if not twin.path.exists():
+        try:
+            _start_build(source, compiler, twin.path)
+        except OSError as err:          # an unwritable cache folder: the virtual machine serves
+            _log.debug("native %s not built (%s)", twin.path, err)
+            return None
+    return twin
+
+
+def _start_build(source: str, compiler: list[str], path: Path) -> None:
+    """Compile ``source`` into ``path`` in a detached shell: the library appears whole (renamed
+    from a partial file) when the compiler is done, and its C file is removed either way."""
+    import subprocess
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stem = f".{path.name}.{os.getpid()}"
+    c_file, partial = path.parent / f"{stem}.c", path.parent / f"{stem}.partial"
+    c_file.write_text(source)
+    build = " ".join(shlex.quote(word) for word in [*compiler, *NATIVE_FLAGS, str(c_file), "-o", str(partial)])
+    script = (f"({build} && mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; "
+              f"rm -f {shlex.quote(str(c_file))} {shlex.quote(str(partial))}) >/dev/null 2>&1 &")
+    subprocess.run(["sh", "-c", script], check=True, stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _log.debug("building %s in the background", path)

@@ -1,0 +1,95 @@
+"""The rows of a dense output grid come from the row function's C twin once it is built
+(physlib.analysis.common.native_functions): CasADi's C translation of the same SX function,
+built in the background into the cache folder. It must give the virtual machine's numbers bit
+for bit (the same operations in the same order, no fused multiply-add, no fast-math), so a run
+never depends on whether the build had finished: compared here on the Shockley buck, whose rows
+take exp, log and pow through two Gauss–Newton and two projection steps. Where no twin can be
+made, or its build fails, the virtual machine serves."""
+import shutil
+import time
+
+import casadi as cs
+import numpy as np
+import pytest
+
+from physlib.analysis.common import native_functions
+from physlib.analysis.common.native_functions import native_twin
+from physlib.analysis.simulation import output_rows
+
+from test_dense_grid_rows import shockley_buck
+
+needs_compiler = pytest.mark.skipif(not (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")),
+                                    reason="no C compiler")
+
+
+def _wait_for(predicate, seconds=120.0):
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "the background build did not finish"
+        time.sleep(0.05)
+
+
+@needs_compiler
+def test_the_c_twin_gives_the_virtual_machine_s_rows_bit_for_bit(tmp_path, monkeypatch):
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
+    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
+    t_end = 1e-3
+    grid = np.linspace(0.0, t_end, 2_001)                     # 2,001 rows: several full blocks
+    served = []
+    function = native_functions.NativeTwin.function
+    monkeypatch.setattr(native_functions.NativeTwin, "function",
+                        lambda self: served.append(function(self)) or served[-1])
+
+    sim = shockley_buck()
+    sim.simulate(t_end, t_eval=grid)                          # asks for the twin: built meanwhile
+    _wait_for(lambda: list((tmp_path / "rows").glob("*.so")))
+    native = sim.simulate(t_end, t_eval=grid)
+    assert served and served[-1] is not None, "the second run's rows did not come from C"
+
+    with monkeypatch.context() as m:
+        m.setattr(output_rows, "native_twin", lambda function, folder: None)
+        virtual = shockley_buck().simulate(t_end, t_eval=grid)
+    assert np.array_equal(native.t, virtual.t)
+    for name in virtual.names:
+        assert np.array_equal(native[name], virtual[name]), name
+
+
+def test_no_twin_where_none_may_or_can_be_built(tmp_path, monkeypatch):
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
+    x = cs.SX.sym("x")
+    doubled = cs.Function("doubled", [x], [2 * x])
+    with monkeypatch.context() as m:
+        m.setenv("PHYSLIB_NO_CACHE", "1")
+        assert native_twin(doubled, "rows") is None           # nowhere to keep it
+    with monkeypatch.context() as m:
+        m.setenv("PHYSLIB_PYTHON_CALLBACKS", "1")
+        assert native_twin(doubled, "rows") is None           # native helpers switched off
+    with monkeypatch.context() as m:
+        m.setattr(native_functions, "NATIVE_LIMIT", 0)
+        assert native_twin(doubled, "rows") is None           # too long to build
+    y = cs.MX.sym("y")
+    assert native_twin(cs.Function("mx", [y], [2 * y]), "rows") is None   # MX: not translated
+    assert not (tmp_path / "rows").exists()
+
+
+@needs_compiler
+def test_a_failed_build_leaves_the_virtual_machine_serving(tmp_path, monkeypatch):
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
+    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
+    monkeypatch.setenv("CC", "false")                         # a "compiler" that always fails
+    x = cs.SX.sym("x")
+    twin = native_twin(cs.Function("doubled", [x], [2 * x]), "rows")
+    assert twin is not None
+    _wait_for(lambda: not list((tmp_path / "rows").glob(".*")))   # the build's files removed
+    assert twin.function() is None and not list((tmp_path / "rows").iterdir())
+
+    t_end = 1e-3
+    grid = np.linspace(0.0, t_end, 1_001)
+    res = shockley_buck().simulate(t_end, t_eval=grid)
+    with monkeypatch.context() as m:
+        m.setattr(output_rows, "native_twin", lambda function, folder: None)
+        virtual = shockley_buck().simulate(t_end, t_eval=grid)
+    for name in virtual.names:
+        assert np.array_equal(res[name], virtual[name]), name
