@@ -1,11 +1,12 @@
 """A model's CasADi function translated to C and built beside the run that asks for it.
 
 CasADi evaluates an SX function in its virtual machine, about 7 ns an instruction. A function
-evaluated tens of thousands of times in a run (the row function of a dense output grid:
-10,001 rows, 822 instructions each on a Shockley-diode buck converter) costs that many times
-more than its arithmetic: the same function as C (CasADi's code generator, built by the system
-C compiler) runs 5–7× faster, with the same results bit for bit (the same operations in the
-same order; no fused multiply-add, no fast-math).
+evaluated thousands of times in a run (the row function of a dense output grid: 10,001 rows,
+822 instructions each on a Shockley-diode buck converter; the junction's Newton solve at each
+of its events) costs that many times more than its arithmetic: the same function as C
+(CasADi's code generator, built by the system C compiler) runs 5–8× faster, with the same
+results bit for bit (the same operations in the same order; no fused multiply-add, no
+fast-math).
 
 Building takes the compiler 0.1–0.3 s, which a run must not wait for: :func:`native_twin`
 starts the build in the background (a detached process, which finishes even if the program
@@ -23,6 +24,7 @@ import hashlib
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import casadi as cs
@@ -39,6 +41,7 @@ NATIVE_LIMIT = 50_000
 # The translation keeps the operations' order; -O1 builds it in two thirds of -O2's time, and
 # runs as fast (measured on row functions).
 NATIVE_FLAGS = [flag if flag != "-O2" else "-O1" for flag in FLAGS]
+BUILD_SECONDS = 300.0   # a build's lock older than this is a build that died
 
 
 class NativeTwin:
@@ -94,15 +97,28 @@ def native_twin(function: cs.Function, folder: str) -> NativeTwin | None:
 
 def _start_build(source: str, compiler: list[str], path: Path) -> None:
     """Compile ``source`` into ``path`` in a detached shell: the library appears whole (renamed
-    from a partial file) when the compiler is done, and its C file is removed either way."""
+    from a partial file) when the compiler is done, and its C file is removed either way. A
+    build another process started (its lock file younger than BUILD_SECONDS) is left to it:
+    sweep workers on one model build it once."""
     import subprocess
     path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.parent / f".{path.name}.building"
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        try:
+            if time.time() - lock.stat().st_mtime < BUILD_SECONDS:
+                return
+        except FileNotFoundError:           # that build ended just now
+            return
+        lock.unlink(missing_ok=True)        # a build that died: start again
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
     stem = f".{path.name}.{os.getpid()}"
     c_file, partial = path.parent / f"{stem}.c", path.parent / f"{stem}.partial"
     c_file.write_text(source)
     build = " ".join(shlex.quote(word) for word in [*compiler, *NATIVE_FLAGS, str(c_file), "-o", str(partial)])
-    script = (f"({build} && mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; "
-              f"rm -f {shlex.quote(str(c_file))} {shlex.quote(str(partial))}) >/dev/null 2>&1 &")
+    leftovers = " ".join(shlex.quote(str(p)) for p in (c_file, partial, lock))
+    script = f"({build} && mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; rm -f {leftovers}) >/dev/null 2>&1 &"
     subprocess.run(["sh", "-c", script], check=True, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _log.debug("building %s in the background", path)

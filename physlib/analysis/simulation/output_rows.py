@@ -25,6 +25,7 @@ from .stepping_functions import buffered
 from .sundials_library import REAL_P
 
 BLOCK = 256          # rows interpolated before their row function runs
+TWIN_BLOCKS = 4      # full blocks of a model's rows after which its row function is built in C
 
 
 class RowBlock:
@@ -176,15 +177,17 @@ class RowBlock:
 
     def _row_function(self, size: int):
         """The row function, and whether it is its C twin (the same numbers bit for bit, 5–7×
-        faster: :mod:`~physlib.analysis.common.native_functions`). The twin is asked for when a
-        run's rows first fill a block (a dense output grid; a few rows between events are not
-        worth a build) and serves from when it is built: at once where a run of the same
-        model structure built it before, else once the background build is done."""
+        faster: :mod:`~physlib.analysis.common.native_functions`). The twin is asked for once
+        the model's runs have filled TWIN_BLOCKS blocks (dense output grids; a few hundred rows
+        are not worth a build) and serves from when it is built: at once where a run of the
+        same model structure built it before, else once the background build is done."""
         system = self.stepper.system
         row = row_between_steps(system)
         twin = system.cache.get("row_between_steps_native")
         if twin is None and size == BLOCK:
-            twin = system.cache["row_between_steps_native"] = native_twin(row, "rows") or False
+            blocks = system.cache["row_blocks"] = system.cache.get("row_blocks", 0) + 1
+            if blocks >= TWIN_BLOCKS:
+                twin = system.cache["row_between_steps_native"] = native_twin(row, "rows") or False
         native = twin.function() if twin else None
         return (row, False) if native is None else (native, True)
 

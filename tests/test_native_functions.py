@@ -1,10 +1,12 @@
-"""The rows of a dense output grid come from the row function's C twin once it is built
-(physlib.analysis.common.native_functions): CasADi's C translation of the same SX function,
-built in the background into the cache folder. It must give the virtual machine's numbers bit
-for bit (the same operations in the same order, no fused multiply-add, no fast-math), so a run
-never depends on whether the build had finished: compared here on the Shockley buck, whose rows
-take exp, log and pow through two Gauss–Newton and two projection steps. Where no twin can be
-made, or its build fails, the virtual machine serves."""
+"""The rows of a dense output grid, and the functions called often at events, come from their
+C twins once built (physlib.analysis.common.native_functions): CasADi's C translation of the
+same SX function, built in the background into the cache folder. A twin must give the virtual
+machine's numbers bit for bit (the same operations in the same order, no fused multiply-add,
+no fast-math), so a run never depends on whether a build had finished: compared here on the
+Shockley buck, whose rows take exp, log and pow through two Gauss–Newton and two projection
+steps, and whose events solve the diode's junction by unrolled Newton steps. Where no twin can
+be made, or its build fails, the virtual machine serves."""
+import os
 import shutil
 import time
 
@@ -12,7 +14,7 @@ import casadi as cs
 import numpy as np
 import pytest
 
-from physlib.analysis.common import native_functions
+from physlib.analysis.common import fast_call, native_functions
 from physlib.analysis.common.native_functions import native_twin
 from physlib.analysis.simulation import output_rows
 
@@ -35,7 +37,7 @@ def test_the_c_twin_gives_the_virtual_machine_s_rows_bit_for_bit(tmp_path, monke
     monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
     monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
     t_end = 1e-3
-    grid = np.linspace(0.0, t_end, 2_001)                     # 2,001 rows: several full blocks
+    grid = np.linspace(0.0, t_end, 2_001)                     # 2,001 rows: 7 full blocks
     served = []
     function = native_functions.NativeTwin.function
     monkeypatch.setattr(native_functions.NativeTwin, "function",
@@ -93,3 +95,49 @@ def test_a_failed_build_leaves_the_virtual_machine_serving(tmp_path, monkeypatch
         virtual = shockley_buck().simulate(t_end, t_eval=grid)
     for name in virtual.names:
         assert np.array_equal(res[name], virtual[name]), name
+
+
+@needs_compiler
+def test_functions_called_at_every_event_give_the_virtual_machine_s_numbers_from_c(tmp_path, monkeypatch):
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
+    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
+    t_end = 6e-3                                   # 240 events: the event-time functions get hot
+    sim = shockley_buck()
+    sim.simulate(t_end)                            # asks for the twins: built meanwhile
+    _wait_for(lambda: list((tmp_path / "functions").glob("g_newton_unrolled-*.so")))  # the junction's solve
+    served = []
+    function = native_functions.NativeTwin.function
+    monkeypatch.setattr(native_functions.NativeTwin, "function",
+                        lambda self: served.append(function(self)) or served[-1])
+    native = sim.simulate(t_end)
+    assert any(f is not None for f in served), "the second run's event functions were not C"
+    with monkeypatch.context() as m:
+        m.setattr(fast_call.FastFunction, "_look_for_twin", lambda self: None)
+        virtual = shockley_buck().simulate(t_end)
+    assert [(e.t, e.component, e.after) for e in native.events] == \
+        [(e.t, e.component, e.after) for e in virtual.events]
+    for name in virtual.names:
+        assert np.array_equal(native[name], virtual[name]), name
+
+
+@needs_compiler
+def test_a_build_another_process_started_is_left_to_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
+    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
+    x = cs.SX.sym("x")
+    doubled = cs.Function("doubled", [x], [2 * x])
+    (tmp_path / "rows").mkdir()
+    twin = native_twin(doubled, "rows")
+    _wait_for(lambda: twin.path.exists())
+    twin.path.unlink()
+    lock = twin.path.parent / f".{twin.path.name}.building"
+    lock.touch()                                              # a build under way elsewhere
+    assert native_twin(doubled, "rows") is not None
+    assert sorted(p.name for p in (tmp_path / "rows").iterdir()) == [lock.name]   # none started here
+    old = time.time() - native_functions.BUILD_SECONDS - 1
+    os.utime(lock, (old, old))                                # ... or one that died
+    native_twin(doubled, "rows")
+    _wait_for(lambda: twin.path.exists() and not lock.exists())
+    assert twin.function() is not None
