@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -200,6 +201,17 @@ def test_the_code_digest_kept_on_disk_follows_each_file_s_size_and_time(tmp_path
     for memo in (tmp_path / "cache" / f"templates-v{template_cache.FORMAT}").glob("code-*"):
         memo.write_text("spoilt")
     assert template_cache._code_digest(paths) == edited
+
+
+def test_the_code_digest_covers_every_module_of_the_deriving_packages(tmp_path):
+    # The listing by os.scandir finds what a recursive glob finds, nested folders included.
+    (tmp_path / "pkg" / "sub" / "deeper").mkdir(parents=True)
+    for name in ("pkg/a.py", "pkg/sub/b.py", "pkg/sub/deeper/c.py", "pkg/notes.txt", "pkg/sub/d.pyc"):
+        (tmp_path / name).write_text("")
+    found = template_cache._python_files(str(tmp_path / "pkg"))
+    assert sorted(found) == sorted(str(p) for p in (tmp_path / "pkg").rglob("*.py"))
+    package = Path(physlib.__file__).parent / "components"
+    assert sorted(template_cache._python_files(str(package))) == sorted(str(p) for p in package.rglob("*.py"))
 
 
 def test_a_changed_class_source_is_a_new_key(tmp_path, monkeypatch):

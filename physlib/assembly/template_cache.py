@@ -250,13 +250,25 @@ def _digest(path: str, mtime_ns: int, size: int) -> str:
 def _environment() -> str:
     """physlib's version and deriving code, and the Python, CasADi and SymPy versions."""
     import physlib
-    package = Path(physlib.__file__).parent
+    package = os.path.dirname(physlib.__file__)
     files = []
     for name in _DERIVING_MODULES:
-        where = package / name
-        files += sorted(where.rglob("*.py")) if where.is_dir() else [where]
-    return "|".join([physlib.__version__, _code_digest([str(f) for f in files]), sys.version.split()[0],
+        where = os.path.join(package, name)
+        files += sorted(_python_files(where)) if os.path.isdir(where) else [where]
+    return "|".join([physlib.__version__, _code_digest(files), sys.version.split()[0],
                      cs.__version__, _sympy_version()])
+
+
+def _python_files(folder: str) -> list[str]:
+    """The .py files under ``folder``, as paths. By os.scandir: pathlib's rglob and the sorting
+    of Path objects took 10 ms of every process's first compile."""
+    found = []
+    for entry in os.scandir(folder):
+        if entry.is_dir():
+            found += _python_files(entry.path)
+        elif entry.name.endswith(".py"):
+            found.append(entry.path)
+    return found
 
 
 def _code_digest(paths: list[str]) -> str:
