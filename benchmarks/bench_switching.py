@@ -19,7 +19,12 @@ the compiler's and simulator's modules are imported before, and that time printe
 for the ideal diode a diode with N = 0.01, Rs = 1e-5 Ω; ``.tran 1u`` with ``uic``; its
 ``.meas`` of the average output over the last period). ``ratio`` = (compile_ms + sim_ms) /
 ngspice_ms. ``warm_ms``: a second simulate (best of 2, and of up to 7 runs within 1 s);
-``10001pts_ms``: the same with 10,001 evenly spaced output points, and their ratio. Targets (issue "[engine]"): ratio <= 3,
+``10001pts_ms``: the same with 10,001 evenly spaced output points, and their ratio (the
+model's row and event functions run as C once built, kept in physlib's cache folder);
+``first_10001_ms``: the first such run of a freshly compiled model (its solver functions
+built then), and ``cold_10001_ms`` the same with physlib's cache folder empty: its rows run in
+CasADi's virtual machine while their C translation builds in the background (a machine's first
+dense run of a model). Targets (issue "[engine]"): ratio <= 3,
 ms/event <= 0.3 for ``buck``, 10,001 output points <= 1.3x the default grid (also on
 ``rectifier``, the half-wave rectifier of the issue, 50 ms / 5 ms with ``--quick``, no ngspice
 run).
@@ -155,6 +160,27 @@ def _best(run, repeats: int = 2, budget: float = 1.0, max_repeats: int = 7) -> f
     return best
 
 
+def _first_dense(model, t_end: float, empty_cache: bool = False) -> float:
+    """The first 10,001-output run of a freshly compiled ``model``; with ``empty_cache``, with
+    physlib's cache folder empty (set after compiling: only the C twins of its functions are
+    missing)."""
+    import os
+    sim = model.compile()
+    before = os.environ.get("PHYSLIB_CACHE_DIR")
+    with tempfile.TemporaryDirectory() as empty:
+        if empty_cache:
+            os.environ["PHYSLIB_CACHE_DIR"] = empty
+        try:
+            started = time.perf_counter()
+            sim.simulate(t_end, t_eval=np.linspace(0.0, t_end, DENSE_POINTS))
+            return time.perf_counter() - started
+        finally:
+            if before is None:
+                os.environ.pop("PHYSLIB_CACHE_DIR", None)
+            else:
+                os.environ["PHYSLIB_CACHE_DIR"] = before
+
+
 def run_case(case: str, t_end: float) -> dict:
     if case == "buck":
         example = load_example()
@@ -170,9 +196,10 @@ def run_case(case: str, t_end: float) -> dict:
     done = time.perf_counter()
     warm = _best(lambda: sim.simulate(t_end))
     dense = _best(lambda: sim.simulate(t_end, t_eval=np.linspace(0.0, t_end, DENSE_POINTS)))
+    first, cold = _first_dense(model, t_end), _first_dense(model, t_end, empty_cache=True)
     events = [e for e in res.events if e.cause != "initial"]
     row = {"case": case, "t_end": t_end, "compile": compiled - started, "sim": done - compiled,
-           "warm": warm, "dense": dense,
+           "warm": warm, "dense": dense, "first": first, "cold": cold,
            "events": len(events), "time": sum(e.cause == "time" for e in events),
            "state": sum(e.cause == "state" for e in events),
            "switch_state": sum(e.cause == "state" and e.component == "S1" for e in events),
@@ -207,7 +234,8 @@ def main(argv=None) -> int:
             crashed += 1
             print(f"ERROR {case}: {type(err).__name__}: {err}")
     header = ["case", "t_end_ms", "events", "time", "state", "compile_ms", "sim_ms", "ms/event",
-              "ngspice_ms", "ratio", "v_avg", "ngspice_v", "warm_ms", "10001pts_ms", "10001/default"]
+              "ngspice_ms", "ratio", "v_avg", "ngspice_v", "warm_ms", "10001pts_ms", "10001/default",
+              "first_10001_ms", "cold_10001_ms"]
     print("  ".join(f"{h:>13}" for h in header))
     for r in rows:
         total = r["compile"] + r["sim"]
@@ -217,7 +245,7 @@ def main(argv=None) -> int:
                  ms(r["sim"]), f"{r['sim'] / max(r['events'], 1) * 1e3:.3f}", ms(r["ngspice"]),
                  "-" if ratio is None else f"{ratio:.1f}x", f"{r['v_avg']:.4f}",
                  "-" if r["ngspice_v_avg"] is None else f"{r['ngspice_v_avg']:.4f}",
-                 ms(r["warm"]), ms(r["dense"]), f"{r['dense'] / r['warm']:.2f}x"]
+                 ms(r["warm"]), ms(r["dense"]), f"{r['dense'] / r['warm']:.2f}x", ms(r["first"]), ms(r["cold"])]
         print("  ".join(f"{str(c):>13}" for c in cells))
     print("targets" + (" (on the full horizons; with --quick the default output grid is 10x "
                        "denser per switching period, so these are informative)" if args.quick else ""))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -119,7 +120,11 @@ def _start_build(source: str, compiler: list[str], path: Path) -> None:
     c_file.write_text(source)
     build = " ".join(shlex.quote(word) for word in [*compiler, *NATIVE_FLAGS, str(c_file), "-o", str(partial)])
     leftovers = " ".join(shlex.quote(str(p)) for p in (c_file, partial, lock))
-    script = f"({build} && mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; rm -f {leftovers}) >/dev/null 2>&1 &"
+    # At the lowest priority: on a machine whose cores the runs occupy, the build waits for them
+    # (a Shockley buck's first dense run on an empty cache: 0.60 s beside two builds at normal
+    # priority, 0.39 s at the lowest, 0.33 s with the builds there already).
+    lowest = "nice -n 19 " if shutil.which("nice") else ""
+    script = f"({lowest}{build} && mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; rm -f {leftovers}) >/dev/null 2>&1 &"
     subprocess.run(["sh", "-c", script], check=True, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _log.debug("building %s in the background", path)
