@@ -130,8 +130,12 @@ class StickSlipFriction(ConditionalHeatPort):
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
         mode, pre, w, friction = v["mode"], v["pre(mode)"], v[self.SLIP], v[self.FRICTION]
-        # Free with a normal force: engage in the direction of the slip, stuck if there is none.
-        engaged = where(w > 0, self.FORWARD, where(w < 0, self.BACKWARD, self.STUCK))
+        (w_from, a_from), (w_to, a_to) = self.sides(v)
+        at_zero = absolute(w) <= self.REL_TOL * (absolute(w_from) + absolute(w_to)) + self.SPEED_FLOOR
+        # Free with a normal force: engage in the direction of the slip, stuck if there is none
+        # (a slip of rounding's size is none: a brake pressed on a disc at rest at -4e-25 rad/s
+        # slid backward for no time before it stuck, an event of its own).
+        engaged = where(at_zero, self.STUCK, where(w > 0, self.FORWARD, self.BACKWARD))
         # Sliding: stick when the slip speed crossed zero from the side of the slip the event
         # started in, so that it now stands at zero or past it. A slip that has just begun
         # (break-away at a located root a hair before the static limit, or from a stuck speed
@@ -140,8 +144,6 @@ class StickSlipFriction(ConditionalHeatPort):
         # on its own side; located exactly at zero (the speed's rounding), the acceleration
         # tells the two apart: a stick's crossing comes against the slip's direction, the
         # creep's along it.
-        (w_from, a_from), (w_to, a_to) = self.sides(v)
-        at_zero = absolute(w) <= self.REL_TOL * (absolute(w_from) + absolute(w_to)) + self.SPEED_FLOOR
         a_rel, a_tol = a_to - a_from, self.REL_TOL * (absolute(a_from) + absolute(a_to))
         against = where(mode == self.FORWARD, a_rel < -a_tol, a_rel > a_tol)
         along = where(mode == self.FORWARD, a_rel > a_tol, a_rel < -a_tol)
