@@ -20,6 +20,19 @@ def _private_template_cache():
 _private_template_cache()
 
 
+def _no_background_builds():
+    """No C twins of model functions built in the background during the suite (unless
+    PHYSLIB_NATIVE_FUNCTIONS is set): hundreds of models would each start compilers beside
+    the tests. A twin gives its function's numbers bit for bit; tests/test_native_functions.py
+    switches them on and compares."""
+    import os
+
+    os.environ.setdefault("PHYSLIB_NATIVE_FUNCTIONS", "0")
+
+
+_no_background_builds()
+
+
 def _hypothesis_profiles():
     """In CI (CI=true) property tests draw the same examples every run (derandomized), so a
     run's verdict is reproducible; locally they draw new ones each time, which is how bugs are

@@ -1,5 +1,5 @@
-"""The rows of a dense output grid, and the functions called often at events, come from their
-C twins once built (physlib.analysis.common.native_functions): CasADi's C translation of the
+"""The rows of a dense output grid, the functions called often at events and the solver's
+residual and Jacobian come from their C twins once built (physlib.analysis.common.native_functions): CasADi's C translation of the
 same SX function, built in the background into the cache folder. A twin must give the virtual
 machine's numbers bit for bit (the same operations in the same order, no fused multiply-add,
 no fast-math), so a run never depends on whether a build had finished: compared here on the
@@ -16,12 +16,20 @@ import pytest
 
 from physlib.analysis.common import fast_call, native_functions
 from physlib.analysis.common.native_functions import native_twin
-from physlib.analysis.simulation import output_rows
+from physlib.analysis.simulation import output_rows, stepping_functions
 
 from test_dense_grid_rows import shockley_buck
 
 needs_compiler = pytest.mark.skipif(not (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")),
                                     reason="no C compiler")
+
+
+@pytest.fixture(autouse=True)
+def twins_on(monkeypatch):
+    """C twins on (the suite's conftest switches them off elsewhere), built at normal priority:
+    at the lowest, a build beside the suite's busy workers would wait for them."""
+    monkeypatch.setenv("PHYSLIB_NATIVE_FUNCTIONS", "1")
+    monkeypatch.setattr(native_functions, "BUILD_NICENESS", 0)
 
 
 def _wait_for(predicate, seconds=120.0):
@@ -70,6 +78,9 @@ def test_no_twin_where_none_may_or_can_be_built(tmp_path, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(native_functions, "NATIVE_LIMIT", 0)
         assert native_twin(doubled, "rows") is None           # too long to build
+    with monkeypatch.context() as m:
+        m.setenv("PHYSLIB_NATIVE_FUNCTIONS", "0")
+        assert native_twin(doubled, "rows") is None           # switched off
     y = cs.MX.sym("y")
     assert native_twin(cs.Function("mx", [y], [2 * y]), "rows") is None   # MX: not translated
     assert not (tmp_path / "rows").exists()
@@ -141,3 +152,28 @@ def test_a_build_another_process_started_is_left_to_it(tmp_path, monkeypatch):
     native_twin(doubled, "rows")
     _wait_for(lambda: twin.path.exists() and not lock.exists())
     assert twin.function() is not None
+
+
+@needs_compiler
+def test_the_solver_s_residual_and_jacobian_in_c_take_the_virtual_machine_s_steps(tmp_path, monkeypatch):
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
+    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
+    t_end = 2e-3                                   # about 5,600 residual evaluations a run
+    sim = shockley_buck()
+    sim.simulate(t_end)                            # asks for the twins: built meanwhile
+    _wait_for(lambda: all(list((tmp_path / "functions").glob(f"{name}-*.so"))
+                          for name in ("ida_residual", "ida_jacobian")))
+    served = []
+    native = stepping_functions.SteppingFunctions.native
+    monkeypatch.setattr(stepping_functions.SteppingFunctions, "native",
+                        lambda self, n: served.append(native(self, n)) or served[-1])
+    in_c = sim.simulate(t_end)
+    assert served and served[0] is not None, "the second run did not step with the C twins"
+    with monkeypatch.context() as m:
+        m.setattr(stepping_functions.SteppingFunctions, "native", lambda self, n: None)
+        virtual = shockley_buck().simulate(t_end)
+    assert in_c.stats["steps"] == virtual.stats["steps"]
+    assert in_c.stats["residual_evaluations"] == virtual.stats["residual_evaluations"]
+    for name in virtual.names:
+        assert np.array_equal(in_c[name], virtual[name]), name

@@ -14,9 +14,10 @@ ends first) and the run goes on with the virtual machine; :meth:`NativeTwin.func
 built function from the moment the library is there. The library is kept in physlib's cache
 folder (:mod:`physlib.assembly.template_cache`) under a name hashed from the C text, the
 compiler, its flags and the platform, so a later run, process or model of the same structure
-loads it at once. Nothing is built with the cache off (``PHYSLIB_NO_CACHE=1``), without a C
-compiler, on Windows, with ``PHYSLIB_PYTHON_CALLBACKS=1`` (the switch that keeps all of
-physlib's native helpers off), or for functions above :data:`NATIVE_LIMIT` instructions.
+loads it at once. Nothing is built with ``PHYSLIB_NATIVE_FUNCTIONS=0``, with the cache off
+(``PHYSLIB_NO_CACHE=1``), without a C compiler, on Windows, with ``PHYSLIB_PYTHON_CALLBACKS=1``
+(the switch that keeps all of physlib's native helpers off), or for functions above
+:data:`NATIVE_LIMIT` instructions.
 """
 from __future__ import annotations
 
@@ -44,6 +45,10 @@ NATIVE_LIMIT = 20_000
 # runs as fast (measured on row functions).
 NATIVE_FLAGS = [flag if flag != "-O2" else "-O1" for flag in FLAGS]
 BUILD_SECONDS = 300.0   # a build's lock older than this is a build that died
+# The builds' niceness: the lowest priority, so that they take no core a run needs (a Shockley
+# buck's first dense run on an empty cache: 0.60 s beside two builds at normal priority, 0.39 s
+# at the lowest, 0.33 s with the builds there already).
+BUILD_NICENESS = 19
 
 
 class NativeTwin:
@@ -73,7 +78,8 @@ def native_twin(function: cs.Function, folder: str) -> NativeTwin | None:
     at once if a process built it before, else its build started in the background. None where
     none can be made (see the module's notes)."""
     from ...assembly.template_cache import cache_root
-    if (os.environ.get("PHYSLIB_PYTHON_CALLBACKS", "").strip() not in ("", "0") or sys.platform == "win32"
+    if (_switch("PHYSLIB_PYTHON_CALLBACKS", False) or not _switch("PHYSLIB_NATIVE_FUNCTIONS", True)
+            or sys.platform == "win32"
             or not function.is_a("SXFunction") or function.n_instructions() > NATIVE_LIMIT):
         return None
     root = cache_root()
@@ -120,11 +126,15 @@ def _start_build(source: str, compiler: list[str], path: Path) -> None:
     c_file.write_text(source)
     build = " ".join(shlex.quote(word) for word in [*compiler, *NATIVE_FLAGS, str(c_file), "-o", str(partial)])
     leftovers = " ".join(shlex.quote(str(p)) for p in (c_file, partial, lock))
-    # At the lowest priority: on a machine whose cores the runs occupy, the build waits for them
-    # (a Shockley buck's first dense run on an empty cache: 0.60 s beside two builds at normal
-    # priority, 0.39 s at the lowest, 0.33 s with the builds there already).
-    lowest = "nice -n 19 " if shutil.which("nice") else ""
-    script = f"({lowest}{build} && mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; rm -f {leftovers}) >/dev/null 2>&1 &"
+    nice = f"nice -n {BUILD_NICENESS} " if BUILD_NICENESS and shutil.which("nice") else ""
+    script = f"({nice}{build} && mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; rm -f {leftovers}) >/dev/null 2>&1 &"
     subprocess.run(["sh", "-c", script], check=True, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _log.debug("building %s in the background", path)
+
+
+def _switch(name: str, default: bool) -> bool:
+    """The environment variable ``name`` as a switch: ``default`` when unset or empty, off for
+    "0", on for anything else."""
+    value = os.environ.get(name, "").strip()
+    return default if not value else value != "0"

@@ -35,14 +35,15 @@ import ctypes
 import numpy as np
 
 from ...core.errors import SimulationError
-from .callbacks import newton_solver, solver_callbacks
+from .callbacks import buffer_address, newton_solver, solver_callbacks
 from .dae_points import row_between_steps, solved_row
 from .output_rows import RowBlock
-from .stepping_functions import LinearResidual, buffered, stepping_functions
+from .stepping_functions import LinearResidual, buffered, rebuffered, stepping_functions
 from .time_scale import least_first_step
 from .linear_solvers import linear_solver
 from .sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP,
-                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, libraries)
+                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, check_flag, libraries,
+                               quoted_messages, vector_view)
 
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
 
@@ -79,9 +80,10 @@ class Stepper:
         self.n = n
         self.sparse = n > DENSE_LIMIT if sparse is None else sparse
         functions = stepping_functions(system, solver, self.sparse)
-        self._res = self._jac = None       # a linear model's run evaluates neither: not built
+        self._res = self._jac = self._native = None    # a linear model's run evaluates neither
         if functions.linear is None:
             self._res, self._jac = buffered(functions.residual), buffered(functions.jacobian)
+            self._native = functions        # asked at each solver start for their C twins
         self._row, self._row_vectors = None, ()     # the row function between steps: _rows()
         self.messages: list[str] = []
 
@@ -89,9 +91,9 @@ class Stepper:
         self.y, self.yp = nvec.N_VNew_Serial(n, ctx), nvec.N_VNew_Serial(n, ctx)
         self.dky = nvec.N_VNew_Serial(n, ctx)
         self.rtol, self.atol = rtol, atol
-        self.y_arr = _view(core, self.y, n)
-        self.yp_arr = _view(core, self.yp, n)
-        self.dky_arr = _view(core, self.dky, n)
+        self.y_arr = vector_view(core, self.y, n)
+        self.yp_arr = vector_view(core, self.yp, n)
+        self.dky_arr = vector_view(core, self.dky, n)
         self.matrix = linear_solver((dmat, dls), self.y, n, functions.pattern if self.sparse else None, ctx)
         self.linear = None if functions.linear is None else LinearResidual(
             functions.linear, self.matrix.colind, self.matrix.row, self.nx if self.ida else 0)
@@ -112,7 +114,7 @@ class Stepper:
     def _create_context(self, core):
         """A SUNDIALS context whose error messages go to ``self.messages``."""
         ctx = POINTER()
-        _check(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
+        check_flag(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
         self._err = ERR_FN(self._on_error)
         core.SUNContext_ClearErrHandlers(ctx)
         core.SUNContext_PushErrHandler(ctx, self._err, None)
@@ -129,7 +131,7 @@ class Stepper:
         lib, prefix = self.lib, "IDA" if self.ida else "CVode"
 
         def call(name, *args):
-            _check(getattr(lib, prefix + name)(mem, *args), prefix + name)
+            check_flag(getattr(lib, prefix + name)(mem, *args), prefix + name)
         mem = POINTER(lib.IDACreate(ctx) if self.ida else lib.CVodeCreate(CV_BDF, ctx))
         self._callbacks()
         call("Init", self._callback, 0.0, self.y, *((self.yp,) if self.ida else ()))
@@ -148,7 +150,7 @@ class Stepper:
                                      self._user_data) if self.ida and own_test else None
         if self.ida and self.nz:
             self._id = self.nvec.N_VNew_Serial(self.n, ctx)
-            ident = _view(self.core, self._id, self.n)
+            ident = vector_view(self.core, self._id, self.n)
             ident[:self.nx], ident[self.nx:] = 1.0, 0.0
             call("SetId", self._id)
             call("SetSuppressAlg", 1)
@@ -165,6 +167,18 @@ class Stepper:
         self._callback, self._jac_callback, self._user_data, self._newton_test = solver_callbacks(
             self.core, self.ida, self.n, self._res, self._jac, self.matrix, self.linear)
         self.compiled_callbacks = self._user_data is not None
+        if not self.compiled_callbacks:
+            self._native = None             # the Python callbacks keep CasADi's virtual machine
+
+    def _count_evaluations(self) -> None:
+        """Count the residual evaluations since the last solver start toward the residual's and
+        Jacobian's C twins, and evaluate by them once built (:meth:`~.stepping_functions.
+        SteppingFunctions.native`)."""
+        built = self._native.native(self.counters()["nfevals"])
+        if built is not None:
+            self._res, self._jac = rebuffered(built[0], self._res), rebuffered(built[1], self._jac)
+            self._user_data.res, self._user_data.jac = buffer_address(self._res[0]), buffer_address(self._jac[0])
+            self._native = None
 
     def _on_error(self, line, func, file, message, code, _data, _ctx):
         self.messages.append(f"{(func or b'').decode()}: {(message or b'').decode()}")
@@ -177,6 +191,8 @@ class Stepper:
         solver's own estimate, a tiny fraction of the distance to the stop time, from which
         it doubles its way up; IDA's never below 100 rounding steps of t: least_first_step)."""
         self.p = p
+        if self._native is not None:
+            self._count_evaluations()
         if self.linear is not None:
             self.linear.restart(p)
         else:
@@ -193,11 +209,11 @@ class Stepper:
 
     def _reinit(self, t, first_step):
         if self.ida:
-            _check(self.lib.IDAReInit(self.mem, t, self.y, self.yp), "IDAReInit")
+            check_flag(self.lib.IDAReInit(self.mem, t, self.y, self.yp), "IDAReInit")
             self.lib.IDASetInitStep(self.mem, first_step or least_first_step(
                 t, self.y_arr, self.yp_arr, self.nx, self.rtol, self.atol))
         else:
-            _check(self.lib.CVodeReInit(self.mem, t, self.y), "CVodeReInit")
+            check_flag(self.lib.CVodeReInit(self.mem, t, self.y), "CVodeReInit")
             self.lib.CVodeSetInitStep(self.mem, first_step)
         self.first_step = first_step
         self.t_now, self._stepped, self._stop = t, False, None
@@ -246,7 +262,7 @@ class Stepper:
             return
         name = (self.lib.IDAGetReturnFlagName if self.ida else self.lib.CVodeGetReturnFlagName)(flag)
         raise SimulationError(f"{self.solver} failed at t = {t:.10g} s: {(name or b'').decode()}"
-                              + _quoted(self.messages))
+                              + quoted_messages(self.messages))
 
     @property
     def h_last(self) -> float:
@@ -359,6 +375,8 @@ class Stepper:
         if getattr(self, "mem", None) is None:
             return
         mem = self.mem
+        if self._native is not None:
+            self._count_evaluations()
         if self.row_block is not None:
             self.row_block.close(self.core.N_VDestroy)
         (self.lib.IDAFree if self.ida else self.lib.CVodeFree)(ctypes.byref(mem))
@@ -380,18 +398,3 @@ class Stepper:
             self.close()
         except Exception:       # noqa: BLE001 - interpreter shutdown
             pass
-
-
-def _view(core, vector, n: int) -> np.ndarray:
-    return np.ctypeslib.as_array(core.N_VGetArrayPointer(vector), shape=(n,))
-
-
-def _check(flag: int, what: str) -> None:
-    if flag != 0:
-        raise SimulationError(f"SUNDIALS {what} returned {flag}")
-
-
-def _quoted(messages) -> str:
-    if not messages:
-        return ""
-    return "\nsolver messages:\n" + "\n".join(messages[-5:])

@@ -9,7 +9,9 @@ import importlib.util
 import os
 import threading
 
-from ...core.errors import PhyslibError
+import numpy as np
+
+from ...core.errors import PhyslibError, SimulationError
 
 REAL = ctypes.c_double
 INDEX = ctypes.c_int                       # sunindextype of scikit-sundae's build
@@ -37,6 +39,24 @@ ERR_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, 
 
 class SundialsUnavailable(PhyslibError):
     """The SUNDIALS libraries of scikit-sundae cannot be found or loaded."""
+
+
+def vector_view(core, vector, n: int):
+    """The n numbers of a serial SUNDIALS vector as a NumPy array on its memory."""
+    return np.ctypeslib.as_array(core.N_VGetArrayPointer(vector), shape=(n,))
+
+
+def check_flag(flag: int, what: str) -> None:
+    """A SimulationError for a SUNDIALS call ``what`` that returned ``flag`` != 0."""
+    if flag != 0:
+        raise SimulationError(f"SUNDIALS {what} returned {flag}")
+
+
+def quoted_messages(messages) -> str:
+    """The solver's last five messages, for an error's text."""
+    if not messages:
+        return ""
+    return "\nsolver messages:\n" + "\n".join(messages[-5:])
 
 
 _lock = threading.Lock()
