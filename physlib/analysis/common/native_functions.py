@@ -12,9 +12,9 @@ Building takes the compiler 0.1–0.3 s, which a run must not wait for: :func:`n
 starts the build in the background (a detached process, which finishes even if the program
 ends first) and the run goes on with the virtual machine; :meth:`NativeTwin.function` gives the
 built function from the moment the library is there. The library is kept in physlib's cache
-folder (:mod:`physlib.assembly.template_cache`) under a name hashed from the C text, the
-compiler, its flags and the platform, so a later run, process or model of the same structure
-loads it at once. Nothing is built with ``PHYSLIB_NATIVE_FUNCTIONS=0``, with the cache off
+folder (:mod:`physlib.assembly.template_cache`) under a name hashed from the function (its
+serialization), the compiler, its flags, the platform and CasADi's version, so a later run,
+process or model of the same structure loads it at once. Nothing is built with ``PHYSLIB_NATIVE_FUNCTIONS=0``, with the cache off
 (``PHYSLIB_NO_CACHE=1``), without a C compiler, on Windows, with ``PHYSLIB_PYTHON_CALLBACKS=1``
 (the switch that keeps all of physlib's native helpers off), or for functions above
 :data:`NATIVE_LIMIT` instructions.
@@ -89,14 +89,16 @@ def native_twin(function: cs.Function, folder: str) -> NativeTwin | None:
         compiler = c_compiler()
     except ExportError:
         return None
-    generator = cs.CodeGenerator(function.name(), {"with_header": False})
-    generator.add(function)
-    source = generator.dump()
-    key = hashlib.sha256("\0".join([source, *compiler, *NATIVE_FLAGS, sys.platform]).encode()).hexdigest()[:16]
+    # Keyed by the function's serialization (a third of the translation's time: a process that
+    # finds the library built does not translate the function at all).
+    key = hashlib.sha256("\0".join([function.serialize(), *compiler, *NATIVE_FLAGS, sys.platform, cs.__version__])
+                         .encode()).hexdigest()[:16]
     twin = NativeTwin(function.name(), root / folder / f"{function.name()}-{key}.so")
     if not twin.path.exists():
+        generator = cs.CodeGenerator(function.name(), {"with_header": False})
+        generator.add(function)
         try:
-            _start_build(source, compiler, twin.path)
+            _start_build(generator.dump(), compiler, twin.path)
         except OSError as err:          # an unwritable cache folder: the virtual machine serves
             _log.debug("native %s not built (%s)", twin.path, err)
             return None
