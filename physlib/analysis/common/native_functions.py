@@ -14,10 +14,10 @@ ends first) and the run goes on with the virtual machine; :meth:`NativeTwin.func
 built function from the moment the library is there. The library is kept in physlib's cache
 folder (:mod:`physlib.assembly.template_cache`) under a name hashed from the function (its
 serialization), the compiler, its flags, the platform and CasADi's version, so a later run,
-process or model of the same structure loads it at once. Nothing is built with ``PHYSLIB_NATIVE_FUNCTIONS=0``, with the cache off
-(``PHYSLIB_NO_CACHE=1``), without a C compiler, on Windows, with ``PHYSLIB_PYTHON_CALLBACKS=1``
-(the switch that keeps all of physlib's native helpers off), or for functions above
-:data:`NATIVE_LIMIT` instructions.
+process or model of the same structure loads it at once. Nothing is built with
+``PHYSLIB_NATIVE_FUNCTIONS=0``, with the cache off (``PHYSLIB_NO_CACHE=1``), without a C
+compiler, on Windows, with ``PHYSLIB_PYTHON_CALLBACKS=1`` (the switch that keeps all of
+physlib's native helpers off), or for functions above :data:`NATIVE_LIMIT` instructions.
 """
 from __future__ import annotations
 

@@ -36,15 +36,10 @@ HOT_EVALUATIONS = 5_000     # a model's residual evaluations after which it is b
 
 
 def buffered(function: cs.Function):
-    """(trigger, input arrays, output arrays) of a FunctionBuffer of ``function``."""
-    buffer, trigger = function.buffer()
+    """(buffer, trigger, input arrays, output arrays) of a FunctionBuffer of ``function``."""
     inputs = [np.zeros(function.nnz_in(i)) for i in range(function.n_in())]
     outputs = [np.zeros(function.nnz_out(i)) for i in range(function.n_out())]
-    for k, a in enumerate(inputs):
-        buffer.set_arg(k, memoryview(a))
-    for k, a in enumerate(outputs):
-        buffer.set_res(k, memoryview(a))
-    return buffer, trigger, inputs, outputs
+    return rebuffered(function, (None, None, inputs, outputs))
 
 
 def rebuffered(function: cs.Function, old):
