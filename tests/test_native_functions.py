@@ -25,11 +25,21 @@ needs_compiler = pytest.mark.skipif(not (shutil.which("cc") or shutil.which("gcc
 
 
 @pytest.fixture(autouse=True)
-def twins_on(monkeypatch):
-    """C twins on (the suite's conftest switches them off elsewhere), built at normal priority:
-    at the lowest, a build beside the suite's busy workers would wait for them."""
+def twins_on(tmp_path, monkeypatch):
+    """C twins on (the suite's conftest switches them off elsewhere), kept in a fresh cache
+    folder, built at normal priority: at the lowest, a build beside the suite's busy workers
+    would wait for them."""
+    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PHYSLIB_NATIVE_FUNCTIONS", "1")
+    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
+    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
     monkeypatch.setattr(native_functions, "BUILD_NICENESS", 0)
+
+
+def _assert_same_results(ours, theirs):
+    assert np.array_equal(ours.t, theirs.t)
+    for name in theirs.names:
+        assert np.array_equal(ours[name], theirs[name]), name
 
 
 def _wait_for(predicate, seconds=120.0):
@@ -41,9 +51,6 @@ def _wait_for(predicate, seconds=120.0):
 
 @needs_compiler
 def test_the_c_twin_gives_the_virtual_machine_s_rows_bit_for_bit(tmp_path, monkeypatch):
-    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
-    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
     t_end = 1e-3
     grid = np.linspace(0.0, t_end, 2_001)                     # 2,001 rows: 7 full blocks
     served = []
@@ -60,13 +67,10 @@ def test_the_c_twin_gives_the_virtual_machine_s_rows_bit_for_bit(tmp_path, monke
     with monkeypatch.context() as m:
         m.setattr(output_rows, "native_twin", lambda function, folder: None)
         virtual = shockley_buck().simulate(t_end, t_eval=grid)
-    assert np.array_equal(native.t, virtual.t)
-    for name in virtual.names:
-        assert np.array_equal(native[name], virtual[name]), name
+    _assert_same_results(native, virtual)
 
 
 def test_no_twin_where_none_may_or_can_be_built(tmp_path, monkeypatch):
-    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
     x = cs.SX.sym("x")
     doubled = cs.Function("doubled", [x], [2 * x])
     with monkeypatch.context() as m:
@@ -88,9 +92,6 @@ def test_no_twin_where_none_may_or_can_be_built(tmp_path, monkeypatch):
 
 @needs_compiler
 def test_a_failed_build_leaves_the_virtual_machine_serving(tmp_path, monkeypatch):
-    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
-    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
     monkeypatch.setenv("CC", "false")                         # a "compiler" that always fails
     x = cs.SX.sym("x")
     twin = native_twin(cs.Function("doubled", [x], [2 * x]), "rows")
@@ -104,15 +105,11 @@ def test_a_failed_build_leaves_the_virtual_machine_serving(tmp_path, monkeypatch
     with monkeypatch.context() as m:
         m.setattr(output_rows, "native_twin", lambda function, folder: None)
         virtual = shockley_buck().simulate(t_end, t_eval=grid)
-    for name in virtual.names:
-        assert np.array_equal(res[name], virtual[name]), name
+    _assert_same_results(res, virtual)
 
 
 @needs_compiler
 def test_functions_called_at_every_event_give_the_virtual_machine_s_numbers_from_c(tmp_path, monkeypatch):
-    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
-    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
     t_end = 6e-3                                   # 240 events: the event-time functions get hot
     sim = shockley_buck()
     sim.simulate(t_end)                            # asks for the twins: built meanwhile
@@ -128,15 +125,11 @@ def test_functions_called_at_every_event_give_the_virtual_machine_s_numbers_from
         virtual = shockley_buck().simulate(t_end)
     assert [(e.t, e.component, e.after) for e in native.events] == \
         [(e.t, e.component, e.after) for e in virtual.events]
-    for name in virtual.names:
-        assert np.array_equal(native[name], virtual[name]), name
+    _assert_same_results(native, virtual)
 
 
 @needs_compiler
 def test_a_build_another_process_started_is_left_to_it(tmp_path, monkeypatch):
-    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
-    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
     x = cs.SX.sym("x")
     doubled = cs.Function("doubled", [x], [2 * x])
     (tmp_path / "rows").mkdir()
@@ -156,9 +149,6 @@ def test_a_build_another_process_started_is_left_to_it(tmp_path, monkeypatch):
 
 @needs_compiler
 def test_the_solver_s_residual_and_jacobian_in_c_take_the_virtual_machine_s_steps(tmp_path, monkeypatch):
-    monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("PHYSLIB_NO_CACHE", raising=False)
-    monkeypatch.delenv("PHYSLIB_PYTHON_CALLBACKS", raising=False)
     t_end = 2e-3                                   # about 5,600 residual evaluations a run
     sim = shockley_buck()
     sim.simulate(t_end)                            # asks for the twins: built meanwhile
@@ -175,5 +165,4 @@ def test_the_solver_s_residual_and_jacobian_in_c_take_the_virtual_machine_s_step
         virtual = shockley_buck().simulate(t_end)
     assert in_c.stats["steps"] == virtual.stats["steps"]
     assert in_c.stats["residual_evaluations"] == virtual.stats["residual_evaluations"]
-    for name in virtual.names:
-        assert np.array_equal(in_c[name], virtual[name]), name
+    _assert_same_results(in_c, virtual)
