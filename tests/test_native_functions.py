@@ -166,3 +166,15 @@ def test_the_solver_s_residual_and_jacobian_in_c_take_the_virtual_machine_s_step
     assert in_c.stats["steps"] == virtual.stats["steps"]
     assert in_c.stats["residual_evaluations"] == virtual.stats["residual_evaluations"]
     _assert_same_results(in_c, virtual)
+
+
+@needs_compiler
+def test_a_twin_is_named_for_its_target_machine(monkeypatch):
+    # A home folder (and its cache) shared by an x86-64 and an ARM machine: each builds and
+    # loads its own library, never the other's.
+    x = cs.SX.sym("x")
+    doubled = cs.Function("doubled", [x], [2 * x])
+    here = native_twin(doubled, "rows")
+    monkeypatch.setattr(native_functions, "target", lambda: "linux-some_other_processor")
+    there = native_twin(doubled, "rows")
+    assert here is not None and there is not None and here.path != there.path

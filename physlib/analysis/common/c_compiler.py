@@ -35,6 +35,13 @@ def c_compiler() -> list[str]:
                       "with binary=False for a source-only FMU")
 
 
+def target() -> str:
+    """The platform and processor a library is built for: part of every cached library's name,
+    so that machines of two architectures sharing a home folder (and its cache) do not load
+    each other's."""
+    return f"{sys.platform}-{os.uname().machine}"
+
+
 def native_library(source: Path, folder: str):
     """The C file ``source`` built as a shared library and loaded (ctypes, symbols kept local),
     or None when it cannot be: no compiler, a failed build, Windows, or
@@ -42,8 +49,9 @@ def native_library(source: Path, folder: str):
 
     Built once per machine (with ``$CC``, cc, gcc or clang; about 0.1 s) into ``folder`` of
     physlib's cache (:mod:`physlib.assembly.template_cache`), under a name hashed from the
-    source, the compiler and the platform; with the cache off (``PHYSLIB_NO_CACHE=1``) or
-    unwritable, once per process in a temporary folder removed after loading."""
+    source, the compiler and the target (:func:`target`); with the cache off
+    (``PHYSLIB_NO_CACHE=1``) or unwritable, once per process in a temporary folder removed
+    after loading."""
     from ...assembly.template_cache import cache_root
     if os.environ.get("PHYSLIB_PYTHON_CALLBACKS", "").strip() not in ("", "0") or sys.platform == "win32":
         return None
@@ -75,7 +83,7 @@ def _built(source: Path, compiler: list[str], folder: Path) -> Path:
     """The shared library of ``source`` in ``folder``, built now if it is not there."""
     from ...assembly.template_cache import mark_used
     text = source.read_bytes()
-    key = hashlib.sha256(text + " ".join(compiler + FLAGS).encode() + sys.platform.encode()).hexdigest()[:16]
+    key = hashlib.sha256(text + " ".join(compiler + FLAGS).encode() + target().encode()).hexdigest()[:16]
     path = folder / f"{source.stem}-{key}.so"
     if path.exists():
         mark_used(path)

@@ -13,8 +13,9 @@ starts the build in the background (a detached process, which finishes even if t
 ends first) and the run goes on with the virtual machine; :meth:`NativeTwin.function` gives the
 built function from the moment the library is there. The library is kept in physlib's cache
 folder (:mod:`physlib.assembly.template_cache`) under a name hashed from the function (its
-serialization), the compiler, its flags, the platform and CasADi's version, so a later run,
-process or model of the same structure loads it at once. Nothing is built with
+serialization), the compiler, its flags, the target (platform and processor) and CasADi's
+version, so a later run, process or model of the same structure loads it at once. Nothing is
+built with
 ``PHYSLIB_NATIVE_FUNCTIONS=0``, with the cache off (``PHYSLIB_NO_CACHE=1``), without a C
 compiler, on Windows, with ``PHYSLIB_PYTHON_CALLBACKS=1`` (the switch that keeps all of
 physlib's native helpers off), or for functions above :data:`NATIVE_LIMIT` instructions.
@@ -33,7 +34,7 @@ import casadi as cs
 
 from ...core.errors import ExportError
 from ...core.logs import logger
-from .c_compiler import FLAGS, c_compiler
+from .c_compiler import FLAGS, c_compiler, target
 
 _log = logger(__name__)
 
@@ -91,7 +92,7 @@ def native_twin(function: cs.Function, folder: str) -> NativeTwin | None:
         return None
     # Keyed by the function's serialization (a third of the translation's time: a process that
     # finds the library built does not translate the function at all).
-    key = hashlib.sha256("\0".join([function.serialize(), *compiler, *NATIVE_FLAGS, sys.platform, cs.__version__])
+    key = hashlib.sha256("\0".join([function.serialize(), *compiler, *NATIVE_FLAGS, target(), cs.__version__])
                          .encode()).hexdigest()[:16]
     twin = NativeTwin(function.name(), root / folder / f"{function.name()}-{key}.so")
     if not twin.path.exists():
