@@ -178,3 +178,19 @@ def test_a_twin_is_named_for_its_target_machine(monkeypatch):
     monkeypatch.setattr(native_functions, "target", lambda: "linux-some_other_processor")
     there = native_twin(doubled, "rows")
     assert here is not None and there is not None and here.path != there.path
+
+
+def test_a_model_without_twins_stops_counting_its_evaluations(monkeypatch):
+    # Switched off (or no compiler, or too large): once the model is hot and none can come, a
+    # run asks no more at each solver start (it read the solver's counters at every event).
+    monkeypatch.setenv("PHYSLIB_NATIVE_FUNCTIONS", "0")
+    answers = []
+    native = stepping_functions.SteppingFunctions.native
+    monkeypatch.setattr(stepping_functions.SteppingFunctions, "native",
+                        lambda self, n: answers.append(native(self, n)) or answers[-1])
+    sim = shockley_buck()
+    sim.simulate(2e-3)                             # about 5,600 residual evaluations, 80 events
+    assert answers[-1] is False and answers.count(False) == 1
+    answers.clear()
+    sim.simulate(2e-3)
+    assert answers == [False]                      # asked once, at the first solver start

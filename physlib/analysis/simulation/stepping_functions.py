@@ -147,16 +147,19 @@ class SteppingFunctions:
         return self._function("ida_jacobian", jac, cj)
 
     def native(self, evaluations: int):
-        """(residual, Jacobian) as their C twins once built, else None; ``evaluations``: the
-        residual evaluations of a run's solver segment that just ended, counted toward asking
-        for them (at HOT_EVALUATIONS)."""
+        """(residual, Jacobian) as their C twins once built; None until then; False when there
+        will be none (no compiler, switched off, too large). ``evaluations``: the residual
+        evaluations of a run's solver segment that just ended, counted toward asking for them
+        (at HOT_EVALUATIONS)."""
         self.evaluations += evaluations
         if self._twins is None:
             if self.evaluations < HOT_EVALUATIONS:
                 return None
             twins = (native_twin(self.residual, "functions"), native_twin(self.jacobian, "functions"))
             self._twins = twins if None not in twins else False
-        built = tuple(twin.function() for twin in self._twins) if self._twins else (None,)
+        if not self._twins:
+            return False
+        built = tuple(twin.function() for twin in self._twins)
         return None if None in built else built
 
     @property

@@ -171,14 +171,14 @@ class Stepper:
             self._native = None             # the Python callbacks keep CasADi's virtual machine
 
     def _count_evaluations(self) -> None:
-        """Count the residual evaluations since the last solver start toward the residual's and
-        Jacobian's C twins, and evaluate by them once built (:meth:`~.stepping_functions.
-        SteppingFunctions.native`)."""
+        """Count this solver segment's residual evaluations toward the residual's and Jacobian's
+        C twins; evaluate by them once built (:meth:`.stepping_functions.SteppingFunctions.native`)."""
         built = self._native.native(self.counters()["nfevals"])
-        if built is not None:
+        if built is not None:           # the twins, or False: none will come (no more counting)
+            self._native = None
+        if built:
             self._res, self._jac = rebuffered(built[0], self._res), rebuffered(built[1], self._jac)
             self._user_data.res, self._user_data.jac = buffer_address(self._res[0]), buffer_address(self._jac[0])
-            self._native = None
 
     def _on_error(self, line, func, file, message, code, _data, _ctx):
         self.messages.append(f"{(func or b'').decode()}: {(message or b'').decode()}")
