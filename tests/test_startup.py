@@ -126,6 +126,45 @@ def test_compiling_simulating_and_running_a_deck_import_no_scipy_numpy_ma_or_log
     assert float(last[3]) == pytest.approx(1 - np.exp(-5.0), abs=1e-4)
 
 
+LARGE_LADDER = textwrap.dedent("""
+    import json, sys
+    from physlib import Model
+    from physlib.components.electrical import VoltageSource, Resistor, Capacitor, Ground
+    from physlib.components.signals import Step
+
+    m = Model("ladder")
+    src, gnd = m.add(VoltageSource("src", V=Step(height=1.0, t0=0.0))), m.add(Ground("gnd"))
+    m.connect(src.n, gnd.p)
+    node = src.p
+    for k in range(1, 501):         # 500 states: over the stepped solver's dense limit (400)
+        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-6))
+        m.connect(node, r.p)
+        m.connect(r.n, c.p)
+        m.connect(c.n, gnd.p)
+        node = r.n
+    res = m.compile().simulate(5e-3, solver="idas", rtol=1e-8, atol=1e-10)
+    print(json.dumps({"modules": sorted(sys.modules), "v1": float(res["C1.v"][-1])}))
+""")
+
+
+def test_a_large_linear_model_simulates_without_scipy(tmp_path):
+    # A linear model over the dense limit steps with its Jacobian's numbers on a sparse
+    # pattern, evaluated by the compiled callbacks; SciPy's sparse matrix (0.17 s to import)
+    # serves only the Python callbacks and is made there.
+    out = run(LARGE_LADDER, tmp_path)
+    assert "scipy" not in out["modules"]
+    # The ladder's ODE, τ·v' = A·v + e1 (1 V on from t = 0, τ = RC), solved independently with
+    # the matrix exponential: v(t) = s − expm(A·t/τ)·s, s = −A⁻¹·e1 the steady state (all at 1 V).
+    import scipy.linalg
+    n, tau = 500, 1e3 * 1e-6
+    A = np.diag(np.full(n, -2.0)) + np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1)
+    A[-1, -1] = -1.0                                      # the last node has no next resistor
+    steady = -np.linalg.solve(A, np.eye(n)[0])            # every node at 1 V
+    v = steady - scipy.linalg.expm(A * 5e-3 / tau) @ steady
+    # rtol 1e-8, atol 1e-10 on values of order 1: the run is within 1e-6 V
+    assert out["v1"] == pytest.approx(v[0], abs=1e-6)
+
+
 def test_corrupt_and_foreign_entries_are_derived_again_with_the_same_result(tmp_path):
     cold = run(RC, tmp_path)
     entries = sorted((tmp_path / f"templates-v{template_cache.FORMAT}").glob("*.pkl"))

@@ -206,14 +206,18 @@ class LinearResidual:
         p_in[:] = p                 # y and t stay zero: J reads neither
         trigger()
         self.values[:] = out
-        n = self.colind.size - 1
-        self.matrix = sps.csc_matrix((self.values, self.row, self.colind), shape=(n, n))
+        # made by the first Python evaluation: the compiled callbacks read ``values`` themselves,
+        # and SciPy's sparse module took 0.17 s to import in a large model's first run
+        self.matrix = None
 
     def evaluate(self, t: float, y, yp, out) -> bool:
         """F at (t, y, y') into ``out`` (yp None for CVODE); whether it is finite."""
         _, trigger, (_, t_in), (offset,) = self.offset
         t_in[0] = t
         trigger()
+        if self.matrix is None:
+            n = self.colind.size - 1
+            self.matrix = sps.csc_matrix((self.values, self.row, self.colind), shape=(n, n))
         r = self.matrix @ y           # column by column from zeros, as the C loop
         r += offset
         if yp is not None:
