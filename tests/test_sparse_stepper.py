@@ -248,7 +248,7 @@ def test_superlu_mt_runs_on_one_thread():
     import ctypes
     import glob
     import os
-    from physlib.analysis.simulation.sundials_library import _paths, sparse_libraries
+    from physlib.analysis.common.sundials_library import _paths, sparse_libraries
     sparse_libraries()
     folder = os.path.dirname(_paths(("sunlinsolsuperlumt",))["sunlinsolsuperlumt"])
     found = glob.glob(os.path.join(folder, "libgomp*"))
@@ -263,7 +263,7 @@ def test_the_band_matrix_holds_the_jacobian_where_sundials_reads_it(solver):
     # Each nonzero of CasADi's compressed columns goes to its place in SUNDIALS' band storage;
     # read back through SUNDIALS' own accessor (SUNBandMatrix_Column: column j from its
     # diagonal entry) it is the dense Jacobian, zeros outside the band included.
-    from physlib.analysis.simulation.sundials_library import sparse_libraries
+    from physlib.analysis.common.sundials_library import sparse_libraries
     sim = ladder(switch=False).compile()
     # capacitances that grow along the ladder make the Jacobian unsymmetric (a transposed
     # placement would show)

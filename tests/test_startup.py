@@ -373,6 +373,6 @@ def test_the_sundials_libraries_found_beside_the_package_are_the_distribution_s(
     # The simulator finds scikit-sundae's libraries in the folder its wheels bundle them in,
     # without reading the distribution's file list (importlib.metadata, 40 ms of a start); the
     # file list must name the same files.
-    from physlib.analysis.simulation import sundials_library as sundials
+    from physlib.analysis.common import sundials_library as sundials
     names = ("core", "nvecserial", "sunmatrixdense", "sunlinsoldense", "ida", "cvode")
     assert sundials._paths(names) == sundials._found(names, sundials._distribution_folders())

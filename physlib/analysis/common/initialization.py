@@ -12,13 +12,9 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import InitializationError, PhyslibError
-from ...core.lazy import lazy_module
 from .fast_call import fast
+from .sparse_lu import sparse_solve
 from .start_values import apply_x0, check_initial_state, guessed_algebraic
-
-# SciPy's sparse matrices and solvers serve large models only: imported on first use.
-sps = lazy_module("scipy.sparse")
-spla = lazy_module("scipy.sparse.linalg")
 
 
 def algebraic_jacobian(system) -> cs.Function:
@@ -312,10 +308,10 @@ def _solve(jac, rhs, describe):
             return np.linalg.solve(a, rhs)
         except np.linalg.LinAlgError:
             raise _singular(a, describe) from None
-    a = sps.csc_matrix(cs.DM(jac).sparse())
-    step = spla.spsolve(a, rhs)
+    a = cs.DM(jac)
+    step = sparse_solve(a, rhs)
     if not np.all(np.isfinite(step)):
-        raise _singular(a.toarray(), describe)
+        raise _singular(np.array(a), describe)
     return step
 
 

@@ -4,17 +4,11 @@
 methods take over when it returns None."""
 from __future__ import annotations
 
-import warnings
-
 import casadi as cs
 import numpy as np
 
-from ...core.lazy import lazy_module
 from ..common.initialization import at_rounding
-
-# SciPy's sparse matrices and solvers serve large models only: imported on first use.
-sps = lazy_module("scipy.sparse")
-spla = lazy_module("scipy.sparse.linalg")
+from ..common.sparse_lu import csc_product, sparse_solve
 
 NEWTON_STEPS = 60           # full Newton steps before the continuation methods take over
 COMPILED_NEWTON_SIZE = 1000     # unknowns up to which CasADi's compiled Newton solves
@@ -29,7 +23,8 @@ def direct_newton(problem, arg):
     way (a consistent singular system, such as a locked brake's, that it solves), CasADi's
     compiled Newton rootfinder; above, Newton written out here with SuperLU solves, because
     building the rootfinder differentiated the residual a second time (50 ms of a
-    10 000-element circuit's 150 ms operating point).
+    10 000-element circuit's 150 ms operating point), with SuperLU_MT's sparse LU
+    (:mod:`physlib.analysis.common.sparse_lu`).
 
     Both stop as CasADi's does (residual or step at most 1e-14 absolute), which a junction
     charge's row (in coulombs, ~1e-12) meets while its voltage is still 0.3 mV off; so the
@@ -74,15 +69,19 @@ def _newton_step(problem, w, arg):
         except np.linalg.LinAlgError:       # singular
             return res, J, None
     else:
-        J = sps.csc_matrix(J.sparse())
-        with warnings.catch_warnings():     # a singular J gives NaN steps
-            warnings.simplefilter("ignore", spla.MatrixRankWarning)
-            step = np.atleast_1d(spla.spsolve(J, -res))
+        J = cs.DM(J)
+        step = sparse_solve(J, -res)        # NaN steps when J is singular
     return res, J, (step if np.all(np.isfinite(step)) else None)
 
 
 def _at_rounding(w, res, J) -> bool:
-    return at_rounding(res, np.asarray(abs(J) @ np.abs(w)).ravel() + np.abs(res - J @ w))
+    """Whether every residual is at the rounding of its equation's terms, Σ_j |J_ij·w_j| (J a
+    dense array or, for a large system, a sparse CasADi DM)."""
+    if isinstance(J, np.ndarray):
+        terms, value = np.abs(J) @ np.abs(w), J @ w
+    else:
+        terms, value = csc_product(J, np.abs(w), absolute=True), csc_product(J, w)
+    return at_rounding(res, terms + np.abs(res - value))
 
 
 def _rootfinder(problem, w, arg):

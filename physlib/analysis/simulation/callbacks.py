@@ -32,7 +32,7 @@ import numpy as np
 
 from ...core.logs import logger
 from ..common.c_compiler import native_library
-from .sundials_library import CV_JAC_FN, IDA_JAC_FN, NEWTON_TEST_FN, RES_FN, RHS_FN
+from ..common.sundials_library import CV_JAC_FN, IDA_JAC_FN, NEWTON_TEST_FN, RES_FN, RHS_FN
 
 SOURCE = Path(__file__).parent / "c" / "sundials_callbacks.c"
 BUFFER_EVAL = "_ZN6casadi21_function_buffer_evalEPv"   # casadi::_function_buffer_eval(void*)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.errors import SimulationError
-from .sundials_library import COLAMD_ORDERING, CSC_MAT, sparse_libraries
+from ..common.sundials_library import COLAMD_ORDERING, CSC_MAT, sparse_libraries
 
 BAND_WORK = 40.0        # per unknown: l·(l + u) up to which a large Jacobian takes the band LU
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..common.native_functions import native_twin
 from .dae_points import row_between_steps, solved_row
 from .stepping_functions import buffered
-from .sundials_library import REAL_P
+from ..common.sundials_library import REAL_P
 
 BLOCK = 256          # rows interpolated before their row function runs
 TWIN_BLOCKS = 4      # full blocks of a model's rows after which its row function is built in C

@@ -41,7 +41,7 @@ from .output_rows import RowBlock
 from .stepping_functions import LinearResidual, buffered, rebuffered, stepping_functions
 from .time_scale import least_first_step
 from .linear_solvers import linear_solver
-from .sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP,
+from ..common.sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP,
                                MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, check_flag, libraries,
                                quoted_messages, vector_view)
 

@@ -1,6 +1,7 @@
 """The SUNDIALS 7 libraries shipped in scikit-sundae's wheels, loaded with ctypes: the
 functions physlib calls and the C types of SUNDIALS' callbacks
-(:mod:`physlib.analysis.simulation.sundials` steps the solvers with them)."""
+(:mod:`physlib.analysis.simulation.sundials` steps the solvers with them;
+:mod:`physlib.analysis.common.sparse_lu` solves large sparse systems with SuperLU_MT)."""
 from __future__ import annotations
 
 import ctypes
@@ -207,6 +208,9 @@ def _declare_sparse(smat, sls, bmat, bls):
     _sig(smat, "SUNSparseMatrix_IndexPointers", ctypes.POINTER(INDEX), p)
     _sig(sls, "SUNLinSol_SuperLUMT", p, p, p, i, p)
     _sig(sls, "SUNLinSol_SuperLUMTSetOrdering", i, p, i)
+    _sig(sls, "SUNLinSolInitialize_SuperLUMT", i, p)
+    _sig(sls, "SUNLinSolSetup_SuperLUMT", i, p, p)                 # solver, matrix
+    _sig(sls, "SUNLinSolSolve_SuperLUMT", i, p, p, p, p, REAL)     # solver, matrix, x, b, tol
     _sig(bmat, "SUNBandMatrix", p, INDEX, INDEX, INDEX, p)           # N, mu, ml, context
     _sig(bmat, "SUNBandMatrix_Data", REAL_P, p)
     _sig(bmat, "SUNBandMatrix_LDim", INDEX, p)
