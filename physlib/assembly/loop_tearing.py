@@ -8,6 +8,15 @@ network becomes nodal analysis.
 
 Greedy (Cellier's heuristic): solve any equation left with a single unknown it can be solved
 for explicitly; when none is left, tear the unknown that occurs in the most open equations.
+
+Tearing trades size for density. Along a chain of nonlinear elements with no state between
+them (a string of diodes fed through resistors), each explicitly solved node voltage carries
+every tearing variable before it, so the residuals depend on all of them: a lower-triangular
+dense Jacobian, n² entries, whose every Newton step cost O(n³) (a 1,100-stage diode ladder's
+operating point took 37 s). Where some residual or solved unknown would depend on more than
+:data:`WIDE_COUPLING` tearing variables, the block is solved whole instead, as large linear
+loops are: all its unknowns and equations go to Newton's method, whose Jacobian keeps the
+circuit's own sparsity.
 """
 from __future__ import annotations
 
@@ -16,6 +25,9 @@ from collections import deque
 
 from .sparse import CSR
 
+WIDE_COUPLING = 32      # tearing variables a solved unknown or residual may depend on
+
+
 
 def tear_block(eqs: list[int], unknowns: list[int], incidence: CSR, explicit: CSR):
     """Tear the block of equations ``eqs`` in ``unknowns`` (the rest is known by now).
@@ -23,7 +35,9 @@ def tear_block(eqs: list[int], unknowns: list[int], incidence: CSR, explicit: CS
     ``incidence``/``explicit`` are equation × unknown matrices (CSR).
 
     Returns ``(solved, tears, residuals)``: ``solved`` lists (equation, unknown) pairs in
-    evaluation order, ``tears`` the tearing variables, ``residuals`` the equations left over.
+    evaluation order, ``tears`` the tearing variables, ``residuals`` the equations left over;
+    for a block whose tearing couples widely (see the module docstring), nothing solved, every
+    unknown torn and every equation a residual.
     """
     members = set(eqs)
     block_vars = set(unknowns)
@@ -72,7 +86,31 @@ def tear_block(eqs: list[int], unknowns: list[int], incidence: CSR, explicit: CS
         unresolved.discard(v)
         settle(v)
     residuals = [e for e in eqs if e not in used]
+    if len(tears) > WIDE_COUPLING and _couples_widely(solved, tears, residuals, vars_of):
+        return [], list(unknowns), list(eqs)
     return solved, tears, residuals
+
+
+def _couples_widely(solved, tears, residuals, vars_of) -> bool:
+    """Whether a solved unknown or a residual depends, through the explicit solutions before
+    it, on more than :data:`WIDE_COUPLING` tearing variables. The sets stop growing there, so
+    the check costs O(block size · WIDE_COUPLING)."""
+    depends = {v: frozenset((v,)) for v in tears}
+
+    def reached(e, skip=None):
+        found: set[int] = set()
+        for u in vars_of[e]:
+            if u != skip:
+                found |= depends[u]
+                if len(found) > WIDE_COUPLING:
+                    return None
+        return found
+    for e, v in solved:
+        found = reached(e, v)
+        if found is None:
+            return True
+        depends[v] = frozenset(found)
+    return any(reached(e) is None for e in residuals)
 
 
 def _block_graph(eqs, block_vars, incidence, explicit):
