@@ -112,3 +112,17 @@ def test_bench_units_quick_runs_and_prints_its_targets():
     assert "[PASS] resistances from quantities equal those from floats bit for bit" in out
     assert re.search(r"^pint quantities\s+[\d.]+ ms", out, re.MULTILINE), out
     assert "ERROR" not in out and "bench_units: done (0 case(s) failed to run)" in out
+
+
+def test_bench_nonlinear_chain_quick_runs_and_prints_both_forms():
+    bench = BENCH.parent / "bench_nonlinear_chain.py"
+    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
+                          timeout=300, cwd=bench.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "== dc:" in out and "== tran:" in out
+    # D1's forward voltage at the operating point: ~0.69 V at 4 mA through 1 kOhm, the same
+    # whether the junctions have capacitance or not (DC), to the Newton solutions' rounding
+    values = [float(v) for v in re.findall(r"^\s+50\s+\d+ .*\s(0\.\d{12})$", out, re.MULTILINE)]
+    assert len(values) == 2 and all(0.6 < v < 0.75 for v in values) and abs(values[0] - values[1]) < 1e-10, out
+    assert "ERROR" not in out and "bench_nonlinear_chain: done (0 case(s) failed to run)" in out

@@ -57,20 +57,34 @@ def compiled_newton(system) -> cs.Function:
     """(z guess, x, p, t) -> (z, last Newton step): CasADi's compiled Newton solver for
     0 = g(x, z, p, t), followed by one more Newton step whose size tells whether it converged
     (relative to the values, which the solver's absolute tolerances cannot tell). Built once
-    per compiled model."""
+    per compiled model.
+
+    Its linear solves are CasADi's sparse LU ("csparse", the rootfinder's default) up to
+    :data:`QR_ABOVE` algebraic variables and its sparse QR ("qr") above: the LU filled in on a
+    400-stage diode ladder's 2,400 algebraic variables, 50 ms a solve growing as n³ (0.55 s at
+    800 stages), where the QR took 2.2 ms and grew as n; every output row of such a model is
+    solved here. (The QR reports a singular matrix as a failed evaluation, where the LU's
+    pivoting went on to NaN, which small transistor circuits' first guesses met; both end in
+    the damped Newton of :func:`solve_algebraic`.)"""
     if "g_root" not in system.cache:
         x, z, p, t = system.symbols()
         residual = cs.Function("g", [z, x, p, t], [system.dae(x, z, p, t)[1]])
+        linear_solver = "qr" if len(system.z_pos) > QR_ABOVE else "csparse"
         newton = cs.rootfinder("newton", "newton", residual,
                                {"abstol": 1e-12, "abstolStep": 1e-12, "max_iter": 30,
-                                "error_on_fail": False, "show_eval_warnings": False})
+                                "error_on_fail": False, "show_eval_warnings": False,
+                                "linear_solver": linear_solver})
         xm, zm, pm, tm = system.symbols(cs.MX)
         solved = newton(zm, xm, pm, tm)
         g, jac = algebraic_jacobian(system)(xm, solved, pm, tm)
-        step = cs.solve(jac, -g, "csparse")
+        step = cs.solve(jac, -g, linear_solver)
         system.cache["g_root"] = cs.Function("g_root", [zm, xm, pm, tm], [solved + step, step])
     return system.cache["g_root"]
 
+
+QR_ABOVE = 500
+"""Above this many algebraic variables, :func:`compiled_newton` solves with CasADi's sparse QR
+rather than its LU, which fills in on long nonlinear chains."""
 
 SYMBOLIC_SOLVE_LIMIT = 40
 """Up to this many algebraic variables, linear solves inside compiled functions are unrolled
@@ -196,7 +210,7 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
             g = np.asarray(fun(x, solved, p, t)[0]).ravel()
             if at_rounding(g, terms(solved)):
                 return solved
-    except RuntimeError:        # a singular Jacobian: the damped Newton below explains it
+    except (RuntimeError, FloatingPointError):   # a singular Jacobian: the damped Newton below explains it
         pass
 
     def evaluate(zz):
