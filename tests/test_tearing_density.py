@@ -66,3 +66,29 @@ def test_the_ladder_solved_whole_agrees_with_the_torn_solution(monkeypatch):
     # and a transient of the ladder solved whole starts there and stays (a DC source)
     res = whole.simulate(1e-6)
     assert res[f"D{stages}.v"][-1] == pytest.approx(op[f"D{stages}.v"], abs=1e-9)
+
+
+def test_a_large_ladder_settled_by_the_damped_newton_solves_the_nodal_equations(monkeypatch):
+    # 300 stages solved whole: 1,799 unknowns. Newton's full steps from the start diverge, and
+    # the damped Newton takes over; its steps are sparse solves (dense, the Jacobian's
+    # conversion and LU took 28 s). The answer is checked against the circuit's own nodal
+    # equations, written here independently: Ohm's law in every resistor and the Shockley
+    # law (Is = 1e-14 A, N = 1, T = 27 °C, SI constants) in every diode.
+    from physlib.analysis.linear import direct_newton, steady_state
+    stages = 300
+    sim = diode_ladder(stages).compile()
+    direct, sparse = [], []
+    first = direct_newton.direct_newton
+    monkeypatch.setattr(steady_state, "direct_newton", lambda *a: direct.append(first(*a)) or direct[-1])
+    solve = steady_state.sparse_solve
+    monkeypatch.setattr(steady_state, "sparse_solve", lambda J, rhs: sparse.append(J.size1()) or solve(J, rhs))
+    op = sim.operating_point()
+    assert direct == [None] and sparse and min(sparse) > steady_state.DENSE_SOLVE_LIMIT
+    v = np.array([5.0] + [op[f"D{k}.v"] for k in range(1, stages + 1)] + [0.0])
+    vt = 1.380649e-23 * 300.15 / 1.602176634e-19
+    diode = 1e-14 * np.expm1(v[1:-1] / vt)
+    inflow = (v[:-2] - v[1:-1]) / 1e3
+    outflow = np.append((v[1:-2] - v[2:-1]) / 1e3, 0.0)          # no resistor after the last node
+    # currents of ~4 mA at the first node down to picoamperes at the far end: each node's
+    # balance to 1e-12 of the source current (Newton ends at rounding)
+    np.testing.assert_allclose(inflow - outflow - diode, 0.0, atol=1e-12 * inflow[0])
