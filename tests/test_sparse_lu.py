@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from physlib import Model
 from physlib.analysis.common import sparse_lu
 from physlib.analysis.common.sundials_library import SundialsUnavailable
 from physlib.analysis.linear import direct_newton
-from physlib.components.electrical import Diode, Ground, Resistor, VoltageSource
+
+from test_tearing_density import diode_ladder
 
 
 def _random_sparse(seed: int, n: int, density: float) -> np.ndarray:
@@ -71,25 +71,10 @@ def test_a_singular_matrix_gives_nan():
     assert np.all(np.isnan(sparse_lu.sparse_solve(cs.sparsify(empty_column), np.ones(2))))
 
 
-def _diode_ladder(stages: int) -> Model:
-    """5 V through ``stages`` 1 kOhm resistors in series, a diode from each node to ground."""
-    m = Model("diode_ladder")
-    src, gnd = m.add(VoltageSource("V1", V=5.0)), m.add(Ground("gnd"))
-    m.connect(src.n, gnd.p)
-    node = src.p
-    for k in range(1, stages + 1):
-        r, d = m.add(Resistor(f"R{k}", R=1e3)), m.add(Diode(f"D{k}"))
-        m.connect(node, r.p)
-        m.connect(r.n, d.p)
-        m.connect(d.n, gnd.p)
-        node = r.n
-    return m
-
-
 def test_a_large_nonlinear_operating_point_agrees_with_scipys_solves(monkeypatch):
     # 150 unknowns, over a compiled-Newton size lowered to 100: every step is a sparse solve
     monkeypatch.setattr(direct_newton, "COMPILED_NEWTON_SIZE", 100)
-    sim = _diode_ladder(150).compile()
+    sim = diode_ladder(150).compile()
     calls = []
     solve = direct_newton.sparse_solve
     monkeypatch.setattr(direct_newton, "sparse_solve", lambda J, rhs: calls.append(J.size1()) or solve(J, rhs))
