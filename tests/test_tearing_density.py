@@ -74,16 +74,17 @@ def test_a_large_ladder_settled_by_the_damped_newton_solves_the_nodal_equations(
     # conversion and LU took 28 s). The answer is checked against the circuit's own nodal
     # equations, written here independently: Ohm's law in every resistor and the Shockley
     # law (Is = 1e-14 A, N = 1, T = 27 °C, SI constants) in every diode.
+    from physlib.analysis.common import sparse_lu
     from physlib.analysis.linear import direct_newton, steady_state
     stages = 300
     sim = diode_ladder(stages).compile()
     direct, sparse = [], []
     first = direct_newton.direct_newton
     monkeypatch.setattr(steady_state, "direct_newton", lambda *a: direct.append(first(*a)) or direct[-1])
-    solve = steady_state.sparse_solve
-    monkeypatch.setattr(steady_state, "sparse_solve", lambda J, rhs: sparse.append(J.size1()) or solve(J, rhs))
+    solve = sparse_lu.sparse_solve
+    monkeypatch.setattr(sparse_lu, "sparse_solve", lambda J, rhs: sparse.append(J.size1()) or solve(J, rhs))
     op = sim.operating_point()
-    assert direct == [None] and sparse and min(sparse) > steady_state.DENSE_SOLVE_LIMIT
+    assert direct == [None] and sparse and min(sparse) > sparse_lu.DENSE_SOLVE_LIMIT
     v = np.array([5.0] + [op[f"D{k}.v"] for k in range(1, stages + 1)] + [0.0])
     vt = 1.380649e-23 * 300.15 / 1.602176634e-19
     diode = 1e-14 * np.expm1(v[1:-1] / vt)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...core.errors import InitializationError, PhyslibError
 from .fast_call import fast
-from .sparse_lu import csc_product, sparse_solve
+from .sparse_lu import csc_product, solve_step
 from .start_values import apply_x0, check_initial_state, guessed_algebraic
 
 
@@ -323,17 +323,9 @@ def at_rounding(F, terms) -> bool:
 
 
 def _solve(jac, rhs, describe):
-    n = jac.size1()
-    if n <= 100:
-        a = np.array(cs.DM(jac))
-        try:
-            return np.linalg.solve(a, rhs)
-        except np.linalg.LinAlgError:
-            raise _singular(a, describe) from None
-    a = cs.DM(jac)
-    step = sparse_solve(a, rhs)
-    if not np.all(np.isfinite(step)):
-        raise _singular(np.array(a), describe)
+    step = solve_step(jac, rhs)
+    if step is None:
+        raise _singular(np.array(cs.DM(jac)), describe)
     return step
 
 

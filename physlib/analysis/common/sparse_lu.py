@@ -17,7 +17,26 @@ import numpy as np
 from .sundials_library import (COLAMD_ORDERING, CSC_MAT, POINTER, REAL_P, SundialsUnavailable,
                                check_flag, libraries, sparse_libraries)
 
-__all__ = ["sparse_solve", "csc_product"]
+__all__ = ["solve_step", "sparse_solve", "csc_product"]
+
+DENSE_SOLVE_LIMIT = 100     # unknowns up to which :func:`solve_step` factors densely (NumPy's LU)
+
+
+def solve_step(jacobian, rhs) -> np.ndarray | None:
+    """A Newton step, x with J·x = ``rhs``: NumPy's dense LU up to :data:`DENSE_SOLVE_LIMIT`
+    unknowns, :func:`sparse_solve` above (made dense, a 1,800-unknown Jacobian cost 0.35 s to
+    convert and 0.13 s to factor at every step); None when J is singular or the step is not
+    finite. The damped Newton methods of the operating point and of a consistent start take
+    their steps here."""
+    J = cs.DM(jacobian)
+    if J.size1() > DENSE_SOLVE_LIMIT:
+        step = sparse_solve(J, rhs)
+    else:
+        try:
+            step = np.linalg.solve(np.array(J), rhs)
+        except np.linalg.LinAlgError:
+            return None
+    return step if np.all(np.isfinite(step)) else None
 
 
 def sparse_solve(jacobian: cs.DM, rhs: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ import casadi as cs
 import numpy as np
 
 from ..common.initialization import at_rounding
-from ..common.sparse_lu import csc_product, sparse_solve
+from ..common.sparse_lu import csc_product, solve_step
 
 NEWTON_STEPS = 60           # full Newton steps before the continuation methods take over
 COMPILED_NEWTON_SIZE = 1000     # unknowns up to which CasADi's compiled Newton solves
@@ -24,7 +24,7 @@ def direct_newton(problem, arg):
     compiled Newton rootfinder; above, Newton written out here with SuperLU solves, because
     building the rootfinder differentiated the residual a second time (50 ms of a
     10 000-element circuit's 150 ms operating point), with SuperLU_MT's sparse LU
-    (:mod:`physlib.analysis.common.sparse_lu`).
+    (:func:`physlib.analysis.common.sparse_lu.solve_step`).
 
     Both stop as CasADi's does (residual or step at most 1e-14 absolute), which a junction
     charge's row (in coulombs, ~1e-12) meets while its voltage is still 0.3 mV off; so the
@@ -62,25 +62,13 @@ def _newton_step(problem, w, arg):
     res = np.asarray(res).ravel()
     if not (np.all(np.isfinite(w)) and np.all(np.isfinite(res))):
         return None, None, None
-    if res.size <= COMPILED_NEWTON_SIZE:    # a dense LU: nothing to import for a small system
-        J = np.asarray(J.full())
-        try:
-            step = np.linalg.solve(J, -res)
-        except np.linalg.LinAlgError:       # singular
-            return res, J, None
-    else:
-        J = cs.DM(J)
-        step = sparse_solve(J, -res)        # NaN steps when J is singular
-    return res, J, (step if np.all(np.isfinite(step)) else None)
+    J = cs.DM(J)
+    return res, J, solve_step(J, -res)      # None when J is singular
 
 
 def _at_rounding(w, res, J) -> bool:
-    """Whether every residual is at the rounding of its equation's terms, Σ_j |J_ij·w_j| (J a
-    dense array or, for a large system, a sparse CasADi DM)."""
-    if isinstance(J, np.ndarray):
-        terms, value = np.abs(J) @ np.abs(w), J @ w
-    else:
-        terms, value = csc_product(J, np.abs(w), absolute=True), csc_product(J, w)
+    """Whether every residual is at the rounding of its equation's terms, Σ_j |J_ij·w_j|."""
+    terms, value = csc_product(J, np.abs(w), absolute=True), csc_product(J, w)
     return at_rounding(res, terms + np.abs(res - value))
 
 

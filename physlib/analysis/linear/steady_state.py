@@ -37,7 +37,7 @@ from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
 from ..common.fast_call import fast
 from ..common.hybrid_components import hybrid_instances, max_mode_rounds, mode_requests, no_crossings, set_modes
 from ..common.initialization import damped_newton, null_space_members, solve_algebraic
-from ..common.sparse_lu import sparse_solve
+from ..common.sparse_lu import solve_step
 from .direct_newton import direct_newton
 from .homotopy import NEWTON, NotConverged, continuation
 from .model_inputs import resolve_input, set_inputs
@@ -331,27 +331,11 @@ def _continuation(model, problem, p, tol, max_iter):
     raise _failure(F, why, problem.names, problem.equations)
 
 
-DENSE_SOLVE_LIMIT = 100     # unknowns up to which the damped Newton's steps are solved densely
-
-
 def _linear_solve(J, rhs, names):
-    """The damped Newton's step: a dense LU up to :data:`DENSE_SOLVE_LIMIT` unknowns, a sparse
-    one above (made dense, a 1,800-unknown diode ladder's Jacobian cost 0.35 s to convert and
-    0.13 s to factor at every step: 28 s for its operating point)."""
-    J = cs.DM(J)
-    if J.size1() > DENSE_SOLVE_LIMIT:
-        step = sparse_solve(J, rhs)
-        if np.all(np.isfinite(step)):
-            return step
-        a = np.array(J)
-    else:
-        a = np.array(J)
-        try:
-            step = np.linalg.solve(a, rhs)
-            if np.all(np.isfinite(step)):
-                return step
-        except np.linalg.LinAlgError:
-            pass
+    step = solve_step(J, rhs)
+    if step is not None:
+        return step
+    a = np.array(cs.DM(J))
     raise InitializationError(
         "the steady-state equations are singular; nothing fixes " + ", ".join(null_space_members(a, names.__getitem__))
         + " at steady state (a free-spinning body or an integrator with nothing to balance it?)")
