@@ -281,15 +281,17 @@ def _affine(expr) -> bool:
 
 
 def _affine_in_variables(expr) -> bool:
-    """Whether ``expr`` is affine in its variables with its modes held fixed (an ideal switch's
-    equations in each of its modes): no comparison reads a variable (the derivative of
-    Piecewise((v, v > 0), (v + 1, True)) is 1, though it jumps), and no derivative by a
-    variable has a variable in it (SymPy's derivatives of sign, Abs, Heaviside, floor, Min and
-    Max keep theirs: DiracDelta(v), an unevaluated Derivative, ...)."""
+    """Whether ``expr`` is affine in its variables with coefficients constant in time, its
+    modes held fixed (an ideal switch's equations in each of its modes): no comparison reads a
+    variable (the derivative of Piecewise((v, v > 0), (v + 1, True)) is 1, though it jumps),
+    and no derivative by a variable has a variable or time in it (SymPy's derivatives of sign,
+    Abs, Heaviside, floor, Min and Max keep theirs: DiracDelta(v), an unevaluated Derivative,
+    ...; a resistance that changes with time makes a coefficient that does). The stepped
+    solvers evaluate such a model's Jacobian once per parameter vector."""
     if any(isinstance(s, VariableSymbol) for rel in expr.atoms(sp.core.relational.Relational)
            for s in rel.free_symbols):
         return False
-    return not any(isinstance(s, VariableSymbol) for v in expr.free_symbols
+    return not any(isinstance(s, VariableSymbol) or s == t for v in expr.free_symbols
                    if isinstance(v, VariableSymbol) for s in sp.diff(expr, v).free_symbols)
 
 

@@ -6,11 +6,13 @@ calls them (about 1 µs a call). The Jacobian is dense for small models and spar
 compressed columns, SUNDIALS' CSC storage) for large ones.
 
 A large model linear in its unknowns (a circuit of R, L, C and sources: every component class's
-equations are affine in its variables for fixed modes, and ∂[f; g]/∂[x; z] depends on the
-parameters only, not on time) has its residual evaluated as F(y, y') = J·y + F(0, 0) (+ y' on the
-states' rows; CVODE: f(x) = J·x + f(0)) by :class:`LinearResidual`: J's entries are evaluated
-once per restart (the parameters, modes included, change only there) and F(0, 0), the sources,
-is a function of p and t alone. For the 10,000-element RC ladder this is 20 µs a call instead
+equations are affine in its variables for fixed modes, with coefficients that read neither
+variables nor time, so ∂[f; g]/∂[x; z] depends on the parameters only) has its residual
+evaluated as F(y, y') = J·y + F(0, 0) (+ y' on the states' rows; CVODE: f(x) = J·x + f(0)) by
+:class:`LinearResidual`: J's entries are evaluated once per restart (the parameters, modes
+included, change only there) from the DAE itself on colored seeds
+(:class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`, no symbolic derivative), and
+F(0, 0), the sources, is a function of p and t alone. For the 10,000-element RC ladder this is 20 µs a call instead
 of 170 µs for the 50,000 operations of CasADi's virtual machine. The solver's Jacobian is then
 J + cj·I from the same numbers, so the residual and Jacobian functions are never built.
 
@@ -27,12 +29,14 @@ import casadi as cs
 import numpy as np
 
 from ...core.lazy import lazy_module
+from ..common.affine_jacobian import AffineJacobian
 from ..common.native_functions import native_twin
 
 # SciPy's sparse matrices and solvers serve large models only: imported on first use.
 sps = lazy_module("scipy.sparse")
 
 HOT_EVALUATIONS = 5_000     # a model's residual evaluations after which it is built in C
+REMEMBERED_PARAMETERS = 8   # parameter vectors whose linear Jacobian entries a run keeps
 
 
 def buffered(function: cs.Function):
@@ -78,8 +82,8 @@ class SteppingFunctions:
     cj); CVODE: ∂f/∂x of (x, p, t)), each built on first use; the Jacobian is dense unless
     ``sparse``, and a sparse one has every diagonal entry in its pattern (CVODE adds −γ·I in
     place, which needs them). ``linear``: for a sparse model linear in its unknowns (see the
-    module docstring), (J's stored entries at cj = 0 as a function of (y, p, t), which reads
-    neither y nor t; F(0, 0) as a function of (p, t)); else None. Such a model's run evaluates
+    module docstring), (J's stored entries at cj = 0, an :class:`AffineJacobian`; F(0, 0) as a
+    function of (p, t)); else None. Such a model's run evaluates
     neither the residual nor the Jacobian function (:class:`LinearResidual` and the callbacks
     do J·y + F(0, 0) and J + cj·I with J's numbers), so neither is built: at 100,000 elements
     they are 1.2 million instructions, 0.25 s to build and 20 MB."""
@@ -89,13 +93,11 @@ class SteppingFunctions:
         self.linear = None
         self.evaluations = 0        # residual evaluations of the model's stepped runs so far
         self._twins = None          # (residual, Jacobian) C twins once asked for; False: none
-        # Affine in the unknowns: every class's equations say so (their derivatives read no
-        # variable; CasADi's derivative of sign(v) or floor(v) is 0, so J alone cannot tell),
-        # and J does not change with time either.
+        # Affine in the unknowns with a J constant in time: every class's equations say so
+        # (their derivatives read no variable and not time; CasADi's derivative of sign(v) or
+        # floor(v) is 0, so a symbolic J alone could not tell).
         if sparse and system.affine:
-            values = self._function(f"{'ida' if self.ida else 'cvode'}_linear_jacobian", self._rates_jacobian())
-            if not _reads_unknowns_or_time(values):
-                self.linear = (values, self._offset())
+            self.linear = (AffineJacobian(system.dae, self.ida), self._offset())
 
     @cached_property
     def _unknowns(self):
@@ -166,29 +168,26 @@ class SteppingFunctions:
     def pattern(self) -> cs.Sparsity:
         """The sparsity of the Jacobian's storage (the same for ``jacobian`` and the linear
         entries: J's pattern and the whole diagonal)."""
-        return (self.jacobian if self.linear is None else self.linear[0]).sparsity_out(0)
-
-
-def _reads_unknowns_or_time(jacobian: cs.Function) -> bool:
-    """Whether the Jacobian function's entries depend on its unknowns (input 0: y or x) or on
-    time (input 2). Asked of the function already built, by CasADi's propagation of sparsity
-    patterns (one sweep when they depend on neither): ``casadi.depends_on`` would first build
-    another function of the whole Jacobian, 0.14 s at 100,000 elements."""
-    return any(jacobian.sparsity_jac(i, 0).nnz() for i in (0, 2))
+        return self.jacobian.sparsity_out(0) if self.linear is None else self.linear[0].pattern
 
 
 class LinearResidual:
     """F(y, y') = J·y + F(0, 0) (+ y' on the first ``rows_with_rates`` rows: IDA's states; 0
     for CVODE) and the solver's Jacobian J + cj·I (on the same rows' diagonal) for a linear
     model, from :attr:`SteppingFunctions.linear` ``functions``: J's stored entries (``values``,
-    on the sparse Jacobian's pattern ``colind``/``row``), evaluated by :meth:`restart`, and
-    ``offset`` (F(0, 0) of p and t, buffered). The compiled callbacks read the same arrays and
-    do the same arithmetic in the same order as :meth:`evaluate` and :meth:`jacobian`, so both
-    give the same numbers bit for bit; both are the numbers the residual and Jacobian
-    functions give (the Jacobian's (−J)ᵢᵢ + cj is one addition either way)."""
+    on the sparse Jacobian's pattern ``colind``/``row``, the :class:`AffineJacobian`'s),
+    evaluated by :meth:`restart`, and ``offset`` (F(0, 0) of p and t, buffered). The compiled
+    callbacks read the same arrays and do the same arithmetic in the same order as
+    :meth:`evaluate` and :meth:`jacobian`, so both give the same numbers bit for bit; they are
+    the DAE's residual and Jacobian to within its own rounding.
+
+    A switching circuit's restarts return to a few parameter vectors (its modes'
+    combinations): the entries of the last :data:`REMEMBERED_PARAMETERS` are kept."""
 
     def __init__(self, functions, colind, row, rows_with_rates: int):
-        self.entries = buffered(functions[0])
+        self.affine_jacobian = functions[0]
+        if not np.array_equal(row, self.affine_jacobian.row):
+            raise ValueError("the linear solver's pattern is not the Jacobian's")
         self.offset = buffered(functions[1])
         self.colind, self.row = colind, row
         self.values = np.zeros(row.size)
@@ -198,14 +197,20 @@ class LinearResidual:
         self.diagonal = np.flatnonzero((row == column) & (row < rows_with_rates)).astype(np.int64)
         self.jacobian_out = np.zeros(row.size)   # the solver's Jacobian, J + cj·I
         self.matrix = None
+        self._remembered: dict[bytes, np.ndarray] = {}
 
-    def restart(self, p) -> None:
-        """Evaluate J's entries and set the offset's parameters for the parameter vector p."""
+    def restart(self, p, t: float) -> None:
+        """Evaluate J's entries for the parameter vector p (at time t, where the sources are
+        finite: J reads no time) and set the offset's parameters."""
         self.offset[2][0][:] = p
-        _, trigger, (_y, p_in, _t), (out,) = self.entries
-        p_in[:] = p                 # y and t stay zero: J reads neither
-        trigger()
-        self.values[:] = out
+        key = np.asarray(p, dtype=float).tobytes()
+        values = self._remembered.pop(key, None)
+        if values is None:
+            values = self.affine_jacobian.values(p, t)
+            if len(self._remembered) >= REMEMBERED_PARAMETERS:
+                del self._remembered[next(iter(self._remembered))]
+        self._remembered[key] = values          # the most recent last
+        self.values[:] = values
         # made by the first Python evaluation: the compiled callbacks read ``values`` themselves,
         # and SciPy's sparse module took 0.17 s to import in a large model's first run
         self.matrix = None

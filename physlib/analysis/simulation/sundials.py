@@ -194,7 +194,7 @@ class Stepper:
         if self._native is not None:
             self._count_evaluations()
         if self.linear is not None:
-            self.linear.restart(p)
+            self.linear.restart(p, t)
         else:
             self._res[2][-2 if not self.ida else 2][:] = p
             self._jac[2][1][:] = p

@@ -1,0 +1,127 @@
+"""The Jacobian of a model affine in its unknowns, found from the DAE on colored seeds
+(physlib.analysis.common.affine_jacobian), against CasADi's symbolic Jacobian of the same DAE."""
+import casadi as cs
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from passive_networks import draw_network
+from physlib import Model
+from physlib.analysis.common.affine_jacobian import AffineJacobian
+from physlib.analysis.simulation import stepping_functions
+from physlib.analysis.simulation.sundials import Stepper
+from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Inductor, Resistor,
+                                           VoltageSource)
+from physlib.components.signals import Sine
+
+KINDS = {"R": (Resistor, "R"), "C": (Capacitor, "C"), "L": (Inductor, "L")}
+
+
+def driven_network(n, elements, volts: float, amps: float):
+    """The passive network with a sine source of ``volts`` behind 50 Ohm into node 1 and a
+    sine current source of ``amps`` into the last node, compiled."""
+    m = Model("driven")
+    nodes = {k: [] for k in range(n)}
+    nodes[0].append(m.add(Ground("gnd")).p)
+    for j, (kind, a, b, value) in enumerate(elements):
+        cls, param = KINDS[kind]
+        element = m.add(cls(f"{kind}{j}", **{param: value}))
+        nodes[a].append(element.p)
+        nodes[b].append(element.n)
+    source = m.add(VoltageSource("V", V=Sine(amplitude=volts, f=1e3)))
+    series = m.add(Resistor("Rs", R=50.0))
+    current = m.add(CurrentSource("I", I=Sine(amplitude=amps, f=3e3)))
+    m.connect(source.p, series.p)
+    nodes[1].append(series.n)
+    nodes[n - 1].append(current.n)
+    nodes[0] += [source.n, current.p]
+    for members in nodes.values():
+        m.connect(*members)
+    return m.compile()
+
+
+def symbolic_entries(system, ida: bool, pattern, p, t):
+    """CasADi's symbolic Jacobian of the DAE (IDA's residual rows: x' − f, so −∂f), evaluated
+    and read on ``pattern``."""
+    x, z, p_sym, t_sym = system.symbols()
+    ode, alg = system.dae(x, z, p_sym, t_sym)
+    if ida:
+        J = cs.jacobian(cs.vertcat(-ode, alg), cs.vertcat(x, z))
+    else:
+        J = cs.jacobian(ode, x)
+    J = J + cs.SX.zeros(pattern)                       # on the pattern, structural zeros kept
+    value = cs.Function("J", [x, z, p_sym, t_sym], [J])(0, 0, p, t)
+    return np.array(value.nonzeros()), np.array(cs.mtimes(cs.fabs(value), cs.DM.ones(value.size2()))).ravel()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_the_colored_jacobian_is_the_symbolic_one_for_random_driven_networks(data):
+    # Sources of up to 1 MV and 1 kA against conductances down to 1e-4 S and capacitances of
+    # 1e-9 F: a source term leaking into an entry would be far above the rounding allowed,
+    # which is 64 rounding units of the row's absolute sum (the DAE's and the symbolic
+    # derivative's arithmetic each round a few dozen operations at most, in other orders).
+    n, elements = draw_network(data.draw)
+    volts = data.draw(st.floats(1.0, 1e6))
+    amps = data.draw(st.floats(1e-3, 1e3))
+    sim = driven_network(n, elements, volts, amps)
+    system = sim.system
+    assert system.affine
+    p = sim.parameter_vector({})
+    for ida in (True, False):
+        if not ida and len(system.z_pos):
+            continue                            # CVODE runs models without algebraic variables
+        jacobian = AffineJacobian(system.dae, ida)
+        t = data.draw(st.floats(0.0, 1e-3))
+        found = jacobian.values(p, t)
+        expected, row_sums = symbolic_entries(system, ida, jacobian.pattern, p, t)
+        allowed = 64 * np.finfo(float).eps * row_sums[jacobian.row]
+        assert np.all(np.abs(found - expected) <= allowed)
+        # J reads no time: another time gives the same entries (the sources' values differ)
+        assert np.array_equal(jacobian.values(p, t + 2.5e-4), found)
+
+
+def test_a_ladder_needs_three_colors_whatever_its_length():
+    # A restart evaluates the DAE once per color (and once at zero): a chain's Jacobian is
+    # tridiagonal, three colors at 10 and at 600 stages, so the cost grows with the model.
+    for stages in (10, 600):
+        m = Model("ladder")
+        source = m.add(VoltageSource("V", V=1.0))
+        gnd = m.add(Ground("gnd"))
+        m.connect(source.n, gnd.p)
+        node = source.p
+        for k in range(stages):
+            r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-9))
+            m.connect(node, r.p)
+            m.connect(r.n, c.p)
+            m.connect(c.n, gnd.p)
+            node = r.n
+        system = m.compile().system
+        for ida in (True, False):
+            assert AffineJacobian(system.dae, ida).colors == 3
+
+
+def test_a_run_s_restarts_keep_the_entries_of_recent_parameter_vectors(monkeypatch):
+    # A switching circuit returns to the same modes: the entries of a parameter vector seen
+    # before are taken from memory, not evaluated again, and are those of that vector.
+    from test_sparse_stepper import ladder
+    sim = ladder(True).compile()
+    evaluated = []
+    original = AffineJacobian.values
+    monkeypatch.setattr(AffineJacobian, "values",
+                        lambda self, p, t: evaluated.append(p.copy()) or original(self, p, t))
+    stepper = Stepper(sim.system, "idas", 1e-6, 1e-8, None, sparse=True)
+    try:
+        assert stepper.linear is not None
+        closed, opened = sim.parameter_vector({}), sim.parameter_vector({})
+        closed[sim.mode_slot("S1.closed")], opened[sim.mode_slot("S1.closed")] = 1.0, 0.0
+        stepper.linear.restart(closed, 0.0)
+        first = stepper.linear.values.copy()
+        stepper.linear.restart(opened, 1e-7)
+        assert not np.array_equal(stepper.linear.values, first)
+        stepper.linear.restart(closed, 2e-7)
+        assert np.array_equal(stepper.linear.values, first)
+        assert len(evaluated) == 2
+    finally:
+        stepper.close()
+    assert stepping_functions.REMEMBERED_PARAMETERS >= 2
