@@ -1,5 +1,6 @@
 """The Jacobian of a model affine in its unknowns, found from the DAE on colored seeds
-(physlib.analysis.common.affine_jacobian), against CasADi's symbolic Jacobian of the same DAE."""
+(physlib.analysis.common.affine_jacobian), against CasADi's symbolic Jacobian of the same DAE,
+in the three forms: the DAE's (operating point, linearization), IDA's and CVODE's."""
 import casadi as cs
 import numpy as np
 from hypothesis import given, settings
@@ -40,15 +41,15 @@ def driven_network(n, elements, volts: float, amps: float):
     return m.compile()
 
 
-def symbolic_entries(system, ida: bool, pattern, p, t):
-    """CasADi's symbolic Jacobian of the DAE (IDA's residual rows: x' − f, so −∂f), evaluated
-    and read on ``pattern``."""
+def symbolic_entries(system, form: str, pattern, p, t):
+    """CasADi's symbolic Jacobian of the DAE in ``form`` (IDA's residual rows are x' − f, so
+    −∂f), evaluated and read on ``pattern``; and the absolute row sums."""
     x, z, p_sym, t_sym = system.symbols()
     ode, alg = system.dae(x, z, p_sym, t_sym)
-    if ida:
-        J = cs.jacobian(cs.vertcat(-ode, alg), cs.vertcat(x, z))
-    else:
+    if form == "cvode":
         J = cs.jacobian(ode, x)
+    else:
+        J = cs.jacobian(cs.vertcat(-ode if form == "ida" else ode, alg), cs.vertcat(x, z))
     J = J + cs.SX.zeros(pattern)                       # on the pattern, structural zeros kept
     value = cs.Function("J", [x, z, p_sym, t_sym], [J])(0, 0, p, t)
     return np.array(value.nonzeros()), np.array(cs.mtimes(cs.fabs(value), cs.DM.ones(value.size2()))).ravel()
@@ -68,13 +69,13 @@ def test_the_colored_jacobian_is_the_symbolic_one_for_random_driven_networks(dat
     system = sim.system
     assert system.affine
     p = sim.parameter_vector({})
-    for ida in (True, False):
-        if not ida and len(system.z_pos):
+    for form in ("dae", "ida", "cvode"):
+        if form == "cvode" and len(system.z_pos):
             continue                            # CVODE runs models without algebraic variables
-        jacobian = AffineJacobian(system.dae, ida)
+        jacobian = AffineJacobian(system.dae, form)
         t = data.draw(st.floats(0.0, 1e-3))
         found = jacobian.values(p, t)
-        expected, row_sums = symbolic_entries(system, ida, jacobian.pattern, p, t)
+        expected, row_sums = symbolic_entries(system, form, jacobian.pattern, p, t)
         allowed = 64 * np.finfo(float).eps * row_sums[jacobian.row]
         assert np.all(np.abs(found - expected) <= allowed)
         # J reads no time: another time gives the same entries (the sources' values differ)
@@ -98,7 +99,7 @@ def test_a_ladder_needs_three_colors_whatever_its_length():
             node = r.n
         system = m.compile().system
         for ida in (True, False):
-            assert AffineJacobian(system.dae, ida).colors == 3
+            assert AffineJacobian(system.dae, "ida" if ida else "cvode").colors == 3
 
 
 def test_a_run_s_restarts_keep_the_entries_of_recent_parameter_vectors(monkeypatch):

@@ -13,9 +13,10 @@ y = h·s_c (s_c the indicator of the color's columns) gives
 
 whose row i is the entry J[i, j] of the one column j of color c that row i stores. A band
 or ladder needs three colors, a mesh of degree d about d + 1: a few evaluations of the DAE
-at each new parameter vector, linear in the model's size. CasADi's symbolic Jacobian of the
-whole DAE, which this replaces on this path, took 4.6 s of a 1,000,000-element RC ladder's
-first transient and grew faster than the model (0.37 s at 100,000).
+at each new parameter vector, linear in the model's size. It serves a large affine model's
+stepped runs, operating point and linearization; CasADi's symbolic Jacobian of the whole DAE,
+which it replaces there, took 4.6 s of a 1,000,000-element RC ladder's first transient and
+grew faster than the model (0.37 s at 100,000).
 
 Rounding: the seed's scale h = 2¹⁰⁰ makes b's share of each node's value negligible, and
 subtracting F(0) removes what is left of it, so each entry carries the rounding of the
@@ -32,25 +33,43 @@ import numpy as np
 SEED_SCALE = 2.0 ** 100      # h: large against any source term, far from overflow (1e308)
 
 
+FORMS = ("dae", "ida", "cvode")
+
+
+def affine_jacobian(system, form: str) -> "AffineJacobian":
+    """The :class:`AffineJacobian` of a compiled model's DAE (``system``, a ``DaeSystem``) in
+    ``form``, made once per model and form (its pattern and coloring are shared by the runs,
+    the operating points and the linearizations)."""
+    key = ("affine_jacobian", form)
+    if key not in system.cache:
+        system.cache[key] = AffineJacobian(system.dae, form)
+    return system.cache[key]
+
+
 class AffineJacobian:
     """J's stored entries for one compiled model, on :attr:`pattern` (J's structural pattern
-    with the whole diagonal added: the stepped solvers add cj·I or −γ·I in place), of the
-    residual IDA sees, ∂[x' − f; g]/∂[x; z] (``ida``), or of CVODE's right-hand side, ∂f/∂x.
-    :meth:`values` evaluates them for a parameter vector at a time (any time: J reads none)."""
+    with the whole diagonal added: the stepped solvers add cj·I or −γ·I in place), in one of
+    three forms: ``"dae"`` ∂[f; g]/∂[x; z]; ``"ida"`` the residual IDA sees,
+    ∂[x' − f; g]/∂[x; z] (the states' rows negated); ``"cvode"`` CVODE's right-hand side,
+    ∂f/∂x. :meth:`values` evaluates them for a parameter vector at a time (any time: J reads
+    none)."""
 
-    def __init__(self, dae: cs.Function, ida: bool):
-        self.dae, self.ida = dae, ida
+    def __init__(self, dae: cs.Function, form: str):
+        if form not in FORMS:
+            raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+        self.dae, self.form = dae, form
+        self.ida = form != "cvode"          # the unknowns are [x; z], the rows [f; g]
         self.nx, self.nz = dae.size1_in(0), dae.size1_in(1)
-        n = self.nx + self.nz if ida else self.nx
+        n = self.nx + self.nz if self.ida else self.nx
         # ∂f/∂x (CVODE); IDA: [∂f/∂x ∂f/∂z; ∂g/∂x ∂g/∂z], the (output, input) blocks
         structure = dae.sparsity_jac(0, 0)
-        if ida:
+        if self.ida:
             structure = cs.horzcat(cs.vertcat(structure, dae.sparsity_jac(0, 1)),
                                    cs.vertcat(dae.sparsity_jac(1, 0), dae.sparsity_jac(1, 1)))
         self.pattern = structure + cs.Sparsity.diag(n)
-        colind = np.array(self.pattern.colind(), dtype=np.int64)
+        self.colind = np.array(self.pattern.colind(), dtype=np.int64)
         self.row = np.array(self.pattern.row(), dtype=np.int64)
-        column = np.repeat(np.arange(n), np.diff(colind))
+        column = np.repeat(np.arange(n), np.diff(self.colind))
         # one color per column; a stored entry (i, j) is read from row i of its column's color
         coloring = self.pattern.uni_coloring()
         self.colors = coloring.size2()
@@ -78,9 +97,13 @@ class AffineJacobian:
                 z[:] = seed[self.nx:]
             compressed[:, color] = (_residual(trigger, outputs, self.nx, self.n) - base) / SEED_SCALE
         entries = compressed[self.row, self.entry_color]
-        if self.ida:
+        if self.form == "ida":
             entries[self.row < self.nx] *= -1.0      # IDA's residual is x' − f on the states' rows
         return entries
+
+    def matrix(self, p, t: float) -> cs.DM:
+        """J for ``p`` as a sparse CasADi matrix on :attr:`pattern`."""
+        return cs.DM(self.pattern, self.values(p, t))
 
 
 def _dense_buffer(dae: cs.Function):

@@ -75,7 +75,8 @@ def _at_rounding(w, res, J) -> bool:
 def _rootfinder(problem, w, arg):
     """CasADi's Newton rootfinder from w, accepted as :func:`direct_newton` accepts its own; None
     when it does not converge."""
-    F = cs.Function("steady", [problem.w_symbol, problem.args_symbol], [problem.residual_expr])
+    w_symbol, args_symbol, residual = problem.symbolic
+    F = cs.Function("steady", [w_symbol, args_symbol], [residual])
     try:
         solver = cs.rootfinder("steady_rf", "newton", F,
                                {"abstol": NEWTON_TOL, "abstolStep": NEWTON_TOL,

@@ -33,7 +33,13 @@ from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
 from .linear_sensitivity import Linearization
 from .operating_point import OperatingPoint, input_names, operating_point, resolve_input
+from ..common.affine_jacobian import affine_jacobian
 from ..common.projection import constraint_jacobian
+
+# An affine model with more unknowns than this has ∂[f; g]/∂[x; z] evaluated on colored seeds
+# (physlib.analysis.common.affine_jacobian), not derived symbolically: CasADi's symbolic
+# Jacobian of the whole model was a third of a 100,000-element circuit's linearization.
+NUMERIC_JACOBIAN_ABOVE = 1000
 
 
 def linearize(model, inputs, outputs, *, at=None, descriptor: bool = False, params: dict | None = None,
@@ -201,7 +207,8 @@ def _jacobians(model, slots, gains, rows, op):
     dissipative element; the whole parameter vector would be thousands of columns more),
     compiled once per set of outputs and input slots. An output that is a state or an
     algebraic variable (a circuit's node voltage) has a unit row, written here: CasADi's
-    Jacobian of 5 000 such outputs took longer than that of the equations."""
+    Jacobian of 5 000 such outputs took longer than that of the equations. A large affine
+    model's f_x, f_z, g_x, g_z are its colored-seed Jacobian's (NUMERIC_JACOBIAN_ABOVE)."""
     system = model.system
     x, z, p, t = op.x, op.z, op.p, op.t
     positions = np.array([pos for pos, _ in rows], dtype=int)
@@ -211,17 +218,29 @@ def _jacobians(model, slots, gains, rows, op):
     derived = np.flatnonzero((unit_x < 0) & (unit_z < 0))     # the outputs CasADi differentiates
     distinct = tuple(dict.fromkeys(slots))
     key = ("linearize_jac", tuple(positions[derived].tolist()), distinct)
+    nx = len(x)
+    numeric = system.affine and nx + len(z) > NUMERIC_JACOBIAN_ABOVE
     if key not in system.cache:
-        dae, J = system.dae_dict(), system.dae_jacobian()      # ∂[f; g]/∂[x; z], shared
+        dae = system.dae_dict()
         xs, zs, ps, ts, ode, alg = (dae[k] for k in ("x", "z", "p", "t", "ode", "alg"))
-        nx = xs.numel()
         out = system.output_expressions()
         h = out[positions[derived].tolist()] if derived.size else cs.SX(0, 1)
         us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
-        jac = [J[:nx, :nx], J[:nx, nx:], _jacobian_of_readers(ode, us), J[nx:, :nx], J[nx:, nx:],
-               _jacobian_of_readers(alg, us)] + [cs.jacobian(h, v) for v in (xs, zs, us)]
-        system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts], jac)
+        readers = [_jacobian_of_readers(ode, us), _jacobian_of_readers(alg, us)]
+        if numeric:     # ∂[f; g]/∂[x; z] below, numerically
+            jac = readers
+        else:
+            J = system.dae_jacobian()       # ∂[f; g]/∂[x; z], shared
+            jac = [J[:nx, :nx], J[:nx, nx:], readers[0], J[nx:, :nx], J[nx:, nx:], readers[1]]
+        system.cache[key] = cs.Function("linearize_jac", [xs, zs, ps, ts],
+                                        jac + [cs.jacobian(h, v) for v in (xs, zs, us)])
     blocks = [sps.csr_matrix(m.sparse()) for m in system.cache[key](x, z, p, t)]
+    if numeric:
+        J = affine_jacobian(system, "dae")
+        whole = sps.csc_matrix((J.values(p, t), J.row, J.colind), shape=(J.n, J.n)).tocsr()
+        whole.eliminate_zeros()             # the pattern's diagonal, where J has none
+        blocks = [whole[:nx, :nx], whole[:nx, nx:], blocks[0], whole[nx:, :nx], whole[nx:, nx:],
+                  blocks[1]] + blocks[2:]
     # the outputs' rows: CasADi's for the derived ones, unit rows for the others
     place = sps.csr_matrix((np.ones(derived.size), (derived, np.arange(derived.size))),
                            shape=(len(rows), derived.size))

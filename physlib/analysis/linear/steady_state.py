@@ -34,11 +34,12 @@ import casadi as cs
 import numpy as np
 
 from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
+from ..common.affine_jacobian import affine_jacobian
 from ..common.fast_call import fast
 from ..common.hybrid_components import hybrid_instances, max_mode_rounds, mode_requests, no_crossings, set_modes
 from ..common.initialization import damped_newton, null_space_members, solve_algebraic
 from ..common.sparse_lu import solve_step
-from .direct_newton import direct_newton
+from .direct_newton import COMPILED_NEWTON_SIZE, direct_newton
 from .homotopy import NEWTON, NotConverged, continuation
 from .model_inputs import resolve_input, set_inputs
 from ..common.start_values import check_finite
@@ -48,13 +49,14 @@ GUARD_NOISE = 1e-12
 
 
 def ignorable_states(system) -> np.ndarray:
-    """States that neither f nor g reads (structurally): positions that only integrate a speed."""
+    """States that neither f nor g reads (structurally): positions that only integrate a speed.
+    Read from the DAE function's dependency pattern, which CasADi finds without differentiating."""
     if "op_ignorable" not in system.cache:
         nx = len(system.state_pos)
-        _, cols = system.dae_jacobian().sparsity().get_triplet()
         used = np.zeros(nx, dtype=bool)
-        cols = np.asarray(cols, dtype=int)
-        used[cols[cols < nx]] = True
+        for output in (0, 1):                   # f, g: their dependence on x
+            pattern = system.dae.sparsity_jac(0, output)
+            used |= np.diff(np.asarray(pattern.colind(), dtype=np.int64)) > 0
         system.cache["op_ignorable"] = ~used
     return system.cache["op_ignorable"]
 
@@ -208,7 +210,13 @@ class _SteadyProblem:
     """The square system of a steady state of a model with nx states and nz algebraic
     variables: unknowns w = [x_kept, z, p_free], equations [f_kept, g, y_target − value], as
     the CasADi function ``FJ(w, args) -> (F, dF/dw)`` with args = [x, p, t]
-    (:meth:`args`; p holds the modes). :meth:`start_from` sets the guess."""
+    (:meth:`args`; p holds the modes), and as SX expressions (:attr:`symbolic`) for CasADi's
+    compiled Newton. :meth:`start_from` sets the guess.
+
+    A large model affine in its unknowns (more than COMPILED_NEWTON_SIZE of them, a plain
+    operating point) evaluates F by its DAE function and J, constant, on colored seeds
+    (:class:`_AffineSteadyFunction`): CasADi's symbolic Jacobian of the whole model was most
+    of a 100,000-element circuit's operating point."""
 
     def __init__(self, model, nx, nz, p, t, targets, free):
         self.t = t
@@ -253,10 +261,10 @@ class _SteadyProblem:
         if nk == nx and not self.free_slots and not target_rows:
             # The unknowns are the model's own: its equations and their Jacobian as the
             # compiled model keeps them (derived once, shared with linearize and simulate).
-            dae = system.dae_dict()
-            w, args = cs.vertcat(dae["x"], dae["z"]), cs.vertcat(fixed_x, dae["p"], dae["t"])
-            residual = cs.vertcat(dae["ode"], dae["alg"])
-            self.w_symbol, self.args_symbol, self.residual_expr = w, args, residual
+            if system.affine and nx + nz > COMPILED_NEWTON_SIZE:
+                self.FJ = _AffineSteadyFunction(system)
+                return
+            w, args, residual = self.symbolic
             self.FJ = cs.Function("steady_jac", [w, args], [residual, system.dae_jacobian()])
             return
         _, _, ps, ts = system.symbols()
@@ -279,8 +287,17 @@ class _SteadyProblem:
         if residual.numel() != w.numel():    # cannot happen for a square trim; kept as a guard
             raise PhyslibError(f"steady state: {residual.numel()} equations for {w.numel()} unknowns")
         args = cs.vertcat(fixed_x, ps, ts)
-        self.w_symbol, self.args_symbol, self.residual_expr = w, args, residual
+        self.symbolic = w, args, residual
         self.FJ = cs.Function("steady_jac", [w, args], [residual, cs.jacobian(residual, w)])
+
+    @cached_property
+    def symbolic(self) -> tuple:
+        """(w, args, F) as SX expressions; for the model's own unknowns, its equations as the
+        compiled model keeps them (a trim's are set by ``_build``)."""
+        dae = self._model.system.dae_dict()
+        fixed_x = cs.SX.sym("xf", self.nx)
+        return (cs.vertcat(dae["x"], dae["z"]), cs.vertcat(fixed_x, dae["p"], dae["t"]),
+                cs.vertcat(dae["ode"], dae["alg"]))
 
     def args(self, p) -> np.ndarray:
         return np.concatenate([self.x, p, [self.t]])
@@ -307,6 +324,27 @@ class _SteadyProblem:
         if self.free_slots:
             p[self.free_slots] = w[nk + nz:]
         return x, w[nk:nk + nz], p
+
+
+class _AffineSteadyFunction:
+    """``FJ(w, args) -> (F, J)`` of a model affine in its unknowns, w = [x; z], args = [x, p, t]:
+    F = [f; g] by the DAE function, J = ∂[f; g]/∂[x; z] from its
+    :class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`, evaluated once per
+    parameter vector (J reads neither the unknowns nor time)."""
+
+    def __init__(self, system):
+        self.dae, self.nx = system.dae, len(system.state_pos)
+        self.jacobian = affine_jacobian(system, "dae")
+        self._key = self._J = None
+
+    def __call__(self, w, args):
+        w, args = np.asarray(w, dtype=float).ravel(), np.asarray(args, dtype=float).ravel()
+        p, t = args[self.nx:-1], float(args[-1])
+        key = p.tobytes()
+        if key != self._key:
+            self._key, self._J = key, self.jacobian.matrix(p, t)
+        f, g = self.dae(w[:self.nx], w[self.nx:], p, t)
+        return np.concatenate([np.asarray(f).ravel(), np.asarray(g).ravel()]), self._J
 
 
 def _continuation(model, problem, p, tol, max_iter):

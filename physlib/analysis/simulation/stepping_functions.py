@@ -29,7 +29,7 @@ import casadi as cs
 import numpy as np
 
 from ...core.lazy import lazy_module
-from ..common.affine_jacobian import AffineJacobian
+from ..common.affine_jacobian import affine_jacobian
 from ..common.native_functions import native_twin
 
 # SciPy's sparse matrices and solvers serve large models only: imported on first use.
@@ -82,7 +82,8 @@ class SteppingFunctions:
     cj); CVODE: ∂f/∂x of (x, p, t)), each built on first use; the Jacobian is dense unless
     ``sparse``, and a sparse one has every diagonal entry in its pattern (CVODE adds −γ·I in
     place, which needs them). ``linear``: for a sparse model linear in its unknowns (see the
-    module docstring), (J's stored entries at cj = 0, an :class:`AffineJacobian`; F(0, 0) as a
+    module docstring), (J's stored entries at cj = 0, an
+    :class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`; F(0, 0) as a
     function of (p, t)); else None. Such a model's run evaluates
     neither the residual nor the Jacobian function (:class:`LinearResidual` and the callbacks
     do J·y + F(0, 0) and J + cj·I with J's numbers), so neither is built: at 100,000 elements
@@ -97,7 +98,7 @@ class SteppingFunctions:
         # (their derivatives read no variable and not time; CasADi's derivative of sign(v) or
         # floor(v) is 0, so a symbolic J alone could not tell).
         if sparse and system.affine:
-            self.linear = (AffineJacobian(system.dae, self.ida), self._offset())
+            self.linear = (affine_jacobian(system, "ida" if self.ida else "cvode"), self._offset())
 
     @cached_property
     def _unknowns(self):
@@ -175,7 +176,8 @@ class LinearResidual:
     """F(y, y') = J·y + F(0, 0) (+ y' on the first ``rows_with_rates`` rows: IDA's states; 0
     for CVODE) and the solver's Jacobian J + cj·I (on the same rows' diagonal) for a linear
     model, from :attr:`SteppingFunctions.linear` ``functions``: J's stored entries (``values``,
-    on the sparse Jacobian's pattern ``colind``/``row``, the :class:`AffineJacobian`'s),
+    on the sparse Jacobian's pattern ``colind``/``row``, the
+    :class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`'s),
     evaluated by :meth:`restart`, and ``offset`` (F(0, 0) of p and t, buffered). The compiled
     callbacks read the same arrays and do the same arithmetic in the same order as
     :meth:`evaluate` and :meth:`jacobian`, so both give the same numbers bit for bit; they are
