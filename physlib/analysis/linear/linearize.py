@@ -223,8 +223,9 @@ def _jacobians(model, slots, gains, rows, op):
     if key not in system.cache:
         dae = system.dae_dict()
         xs, zs, ps, ts, ode, alg = (dae[k] for k in ("x", "z", "p", "t", "ode", "alg"))
-        out = system.output_expressions()
-        h = out[positions[derived].tolist()] if derived.size else cs.SX(0, 1)
+        # every output's expression only when some output is not a state or algebraic variable
+        # (a circuit's node voltages all are: 1.3 million expressions at a million elements)
+        h = system.output_expressions()[positions[derived].tolist()] if derived.size else cs.SX(0, 1)
         us = cs.vertcat(*[ps[k] for k in distinct]) if distinct else cs.SX(0, 1)
         readers = [_jacobian_of_readers(ode, us), _jacobian_of_readers(alg, us)]
         if numeric:     # ∂[f; g]/∂[x; z] below, numerically
