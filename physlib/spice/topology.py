@@ -31,7 +31,7 @@ class Nets:
         # owner path -> (its first terminal's number, {port: offset}); no string per terminal
         self._owners: dict[str, tuple[int, dict[str, int]]] = {}
         self._offsets: dict[tuple, dict[str, int]] = {}    # shared by owners of the same ports
-        self._class_ports: dict[type, tuple] = {}          # classes without conditional ports
+        self._class_ports: dict[type, dict] = {}    # offsets of classes without conditional ports
         self._parent: list[int] = []
         # the pairs of terminals to join, gathered by the walk and joined in one loop after it
         heads: list[int] = []
@@ -102,32 +102,40 @@ class Nets:
             elif b < a:
                 parent[a] = b
 
-    def _add(self, owner: str, ports) -> tuple[int, dict[str, int]]:
-        """Number the terminals of ``owner``'s ``ports``; returns the first number and the
-        ports' offsets from it."""
+    def _add(self, owner: str, offsets: dict[str, int]) -> int:
+        """Number the terminals of ``owner``, whose ports have ``offsets``; returns the first
+        number."""
+        first = len(self._parent)
+        self._owners[owner] = (first, offsets)
+        self._parent.extend(range(first, first + len(offsets)))
+        return first
+
+    def _offsets_of(self, ports) -> dict[str, int]:
+        """{port: its offset from the first terminal} for ``ports`` in order, one dict shared
+        by every owner of the same ports."""
         names = tuple(ports)
         offsets = self._offsets.get(names)
         if offsets is None:
             offsets = self._offsets[names] = {port: k for k, port in enumerate(names)}
-        first = len(self._parent)
-        self._owners[owner] = (first, offsets)
-        self._parent.extend(range(first, first + len(names)))
-        return first, offsets
+        return offsets
 
-    def _ports(self, component):
-        """The port names of ``component``: those of its class, unless some are conditional."""
+    def _port_offsets(self, component) -> dict[str, int]:
+        """The port offsets of ``component``: those of its class, unless some are
+        conditional."""
         cls = type(component)
-        names = self._class_ports.get(cls)
-        if names is None:
+        offsets = self._class_ports.get(cls)
+        if offsets is None:
             if any(port.condition is not None for port in cls._ports.values()):
-                return tuple(component.ports())
-            names = self._class_ports[cls] = tuple(cls._ports)
-        return names
+                return self._offsets_of(component.ports())
+            offsets = self._class_ports[cls] = self._offsets_of(cls._ports)
+        return offsets
 
     def _walk(self, model, prefix: str, expand: bool, joins, heads: list, others: list):
         """Number the terminals of ``model`` (below ``prefix``) and add the pairs its
         connections and ``joins`` join to ``heads``/``others``."""
         members = model.components
+        components, owners, parent = self.components, self._owners, self._parent
+        class_offsets = self._class_ports
         for name, member in members.items():
             path = prefix + name
             if isinstance(member, Model):
@@ -135,16 +143,20 @@ class Nets:
                     self._walk(member, path + ".", expand, joins, heads, others)
                 else:
                     self.blocks[path] = member
-                    self._add(path, member.exposed_ports)
+                    self._add(path, self._offsets_of(member.exposed_ports))
                 continue
-            self.components[path] = member
-            first, offsets = self._add(path, self._ports(member))
+            # _add and _port_offsets written out: this runs once per component of the model
+            components[path] = member
+            offsets = class_offsets.get(type(member)) or self._port_offsets(member)
+            first = len(parent)
+            owners[path] = (first, offsets)
+            parent.extend(range(first, first + len(offsets)))
             for group in (joins(member) if joins else ()):
                 head = first + offsets[group[0]]
                 for port in group[1:]:
                     heads.append(head)
                     others.append(first + offsets[port])
-        owners, number, terminal = self._owners, self._number, self._terminal
+        number, terminal = self._number, self._terminal
         blocks = {name for name, member in members.items() if isinstance(member, Model)}
         for connection in model.connections:
             ends = []
