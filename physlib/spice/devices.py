@@ -83,31 +83,35 @@ PASSIVE_CLASSES = {"R": (el.Resistor, "R", None), "C": (el.Capacitor, "C", "v0")
 
 
 def _passive(b, letter, name, tokens, card, scope, prefix):
-    names = VALUE_NAMES[letter]
-    positional, options = _split_options(tokens[3:], card.where, PASSIVE_OPTIONS[letter])
-    given = [key for key in names if key in options]
-    if len(given) > 1 or (given and positional):
-        raise SpiceError(f"{letter} has its value twice ({' '.join(positional + given)})",
-                         card.where)
-    if given:
-        positional.insert(0, options.pop(given[0]))
+    where = card.where
+    positional, options = _split_options(tokens[3:], where, PASSIVE_OPTIONS[letter])
+    if options:
+        given = [key for key in VALUE_NAMES[letter] if key in options]
+        if len(given) > 1 or (given and positional):
+            raise SpiceError(f"{letter} has its value twice ({' '.join(positional + given)})",
+                             where)
+        if given:
+            positional.insert(0, options.pop(given[0]))
     if len(positional) != 1:
         raise SpiceError(f"{letter} takes one value after its nodes, got "
-                         f"{' '.join(positional) or 'none'}", card.where)
-    value = b.value(positional[0], scope, card.where)
+                         f"{' '.join(positional) or 'none'}", where)
+    value = b.value(positional[0], scope, where)
     cls, param, start = PASSIVE_CLASSES[letter]
     if letter == "R":
         value, cls = _resistor_options(b, value, options, scope, card)
-    values = {param: value()}
-    if letter == "R":                  # its thermal noise's k
-        values["constants"] = b.ctx.constants
-    b.bind(f"{prefix}{name}.{param}", value, card.where)
-    ic = b.value(options["ic"], scope, card.where) if "ic" in options else \
+        values = {param: value(), "constants": b.ctx.constants}      # its thermal noise's k
+    else:
+        values = {param: value()}
+    b.bind(f"{prefix}{name}.{param}", value, where)
+    ic = b.value(options["ic"], scope, where) if "ic" in options else \
         b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
     if ic is not None:
         values[start] = ic()
-        b.bind(f"{prefix}{name}.{start}", ic, card.where)
-    return cls(name, **values), ["p", "n"]
+        b.bind(f"{prefix}{name}.{start}", ic, where)
+    return cls(name, **values), TWO_PINS
+
+
+TWO_PINS = ("p", "n")       # the pins of a two-pin element, in its nodes' order
 
 
 class NoiselessResistor(el.Resistor):
