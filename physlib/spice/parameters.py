@@ -170,7 +170,8 @@ def declare_parameters(model, builder, ctx, netlist, name) -> DeckValues:
             setattr(target, key, ElementValue(deck_values, path, where))
             continue
         value = function()
-        if value != target.parameters.get(key, target.input_values.get(key)):
+        parameters = target.parameters      # (input values only read when needed: both copy)
+        if value != (parameters[key] if key in parameters else target.input_values.get(key)):
             setattr(target, key, value)
     return deck_values
 
