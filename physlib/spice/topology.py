@@ -6,6 +6,8 @@ Used by :mod:`physlib.spice.writer` (a net is a SPICE node) and :mod:`physlib.sp
 """
 from __future__ import annotations
 
+from itertools import accumulate, chain
+
 from ..assembly.model import ExposedPort, Model
 
 __all__ = ["Nets"]
@@ -130,44 +132,62 @@ class Nets:
             offsets = self._class_ports[cls] = self._offsets_of(cls._ports)
         return offsets
 
+    def _add_components(self, names: list, members: dict, prefix: str, joins, heads: list,
+                        others: list):
+        """Number the terminals of the components ``names`` (of ``members``, below ``prefix``)
+        and add the pairs ``joins`` joins; most of a large model's components go through here,
+        so it works on them all at once."""
+        components = [members[name] for name in names]
+        paths = [prefix + name for name in names] if prefix else names
+        class_offsets = self._class_ports
+        offsets = [class_offsets.get(type(c)) or self._port_offsets(c) for c in components]
+        parent = self._parent
+        firsts = list(accumulate(map(len, offsets), initial=len(parent)))
+        parent.extend(range(firsts[0], firsts[-1]))
+        self.components.update(zip(paths, components))
+        self._owners.update(zip(paths, zip(firsts, offsets)))
+        if joins:
+            for component, first, offsets_ in zip(components, firsts, offsets):
+                for group in joins(component):
+                    head = first + offsets_[group[0]]
+                    for port in group[1:]:
+                        heads.append(head)
+                        others.append(first + offsets_[port])
+
     def _walk(self, model, prefix: str, expand: bool, joins, heads: list, others: list):
         """Number the terminals of ``model`` (below ``prefix``) and add the pairs its
         connections and ``joins`` join to ``heads``/``others``."""
         members = model.components
-        components, owners, parent = self.components, self._owners, self._parent
-        class_offsets = self._class_ports
+        run: list[str] = []        # consecutive components, numbered together
         for name, member in members.items():
-            path = prefix + name
-            if isinstance(member, Model):
-                if expand:
-                    self._walk(member, path + ".", expand, joins, heads, others)
-                else:
-                    self.blocks[path] = member
-                    self._add(path, self._offsets_of(member.exposed_ports))
+            if not isinstance(member, Model):
+                run.append(name)
                 continue
-            # _add and _port_offsets written out: this runs once per component of the model
-            components[path] = member
-            offsets = class_offsets.get(type(member)) or self._port_offsets(member)
-            first = len(parent)
-            owners[path] = (first, offsets)
-            parent.extend(range(first, first + len(offsets)))
-            for group in (joins(member) if joins else ()):
-                head = first + offsets[group[0]]
-                for port in group[1:]:
-                    heads.append(head)
-                    others.append(first + offsets[port])
+            self._add_components(run, members, prefix, joins, heads, others)
+            run = []
+            path = prefix + name
+            if expand:
+                self._walk(member, path + ".", expand, joins, heads, others)
+            else:
+                self.blocks[path] = member
+                self._add(path, self._offsets_of(member.exposed_ports))
+        self._add_components(run, members, prefix, joins, heads, others)
+        owners = self._owners
         number, terminal = self._number, self._terminal
         blocks = {name for name, member in members.items() if isinstance(member, Model)}
-        for connection in model.connections:
-            ends = []
-            for name, port in connection:
-                if name in blocks:
-                    ends.append(number(terminal(members, prefix, name, port, expand)))
-                else:       # a component's port is its own terminal
-                    first, offsets = owners[prefix + name]
-                    ends.append(first + offsets[port])
-            heads.extend([ends[0]] * (len(ends) - 1))
-            others.extend(ends[1:])
+        connections = model.connections
+        # every connection end's terminal in one comprehension (a component's port is its own
+        # terminal), then each connection's first end joined to the others
+        owner_of = owners if not prefix else {name: owners.get(prefix + name) for name in members}
+        ends = [number(terminal(members, prefix, name, port, expand)) if name in blocks
+                else owner_of[name][0] + owner_of[name][1][port]
+                for name, port in chain.from_iterable(connections)]
+        start = 0
+        for connection in connections:
+            end = start + len(connection)
+            heads.extend([ends[start]] * (end - start - 1))
+            others.extend(ends[start + 1:end])
+            start = end
 
     def _terminal(self, members, prefix, name, port, expand) -> str:
         """``"path.port"`` of one connection end: through exposed ports down to the component
