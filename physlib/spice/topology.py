@@ -140,19 +140,19 @@ class Nets:
         components = [members[name] for name in names]
         paths = [prefix + name for name in names] if prefix else names
         class_offsets = self._class_ports
-        offsets = [class_offsets.get(type(c)) or self._port_offsets(c) for c in components]
+        all_offsets = [class_offsets.get(type(c)) or self._port_offsets(c) for c in components]
         parent = self._parent
-        firsts = list(accumulate(map(len, offsets), initial=len(parent)))
+        firsts = list(accumulate(map(len, all_offsets), initial=len(parent)))
         parent.extend(range(firsts[0], firsts[-1]))
         self.components.update(zip(paths, components))
-        self._owners.update(zip(paths, zip(firsts, offsets)))
+        self._owners.update(zip(paths, zip(firsts, all_offsets)))
         if joins:
-            for component, first, offsets_ in zip(components, firsts, offsets):
+            for component, first, offsets in zip(components, firsts, all_offsets):
                 for group in joins(component):
-                    head = first + offsets_[group[0]]
+                    head = first + offsets[group[0]]
                     for port in group[1:]:
                         heads.append(head)
-                        others.append(first + offsets_[port])
+                        others.append(first + offsets[port])
 
     def _walk(self, model, prefix: str, expand: bool, joins, heads: list, others: list):
         """Number the terminals of ``model`` (below ``prefix``) and add the pairs its
