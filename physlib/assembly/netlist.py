@@ -178,10 +178,10 @@ class Netlist:
 
     def connect(self, *ports) -> None:
         """Connect two or more ports into one node: across variables equal, through variables sum to zero."""
-        if len(ports) == 2 and _connected_pair(self, *ports):
-            return
         if len(ports) < 2:
             raise PortConnectionError("connect needs at least two ports")
+        if _connected_members(self, ports):
+            return
         members = self._members
         for port in ports:
             # Fast path: a port of a member (its owner is registered under its own name).
@@ -328,25 +328,36 @@ class Netlist:
         return f"{type(self).__name__}({self.name!r}, {len(self._members)} members)"
 
 
-def _connected_pair(netlist: Netlist, a, b) -> bool:
-    """Record in ``netlist`` the connection of two ports of its member components, of one
-    domain, and return True; return False, recording nothing, for any other pair (the general
-    path of :meth:`Netlist.connect` then accepts it or says what is wrong).
+def _connected_members(netlist: Netlist, ports) -> bool:
+    """Record in ``netlist`` the connection of ``ports``, two or more ports of its member
+    components, of one domain, each listed once, and return True; return False, recording
+    nothing, for anything else (the general path of :meth:`Netlist.connect` then accepts it or
+    says what is wrong).
 
-    Most connections are such pairs. Each attribute read on a port, component or model passes
-    through its class's __getattr__ hook, several times slower than an ordinary one, so each
-    is read once here."""
-    if type(a) is not PortRef or type(b) is not PortRef:
+    Most connections are such: one loop reads each port once here. Each attribute read on a
+    port, component or model passes through its class's __getattr__ hook, several times slower
+    than an ordinary one, and a node of a large circuit joins several ports."""
+    members, first = netlist._members, ports[0]
+    if type(first) is not PortRef:
         return False
-    owner_a, owner_b, port_a, port_b = a.owner, b.owner, a.port, b.port
-    name_a, name_b = owner_a.name, owner_b.name
-    members = netlist._members
-    if members.get(name_a) is not owner_a or members.get(name_b) is not owner_b \
-            or port_a.domain is not port_b.domain or (port_a is port_b and name_a == name_b):
+    domain = first.port.domain
+    owner_names, port_names = [], []
+    for ref in ports:
+        if type(ref) is not PortRef:
+            return False
+        owner, port = ref.owner, ref.port
+        name = owner.name
+        if members.get(name) is not owner or port.domain is not domain:
+            return False
+        owner_names.append(name)
+        port_names.append(port.name)
+    # a member's name stands for it: the same (name, port) twice is the same port twice
+    if (len(ports) > 2 or owner_names[0] == owner_names[1]) and \
+            len(set(zip(owner_names, port_names))) < len(ports):
         return False
-    netlist._sizes.append(2)
-    netlist._end_member.extend((name_a, name_b))
-    netlist._end_port.extend((port_a.name, port_b.name))
+    netlist._sizes.append(len(ports))
+    netlist._end_member.extend(owner_names)
+    netlist._end_port.extend(port_names)
     return True
 
 

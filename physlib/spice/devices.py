@@ -48,6 +48,8 @@ KELVIN = 273.15
 def _split_options(tokens, where, allowed: tuple[str, ...]):
     """(positional tokens, {key: value token}) of ``tokens``; keys outside ``allowed`` are
     refused."""
+    if "=" not in tokens:               # most element lines: no key=value at all
+        return list(tokens), {}
     positional, options, pos = [], {}, 0
     while pos < len(tokens):
         if pos + 1 < len(tokens) and tokens[pos + 1] == "=":
@@ -65,45 +67,51 @@ def _split_options(tokens, where, allowed: tuple[str, ...]):
     return positional, options
 
 
+# ngspice's R instance options physlib reads (its RES instance table): the parallel count,
+# the temperature coefficients, the instance temperature and whether it is a noise source.
+RESISTOR_OPTIONS = ("m", "tc1", "tc2", "temp", "dtemp", "noisy")
 # ngspice-39's names of an R, C, L value on the element line (its RES, CAP, IND instance
 # parameter tables; ``l=`` is read as the inductance too).
 VALUE_NAMES = {"R": ("r", "resistance"), "C": ("c", "capacitance", "cap"),
                "L": ("l", "inductance")}
+# the options each of R, C, L accepts besides its value's names
+PASSIVE_OPTIONS = {letter: names + (("ic",) if letter != "R" else RESISTOR_OPTIONS)
+                   for letter, names in VALUE_NAMES.items()}
+# the component class of each, the parameter its value gives and that of its start value
+PASSIVE_CLASSES = {"R": (el.Resistor, "R", None), "C": (el.Capacitor, "C", "v0"),
+                   "L": (el.Inductor, "L", "i0")}
 
 
 def _passive(b, letter, name, tokens, card, scope, prefix):
-    names = VALUE_NAMES[letter]
-    positional, options = _split_options(tokens[3:], card.where,
-                                         names + (("ic",) if letter != "R" else RESISTOR_OPTIONS))
-    given = [key for key in names if key in options]
-    if len(given) > 1 or (given and positional):
-        raise SpiceError(f"{letter} has its value twice ({' '.join(positional + given)})",
-                         card.where)
-    if given:
-        positional.insert(0, options.pop(given[0]))
+    where = card.where
+    positional, options = _split_options(tokens[3:], where, PASSIVE_OPTIONS[letter])
+    if options:
+        given = [key for key in VALUE_NAMES[letter] if key in options]
+        if len(given) > 1 or (given and positional):
+            raise SpiceError(f"{letter} has its value twice ({' '.join(positional + given)})",
+                             where)
+        if given:
+            positional.insert(0, options.pop(given[0]))
     if len(positional) != 1:
         raise SpiceError(f"{letter} takes one value after its nodes, got "
-                         f"{' '.join(positional) or 'none'}", card.where)
-    value = b.value(positional[0], scope, card.where)
-    cls, param, start = {"R": (el.Resistor, "R", None), "C": (el.Capacitor, "C", "v0"),
-                         "L": (el.Inductor, "L", "i0")}[letter]
+                         f"{' '.join(positional) or 'none'}", where)
+    value = b.value(positional[0], scope, where)
+    cls, param, start = PASSIVE_CLASSES[letter]
     if letter == "R":
         value, cls = _resistor_options(b, value, options, scope, card)
-    values = {param: value()}
-    if letter == "R":                  # its thermal noise's k
-        values["constants"] = b.ctx.constants
-    b.bind(f"{prefix}{name}.{param}", value, card.where)
-    ic = b.value(options["ic"], scope, card.where) if "ic" in options else \
+        values = {param: value(), "constants": b.ctx.constants}      # its thermal noise's k
+    else:
+        values = {param: value()}
+    b.bind(f"{prefix}{name}.{param}", value, where)
+    ic = b.value(options["ic"], scope, where) if "ic" in options else \
         b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
     if ic is not None:
         values[start] = ic()
-        b.bind(f"{prefix}{name}.{start}", ic, card.where)
-    return cls(name, **values), ["p", "n"]
+        b.bind(f"{prefix}{name}.{start}", ic, where)
+    return cls(name, **values), TWO_PINS
 
 
-# ngspice's R instance options physlib reads (its RES instance table): the parallel count,
-# the temperature coefficients, the instance temperature and whether it is a noise source.
-RESISTOR_OPTIONS = ("m", "tc1", "tc2", "temp", "dtemp", "noisy")
+TWO_PINS = ("p", "n")       # the pins of a two-pin element, in its nodes' order
 
 
 class NoiselessResistor(el.Resistor):

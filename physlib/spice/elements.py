@@ -8,6 +8,8 @@ Every numeric value is recorded as a *binding*, parameter path → value functio
 """
 from __future__ import annotations
 
+from itertools import chain
+
 from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
@@ -130,8 +132,9 @@ class Builder:
                 continue
             comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
             self.add_member(model, comp, card, prefix, members)
-            controls += [(getattr(comp, port), source, card) for port, source in self.controls]
-            for pin, node in list(zip(pins, tokens[1:])) + self.senses:
+            if self.controls:
+                controls += [(getattr(comp, port), source, card) for port, source in self.controls]
+            for pin, node in chain(zip(pins, tokens[1:]), self.senses):
                 nets.setdefault(node.lower(), []).append(getattr(comp, pin))
         for card, tokens in couplings:
             couple(self, card, tokens, scope, prefix, members, nets, model)

@@ -16,9 +16,10 @@ import re
 
 from .errors import Location, SpiceError
 
-__all__ = ["Card", "ControlBlock", "read_cards", "split"]
+__all__ = ["Card", "ControlBlock", "read_cards", "split", "first_word"]
 
 _INLINE = re.compile(r";|(?:(?<=\s)|^)(?:\$(?=\s|$)|//|--)")
+_MARKERS = (";", "$", "//", "--")      # what _INLINE looks for, wherever it is
 
 
 class Card:
@@ -58,12 +59,20 @@ def _strip(line: str) -> str:
 
 def _physical(text: str, file: str, first: int = 1):
     """(line number, text) of the non-comment lines, inline comments removed."""
+    # Most decks have no inline comment marker anywhere: four substring searches of the whole
+    # text spare a regular-expression search of each line.
+    comments = any(marker in text for marker in _MARKERS)
     for number, raw in enumerate(text.splitlines(), first):
-        line = _strip(raw).rstrip()
+        line = (_strip(raw) if comments else raw).rstrip()
         stripped = line.lstrip()
-        if not stripped or stripped.startswith("*"):
+        if not stripped or stripped[0] == "*":
             continue
         yield number, line
+
+
+def first_word(text: str) -> str:
+    """The first word of a card's text (which starts with it: no leading blank), lower case."""
+    return text.split(None, 1)[0].lower()
 
 
 def _join(text: str, file: str, first: int) -> list[Card]:
@@ -71,7 +80,7 @@ def _join(text: str, file: str, first: int) -> list[Card]:
     cards: list[list] = []
     for number, line in _physical(text, file, first):
         stripped = line.lstrip()
-        if stripped.startswith("+"):
+        if stripped[0] == "+":
             if not cards:
                 raise SpiceError("a continuation line '+' with no card before it",
                                  Location(file, number, line))
@@ -80,7 +89,7 @@ def _join(text: str, file: str, first: int) -> list[Card]:
         cards.append([number, stripped])
     out = []
     for number, text_ in cards:
-        if text_.split()[0].lower() == ".end":
+        if text_[0] == "." and first_word(text_) == ".end":
             break
         out.append(Card(Location(file, number, text_), text_))
     return out
@@ -105,6 +114,9 @@ def _expand(cards: list[Card], folder, warnings, seen) -> list[Card]:
     removed."""
     out, skip_until, block = [], None, None
     for card in cards:
+        if card.text[0] != "." and block is None and not skip_until:
+            out.append(card)             # an element line: the cards below all start with '.'
+            continue
         words = _words(card)
         key = words[0].lower()
         if block is not None:

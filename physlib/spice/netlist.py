@@ -10,7 +10,7 @@ import re
 from .errors import Location, SpiceError
 from .expressions import Scope, parse
 from .cards import SUPPORTED, parse_assignments, sort_card
-from .lexer import Card, split
+from .lexer import Card, first_word, split
 
 __all__ = ["Body", "Subckt", "Netlist", "parse_assignments", "ELEMENT_LETTERS"]
 
@@ -70,8 +70,11 @@ class Netlist:
     def _sort(self, cards: list[Card]):
         stack: list[tuple[Body, Subckt | None]] = [(self.top, None)]
         for card in cards:
-            key = card.text.split()[0].lower()
             body, current = stack[-1]
+            if card.text[0] != ".":
+                self._element(card, body)
+                continue
+            key = first_word(card.text)
             if key == ".subckt":
                 sub = self._subckt(card)
                 if sub.name in body.subckts:
@@ -82,10 +85,8 @@ class Netlist:
                 if current is None:
                     raise SpiceError(".ends without .subckt", card.where)
                 stack.pop()
-            elif key.startswith("."):
-                self._control(card, key, body, current)
             else:
-                self._element(card, body)
+                self._control(card, key, body, current)
         if len(stack) > 1:
             raise SpiceError(f"subcircuit {stack[-1][1].name} has no .ends", stack[-1][1].card.where)
 

@@ -6,6 +6,7 @@ suffix (case-insensitive: t g meg k m mil u n p f a), then any letters, which ar
 mistake (``1M`` where mega was probably meant, ``2k7``, a lone trailing ``F``)."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -14,9 +15,13 @@ __all__ = ["parse_number", "zero_is_none", "Constant", "NUMBER", "SCALE"]
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12, "f": -15,
          "a": -18}     # powers of ten; "mil" is 25.4e-6
-_SUFFIX = re.compile(r"(meg|mil|[tgkmunpfa])?([A-Za-z_]*)(.*)", re.I | re.S)
+# A number token's parts in one match: the number (NUMBER), its scale suffix, the letters after
+# it and anything else (the number's case-insensitivity changes nothing: only its exponent's e
+# has a case, and both are allowed).
+_PARTS = re.compile(f"({NUMBER.pattern})" + r"(meg|mil|[tgkmunpfa])?([A-Za-z_]*)(.*)", re.I | re.S)
 
 
+@functools.lru_cache(maxsize=4096)      # a large deck repeats its values (1k, 1n) many times
 def parse_number(token: str, expression: bool = False) -> tuple[float, str | None] | None:
     """(value, a warning or None) for a SPICE number token, None if it is not a number.
 
@@ -24,18 +29,18 @@ def parse_number(token: str, expression: bool = False) -> tuple[float, str | Non
     that ``M`` means milli. ``expression=True``: inside ``{...}`` ngspice-39 reads ``mil`` as
     milli (``{2.5mil}`` is 2.5e-3, while the value ``2.5mil`` is 63.5e-6); so does this. Anything after the suffix's letters that is not a letter (``2k7``'s
     ``7``) makes ngspice ignore it too; that is warned about."""
-    match = NUMBER.match(token)
+    match = _PARTS.match(token)
     if not match:
         return None
-    mantissa = float(match.group(0))
-    suffix, letters, rest = _SUFFIX.fullmatch(token[match.end():]).groups()
+    number, suffix, letters, rest = match.groups()
+    mantissa = float(number)
     key = suffix.lower() if suffix else None
     if key == "mil" and expression:
         key = "m"
     if key == "mil":
         value = mantissa * 25.4e-6
     elif key:       # correctly rounded: 10u is 1e-05, not 10 * 1e-6
-        value = _scaled(match.group(0), SCALE[key])
+        value = _scaled(number, SCALE[key])
     else:
         value = mantissa
     warning = None

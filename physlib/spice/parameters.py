@@ -164,20 +164,27 @@ def declare_parameters(model, builder, ctx, netlist, name) -> DeckValues:
         expression = ParamExpression(scope.trees[param], scope.places[param], scope.functions,
                                      deck_values.parameters)
         deck_values.parameters[param] = model.parameter(param, expression)
+    members = model.components
     for path, (function, where) in builder.bindings.items():
-        target, key = _target(model, path)
+        target, key = _target(model, path, members)
         if deck_values.parameters:
             setattr(target, key, ElementValue(deck_values, path, where))
             continue
         value = function()
-        if value != target.parameters.get(key, target.input_values.get(key)):
+        parameters = target.parameters      # (input values only read when needed: both copy)
+        if value != (parameters[key] if key in parameters else target.input_values.get(key)):
             setattr(target, key, value)
     return deck_values
 
 
-def _target(model, path: str):
-    """(component, parameter or input name) of a parameter path of ``model``: ``x1.r1.R`` →
-    (x1's r1, "R"); ``v1.V.offset`` → (the waveform given to v1's V, "offset")."""
+def _target(model, path: str, members: dict):
+    """(component, parameter or input name) of a parameter path of ``model``, whose members
+    are ``members``: ``x1.r1.R`` → (x1's r1, "R"); ``v1.V.offset`` → (the waveform given to
+    v1's V, "offset")."""
+    owner, _, name = path.rpartition(".")
+    target = members.get(owner)         # most paths: a value of a top-level element, "r1.R"
+    if target is not None:
+        return target, name
     *parts, name = path.split(".")
     target = model
     for part in parts:

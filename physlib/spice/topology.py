@@ -6,6 +6,8 @@ Used by :mod:`physlib.spice.writer` (a net is a SPICE node) and :mod:`physlib.sp
 """
 from __future__ import annotations
 
+from itertools import accumulate, chain
+
 from ..assembly.model import ExposedPort, Model
 
 __all__ = ["Nets"]
@@ -31,9 +33,13 @@ class Nets:
         # owner path -> (its first terminal's number, {port: offset}); no string per terminal
         self._owners: dict[str, tuple[int, dict[str, int]]] = {}
         self._offsets: dict[tuple, dict[str, int]] = {}    # shared by owners of the same ports
-        self._class_ports: dict[type, tuple] = {}          # classes without conditional ports
+        self._class_ports: dict[type, dict] = {}    # offsets of classes without conditional ports
         self._parent: list[int] = []
-        self._walk(model, "", expand, joins)
+        # the pairs of terminals to join, gathered by the walk and joined in one loop after it
+        heads: list[int] = []
+        others: list[int] = []
+        self._walk(model, "", expand, joins, heads, others)
+        self._join(heads, others)
         self._members: dict[int, list[str]] | None = None
         self.grounded = {self.net(f"{path}.p") for path, c in self.components.items()
                          if c.is_reference}
@@ -81,64 +87,107 @@ class Nets:
             k = parent[k]
         return k
 
-    def _union(self, a: int, b: int):
-        ra, rb = self._find(a), self._find(b)
-        if ra < rb:                                      # the first terminal stays the root
-            self._parent[rb] = ra
-        elif rb < ra:
-            self._parent[ra] = rb
+    def _join(self, heads: list[int], others: list[int]):
+        """Join the sets of ``heads[k]`` and ``others[k]`` for every k; the root of a set stays
+        its first terminal (the smallest number). One loop with the finds written out: a
+        large deck joins hundreds of thousands of pairs, and a call per find was most of it."""
+        parent = self._parent
+        for a, b in zip(heads, others):
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]            # path halving
+                a = parent[a]
+            while parent[b] != b:
+                parent[b] = parent[parent[b]]
+                b = parent[b]
+            if a < b:
+                parent[b] = a
+            elif b < a:
+                parent[a] = b
 
-    def _add(self, owner: str, ports) -> tuple[int, dict[str, int]]:
-        """Number the terminals of ``owner``'s ``ports``; returns the first number and the
-        ports' offsets from it."""
+    def _add(self, owner: str, offsets: dict[str, int]) -> int:
+        """Number the terminals of ``owner``, whose ports have ``offsets``; returns the first
+        number."""
+        first = len(self._parent)
+        self._owners[owner] = (first, offsets)
+        self._parent.extend(range(first, first + len(offsets)))
+        return first
+
+    def _offsets_of(self, ports) -> dict[str, int]:
+        """{port: its offset from the first terminal} for ``ports`` in order, one dict shared
+        by every owner of the same ports."""
         names = tuple(ports)
         offsets = self._offsets.get(names)
         if offsets is None:
             offsets = self._offsets[names] = {port: k for k, port in enumerate(names)}
-        first = len(self._parent)
-        self._owners[owner] = (first, offsets)
-        self._parent.extend(range(first, first + len(names)))
-        return first, offsets
+        return offsets
 
-    def _ports(self, component):
-        """The port names of ``component``: those of its class, unless some are conditional."""
+    def _port_offsets(self, component) -> dict[str, int]:
+        """The port offsets of ``component``: those of its class, unless some are
+        conditional."""
         cls = type(component)
-        names = self._class_ports.get(cls)
-        if names is None:
+        offsets = self._class_ports.get(cls)
+        if offsets is None:
             if any(port.condition is not None for port in cls._ports.values()):
-                return tuple(component.ports())
-            names = self._class_ports[cls] = tuple(cls._ports)
-        return names
+                return self._offsets_of(component.ports())
+            offsets = self._class_ports[cls] = self._offsets_of(cls._ports)
+        return offsets
 
-    def _walk(self, model, prefix: str, expand: bool, joins):
+    def _add_components(self, names: list, members: dict, prefix: str, joins, heads: list,
+                        others: list):
+        """Number the terminals of the components ``names`` (of ``members``, below ``prefix``)
+        and add the pairs ``joins`` joins; most of a large model's components go through here,
+        so it works on them all at once."""
+        components = [members[name] for name in names]
+        paths = [prefix + name for name in names] if prefix else names
+        class_offsets = self._class_ports
+        all_offsets = [class_offsets.get(type(c)) or self._port_offsets(c) for c in components]
+        parent = self._parent
+        firsts = list(accumulate(map(len, all_offsets), initial=len(parent)))
+        parent.extend(range(firsts[0], firsts[-1]))
+        self.components.update(zip(paths, components))
+        self._owners.update(zip(paths, zip(firsts, all_offsets)))
+        if joins:
+            for component, first, offsets in zip(components, firsts, all_offsets):
+                for group in joins(component):
+                    head = first + offsets[group[0]]
+                    for port in group[1:]:
+                        heads.append(head)
+                        others.append(first + offsets[port])
+
+    def _walk(self, model, prefix: str, expand: bool, joins, heads: list, others: list):
+        """Number the terminals of ``model`` (below ``prefix``) and add the pairs its
+        connections and ``joins`` join to ``heads``/``others``."""
         members = model.components
+        run: list[str] = []        # consecutive components, numbered together
         for name, member in members.items():
-            path = prefix + name
-            if isinstance(member, Model):
-                if expand:
-                    self._walk(member, path + ".", expand, joins)
-                else:
-                    self.blocks[path] = member
-                    self._add(path, member.exposed_ports)
+            if not isinstance(member, Model):
+                run.append(name)
                 continue
-            self.components[path] = member
-            first, offsets = self._add(path, self._ports(member))
-            for group in (joins(member) if joins else ()):
-                for port in group[1:]:
-                    self._union(first + offsets[group[0]], first + offsets[port])
-        owners, number, terminal = self._owners, self._number, self._terminal
+            self._add_components(run, members, prefix, joins, heads, others)
+            run = []
+            path = prefix + name
+            if expand:
+                self._walk(member, path + ".", expand, joins, heads, others)
+            else:
+                self.blocks[path] = member
+                self._add(path, self._offsets_of(member.exposed_ports))
+        self._add_components(run, members, prefix, joins, heads, others)
+        owners = self._owners
+        number, terminal = self._number, self._terminal
         blocks = {name for name, member in members.items() if isinstance(member, Model)}
-        for connection in model.connections:
-            ends = []
-            for name, port in connection:
-                if name in blocks:
-                    ends.append(number(terminal(members, prefix, name, port, expand)))
-                else:       # a component's port is its own terminal
-                    first, offsets = owners[prefix + name]
-                    ends.append(first + offsets[port])
-            first = ends[0]
-            for other in ends[1:]:
-                self._union(first, other)
+        connections = model.connections
+        # every connection end's terminal in one comprehension (a component's port is its own
+        # terminal), then each connection's first end joined to the others
+        owner_of = owners if not prefix else {name: owners.get(prefix + name) for name in members}
+        ends = [number(terminal(members, prefix, name, port, expand)) if name in blocks
+                else owner_of[name][0] + owner_of[name][1][port]
+                for name, port in chain.from_iterable(connections)]
+        start = 0
+        for connection in connections:
+            end = start + len(connection)
+            heads.extend([ends[start]] * (end - start - 1))
+            others.extend(ends[start + 1:end])
+            start = end
 
     def _terminal(self, members, prefix, name, port, expand) -> str:
         """``"path.port"`` of one connection end: through exposed ports down to the component
