@@ -105,10 +105,10 @@ class Builder:
         return {param: start for param, start in starts.items() if start is not None}
 
     def bind(self, path: str, function, where):
-        try:
-            function()
-        except SpiceError:
-            raise
+        """Bind the value ``function()`` (of the deck's parameters) to the component parameter
+        ``path``, evaluating it once now: a value that cannot be computed is an error at its
+        card (``where``), not at the first run."""
+        function()
         self.bindings[path] = (function, where)
 
     # --- one level: the deck or a subcircuit instance -------------------------------------
