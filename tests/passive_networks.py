@@ -28,9 +28,10 @@ def draw_network(draw, min_nodes: int = 2, max_nodes: int = 6):
     return n, elements
 
 
-def build_network(n, elements):
-    """(compiled model, {node: path of a port on it}); element j is named f"{kind}{j}"."""
-    m = Model("net")
+def network_elements(n, elements, name: str = "net"):
+    """(model with ground and the elements added, {node: [the ports on it]}), nothing connected
+    yet; element j is named f"{kind}{j}"."""
+    m = Model(name)
     nodes = {k: [] for k in range(n)}
     nodes[0].append(m.add(Ground("gnd")).p)
     for j, (kind, a, b, value) in enumerate(elements):
@@ -38,7 +39,18 @@ def build_network(n, elements):
         element = m.add(cls(f"{kind}{j}", **{param: value}))
         nodes[a].append(element.p)
         nodes[b].append(element.n)
+    return m, nodes
+
+
+def connect_nodes(m, nodes) -> None:
+    """Connect the ports of each node."""
     for members in nodes.values():
         if len(members) > 1:
             m.connect(*members)
+
+
+def build_network(n, elements):
+    """(compiled model, {node: path of a port on it}); element j is named f"{kind}{j}"."""
+    m, nodes = network_elements(n, elements)
+    connect_nodes(m, nodes)
     return m.compile(), {k: members[-1].path for k, members in nodes.items()}

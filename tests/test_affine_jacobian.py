@@ -6,29 +6,19 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from passive_networks import draw_network
-from physlib import Model
+from passive_networks import connect_nodes, draw_network, network_elements
+from test_ladder_scale import ladder_model
 from physlib.analysis.common.affine_jacobian import AffineJacobian
 from physlib.analysis.simulation import stepping_functions
 from physlib.analysis.simulation.sundials import Stepper
-from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Inductor, Resistor,
-                                           VoltageSource)
+from physlib.components.electrical import CurrentSource, Resistor, VoltageSource
 from physlib.components.signals import Sine
-
-KINDS = {"R": (Resistor, "R"), "C": (Capacitor, "C"), "L": (Inductor, "L")}
 
 
 def driven_network(n, elements, volts: float, amps: float):
     """The passive network with a sine source of ``volts`` behind 50 Ohm into node 1 and a
     sine current source of ``amps`` into the last node, compiled."""
-    m = Model("driven")
-    nodes = {k: [] for k in range(n)}
-    nodes[0].append(m.add(Ground("gnd")).p)
-    for j, (kind, a, b, value) in enumerate(elements):
-        cls, param = KINDS[kind]
-        element = m.add(cls(f"{kind}{j}", **{param: value}))
-        nodes[a].append(element.p)
-        nodes[b].append(element.n)
+    m, nodes = network_elements(n, elements, "driven")
     source = m.add(VoltageSource("V", V=Sine(amplitude=volts, f=1e3)))
     series = m.add(Resistor("Rs", R=50.0))
     current = m.add(CurrentSource("I", I=Sine(amplitude=amps, f=3e3)))
@@ -36,8 +26,7 @@ def driven_network(n, elements, volts: float, amps: float):
     nodes[1].append(series.n)
     nodes[n - 1].append(current.n)
     nodes[0] += [source.n, current.p]
-    for members in nodes.values():
-        m.connect(*members)
+    connect_nodes(m, nodes)
     return m.compile()
 
 
@@ -86,20 +75,9 @@ def test_a_ladder_needs_three_colors_whatever_its_length():
     # A restart evaluates the DAE once per color (and once at zero): a chain's Jacobian is
     # tridiagonal, three colors at 10 and at 600 stages, so the cost grows with the model.
     for stages in (10, 600):
-        m = Model("ladder")
-        source = m.add(VoltageSource("V", V=1.0))
-        gnd = m.add(Ground("gnd"))
-        m.connect(source.n, gnd.p)
-        node = source.p
-        for k in range(stages):
-            r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-9))
-            m.connect(node, r.p)
-            m.connect(r.n, c.p)
-            m.connect(c.n, gnd.p)
-            node = r.n
-        system = m.compile().system
-        for ida in (True, False):
-            assert AffineJacobian(system.dae, "ida" if ida else "cvode").colors == 3
+        system = ladder_model(stages).compile().system
+        for form in ("dae", "ida", "cvode"):
+            assert AffineJacobian(system.dae, form).colors == 3
 
 
 def test_a_run_s_restarts_keep_the_entries_of_recent_parameter_vectors(monkeypatch):
