@@ -6,16 +6,18 @@ arrays (connected components of a graph) so the cost grows linearly with the mod
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import StructuralError
+from ..core.records import record
 from .sparse import connected_components
 
 
-@dataclass
+@record
 class Aliases:
+    """The alias sets found by :func:`eliminate_aliases`: each variable's representative and sign."""
+
     rep: np.ndarray    # variable id -> id of its representative
     sign: np.ndarray   # x_i = sign_i * x_rep(i)
     demoted: np.ndarray  # rows (a, b, s): x_a = s·x_b kept as an equation, not an alias

@@ -14,12 +14,13 @@ disk (:mod:`physlib.assembly.template_cache`) and used in a process that never i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
 import casadi as cs
 
 from ..core.errors import DeclarationError, PhyslibError
+from ..core.records import record
 
 # The outputs of ClassTemplate.expressions, each a column of scalar expressions in (v, p, t).
 EXPRESSION_GROUPS = ("res", "guards", "constraints", "start", "energy", "dissipation", "sol", "dt", "partial")
@@ -29,8 +30,12 @@ class EquationError(DeclarationError):
     """A component class declares equations physlib cannot use."""
 
 
-@dataclass
+@record
 class ClassTemplate:
+    """A component class's equations derived once (by :mod:`physlib.assembly.derivation`) and
+    shared by every instance: its locals, parameters and modes, the structure of its residuals
+    and their CasADi forms."""
+
     class_name: str
     local_names: list[str]            # port variables, then internal variables, then der(...)
     param_names: list[str]            # non-structural parameters, in declaration order

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
 import casadi as cs
@@ -13,6 +13,7 @@ import numpy as np
 from ..core.component import Component, Mode, Parameter, Port, Variable
 from ..core.errors import PhyslibError, UnknownNameError
 from ..core.logic import is_symbolic
+from ..core.records import record
 from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
 from .names import PositionNames
@@ -21,7 +22,7 @@ from .path_units import path_unit
 from .templates import ClassTemplate
 
 
-@dataclass
+@record
 class DaeSystem:
     """x' = f(x, z, p, t), 0 = g(x, z, p, t), and the values of all variables, as CasADi functions."""
 

@@ -8,16 +8,16 @@ classes that declare the quantity and their instances' variable and parameter nu
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import casadi as cs
 
+from ..core.records import record
 from .passes.instantiate import instance_locals, instance_params, mapped
 
 _TEMPLATE_FUNCTION = {"energy": "energy_function", "dissipation": "power_dissipation_function"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ComponentQuantity:
     """Stored energy [J] (``kind="energy"``) or dissipated power [W] (``kind="dissipation"``)
     of every component whose class declares it, one output row per component of ``owners``."""

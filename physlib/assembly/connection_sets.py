@@ -11,18 +11,18 @@ The sets come out as :class:`Runs` of one array each, not as one small array or 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import MissingReferenceError, PortConnectionError, UnconnectedPortError
+from ..core.records import record
 from .sparse import connected_components
 
 _CAUSALITY = {None: 0, "input": 1, "output": 2}
 _INPUT, _OUTPUT = 1, 2
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PortLayout:
     """The ports of one class template (one group of instances)."""
 
@@ -163,7 +163,7 @@ class NodePaths(Sequence):
         return (names[start:end] for start, end in zip(bounds, bounds[1:]))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConnectionSets:
     """What connections give the flat system (see :class:`~physlib.assembly.flatten.FlatSystem`)."""
 

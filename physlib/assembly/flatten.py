@@ -23,6 +23,7 @@ from ..core.bulk import bulk_build
 from ..core.component import Component, Mode, Output, Parameter
 from ..core.errors import ModelError
 from ..core.model_parameters import ModelParameter, ParameterExpression
+from ..core.records import record
 from ..core.symbols import derivative_base
 from .connection_sets import NodePaths, PortLayout, PortTable, Runs, connection_sets
 from .names import InstancePaths, NameTable, ParameterChecks
@@ -41,7 +42,7 @@ class _ConstantInput(Component):
         return [self.y - self.value]
 
 
-@dataclass
+@record
 class InstanceGroup:
     """All components that share one class template."""
 
@@ -52,8 +53,11 @@ class InstanceGroup:
     param_ids: np.ndarray | None = None  # (instances, params) -> global parameter id
 
 
-@dataclass
+@record
 class FlatSystem:
+    """A model flattened: its components grouped by class, every variable's and parameter's name
+    and place, the parameters' values and the connections' equalities and sums."""
+
     name: str
     groups: list[InstanceGroup]
     var_names: NameTable     # name of each raw variable

@@ -16,13 +16,13 @@ the derivative, a finite jump of ``L1.v``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.arrays import sorted_unique
 from ..core.component import Component
 from ..core.errors import ImpulseError
+from ..core.records import record
 from .ir import AliasMap, BlockOrder, Reduced
 from .sparse import CSR
 
@@ -30,7 +30,7 @@ JUMP_TOLERANCE = 1e-9   # relative change of an input at a time event that count
 MAX_NAMED = 4           # forced states described in a message
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ForcedInput:
     """A differentiated equation of a component with time events, and the states it forces."""
 

@@ -21,18 +21,19 @@ arrays around:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Mapping, NamedTuple
 
 import casadi as cs
 import numpy as np
 
+from ..core.records import record
 from .names import PositionNames
 from .sparse import CSR
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AliasMap:
     """Alias elimination: raw variables onto representative positions."""
 
@@ -71,7 +72,7 @@ class TemplateBlock(NamedTuple):
     first: int       # equation id of the block's first instance
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Combination:
     """An equation replaced by a combination of several: ``sum w_e·F_e = 0``, in which the
     unknowns ``cancelled`` drop out. Found where equations are numerically dependent on the
@@ -83,7 +84,7 @@ class Combination:
     cancelled: np.ndarray
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Equations:
     """All equations as sparse incidence over positions: one entry per (equation, variable)."""
 
@@ -143,7 +144,7 @@ class Equations:
                 f"{len(self.rows)} incidences")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reduced:
     """The equations after index reduction, with the position and unknown spaces it settles."""
 
@@ -172,7 +173,7 @@ class Reduced:
                 f"{len(self.states)} states, {len(self.unknown_pos)} unknowns")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BlockOrder:
     """Matching and block-lower-triangular order of the equations."""
 
@@ -184,7 +185,7 @@ class BlockOrder:
         return f"{self.n_blocks} blocks"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Symbolic:
     """The equations as CasADi expressions in the positions ``R``, parameters ``P`` and time ``T``."""
 
@@ -204,7 +205,7 @@ class LinearBlock(NamedTuple):
     unknowns: np.ndarray   # the unknowns they are matched to
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Torn:
     """Which unknown each equation is solved for explicitly, and what is left to the DAE solver."""
 
@@ -221,7 +222,7 @@ class Torn:
                 f"solved, {len(self.g_eqs)} residuals in {self.n_loops} loops")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Solved:
     """The value of every position in terms of the states, algebraic variables, P and T."""
 

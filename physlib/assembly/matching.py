@@ -12,10 +12,10 @@ handed over: the cost stays linear in the model and small where the core is.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.records import record
 from .sparse import CSR, ragged_ranges
 
 # A round of peeling costs a few hundred microseconds of NumPy calls whatever it peels, CasADi
@@ -23,7 +23,7 @@ from .sparse import CSR, ragged_ranges
 PEEL_MIN = 256
 
 
-@dataclass
+@record
 class _Side:
     """One side of a bipartite pattern while it is peeled: its adjacency to the other side,
     the number of live neighbours, whether it is still live, its partner, what to look at

@@ -12,13 +12,16 @@ Runs only when the plain matching fails, and only from the equations left unmatc
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..core.errors import StructuralError
+from ..core.records import record
 
 
-@dataclass
+@record
 class IndexReduction:
+    """What :func:`reduce_index` added: derivative variables and equations, and dummy states."""
+
     var_derivative: dict[int, int]                      # variable -> its derivative variable
     new_vars: list[int] = field(default_factory=list)   # base variable of each new derivative
     new_eqs: list[int] = field(default_factory=list)    # base equation of each new derivative equation

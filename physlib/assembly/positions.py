@@ -32,16 +32,16 @@ linearly with the model, whatever the depth of the forest.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from ..core.component import Component, Parameter, Variable
 from ..core.errors import DeclarationError
 from ..core.positions import PositionState
+from ..core.records import record
 from ..core.symbols import derivative_base
 
 GROUND = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Synthetic:
     """A small linear component of the position forest, and what its variables and start
     parameters stand for: ``(local, instance, variable)`` and ``(local parameter, instance,
@@ -54,7 +54,7 @@ class Synthetic:
     parameters: tuple = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PositionPlan:
     """Which position states follow from others, which nobody reads, and the components that
     compute the followers."""

@@ -21,16 +21,16 @@ values, modes and ``pre(...)`` are read in one place for both.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.component import Discrete, as_real
 from ...core.errors import PhyslibError
 from ...core.logic import is_symbolic
+from ...core.records import record
 
 
-@dataclass
+@record
 class Event:
     """A mode change: time [s], component path, modes before and after, and its cause."""
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
 from ...core.errors import PhyslibError
+from ...core.records import record
 
 VARIABLE_STEP = ("idas", "cvodes")
 FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")
@@ -28,7 +29,7 @@ class OptionError(PhyslibError, ValueError):
     """A simulate option has the wrong type or an impossible value."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SimulateOptions:
     """The validated options of one ``simulate`` call (see
     :func:`physlib.analysis.simulation.simulate.simulate` for their meaning)."""

@@ -13,17 +13,17 @@ The callbacks evaluate the Jacobian's nonzeros in CasADi's compressed-column ord
 them in the matrix (:class:`JacobianMatrix` says where)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.errors import SimulationError
+from ...core.records import record
 from ..common.sundials_library import COLAMD_ORDERING, CSC_MAT, sparse_libraries
 
 BAND_WORK = 40.0        # per unknown: l·(l + u) up to which a large Jacobian takes the band LU
 
 
-@dataclass
+@record
 class JacobianMatrix:
     """A solver's Jacobian matrix and linear solver (SUNDIALS pointers), ``kind`` "dense",
     "band" or "sparse". ``entries``: the matrix's stored numbers (dense: n·n column-major; band:
