@@ -10,12 +10,19 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scale.py"
 
 
+def run_quick(script: str, *more: str) -> str:
+    """``benchmarks/<script> --quick [more]`` run from the checkout: its standard output, once it
+    has exited 0."""
+    bench = BENCH.parent / script
+    proc = subprocess.run([sys.executable, str(bench), "--quick", *more], capture_output=True,
+                          text=True, timeout=300, cwd=bench.parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
 def test_bench_scale_quick_runs_and_prints_its_table():
     # The ladder against ngspice at 200 elements: --quick alone runs it at 100,000.
-    proc = subprocess.run([sys.executable, str(BENCH), "--quick", "--ladder-sizes", "200"],
-                          capture_output=True, text=True, timeout=300, cwd=BENCH.parents[1])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    out = proc.stdout
+    out = run_quick("bench_scale.py", "--ladder-sizes", "200")
 
     parts = ["rc_ladder"]
     if importlib.util.find_spec("physlib.components.rotational") is not None:
@@ -37,14 +44,8 @@ def test_bench_scale_quick_runs_and_prints_its_table():
     assert "targets" in out and "bench_scale: done (0 case(s) failed to run)" in out
 
 
-EVENTS_BENCH = BENCH.parent / "bench_events.py"
-
-
 def test_bench_events_quick_runs_and_prints_its_tables():
-    proc = subprocess.run([sys.executable, str(EVENTS_BENCH), "--quick"], capture_output=True,
-                          text=True, timeout=300, cwd=EVENTS_BENCH.parents[1])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    out = proc.stdout
+    out = run_quick("bench_events.py")
 
     for model, n in (("CoupledClutches", 4), ("chain", 6)):
         for variant in ("clutches", "idle", "rigid", "springs"):
@@ -70,41 +71,28 @@ def test_bench_events_quick_runs_and_prints_its_tables():
 
 
 def test_bench_switching_quick_runs_and_prints_its_checks():
-    bench = BENCH.parent / "bench_switching.py"
-    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
-                          timeout=300, cwd=BENCH.parents[1])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = run_quick("bench_switching.py")
     for case in ("buck", "buck_shockley"):
-        assert re.search(rf"^\s*{case}\s+\d+\s+\d+\s+\d+\s+\d+\s", proc.stdout, re.MULTILINE), proc.stdout
-    assert "[PASS] buck: every switch event a time event" in proc.stdout
-    assert "bench_switching: done (0 case(s) failed to run)" in proc.stdout
+        assert re.search(rf"^\s*{case}\s+\d+\s+\d+\s+\d+\s+\d+\s", out, re.MULTILINE), out
+    assert "[PASS] buck: every switch event a time event" in out
+    assert "bench_switching: done (0 case(s) failed to run)" in out
 
 
 def test_bench_noise_quick_runs_and_its_spectra_agree_with_the_dense_baseline():
-    bench = BENCH.parent / "bench_noise.py"
-    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
-                          timeout=300, cwd=BENCH.parents[1])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert re.search(r"^\s+100\s+[\d.]+\s+[\d.]+\s+[\d.]+", proc.stdout, re.MULTILINE), proc.stdout
-    assert "[PASS] N = 100: spectra agree with the baseline" in proc.stdout
-    assert "bench_noise: done (0 case(s) failed to run)" in proc.stdout
+    out = run_quick("bench_noise.py")
+    assert re.search(r"^\s+100\s+[\d.]+\s+[\d.]+\s+[\d.]+", out, re.MULTILINE), out
+    assert "[PASS] N = 100: spectra agree with the baseline" in out
+    assert "bench_noise: done (0 case(s) failed to run)" in out
 
 
 def test_bench_spice_quick_runs_and_prints_its_targets():
-    bench = BENCH.parent / "bench_spice.py"
-    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
-                          timeout=300, cwd=bench.parents[1])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert re.search(r"^\s+read\s+10000\s+[\d.]+$", proc.stdout, re.MULTILINE), proc.stdout
-    assert "ERROR" not in proc.stdout and "bench_spice: done (0 case(s) failed to run)" in proc.stdout
+    out = run_quick("bench_spice.py")
+    assert re.search(r"^\s+read\s+10000\s+[\d.]+$", out, re.MULTILINE), out
+    assert "ERROR" not in out and "bench_spice: done (0 case(s) failed to run)" in out
 
 
 def test_bench_units_quick_runs_and_prints_its_targets():
-    bench = BENCH.parent / "bench_units.py"
-    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
-                          timeout=300, cwd=bench.parents[1])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    out = proc.stdout
+    out = run_quick("bench_units.py")
     assert re.search(r"^check cold\s+[\d.]+ ms", out, re.MULTILINE), out
     # structural, not timings: a compile with cached templates runs no check, and quantities
     # give the resistances floats give
@@ -115,11 +103,7 @@ def test_bench_units_quick_runs_and_prints_its_targets():
 
 
 def test_bench_nonlinear_chain_quick_runs_and_prints_both_forms():
-    bench = BENCH.parent / "bench_nonlinear_chain.py"
-    proc = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True, text=True,
-                          timeout=300, cwd=bench.parents[1])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    out = proc.stdout
+    out = run_quick("bench_nonlinear_chain.py")
     assert "== dc:" in out and "== tran:" in out
     # D1's forward voltage at the operating point: ~0.69 V at 4 mA through 1 kOhm, the same
     # whether the junctions have capacitance or not (DC), to the Newton solutions' rounding
