@@ -121,3 +121,19 @@ def test_compiled_model_reads_names_through_the_tables():
     res = sim.simulate(2e-3)
     assert res["dc.V.y"][-1] == pytest.approx(2.0) and res["dc.V"] == pytest.approx(2.0)
     assert "mid.sub.C1.v" in res.names and "S1.closed" in res.names
+
+
+def test_the_state_and_algebraic_names_are_made_once_and_handed_out_as_copies():
+    """A run from an operating point reads the names several times, so the model makes them
+    once; each read is a new list, so a caller that edits its list changes no other's."""
+    sim = mixed_model().compile()
+    first = sim.states
+    first.append("not a state")
+    first[0] = "edited"
+    assert sim.states == ["mid.sub.C1.v", "L1.i"]
+    assert sim.states is not sim.states and sim.states[1] is sim.states[1]     # shared strings
+    algebraic = sim.algebraic
+    algebraic.clear()
+    assert sim.algebraic == [sim.system.position_names[i] for i in sim.system.z_pos] != []
+    op = sim.operating_point()
+    assert list(op.states) == sim.states and list(op.algebraic) == sim.algebraic

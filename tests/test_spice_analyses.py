@@ -27,7 +27,7 @@ import pytest
 import physlib
 import physlib.spice as spice
 from physlib.spice.measure import parse_measure
-from physlib.spice.results import SpiceResult
+from physlib.spice.results import NO_CIRCUIT, SpiceResult
 
 from test_spice_reader import deck, reference
 
@@ -170,11 +170,23 @@ def test_pz_needs_the_source_across_its_input():
 
 # --- .meas ----------------------------------------------------------------------------------
 
+def test_results_of_one_deck_share_its_vector_names_but_not_their_own():
+    """The node and source vectors are listed once per deck (a million-element deck's take a
+    second); a result's own vectors (``let``) stay its own."""
+    d = spice.read("t\nV1 in 0 DC 1 AC 1\nR1 in out 1k\nC1 out 0 1u\nX1 out 0 load\n"
+                   ".subckt load a b\nR1 a b 2k\n.ends\n.end\n")
+    op, ac = d.op(), d.ac("dec", 2, 1e2, 1e3)
+    assert op.names == ["v(out)", "v(in)", "i(v1)"] == ac.names[1:]
+    assert op["i(r1)"] == pytest.approx(1 / 3e3) and op["i(x1.r1)"] == pytest.approx(1 / 3e3)
+    op.let("twice", 2 * op["v(out)"])
+    assert op.names[-1] == "twice" and "twice" not in ac.names and d.op().names == ac.names[1:]
+
+
 def _ngspice_result(kind):
     """A result made of ngspice's own vectors (its time points, its ac values)."""
     table = reference(f"meas_rc_{kind}.csv")
     scale = "time" if kind == "tran" else "frequency"
-    return SpiceResult(kind, scale, table[scale], None, {}, {}, None,
+    return SpiceResult(kind, scale, table[scale], None, NO_CIRCUIT, None,
                        {k: v for k, v in table.items() if k != scale})
 
 

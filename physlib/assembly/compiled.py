@@ -166,11 +166,22 @@ class CompiledModel:
 
     @property
     def states(self) -> list[str]:
-        return self.system.position_names.take(self.system.state_pos)
+        return list(self._state_names)
 
     @property
     def algebraic(self) -> list[str]:
-        return self.system.position_names.take(self.system.z_pos)
+        return list(self._algebraic_names)
+
+    # Made once: a run from an operating point reads them three times (the point's states, the
+    # x0 it gives, the check of that x0), 0.3 s each at 150,000 states; the copies the
+    # properties return share the strings, so comparing them is an identity check per name.
+    @cached_property
+    def _state_names(self) -> tuple[str, ...]:
+        return tuple(self.system.position_names.take(self.system.state_pos))
+
+    @cached_property
+    def _algebraic_names(self) -> tuple[str, ...]:
+        return tuple(self.system.position_names.take(self.system.z_pos))
 
     def has_variable(self, name: str) -> bool:
         """Whether ``name`` is a variable path of this model."""

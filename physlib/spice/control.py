@@ -128,14 +128,14 @@ class _Script:
     the variables, the ``.param`` values."""
 
     def __init__(self, deck, params):
-        from .results import SpiceResult
+        from .results import NO_CIRCUIT, SpiceResult
         self.original, self.deck = deck, deck
         self.params = dict(params or {})
         self.pending: dict = {}                     # alterparam values until reset
         self.altered: dict = {}                     # alter: parameter path -> value
         self.variables: dict[str, str] = {}
         self.out: dict = {"print": []}
-        self.const = SpiceResult("const", None, None, None, {}, {}, None)
+        self.const = SpiceResult("const", None, None, None, NO_CIRCUIT, None)
         self.current = None
         self.ran_cards = False
         self.plots = {"const": self.const}          # by ngspice's names: tran1, ac1, …

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import warnings as warnings_module
 from contextlib import contextmanager
+from functools import cached_property
 
 from ..core.model_parameters import resolver
 from .analyses import ac_frequencies, dc_values, parse_analysis
 from .cards import OPTIONS
 from .errors import SpiceError, SpiceWarning
-from .results import SpiceResult
+from .results import CircuitVectors, SpiceResult
 
 __all__ = ["SpiceDeck"]
 
@@ -211,6 +212,14 @@ class SpiceDeck:
         ``x1.r1`` inside subcircuit instance ``x1``, and the instances (``x1``); not K cards,
         which only couple two inductors. Read only."""
         return self._builder.elements
+
+    @cached_property
+    def circuit_vectors(self) -> CircuitVectors:
+        """The node voltages and element currents its results name (see :class:`CircuitVectors`)."""
+        sources = self.sources
+        currents = {path: path in sources for path in self.elements
+                    if path.rsplit(".", 1)[-1][0] not in "x"}
+        return CircuitVectors(self.nodes, currents)
 
     def node_values(self, table: str, params: dict | None = None) -> dict:
         """{pin path of the node: value [V]} of the deck's ``.ic`` (``table="ic"``) or

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from .errors import SpiceError
-from .results import SpiceResult
+from .results import NO_CIRCUIT, SpiceResult
 
 __all__ = ["fourier", "run_four", "print_fourier", "script_fourier", "HARMONICS", "GRIDSIZE"]
 
@@ -79,7 +79,7 @@ def run_four(freq: float, vectors, tran: SpiceResult, harmonics: int = HARMONICS
             parts = fourier(tran["time"], values, freq, harmonics, gridsize)
             frequencies = parts["frequency"]
             out.update({f"{part}({label})": parts[part] for part in PARTS + ("thd",)})
-    result = SpiceResult("four", "frequency", frequencies, None, {}, {}, tran, out)
+    result = SpiceResult("four", "frequency", frequencies, None, NO_CIRCUIT, tran, out)
     result.gridsize = gridsize
     return result
 

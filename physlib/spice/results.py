@@ -22,9 +22,25 @@ import numpy as np
 
 from ..core.errors import UnknownNameError
 
-__all__ = ["SpiceResult"]
+__all__ = ["SpiceResult", "CircuitVectors"]
 
 _VECTOR = re.compile(r"\s*([vi])\s*\(\s*([^,\s)]+)\s*(?:,\s*([^,\s)]+)\s*)?\)\s*$", re.I)
+
+
+class CircuitVectors:
+    """What a deck's results read their node voltages and element currents from: ``nodes``
+    (node name → a pin path, None for ground), ``currents`` (element path → True for an
+    independent source; every element with a current, not the subcircuit instances) and
+    ``names``, the circuit's vectors as ngspice prints them (``v(node)``, then ``i(source)``).
+    Made once per deck and shared by its results: a million-element deck's take a second."""
+
+    def __init__(self, nodes: dict, currents: dict):
+        self.nodes, self.currents = nodes, currents
+        self.names = [f"v({n})" for n in nodes if nodes[n]] + \
+            [f"i({e})" for e, source in currents.items() if source]
+
+
+NO_CIRCUIT = CircuitVectors({}, {})     # results with only their own vectors (.four, const)
 
 
 class SpiceResult:
@@ -33,18 +49,17 @@ class SpiceResult:
     voltages and source currents, or the analysis' own vectors), ``raw`` (the physlib result it
     was read from: OperatingPoint(s), SimulationResult, LinearModel or NoiseResult)."""
 
-    def __init__(self, kind: str, scale: str | None, scale_values, read, nodes, currents, raw,
+    def __init__(self, kind: str, scale: str | None, scale_values, read, circuit: CircuitVectors, raw,
                  vectors: dict | None = None):
         self.kind, self.scale, self.raw = kind, scale, raw
         self._scale_values = scale_values
         self._read = read                 # variable path -> values
-        self._nodes = nodes               # node name -> pin path (None: ground)
-        self._currents = currents         # element path -> True if a source
+        self._nodes = circuit.nodes       # node name -> pin path (None: ground)
+        self._currents = circuit.currents  # element path -> True if a source
         self._vectors = {k.lower(): v for k, v in (vectors or {}).items()}   # ngspice name -> value
         self.names = ([scale] if scale else []) + list(self._vectors)
         if read is not None:
-            self.names += [f"v({n})" for n in nodes if nodes[n]] + \
-                [f"i({e})" for e, source in currents.items() if source]
+            self.names += circuit.names
 
     def _voltage(self, node: str):
         node = node.lower()

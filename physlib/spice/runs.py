@@ -45,9 +45,7 @@ def spice_result(deck, kind, scale, values, read, raw, vectors=None):
     """The :class:`SpiceResult` of an analysis of ``deck``: ``read`` (variable path → values)
     gives its node voltages and the currents of its elements (subcircuit instances have
     none), ``vectors`` its own ones."""
-    currents = {path: path in deck.sources for path in deck.elements
-                if path.rsplit(".", 1)[-1][0] not in "x"}
-    return SpiceResult(kind, scale, values, read, deck.nodes, currents, raw, vectors)
+    return SpiceResult(kind, scale, values, read, deck.circuit_vectors, raw, vectors)
 
 
 def _guesses(sim, point) -> dict:

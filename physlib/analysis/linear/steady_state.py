@@ -188,10 +188,11 @@ def _not_settling(requests, events, t, why) -> ModeSettlingError:
 def _guess(model, p, t, x_guess, z_guess):
     system = model.system
     x, z = (np.array(v).ravel() for v in system.start(p, t))
-    state_index = {name: i for i, name in enumerate(model.states)}
-    alg_index = {name: i for i, name in enumerate(model.algebraic)}
-    for given, index, vector, kind in ((x_guess, state_index, x, "state"), (z_guess, alg_index, z, "algebraic variable")):
-        for name, value in (given or {}).items():
+    for given, vector, kind in ((x_guess, x, "state"), (z_guess, z, "algebraic variable")):
+        if not given:
+            continue
+        index = {name: i for i, name in enumerate(model.states if vector is x else model.algebraic)}
+        for name, value in given.items():
             if name not in index:
                 pos, sign = model.variable(name)   # unknown names raise with suggestions
                 for other, i in index.items():
