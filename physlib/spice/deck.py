@@ -216,9 +216,9 @@ class SpiceDeck:
     @cached_property
     def circuit_vectors(self) -> CircuitVectors:
         """The node voltages and element currents its results name (see :class:`CircuitVectors`)."""
-        sources = self.sources
-        currents = {path: path in sources for path in self.elements
-                    if path.rsplit(".", 1)[-1][0] not in "x"}
+        # every element but the subcircuit instances (x1, x1.x2), in deck order, then the sources marked
+        currents = dict.fromkeys((path for path in self.elements if path[path.rfind(".") + 1] != "x"), False)
+        currents.update((path, True) for path in self.sources if path in currents)
         return CircuitVectors(self.nodes, currents)
 
     def node_values(self, table: str, params: dict | None = None) -> dict:
