@@ -166,22 +166,18 @@ class CompiledModel:
 
     @property
     def states(self) -> list[str]:
-        return list(self._state_names)
+        return self._names("state_pos")
 
     @property
     def algebraic(self) -> list[str]:
-        return list(self._algebraic_names)
+        return self._names("z_pos")
 
-    # Made once: a run from an operating point reads them three times (the point's states, the
-    # x0 it gives, the check of that x0), 0.3 s each at 150,000 states; the copies the
-    # properties return share the strings, so comparing them is an identity check per name.
-    @cached_property
-    def _state_names(self) -> tuple[str, ...]:
-        return tuple(self.system.position_names.take(self.system.state_pos))
-
-    @cached_property
-    def _algebraic_names(self) -> tuple[str, ...]:
-        return tuple(self.system.position_names.take(self.system.z_pos))
+    def _names(self, positions: str) -> list[str]:
+        """Names made once (a run from an operating point reads them thrice), as copies sharing the strings."""
+        made = self.system.cache.setdefault("position names", {})
+        if positions not in made:
+            made[positions] = tuple(self.system.position_names.take(getattr(self.system, positions)))
+        return list(made[positions])
 
     def has_variable(self, name: str) -> bool:
         """Whether ``name`` is a variable path of this model."""
