@@ -99,15 +99,14 @@ def _passive(b, letter, name, tokens, card, scope, prefix):
     cls, param, start = PASSIVE_CLASSES[letter]
     if letter == "R":
         value, cls = _resistor_options(b, value, options, scope, card)
-        values = {param: value(), "constants": b.ctx.constants}      # its thermal noise's k
+        values = {param: b.bind(f"{prefix}{name}.{param}", value, where),
+                  "constants": b.ctx.constants}      # its thermal noise's k
     else:
-        values = {param: value()}
-    b.bind(f"{prefix}{name}.{param}", value, where)
+        values = {param: b.bind(f"{prefix}{name}.{param}", value, where)}
     ic = b.value(options["ic"], scope, where) if "ic" in options else \
         b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
     if ic is not None:
-        values[start] = ic()
-        b.bind(f"{prefix}{name}.{start}", ic, where)
+        values[start] = b.bind(f"{prefix}{name}.{start}", ic, where)
     return cls(name, **values), TWO_PINS
 
 
@@ -162,8 +161,7 @@ def _source(b, letter, name, tokens, card, scope, prefix, sensed):
             b.bind(f"{path}.{param}", function, card.where)
     else:
         at0 = spec.dc or (lambda: 0.0)
-        value = at0()
-        b.bind(path, at0, card.where)
+        value = b.bind(path, at0, card.where)
     dc = spec.dc or at0
     if spec.dc is None and spec.kind:
         b.ctx.warn(card.where, f"{name} has no DC value: its t = 0 value is used (as ngspice)")
@@ -212,8 +210,7 @@ def _diode(b, name, tokens, card, scope, prefix):
         function = b.value(token, model_scope, model_card.where)
         if target in ("IKF", "IKR"):                 # 0: none, as ngspice-39 (measured)
             function = zero_is_none(function)
-        values[target] = function()
-        b.bind(path + target, function, model_card.where)
+        values[target] = b.bind(path + target, function, model_card.where)
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
         raise SpiceError("only the level-1 diode model is supported (level=1)", model_card.where)
     tnom_token = options.get("tnom", options.get("tref"))
@@ -225,8 +222,7 @@ def _diode(b, name, tokens, card, scope, prefix):
     start = {"vd0": b.value(instance["ic"], scope, card.where)} if "ic" in instance else \
         b.start_voltages(prefix, {"vd0": positional[:2]})
     for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin), *start.items()):
-        values[param] = function()
-        b.bind(path + param, function, card.where)
+        values[param] = b.bind(path + param, function, card.where)
     return el.Diode(name, constants=b.ctx.constants, **values), ["p", "n"]
 
 
@@ -268,8 +264,7 @@ def couple(b, card, tokens, scope, prefix, members, nets, model):
                          "inductance matrix singular; use k = 0.9999 for a near-ideal coupling)", where)
     l1, l2 = (b.bindings[f"{prefix}{n}.L"][0] for n in inductors)
     mutual = lambda: k() * math.sqrt(l1() * l2())          # noqa: E731
-    b.bind(f"{prefix}{name}.M", mutual, where)
-    comp = el.MutualInductance(name, M=mutual())
+    comp = el.MutualInductance(name, M=b.bind(f"{prefix}{name}.M", mutual, where))
     b.add_member(model, comp, card, prefix, members, element=False)
     for inductor, (plus, minus) in zip(inductors, (("p1", "n1"), ("p2", "n2"))):
         tail = b.coupled.get(prefix + inductor, f"{inductor}.n")   # the winding's current end
@@ -312,8 +307,7 @@ def _switch(b, letter, name, tokens, card, scope, prefix):
     functions.update({table[key]: b.value(token, model_scope, model_card.where)
                       for key, token in options.items()})
     for param, function in functions.items():
-        values[param] = function()
-        b.bind(f"{prefix}{name}.{param}", function, model_card.where)
+        values[param] = b.bind(f"{prefix}{name}.{param}", function, model_card.where)
     if letter == "S":
         cls = VoltageSwitchOn if rest == ["on"] else el.VoltageControlledSwitch
         return cls(name, **values), ["p", "n", "pc", "nc"]
@@ -340,11 +334,11 @@ def _controlled(b, letter, name, tokens, card, scope, prefix):
     value = b.value(options.get("gain") or positional[0], scope, card.where)
     cls, param = {"E": (el.VCVS, "gain"), "G": (el.VCCS, "gm"), "F": (el.CCCS, "gain"),
                   "H": (el.CCVS, "r")}[letter]
-    b.bind(f"{prefix}{name}.{param}", value, card.where)
+    number = b.bind(f"{prefix}{name}.{param}", value, card.where)
     if letter in "FH":
         b.controls.append(("ic", tokens[3].lower()))
     pins = ["p", "n", "pc", "nc"] if letter in "EG" else ["p", "n"]
-    return cls(name, **{param: value()}), pins
+    return cls(name, **{param: number}), pins
 
 
 def make_component(b, letter, name, tokens, card, body, scope, prefix, sensed):

@@ -104,12 +104,13 @@ class Builder:
         starts = {param: self.start_voltage(prefix, list(nodes)) for param, nodes in pairs.items()}
         return {param: start for param, start in starts.items() if start is not None}
 
-    def bind(self, path: str, function, where):
+    def bind(self, path: str, function, where) -> float:
         """Bind the value ``function()`` (of the deck's parameters) to the component parameter
-        ``path``, evaluating it once now: a value that cannot be computed is an error at its
-        card (``where``), not at the first run."""
-        function()
+        ``path`` and return it, evaluated once now: a value that cannot be computed is an error
+        at its card (``where``), not at the first run, and the component is made with it."""
+        value = function()
         self.bindings[path] = (function, where)
+        return value
 
     # --- one level: the deck or a subcircuit instance -------------------------------------
 
