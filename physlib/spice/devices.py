@@ -26,7 +26,7 @@ from .poly import is_poly, poly_sensed_sources, poly_source
 from .sources import build_waveform, parse_source
 from .vendor import MOSFET_STOPS, ignoring_pspice_entries, without_pspice_entries
 
-__all__ = ["make_component", "find_model", "couple", "sensed_sources"]
+__all__ = ["make_component", "passive", "find_model", "couple", "sensed_sources"]
 
 # ngspice-39's level-1 diode model parameters (its DIOmPTable, aliases included) that
 # physlib's Diode has: .model name → Diode parameter.
@@ -83,6 +83,8 @@ PASSIVE_CLASSES = {"R": (el.Resistor, "R", None), "C": (el.Capacitor, "C", "v0")
 
 
 def _passive(b, letter, name, tokens, card, scope, prefix):
+    """An R, C or L card: its value, on its own or by one of its names (``r=1k``), and its
+    options, then :func:`passive`."""
     where = card.where
     positional, options = _split_options(tokens[3:], where, PASSIVE_OPTIONS[letter])
     if options:
@@ -95,19 +97,30 @@ def _passive(b, letter, name, tokens, card, scope, prefix):
     if len(positional) != 1:
         raise SpiceError(f"{letter} takes one value after its nodes, got "
                          f"{' '.join(positional) or 'none'}", where)
-    value = b.value(positional[0], scope, where)
+    return passive(b, letter, name, positional[0], options, tokens, card, scope, prefix), TWO_PINS
+
+
+def passive(b, letter, name, token, options, tokens, card, scope, prefix):
+    """The R, C or L component of the card ``card`` (split into ``tokens``) whose value is
+    ``token`` and whose other options are ``options`` ({key: value token}). A card of two
+    nodes and a value alone (``R1 a b 1k``, most cards of a large deck) is made by this with
+    ``options`` empty, without the parsing of :func:`_passive`."""
+    where = card.where
+    value = b.value(token, scope, where)
     cls, param, start = PASSIVE_CLASSES[letter]
+    path = f"{prefix}{name}."
     if letter == "R":
-        value, cls = _resistor_options(b, value, options, scope, card)
-        values = {param: b.bind(f"{prefix}{name}.{param}", value, where),
+        if options:       # without: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
+            value, cls = _resistor_options(b, value, options, scope, card)
+        values = {param: b.bind(path + param, value, where),
                   "constants": b.ctx.constants}      # its thermal noise's k
     else:
-        values = {param: b.bind(f"{prefix}{name}.{param}", value, where)}
+        values = {param: b.bind(path + param, value, where)}
     ic = b.value(options["ic"], scope, where) if "ic" in options else \
         b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
     if ic is not None:
-        values[start] = b.bind(f"{prefix}{name}.{start}", ic, where)
-    return cls(name, **values), TWO_PINS
+        values[start] = b.bind(path + start, ic, where)
+    return cls(name, **values)
 
 
 TWO_PINS = ("p", "n")       # the pins of a two-pin element, in its nodes' order
@@ -122,11 +135,9 @@ class NoiselessResistor(el.Resistor):
 
 
 def _resistor_options(b, value, options, scope, card):
-    """(resistance function, class) of an R line's options, as ngspice's restemp.c:
-    R·(1 + TC1·ΔT + TC2·ΔT²)/M with ΔT = T − TNOM, T = temp= [°C] or the circuit temperature
-    plus dtemp=; noisy=0 gives a :class:`NoiselessResistor`."""
-    if not options:       # most R lines: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
-        return value, el.Resistor
+    """(resistance function, class) of an R line's options (some given), as ngspice's
+    restemp.c: R·(1 + TC1·ΔT + TC2·ΔT²)/M with ΔT = T − TNOM, T = temp= [°C] or the circuit
+    temperature plus dtemp=; noisy=0 gives a :class:`NoiselessResistor`."""
     given = {key: b.value(options[key], scope, card.where) for key in RESISTOR_OPTIONS
              if key in options}
     zero = lambda: 0.0                                           # noqa: E731
