@@ -177,8 +177,7 @@ def behavioural_source(b, name, card, scope, prefix):
             function = (lambda: b.ctx.option("temp"))
         else:
             function = (lambda param=param: scope.value(param, card.where))
-        values[symbol] = function()
-        b.bind(f"{prefix}{name}.{symbol}", function, card.where)
+        values[symbol] = b.bind(f"{prefix}{name}.{symbol}", function, card.where)
     b.senses += [(pin, node) for node, pin in translation.nodes.items()]
     b.controls += [(pin, source) for source, pin in translation.currents.items()]
     kind = match.group(1).upper()

@@ -59,8 +59,7 @@ def bjt(b, name, tokens, card, scope, prefix, find_model, split_options):
               "lateral": _lateral(b, kind, options, model_scope, model_card)}
     path = f"{prefix}{name}."
     for param, (function, where) in functions.items():
-        values[param] = function()
-        b.bind(path + param, function, where)
+        values[param] = b.bind(path + param, function, where)
     if "PTF" in functions:
         b.excess_phase.append(path)
     if len(nodes) == 3:

@@ -26,7 +26,7 @@ from .poly import is_poly, poly_sensed_sources, poly_source
 from .sources import build_waveform, parse_source
 from .vendor import MOSFET_STOPS, ignoring_pspice_entries, without_pspice_entries
 
-__all__ = ["make_component", "find_model", "couple", "sensed_sources"]
+__all__ = ["make_component", "passive", "find_model", "couple", "sensed_sources"]
 
 # ngspice-39's level-1 diode model parameters (its DIOmPTable, aliases included) that
 # physlib's Diode has: .model name → Diode parameter.
@@ -83,6 +83,8 @@ PASSIVE_CLASSES = {"R": (el.Resistor, "R", None), "C": (el.Capacitor, "C", "v0")
 
 
 def _passive(b, letter, name, tokens, card, scope, prefix):
+    """An R, C or L card: its value, on its own or by one of its names (``r=1k``), and its
+    options, then :func:`passive`."""
     where = card.where
     positional, options = _split_options(tokens[3:], where, PASSIVE_OPTIONS[letter])
     if options:
@@ -95,20 +97,30 @@ def _passive(b, letter, name, tokens, card, scope, prefix):
     if len(positional) != 1:
         raise SpiceError(f"{letter} takes one value after its nodes, got "
                          f"{' '.join(positional) or 'none'}", where)
-    value = b.value(positional[0], scope, where)
+    return passive(b, letter, name, positional[0], options, tokens, card, scope, prefix), TWO_PINS
+
+
+def passive(b, letter, name, token, options, tokens, card, scope, prefix):
+    """The R, C or L component of the card ``card`` (split into ``tokens``) whose value is
+    ``token`` and whose other options are ``options`` ({key: value token}). A card of two
+    nodes and a value alone (``R1 a b 1k``, most cards of a large deck) is made by this with
+    ``options`` empty, without the parsing of :func:`_passive`."""
+    where = card.where
+    value = b.value(token, scope, where)
     cls, param, start = PASSIVE_CLASSES[letter]
+    path = f"{prefix}{name}."
     if letter == "R":
-        value, cls = _resistor_options(b, value, options, scope, card)
-        values = {param: value(), "constants": b.ctx.constants}      # its thermal noise's k
+        if options:       # without: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
+            value, cls = _resistor_options(b, value, options, scope, card)
+        values = {param: b.bind(path + param, value, where),
+                  "constants": b.ctx.constants}      # its thermal noise's k
     else:
-        values = {param: value()}
-    b.bind(f"{prefix}{name}.{param}", value, where)
+        values = {param: b.bind(path + param, value, where)}
     ic = b.value(options["ic"], scope, where) if "ic" in options else \
         b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
     if ic is not None:
-        values[start] = ic()
-        b.bind(f"{prefix}{name}.{start}", ic, where)
-    return cls(name, **values), TWO_PINS
+        values[start] = b.bind(path + start, ic, where)
+    return cls(name, **values)
 
 
 TWO_PINS = ("p", "n")       # the pins of a two-pin element, in its nodes' order
@@ -123,11 +135,9 @@ class NoiselessResistor(el.Resistor):
 
 
 def _resistor_options(b, value, options, scope, card):
-    """(resistance function, class) of an R line's options, as ngspice's restemp.c:
-    R·(1 + TC1·ΔT + TC2·ΔT²)/M with ΔT = T − TNOM, T = temp= [°C] or the circuit temperature
-    plus dtemp=; noisy=0 gives a :class:`NoiselessResistor`."""
-    if not options:       # most R lines: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
-        return value, el.Resistor
+    """(resistance function, class) of an R line's options (some given), as ngspice's
+    restemp.c: R·(1 + TC1·ΔT + TC2·ΔT²)/M with ΔT = T − TNOM, T = temp= [°C] or the circuit
+    temperature plus dtemp=; noisy=0 gives a :class:`NoiselessResistor`."""
     given = {key: b.value(options[key], scope, card.where) for key in RESISTOR_OPTIONS
              if key in options}
     zero = lambda: 0.0                                           # noqa: E731
@@ -162,8 +172,7 @@ def _source(b, letter, name, tokens, card, scope, prefix, sensed):
             b.bind(f"{path}.{param}", function, card.where)
     else:
         at0 = spec.dc or (lambda: 0.0)
-        value = at0()
-        b.bind(path, at0, card.where)
+        value = b.bind(path, at0, card.where)
     dc = spec.dc or at0
     if spec.dc is None and spec.kind:
         b.ctx.warn(card.where, f"{name} has no DC value: its t = 0 value is used (as ngspice)")
@@ -212,8 +221,7 @@ def _diode(b, name, tokens, card, scope, prefix):
         function = b.value(token, model_scope, model_card.where)
         if target in ("IKF", "IKR"):                 # 0: none, as ngspice-39 (measured)
             function = zero_is_none(function)
-        values[target] = function()
-        b.bind(path + target, function, model_card.where)
+        values[target] = b.bind(path + target, function, model_card.where)
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
         raise SpiceError("only the level-1 diode model is supported (level=1)", model_card.where)
     tnom_token = options.get("tnom", options.get("tref"))
@@ -225,8 +233,7 @@ def _diode(b, name, tokens, card, scope, prefix):
     start = {"vd0": b.value(instance["ic"], scope, card.where)} if "ic" in instance else \
         b.start_voltages(prefix, {"vd0": positional[:2]})
     for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin), *start.items()):
-        values[param] = function()
-        b.bind(path + param, function, card.where)
+        values[param] = b.bind(path + param, function, card.where)
     return el.Diode(name, constants=b.ctx.constants, **values), ["p", "n"]
 
 
@@ -268,8 +275,7 @@ def couple(b, card, tokens, scope, prefix, members, nets, model):
                          "inductance matrix singular; use k = 0.9999 for a near-ideal coupling)", where)
     l1, l2 = (b.bindings[f"{prefix}{n}.L"][0] for n in inductors)
     mutual = lambda: k() * math.sqrt(l1() * l2())          # noqa: E731
-    b.bind(f"{prefix}{name}.M", mutual, where)
-    comp = el.MutualInductance(name, M=mutual())
+    comp = el.MutualInductance(name, M=b.bind(f"{prefix}{name}.M", mutual, where))
     b.add_member(model, comp, card, prefix, members, element=False)
     for inductor, (plus, minus) in zip(inductors, (("p1", "n1"), ("p2", "n2"))):
         tail = b.coupled.get(prefix + inductor, f"{inductor}.n")   # the winding's current end
@@ -312,8 +318,7 @@ def _switch(b, letter, name, tokens, card, scope, prefix):
     functions.update({table[key]: b.value(token, model_scope, model_card.where)
                       for key, token in options.items()})
     for param, function in functions.items():
-        values[param] = function()
-        b.bind(f"{prefix}{name}.{param}", function, model_card.where)
+        values[param] = b.bind(f"{prefix}{name}.{param}", function, model_card.where)
     if letter == "S":
         cls = VoltageSwitchOn if rest == ["on"] else el.VoltageControlledSwitch
         return cls(name, **values), ["p", "n", "pc", "nc"]
@@ -340,11 +345,11 @@ def _controlled(b, letter, name, tokens, card, scope, prefix):
     value = b.value(options.get("gain") or positional[0], scope, card.where)
     cls, param = {"E": (el.VCVS, "gain"), "G": (el.VCCS, "gm"), "F": (el.CCCS, "gain"),
                   "H": (el.CCVS, "r")}[letter]
-    b.bind(f"{prefix}{name}.{param}", value, card.where)
+    number = b.bind(f"{prefix}{name}.{param}", value, card.where)
     if letter in "FH":
         b.controls.append(("ic", tokens[3].lower()))
     pins = ["p", "n", "pc", "nc"] if letter in "EG" else ["p", "n"]
-    return cls(name, **{param: value()}), pins
+    return cls(name, **{param: number}), pins
 
 
 def make_component(b, letter, name, tokens, card, body, scope, prefix, sensed):

@@ -8,13 +8,14 @@ Every numeric value is recorded as a *binding*, parameter path → value functio
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from itertools import chain
 
 from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
 from ..core.errors import PhyslibError
-from .devices import couple, make_component, sensed_sources
+from .devices import couple, make_component, passive, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import Constant, parse_number
@@ -39,8 +40,11 @@ class Builder:
         self.elements: dict = {}          # path -> card
         self.scopes: list[Scope] = []
         self.port_names: dict = {}        # (prefix, local node) -> node name outside
-        self.controls: list = []          # (input name, controlling V source) of the last element
-        self.senses: list = []            # (sense pin, node) of the last element (B)
+        # what the element being made records, until level takes it: the (input name,
+        # controlling V source) pairs of F, H, W, B and POLY sources, the (sense pin, node)
+        # pairs of B and POLY sources and BJTs
+        self.controls: list = []
+        self.senses: list = []
         self.coupled: dict = {}           # inductor path -> pin its winding's current leaves by
         self.warned: set = set()          # ids of .model cards already warned about
         self.excess_phase: list = []      # paths of the BJTs whose card gives PTF
@@ -104,23 +108,31 @@ class Builder:
         starts = {param: self.start_voltage(prefix, list(nodes)) for param, nodes in pairs.items()}
         return {param: start for param, start in starts.items() if start is not None}
 
-    def bind(self, path: str, function, where):
+    def bind(self, path: str, function, where) -> float:
         """Bind the value ``function()`` (of the deck's parameters) to the component parameter
-        ``path``, evaluating it once now: a value that cannot be computed is an error at its
-        card (``where``), not at the first run."""
-        function()
+        ``path`` and return it, evaluated once now: a value that cannot be computed is an error
+        at its card (``where``), not at the first run, and the component is made with it."""
+        value = function()
         self.bindings[path] = (function, where)
+        return value
 
     # --- one level: the deck or a subcircuit instance -------------------------------------
 
     def level(self, body, scope, prefix, name, ports: dict, parents: list):
         """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
         subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
-        model, nets, members, controls, couplings = Model(name), {}, {}, [], []
+        model, members, controls, couplings = Model(name), {}, [], []
+        nets = defaultdict(list)          # local node -> the pins it joins, in card order
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
         for card, tokens in body.elements:
             letter = card.text[0].upper()
+            if len(tokens) == 4 and letter in "RCL":     # "R1 a b 1k": most cards of a large deck
+                comp = self._plain_passive(card, tokens, letter, scope, prefix)
+                self.add_member(model, comp, card, prefix, members)
+                nets[tokens[1].lower()].append(comp.p)
+                nets[tokens[2].lower()].append(comp.n)
+                continue
             if letter == "K":             # after the inductors it couples (they may come later)
                 couplings.append((card, tokens))
                 continue
@@ -128,14 +140,20 @@ class Builder:
                 child, exposed = self._instance(card, tokens, body, scope, prefix, parents)
                 self.add_member(model, child, card, prefix, members)
                 for node, port in exposed:
-                    nets.setdefault(node, []).append(getattr(child, port))
+                    nets[node].append(getattr(child, port))
                 continue
             comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
             self.add_member(model, comp, card, prefix, members)
+            # what the element recorded, taken and emptied for the next one (most record nothing)
             if self.controls:
                 controls += [(getattr(comp, port), source, card) for port, source in self.controls]
-            for pin, node in chain(zip(pins, tokens[1:]), self.senses):
-                nets.setdefault(node.lower(), []).append(getattr(comp, pin))
+                self.controls = []
+            ends = zip(pins, tokens[1:])
+            if self.senses:               # pins on nodes of the card's expressions, after its own
+                ends = chain(ends, self.senses)
+                self.senses = []
+            for pin, node in ends:
+                nets[node.lower()].append(getattr(comp, pin))
         for card, tokens in couplings:
             couple(self, card, tokens, scope, prefix, members, nets, model)
         if couplings:
@@ -216,13 +234,21 @@ class Builder:
     def _component(self, card, tokens, letter, body, scope, prefix, sensed):
         if len(tokens) < PINS[letter] + 1:
             raise SpiceError(f"{letter} needs {PINS[letter]} nodes", card.where)
-        name = tokens[0].lower()
-        if not (name.isascii() and name.isidentifier()):
-            raise SpiceError(f"element name {tokens[0]!r}: physlib needs letters, digits and "
-                             "'_' only", card.where)
-        self.controls, self.senses = [], []
+        name = _element_name(card, tokens)
         try:
             return make_component(self, letter, name, tokens, card, body, scope, prefix, sensed)
+        except SpiceError:
+            raise
+        except PhyslibError as err:
+            raise SpiceError(str(err), card.where) from None
+
+    def _plain_passive(self, card, tokens, letter, scope, prefix):
+        """The component of an R, C or L card of two nodes and a value alone (``R1 a b 1k``)
+        as :meth:`_component` makes it, without dispatching on the letter or parsing options;
+        it records no controls or senses."""
+        name = _element_name(card, tokens)
+        try:
+            return passive(self, letter, name, tokens[3], {}, tokens, card, scope, prefix)
         except SpiceError:
             raise
         except PhyslibError as err:
@@ -231,6 +257,15 @@ class Builder:
     def _instance(self, card, tokens, body, scope, prefix, parents):
         from .subcircuits import instantiate
         return instantiate(self, card, tokens, body, scope, prefix, parents)
+
+
+def _element_name(card, tokens) -> str:
+    """The element's name in lower case; a SpiceError if it is no identifier."""
+    name = tokens[0].lower()
+    if not (name.isascii() and name.isidentifier()):
+        raise SpiceError(f"element name {tokens[0]!r}: physlib needs letters, digits and "
+                         "'_' only", card.where)
+    return name
 
 
 def _path(ref) -> str:

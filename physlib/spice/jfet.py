@@ -73,8 +73,7 @@ def jfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     functions.update(b.start_voltages(prefix, {"vds0": (drain, source), "vgs0": (gate, source)}))
     values, path = {"channel": "P" if kind == "pjf" else "N", "constants": b.ctx.constants}, f"{prefix}{name}."
     for param, function in functions.items():
-        values[param] = function()
-        b.bind(path + param, function, card.where)
+        values[param] = b.bind(path + param, function, card.where)
     return JFET(name, **values), ["d", "g", "s"]
 
 

@@ -84,8 +84,7 @@ def mosfet(b, name, tokens, card, scope, prefix, find_model, split_options):
     d, g, s, bulk = positional[:4]
     functions.update(b.start_voltages(prefix, {"vds0": (d, s), "vgs0": (g, s), "vbs0": (bulk, s)}))
     for param, function in functions.items():
-        values[param] = function()
-        b.bind(path + param, function, card.where)
+        values[param] = b.bind(path + param, function, card.where)
     return MOSFET(name, **values), ["d", "g", "s", "b"]
 
 

@@ -79,8 +79,7 @@ def poly_source(b, letter, name, tokens, card, scope, prefix):
     for index, (token, product) in enumerate(zip(coefficients, monomials(inputs, len(coefficients)))):
         symbol = f"k{index + 1}"
         function = b.value(token, scope, card.where)
-        values[symbol] = function()
-        b.bind(f"{prefix}{name}.{symbol}", function, card.where)
+        values[symbol] = b.bind(f"{prefix}{name}.{symbol}", function, card.where)
         expr += sp.Symbol(symbol) * math.prod((variables[i] for i in product), start=sp.Integer(1))
     used = {str(symbol) for symbol in expr.free_symbols}     # a short POLY may not read x2 …
     b.senses[:] = [(pin, node) for pin, node in b.senses if pin in used]
