@@ -23,6 +23,7 @@ from ..core.model_parameters import ParameterExpression
 from .cards import OPTIONS
 from .errors import SpiceError
 from .expressions import Scope, evaluate
+from .numbers import Constant
 
 __all__ = ["DeckValues", "ParamExpression", "ElementValue", "declare_parameters"]
 
@@ -165,9 +166,12 @@ def declare_parameters(model, builder, ctx, netlist, name) -> DeckValues:
                                      deck_values.parameters)
         deck_values.parameters[param] = model.parameter(param, expression)
     members = model.components
+    given = bool(deck_values.parameters)
     for path, (function, where) in builder.bindings.items():
+        if not given and type(function) is Constant:
+            continue        # a number: its component was made with it, and nothing changes it
         target, key = _target(model, path, members)
-        if deck_values.parameters:
+        if given:
             setattr(target, key, ElementValue(deck_values, path, where))
             continue
         value = function()
