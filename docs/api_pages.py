@@ -28,7 +28,7 @@ RESULT_CLASSES = {
     "physlib.analysis.sensitivity": ["SensitivityResult", "SensitivityEvent", "Gradient"],
     "physlib.analysis.sweeps": ["SweepTable", "SweepRow"],
     "physlib.analysis.fitting.result": ["FitResult", "Identifiability", "Prediction"],
-    "physlib.spice.results": ["SpiceResult"],
+    "physlib.spice.results": ["SpiceResult", "CircuitVectors"],
     "physlib.spice.deck": ["SpiceDeck"],
 }
 
