@@ -234,29 +234,29 @@ class Builder:
     def _component(self, card, tokens, letter, body, scope, prefix, sensed):
         if len(tokens) < PINS[letter] + 1:
             raise SpiceError(f"{letter} needs {PINS[letter]} nodes", card.where)
-        name = _element_name(card, tokens)
-        try:
-            return make_component(self, letter, name, tokens, card, body, scope, prefix, sensed)
-        except SpiceError:
-            raise
-        except PhyslibError as err:
-            raise SpiceError(str(err), card.where) from None
+        return _made_at(card, make_component, self, letter, _element_name(card, tokens), tokens, card,
+                        body, scope, prefix, sensed)
 
     def _plain_passive(self, card, tokens, letter, scope, prefix):
         """The component of an R, C or L card of two nodes and a value alone (``R1 a b 1k``)
         as :meth:`_component` makes it, without dispatching on the letter or parsing options;
         it records no controls or senses."""
-        name = _element_name(card, tokens)
-        try:
-            return passive(self, letter, name, tokens[3], {}, tokens, card, scope, prefix)
-        except SpiceError:
-            raise
-        except PhyslibError as err:
-            raise SpiceError(str(err), card.where) from None
+        return _made_at(card, passive, self, letter, _element_name(card, tokens), tokens[3], {}, tokens,
+                        card, scope, prefix)
 
     def _instance(self, card, tokens, body, scope, prefix, parents):
         from .subcircuits import instantiate
         return instantiate(self, card, tokens, body, scope, prefix, parents)
+
+
+def _made_at(card, make, *args):
+    """``make(*args)``, a physlib error raised in it reported as a SpiceError at ``card``."""
+    try:
+        return make(*args)
+    except SpiceError:
+        raise
+    except PhyslibError as err:
+        raise SpiceError(str(err), card.where) from None
 
 
 def _element_name(card, tokens) -> str:
