@@ -23,21 +23,32 @@ def _blocks(order: BlockOrder, single: np.ndarray, rank: np.ndarray):
     return sorted(pending, key=lambda item: item[0])
 
 
+def _explicit_in_match(reduced: Reduced, match: np.ndarray) -> np.ndarray:
+    """Per equation, whether it can be solved explicitly for the unknown matched to it: one
+    pass over its incidences (no pattern matrices, which at a million elements cost a second
+    and half a gigabyte to sort)."""
+    eqs = reduced.equations
+    entries = np.flatnonzero(eqs.explicit)
+    rows = eqs.rows[entries]
+    unknown = reduced.unknown[eqs.cols[entries]]          # -1: a state
+    hit = (unknown >= 0) & (unknown == match[rows])
+    ok = np.zeros(eqs.n_eq, dtype=bool)
+    ok[rows[hit]] = True
+    return ok
+
+
 def tear(reduced: Reduced, order: BlockOrder) -> Torn:
     """Scalar blocks explicit in their unknown are solved explicitly; small linear loops
     symbolically; larger linear loops stay whole for the solver's sparse LU; nonlinear loops
     are torn."""
     eqs, match = reduced.equations, order.match
-    n_unknown = len(reduced.unknown_pos)
-    incidence = eqs.incidence(None, n_unknown, reduced.unknown)
-    explicit = eqs.incidence(eqs.explicit, n_unknown, reduced.unknown)
     single = (np.bincount(order.block, minlength=order.n_blocks) == 1)[order.block]
     target = np.full(eqs.n_eq, -1, dtype=np.int64)
     rank = np.full(eqs.n_eq, -1, dtype=np.int64)
-    if eqs.n_eq:
-        ok = single & explicit.contains(np.arange(eqs.n_eq), match)
-        target[ok] = match[ok]
-        rank[ok] = 0
+    ok = single & _explicit_in_match(reduced, match)
+    target[ok] = match[ok]
+    rank[ok] = 0
+    patterns = None       # (incidence, explicit) over the unknowns: only tearing reads them
     z_unknowns, g_eqs, linear_blocks = [], [], []
     pending = _blocks(order, single, rank)
     for label, members, is_loop in pending:
@@ -51,7 +62,11 @@ def tear(reduced: Reduced, order: BlockOrder) -> Torn:
             z_unknowns.extend(int(match[e]) for e in members)
             g_eqs.extend(members)
         else:
-            solved, tears, residuals = tear_block(members, match[members].tolist(), incidence, explicit)
+            if patterns is None:
+                n_unknown = len(reduced.unknown_pos)
+                patterns = (eqs.incidence(None, n_unknown, reduced.unknown),
+                            eqs.incidence(eqs.explicit, n_unknown, reduced.unknown))
+            solved, tears, residuals = tear_block(members, match[members].tolist(), *patterns)
             for r, (e, u) in enumerate(solved):
                 target[e], rank[e] = u, r
             z_unknowns.extend(tears)
