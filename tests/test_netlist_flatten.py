@@ -240,3 +240,26 @@ def test_partitions_of_a_chain_of_many_portions():
     assert ("C7", "D7", "R8") in linear.boundary and ("C7.p", "R8.p") in linear.connections
     assert "C7.p" in linear.ports and "R8.p" not in linear.ports     # one port per shared node
     assert len(d7.equations) == len(nonlinear[0].equations) and d7.equations[0].startswith("D7: ")
+
+
+def test_instances_of_a_class_with_structural_parameters_get_the_template_of_their_own_values():
+    # Resistors whose `constants` differ have different equations (the 4kT of their noise):
+    # flattening looks a template up once per distinct value, and every instance must land in
+    # the group of its own value, whatever order the values come in.
+    choices = ["SI", "ngspice", "ngspice", "SI", "ngspice", "SI", "SI"]
+    m = Model("mixed")
+    src, gnd = m.add(VoltageSource("src", V=1.0)), m.add(Ground("gnd"))
+    m.connect(src.n, gnd.p)
+    for k, constants in enumerate(choices):
+        r = m.add(Resistor(f"R{k}", R=1e3 * (k + 1), constants=constants))
+        m.connect(src.p, r.p)
+        m.connect(r.n, gnd.p)
+    groups = [g for g in flatten(m).groups if isinstance(g.components[0], Resistor)]
+    assert len(groups) == 2 and groups[0].template is not groups[1].template
+    for g in groups:
+        assert len({c.constants for c in g.components}) == 1
+        assert g.paths == [f"R{k}" for k, c in enumerate(choices) if c == g.components[0].constants]
+    # and the compiled circuit is the one built: Ohm's law in every branch
+    op = m.compile().operating_point()
+    for k in range(len(choices)):
+        assert op[f"R{k}.i"] == pytest.approx(1.0 / (1e3 * (k + 1)), rel=1e-12)

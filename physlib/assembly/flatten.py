@@ -268,8 +268,14 @@ def _group(paths: list[str], components: list[Component],
     single = [_one_template(cls) and c not in varied for cls, c in classes.items()]
     first = np.full(len(classes), len(types), dtype=np.int64)
     np.minimum.at(first, code, np.arange(len(types)))
-    per_instance = np.array([v or not s for v, s in zip(validates, single)], dtype=bool)
-    work = union(first, np.flatnonzero(per_instance[code]))
+    # A class whose template follows its structural parameters alone: one template per
+    # distinct set of their values, found from the first instance that has it (a million
+    # resistors, with the same `constants`, derive nothing and look up one template).
+    keyed = [not s and not v and c not in varied and cls.structure_key is Component.structure_key
+             for (cls, c), v, s in zip(classes.items(), validates, single)]
+    per_instance = np.array([(v or not s) and not k for v, s, k in zip(validates, single, keyed)], dtype=bool)
+    keyed_first, same_as = _first_of_each_structure(components, code, keyed, list(classes))
+    work = union(union(first, np.flatnonzero(per_instance[code])), keyed_first)
     templates: list[ClassTemplate] = []   # in order of appearance
     number: dict[int, int] = {}            # id(template) -> its place in templates
     template_of = np.full(len(types), -1, dtype=np.int64)
@@ -284,8 +290,28 @@ def _group(paths: list[str], components: list[Component],
             template_of[i] = number.setdefault(id(tpl), len(templates))
             if template_of[i] == len(templates):
                 templates.append(tpl)
+    for members, firsts in same_as:
+        template_of[members] = template_of[firsts]
     template_of = np.where(template_of >= 0, template_of, template_of[first][code])
     return _split(templates, template_of, paths, components)
+
+
+def _first_of_each_structure(components: list[Component], code: np.ndarray, keyed: list[bool],
+                             classes: list[type]):
+    """For the classes marked ``keyed``: the first instance of each distinct set of values of
+    the structural parameters (sorted), and per class (its instances, the first instance of
+    theirs)."""
+    firsts, same_as = [], []
+    for c in np.flatnonzero(keyed).tolist():
+        members = np.flatnonzero(code == c)
+        values = map(attrgetter("_values"), map(components.__getitem__, members.tolist()))
+        keys = map(itemgetter(*classes[c]._structural), values)
+        seen: dict = {}
+        first_of = np.fromiter((seen.setdefault(key, i) for i, key in zip(members.tolist(), keys)),
+                               dtype=np.int64, count=len(members))
+        firsts.append(np.fromiter(seen.values(), dtype=np.int64, count=len(seen)))
+        same_as.append((members, first_of))
+    return (np.sort(np.concatenate(firsts)) if firsts else np.zeros(0, np.int64)), same_as
 
 
 def _split(templates: list[ClassTemplate], template_of: np.ndarray, paths: list[str],
