@@ -291,6 +291,12 @@ class Netlist:
             first += size
         return out
 
+    def connection_ends(self) -> tuple[list[str], list[str], list[int]]:
+        """The connections of :attr:`connections` as flat lists: every end's member name and
+        port name, connection after connection, and each connection's number of ends (no
+        tuple per connection: a large circuit has hundreds of thousands)."""
+        return list(self._end_member), list(self._end_port), list(self._sizes)
+
     @property
     def graph(self) -> nx.Graph:
         """The connection graph of this level: nodes are port paths, edges are connections."""

@@ -10,6 +10,8 @@ check never refuses a deck that could be solved).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..components import electrical as el
 from ..domains import electrical
 from .errors import SpiceError
@@ -28,10 +30,11 @@ def check_dc_paths(deck):
     if deck.analyses and all(kind == "tran" and args.get("uic") for kind, args in deck.analyses):
         return
     nets = Nets(deck.model, joins=_dc_groups())
-    grounded = nets.grounded
-    for node, pin in deck.nodes.items():
-        if pin is None or nets.net(pin) in grounded:
-            continue
+    pins = [(node, pin) for node, pin in deck.nodes.items() if pin is not None]
+    floating = np.flatnonzero(~np.isin(nets.nets_of([pin for _, pin in pins]),
+                                       np.fromiter(nets.grounded, dtype=np.int64)))
+    if len(floating):
+        node, pin = pins[int(floating[0])]
         cards = deck.elements
         users = [t.rpartition(".")[0] for t in nets.members(nets.net(pin))]   # along DC paths
         where = next((cards[u].where for u in users if u in cards), None)

@@ -2,13 +2,19 @@
 subsystems (flattened) or with subsystems kept as blocks (their exposed ports as terminals).
 
 Used by :mod:`physlib.spice.writer` (a net is a SPICE node) and :mod:`physlib.spice.checks`
-(DC paths to ground). Linear in the size of the model: one walk, a union-find over ports.
+(DC paths to ground). Linear in the size of the model: one walk that numbers the ports and
+lists the pairs of them joined, as arrays, then the connected components of those pairs.
 """
 from __future__ import annotations
 
-from itertools import accumulate, chain
+from functools import cached_property
+from itertools import compress, count, repeat
+from operator import itemgetter
+
+import numpy as np
 
 from ..assembly.model import ExposedPort, Model
+from ..assembly.sparse import connected_components
 
 __all__ = ["Nets"]
 
@@ -23,26 +29,34 @@ class Nets:
     Ground's pin. With ``expand=True`` every subsystem is walked into and its exposed ports
     stand for the ports they expose; otherwise only ``model``'s own level is read.
     ``joins(component)``, if given, names groups of a component's ports to treat as joined too
-    (:mod:`physlib.spice.checks` joins the pins that conduct at DC).
+    (:mod:`physlib.spice.checks` joins the pins that conduct at DC); for a class without
+    conditional ports it must depend on the class alone (it is asked once per class).
     """
 
     def __init__(self, model: Model, expand: bool = True, joins=None):
-        self.components: dict = {}
+        self._runs: list[tuple[list, list]] = []    # (paths, components): see components
         self.blocks: dict = {}
         # terminals are numbered owner by owner (a component or a block), its ports in order:
         # owner path -> (its first terminal's number, {port: offset}); no string per terminal
         self._owners: dict[str, tuple[int, dict[str, int]]] = {}
         self._offsets: dict[tuple, dict[str, int]] = {}    # shared by owners of the same ports
         self._class_ports: dict[type, dict] = {}    # offsets of classes without conditional ports
-        self._parent: list[int] = []
-        # the pairs of terminals to join, gathered by the walk and joined in one loop after it
-        heads: list[int] = []
-        others: list[int] = []
-        self._walk(model, "", expand, joins, heads, others)
-        self._join(heads, others)
+        self._size = 0                  # terminals numbered so far
+        references: list[str] = []      # paths of the Ground-like components
+        pairs: list[tuple[np.ndarray, np.ndarray]] = []    # terminals to join, gathered by the walk
+        self._walk(model, "", expand, joins, pairs, references)
+        self._root = _first_terminals(self._size, pairs)
         self._members: dict[int, list[str]] | None = None
-        self.grounded = {self.net(f"{path}.p") for path, c in self.components.items()
-                         if c.is_reference}
+        self.grounded = {self.net(f"{path}.p") for path in references}
+
+    @cached_property
+    def components(self) -> dict:
+        """Leaf path → component, in the order the model holds them (made on first use: the
+        DC-path check of a large deck never asks)."""
+        out: dict = {}
+        for paths, components in self._runs:
+            out.update(zip(paths, components))
+        return out
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -54,6 +68,17 @@ class Nets:
 
     def nets(self) -> list[int]:
         return list(self._grouped())
+
+    def nets_of(self, terminals: list[str]) -> np.ndarray:
+        """The net of each of ``terminals`` (``"path.port"`` of a component or block), at once."""
+        if not terminals:
+            return np.zeros(0, dtype=np.int64)
+        owners, _, ports = zip(*(t.rpartition(".") for t in terminals))
+        try:
+            numbers = _numbers(list(map(self._owners.__getitem__, owners)), ports)
+        except KeyError:
+            return np.array([self.net(t) for t in terminals], dtype=np.int64)   # names the terminal
+        return self._root[numbers]
 
     def _number(self, terminal: str) -> int:
         owner, _, port = terminal.rpartition(".")
@@ -81,35 +106,14 @@ class Nets:
     # --- building --------------------------------------------------------------------------
 
     def _find(self, k: int) -> int:
-        parent = self._parent
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]                # path halving
-            k = parent[k]
-        return k
-
-    def _join(self, heads: list[int], others: list[int]):
-        """Join the sets of ``heads[k]`` and ``others[k]`` for every k; the root of a set stays
-        its first terminal (the smallest number). One loop with the finds written out: a
-        large deck joins hundreds of thousands of pairs, and a call per find was most of it."""
-        parent = self._parent
-        for a, b in zip(heads, others):
-            while parent[a] != a:
-                parent[a] = parent[parent[a]]            # path halving
-                a = parent[a]
-            while parent[b] != b:
-                parent[b] = parent[parent[b]]
-                b = parent[b]
-            if a < b:
-                parent[b] = a
-            elif b < a:
-                parent[a] = b
+        return int(self._root[k])
 
     def _add(self, owner: str, offsets: dict[str, int]) -> int:
         """Number the terminals of ``owner``, whose ports have ``offsets``; returns the first
         number."""
-        first = len(self._parent)
+        first = self._size
         self._owners[owner] = (first, offsets)
-        self._parent.extend(range(first, first + len(offsets)))
+        self._size += len(offsets)
         return first
 
     def _offsets_of(self, ports) -> dict[str, int]:
@@ -132,62 +136,79 @@ class Nets:
             offsets = self._class_ports[cls] = self._offsets_of(cls._ports)
         return offsets
 
-    def _add_components(self, names: list, members: dict, prefix: str, joins, heads: list,
-                        others: list):
-        """Number the terminals of the components ``names`` (of ``members``, below ``prefix``)
-        and add the pairs ``joins`` joins; most of a large model's components go through here,
-        so it works on them all at once."""
-        components = [members[name] for name in names]
+    def _add_components(self, names: list, members: dict, prefix: str, joins, pairs: list,
+                        references: list):
+        """Number the terminals of the components ``names`` (of ``members``, below ``prefix``),
+        add the pairs ``joins`` joins and the paths of reference components (grounds) to
+        ``references``; most of a large model's components go through here, so it works on them
+        all at once, class by class."""
+        components = list(map(members.__getitem__, names))
         paths = [prefix + name for name in names] if prefix else names
         class_offsets = self._class_ports
         all_offsets = [class_offsets.get(type(c)) or self._port_offsets(c) for c in components]
-        parent = self._parent
-        firsts = list(accumulate(map(len, all_offsets), initial=len(parent)))
-        parent.extend(range(firsts[0], firsts[-1]))
-        self.components.update(zip(paths, components))
-        self._owners.update(zip(paths, zip(firsts, all_offsets)))
-        if joins:
-            for component, first, offsets in zip(components, firsts, all_offsets):
-                for group in joins(component):
-                    head = first + offsets[group[0]]
-                    for port in group[1:]:
-                        heads.append(head)
-                        others.append(first + offsets[port])
-
-    def _walk(self, model, prefix: str, expand: bool, joins, heads: list, others: list):
-        """Number the terminals of ``model`` (below ``prefix``) and add the pairs its
-        connections and ``joins`` join to ``heads``/``others``."""
-        members = model.components
-        run: list[str] = []        # consecutive components, numbered together
-        for name, member in members.items():
-            if not isinstance(member, Model):
-                run.append(name)
+        sizes = np.fromiter(map(len, all_offsets), dtype=np.int64, count=len(all_offsets))
+        firsts = self._size + np.cumsum(sizes) - sizes
+        self._size += int(sizes.sum())
+        self._runs.append((paths, components))
+        self._owners.update(zip(paths, zip(firsts.tolist(), all_offsets)))
+        if not components:
+            return
+        types = list(map(type, components))
+        code_of = {cls: k for k, cls in enumerate(dict.fromkeys(types))}
+        codes = np.fromiter(map(code_of.__getitem__, types), dtype=np.int64, count=len(types))
+        for cls, k in code_of.items():
+            at = np.flatnonzero(codes == k)
+            if cls.is_reference:
+                references.extend(paths[i] for i in at.tolist())
+            if not joins:
                 continue
-            self._add_components(run, members, prefix, joins, heads, others)
-            run = []
+            # a class without conditional ports: one answer for all its components; one with
+            # them: its components one by one, each with its own ports
+            shared = cls in class_offsets
+            for i in (at[:1] if shared else at).tolist():
+                starts = firsts[at] if shared else firsts[i:i + 1]
+                offsets = all_offsets[i]
+                for group in joins(components[i]):
+                    for port in group[1:]:
+                        pairs.append((starts + offsets[group[0]], starts + offsets[port]))
+
+    def _walk(self, model, prefix: str, expand: bool, joins, pairs: list, references: list):
+        """Number the terminals of ``model`` (below ``prefix``) and add the pairs its
+        connections and ``joins`` join to ``pairs``, the paths of its grounds to ``references``."""
+        members = model.components
+        names = list(members)
+        at_blocks = list(compress(count(), map(isinstance, members.values(), repeat(Model))))
+        blocks = {names[k] for k in at_blocks}
+        start = 0                  # runs of consecutive components are numbered together
+        for k in at_blocks:
+            name = names[k]
+            self._add_components(names[start:k], members, prefix, joins, pairs, references)
+            start = k + 1
             path = prefix + name
             if expand:
-                self._walk(member, path + ".", expand, joins, heads, others)
+                self._walk(members[name], path + ".", expand, joins, pairs, references)
             else:
-                self.blocks[path] = member
-                self._add(path, self._offsets_of(member.exposed_ports))
-        self._add_components(run, members, prefix, joins, heads, others)
+                self.blocks[path] = members[name]
+                self._add(path, self._offsets_of(members[name].exposed_ports))
+        self._add_components(names[start:], members, prefix, joins, pairs, references)
+        end_names, end_ports, sizes = model.connection_ends()
+        if not sizes:
+            return
         owners = self._owners
-        number, terminal = self._number, self._terminal
-        blocks = {name for name, member in members.items() if isinstance(member, Model)}
-        connections = model.connections
-        # every connection end's terminal in one comprehension (a component's port is its own
-        # terminal), then each connection's first end joined to the others
         owner_of = owners if not prefix else {name: owners.get(prefix + name) for name in members}
-        ends = [number(terminal(members, prefix, name, port, expand)) if name in blocks
-                else owner_of[name][0] + owner_of[name][1][port]
-                for name, port in chain.from_iterable(connections)]
-        start = 0
-        for connection in connections:
-            end = start + len(connection)
-            heads.extend([ends[start]] * (end - start - 1))
-            others.extend(ends[start + 1:end])
-            start = end
+        if blocks:          # an end on a block: through its exposed ports (or the block's own)
+            number, terminal = self._number, self._terminal
+            ends = np.array([number(terminal(members, prefix, name, port, expand)) if name in blocks
+                             else owner_of[name][0] + owner_of[name][1][port]
+                             for name, port in zip(end_names, end_ports)], dtype=np.int64)
+        else:               # a component's port is its own terminal
+            ends = _numbers(list(map(owner_of.__getitem__, end_names)), end_ports)
+        # each connection's first end joined to its others
+        sizes = np.asarray(sizes, dtype=np.int64)
+        starts = np.cumsum(sizes) - sizes
+        others = np.ones(len(ends), dtype=bool)
+        others[starts] = False
+        pairs.append((np.repeat(ends[starts], sizes - 1), ends[others]))
 
     def _terminal(self, members, prefix, name, port, expand) -> str:
         """``"path.port"`` of one connection end: through exposed ports down to the component
@@ -201,3 +222,24 @@ class Nets:
             if isinstance(ref, ExposedPort):
                 path += "." + ref.owner.name
         return f"{path}.{ref.owner.name}.{ref.port.name}"
+
+
+def _numbers(owners: list[tuple[int, dict]], ports) -> np.ndarray:
+    """The terminal numbers of ``ports``, each of the owner (its first terminal, its ports'
+    offsets) at the same place in ``owners``."""
+    return np.fromiter(map(int.__add__, map(itemgetter(0), owners),
+                           map(dict.__getitem__, map(itemgetter(1), owners), ports)),
+                       dtype=np.int64, count=len(owners))
+
+
+def _first_terminals(size: int, pairs: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Per terminal, the first (smallest-numbered) terminal of its net: the connected
+    components of the ``pairs`` joined, numbered in the order of their smallest terminals."""
+    heads = np.concatenate([a for a, _ in pairs]) if pairs else np.zeros(0, dtype=np.int64)
+    others = np.concatenate([b for _, b in pairs]) if pairs else np.zeros(0, dtype=np.int64)
+    _, label = connected_components(size, heads, others)
+    # a terminal is its net's first where its label exceeds every label before it
+    first = np.ones(size, dtype=bool)
+    if size:
+        first[1:] = label[1:] > np.maximum.accumulate(label)[:-1]
+    return np.flatnonzero(first)[label]
