@@ -11,7 +11,8 @@ import pytest
 from physlib.assembly import matching
 from physlib.assembly.alias_sets import eliminate_aliases
 from physlib.assembly.matching import block_order, dulmage_mendelsohn, maximum_matching
-from physlib.assembly.sparse import CSR, connected_components
+from physlib.assembly.sparse import CSR
+from physlib.core.arrays import connected_components
 from physlib.core.errors import StructuralError
 
 SEEDS = range(300)

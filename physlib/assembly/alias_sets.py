@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.arrays import connected_components
 from ..core.errors import StructuralError
 from ..core.records import record
-from .sparse import connected_components
 
 
 @record

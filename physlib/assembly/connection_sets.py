@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..core.arrays import connected_components
 from ..core.errors import MissingReferenceError, PortConnectionError, UnconnectedPortError
 from ..core.records import record
-from .sparse import connected_components
 
 _CAUSALITY = {None: 0, "input": 1, "output": 2}
 _INPUT, _OUTPUT = 1, 2

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .sparse import connected_components
+from ..core.arrays import connected_components
 
 
 @dataclass

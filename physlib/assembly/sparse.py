@@ -1,8 +1,8 @@
-"""Sparse matrices and undirected graphs as plain NumPy arrays, for the compiler.
+"""Sparse matrices as plain NumPy arrays, for the compiler.
 
 The compiler's sparse work is structural: incidence patterns of equations over unknowns, a few
 linear rows with coefficients (connection sums), connected components of connection and alias
-graphs. :class:`CSR` holds a matrix in compressed rows and does what the passes ask of it
+graphs (:func:`physlib.core.arrays.connected_components`). :class:`CSR` holds a matrix in compressed rows and does what the passes ask of it
 with whole-array NumPy operations, so compiling a model loads nothing beyond NumPy and CasADi
 (SciPy's sparse package costs a third of a second to import, more than a small model's whole
 compile); :mod:`physlib.assembly.matching` does the matching and the block order on it.
@@ -112,32 +112,3 @@ def dm_to_csr(matrix: cs.DM) -> CSR:
     """A CasADi DM as a :class:`CSR` (its stored entries, zeros dropped)."""
     rows, cols = matrix.sparsity().get_triplet()
     return CSR.from_entries(rows, cols, matrix.shape, np.array(matrix.nonzeros(), dtype=float))
-
-
-def connected_components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
-    """The connected components of the undirected graph on ``n`` nodes with the edges
-    ``(a[k], b[k])``: their number and each node's component, numbered in the order of their
-    smallest nodes.
-
-    Every node points to a smaller one of its component or to itself (a root); each round
-    hooks the root of every edge's larger end onto the other end's root, then halves the
-    paths to the roots until every node points at its root. A chain is joined in one round,
-    and rounds only repeat while edges still join different trees: the cost stays linear in
-    practice where a breadth-first search in Python would not."""
-    parent = np.arange(n, dtype=np.int64)
-    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    while len(a):
-        ra, rb = parent[a], parent[b]
-        differ = ra != rb
-        if not differ.any():
-            break
-        a, b, ra, rb = a[differ], b[differ], ra[differ], rb[differ]
-        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))
-        while True:
-            grand = parent[parent]
-            if np.array_equal(grand, parent):
-                break
-            parent = grand
-    roots = parent == np.arange(n)
-    label = np.cumsum(roots) - 1
-    return int(roots.sum()), label[parent]

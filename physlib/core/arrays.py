@@ -1,7 +1,9 @@
 """Sorted set operations on arrays, as NumPy's ``unique``, ``union1d`` and ``setdiff1d`` return
 them, without the masked-array module: NumPy 2's ``unique`` asks ``np.ma.is_masked`` on its
 first call, which imports ``numpy.ma`` (16 ms, a twentieth of a small deck's whole
-``python -m physlib.spice`` process). Compiling and simulating need none of it."""
+``python -m physlib.spice`` process). Compiling and simulating need none of it. And the
+connected components of a graph given as arrays of edges (the compiler's connection and alias
+sets, a deck's nets), with NumPy alone: reading a deck needs no CasADi."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,3 +26,32 @@ def difference(a, b) -> np.ndarray:
     """The sorted distinct values of ``a`` not in ``b``: ``np.setdiff1d(a, b)``."""
     values = sorted_unique(a)
     return values[~np.isin(values, b, assume_unique=True)] if len(values) else values
+
+
+def connected_components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    """The connected components of the undirected graph on ``n`` nodes with the edges
+    ``(a[k], b[k])``: their number and each node's component, numbered in the order of their
+    smallest nodes.
+
+    Every node points to a smaller one of its component or to itself (a root); each round
+    hooks the root of every edge's larger end onto the other end's root, then halves the
+    paths to the roots until every node points at its root. A chain is joined in one round,
+    and rounds only repeat while edges still join different trees: the cost stays linear in
+    practice where a breadth-first search in Python would not."""
+    parent = np.arange(n, dtype=np.int64)
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    while len(a):
+        ra, rb = parent[a], parent[b]
+        differ = ra != rb
+        if not differ.any():
+            break
+        a, b, ra, rb = a[differ], b[differ], ra[differ], rb[differ]
+        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))
+        while True:
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+    roots = parent == np.arange(n)
+    label = np.cumsum(roots) - 1
+    return int(roots.sum()), label[parent]

@@ -10,8 +10,6 @@ check never refuses a deck that could be solved).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..components import electrical as el
 from ..domains import electrical
 from .errors import SpiceError
@@ -31,10 +29,11 @@ def check_dc_paths(deck):
         return
     nets = Nets(deck.model, joins=_dc_groups())
     pins = [(node, pin) for node, pin in deck.nodes.items() if pin is not None]
-    floating = np.flatnonzero(~np.isin(nets.nets_of([pin for _, pin in pins]),
-                                       np.fromiter(nets.grounded, dtype=np.int64)))
-    if len(floating):
-        node, pin = pins[int(floating[0])]
+    grounded = nets.grounded
+    floating = next((k for k, net in enumerate(nets.nets_of([pin for _, pin in pins]).tolist())
+                     if net not in grounded), None)
+    if floating is not None:
+        node, pin = pins[floating]
         cards = deck.elements
         users = [t.rpartition(".")[0] for t in nets.members(nets.net(pin))]   # along DC paths
         where = next((cards[u].where for u in users if u in cards), None)

@@ -14,7 +14,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..assembly.model import ExposedPort, Model
-from ..assembly.sparse import connected_components
+from ..core.arrays import connected_components
 
 __all__ = ["Nets"]
 
