@@ -147,6 +147,22 @@ LARGE_LADDER = textwrap.dedent("""
 """)
 
 
+def test_reading_and_writing_a_deck_need_no_casadi(tmp_path):
+    # A deck converted (read, checked for DC paths, written back) computes nothing: CasADi
+    # (60 ms of import) waits for the first compile, and NumPy's masked arrays stay unloaded.
+    code = textwrap.dedent(f"""
+        import json, sys, warnings
+        import physlib.spice as spice
+        warnings.simplefilter("ignore")
+        deck = spice.read({DECK!r})
+        spice.write(deck.model)
+        print(json.dumps({{"modules": sorted(sys.modules), "nodes": list(deck.nodes)}}))
+    """)
+    out = run(code, tmp_path)
+    assert out["nodes"] == ["0", "in", "out"]
+    assert not {"casadi", "numpy.ma", "scipy"} & set(out["modules"])
+
+
 def test_a_large_linear_model_simulates_without_scipy(tmp_path):
     # A linear model over the dense limit steps with its Jacobian's numbers on a sparse
     # pattern, evaluated by the compiled callbacks; SciPy's sparse matrix (0.17 s to import)
