@@ -37,8 +37,9 @@ def compile_model(model, cls: type = CompiledModel, units: str = "warn") -> Comp
     of its classes' equations (see :func:`physlib.assembly.unit_policy.report`)."""
     started = time.perf_counter()
     # Compiling allocates many small objects and frees none of them early: the cyclic garbage
-    # collector would only rescan them (about 20% of the time at 10,000 stages).
-    with bulk_build():
+    # collector would only rescan them (about 20% of the time at 10,000 stages). What it makes
+    # holds no reference cycles, so it starts no full collection either (bulk_build).
+    with bulk_build(collect=False):
         flat = _run("flatten", flatten, model)
         report(flat.groups, units)
         system = build_system(flat)

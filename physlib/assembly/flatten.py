@@ -91,7 +91,7 @@ class _Found:
 def flatten(model: Netlist) -> FlatSystem:
     """The flat system of ``model``; raises for bad parameters, unconnected ports, signal
     sets without exactly one output and networks without a reference."""
-    with bulk_build():     # many small containers (path lists, arrays, sets), no cycles
+    with bulk_build(collect=False):     # many small containers (path lists, arrays, sets), no cycles
         return _flatten(model)
 
 

@@ -13,7 +13,7 @@ _survivors = None       # tracked objects after the last full collection (None: 
 
 
 @contextmanager
-def bulk_build():
+def bulk_build(collect: bool = True):
     """Pause Python's cyclic garbage collector while a large model is built, then promote what
     was built to the collector's oldest generation.
 
@@ -32,14 +32,20 @@ def bulk_build():
     a full collection when the builds since the last one promoted more objects than it left
     (see ``_promoted``). Nested builds promote once, at the outermost. Counting the tracked
     objects walks the whole heap (6 ms after importing physlib's compiler and simulator), so it
-    waits until a build has promoted something: a script that builds one model never pays it."""
+    waits until a build has promoted something: a script that builds one model never pays it.
+
+    ``collect=False``: a build whose products hold no reference cycles (a compile: a dropped
+    compiled model is freed at once) leaves that collection to the next build that may find
+    garbage (reading a deck, whose structures refer to each other); its objects still count.
+    Otherwise compiling a deck just read would traverse the whole deck for nothing, 2.7 s for
+    a million elements."""
     global _promoted, _survivors
     if not gc.isenabled():          # paused already (an outer build, or the user's choice)
         yield
         return
     if _survivors is None and _promoted:
         _survivors = _tracked() - _promoted     # what the process held before its first build
-    if _survivors is not None and _promoted > _survivors:
+    if collect and _survivors is not None and _promoted > _survivors:
         gc.collect()
         _promoted, _survivors = 0, _tracked()
     gc.disable()
