@@ -82,6 +82,7 @@ class SpiceDeck:
             self.warn(temp_card.where, "a .control script runs at the first .temp value")
         from .parameters import declare_parameters
         self._deck_values = declare_parameters(self.model, self._builder, self._ctx, netlist, name)
+        netlist.top.compact()                    # the components are built
         self._declared = self._state()           # what the element values were computed for
         self.compiles = 0
         self._sim = None

@@ -125,7 +125,7 @@ class Builder:
         nets = defaultdict(list)          # local node -> the pins it joins, in card order
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
-        for card, tokens in body.elements:
+        for card, tokens in body.element_cards():
             letter = card.text[0].upper()
             if len(tokens) == 4 and letter in "RCL":     # "R1 a b 1k": most cards of a large deck
                 comp = self._plain_passive(card, tokens, letter, scope, prefix)
@@ -277,7 +277,7 @@ def _path(ref) -> str:
 
 
 def _first_card(body, node):
-    for card, tokens in body.elements:
+    for card, tokens in body.element_cards():
         if node in (t.lower() for t in tokens[1:]):
             return card.where
     return None

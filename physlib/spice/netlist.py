@@ -27,7 +27,8 @@ class Body:
     nested ``.subckt`` definitions."""
 
     def __init__(self):
-        self.elements: list[tuple[Card, list[str]]] = []
+        # (card, its tokens; None once the deck is built: see compact)
+        self.elements: list[tuple[Card, list[str] | None]] = []
         self.params: list[tuple[str, str, Location]] = []       # name, expression text
         self.functions: list[tuple[str, list[str], str, Location]] = []
         self.models: dict[str, tuple[str, list[str], Card]] = {}  # name -> (type, tokens, card)
@@ -39,6 +40,20 @@ class Body:
             scope.define(name, parse(text, where), where)
         for name, args, text, where in self.functions:
             scope.functions[name] = (args, parse(text, where), where)
+
+    def element_cards(self):
+        """(card, tokens) of each element card, in order; the tokens split again where
+        :meth:`compact` dropped them."""
+        for card, tokens in self.elements:
+            yield card, tokens if tokens is not None else split(card.text, card.where)
+
+    def compact(self):
+        """Drop the element cards' tokens, here and in every subcircuit definition: once the
+        deck's components are built they are read again only to build them anew (a deck loaded
+        from a pickle), which splits the cards again. A quarter of a large deck's memory."""
+        self.elements = [(card, None) for card, _ in self.elements]
+        for subckt in self.subckts.values():
+            subckt.body.compact()
 
 
 class Subckt:
