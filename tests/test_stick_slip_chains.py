@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import stick_slip_reference as ssr
 from physlib import Model
@@ -250,18 +250,32 @@ HORIZON = 1.5    # s
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(chains())
-# Found by this test: the brake pressed at t = 1 s on a disc at rest (its speed -3.6e-25 rad/s
-# of rounding) engaged sliding backward and stuck in the same instant, a mode change of its own.
-@example(spec={"J": [1.0, 1.955, 0.2], "w0": [0.0, -19.175, 0.0],
-               "joints": [("clutch", 0.469, 1.0, 47.96, 0.0, 40.0, 1.767),
-                          ("one_way", 0.54, 1.0, 10.0, 0.0, 40.0, 2.623)],
-               "torques": {0: (5.0, 1.0, 0.0), 1: (5.0, 1.0, 0.0)}, "brake": (2, 0.5, 1.0, 10.0, 1.0)})
 def test_random_stick_slip_chains_match_the_independent_solution(spec):
     chain, w0 = _reference_chain(spec)
     reference = ssr.solve(chain, HORIZON, [0.0] * chain.n, w0)
-    # A grazing event (a slip that touches zero, a torque that touches its limit) may go
-    # either way in two correct solvers; such draws say nothing about either.
+    # A grazing event (a slip that touches zero, a torque that touches its limit, a brake
+    # pressed on a shaft at rest) may go either way in two correct solvers; such draws say
+    # nothing about either.
     assume(not reference.grazing)
+    assert_matches_reference(spec, chain, reference)
+
+
+def test_a_brake_pressed_on_a_disc_at_rest_sticks_at_once():
+    # Found by the test above: the brake pressed at t = 1 s on a disc at rest (its speed
+    # -3.6e-25 rad/s of rounding) engaged sliding backward and stuck in the same instant, a mode
+    # change of its own. A close call for the reference (the disc's speed is zero only to
+    # rounding), decided here because physlib's speed is rounding too, not integration error.
+    spec = {"J": [1.0, 1.955, 0.2], "w0": [0.0, -19.175, 0.0],
+            "joints": [("clutch", 0.469, 1.0, 47.96, 0.0, 40.0, 1.767),
+                       ("one_way", 0.54, 1.0, 10.0, 0.0, 40.0, 2.623)],
+            "torques": {0: (5.0, 1.0, 0.0), 1: (5.0, 1.0, 0.0)}, "brake": (2, 0.5, 1.0, 10.0, 1.0)}
+    chain, w0 = _reference_chain(spec)
+    assert_matches_reference(spec, chain, ssr.solve(chain, HORIZON, [0.0] * chain.n, w0))
+
+
+def assert_matches_reference(spec, chain, reference):
+    """physlib's run of the chain ``spec`` has the reference solution's mode events, instant
+    by instant, at its times and with its speeds (``chain``: the reference's chain)."""
     res = _physlib_chain(spec).compile().simulate(HORIZON, rtol=1e-8, atol=1e-10)
     ours = _by_instant(_mode_events(res))
     theirs = _by_instant([e for e in reference.events if e[0] > 0])
