@@ -2,6 +2,7 @@
 built, what was built promoted to its oldest generation, and the collector left as it was."""
 import gc
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -86,23 +87,10 @@ def test_compiled_and_built_models_hold_no_reference_cycles():
     assert json.loads(result.stdout) == [0, 0]
 
 
-DROP_COMPILED = """
-import gc, json
-from physlib import Model
-from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
-
-def ladder(n):
-    m = Model("ladder")
-    src, gnd = m.add(VoltageSource("src", V=1.0)), m.add(Ground("gnd"))
-    m.connect(src.n, gnd.p)
-    node = src.p
-    for k in range(1, n + 1):
-        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-3))
-        m.connect(node, r.p)
-        m.connect(r.n, c.p)
-        m.connect(c.n, gnd.p)
-        node = r.n
-    return m
+DROP_COMPILED = f"""
+import gc, json, sys
+sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+from test_results import rc_ladder as ladder
 
 ladder(30).compile().simulate(1.0)     # the process's caches: class templates, modules
 gc.collect()
