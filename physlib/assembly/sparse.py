@@ -2,8 +2,9 @@
 
 The compiler's sparse work is structural: incidence patterns of equations over unknowns, a few
 linear rows with coefficients (connection sums), connected components of connection and alias
-graphs (:func:`physlib.core.arrays.connected_components`). :class:`CSR` holds a matrix in compressed rows and does what the passes ask of it
-with whole-array NumPy operations, so compiling a model loads nothing beyond NumPy and CasADi
+graphs (:func:`physlib.core.arrays.connected_components`). :class:`CSR` holds a matrix in
+compressed rows and does what the passes ask of it with whole-array NumPy operations, so
+compiling a model loads nothing beyond NumPy and CasADi
 (SciPy's sparse package costs a third of a second to import, more than a small model's whole
 compile); :mod:`physlib.assembly.matching` does the matching and the block order on it.
 """

@@ -50,7 +50,7 @@ class Body:
     def compact(self):
         """Drop the element cards' tokens, here and in every subcircuit definition: once the
         deck's components are built they are read again only to build them anew (a deck loaded
-        from a pickle), which splits the cards again. A quarter of a large deck's memory."""
+        from a pickle), which splits the cards again. A sixth of a large deck's memory once read."""
         self.elements = [(card, None) for card, _ in self.elements]
         for subckt in self.subckts.values():
             subckt.body.compact()

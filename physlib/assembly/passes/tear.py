@@ -25,8 +25,8 @@ def _blocks(order: BlockOrder, single: np.ndarray, rank: np.ndarray):
 
 def _explicit_in_match(reduced: Reduced, match: np.ndarray) -> np.ndarray:
     """Per equation, whether it can be solved explicitly for the unknown matched to it: one
-    pass over its incidences (no pattern matrices, which at a million elements cost a second
-    and half a gigabyte to sort)."""
+    pass over its incidences (no pattern matrices, whose sorting cost 0.6 s and a quarter of a
+    gigabyte at a million elements)."""
     eqs = reduced.equations
     entries = np.flatnonzero(eqs.explicit)
     rows = eqs.rows[entries]
