@@ -102,7 +102,7 @@ class SimulationResult(ResultViews):
         return out
 
     @property
-    def _direct(self) -> dict[int, tuple[str, int]]:
+    def _direct(self) -> _DirectRows:
         """Representative positions held in ``x`` or ``z``: position -> ("x" | "z", row);
         built once per compiled model."""
         return _direct_rows(self.model.system)
@@ -253,14 +253,37 @@ class SimulationResult(ResultViews):
         return f"<SimulationResult {self.model.name}: {len(self.t)} points, t = {self.t[0]:g}..{self.t[-1]:g} s>"
 
 
-def _direct_rows(system) -> dict[int, tuple[str, int]]:
-    """Representative positions held in ``x`` or ``z``: position -> ("x" | "z", row); built
-    once per compiled model."""
+def _direct_rows(system) -> _DirectRows:
+    """Representative positions held in ``x`` or ``z`` (see :class:`_DirectRows`); built once
+    per compiled model."""
     if "direct_rows" not in system.cache:
-        rows = {int(pos): ("z", i) for i, pos in enumerate(system.z_pos)}
-        rows.update({int(pos): ("x", i) for i, pos in enumerate(system.state_pos)})
-        system.cache["direct_rows"] = rows
+        system.cache["direct_rows"] = _DirectRows(system.state_pos, system.z_pos)
     return system.cache["direct_rows"]
+
+
+class _DirectRows:
+    """``pos in rows`` for a representative position held in ``x`` or ``z``, and
+    ``rows[pos]`` (or ``rows.get(pos)``) -> ("x" | "z", its row there): two arrays indexed by position (a dictionary
+    of a million-element model's positions took 2 s to make, at the first read of a result)."""
+
+    def __init__(self, state_pos, z_pos):
+        state_pos, z_pos = np.asarray(state_pos, dtype=np.int64), np.asarray(z_pos, dtype=np.int64)
+        n = int(max(state_pos.max(initial=-1), z_pos.max(initial=-1))) + 1
+        self._kind = np.zeros(n, dtype=np.int8)       # 0: neither, 1: a state, 2: algebraic
+        self._row = np.zeros(n, dtype=np.int64)
+        self._kind[z_pos], self._row[z_pos] = 2, np.arange(len(z_pos))
+        self._kind[state_pos], self._row[state_pos] = 1, np.arange(len(state_pos))
+
+    def __contains__(self, pos) -> bool:
+        return 0 <= pos < len(self._kind) and self._kind[pos] != 0
+
+    def __getitem__(self, pos) -> tuple[str, int]:
+        if pos not in self:
+            raise KeyError(pos)
+        return ("x" if self._kind[pos] == 1 else "z"), int(self._row[pos])
+
+    def get(self, pos, default=None):
+        return self[pos] if pos in self else default
 
 
 def _row_function(system, positions):
