@@ -15,7 +15,7 @@ from scipy.optimize import brentq
 
 from physlib import Model
 from physlib.analysis.common.initialization import unrolled_newton
-from physlib.analysis.simulation import events as event_module
+from physlib.analysis.simulation import mode_requests as event_module
 from physlib.analysis.simulation.dae_points import consistent_rates
 from physlib.components.electrical import (Capacitor, Diode, Ground, IdealDiode, Inductor, Resistor, Switch,
                                            VoltageSource)

@@ -26,19 +26,14 @@ def _rate_parts(system):
     return fast(system, "rate_parts", build)
 
 
-def _unrolled_rates(system):
+def unrolled_rates(system) -> cs.Function | None:
     """(x, z, p, t) -> [x'; z'] of :func:`consistent_rates` in one call, the solve for z'
-    unrolled (:func:`~physlib.analysis.common.initialization.small_solve`), for models with at
-    most SMALL_SOLVE_LIMIT algebraic variables (else None): a restart at every event of a
-    switching circuit asks for them."""
+    unrolled (:func:`~physlib.analysis.common.initialization.small_solve`), for models with
+    1 to SMALL_SOLVE_LIMIT algebraic variables (else None): a restart at every event of a
+    switching circuit asks for them. Not finite where ∂g/∂z is singular."""
     nz = len(system.z_pos)
-    if nz > SMALL_SOLVE_LIMIT:
+    if not 0 < nz <= SMALL_SOLVE_LIMIT:
         return None
-    if not nz:
-        # An ODE: x' is f itself. A function of its own would copy the whole model's graph
-        # (0.46 s at 100,000 elements) for the same numbers.
-        dae = fast(system, "dae")
-        return lambda x, z, p, t: dae(x, z, p, t)[0]
 
     def build():
         x, z, p, t = system.symbols(cs.SX)
@@ -47,7 +42,17 @@ def _unrolled_rates(system):
         zdot = -small_solve(g_z, cs.jtimes(g, x, xdot) + cs.jacobian(g, t))
         return cs.Function("rates", [x, z, p, t], [cs.densify(cs.vertcat(xdot, zdot))])
 
-    return fast(system, "rates_unrolled", build)
+    return fast(system, "rates_unrolled", build).function
+
+
+def _fast_rates(system):
+    """:func:`unrolled_rates` as a fast function, f itself for an ODE (a function of its own
+    would copy the whole model's graph: 0.46 s at 100,000 elements, for the same numbers), or
+    None."""
+    if not len(system.z_pos):
+        dae = fast(system, "dae")
+        return lambda x, z, p, t: dae(x, z, p, t)[0]
+    return fast(system, "rates_unrolled") if unrolled_rates(system) is not None else None
 
 
 def consistent_rates(system, x, z, p, t) -> np.ndarray:
@@ -55,7 +60,7 @@ def consistent_rates(system, x, z, p, t) -> np.ndarray:
     derivative of 0 = g, z' = −(∂g/∂z)⁻¹·(∂g/∂x·x' + ∂g/∂t). IDA starts from them, so a restart
     needs no initial-condition search and its first steps no correction of the rates. Where
     ∂g/∂z is singular (an ideal element's mode leaves a variable free), z' = 0."""
-    unrolled = _unrolled_rates(system)
+    unrolled = _fast_rates(system)
     if unrolled is not None:
         rates = unrolled(x, z, p, t)
         if not np.isfinite(rates[len(x):]).all():

@@ -28,27 +28,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.errors import ExportError, InitializationError, ModeSettlingError, PhyslibError
+from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
 from ..common.fast_call import fast
-from ..common.hybrid_components import (Event, hybrid_instances, max_mode_rounds, mode_requests,
+from ..common.hybrid_components import (Event, hybrid_instances, max_mode_rounds,
                                         no_crossings, set_modes)
-from ..common.hybrid_functions import impacts_first_function, transition_function
+from ..common.hybrid_functions import impacts_first_function
 from ..common.initialization import solve_algebraic
 from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
 from .event_storms import chattering_storm, crowded_storm
-from .event_trace import current_trace
+from .event_trace import NO_TRACE, current_trace
 from .guard_checks import crossing_function, step_check_function
+from .mode_requests import ModeRequests
+from .quick_time_events import QuickTimeEvents
 from .run_stats import count as count_event
 from .stepping_functions import buffered
-
-
-COMPILED_AFTER_ROUNDS = 64
-"""Event-iteration rounds of a compiled model after which its components' transitions run as
-one compiled function (:func:`~physlib.analysis.common.hybrid_functions.transition_function`,
-the same definitions traced once) instead of one Python call per component. A switching
-converter iterates at thousands of events, where the Python calls cost tens of microseconds
-each; a model with a few events does not pay for the tracing."""
 
 
 class HybridStepper:
@@ -68,7 +62,8 @@ class HybridStepper:
         self._check = None                 # the buffers of step_check, made on first use
         self._hybrid = hybrid_instances(model)
         self._sampled = [inst for inst in self._hybrid if inst.discrete_slot]
-        self._transitions = None           # see _compiled_transitions
+        self._requests = ModeRequests(model, self._hybrid)
+        self._quick = None                 # see quick_time_event
         self.chattering: list[float] = []  # times of the released-guard events in a row
         self.has_states = len(self.system.state_pos) > 0
         # step(x, z, p, ta, tb, watch) -> (t, x, z): the run's own solver, which does the short
@@ -255,7 +250,7 @@ class HybridStepper:
         outputs = fast(self.system, "outputs")
         values = outputs(x, z, self.p, t)
         for _ in range(max_mode_rounds(self._hybrid)):
-            changes = self._impacts_first(self._mode_requests(values, pre, fired), x, z, t)
+            changes = self._impacts_first(self._requests(values, self.p, pre, fired), x, z, t)
             updates = [(inst, new) for inst in due if (new := inst.update(values, self.p, pre, t))]
             if not changes and not updates:
                 self.trace.end(x, z, self.p)
@@ -280,6 +275,26 @@ class HybridStepper:
         names = ", ".join(sorted({inst.path for inst, _ in changes + updates}))
         raise ModeSettlingError(f"the modes of {names} do not settle at t = {t:.10g} s: event iteration "
                                 "cycles; check the transition logic of these components")
+
+    def quick_time_event(self, t, x, z):
+        """The time event at t from (x, z) at its left limit in few compiled calls, where the
+        model's transitions are compiled and the event takes its usual course
+        (:mod:`.quick_time_events`): (z, guards) after it and the rates to restart from, the
+        modes and events as :meth:`iterate_modes` then :meth:`settle` leave them; else None."""
+        compiled = self._requests.compiled
+        if self._quick is None and compiled:
+            self._quick = (not self._sampled and self.trace is NO_TRACE and QuickTimeEvents.for_model(
+                self.system, compiled[0], self._describe)) or False
+        answer = self._quick(x, z, self.p, t, self.zero_band, compiled[1]) if self._quick else None
+        if answer is None:
+            return None
+        z, p_new, g, rates = answer
+        changes = self._requests.among(p_new, self.p)
+        if changes:
+            count_event("event_iterations")
+            for event in set_modes(changes, self.p, t, "time"):
+                self._record(event)
+        return z, g, rates
 
     def _no_solution(self, t, x, z, changed, err) -> PhyslibError:
         """The error for modes whose equations have no (unique) solution: the components that
@@ -308,48 +323,6 @@ class HybridStepper:
             x, z, self.p, p_next, t)
         return [(inst, new) for inst, new in changes
                 if any(kept[inst.mode_slot[name]] == code for name, code in new.items())]
-
-    def _mode_requests(self, values, pre, fired) -> list:
-        """The mode changes the components ask for (:func:`~physlib.analysis.common.
-        hybrid_components.mode_requests`): by one call per component for the first
-        COMPILED_AFTER_ROUNDS rounds of the model, then by its compiled transitions (the same
-        requests, in the same order of components)."""
-        compiled = self._compiled_transitions()
-        if compiled is None:
-            return mode_requests(self._hybrid, values, self.p, pre, fired)
-        function, slots, owners = compiled
-        requested = np.rint(function(values, self.p, pre, fired)[slots])
-        changed = (requested != self.p[slots]).nonzero()[0]
-        requests: dict = {}
-        for k in changed:
-            inst, name = owners[k]
-            requests.setdefault(inst, {})[name] = int(requested[k])
-        return [(inst, requests[inst]) for inst in self._hybrid if inst in requests]
-
-    def _compiled_transitions(self):
-        """(transitions as a fast function, the mode slots, (instance, mode) per slot) once the
-        model has iterated COMPILED_AFTER_ROUNDS rounds; None before, and for good when a
-        component's transition cannot be traced (it keeps its Python calls)."""
-        if self._transitions is not None:
-            return self._transitions or None
-        cache = self.system.cache
-        if "compiled_transitions" not in cache:
-            rounds = cache["transition_rounds"] = cache.get("transition_rounds", 0) + 1
-            if rounds < COMPILED_AFTER_ROUNDS:
-                return None
-            try:
-                cache["compiled_transitions"] = fast(self.system, "transitions",
-                                                     lambda: transition_function(self.model))
-            except ExportError:
-                cache["compiled_transitions"] = False
-        function = cache["compiled_transitions"]
-        if function is False:
-            self._transitions = False
-            return None
-        owners = [(inst, name) for inst in self._hybrid for name in inst.mode_slot]
-        slots = np.array([inst.mode_slot[name] for inst, name in owners], dtype=int)
-        self._transitions = (function, slots, owners)
-        return self._transitions
 
     def _project(self, x, z, t, before_p):
         """Make the state consistent with the mode constraints now active: the nearest state

@@ -125,8 +125,7 @@ class _HybridRun:
     def record(self, *row) -> None:
         """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending
         (:meth:`RowBlock.hold <.output_rows.RowBlock.hold>`)."""
-        block = getattr(self.solver, "row_block", None)
-        if block is not None and block.count:
+        if (block := getattr(self.solver, "row_block", None)) is not None and block.count:
             block.hold(row)
         else:
             self._record_row(*row)
@@ -134,16 +133,14 @@ class _HybridRun:
     def _flush_rows(self) -> None:
         """Complete and record the rows waiting in the solver's row block, with the rows held
         among them: when the block is full, and at the end."""
-        block = getattr(self.solver, "row_block", None)
-        if block is not None and block.count:
+        if (block := getattr(self.solver, "row_block", None)) is not None and block.count:
             block.flush(self._record_block, self._record_row)
 
     def finish(self) -> None:
         self._count_solver()
         if self.stats is not None:
             self.stats.seconds["integration"] += self.solver_seconds
-        close = getattr(self.solver, "close", None)
-        if close is not None:
+        if (close := getattr(self.solver, "close", None)) is not None:
             close()
 
     def _run_to(self, target: float) -> None:
@@ -277,16 +274,20 @@ class _HybridRun:
             self._output_before(stop)
             if not self.user_grid:
                 self.record(stop, self.x, self.z, stepper.p, left_limit(stop, self.t0, self.t_end))
-            z = stepper.solve_z(self.x, self.z, stop)
-            x, z = stepper.iterate_modes(stop, self.x, z, stepper.no_guards(), "time")
-            on_grid = self.next_output < len(self.grid) and self.grid[self.next_output] == stop
-            if on_grid:
+            # in few compiled calls where the event takes its usual course, else the general way
+            quick = stepper.quick_time_event(stop, self.x, self.z)
+            x, z = (self.x, quick[0]) if quick else stepper.iterate_modes(
+                stop, self.x, stepper.solve_z(self.x, self.z, stop), stepper.no_guards(), "time")
+            if self.next_output < len(self.grid) and self.grid[self.next_output] == stop:
                 self._output_through(stop, lambda t: (x, z))
             elif not self.user_grid:
                 self.record(stop, x, z, stepper.p)
-            self.t, self.x, self.z, self.g, self.mask = stepper.settle(stop, x, z, stepper.no_guards(),
-                                                                       self.event_record)
-        self._restart_unless_running()
+            self.t, self.x, self.z, self.g, self.mask = (stop, x, z, quick[1], np.zeros(len(quick[1]), bool)) \
+                if quick else stepper.settle(stop, x, z, stepper.no_guards(), self.event_record)
+        if quick:       # no guard in the zero band (nothing to settle), its rates made
+            self._restart(stop, x, z, quick[2])
+        else:
+            self._restart_unless_running()
 
     # --- the solver -------------------------------------------------------------------------------
 
@@ -297,25 +298,24 @@ class _HybridRun:
         key, k = (self.t, self.x.tobytes(), self.stepper.p.tobytes()), self.next_output
         outputs_passed = k < len(self.grid) and self.grid[k] <= self.solver.t_now
         if self.started == key and not outputs_passed:
-            self.t = self.solver.t_now
-            self.x, self.z = self.solver.current()
+            self.t, (self.x, self.z) = self.solver.t_now, self.solver.current()
             return
         self._restart(self.t, self.x, self.z)
 
-    def _restart(self, t, x, z) -> None:
+    def _restart(self, t, x, z, rates=None) -> None:
         # Output times the last run passed without recording (between an event and the
         # settling probe 100·event_tol later) take the values the run restarts from.
         self._output_through(t, lambda _: (x, z))
         self._count_solver()
         count("solver_starts")
         self.steps = 0
-        rates = consistent_rates(self.stepper.system, x, z, self.stepper.p, t)
+        rates = consistent_rates(self.stepper.system, x, z, self.stepper.p, t) if rates is None else rates
         # The first step after an event: half the size the solver had planned before it (fewer
-        # error-test failures than the whole, measured on the buck converter). The state
-        # is consistent in the new modes, so their fast dynamics start at rest and rarely need
-        # the solver's own cautious first step (which it falls back to if this one fails).
-        # A planned step of rounding size (the last step cut short to land on a stop) would
-        # not move the time at all: the solver's own first step then.
+        # error-test failures than the whole, measured on the buck converter). The state is
+        # consistent in the new modes, so their fast dynamics start at rest and rarely need the
+        # solver's own cautious first step (which it falls back to if this one fails). A planned
+        # step of rounding size (the last step cut short to land on a stop) would not move the
+        # time at all: the solver's own first step then.
         first = 0.5 * self.solver.h_next
         self.solver.restart(t, x, z, self.stepper.p, rates,
                             first_step=first if first > 1e3 * EPS * abs(t) else 0.0)
