@@ -11,7 +11,7 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
-from ...core.errors import InitializationError, PhyslibError
+from ...core.errors import InitializationError
 from .fast_call import fast
 from .sparse_lu import csc_product, solve_step
 from .start_values import apply_x0, check_initial_state, guessed_algebraic
@@ -187,14 +187,9 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
         return z
     newton = unrolled_newton(system)
     if newton is not None:
-        unrolled = fast(system, "g_newton_unrolled", lambda: newton)
-        solved = z
-        for _ in range(UNROLLED_CALLS):
-            solved, converged = unrolled(solved, x, p, t)
-            if converged[0]:
-                return solved
-            if not np.isfinite(solved).all():
-                break
+        solved, converged = fast(system, "g_newton_unrolled", lambda: newton).iterate(UNROLLED_CALLS, z, x, p, t)
+        if converged[0]:
+            return solved
     fun = algebraic_jacobian(system)
 
     def terms(zz, jac=None):
