@@ -78,18 +78,26 @@ def test_an_ideal_diode_buck_gives_the_same_numbers_where_edges_need_the_general
 
 
 def test_the_event_round_is_the_outputs_transitions_guards_and_rates_of_its_point():
-    # One round's function against the model's own functions at a point after a few edges
+    # One round's function against the model's own functions at a point after the transitions
+    # run compiled, with the switch asked to change (its PWM is on at t) and not
     sim = buck(Diode("D1", Is=1e-14, N=1.0, Rs=10e-3)).compile()
     sim.simulate(60 / F_SW)
-    system = sim.system
+    system, slot = sim.system, sim.mode_slot("S1.closed")
     transitions = system.cache["compiled_transitions"].function
     rates = quick_time_events.unrolled_rates(system)
-    event_round = quick_time_events.event_round_function(system, transitions, rates)
+    event_round = quick_time_events.event_round_function(system, transitions, rates, [slot])
     rng = np.random.default_rng(1)
     x, z = rng.normal(size=len(system.state_pos)), rng.normal(size=len(system.z_pos))
-    p, t = sim.parameter_vector(None), 1e-4
-    values, p_next, g, y_rates = (np.asarray(v).ravel() for v in event_round(x, z, p, p, t))
-    np.testing.assert_array_equal(values, np.asarray(system.outputs(x, z, p, t)).ravel())
-    np.testing.assert_array_equal(g, np.asarray(system.guards(x, z, p, t)).ravel())
-    np.testing.assert_array_equal(p_next, np.asarray(transitions(values, p, p, np.zeros(len(g)))).ravel())
-    np.testing.assert_array_equal(y_rates, np.asarray(rates(x, z, p, t)).ravel())
+    t = 0.1 / F_SW                                      # the PWM is on
+    for closed in (0.0, 1.0):
+        p = sim.parameter_vector(None)
+        p[slot] = closed
+        for band in (1e-9, 1e9):
+            p_next, g, y_rates, flags = (np.asarray(v).ravel() for v in event_round(x, z, p, p, t, band))
+            values = np.asarray(system.outputs(x, z, p, t)).ravel()
+            np.testing.assert_array_equal(g, np.asarray(system.guards(x, z, p, t)).ravel())
+            np.testing.assert_array_equal(p_next, np.asarray(transitions(values, p, p, np.zeros(len(g)))).ravel())
+            np.testing.assert_array_equal(y_rates, np.asarray(rates(x, z, p, t)).ravel())
+            assert p_next[slot] == 1.0
+            assert list(flags) == [closed == 0.0, True, np.isfinite(values).all(), (np.abs(g) <= band).any(),
+                                   np.isfinite(y_rates).all()]

@@ -39,6 +39,7 @@ class FastFunction:
         self._can_fail = not function.is_a("SXFunction")
         self._evaluated = function      # the function the buffers evaluate: its C twin once built
         self._calls = 0
+        self._hot_after = HOT_CALLS     # calls after which the C twin is asked for
         # None: no twin asked for yet; False: none to ask for, or serving already
         self._twin = None if not self._can_fail and function.n_instructions() >= MIN_INSTRUCTIONS else False
         self._sizes_in = [function.nnz_in(i) for i in range(function.n_in())]
@@ -93,6 +94,14 @@ class FastFunction:
         self._counted(calls)
         return z_next.copy(), done.copy()
 
+    def prefer_native(self) -> None:
+        """Ask for the C twin now rather than after HOT_CALLS calls: for a function made to be
+        called at every event of a run with many (where a process that built it before has it
+        at once)."""
+        self._hot_after = 0
+        if self._twin is not False:
+            self._look_for_twin()
+
     def _filled(self, args):
         """This thread's buffers with ``args`` copied into the inputs."""
         state = getattr(self._local, "state", None)
@@ -114,7 +123,7 @@ class FastFunction:
         """Asks for the C twin once the function is hot; evaluates by it once it is built (new
         buffers in every thread)."""
         if self._twin is None:
-            if self._calls < HOT_CALLS:
+            if self._calls < self._hot_after:
                 return
             from .native_functions import native_twin
             self._twin = native_twin(self.function, "functions") or False

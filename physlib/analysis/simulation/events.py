@@ -284,8 +284,8 @@ class HybridStepper:
         compiled = self._requests.compiled
         if self._quick is None and compiled:
             self._quick = (not self._sampled and self.trace is NO_TRACE and QuickTimeEvents.for_model(
-                self.system, compiled[0], self._describe)) or False
-        answer = self._quick(x, z, self.p, t, self.zero_band, compiled[1]) if self._quick else None
+                self.system, compiled[0], compiled[1], self._describe)) or False
+        answer = self._quick(x, z, self.p, t, self.zero_band) if self._quick else None
         if answer is None:
             return None
         z, p_new, g, rates = answer

@@ -23,64 +23,86 @@ import numpy as np
 
 from ...core.errors import InitializationError
 from ..common.fast_call import fast
-from ..common.initialization import solve_algebraic, unrolled_newton
+from ..common.initialization import UNROLLED_CALLS, solve_algebraic, unrolled_newton
 from .dae_points import unrolled_rates
 
 
-def event_round_function(system, transitions: cs.Function, rates: cs.Function) -> cs.Function:
-    """``event_round(x, z, p, pre, t) -> (values, p_next, g, rates)`` at a time event t, with the
-    algebraic variables z solved in the modes p: the outputs there, the modes the components
-    ask for (``pre``: the parameter vector from before the instant), the guards and [x'; z']
-    (not finite where ∂g/∂z is singular).
+def event_round_function(system, transitions: cs.Function, rates: cs.Function, slots) -> cs.Function:
+    """``event_round(x, z, p, pre, t, band) -> (p_next, g, rates, flags)`` at a time event t,
+    with the algebraic variables z solved in the modes p: the parameter vector with the modes
+    the components ask for (``pre``: the one from before the instant), the guards, [x'; z']
+    and four flags: the modes changed, their codes are whole numbers, the outputs are finite,
+    a guard is within ``band`` of zero. A fifth: the rates are finite (not where ∂g/∂z is
+    singular).
 
     ``transitions``: the components' compiled transitions (values, p, pre, fired) -> p_next;
-    ``rates``: (x, z, p, t) -> [x'; z'] (:func:`~.dae_points.unrolled_rates`)."""
+    ``rates``: (x, z, p, t) -> [x'; z'] (:func:`~.dae_points.unrolled_rates`); ``slots``: the
+    mode slots of p."""
     x, z, p, t = system.symbols(cs.SX)
-    pre = cs.SX.sym("pre", p.size1())
+    pre, band = cs.SX.sym("pre", p.size1()), cs.SX.sym("band")
     values = system.outputs(x, z, p, t)
     p_next = transitions(values, p, pre, cs.DM.zeros(system.guards.size1_out(0)))
-    return cs.Function("event_round", [x, z, p, pre, t],
-                       [cs.densify(e) for e in (values, p_next, system.guards(x, z, p, t), rates(x, z, p, t))])
+    g, y_rates = system.guards(x, z, p, t), rates(x, z, p, t)
+    codes, slots = p_next[slots], list(map(int, slots))
+
+    def finite(e):
+        """1 where every entry of e is finite (NaN and inf fail the comparison)."""
+        return cs.sum1(cs.fabs(e) < cs.inf) == e.size1()
+
+    flags = cs.vertcat(cs.sum1(codes != p[slots]) > 0, cs.sum1(cs.floor(codes) != codes) == 0, finite(values),
+                       cs.sum1(cs.fabs(g) <= band) > 0, finite(y_rates[len(system.state_pos):]))
+    return cs.Function("event_round", [x, z, p, pre, t, band],
+                       [cs.densify(e) for e in (p_next, g, y_rates, flags)])
 
 
 class QuickTimeEvents:
     """Time events of one run in few calls each (see the module's notes)."""
 
     @staticmethod
-    def for_model(system, transitions, describe):
-        """The quick course for a model with states, a few algebraic variables and modes, none
-        of them constrained (no projection) or sampled, whose transitions compile
-        (``transitions``: their fast function; ``describe(i)`` names algebraic variable i);
-        else None."""
+    def for_model(system, transitions, slots, describe):
+        """The quick course for a model with states, a few algebraic variables and modes (in
+        ``slots``), none of them constrained (no projection) or sampled, whose transitions
+        compile (``transitions``: their fast function; ``describe(i)`` names algebraic
+        variable i); else None."""
         if (unrolled_newton(system) is None or unrolled_rates(system) is None
                 or system.constraints.nnz_out(0) or not len(system.state_pos)):
             return None
         return QuickTimeEvents(system, fast(system, "event_round", lambda: event_round_function(
-            system, transitions.function, unrolled_rates(system))), describe)
+            system, transitions.function, unrolled_rates(system), slots)), slots, describe)
 
-    def __init__(self, system, event_round, describe):
-        self.system, self.event_round, self.describe = system, event_round, describe
+    def __init__(self, system, event_round, slots, describe):
+        self.system, self.event_round, self.slots, self.describe = system, event_round, slots, describe
+        self.newton = fast(system, "g_newton_unrolled", lambda: unrolled_newton(system))
+        # a model that takes this course has many time events: their functions in C at once
+        event_round.prefer_native()
+        self.newton.prefer_native()
 
-    def __call__(self, x, z, p, t, zero_band: float, slots):
+    def __call__(self, x, z, p, t, zero_band: float):
         """(z, p, g, rates) after the time event at t from (x, z) at its left limit with the
         parameter vector p, or None where its course is not the usual one."""
         try:
-            z = solve_algebraic(self.system, x, z, p, t, self.describe)
-            values, p_next, g, rates = self.event_round(x, z, p, p, t)
-            codes = np.rint(p_next[slots])
-            if not np.array_equal(codes, p[slots]):
+            z = self._solve(x, z, p, t)
+            p_next, g, rates, flags = self.event_round(x, z, p, p, t, zero_band)
+            if flags[0]:                                # the modes changed: the second round
+                if not flags[1]:
+                    return None
                 p_new = p.copy()
-                p_new[slots] = codes
-                z = solve_algebraic(self.system, x, z, p_new, t, self.describe)
-                values, p_next, g, rates = self.event_round(x, z, p_new, p, t)
-                if not np.array_equal(np.rint(p_next[slots]), codes):
+                p_new[self.slots] = p_next[self.slots]
+                z = self._solve(x, z, p_new, t)
+                p_next, g, rates, flags = self.event_round(x, z, p_new, p, t, zero_band)
+                if flags[0]:                            # ... asks for more
                     return None
                 p = p_new
         except (InitializationError, np.linalg.LinAlgError):
             return None
-        if not np.isfinite(values).all() or (np.abs(g) <= zero_band).any():
+        if not flags[2] or flags[3]:                    # outputs not finite, a guard to settle
             return None
-        nx = len(x)
-        if not np.isfinite(rates[nx:]).all():       # as consistent_rates: z' = 0
-            rates[nx:] = 0.0
+        if not flags[4]:                                # as consistent_rates: z' = 0
+            rates[len(x):] = 0.0
         return z, p, g, rates
+
+    def _solve(self, x, z, p, t):
+        """The algebraic variables as :func:`~physlib.analysis.common.initialization.
+        solve_algebraic` solves them, its first way (unrolled Newton steps) called directly."""
+        solved, converged = self.newton.iterate(UNROLLED_CALLS, z, x, p, t)
+        return solved if converged[0] else solve_algebraic(self.system, x, z, p, t, self.describe)
