@@ -72,3 +72,19 @@ def test_dense_rows_equal_the_default_grid_s_rows(name):
         ours, reference = dense[variable][mine], default[variable][plain][theirs]
         tolerance = RTOL * np.max(np.abs(default[variable])) + ATOL
         assert np.max(np.abs(ours - reference)) <= tolerance, (variable, np.max(np.abs(ours - reference)))
+
+
+def test_a_model_s_later_runs_reuse_its_mapped_row_functions(monkeypatch):
+    # Mapping the row function over a chunk of columns and buffering it cost a few milliseconds
+    # a run, a third of a short run's time: a small model keeps them for its later runs in the
+    # thread (runs of one model in several threads: test_solver_robustness's thread test).
+    from physlib.analysis.simulation import output_rows
+    sim = shockley_buck()
+    grid = np.linspace(0.0, 1e-3, 1001)
+    first = sim.simulate(1e-3, t_eval=grid)
+    made = []
+    buffered = output_rows.buffered
+    monkeypatch.setattr(output_rows, "buffered", lambda function: made.append(function) or buffered(function))
+    again = sim.simulate(1e-3, t_eval=grid)
+    assert made == []
+    np.testing.assert_array_equal(again["C1.v"], first["C1.v"])

@@ -134,10 +134,13 @@ def _paths(names) -> dict:
 
 
 def _found(names, folders) -> dict:
+    """{name: path} of the libraries ``*sundials_<name>*`` in ``folders`` (the first in sorted
+    order; static archives left out), each folder listed once."""
+    files = [os.path.join(folder, entry) for folder in folders if os.path.isdir(folder)
+             for entry in os.listdir(folder) if not entry.startswith(".") and not entry.endswith((".a", ".lib"))]
     found = {}
     for name in names:
-        hits = sorted(h for folder in folders for h in glob.glob(os.path.join(folder, f"*sundials_{name}*"))
-                      if not h.endswith((".a", ".lib")))
+        hits = sorted(path for path in files if f"sundials_{name}" in os.path.basename(path))
         if hits:
             found[name] = hits[0]
     return found
@@ -192,7 +195,7 @@ def _declare(core, nvec, dmat, dls, ida, cvode):
     _sig(core, "SUNNonlinSolSetConvTestFn", i, p, NEWTON_TEST_FN, p)
     _sig(core, "SUNNonlinSolFree", i, p)
     _sig(nvec, "N_VNew_Serial", p, INDEX, p)
-    _sig(nvec, "N_VMake_Serial", p, INDEX, REAL_P, p)
+    _sig(nvec, "N_VMake_Serial", p, INDEX, p, p)     # the data as an address or a pointer
     _sig(dmat, "SUNDenseMatrix", p, INDEX, INDEX, p)
     _sig(dmat, "SUNDenseMatrix_Data", REAL_P, p)
     _sig(dls, "SUNLinSol_Dense", p, p, p, p)

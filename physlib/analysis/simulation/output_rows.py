@@ -16,6 +16,7 @@ without modes) keeps no parameter vector per row: a 10,000-element circuit's is 
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -25,6 +26,10 @@ from .stepping_functions import buffered
 from ..common.sundials_library import REAL_P
 
 BLOCK = 256          # rows interpolated before their row function runs
+# Mapped row functions whose block holds at most this many numbers (a model of up to 256
+# unknowns) are kept for the model's later runs: making and buffering one per chunk size cost
+# a few milliseconds a run, a third of a short run's time.
+KEPT_MAP_ENTRIES = 65_536
 TWIN_BLOCKS = 4      # full blocks of a model's rows after which its row function is built in C
 
 
@@ -46,17 +51,22 @@ class RowBlock:
         self._vectors: list = []        # SUNDIALS vectors on the columns, made as first needed
         # ... and their addresses, for a compiled stepping loop
         self.column_vectors = ((ctypes.c_void_p * BLOCK)(), (ctypes.c_void_p * BLOCK)())
-        self._maps: dict[int, tuple] = {}
+        # the row function mapped over chunks of columns, buffered: kept on the model for its
+        # later runs in this thread where their arrays are small (KEPT_MAP_ENTRIES)
+        kept = n * BLOCK <= KEPT_MAP_ENTRIES
+        self._maps: dict = _thread_maps(stepper.system) if kept else {}
         self._held: list = []           # (rows of the block before it, a row's arguments)
 
     def ensure(self, columns: int) -> int:
         """Make the SUNDIALS vectors of the first ``columns`` columns (at most BLOCK); returns
         how many there are."""
         stepper, vectors = self.stepper, self._vectors
+        make, n, ctx = stepper.nvec.N_VMake_Serial, stepper.n, stepper.ctx
+        # the columns' addresses (column-major blocks), as a run makes up to 2·BLOCK of these
+        y, yp, size = self.Y.ctypes.data, self.YP.ctypes.data, n * self.Y.itemsize
         while len(vectors) < min(columns, BLOCK):
-            k, make = len(vectors), stepper.nvec.N_VMake_Serial
-            pair = (make(stepper.n, self.Y[:, k].ctypes.data_as(REAL_P), stepper.ctx),
-                    make(stepper.n, self.YP[:, k].ctypes.data_as(REAL_P), stepper.ctx))
+            k = len(vectors)
+            pair = (make(n, y + k * size, ctx), make(n, yp + k * size, ctx))
             vectors.append(pair)
             self.column_vectors[0][k], self.column_vectors[1][k] = pair
         return len(vectors)
@@ -172,7 +182,7 @@ class RowBlock:
             # rtol and atol are shared by the columns; y, y', p, t and h are per column.
             function = row.map(f"rows_{size}", "serial", size, [5, 6], [])
             mapped = self._maps[size, native] = buffered(function)
-            mapped[2][5][0], mapped[2][6][0] = self.stepper.rtol, self.stepper.atol
+        mapped[2][5][0], mapped[2][6][0] = self.stepper.rtol, self.stepper.atol
         return mapped
 
     def _row_function(self, size: int):
@@ -196,3 +206,15 @@ class RowBlock:
             destroy(vy)
             destroy(vyp)
         self._vectors = []
+
+
+def _thread_maps(system) -> dict:
+    """The buffered mapped row functions of ``system`` kept for this thread (buffers are a
+    thread's own: two runs of one model in two threads each evaluate their own)."""
+    local = system.cache.get("row_maps")
+    if local is None:
+        local = system.cache.setdefault("row_maps", threading.local())
+    maps = getattr(local, "maps", None)
+    if maps is None:
+        maps = local.maps = {}
+    return maps
