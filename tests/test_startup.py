@@ -392,3 +392,20 @@ def test_the_sundials_libraries_found_beside_the_package_are_the_distribution_s(
     from physlib.analysis.common import sundials_library as sundials
     names = ("core", "nvecserial", "sunmatrixdense", "sunlinsoldense", "ida", "cvode")
     assert sundials._paths(names) == sundials._found(names, sundials._distribution_folders())
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads Linux's map of a process's files")
+def test_a_run_with_the_compiled_stepping_loop_loads_casadi_once(tmp_path):
+    # CasADi's wheels carry libcasadi twice (unversioned and versioned names, no symbolic
+    # links): the compiled callbacks once opened the copy CasADi's module had not, a second
+    # CasADi in the process (4 ms, 13 MB) evaluating the first one's functions.
+    code = RC.replace('print(json.dumps({', textwrap.dedent('''\
+        from physlib.analysis.simulation import callbacks
+        compiled = callbacks.library() is not None     # as every IDA run with algebraic variables
+        files = sorted({path for path in (line.split()[-1] for line in open("/proc/self/maps"))
+                        if path.rsplit("/", 1)[-1].startswith("libcasadi.")})
+        print(json.dumps({"compiled": compiled, "libcasadi": files,'''), 1)
+    out = run(code, tmp_path)
+    if not out["compiled"]:
+        pytest.skip("the compiled callbacks are not available here (no C compiler)")
+    assert len(out["libcasadi"]) == 1, out["libcasadi"]

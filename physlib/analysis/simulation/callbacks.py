@@ -83,13 +83,28 @@ def _load():
 
 
 def _buffer_eval() -> int:
-    """The address of casadi::_function_buffer_eval in the libcasadi CasADi loaded."""
+    """The address of casadi::_function_buffer_eval in the libcasadi CasADi loaded.
+
+    CasADi's wheels carry the library twice, as ``libcasadi.so`` and as the versioned
+    ``libcasadi.so.3.7`` its Python module links to (wheels keep no symbolic links): opening the
+    other one loads a second copy of CasADi (4 ms and 13 MB), whose code would then evaluate
+    the first copy's functions. The one already loaded is found by asking the dynamic loader
+    not to load anything (``RTLD_NOLOAD``); the first of them where it cannot tell."""
     folder = os.path.dirname(cs.__file__)
-    for candidate in sorted(glob.glob(os.path.join(folder, "libcasadi.*"))):
-        if candidate.endswith((".so", ".dylib")) or ".so." in candidate:
-            function = getattr(ctypes.CDLL(candidate), BUFFER_EVAL)
-            return ctypes.cast(function, ctypes.c_void_p).value
-    raise OSError(f"libcasadi not found in {folder}")
+    candidates = [path for path in sorted(glob.glob(os.path.join(folder, "libcasadi.*")))
+                  if path.endswith((".so", ".dylib")) or ".so." in path]
+    if not candidates:
+        raise OSError(f"libcasadi not found in {folder}")
+    library = None
+    if hasattr(os, "RTLD_NOLOAD"):
+        for path in candidates:
+            try:
+                library = ctypes.CDLL(path, mode=os.RTLD_NOLOAD)
+                break
+            except OSError:         # not loaded
+                continue
+    function = getattr(library or ctypes.CDLL(candidates[0]), BUFFER_EVAL)
+    return ctypes.cast(function, ctypes.c_void_p).value
 
 
 def attach(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
