@@ -216,9 +216,9 @@ def test_a_changed_helper_module_of_the_catalog_is_a_new_key(monkeypatch):
     monkeypatch.setenv("PHYSLIB_NO_CACHE", "1")     # no digest of the code kept on disk
     template_cache._environment.cache_clear()
     key = template_cache.cache_key(Diode, (), frozenset(), frozenset())
-    real = template_cache._file_digest
+    real = template_cache.file_digest
     edited = Path(junctions.__file__).resolve()
-    monkeypatch.setattr(template_cache, "_file_digest",
+    monkeypatch.setattr(template_cache, "file_digest",
                         lambda path: "edited" if Path(path).resolve() == edited else real(path))
     template_cache._environment.cache_clear()      # read once per process
     try:
@@ -245,7 +245,7 @@ def test_the_code_digest_kept_on_disk_follows_each_file_s_size_and_time(tmp_path
     first = template_cache._code_digest(paths)
     memos = list((tmp_path / "cache" / f"templates-v{template_cache.FORMAT}").glob("code-*"))
     assert first == hashed() and len(memos) == 1 and memos[0].read_text() == first
-    monkeypatch.setattr(template_cache, "_file_digest", lambda path: pytest.fail("hashed again"))
+    monkeypatch.setattr(template_cache, "file_digest", lambda path: pytest.fail("hashed again"))
     assert template_cache._code_digest(paths) == first                   # read back, not hashed
     monkeypatch.undo()
     monkeypatch.setenv("PHYSLIB_CACHE_DIR", str(tmp_path / "cache"))

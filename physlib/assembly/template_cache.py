@@ -135,7 +135,7 @@ def store(key: str | None, template: ClassTemplate) -> None:
     except Exception as err:    # noqa: BLE001 -- the cache is an optimisation: never fail for it
         log.debug("template of %s not cached (%s: %s)", template.class_name, type(err).__name__, err)
         return
-    _write_atomically(folder / f"{key}.pkl", data)
+    write_atomically(folder / f"{key}.pkl", data)
 
 
 def mark_used(path: Path) -> None:
@@ -147,11 +147,12 @@ def mark_used(path: Path) -> None:
 
 
 # What physlib writes in its cache folder (templates of every format, the code-digest memos,
-# native helpers and functions named <source>-<16 hex digits>.so, and what a build that never
-# finished left of them): pruning removes nothing else, whatever else a folder named by
-# PHYSLIB_CACHE_DIR holds.
+# native helpers and functions named <source>-<16 hex digits>.so, stored functions, and what a
+# build or write that never finished left of them): pruning removes nothing else, whatever
+# else a folder named by PHYSLIB_CACHE_DIR holds.
 _OWN_FILES = ("templates-v*/*.pkl", "templates-v*/code-*", "templates-v*/.*.tmp", "*/*-" + "[0-9a-f]" * 16 + ".so",
-              "*/.*-" + "[0-9a-f]" * 16 + ".so.*")
+              "*/.*-" + "[0-9a-f]" * 16 + ".so.*", "stored-v*/*-" + "[0-9a-f]" * 16 + ".casadi",
+              "stored-v*/.*.tmp")
 
 
 def prune(root: Path, unused_days: float = UNUSED_DAYS) -> None:
@@ -172,7 +173,7 @@ def prune(root: Path, unused_days: float = UNUSED_DAYS) -> None:
                 log.debug("%s not pruned (%s)", path, err)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Writes ``data`` to a temporary file beside ``path`` and renames it into place, so a
     reader never sees half a file; failures are logged, never raised."""
     temporary = None
@@ -232,10 +233,11 @@ def _module_digest(name: str) -> str | None:
     path = getattr(sys.modules.get(name), "__file__", None)
     if not path or not path.endswith(".py"):
         return None
-    return _file_digest(path)
+    return file_digest(path)
 
 
-def _file_digest(path: str) -> str:
+def file_digest(path: str) -> str:
+    """The SHA-256 of the file's text, read again only when its size or time changed."""
     stat = os.stat(path)
     return _digest(path, stat.st_mtime_ns, stat.st_size)
 
@@ -287,10 +289,10 @@ def _code_digest(paths: list[str]) -> str:
     if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
         mark_used(memo)
         return digest
-    digest = hashlib.sha256(b"".join(_file_digest(path).encode() for path in paths)).hexdigest()
+    digest = hashlib.sha256(b"".join(file_digest(path).encode() for path in paths)).hexdigest()
     if memo is not None:
         prune(folder.parent)         # physlib's code changed: entries of the old code are unreadable now
-        _write_atomically(memo, digest.encode())
+        write_atomically(memo, digest.encode())
     return digest
 
 
@@ -300,7 +302,7 @@ def _sympy_version() -> str:
     if spec is None or not spec.origin:
         return "none"
     release = Path(spec.origin).parent / "release.py"
-    return _file_digest(str(release)) if release.exists() else _file_digest(spec.origin)
+    return file_digest(str(release)) if release.exists() else file_digest(spec.origin)
 
 
 def _plain(value) -> str:

@@ -15,6 +15,7 @@ from ...core.errors import InitializationError
 from .fast_call import fast
 from .sparse_lu import csc_product, solve_step
 from .start_values import apply_x0, check_initial_state, guessed_algebraic
+from .stored_functions import stored
 
 
 def algebraic_jacobian(system) -> cs.Function:
@@ -98,6 +99,10 @@ out: a few hundred operations at n = 8); beyond it by CasADi's compiled Newton a
 
 UNROLLED_CALLS = 10  # calls of the unrolled Newton (two steps each) before the general solver
 
+SOLVER_CODE = __file__
+"""This module's file: the unrolled solves made here are stored on disk keyed by its text
+(:mod:`~physlib.analysis.common.stored_functions`)."""
+
 
 def unrolled_newton(system) -> cs.Function | None:
     """(z, x, p, t) -> (z after two Newton steps on 0 = g(x, z, p, t), 1 if they converged
@@ -116,23 +121,26 @@ def unrolled_newton(system) -> cs.Function | None:
     key = "g_newton_unrolled"
     if key not in system.cache:
         nz = len(system.z_pos)
-        newton = None
-        if 0 < nz <= SMALL_SOLVE_LIMIT:
-            x, z, p, t = system.symbols(cs.SX)
-            g = system.dae(x, z, p, t)[1]
-            step = cs.Function("newton_step", [z, x, p, t], [-small_solve(cs.jacobian(g, z), g)])
-            residual = cs.Function("g", [z, x, p, t], [
-                cs.fabs(g) - ROUNDING_ULPS * np.finfo(float).eps * term_sizes(g, cs.vertcat(x, z, p))])
-            first = z + step(z, x, p, t)
-            second = step(first, x, p, t)
-            solved = first + second
-            # The tests compiled; NaN and inf fail every comparison.
-            small = cs.le(cs.fabs(second), 1e-8 * cs.fabs(solved))
-            rounding = cs.le(residual(solved, x, p, t), 0)
-            converged = cs.logic_and(cs.sum1(small) == nz, cs.sum1(rounding) == nz)
-            newton = cs.Function("g_newton_unrolled", [z, x, p, t], [cs.densify(solved), converged])
-        system.cache[key] = newton
+        system.cache[key] = stored(key, [system.dae], lambda: _unrolled_newton(system), [SOLVER_CODE]) \
+            if 0 < nz <= SMALL_SOLVE_LIMIT else None
     return system.cache[key]
+
+
+def _unrolled_newton(system) -> cs.Function:
+    nz = len(system.z_pos)
+    x, z, p, t = system.symbols(cs.SX)
+    g = system.dae(x, z, p, t)[1]
+    step = cs.Function("newton_step", [z, x, p, t], [-small_solve(cs.jacobian(g, z), g)])
+    residual = cs.Function("g", [z, x, p, t], [
+        cs.fabs(g) - ROUNDING_ULPS * np.finfo(float).eps * term_sizes(g, cs.vertcat(x, z, p))])
+    first = z + step(z, x, p, t)
+    second = step(first, x, p, t)
+    solved = first + second
+    # The tests compiled; NaN and inf fail every comparison.
+    small = cs.le(cs.fabs(second), 1e-8 * cs.fabs(solved))
+    rounding = cs.le(residual(solved, x, p, t), 0)
+    converged = cs.logic_and(cs.sum1(small) == nz, cs.sum1(rounding) == nz)
+    return cs.Function("g_newton_unrolled", [z, x, p, t], [cs.densify(solved), converged])
 
 
 def small_solve(A: cs.SX, b: cs.SX) -> cs.SX:

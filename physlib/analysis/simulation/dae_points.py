@@ -8,7 +8,9 @@ import numpy as np
 from ...core.errors import PhyslibError
 from ...core.lazy import lazy_module
 from ..common.fast_call import fast
-from ..common.initialization import SMALL_SOLVE_LIMIT, SYMBOLIC_SOLVE_LIMIT, small_solve, solve_algebraic
+from ..common.initialization import (SMALL_SOLVE_LIMIT, SOLVER_CODE, SYMBOLIC_SOLVE_LIMIT, small_solve,
+                                     solve_algebraic)
+from ..common.stored_functions import stored
 
 # SciPy's sparse matrices and solvers serve large models only: imported on first use.
 sps = lazy_module("scipy.sparse")
@@ -42,7 +44,7 @@ def unrolled_rates(system) -> cs.Function | None:
         zdot = -small_solve(g_z, cs.jtimes(g, x, xdot) + cs.jacobian(g, t))
         return cs.Function("rates", [x, z, p, t], [cs.densify(cs.vertcat(xdot, zdot))])
 
-    return fast(system, "rates_unrolled", build).function
+    return fast(system, "rates_unrolled", lambda: stored("rates", [system.dae], build, [__file__, SOLVER_CODE])).function
 
 
 def _fast_rates(system):
@@ -107,7 +109,7 @@ def row_between_steps(system) -> cs.Function:
     polynomial's derivative (only its x part is used), h the step, built once per model."""
     key = "row_between_steps"
     if key not in system.cache:
-        system.cache[key] = _row_function(system)
+        system.cache[key] = stored(key, [system.dae], lambda: _row_function(system), [__file__])
     return system.cache[key]
 
 
