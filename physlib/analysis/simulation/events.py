@@ -9,7 +9,10 @@ constraints are enforced by projecting the state (by default onto the nearest st
 metric of stored energy: a plastic lock), the algebraic variables are solved again, and this
 repeats until no mode changes (Modelica's synchronous event semantics: M. Otter, H. Elmqvist,
 S. E. Mattsson, "Hybrid modeling in Modelica based on the synchronous data flow principle",
-CACSD 1999). Then the solver restarts (cold start). The run from event to event is
+CACSD 1999). Then the solver restarts (cold start). A time event whose iteration takes the
+usual course of a switching circuit's edge (modes change once, nothing near zero to settle) is
+taken in few compiled calls instead (:mod:`~physlib.analysis.simulation.quick_time_events`),
+with the same numbers. The run from event to event is
 :func:`physlib.analysis.simulation.hybrid_simulation.simulate_hybrid`; this module holds the
 :class:`HybridStepper` it (and the fixed-step solvers' event hook) steps with.
 
