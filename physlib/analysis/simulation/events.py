@@ -291,11 +291,10 @@ class HybridStepper:
         answer = self._quick(x, z, self.p, t, self.zero_band) if self._quick else None
         if answer is None:
             return None
-        z, p_new, g, rates = answer
-        changes = self._requests.among(p_new, self.p)
-        if changes:
+        z, rounds, g, rates = answer
+        for p_round in rounds:              # each round's mode changes, as iterate_modes makes them
             count_event("event_iterations")
-            for event in set_modes(changes, self.p, t, "time"):
+            for event in set_modes(self._requests.among(p_round, self.p), self.p, t, "time"):
                 self._record(event)
         return z, g, rates
 

@@ -10,11 +10,12 @@ event, where a 10 ms buck converter has 400 events.
 
 :func:`event_round_function` is one round of that course after a solve, as one function of the
 same definitions (the outputs, the components' compiled transitions, the guards, the unrolled
-consistent rates). :class:`QuickTimeEvents` takes an event in at most two rounds with the
-solves between them, when that is its whole course: the outputs finite, the second round asks
-for nothing more and no guard is in the zero band (settling has nothing to look at). Otherwise
-the general event iteration runs from the start; both give the same numbers, computed by the
-same operations.
+consistent rates) with flags for what the course needs. :class:`QuickTimeEvents` takes an
+event in rounds of a solve and that call, up to :data:`QUICK_ROUNDS` rounds that change modes
+(an ideal-diode buck's edge: the switch, then the diode) and the one that changes nothing,
+when that is its whole course: the mode codes whole, the outputs finite, and no guard in the
+zero band (settling has nothing to look at). Otherwise the general event iteration runs from
+the start; both give the same numbers, computed by the same operations.
 """
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ from ...core.errors import InitializationError
 from ..common.fast_call import fast
 from ..common.initialization import UNROLLED_CALLS, solve_algebraic, unrolled_newton
 from .dae_points import unrolled_rates
+
+
+QUICK_ROUNDS = 4
+"""Rounds of mode changes a time event may take in the quick course (a PWM edge: the switch,
+then the freewheeling diode); an event that takes more is iterated the general way."""
 
 
 def event_round_function(system, transitions: cs.Function, rates: cs.Function, slots) -> cs.Function:
@@ -78,28 +84,31 @@ class QuickTimeEvents:
         self.newton.prefer_native()
 
     def __call__(self, x, z, p, t, zero_band: float):
-        """(z, p, g, rates) after the time event at t from (x, z) at its left limit with the
-        parameter vector p, or None where its course is not the usual one."""
+        """(z, the parameter vector after each round that changed modes, g, rates) after the
+        time event at t from (x, z) at its left limit with the parameter vector p, or None where
+        its course is not the usual one."""
+        rounds, p_now = [], p
         try:
             z = self._solve(x, z, p, t)
-            p_next, g, rates, flags = self.event_round(x, z, p, p, t, zero_band)
-            if flags[0]:                                # the modes changed: the second round
-                if not flags[1]:
+            while True:
+                p_next, g, rates, flags = self.event_round(x, z, p_now, p, t, zero_band)
+                if not flags[2]:                        # outputs not finite: the general way names them
                     return None
-                p_new = p.copy()
-                p_new[self.slots] = p_next[self.slots]
-                z = self._solve(x, z, p_new, t)
-                p_next, g, rates, flags = self.event_round(x, z, p_new, p, t, zero_band)
-                if flags[0]:                            # ... asks for more
+                if not flags[0]:                        # nothing more changes
+                    break
+                if not flags[1] or len(rounds) == QUICK_ROUNDS:
                     return None
-                p = p_new
+                p_now = p_now.copy()
+                p_now[self.slots] = p_next[self.slots]
+                rounds.append(p_now)
+                z = self._solve(x, z, p_now, t)
         except (InitializationError, np.linalg.LinAlgError):
             return None
-        if not flags[2] or flags[3]:                    # outputs not finite, a guard to settle
+        if flags[3]:                                    # a guard to settle
             return None
         if not flags[4]:                                # as consistent_rates: z' = 0
             rates[len(x):] = 0.0
-        return z, p, g, rates
+        return z, rounds, g, rates
 
     def _solve(self, x, z, p, t):
         """The algebraic variables as :func:`~physlib.analysis.common.initialization.
