@@ -37,9 +37,8 @@ def event_round_function(system, transitions: cs.Function, rates: cs.Function, s
     """``event_round(x, z, p, pre, t, band) -> (p_next, g, rates, flags)`` at a time event t,
     with the algebraic variables z solved in the modes p: the parameter vector with the modes
     the components ask for (``pre``: the one from before the instant), the guards, [x'; z']
-    and four flags: the modes changed, their codes are whole numbers, the outputs are finite,
-    a guard is within ``band`` of zero. A fifth: the rates are finite (not where ∂g/∂z is
-    singular).
+    and five flags: the modes changed, their codes are whole numbers, the outputs are finite,
+    a guard is within ``band`` of zero, the rates are finite (not where ∂g/∂z is singular).
 
     ``transitions``: the components' compiled transitions (values, p, pre, fired) -> p_next;
     ``rates``: (x, z, p, t) -> [x'; z'] (:func:`~.dae_points.unrolled_rates`); ``slots``: the
