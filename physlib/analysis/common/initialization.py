@@ -121,7 +121,7 @@ def unrolled_newton(system) -> cs.Function | None:
     key = "g_newton_unrolled"
     if key not in system.cache:
         nz = len(system.z_pos)
-        system.cache[key] = stored(key, [system.dae], lambda: _unrolled_newton(system), [SOLVER_CODE]) \
+        system.cache[key] = stored(key, system, lambda: _unrolled_newton(system), [SOLVER_CODE]) \
             if 0 < nz <= SMALL_SOLVE_LIMIT else None
     return system.cache[key]
 

@@ -9,9 +9,10 @@ consistent rates. :func:`stored` keeps such a function in physlib's cache folder
 (about 1 ms) instead.
 
 **Key.** A SHA-256 over the format, CasADi's version, the function's name, the text of the
-modules that make it (any edit is a new key) and the serialization of each model function it
-is made from: the same equations, numbers and sparsity, or a new key. Functions of larger
-models (their serialization grows with them) and functions that are not ``SX`` are not stored.
+modules that make it (any edit is a new key) and the digest of the serialization of the
+model's equations (its ``dae`` function, hashed once per model): the same equations, numbers
+and sparsity, or a new key. Functions of larger models (their serialization grows with them)
+and functions that are not ``SX`` are not stored.
 
 **Failure.** As for templates: written atomically, an unreadable entry is made again; caching
 off (``PHYSLIB_NO_CACHE=1``) or an unwritable folder only means making it every time.
@@ -31,15 +32,16 @@ MAX_INSTRUCTIONS = 20_000     # model functions beyond this many instructions: n
 _log = logger("physlib.cache")
 
 
-def stored(name: str, sources: list[cs.Function], make, code: list[str]) -> cs.Function:
-    """The function ``make()`` would make from the model functions ``sources`` by the modules
-    whose files are ``code``: read from physlib's cache folder where an earlier process stored
-    it, else made (and stored when it is an ``SX`` function of a small model)."""
+def stored(name: str, system, make, code: list[str]) -> cs.Function:
+    """The function ``make()`` would make from the equations of ``system`` (a compiled model's
+    :class:`~physlib.assembly.compiled.DaeSystem`: its ``dae`` function) by the modules whose
+    files are ``code``: read from physlib's cache folder where an earlier process stored it,
+    else made (and stored when it is an ``SX`` function of a small model)."""
     root = cache_root()
-    if root is None or any(f.n_instructions() > MAX_INSTRUCTIONS for f in sources):
+    if root is None or system.dae.n_instructions() > MAX_INSTRUCTIONS:
         return make()
     try:
-        parts = [str(FORMAT), cs.__version__, name, *map(file_digest, code), *(f.serialize() for f in sources)]
+        parts = [str(FORMAT), cs.__version__, name, *map(file_digest, code), _equations_digest(system)]
     except (OSError, RuntimeError) as err:
         _log.debug("%s not stored (%s)", name, err)
         return make()
@@ -58,3 +60,12 @@ def stored(name: str, sources: list[cs.Function], make, code: list[str]) -> cs.F
     if function.is_a("SXFunction"):
         write_atomically(path, function.serialize().encode())
     return function
+
+
+def _equations_digest(system) -> str:
+    """The digest of the serialization of ``system.dae``, made once per model (the key of each
+    of its stored functions)."""
+    digest = system.cache.get("equations_digest")
+    if digest is None:
+        digest = system.cache["equations_digest"] = hashlib.sha256(system.dae.serialize().encode()).hexdigest()
+    return digest

@@ -44,7 +44,7 @@ def unrolled_rates(system) -> cs.Function | None:
         zdot = -small_solve(g_z, cs.jtimes(g, x, xdot) + cs.jacobian(g, t))
         return cs.Function("rates", [x, z, p, t], [cs.densify(cs.vertcat(xdot, zdot))])
 
-    return fast(system, "rates_unrolled", lambda: stored("rates", [system.dae], build, [__file__, SOLVER_CODE])).function
+    return fast(system, "rates_unrolled", lambda: stored("rates", system, build, [__file__, SOLVER_CODE])).function
 
 
 def _fast_rates(system):
@@ -109,7 +109,7 @@ def row_between_steps(system) -> cs.Function:
     polynomial's derivative (only its x part is used), h the step, built once per model."""
     key = "row_between_steps"
     if key not in system.cache:
-        system.cache[key] = stored(key, [system.dae], lambda: _row_function(system), [__file__])
+        system.cache[key] = stored(key, system, lambda: _row_function(system), [__file__])
     return system.cache[key]
 
 
