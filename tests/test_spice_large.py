@@ -62,3 +62,18 @@ def test_ac_of_a_banded_ladder_equals_nodal_analysis_also_the_element_currents()
         # the currents, read after the voltages (linearized then): R2 from n1 to n2, C2 into n2
         assert result["i(r2)"][j] == pytest.approx((expected[0] - expected[1]) / R, rel=1e-9)
         assert result["i(c2)"][j] == pytest.approx(2j * np.pi * f * C * expected[1], rel=1e-9)
+
+
+def test_reading_one_node_lists_no_vector_names_and_the_names_follow_ngspice():
+    # A million-element deck's names (v(node) of every node) and element table took 1.4 s of
+    # its .tran: made when first asked for now, and a run that reads v(n2) never asks.
+    deck = read(ladder(300, ".op"))
+    result = deck.op()
+    expected = node_voltages(300, 0.0).real
+    assert result["v(n2)"] == pytest.approx(expected[1], abs=1e-12)
+    assert result["i(v1)"] == pytest.approx(-1.0 / (301 * R), rel=1e-12)
+    made = vars(deck.circuit_vectors)
+    assert "names" not in made and "currents" in made        # i(v1) needed the element table
+    result.let("mine", 1.0)              # added before the names are made: listed last
+    assert result.names == [f"v(n{k})" for k in range(301)] + ["i(v1)", "mine"]
+    assert "names" in vars(deck.circuit_vectors)

@@ -217,10 +217,7 @@ class SpiceDeck:
     @cached_property
     def circuit_vectors(self) -> CircuitVectors:
         """The node voltages and element currents its results name (see :class:`CircuitVectors`)."""
-        # every element but the subcircuit instances (x1, x1.x2), in deck order, then the sources marked
-        currents = dict.fromkeys((path for path in self.elements if path[path.rfind(".") + 1] != "x"), False)
-        currents.update((path, True) for path in self.sources if path in currents)
-        return CircuitVectors(self.nodes, currents)
+        return CircuitVectors(self.nodes, self.elements, self.sources)
 
     def node_values(self, table: str, params: dict | None = None) -> dict:
         """{pin path of the node: value [V]} of the deck's ``.ic`` (``table="ic"``) or

@@ -15,8 +15,8 @@ ngspice does: ``.noise`` ``onoise_spectrum``, ``inoise_spectrum``, ``onoise_r1``
 from __future__ import annotations
 
 import csv
-
 import re
+from functools import cached_property
 
 import numpy as np
 
@@ -32,15 +32,27 @@ class CircuitVectors:
     (node name → a pin path, None for ground), ``currents`` (element path → True for an
     independent source; every element with a current, not the subcircuit instances) and
     ``names``, the circuit's vectors as ngspice prints them (``v(node)``, then ``i(source)``).
-    Made once per deck and shared by its results: a million-element deck's take a second."""
+    Shared by a deck's results; ``currents`` and ``names`` are made on first use from
+    ``elements`` (path → card, the instances included) and ``sources`` (path → source): a
+    million-element deck's take a second, and a run that reads v(n2) needs neither."""
 
-    def __init__(self, nodes: dict, currents: dict):
-        self.nodes, self.currents = nodes, currents
-        self.names = [f"v({n})" for n in nodes if nodes[n]] + \
-            [f"i({e})" for e, source in currents.items() if source]
+    def __init__(self, nodes: dict, elements: dict, sources: dict):
+        self.nodes, self._elements, self._sources = nodes, elements, sources
+
+    @cached_property
+    def currents(self) -> dict:
+        # every element but the subcircuit instances (x1, x1.x2), in deck order, then the sources marked
+        currents = dict.fromkeys((path for path in self._elements if path[path.rfind(".") + 1] != "x"), False)
+        currents.update((path, True) for path in self._sources if path in currents)
+        return currents
+
+    @cached_property
+    def names(self) -> list[str]:
+        nodes = self.nodes
+        return [f"v({n})" for n in nodes if nodes[n]] + [f"i({e})" for e, source in self.currents.items() if source]
 
 
-NO_CIRCUIT = CircuitVectors({}, {})     # results with only their own vectors (.four, const)
+NO_CIRCUIT = CircuitVectors({}, {}, {})     # results with only their own vectors (.four, const)
 
 
 class SpiceResult:
@@ -55,11 +67,25 @@ class SpiceResult:
         self._scale_values = scale_values
         self._read = read                 # variable path -> values
         self._nodes = circuit.nodes       # node name -> pin path (None: ground)
-        self._currents = circuit.currents  # element path -> True if a source
+        self._circuit = circuit
         self._vectors = {k.lower(): v for k, v in (vectors or {}).items()}   # ngspice name -> value
-        self.names = ([scale] if scale else []) + list(self._vectors)
-        if read is not None:
-            self.names += circuit.names
+        self._own = list(self._vectors)   # the analysis' own vectors, before any let()
+        self._names: list[str] | None = None     # made on first use: see names
+        self._added: list[str] = []       # let() before that
+
+    @property
+    def names(self) -> list[str]:
+        """Every vector's name: the scale, the analysis' own vectors, the circuit's (node
+        voltages, source currents), then those let() added."""
+        if self._names is None:
+            circuit = self._circuit.names if self._read is not None else []
+            self._names = ([self.scale] if self.scale else []) + self._own + circuit + self._added
+        return self._names
+
+    @property
+    def _currents(self) -> dict:
+        """Element path -> True if a source."""
+        return self._circuit.currents
 
     def _voltage(self, node: str):
         node = node.lower()
@@ -102,7 +128,7 @@ class SpiceResult:
         """Add (or replace) the vector ``name``: a ``.control`` script's ``let`` and ``meas``."""
         key = name.lower()
         if key not in self._vectors:
-            self.names.append(key)
+            (self._added if self._names is None else self._names).append(key)
         self._vectors[key] = value
 
     def __contains__(self, name: str) -> bool:
