@@ -79,6 +79,19 @@ def test_lookup_by_name_finds_every_name_and_nothing_else(flat):
         assert flat.var_names.find(wrong) is None and wrong not in flat.var_names
 
 
+def test_the_first_lookups_search_the_paths_then_a_table_answers_the_same():
+    # A million-element model's table takes half a second; reading one result asks a few times.
+    instances = flatten(mixed_model()).var_names.instances
+    paths = [(g, row, path) for g, group in enumerate(instances.paths) for row, path in enumerate(group)]
+    questions = [path for _, _, path in paths] + ["mid.sub", "nothing", "L1.i", ""]
+    searched = [instances.where(q) for q in questions[:instances.SEARCHED]]
+    assert instances._number is None                        # no table yet
+    answers = searched + [instances.where(q) for q in questions[instances.SEARCHED:]]
+    assert instances._number is not None
+    assert answers == [(g, row) for g, row, _ in paths] + [None] * 4
+    assert [instances._search(q) for q in questions] == answers
+
+
 def test_parameter_checks_pair_declarations_with_component_paths(flat):
     _, parameters = plain_names(flat)
     checks = list(flat.param_checks)
