@@ -18,9 +18,12 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import physlib.spice as spice
 from physlib.core.errors import PhyslibError
+from physlib.spice.lexer import split
 from physlib.spice.numbers import parse_number
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "reader"
@@ -207,3 +210,13 @@ def test_a_result_reads_like_a_dict_of_its_vectors():
     assert values["v(b)"] == pytest.approx(2.0, rel=1e-12) and values["i(v1)"] == pytest.approx(-1e-3, rel=1e-12)
     with pytest.raises(TypeError, match="read by name"):
         op[0]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("rR1n.k \t\u00a0\u2003=(),-+e")), max_size=40))
+def test_a_card_splits_into_the_tokens_of_its_grammar_with_or_without_punctuation(text):
+    # Cards of words alone ("R1 a b 1k", most of a large deck) split on blanks; the others by
+    # the grammar's expression: blanks and ( ) , separate, = is a token. Both give these.
+    import re
+    grammar = re.findall(r"=|[^\s(),=]+", text)
+    assert split(text, None) == grammar
