@@ -117,6 +117,21 @@ class ClassTemplate:
             cache[key] = self._function(f"sol{equation}_{local}", [self._rows("sol")[self.solutions[key]]])
         return cache[key]
 
+    def narrow_solution(self, equation: int, local: int) -> tuple[cs.Function, list[int]]:
+        """:meth:`solution_function` taking only the locals it reads: (function of (those
+        locals, params, t), their indices). A million resistors' ``i = v/R`` then gathers one
+        local per instance instead of all six."""
+        key = (equation, local)
+        cache = self.__dict__.setdefault("_narrow_solutions", {})
+        if key not in cache:
+            v, p, time, rows = self._sx
+            expr = rows["sol"][self.solutions[key]]
+            read = {symbol.name() for symbol in cs.symvar(expr)}
+            used = [k for k in range(v.numel()) if v[k].name() in read]
+            label = re.sub(r"_+", "_", f"{self.class_name.strip('_')}_sol{equation}_{local}_narrow")
+            cache[key] = (cs.Function(label, [v[used] if used else cs.SX(0, 1), p, time], [expr]), used)
+        return cache[key]
+
     def _derivative(self, equation: int):
         """(vdot symbols, SX time derivative of residual ``equation`` in locals and vdot)."""
         cache = self.__dict__.setdefault("_derivatives", {})

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import field
 from functools import cached_property
-from typing import Mapping, NamedTuple
+from typing import Mapping, NamedTuple, Sequence
 
 import casadi as cs
 import numpy as np
@@ -192,11 +192,11 @@ class Symbolic:
     R: cs.SX
     P: cs.SX
     T: cs.SX
-    locals: tuple      # per group: SX (locals × instances), signs applied
+    locals: Sequence   # per group: SX (locals × instances), signs applied (made on first use)
     params: tuple      # per group: SX (parameters and modes × instances)
 
     def counts(self) -> str:
-        return f"{sum(L.numel() for L in self.locals)} locals over {self.R.numel()} positions"
+        return f"{self.locals.count()} locals over {self.R.numel()} positions"
 
 
 class LinearBlock(NamedTuple):

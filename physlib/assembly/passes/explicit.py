@@ -20,7 +20,7 @@ import numpy as np
 from ...core.arrays import sorted_unique
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
 from ..sparse import CSR
-from .instantiate import columns, local_derivatives, mapped, residuals, signed
+from .instantiate import columns, instance_locals, local_derivatives, mapped, residuals, signed
 
 MAX_LEVELS = 24      # deeper dependency chains are substituted (each level costs a few calls)
 
@@ -39,43 +39,22 @@ def solve_linear_rows(rows: CSR, targets: np.ndarray, X: cs.SX) -> cs.SX:
 
 
 class _Known:
-    """Position values (``values``) and every group's locals read from them (``locals``, per
-    group locals × instances): the symbols, or, level by level, the values found so far."""
+    """Position values: the symbols, or, level by level, the values found so far (an
+    equation's solution reads only positions solved at lower levels)."""
 
-    def __init__(self, values: cs.SX, group_locals: list, entries_by_level=None):
-        self.values, self.locals = values, group_locals
-        self._entries = entries_by_level     # per group: level -> (entries, raw ids)
+    def __init__(self, values: cs.SX):
+        self.values = values
 
-    @classmethod
-    def symbols(cls, symbolic: Symbolic) -> _Known:
-        return cls(symbolic.R, list(symbolic.locals))
-
-    @classmethod
-    def to_fill(cls, flat, aliases: AliasMap, symbolic: Symbolic, level_of_pos: np.ndarray,
-                last_read: np.ndarray) -> _Known:
-        """The symbols, copied, to be replaced level by level (:meth:`add`). A group's locals
-        are only read by its own solutions, up to level ``last_read[group]``: values found at
-        that level or later are not copied into its locals."""
-        entries = []
-        for g, last in zip(flat.groups, last_read.tolist()):
-            raw = g.var_ids.ravel()          # entry i of the locals matrix (column-major) is raw[i]
-            level = level_of_pos[aliases.col[raw]]
-            level[level >= last] = -1
-            order = np.argsort(level, kind="stable")
-            bounds = np.flatnonzero(np.diff(level[order])) + 1
-            entries.append({int(level[run[0]]): (run, raw[run])
-                            for run in np.split(order, bounds) if len(run) and level[run[0]] >= 0})
-        return cls(cs.SX(symbolic.R), [cs.SX(L) for L in symbolic.locals], entries)
-
-    def add(self, level: int, found: list, aliases: AliasMap):
-        """The (positions, values) pairs ``found`` (those of ``level``), into the values and the
-        locals. Each pair goes in on its own: joining them first would copy every value again."""
+    def add(self, found: list):
+        """The (positions, values) pairs ``found`` into the values. Each pair goes in on its
+        own: joining them first would copy every value again."""
         for positions, part in found:
             self.values[positions.tolist()] = part if part.is_dense() else cs.densify(part)
-        for L, by_level in zip(self.locals, self._entries):
-            if level in by_level:
-                entries, raw = by_level[level]
-                L[entries.tolist()] = signed(self.values[aliases.col[raw].tolist()], aliases.sign[raw])
+
+    def locals(self, g, aliases: AliasMap, ks, used=None) -> cs.SX:
+        """The locals ``used`` (all by default) of the instances ``ks`` of group ``g``, read
+        from the values."""
+        return instance_locals(g, aliases.col, aliases.sign, self.values, ks, used)
 
 
 class _Definitions:
@@ -113,7 +92,8 @@ class _Definitions:
                 if not hit.any():
                     continue
                 ks = inst[hit]
-                sol = mapped(g.template.solution_function(j, l), len(ks), columns(known.locals[gi], ks),
+                function, used = g.template.narrow_solution(j, l)
+                sol = mapped(function, len(ks), known.locals(g, aliases, ks, used),
                              columns(symbolic.params[gi], ks), symbolic.T)
                 found.append((target[hit], signed(sol, aliases.sign[g.var_ids[ks, l]])))
         return found
@@ -147,7 +127,7 @@ class _Definitions:
         for (gi, j, l), items in groups.items():
             g = self.flat.groups[gi]
             ks = [k for _, k in items]
-            sol = mapped(g.template.derivative_solution_function(j, l), len(ks), columns(known.locals[gi], ks),
+            sol = mapped(g.template.derivative_solution_function(j, l), len(ks), known.locals(g, aliases, ks),
                          local_derivatives(g, ks, aliases, der, X0), columns(self.symbolic.params[gi], ks),
                          self.symbolic.T)
             found.append((target_pos[[d for d, _ in items]], signed(sol, aliases.sign[g.var_ids[ks, l]])))
@@ -226,10 +206,7 @@ def solve_explicit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder,
     if level is None:
         return _substituted(definitions, order, torn, expl_eqs, blocks)
     n_expl = len(expl_eqs)
-    level_of_pos = np.full(reduced.n_pos, -1, dtype=np.int64)
-    solved_by = item_of_pos >= 0
-    level_of_pos[solved_by] = level[item_of_pos[solved_by]]
-    known = _Known.to_fill(flat, aliases, symbolic, level_of_pos, _last_read(reduced, expl_eqs, level, len(flat.groups)))
+    known = _Known(cs.SX(symbolic.R))
     R, solved = symbolic.R, []
     for at in range(int(level.max(initial=-1)) + 1):
         found = definitions.of(known, expl_eqs[level[:n_expl] == at])
@@ -237,30 +214,16 @@ def solve_explicit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder,
             block_pos, solution = blocks[i]
             read = reads.indices[reads.indptr[n_expl + i]:reads.indptr[n_expl + i + 1]].tolist()
             found.append((block_pos, cs.substitute(solution, R[read], known.values[read])))
-        known.add(at, found, aliases)
+        known.add(found)
         solved += [positions for positions, _ in found]
     return Solved(np.concatenate(solved) if solved else np.zeros(0, np.int64), known.values)
-
-
-def _last_read(reduced: Reduced, expl_eqs: np.ndarray, level: np.ndarray, n_groups: int) -> np.ndarray:
-    """Per group, the highest level of its template equations (or their derivatives) solved
-    explicitly: the last level that reads its locals (-1 if none)."""
-    eqs = reduced.equations
-    base = expl_eqs.copy()
-    derived = base >= eqs.n_base
-    base[derived] = np.asarray(eqs.derivative_of, dtype=np.int64)[base[derived] - eqs.n_base]
-    template = base < eqs.n_template
-    last = np.full(n_groups, -1, dtype=np.int64)
-    if template.any():
-        np.maximum.at(last, eqs.blocks_of(base[template])[1], level[:len(expl_eqs)][template])
-    return last
 
 
 def _substituted(definitions: _Definitions, order: BlockOrder, torn: Torn, expl_eqs, blocks) -> Solved:
     """Every definition in terms of the positions, then substituted into each other in
     evaluation order (blocks in order, explicit equations by rank within a block)."""
     R = definitions.symbolic.R
-    found = definitions.of(_Known.symbols(definitions.symbolic), expl_eqs)
+    found = definitions.of(_Known(R), expl_eqs)
     positions = np.concatenate([p for p, _ in found]) if found else np.zeros(0, np.int64)
     eq_of_pos = np.full(R.numel(), -1, dtype=np.int64)
     eq_of_pos[torn.target_pos[expl_eqs]] = expl_eqs

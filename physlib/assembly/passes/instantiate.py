@@ -6,6 +6,8 @@ index reduction added come from the class templates' derivative functions.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import casadi as cs
 import numpy as np
 
@@ -49,11 +51,15 @@ def as_matrix(column: cs.SX, rows: int, cols: int) -> cs.SX:
     return cs.SX(cs.Sparsity.dense(rows, cols), column)
 
 
-def instance_locals(g, col, sign, R) -> cs.SX:
+def instance_locals(g, col, sign, R, ks=None, used=None) -> cs.SX:
     """The locals of every instance of group ``g`` (locals × instances, signs applied), read
-    from the position values ``R`` through the raw-variable-to-position map ``col``/``sign``."""
-    (k, nl) = g.var_ids.shape
-    ids = g.var_ids.ravel()                              # instance by instance, local by local
+    from the position values ``R`` through the raw-variable-to-position map ``col``/``sign``;
+    only the instances ``ks`` and the locals ``used``, where given."""
+    ids = g.var_ids if ks is None else g.var_ids[ks]
+    if used is not None:
+        ids = ids[:, used]
+    (k, nl) = ids.shape
+    ids = ids.ravel()                                    # instance by instance, local by local
     return as_matrix(signed(R[col[ids].tolist()], sign[ids]), nl, k)
 
 
@@ -63,10 +69,33 @@ def instance_params(g, P) -> cs.SX:
     return as_matrix(P[g.param_ids.ravel().tolist()], npar, k) if npar else cs.DM(0, k)
 
 
+class GroupLocals(Sequence):
+    """Per group: its instances' locals (locals × instances, signs applied), read from the
+    positions ``R``, each made when first asked for: the explicit solutions gather the few
+    locals each one reads (:meth:`ClassTemplate.narrow_solution`), so a model whose equations
+    are all solved explicitly and that has no guards never asks (a million-element ladder's
+    6.5 million locals took 2.2 s)."""
+
+    def __init__(self, groups, aliases: AliasMap, R):
+        self._groups, self._aliases, self._R = groups, aliases, R
+        self._made: dict[int, cs.SX] = {}
+
+    def __getitem__(self, gi: int) -> cs.SX:
+        if gi not in self._made:
+            self._made[gi] = instance_locals(self._groups[gi], self._aliases.col, self._aliases.sign, self._R)
+        return self._made[gi]
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+    def count(self) -> int:
+        """The number of locals over every instance."""
+        return sum(g.var_ids.size for g in self._groups)
+
+
 def group_inputs(flat, aliases: AliasMap, R, P):
-    """Per group: its instances' locals (locals × instances, signs applied) and parameters."""
-    return ([instance_locals(g, aliases.col, aliases.sign, R) for g in flat.groups],
-            [instance_params(g, P) for g in flat.groups])
+    """Per group: its instances' locals (:class:`GroupLocals`) and parameters."""
+    return GroupLocals(flat.groups, aliases, R), tuple(instance_params(g, P) for g in flat.groups)
 
 
 def _reordered(values: cs.SX, have: np.ndarray, want: np.ndarray) -> cs.SX:
@@ -197,15 +226,14 @@ def raw_start_values(flat, params_sx, T, raw_ids) -> cs.SX:
 def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> CSR:
     """Jacobian of the base equations at the start values and compiled-in parameters."""
     R, P, T = cs.SX.sym("r", aliases.n), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
-    locals_sx, params_sx = group_inputs(flat, aliases, R, P)
-    symbolic = Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx))
+    symbolic = Symbolic(R, P, T, *group_inputs(flat, aliases, R, P))
     res = base_rows(flat, eqs, symbolic, np.arange(eqs.n_eq))
     if eqs.combos:
         combined = sorted(eqs.combos)
         pick = np.arange(eqs.n_eq)
         pick[combined] = eqs.n_eq + np.arange(len(combined))
         res = cs.vertcat(res, *[_combination(eqs.combos[e], lambda m: res[m], R) for e in combined])[pick.tolist()]
-    start = cs.Function("start", [P, T], [start_values(flat, aliases, params_sx, T)])
+    start = cs.Function("start", [P, T], [start_values(flat, aliases, symbolic.params, T)])
     jac = cs.Function("base_jacobian", [R, P, T], [cs.jacobian(res, R)])
     values = jac(start(flat.param_values, 0.0), flat.param_values, 0.0)
     return dm_to_csr(values)
@@ -216,8 +244,7 @@ def instantiate(flat, aliases: AliasMap, reduced: Reduced) -> Symbolic:
     (:func:`residuals`), for the equations that are not solved explicitly, and start values
     (:func:`position_starts`) for the positions that need them."""
     R, P, T = cs.SX.sym("r", reduced.n_pos), cs.SX.sym("p", len(flat.param_names)), cs.SX.sym("t")
-    locals_sx, params_sx = group_inputs(flat, aliases, R, P)
-    return Symbolic(R, P, T, tuple(locals_sx), tuple(params_sx))
+    return Symbolic(R, P, T, *group_inputs(flat, aliases, R, P))
 
 
 def _derivative_residuals(flat, aliases, reduced: Reduced, symbolic: Symbolic):
