@@ -128,6 +128,11 @@ class Equations:
         keep that order, so their patterns come sorted (no sort each time)."""
         return np.argsort(self.rows * (int(self.cols.max(initial=-1)) + 1) + self.cols, kind="stable")
 
+    def entries_in_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """(equation, position) of every incidence, sorted by equation, then position."""
+        order = self._entry_order
+        return self.rows[order], self.cols[order]
+
     def incidence(self, mask=None, n_cols=None, col_map=None) -> CSR:
         """Equations × columns (positions, or ``col_map[position]`` where that is >= 0), a pattern."""
         order = self._entry_order
