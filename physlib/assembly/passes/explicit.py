@@ -1,5 +1,6 @@
 """Pass 9: explicit solutions. Each equation solved explicitly gets the value of its unknown
-(one mapped call per class, equation and variable; connection sums as one sparse product),
+(one mapped call per class, equation and variable, on the few locals that solution reads,
+gathered from the positions' values; connection sums as one sparse product),
 small linear loops are solved symbolically, and every solved position gets its value in terms
 of the states, the algebraic variables, the parameters and time.
 
@@ -77,7 +78,8 @@ class _Definitions:
         return found + self._derivatives(known, derived) if len(derived) else found
 
     def _template(self, known: _Known, rows: np.ndarray):
-        """Template equations ``rows``: one mapped call per (class, equation, variable)."""
+        """Template equations ``rows``: one mapped call per (class, equation, variable), on
+        the locals its solution reads (:meth:`ClassTemplate.narrow_solution`)."""
         found = []
         if not len(rows):
             return found
