@@ -144,6 +144,21 @@ def test_a_simulation_started_at_the_operating_point_stays_there():
     assert res["S1.closed"][-1] == 1.0
 
 
+def test_a_simulation_takes_the_operating_point_itself_as_x0_and_z_guess():
+    # x0=op (and z_guess=op) take the point's vectors as they are, without naming every state
+    # (half a second for a million-element deck's .tran): the same run as from its dicts.
+    sim = switched_rc()
+    op = sim.operating_point(params={"V1.V": 7.0})
+    by_name = sim.simulate(1e-3, params={"V1.V": 7.0}, x0=op.states, z_guess=op.algebraic)
+    as_point = sim.simulate(1e-3, params={"V1.V": 7.0}, x0=op, z_guess=op)
+    for name in ("C1.v", "R1.i", "S1.closed"):
+        np.testing.assert_array_equal(as_point[name], by_name[name])
+    np.testing.assert_allclose(as_point["C1.v"], 7.0, rtol=1e-6)
+    other = switched("other", 1.0, Capacitor("C1", C=1e-6)).operating_point()
+    with pytest.raises(physlib.analysis.OptionError, match="an operating point of other"):
+        sim.simulate(1e-3, x0=other)
+
+
 def test_spice_ac_through_a_switch_closed_at_dc():
     # v(ctl) = 2 V > VT + VH: S1 (RON = 10 Ω) is closed at the DC operating point, so .ac from
     # sup (AC 1) to out is Z/(RON + Z) with Z = R1 ∥ C1; open, RON would be ROFF = 1 MΩ.

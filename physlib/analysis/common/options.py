@@ -14,6 +14,7 @@ import numpy as np
 
 from ...core.errors import PhyslibError
 from ...core.records import record
+from .start_values import PointValues
 
 VARIABLE_STEP = ("idas", "cvodes")
 FIXED_STEP = ("euler", "rk4", "trapezoidal", "backward_euler")
@@ -42,7 +43,7 @@ class SimulateOptions:
     atol: float
     t_eval: np.ndarray | None        # strictly increasing times within [t0, t_end], or None
     params: dict
-    x0: dict
+    x0: Mapping
     projection: str | None
     max_step: float | None
     event_tol: float
@@ -51,7 +52,7 @@ class SimulateOptions:
     initial: str
     noise: tuple = ()                # variable paths whose noise is propagated along the run
     noise_T: float = 300.15          # K, temperature of the noise analysis
-    z_guess: dict = field(default_factory=dict)     # algebraic variables' guesses at t0
+    z_guess: Mapping = field(default_factory=dict)  # algebraic variables' guesses at t0
 
     @property
     def fixed_step(self) -> bool:
@@ -82,8 +83,9 @@ def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6,
     noise = _noise_paths(model, noise)
     noise_T = _positive("noise_T", noise_T)
     params = _mapping("params", params, "parameter paths to values, e.g. {'R1.R': 2e3}")
-    x0 = _mapping("x0", x0, "state paths to initial values, e.g. {'C1.v': 1.0}")
-    z_guess = _mapping("z_guess", z_guess, "algebraic variable paths to guesses, e.g. op.algebraic")
+    x0 = _point_values(model, "x0", x0, "states", "state paths to initial values, e.g. {'C1.v': 1.0}")
+    z_guess = _point_values(model, "z_guess", z_guess, "algebraic",
+                            "algebraic variable paths to guesses, e.g. op.algebraic")
     grid = None if t_eval is None else _grid(t_eval, t0, t_end)
     if solver in FIXED_STEP:
         dt, points = _fixed_step(solver, dt, max_step, t_end - t0, grid)
@@ -184,6 +186,17 @@ def _positive(name, value) -> float:
     if not (np.isfinite(value) and value > 0):
         raise OptionError(f"{name} must be a positive, finite number, got {value:g}")
     return value
+
+
+def _point_values(model, name, value, kind: str, what: str) -> Mapping:
+    """``x0`` (``kind`` "states") or ``z_guess`` ("algebraic"): an operating point of ``model``
+    as :class:`PointValues` (its vector), else a mapping of ``what`` (:func:`_mapping`)."""
+    if value is None or isinstance(value, Mapping) or not (hasattr(value, "model") and hasattr(value, "x")):
+        return _mapping(name, value, what + ", or an operating point")
+    if value.model is not model:
+        raise OptionError(f"{name}: an operating point of {value.model.name}, not of {model.name}; "
+                          f"give one of this model, or a dict of {kind} paths to values")
+    return PointValues(model, value.x if kind == "states" else value.z, kind)
 
 
 def _mapping(name, value, what) -> dict:

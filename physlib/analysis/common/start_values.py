@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -20,8 +21,35 @@ from ...core.units import quantity_value
 from .fast_call import fast
 
 
+class PointValues(Mapping):
+    """The states or algebraic variables (``kind``: ``"states"`` or ``"algebraic"``) of an
+    operating point of ``model``, given as ``x0`` or ``z_guess``: a mapping by path whose
+    vector (``vector``, in the model's order) a run takes as it is, without the names, which
+    are made only if asked for (half a second for a million-element model's)."""
+
+    def __init__(self, model, vector, kind: str):
+        self.model, self.vector, self.kind = model, np.asarray(vector, dtype=float), kind
+        self._index: dict[str, int] | None = None
+
+    def _names(self) -> list[str]:
+        return getattr(self.model, self.kind)
+
+    def __getitem__(self, name):
+        if self._index is None:
+            self._index = {n: k for k, n in enumerate(self._names())}
+        return float(self.vector[self._index[name]])
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self.vector)
+
+
 def apply_x0(model, x, x0):
     """The start values ``x`` of the states with ``x0`` ({path: value or quantity}) put in."""
+    if isinstance(x0, PointValues):        # an operating point's states, in the model's order
+        return x0.vector.copy()
     names, values = list(x0), list(x0.values())
     if names == model.states:
         # Every state, in the model's order and by its own name (an operating point's states,
@@ -64,6 +92,8 @@ def guessed_algebraic(model, z, guess: dict) -> np.ndarray:
     operating point's ``op.algebraic``) put in: where the solve of the start begins. Every
     algebraic variable by its own name in the model's order (an operating point's): one
     vector, no name lookups."""
+    if isinstance(guess, PointValues):     # an operating point's algebraic variables
+        return guess.vector.copy()
     names, values = list(guess), list(guess.values())
     if names == model.algebraic:
         return np.array(values, dtype=float)

@@ -39,9 +39,10 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
     rtol, atol: solver tolerances. t_eval: output times (default: 501 points plus both sides
     of every time event); any grid costs interpolation only, never a solver restart.
     params: parameter values by path, e.g. ``{"R1.R": 2e3}`` (no recompile). x0: initial
-    values of states by path, e.g. ``{"C1.v": 1.0}``. z_guess: where the solve of the algebraic
-    variables at ``t0`` starts, by path (default: their start values), e.g. an operating
-    point's ``op.algebraic`` with ``x0=op.states``. max_step: largest solver step [s]
+    values of states by path, e.g. ``{"C1.v": 1.0}``, or an operating point of this model
+    (``x0=op``: its states, taken as a vector without their names). z_guess: where the solve of
+    the algebraic variables at ``t0`` starts, by path (default: their start values), or an
+    operating point (``z_guess=op``: its algebraic variables). max_step: largest solver step [s]
     (default: none; for a model without states, the interval at which its algebraic
     variables are solved and its guards looked at, default (t_end − t0)/1000). event_tol:
     time tolerance of event location [s] (located closer where the states move more than
