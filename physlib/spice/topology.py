@@ -136,16 +136,20 @@ class Nets:
             offsets = self._class_ports[cls] = self._offsets_of(cls._ports)
         return offsets
 
-    def _add_components(self, names: list, members: dict, prefix: str, joins, pairs: list,
+    def _add_components(self, names: list, components: list, prefix: str, joins, pairs: list,
                         references: list):
-        """Number the terminals of the components ``names`` (of ``members``, below ``prefix``),
-        add the pairs ``joins`` joins and the paths of reference components (grounds) to
+        """Number the terminals of the ``components`` named ``names`` (below ``prefix``), add
+        the pairs ``joins`` joins and the paths of reference components (grounds) to
         ``references``; most of a large model's components go through here, so it works on them
         all at once, class by class."""
-        components = list(map(members.__getitem__, names))
         paths = [prefix + name for name in names] if prefix else names
         class_offsets = self._class_ports
-        all_offsets = [class_offsets.get(type(c)) or self._port_offsets(c) for c in components]
+        types = list(map(type, components))
+        for cls in dict.fromkeys(types):     # a class's offsets, once (unless its ports vary)
+            if cls not in class_offsets:
+                self._port_offsets(components[types.index(cls)])
+        all_offsets = list(map(class_offsets.__getitem__, types)) if class_offsets.keys() >= set(types) \
+            else [class_offsets.get(cls) or self._port_offsets(c) for cls, c in zip(types, components)]
         sizes = np.fromiter(map(len, all_offsets), dtype=np.int64, count=len(all_offsets))
         firsts = self._size + np.cumsum(sizes) - sizes
         self._size += int(sizes.sum())
@@ -153,7 +157,6 @@ class Nets:
         self._owners.update(zip(paths, zip(firsts.tolist(), all_offsets)))
         if not components:
             return
-        types = list(map(type, components))
         code_of = {cls: k for k, cls in enumerate(dict.fromkeys(types))}
         codes = np.fromiter(map(code_of.__getitem__, types), dtype=np.int64, count=len(types))
         for cls, k in code_of.items():
@@ -176,13 +179,13 @@ class Nets:
         """Number the terminals of ``model`` (below ``prefix``) and add the pairs its
         connections and ``joins`` join to ``pairs``, the paths of its grounds to ``references``."""
         members = model.components
-        names = list(members)
+        names, values = list(members), list(members.values())
         at_blocks = list(compress(count(), map(isinstance, members.values(), repeat(Model))))
         blocks = {names[k] for k in at_blocks}
         start = 0                  # runs of consecutive components are numbered together
         for k in at_blocks:
             name = names[k]
-            self._add_components(names[start:k], members, prefix, joins, pairs, references)
+            self._add_components(names[start:k], values[start:k], prefix, joins, pairs, references)
             start = k + 1
             path = prefix + name
             if expand:
@@ -190,7 +193,7 @@ class Nets:
             else:
                 self.blocks[path] = members[name]
                 self._add(path, self._offsets_of(members[name].exposed_ports))
-        self._add_components(names[start:], members, prefix, joins, pairs, references)
+        self._add_components(names[start:], values[start:], prefix, joins, pairs, references)
         end_names, end_ports, sizes = model.connection_ends()
         if not sizes:
             return
