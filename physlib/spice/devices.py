@@ -20,6 +20,7 @@ import re
 
 from ..components import electrical as el
 from ..core.component import Mode
+from ..core.errors import UnknownNameError
 from .errors import SpiceError
 from .numbers import zero_is_none
 from .poly import is_poly, poly_sensed_sources, poly_source
@@ -252,7 +253,15 @@ def sensed_sources(body) -> set[str]:
     return out
 
 
-def couple(b, card, tokens, scope, prefix, members, nets, model):
+def member(model, name: str):
+    """The member of ``model`` named ``name`` (an element's name), or None."""
+    try:
+        return model[name]
+    except UnknownNameError:
+        return None
+
+
+def couple(b, card, tokens, scope, prefix, nets, model):
     """``Kname L1 L2 k``: a :class:`MutualInductance` of M = k·√(L1·L2) in series with each
     inductor, at its n pin (after couplings already there), as ngspice's mutual inductor adds
     M·di/dt to each winding's branch equation; added to ``model`` and wired into ``nets``."""
@@ -265,7 +274,7 @@ def couple(b, card, tokens, scope, prefix, members, nets, model):
                          "only", where)
     inductors = [token.lower() for token in tokens[1:3]]
     for inductor in inductors:
-        if not isinstance(members.get(inductor), el.Inductor):
+        if not isinstance(member(model, inductor), el.Inductor):
             raise SpiceError(f"{inductor} is not an inductor (L) of the same (sub)circuit", where)
     if inductors[0] == inductors[1]:
         raise SpiceError(f"K couples two different inductors, not {inductors[0]} with itself", where)
@@ -276,7 +285,7 @@ def couple(b, card, tokens, scope, prefix, members, nets, model):
     l1, l2 = (b.bindings[f"{prefix}{n}.L"][0] for n in inductors)
     mutual = lambda: k() * math.sqrt(l1() * l2())          # noqa: E731
     comp = el.MutualInductance(name, M=b.bind(f"{prefix}{name}.M", mutual, where))
-    b.add_member(model, comp, card, prefix, members, element=False)
+    b.add_member(model, comp, card, prefix, element=False)
     for inductor, (plus, minus) in zip(inductors, (("p1", "n1"), ("p2", "n2"))):
         tail = b.coupled.get(prefix + inductor, f"{inductor}.n")   # the winding's current end
         for pins in nets.values():

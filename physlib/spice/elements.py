@@ -14,8 +14,8 @@ from itertools import chain
 from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
-from ..core.errors import PhyslibError
-from .devices import couple, make_component, passive, sensed_sources
+from ..core.errors import DuplicateNameError, PhyslibError
+from .devices import couple, make_component, member, passive, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import Constant, parse_number
@@ -121,7 +121,7 @@ class Builder:
     def level(self, body, scope, prefix, name, ports: dict, parents: list):
         """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
         subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
-        model, members, controls, couplings = Model(name), {}, [], []
+        model, controls, couplings = Model(name), [], []
         nets = defaultdict(list)          # local node -> the pins it joins, in card order
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
@@ -129,7 +129,7 @@ class Builder:
             letter = card.text[0].upper()
             if len(tokens) == 4 and letter in "RCL":     # "R1 a b 1k": most cards of a large deck
                 comp = self._plain_passive(card, tokens, letter, scope, prefix)
-                self.add_member(model, comp, card, prefix, members)
+                self.add_member(model, comp, card, prefix)
                 nets[tokens[1].lower()].append(comp.p)
                 nets[tokens[2].lower()].append(comp.n)
                 continue
@@ -138,12 +138,12 @@ class Builder:
                 continue
             if letter == "X":
                 child, exposed = self._instance(card, tokens, body, scope, prefix, parents)
-                self.add_member(model, child, card, prefix, members)
+                self.add_member(model, child, card, prefix)
                 for node, port in exposed:
                     nets[node].append(getattr(child, port))
                 continue
             comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
-            self.add_member(model, comp, card, prefix, members)
+            self.add_member(model, comp, card, prefix)
             # what the element recorded, taken and emptied for the next one (most record nothing)
             if self.controls:
                 controls += [(getattr(comp, port), source, card) for port, source in self.controls]
@@ -155,11 +155,11 @@ class Builder:
             for pin, node in ends:
                 nets[node.lower()].append(getattr(comp, pin))
         for card, tokens in couplings:
-            couple(self, card, tokens, scope, prefix, members, nets, model)
+            couple(self, card, tokens, scope, prefix, nets, model)
         if couplings:
             self._check_inductance_matrix(couplings, prefix)
         for port, source, card in controls:
-            sensor = members.get(source)
+            sensor = member(model, source)
             if not isinstance(sensor, el.SensingVoltageSource):
                 raise SpiceError(f"controlling source {source} is not a voltage source of the "
                                  "same (sub)circuit", card.where)
@@ -190,16 +190,16 @@ class Builder:
                           f"normalized matrix {smallest:.3g}): the windings' energy is negative for some "
                           "currents and transients grow without bound; check the coupling coefficients")
 
-    def add_member(self, model, member, card, prefix, members, element=True):
+    def add_member(self, model, member, card, prefix, element=True):
         """Add ``member`` to ``model``; ``element``: it is an element with a current (every
         card but K, which couples two inductors and has none)."""
-        if member.name in members:
+        try:
+            model.add(member)
+        except DuplicateNameError:
             raise SpiceError(f"duplicate element name {member.name} (names are "
-                             "case-insensitive)", card.where)
-        members[member.name] = member
+                             "case-insensitive)", card.where) from None
         if element:
             self.elements[prefix + member.name] = card
-        model.add(member)
 
     def _wire(self, model, nets, prefix, ports, body) -> dict:
         exposed, ground = {}, None
