@@ -231,7 +231,7 @@ def consistent_start(model, p: np.ndarray, options):
     the algebraic equations solved from ``z_guess`` (else their start values), derivatives and
     explicitly given start values checked."""
     system = model.system
-    x, z_start = (np.asarray(v).ravel() for v in system.start(p, options.t0))
+    x, z_start = fast(system, "start")(p, options.t0)
     if options.x0:
         x = apply_x0(model, x, options.x0)
     if options.z_guess:
@@ -365,7 +365,7 @@ def check_derivatives(model, x, z, p, t) -> None:
     not change with the parameters)."""
     if not len(x):
         return
-    f = np.asarray(model.system.dae(x, z, p, t)[0]).ravel()
+    f = fast(model.system, "dae")(x, z, p, t)[0]
     bad = np.flatnonzero(~np.isfinite(f))
     if len(bad):
         names = ", ".join(model.states[i] for i in bad[:8])
