@@ -201,7 +201,7 @@ class Symbolic:
     params: tuple      # per group: SX (parameters and modes × instances)
 
     def counts(self) -> str:
-        return f"{self.locals.count()} locals over {self.R.numel()} positions"
+        return f"{self.locals.n_entries} locals over {self.R.numel()} positions"
 
 
 class LinearBlock(NamedTuple):

@@ -88,8 +88,9 @@ class GroupLocals(Sequence):
     def __len__(self) -> int:
         return len(self._groups)
 
-    def count(self) -> int:
-        """The number of locals over every instance."""
+    @property
+    def n_entries(self) -> int:
+        """The number of locals over every instance (Sequence's count() counts a value)."""
         return sum(g.var_ids.size for g in self._groups)
 
 
