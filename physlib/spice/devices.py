@@ -253,7 +253,7 @@ def sensed_sources(body) -> set[str]:
     return out
 
 
-def member(model, name: str):
+def member_named(model, name: str):
     """The member of ``model`` named ``name`` (an element's name), or None."""
     try:
         return model[name]
@@ -274,7 +274,7 @@ def couple(b, card, tokens, scope, prefix, nets, model):
                          "only", where)
     inductors = [token.lower() for token in tokens[1:3]]
     for inductor in inductors:
-        if not isinstance(member(model, inductor), el.Inductor):
+        if not isinstance(member_named(model, inductor), el.Inductor):
             raise SpiceError(f"{inductor} is not an inductor (L) of the same (sub)circuit", where)
     if inductors[0] == inductors[1]:
         raise SpiceError(f"K couples two different inductors, not {inductors[0]} with itself", where)

@@ -15,7 +15,7 @@ from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
 from ..core.errors import DuplicateNameError, PhyslibError
-from .devices import couple, make_component, member, passive, sensed_sources
+from .devices import couple, make_component, member_named, passive, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import Constant, parse_number
@@ -159,7 +159,7 @@ class Builder:
         if couplings:
             self._check_inductance_matrix(couplings, prefix)
         for port, source, card in controls:
-            sensor = member(model, source)
+            sensor = member_named(model, source)
             if not isinstance(sensor, el.SensingVoltageSource):
                 raise SpiceError(f"controlling source {source} is not a voltage source of the "
                                  "same (sub)circuit", card.where)
