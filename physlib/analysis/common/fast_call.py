@@ -94,6 +94,15 @@ class FastFunction:
         self._counted(calls)
         return z_next.copy(), done.copy()
 
+    def buffers(self):
+        """This thread's (buffer, trigger, inputs, outputs), evaluating the C twin once it is
+        built: for compiled code that triggers the buffer itself (such calls are not counted,
+        so ask again: the buffers are new once the twin serves)."""
+        if self._twin:
+            self._look_for_twin()
+        state = getattr(self._local, "state", None)
+        return state if state is not None else self._buffers()
+
     def prefer_native(self) -> None:
         """Ask for the C twin now rather than after HOT_CALLS calls: for a function made to be
         called at every event of a run with many (where a process that built it before has it

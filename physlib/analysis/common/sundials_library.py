@@ -53,6 +53,44 @@ def check_flag(flag: int, what: str) -> None:
         raise SimulationError(f"SUNDIALS {what} returned {flag}")
 
 
+# A solver's counters since its last (re)start, as SUNDIALS names them, and their getters
+COUNTERS = ("nsteps", "nfevals", "nlinsetups", "netfails", "nniters")
+COUNTER_GETTERS = {"idas": ("IDAGetNumSteps", "IDAGetNumResEvals", "IDAGetNumLinSolvSetups",
+                            "IDAGetNumErrTestFails", "IDAGetNumNonlinSolvIters"),
+                   "cvodes": ("CVodeGetNumSteps", "CVodeGetNumRhsEvals", "CVodeGetNumLinSolvSetups",
+                              "CVodeGetNumErrTestFails", "CVodeGetNumNonlinSolvIters")}
+
+
+def counter_getters(lib, solver: str):
+    """``read(mem) -> {counter: value}``: the counters (:data:`COUNTERS`) of the solver
+    ``solver`` ("idas" or "cvodes", of the library ``lib``) since its last (re)start."""
+    functions, value = [getattr(lib, name) for name in COUNTER_GETTERS[solver]], ctypes.c_long()
+    reference = ctypes.byref(value)
+
+    def read(mem) -> dict:
+        out = {}
+        for key, function in zip(COUNTERS, functions):
+            function(mem, reference)
+            out[key] = value.value
+        return out
+    return read
+
+
+def solver_context(core, on_error):
+    """(a SUNDIALS context whose error messages go to ``on_error``, the callback object: keep
+    it alive with the context). SUNDIALS' warnings (t + h = t near a blow-up, say) would go to
+    stderr: a run prints nothing, and what they warn of ends the run with a named error."""
+    ctx = POINTER()
+    check_flag(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
+    handler = ERR_FN(on_error)
+    core.SUNContext_ClearErrHandlers(ctx)
+    core.SUNContext_PushErrHandler(ctx, handler, None)
+    logger = POINTER()
+    if core.SUNContext_GetLogger(ctx, ctypes.byref(logger)) == 0 and logger:
+        core.SUNLogger_SetWarningFilename(logger, b"")
+    return ctx, handler
+
+
 def quoted_messages(messages) -> str:
     """The solver's last five messages, for an error's text."""
     if not messages:

@@ -10,7 +10,8 @@ rows by ``IDAGetSolution`` into the columns of the run's
 :class:`~physlib.analysis.simulation.output_rows.RowBlock`) and comes back to Python only for
 what needs it: a crossing (the event is located and handled in Python), the target, a full
 row block, an output time exactly at a step, a failed step, or every YIELD_STEPS steps (the
-progress line, the step limit).
+progress line, the step limit). A time event it reaches it takes itself where the event takes
+its quick course (:mod:`.compiled_time_events`), and runs on to the next.
 Where the C library is unavailable (see :mod:`.callbacks`) the Python loop runs instead.
 """
 from __future__ import annotations
@@ -21,12 +22,13 @@ import time
 import numpy as np
 
 from .callbacks import buffer_address, library
+from .compiled_time_events import CompiledTimeEvents, Course
 
 YIELD_STEPS = 1000       # steps the C loop takes before it reports back
 FIRST_COLUMNS = 16       # columns of the row block made ready before the first call
 
 # physlib_advance's answers (enum in c/sundials_callbacks.c)
-REACHED, CROSSED, BLOCK_FULL, ROW_AT_STEP, STALLED, YIELD, NO_INTERPOLATION = range(7)
+REACHED, CROSSED, BLOCK_FULL, ROW_AT_STEP, STALLED, YIELD, NO_INTERPOLATION, EVENTS_FULL = range(8)
 
 P = ctypes.c_void_p
 
@@ -43,7 +45,7 @@ class Run(ctypes.Structure):
                 ("target", ctypes.c_double), ("below", ctypes.c_double), ("t_prev", ctypes.c_double),
                 ("t_now", ctypes.c_double), ("pending", ctypes.c_int),
                 ("steps", ctypes.c_long), ("steps_since_output", ctypes.c_long),
-                ("yield_steps", ctypes.c_long)]
+                ("yield_steps", ctypes.c_long), ("stepped", ctypes.c_int), ("course", ctypes.POINTER(Course))]
 
 
 def _address(function) -> int:
@@ -84,6 +86,8 @@ class CompiledStepping:
         # the check's p (the run's modes), copied per row where the block keeps one per row
         c.p, c.n_p = inputs[2].ctypes.data, block.P.shape[0]
         self._ref = ctypes.byref(c)
+        # the time events the loop may take itself
+        self.time_events = CompiledTimeEvents(run, evaluate, buffer_address) if run.time_events else None
 
     def call(self, target: float) -> int:
         """One call of the C loop towards ``target`` from the run's current state; the run's
@@ -98,15 +102,17 @@ class CompiledStepping:
         c.t_now, c.next_output, c.steps = solver.t_now, run.next_output, 0
         c.rows = block.count
         c.row_capacity = block.ensure(min(block.count + len(self.grid) - run.next_output, FIRST_COLUMNS))
-        c.steps_since_output = run.steps
+        c.steps_since_output, c.stepped = run.steps, solver.stepped
+        c.course = self.time_events.prepare() if self.time_events is not None else None
         started = time.perf_counter()
         status = self.advance(self._ref)
         run.solver_seconds += time.perf_counter() - started
         run.next_output, block.count, run.steps = c.next_output, c.rows, c.steps_since_output
+        restarted = c.course and self.time_events.take()        # time events the loop took
         # The references the last step's guards were checked against (updated after every
         # step without a crossing), as the Python loop keeps them.
         run.g, run.mask = inputs[4].copy(), inputs[5] > 0.5
-        solver.advanced(c.t_now, stepped=c.steps > 0)
+        solver.advanced(c.t_now, stepped=c.stepped if restarted else c.steps > 0)
         return status
 
     def grow(self) -> bool:

@@ -292,11 +292,22 @@ class HybridStepper:
         if answer is None:
             return None
         z, rounds, g, rates = answer
-        for p_round in rounds:              # each round's mode changes, as iterate_modes makes them
+        self.take_rounds(t, rounds)
+        return z, g, rates
+
+    @property
+    def quick_course(self) -> QuickTimeEvents | None:
+        """The quick course of time events (:meth:`quick_time_event`) once made, else None."""
+        return self._quick or None
+
+    def take_rounds(self, t, rounds) -> None:
+        """The mode changes of a time event at t taken in the quick course, each round's as
+        :meth:`iterate_modes` makes them: ``rounds``, the parameter vector after each round
+        (its mode slots read)."""
+        for p_round in rounds:
             count_event("event_iterations")
             for event in set_modes(self._requests.among(p_round, self.p), self.p, t, "time"):
                 self._record(event)
-        return z, g, rates
 
     def _no_solution(self, t, x, z, changed, err) -> PhyslibError:
         """The error for modes whose equations have no (unique) solution: the components that

@@ -27,9 +27,9 @@ import numpy as np
 
 from ...core.errors import SimulationError
 from .event_location import crossing_in_last_step, estimate_in_step, released_guards
-from .integrators import MAX_STEPS_PER_OUTPUT, runaway
+from .integrators import MAX_STEPS_PER_OUTPUT, TOO_MANY_STEPS, stopped
 from .algebraic_sampler import AlgebraicSampler
-from .compiled_stepping import (BLOCK_FULL, CROSSED, NO_INTERPOLATION, REACHED, ROW_AT_STEP,
+from .compiled_stepping import (BLOCK_FULL, CROSSED, EVENTS_FULL, NO_INTERPOLATION, REACHED, ROW_AT_STEP,
                                 STALLED, YIELD, CompiledStepping)
 from .events import HybridStepper
 from .run_stats import count, current as current_stats, phase
@@ -73,9 +73,10 @@ class _HybridRun:
         # Rows around events go into the result only on the default output grid.
         self.event_record = None if user_grid else self.record
         self.time_events, self.run_end = run_events(model, p, t0, t_end)
+        self.lefts, self.event_index = [left_limit(te, t0, t_end) for te in self.time_events], 0
         self.stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                                      max_events=max_events, projection=projection, step=self._probe,
-                                     probe_stops=[left_limit(te, t0, t_end) for te in self.time_events] + [self.run_end])
+                                     probe_stops=self.lefts + [self.run_end])
         system = model.system
         if len(system.state_pos):
             # time derivatives among the algebraic variables get their own atol, and no
@@ -108,10 +109,13 @@ class _HybridRun:
         self._restart_unless_running()
 
     def run(self) -> None:
-        for stop in self.time_events:
-            self.next_stop = stop
-            self._run_to(left_limit(stop, self.t0, self.t_end))
-            self._time_event(stop)
+        events = self.time_events
+        while self.event_index < len(events):
+            self.next_stop = events[self.event_index]
+            self._run_to(self.target())     # the C loop may take time events on the way
+            if self.event_index < len(events):
+                self._time_event(events[self.event_index])
+                self.event_index += 1
         self.next_stop = self.t_end
         self._run_to(self.run_end)
         if self.run_end < self.t_end:
@@ -122,13 +126,23 @@ class _HybridRun:
         self._output_through(self.t_end, lambda t: (self.x, self.z))
         self._flush_rows()
 
-    def record(self, *row) -> None:
-        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending
-        (:meth:`RowBlock.hold <.output_rows.RowBlock.hold>`)."""
+    def record(self, *row, position: int | None = None) -> None:
+        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending, or
+        after the first ``position`` of them (:meth:`RowBlock.hold <.output_rows.RowBlock.hold>`)."""
         if (block := getattr(self.solver, "row_block", None)) is not None and block.count:
-            block.hold(row)
+            block.hold(row, position)
         else:
             self._record_row(*row)
+
+    def target(self) -> float:
+        """Where the run goes next: the left limit of the time event ahead, or its end."""
+        return self.lefts[self.event_index] if self.event_index < len(self.lefts) else self.run_end
+
+    def restarted_at(self, t, x, z) -> None:
+        """The compiled loop took the time events before ``event_index``, the last at t, and
+        restarted the solver from (x, z) there."""
+        self.t, self.x, self.z, self.x_started, self.started = t, x, z, x, (t, x.tobytes(), self.stepper.p.tobytes())
+        self.next_stop = self.time_events[self.event_index] if self.event_index < len(self.time_events) else self.t_end
 
     def _flush_rows(self) -> None:
         """Complete and record the rows waiting in the solver's row block, with the rows held
@@ -153,7 +167,7 @@ class _HybridRun:
             t_prev = self.t
             self.steps += 1
             if self.steps > MAX_STEPS_PER_OUTPUT:
-                raise self._too_many_steps()
+                raise self._stuck(TOO_MANY_STEPS)
             started = time.perf_counter()
             try:
                 t_n = solver.step(target)
@@ -184,9 +198,10 @@ class _HybridRun:
         compiled, solver = self.compiled, self.solver
         while self.t < target:
             status = compiled.call(target)
+            target = self.target()          # a later one where the loop took time events
             if self.steps > MAX_STEPS_PER_OUTPUT:
-                raise self._too_many_steps()
-            if status in (REACHED, YIELD):
+                raise self._stuck(TOO_MANY_STEPS)
+            if status in (REACHED, YIELD, EVENTS_FULL):
                 self.t, (self.x, self.z) = solver.t_now, solver.current()
                 if self.stats is not None:
                     self.stats.reached(self.t)
@@ -209,22 +224,10 @@ class _HybridRun:
                 except SimulationError as err:
                     raise self._stuck(str(err)) from None
 
-    def _too_many_steps(self) -> SimulationError:
-        return self._stuck(f"more than {MAX_STEPS_PER_OUTPUT} solver steps since the last event or "
-                           "output time (give more output points with t_eval, or the model chatters)")
-
     def _stuck(self, reason: str) -> SimulationError:
-        """The error for a run that cannot go on: the solution diverges (a state grew a
-        thousandfold beyond its start since the last start) or ``reason``."""
-        x_now, _ = self.solver.current()
-        grown = runaway(self.x_started, x_now) if len(x_now) else None
-        text = f"{self.stepper.solver} stopped at t = {self.solver.t_now:.6g} s"
-        if grown is None:
-            return SimulationError(f"{text}: {reason}")
-        name = self.stepper.model.states[grown]
-        return SimulationError(
-            f"{text}: the solution diverges: {name} reached {x_now[grown]:.4g} and grows without bound. "
-            f"Check the signs and parameters of the equations that drive {name}")
+        """The error for a run that cannot go on (:func:`~.integrators.stopped`)."""
+        return stopped(self.stepper.solver, self.solver.t_now, reason, self.x_started, self.solver.current()[0],
+                       self.stepper.model.states)
 
     def _state_event(self, t_prev, t_n, x_n, z_n, g_n) -> None:
         """A guard crossed within the last step (t_prev, t_n]: locate the crossing on the step's
@@ -310,17 +313,14 @@ class _HybridRun:
         count("solver_starts")
         self.steps = 0
         rates = consistent_rates(self.stepper.system, x, z, self.stepper.p, t) if rates is None else rates
-        # The first step after an event: half the size the solver had planned before it (fewer
-        # error-test failures than the whole, measured on the buck converter). The state is
-        # consistent in the new modes, so their fast dynamics start at rest and rarely need the
-        # solver's own cautious first step (which it falls back to if this one fails). A planned
-        # step of rounding size (the last step cut short to land on a stop) would not move the
-        # time at all: the solver's own first step then.
+        # The first step after an event: half the one planned before it (fewer error-test
+        # failures than the whole on the buck converter; the state is consistent in the new
+        # modes, their fast dynamics at rest), else (a planned step of rounding size, cut
+        # short to land on a stop) the solver's own, to which it falls back if this one fails.
         first = 0.5 * self.solver.h_next
         self.solver.restart(t, x, z, self.stepper.p, rates,
                             first_step=first if first > 1e3 * EPS * abs(t) else 0.0)
-        self.x_started = x.copy()
-        self.started = (t, x.tobytes(), self.stepper.p.tobytes())
+        self.x_started, self.started = x.copy(), (t, x.tobytes(), self.stepper.p.tobytes())
 
     def _count_solver(self) -> None:
         """Add the solver's counters since its last start to the run's statistics."""

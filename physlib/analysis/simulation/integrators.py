@@ -42,6 +42,8 @@ from .tolerances import absolute_tolerances
 log = logger("physlib.solver")
 
 MAX_STEPS_PER_OUTPUT = 50_000   # solver steps between two output points before giving up
+TOO_MANY_STEPS = (f"more than {MAX_STEPS_PER_OUTPUT} solver steps since the last event or output time "
+                  "(give more output points with t_eval, or the model chatters)")
 FIRST_TIME = 1e-14              # IDAS's first requested time, as a fraction of the interval
 MIN_GAP = 1e-6                  # smallest output gap in τ (CasADi merges outputs < 1e-9 apart)
 LEAD_TIME_CONSTANTS = 100.0     # IDAS's first output: this many fastest time constants ahead
@@ -275,6 +277,19 @@ def runaway(x_start, x_reached, factor: float = 1e3):
     growth = np.abs(x_reached) / (np.abs(x_start) + 1.0)
     i = int(np.argmax(growth))
     return i if growth[i] > factor else None
+
+
+def stopped(solver: str, t: float, reason: str, x_started, x_now, states) -> SimulationError:
+    """The error for a hybrid run that cannot go on at t [s]: the solution diverges (a state
+    grew a thousandfold beyond ``x_started``, where the solver last started) or ``reason``."""
+    grown = runaway(x_started, x_now) if len(x_now) else None
+    text = f"{solver} stopped at t = {t:.6g} s"
+    if grown is None:
+        return SimulationError(f"{text}: {reason}")
+    name = states[grown]
+    return SimulationError(
+        f"{text}: the solution diverges: {name} reached {x_now[grown]:.4g} and grows without bound. "
+        f"Check the signs and parameters of the equations that drive {name}")
 
 
 class StartFailure(SimulationError):

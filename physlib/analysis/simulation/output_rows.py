@@ -99,14 +99,16 @@ class RowBlock:
         self.H[first:k] = h
         self.count = k
 
-    def hold(self, row) -> None:
+    def hold(self, row, position: int | None = None) -> None:
         """Keep a row (t, x, z, p[, t_value]) recorded after the pending rows (at an event, at
-        a step) until they are completed: a copy, as the run goes on with its arrays and modes.
-        Completing the rows costs one call of the row function whatever their number, and at
-        each event of a switching converter the block holds a row or two."""
+        a step), or after the first ``position`` of them (an event the compiled loop took), until
+        they are completed: a copy, as the run goes on with its arrays and modes. Completing the
+        rows costs one call of the row function whatever their number, and at each event of a
+        switching converter the block holds a row or two."""
         t, x, z, p, *t_value = row
-        self._held.append((self.count, (t, np.array(x, dtype=float), np.array(z, dtype=float),
-                                        np.array(p, dtype=float), *t_value)))
+        self._held.append((self.count if position is None else position,
+                           (t, np.array(x, dtype=float), np.array(z, dtype=float), np.array(p, dtype=float),
+                            *t_value)))
 
     def flush(self, record_block, record_row) -> None:
         """Complete the pending rows and pass them, in time order, to ``record_block(times, X,

@@ -41,9 +41,9 @@ from .output_rows import RowBlock
 from .stepping_functions import LinearResidual, buffered, rebuffered, stepping_functions
 from .time_scale import least_first_step
 from .linear_solvers import linear_solver
-from ..common.sundials_library import (ERR_FN, CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP,
-                               MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, check_flag, libraries,
-                               quoted_messages, vector_view)
+from ..common.sundials_library import (CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP,
+                                       MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, check_flag,
+                                       counter_getters, libraries, quoted_messages, solver_context, vector_view)
 
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
 
@@ -86,8 +86,10 @@ class Stepper:
             self._native = functions        # asked at each solver start for their C twins
         self._row, self._row_vectors = None, ()     # the row function between steps: _rows()
         self.messages: list[str] = []
+        self._counters = None               # counters(), made on first use
 
-        self.ctx = ctx = self._create_context(core)
+        self.ctx, self._err = solver_context(core, self._on_error)    # the handler kept alive
+        ctx = self.ctx
         self.y, self.yp = nvec.N_VNew_Serial(n, ctx), nvec.N_VNew_Serial(n, ctx)
         self.dky = nvec.N_VNew_Serial(n, ctx)
         self.rtol, self.atol = rtol, atol
@@ -110,20 +112,6 @@ class Stepper:
         # Output rows between steps, completed in blocks (IDA), each with its parameter vector
         # unless ``rows_keep_p`` is False (a run whose parameter vector cannot change).
         self.row_block = RowBlock(self, system.dae.size1_in(2) if rows_keep_p else 0) if self.ida else None
-
-    def _create_context(self, core):
-        """A SUNDIALS context whose error messages go to ``self.messages``."""
-        ctx = POINTER()
-        check_flag(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
-        self._err = ERR_FN(self._on_error)
-        core.SUNContext_ClearErrHandlers(ctx)
-        core.SUNContext_PushErrHandler(ctx, self._err, None)
-        # SUNDIALS' warnings (t + h = t near a blow-up, say) would go to stderr: a run prints
-        # nothing, and what they warn of ends the run with a named error instead.
-        logger = POINTER()
-        if core.SUNContext_GetLogger(ctx, ctypes.byref(logger)) == 0 and logger:
-            core.SUNLogger_SetWarningFilename(logger, b"")
-        return ctx
 
     def _create_solver(self, ctx, rtol, atol, max_step, own_test):
         """IDA's or CVODE's memory (BDF), set up with the callbacks, tolerances, linear solver
@@ -238,6 +226,28 @@ class Stepper:
             self.recover(flag, self._tret.value)
             return self._solve(t_out, t_stop, one_step)
         self.advanced(self._tret.value, stepped=True)
+
+    def parameter_inputs(self):
+        """The residual's and Jacobian's parameter vectors, for a compiled loop that restarts
+        the solver itself (:mod:`.compiled_time_events`); None where only :meth:`restart` may:
+        Python callbacks, a linear model's, or C twins still counted toward at restarts."""
+        if self._native is not None or self._res is None or not self.compiled_callbacks or not self.ida:
+            return None
+        return self._res[2][2], self._jac[2][1]
+
+    def restarted(self, t: float, y, yp, first_step: float, stop: float) -> None:
+        """A compiled loop restarted the solver at t from (y, y') with the calls of
+        :meth:`restart` (its parameter vector p changed in place) and set its stop time."""
+        self._start, self.first_step, self._stop = (t, y.copy(), yp.copy()), first_step, stop
+        self.t_now, self._stepped = t, False
+        self.messages.clear()
+        if self._row is not None:
+            self._row[2][2][:] = self.p
+
+    @property
+    def stepped(self) -> bool:
+        """Whether a step was taken since the last restart."""
+        return self._stepped
 
     def set_stop(self, t_stop: float) -> None:
         """The time the solver's steps must not pass [s]."""
@@ -357,19 +367,9 @@ class Stepper:
     def counters(self) -> dict:
         """The solver's counters since its last restart (SUNDIALS resets them at each one, so
         they are read before one; every event reads them: the getters are looked up once)."""
-        getters = self.__dict__.get("_getters")
-        if getters is None:
-            prefix, value = "IDAGet" if self.ida else "CVodeGet", ctypes.c_long()
-            names = {"nsteps": "NumSteps", "nfevals": "NumResEvals" if self.ida else "NumRhsEvals",
-                     "nlinsetups": "NumLinSolvSetups", "netfails": "NumErrTestFails",
-                     "nniters": "NumNonlinSolvIters"}
-            getters = self._getters = ([(k, getattr(self.lib, prefix + n)) for k, n in names.items()], value)
-        functions, value = getters
-        reference, out = ctypes.byref(value), {}
-        for key, function in functions:
-            function(self.mem, reference)
-            out[key] = value.value
-        return out
+        if self._counters is None:
+            self._counters = counter_getters(self.lib, self.solver)
+        return self._counters(self.mem)
 
     def close(self) -> None:
         if getattr(self, "mem", None) is None:

@@ -181,12 +181,18 @@ int physlib_cvode_jacobian(double t, void *y, void *fy, void *J, void *user, voi
  * interpolates the output rows the step passed into a block's columns (IDAGetSolution: y and
  * y'), returning to Python only when something needs it: a guard crossed, the target reached,
  * the block full, a row exactly at a step, a failed step, or `yield_steps` steps taken (for
- * the progress line and the step limit). The layout of PhyslibRun is mirrored in
- * physlib.analysis.simulation.callbacks (ctypes.Structure); keep both in step. */
+ * the progress line and the step limit). Where the run has a PhyslibCourse, a target that is
+ * a time event's left limit is not an end: the event is taken here when it takes its quick
+ * course (physlib_time_event below) and the loop runs on to the next. The layouts of
+ * PhyslibRun and PhyslibCourse are mirrored in physlib.analysis.simulation.compiled_stepping
+ * and .compiled_time_events (ctypes.Structure); keep them in step. */
 
 typedef int (*IdaSolve)(void *mem, double tout, double *tret, void *yret, void *ypret, int itask);
 typedef int (*IdaGetSolution)(void *mem, double t, void *y, void *yp);
 typedef int (*IdaGetLastStep)(void *mem, double *h);
+typedef int (*IdaReInit)(void *mem, double t0, void *y, void *yp);
+typedef int (*IdaSetReal)(void *mem, double value);        /* IDASetInitStep, IDASetStopTime */
+typedef int (*IdaGetLong)(void *mem, long *value);          /* IDA's counters */
 
 enum {
     RUN_REACHED = 0,        /* t_now >= target, guards checked, outputs through target done */
@@ -195,8 +201,54 @@ enum {
     RUN_ROW_AT_STEP = 3,    /* grid[next_output] == t_now: record the step's own row, call again */
     RUN_STALLED = 4,        /* a step that no longer moves the time */
     RUN_YIELD = 5,          /* yield_steps steps taken */
-    RUN_NO_INTERPOLATION = 6
+    RUN_NO_INTERPOLATION = 6,
+    RUN_EVENTS_FULL = 7     /* the course's event records are full: Python takes them, calls again */
 };
+
+#define N_COUNTERS 5            /* IDA's steps, residual evaluations, setups, error test fails, iterations */
+#define EPS 2.220446049250313e-16
+
+/* A time event's quick course in C (physlib.analysis.simulation.quick_time_events.
+   QuickTimeEvents and the run's restart after it, operation for operation), and what Python
+   needs to record each event taken: its rows, its rounds' mode codes, the solver's counters. */
+typedef struct {
+    /* the run's time events and their left limits; `next` is the one ahead; the run's end */
+    const double *times, *left;
+    long n_events, next;
+    double run_end;
+    int user_grid;          /* rows around events only at output times */
+    /* the solver */
+    IdaReInit reinit;
+    IdaSetReal set_init_step, set_stop_time;
+    IdaGetLastStep current_step;
+    IdaGetLong counter[N_COUNTERS];
+    long counts[N_COUNTERS];            /* summed over the solver segments ended here */
+    double *res_p, *jac_p;              /* the residual's and Jacobian's parameter vectors */
+    long n_p;
+    /* the unrolled Newton solve (z, x, p, t) -> (z_next, done) */
+    void *newton;
+    double *nw_z, *nw_x, *nw_p, *nw_t, *nw_z_next, *nw_done;
+    /* one round (x, z, p, pre, t, band) -> (p_next, g, rates, flags) */
+    void *round;
+    double *rd_x, *rd_z, *rd_p, *rd_pre, *rd_t, *rd_band, *rd_p_next, *rd_g, *rd_rates, *rd_flags;
+    const long *slots;                  /* the mode slots of p */
+    long n_slots;
+    double zero_band;
+    long quick_rounds, unrolled_calls;  /* QUICK_ROUNDS, and UNROLLED_CALLS of a solve */
+    double *p_now;                      /* n_p values of scratch */
+    /* the events taken since Python last looked */
+    long capacity, taken;
+    double *ev_t;
+    long *ev_rows;                      /* the block's rows before the event's own */
+    long *ev_rounds;                    /* rounds that changed modes */
+    double *ev_codes;                   /* capacity x quick_rounds x n_slots: codes after each */
+    double *ev_y;                       /* capacity x n: x and z at the left limit */
+    double *ev_z;                       /* capacity x nz: z after the event */
+    long *ev_row_after;                 /* whether the row after it is recorded */
+    /* the last restart, for a retry when its first step fails: t, y, y', first step */
+    double start_t, start_h;
+    double *start_y, *start_yp;
+} PhyslibCourse;
 
 typedef struct {
     BufferEval eval;
@@ -225,6 +277,8 @@ typedef struct {
     double target, below, t_prev, t_now;
     int pending;            /* the outputs of the last step are not done */
     long steps, steps_since_output, yield_steps;
+    int stepped;            /* a step taken since the solver's last start */
+    PhyslibCourse *course;  /* time events taken here, or NULL */
 } PhyslibRun;
 
 static int run_outputs(PhyslibRun *r) {
@@ -248,6 +302,113 @@ static int run_outputs(PhyslibRun *r) {
     return RUN_REACHED;
 }
 
+static int all_finite(const double *v, long n) {
+    for (long i = 0; i < n; ++i)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+/* FastFunction.iterate of the unrolled Newton solve from the z, x, p and t in its inputs:
+   1 if it converged (its z_next the solution), 0 where Python's general solve would go on */
+static int solve_z(PhyslibRun *r, PhyslibCourse *c, long nz) {
+    for (long calls = 0; calls < c->unrolled_calls; ++calls) {
+        r->eval(c->newton);
+        if (*c->nw_done != 0.0) return 1;
+        if (!all_finite(c->nw_z_next, nz)) return 0;
+        memcpy(c->nw_z, c->nw_z_next, (size_t)nz * sizeof(double));
+    }
+    return 0;
+}
+
+/* The time event ahead at the run's point, its left limit: QuickTimeEvents.__call__ and then
+   _HybridRun._time_event's rows and restart. RUN_REACHED where it does not take the quick
+   course (nothing changed: Python takes the event), -1 taken, or a failed IDAReInit's flag. */
+static int time_event(PhyslibRun *r, PhyslibCourse *c) {
+    long k = c->next, n = r->n, nx = r->nx, nz = n - nx, np_ = c->n_p, ns = c->n_slots;
+    size_t dx = (size_t)nx * sizeof(double), dz = (size_t)nz * sizeof(double), dp = (size_t)np_ * sizeof(double);
+    double te = c->times[k], h_next = 0.0;
+    /* the restart's first step: half the planned one, which must be known and not rounding */
+    if (!r->stepped || c->current_step(r->mem, &h_next) != 0 || !(0.5 * h_next > 1e3 * EPS * fabs(te)))
+        return RUN_REACHED;
+    if (r->next_output < r->n_grid && r->grid[r->next_output] < te) return RUN_REACHED;
+    double *y = r->array(r->y), *yp = r->array(r->yp);
+    memcpy(c->nw_z, y + nx, dz);
+    memcpy(c->nw_x, y, dx);
+    memcpy(c->nw_p, r->p, dp);
+    *c->nw_t = te;
+    if (!solve_z(r, c, nz)) return RUN_REACHED;
+    memcpy(c->p_now, r->p, dp);
+    double *codes = c->ev_codes + c->taken * c->quick_rounds * ns;
+    long rounds = 0;
+    for (;;) {
+        memcpy(c->rd_x, y, dx);
+        memcpy(c->rd_z, c->nw_z_next, dz);
+        memcpy(c->rd_p, c->p_now, dp);
+        memcpy(c->rd_pre, r->p, dp);
+        *c->rd_t = te;
+        *c->rd_band = c->zero_band;
+        r->eval(c->round);
+        if (c->rd_flags[2] == 0.0) return RUN_REACHED;         /* outputs not finite */
+        if (c->rd_flags[0] == 0.0) break;                       /* nothing more changes */
+        if (c->rd_flags[1] == 0.0 || rounds == c->quick_rounds) return RUN_REACHED;
+        for (long s = 0; s < ns; ++s) {
+            c->p_now[c->slots[s]] = c->rd_p_next[c->slots[s]];
+            codes[rounds * ns + s] = c->p_now[c->slots[s]];
+        }
+        rounds += 1;
+        memcpy(c->nw_z, c->nw_z_next, dz);
+        memcpy(c->nw_x, y, dx);
+        memcpy(c->nw_p, c->p_now, dp);
+        *c->nw_t = te;
+        if (!solve_z(r, c, nz)) return RUN_REACHED;
+    }
+    if (c->rd_flags[3] != 0.0) return RUN_REACHED;             /* a guard to settle */
+    /* taken: its record (the rows around it are Python's to make) */
+    long e = c->taken++;
+    c->ev_t[e] = te;
+    c->ev_rows[e] = r->rows;
+    c->ev_rounds[e] = rounds;
+    memcpy(c->ev_y + e * n, y, (size_t)n * sizeof(double));
+    memcpy(c->ev_z + e * nz, c->nw_z_next, dz);
+    c->ev_row_after[e] = 0;
+    if (r->next_output < r->n_grid && r->grid[r->next_output] == te) {
+        c->ev_row_after[e] = 1;
+        r->next_output += 1;
+    } else if (!c->user_grid)
+        c->ev_row_after[e] = 1;
+    /* the new modes everywhere the run reads them; the guards watched from here, none masked */
+    memcpy(r->p, c->p_now, dp);
+    memcpy(c->res_p, c->p_now, dp);
+    memcpy(c->jac_p, c->p_now, dp);
+    memcpy(r->g_ref, c->rd_g, (size_t)r->n_guards * sizeof(double));
+    for (long i = 0; i < r->n_guards; ++i) r->mask[i] = 0.0;
+    /* the restart (_HybridRun._restart, Stepper.restart): the counters of the segment ended,
+       the consistent point with the round's rates (z' = 0 where they are not finite) */
+    for (int i = 0; i < N_COUNTERS; ++i) {
+        long value = 0;
+        c->counter[i](r->mem, &value);
+        c->counts[i] += value;
+    }
+    memcpy(y + nx, c->nw_z_next, dz);
+    memcpy(yp, c->rd_rates, (size_t)n * sizeof(double));
+    if (c->rd_flags[4] == 0.0)
+        for (long i = nx; i < n; ++i) yp[i] = 0.0;
+    c->start_t = te;
+    c->start_h = 0.5 * h_next;
+    memcpy(c->start_y, y, (size_t)n * sizeof(double));
+    memcpy(c->start_yp, yp, (size_t)n * sizeof(double));
+    int flag = c->reinit(r->mem, te, r->y, r->yp);
+    if (flag != 0) return flag < 0 ? flag : -flag;
+    c->set_init_step(r->mem, c->start_h);
+    r->t_prev = r->t_now = te;
+    r->stepped = 0;
+    r->steps_since_output = 0;
+    c->next = k + 1;
+    r->target = r->below = c->next < c->n_events ? c->left[c->next] : c->run_end;
+    c->set_stop_time(r->mem, r->target);
+    return -1;
+}
+
 int physlib_advance(PhyslibRun *r) {
     long taken = 0;
     size_t nx = (size_t)r->nx, nz = (size_t)(r->n - r->nx), ng = (size_t)r->n_guards;
@@ -256,7 +417,14 @@ int physlib_advance(PhyslibRun *r) {
             int status = run_outputs(r);
             if (status != RUN_REACHED) return status;
             r->pending = 0;
-            if (r->t_now >= r->target) return RUN_REACHED;
+        }
+        if (r->t_now >= r->target) {
+            PhyslibCourse *c = r->course;
+            if (!c || c->next >= c->n_events || r->target != c->left[c->next]) return RUN_REACHED;
+            int status = time_event(r, c);
+            if (status != -1) return status;
+            if (c->taken == c->capacity) return RUN_EVENTS_FULL;
+            continue;
         }
         if (taken >= r->yield_steps) return RUN_YIELD;
         double tret = r->t_now;
@@ -264,10 +432,11 @@ int physlib_advance(PhyslibRun *r) {
         if (flag < 0) return flag;
         r->t_prev = r->t_now;
         r->t_now = tret;
+        r->stepped = 1;
         r->steps += 1;
         r->steps_since_output += 1;
         taken += 1;
-        if (tret < r->target && tret - r->t_prev <= 4 * 2.220446049250313e-16 * fabs(tret))
+        if (tret < r->target && tret - r->t_prev <= 4 * EPS * fabs(tret))
             return RUN_STALLED;
         double *y = r->array(r->y);
         memcpy(r->check_x, y, nx * sizeof(double));
