@@ -273,6 +273,21 @@ def test_a_brake_pressed_on_a_disc_at_rest_sticks_at_once():
     assert_matches_reference(spec, chain, ssr.solve(chain, HORIZON, [0.0] * chain.n, w0))
 
 
+def test_a_brake_whose_torque_passes_its_limit_between_steps_breaks_away():
+    # Found by the random test above: shaft 0 held at rest by the brake, the clutch behind it
+    # slipping at its constant torque; the brake's torque (16.04 N m plus a 10 N m sine at 2 Hz)
+    # exceeds its 25.73 N m limit from t = 1.105 s to 1.145 s. The states were linear in time
+    # there and the solver took 0.09 s steps over the whole excursion: the brake stayed stuck
+    # (a wrong run without a word). A run's steps are now at most 1/50 of its inputs' period.
+    spec = {"J": [0.375, 2.0], "w0": [19.0, 2.0], "joints": [("clutch", 0.594, 1.0, 27.0, 0.0, 40.0, 1.0)],
+            "torques": {0: (10.0, 2.0, 0.0)}, "brake": (0, 0.438, 1.25, 47.0, 0.5)}
+    chain, w0 = _reference_chain(spec)
+    reference = ssr.solve(chain, HORIZON, [0.0] * chain.n, w0)
+    assert not reference.grazing
+    assert ("brake", 0, 1) in [e[1:] for e in _by_instant(reference.events)]
+    assert_matches_reference(spec, chain, reference)
+
+
 def assert_matches_reference(spec, chain, reference):
     """physlib's run of the chain ``spec`` has the reference solution's mode events, instant
     by instant, at its times and with its speeds (``chain``: the reference's chain)."""
