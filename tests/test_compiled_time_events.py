@@ -89,3 +89,17 @@ def test_edges_the_c_loop_declines_are_taken_by_python_where_the_loop_stopped(mo
     assert 0 < taken < 119
     assert_same_run(in_c, python)
     assert_same_statistics(in_c, python)
+
+
+def test_the_segments_the_c_loop_ends_count_toward_the_solver_s_c_twins(monkeypatch):
+    # The solver's residual and Jacobian are built in C once a model's runs have evaluated the
+    # residual HOT_EVALUATIONS times, counted at each restart; the restarts the C loop makes
+    # count too (a first version left them out: a PWM run stayed on CasADi's virtual machine).
+    from physlib.analysis.simulation import stepping_functions as functions_module
+    monkeypatch.setattr(functions_module, "HOT_EVALUATIONS", 10 ** 9)
+    sim = buck(Diode("D1", Is=1e-14, N=1.0, Rs=10e-3)).compile()
+    counted, taken = run(sim, monkeypatch, in_c=True)
+    assert taken > 100
+    functions = functions_module.stepping_functions(sim.system, "idas")
+    # every segment's evaluations, those of the segments the C loop ended included
+    assert functions.evaluations == counted.stats["residual_evaluations"]

@@ -45,6 +45,20 @@ def switch_times(res, closed: int) -> np.ndarray:
                      and e.after["closed"] == closed])
 
 
+def test_a_run_with_as_many_time_events_as_rounds_compiles_its_transitions_at_its_first():
+    # 100 periods: 199 PWM edges ahead, each at least a round: traced at the first round (the
+    # start's iteration), not after 64 rounds taken the general way. A run of 3 edges does not
+    # pay for the tracing.
+    short = buck().compile()
+    short.simulate(2 / F_SW)
+    assert "compiled_transitions" not in short.system.cache
+    assert short.system.cache["transition_rounds"] >= 3
+    sim = buck().compile()
+    sim.simulate(100 / F_SW)
+    assert sim.system.cache.get("compiled_transitions")
+    assert sim.system.cache["transition_rounds"] == 1
+
+
 @pytest.mark.parametrize("run", [1, 2])
 def test_every_run_of_a_compiled_model_switches_at_every_pwm_edge(run):
     # 100 periods: 200 switch events, far past the rounds after which the transitions run

@@ -6,8 +6,7 @@ the new modes, a round that changes nothing) and a restart of the solver from th
 rates that course gives. Called from Python, an edge cost about 90 µs, of which the compiled
 functions take a few: 36 ms of the 10 ms Shockley buck's 399 edges, more than its integration.
 Where the run has taken an edge the quick way already (so its compiled functions exist) and the
-solver's residual and Jacobian are settled (their C twins serve, nothing more is counted at a
-restart), the C loop takes each edge it reaches itself: the same FunctionBuffers in the same
+solver's callbacks are compiled, the C loop takes each edge it reaches itself: the same FunctionBuffers in the same
 order (:class:`~.quick_time_events.QuickTimeEvents` operation for operation), the same IDA
 calls as :meth:`Stepper.restart <physlib.analysis.simulation.sundials.Stepper.restart>`, so the
 run is the same bit for bit. It declines, changing nothing, wherever Python's quick course
@@ -149,14 +148,14 @@ class CompiledTimeEvents:
             if self.ev_row_after[e]:
                 run.record(te, y[:nx], self.ev_z[e], stepper.p, position=position)
         count("solver_starts", n=taken)
-        stats = current_stats()
-        if stats is not None:
-            stats.add_solver_counters(dict(zip(COUNTERS, c.counts)))
+        counters = dict(zip(COUNTERS, c.counts))
+        if (stats := current_stats()) is not None:
+            stats.add_solver_counters(counters)
         for k in range(len(COUNTERS)):
             c.counts[k] = 0
         run.event_index = c.next
         run.restarted_at(c.start_t, self.start_y[:nx].copy(), self.start_y[nx:].copy())
-        solver.restarted(c.start_t, self.start_y, self.start_yp, c.start_h, run.target())
+        solver.restarted(c.start_t, self.start_y, self.start_yp, c.start_h, run.target(), counters["nfevals"])
         return True
 
 

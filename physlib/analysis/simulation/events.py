@@ -52,7 +52,7 @@ class HybridStepper:
     """Integrates a compiled model with modes from event to event."""
 
     def __init__(self, model, p, *, solver, rtol, atol, event_tol, max_events, projection, step,
-                 probe_stops=()):
+                 probe_stops=(), time_events: int = 0):
         self.model = model
         self.system = model.system
         self.p = p.copy()
@@ -65,7 +65,7 @@ class HybridStepper:
         self._check = None                 # the buffers of step_check, made on first use
         self._hybrid = hybrid_instances(model)
         self._sampled = [inst for inst in self._hybrid if inst.discrete_slot]
-        self._requests = ModeRequests(model, self._hybrid)
+        self._requests = ModeRequests(model, self._hybrid, expected_rounds=time_events)
         self._quick = None                 # see quick_time_event
         self.chattering: list[float] = []  # times of the released-guard events in a row
         self.has_states = len(self.system.state_pos) > 0

@@ -76,7 +76,7 @@ class _HybridRun:
         self.lefts, self.event_index = [left_limit(te, t0, t_end) for te in self.time_events], 0
         self.stepper = HybridStepper(model, p, solver=solver, rtol=rtol, atol=atol, event_tol=event_tol,
                                      max_events=max_events, projection=projection, step=self._probe,
-                                     probe_stops=self.lefts + [self.run_end])
+                                     probe_stops=self.lefts + [self.run_end], time_events=len(self.lefts))
         system = model.system
         if len(system.state_pos):
             # time derivatives among the algebraic variables get their own atol, and no

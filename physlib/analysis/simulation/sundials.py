@@ -158,10 +158,11 @@ class Stepper:
         if not self.compiled_callbacks:
             self._native = None             # the Python callbacks keep CasADi's virtual machine
 
-    def _count_evaluations(self) -> None:
-        """Count this solver segment's residual evaluations toward the residual's and Jacobian's
-        C twins; evaluate by them once built (:meth:`.stepping_functions.SteppingFunctions.native`)."""
-        built = self._native.native(self.counters()["nfevals"])
+    def _count_evaluations(self, evaluations: int | None = None) -> None:
+        """Count this solver segment's residual evaluations (or ``evaluations``) toward the
+        residual's and Jacobian's C twins; evaluate by them once built
+        (:meth:`.stepping_functions.SteppingFunctions.native`)."""
+        built = self._native.native(self.counters()["nfevals"] if evaluations is None else evaluations)
         if built is not None:           # the twins, or False: none will come (no more counting)
             self._native = None
         if built:
@@ -229,15 +230,19 @@ class Stepper:
 
     def parameter_inputs(self):
         """The residual's and Jacobian's parameter vectors, for a compiled loop that restarts
-        the solver itself (:mod:`.compiled_time_events`); None where only :meth:`restart` may:
-        Python callbacks, a linear model's, or C twins still counted toward at restarts."""
-        if self._native is not None or self._res is None or not self.compiled_callbacks or not self.ida:
+        the solver itself (:mod:`.compiled_time_events`); None where only :meth:`restart` may
+        (Python callbacks, a linear model's residual)."""
+        if self._res is None or not self.compiled_callbacks or not self.ida:
             return None
         return self._res[2][2], self._jac[2][1]
 
-    def restarted(self, t: float, y, yp, first_step: float, stop: float) -> None:
+    def restarted(self, t: float, y, yp, first_step: float, stop: float, evaluations: int) -> None:
         """A compiled loop restarted the solver at t from (y, y') with the calls of
-        :meth:`restart` (its parameter vector p changed in place) and set its stop time."""
+        :meth:`restart` (its parameter vector p changed in place) and set its stop time; the
+        segments it ended took ``evaluations`` of the residual (counted toward its C twins,
+        which serve from the loop's next call once built: the same arrays, new buffers)."""
+        if self._native is not None:
+            self._count_evaluations(evaluations)
         self._start, self.first_step, self._stop = (t, y.copy(), yp.copy()), first_step, stop
         self.t_now, self._stepped = t, False
         self.messages.clear()
