@@ -229,18 +229,16 @@ class Stepper:
         self.advanced(self._tret.value, stepped=True)
 
     def parameter_inputs(self):
-        """The residual's and Jacobian's parameter vectors, for a compiled loop that restarts
-        the solver itself (:mod:`.compiled_time_events`); None where only :meth:`restart` may
-        (Python callbacks, a linear model's residual)."""
+        """The residual's and Jacobian's parameter vectors, for a compiled loop that restarts the
+        solver itself (:mod:`.compiled_time_events`); None for Python callbacks or a linear model."""
         if self._res is None or not self.compiled_callbacks or not self.ida:
             return None
         return self._res[2][2], self._jac[2][1]
 
     def restarted(self, t: float, y, yp, first_step: float, stop: float, evaluations: int) -> None:
-        """A compiled loop restarted the solver at t from (y, y') with the calls of
-        :meth:`restart` (its parameter vector p changed in place) and set its stop time; the
-        segments it ended took ``evaluations`` of the residual (counted toward its C twins,
-        which serve from the loop's next call once built: the same arrays, new buffers)."""
+        """A compiled loop restarted the solver at t from (y, y') as :meth:`restart` does (p changed
+        in place) and set its stop time; the segments it ended took ``evaluations`` of the
+        residual, counted toward its C twins (they serve from the loop's next call once built)."""
         if self._native is not None:
             self._count_evaluations(evaluations)
         self._start, self.first_step, self._stop = (t, y.copy(), yp.copy()), first_step, stop
@@ -249,10 +247,7 @@ class Stepper:
         if self._row is not None:
             self._row[2][2][:] = self.p
 
-    @property
-    def stepped(self) -> bool:
-        """Whether a step was taken since the last restart."""
-        return self._stepped
+    stepped = property(lambda self: self._stepped, doc="Whether a step was taken since the last restart.")
 
     def set_stop(self, t_stop: float) -> None:
         """The time the solver's steps must not pass [s]."""
