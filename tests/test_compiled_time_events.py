@@ -103,3 +103,25 @@ def test_the_segments_the_c_loop_ends_count_toward_the_solver_s_c_twins(monkeypa
     functions = functions_module.stepping_functions(sim.system, "idas")
     # every segment's evaluations, those of the segments the C loop ended included
     assert functions.evaluations == counted.stats["residual_evaluations"]
+
+
+def test_the_rows_of_the_edges_the_c_loop_took_sit_among_the_interpolated_ones_in_time_order(shockley_buck,
+                                                                                            monkeypatch):
+    # The rows around each edge (just before it, in the old mode; just after it, in the new)
+    # come back from the C loop in one piece and are put among the block's interpolated rows
+    # at the positions they had: time order, two rows at each edge, the switch's mode from
+    # its events on either side.
+    res, taken = run(shockley_buck, monkeypatch, in_c=True)
+    assert taken > 100
+    assert np.all(np.diff(res.t) >= 0)
+    closed = res["S1.closed"]
+    for event in (e for e in res.events if e.component == "S1" and e.cause == "time"):
+        at = np.flatnonzero(res.t == event.t)
+        assert len(at) == 2, event
+        assert [closed[at[0]], closed[at[1]]] == [event.before["closed"], event.after["closed"]]
+    switchings = [e for e in res.events if e.component == "S1"]       # the first at t = 0 ("initial")
+    edges = np.array([e.t for e in switchings])
+    between = ~np.isin(res.t, edges)
+    k = np.searchsorted(edges, res.t[between], side="right")
+    # between two edges the mode is the one the earlier edge set
+    assert np.array_equal(closed[between], np.array([e.after["closed"] for e in switchings])[k - 1])

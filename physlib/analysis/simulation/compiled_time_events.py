@@ -133,28 +133,45 @@ class CompiledTimeEvents:
             return False
         c.taken = 0
         stepper, solver, nx = run.stepper, run.solver, run.solver.nx
-        slots = self.slots
+        # each event's mode changes, and the parameter vectors before and after it
+        p_after = np.empty((len(stepper.p), taken + 1))
+        p_after[:, 0] = stepper.p
         for e in range(taken):
-            te, position, y = float(self.ev_t[e]), int(self.ev_rows[e]), self.ev_y[e]
-            count("events", "time")
-            if not run.user_grid:
-                run.record(te, y[:nx], y[nx:], stepper.p, float(self.left[c.next - taken + e]), position=position)
             rounds = []
             for codes in self.ev_codes[e, :self.ev_rounds[e]]:
                 p_round = stepper.p.copy()
-                p_round[slots] = codes
+                p_round[self.slots] = codes
                 rounds.append(p_round)
-            stepper.take_rounds(te, rounds)
-            if self.ev_row_after[e]:
-                run.record(te, y[:nx], self.ev_z[e], stepper.p, position=position)
+            stepper.take_rounds(float(self.ev_t[e]), rounds)
+            p_after[:, e + 1] = stepper.p
+        count("events", "time", n=taken)
+        # the rows just before each (default grid) and after it, in that order, each event's
+        # among the interpolated rows where it was taken
+        first = c.next - taken
+        left = self.ev_y[:taken].T
+        after = np.concatenate([left[:nx], self.ev_z[:taken].T])
+        before_rows = np.zeros(taken, bool) if run.user_grid else np.ones(taken, bool)
+        take_rows = np.column_stack([before_rows, self.ev_row_after[:taken] != 0]).ravel()
+        Y = np.stack([left, after], axis=2).reshape(left.shape[0], 2 * taken)[:, take_rows]
+        P = np.stack([p_after[:, :-1], p_after[:, 1:]], axis=2).reshape(p_after.shape[0], 2 * taken)[:, take_rows]
+        times = np.repeat(self.ev_t[:taken], 2)[take_rows]
+        t_values = np.column_stack([self.left[first:c.next], self.ev_t[:taken]]).ravel()[take_rows]
+        if take_rows.any():
+            if solver.row_block.count:
+                solver.row_block.hold_columns(np.repeat(self.ev_rows[:taken], 2)[take_rows], times, Y, P, t_values)
+            else:
+                run.record_block(times.tolist(), Y[:nx], Y[nx:], P, t_values.tolist())
         count("solver_starts", n=taken)
         counters = dict(zip(COUNTERS, c.counts))
         if (stats := current_stats()) is not None:
             stats.add_solver_counters(counters)
         for k in range(len(COUNTERS)):
             c.counts[k] = 0
+        # the run as _HybridRun._restart leaves it, at the last event taken
         run.event_index = c.next
-        run.restarted_at(c.start_t, self.start_y[:nx].copy(), self.start_y[nx:].copy())
+        run.next_stop = run.time_events[c.next] if c.next < len(run.time_events) else run.t_end
+        run.t, run.x, run.z = c.start_t, self.start_y[:nx].copy(), self.start_y[nx:].copy()
+        run.x_started, run.started = run.x, (run.t, run.x.tobytes(), stepper.p.tobytes())
         solver.restarted(c.start_t, self.start_y, self.start_yp, c.start_h, run.target(), counters["nfevals"])
         return True
 

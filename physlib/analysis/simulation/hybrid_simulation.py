@@ -45,8 +45,9 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
                     event_tol, max_events, projection, record, record_block):
     """Run from t0 to t_end with state and time events; calls ``record(t, x, z, p[, t_value])``
     (t_value: the time at which outputs are evaluated, the left limit just before a time event)
-    and, for rows interpolated between solver steps, ``record_block(times, X, Z, P)`` (one
-    column per row; P None for a model without modes, whose parameter vector is p throughout).
+    and, for rows interpolated between solver steps and rows held among them,
+    ``record_block(times, X, Z, P[, t_values])`` (one column per row; P None for a model without
+    modes, whose parameter vector is p throughout).
     Returns the list of events."""
     run = _HybridRun(model, p, t0, t_end, grid, user_grid, (record, record_block), solver=solver, rtol=rtol,
                      atol=atol, max_step=max_step, event_tol=event_tol, max_events=max_events,
@@ -69,7 +70,7 @@ class _HybridRun:
         self.t0, self.t_end, self.user_grid = t0, t_end, user_grid
         # Rows interpolated between steps wait in the solver's row block; a row recorded
         # meanwhile waits there too, and they reach ``record`` in time order.
-        self._record_row, self._record_block = record
+        self.record_row, self.record_block = record
         # Rows around events go into the result only on the default output grid.
         self.event_record = None if user_grid else self.record
         self.time_events, self.run_end = run_events(model, p, t0, t_end)
@@ -132,23 +133,17 @@ class _HybridRun:
         if (block := getattr(self.solver, "row_block", None)) is not None and block.count:
             block.hold(row, position)
         else:
-            self._record_row(*row)
+            self.record_row(*row)
 
     def target(self) -> float:
         """Where the run goes next: the left limit of the time event ahead, or its end."""
         return self.lefts[self.event_index] if self.event_index < len(self.lefts) else self.run_end
 
-    def restarted_at(self, t, x, z) -> None:
-        """The compiled loop took the time events before ``event_index``, the last at t, and
-        restarted the solver from (x, z) there."""
-        self.t, self.x, self.z, self.x_started, self.started = t, x, z, x, (t, x.tobytes(), self.stepper.p.tobytes())
-        self.next_stop = self.time_events[self.event_index] if self.event_index < len(self.time_events) else self.t_end
-
     def _flush_rows(self) -> None:
         """Complete and record the rows waiting in the solver's row block, with the rows held
         among them: when the block is full, and at the end."""
         if (block := getattr(self.solver, "row_block", None)) is not None and block.count:
-            block.flush(self._record_block, self._record_row)
+            block.flush(self.record_block)
 
     def finish(self) -> None:
         self._count_solver()

@@ -55,7 +55,7 @@ class RowBlock:
         # later runs in this thread where their arrays are small (KEPT_MAP_ENTRIES)
         kept = n * BLOCK <= KEPT_MAP_ENTRIES
         self._maps: dict = _thread_maps(stepper.system) if kept else {}
-        self._held: list = []           # (rows of the block before it, a row's arguments)
+        self._held: list = []           # (positions, times, [x; z], p, t_values) of rows held
 
     def ensure(self, columns: int) -> int:
         """Make the SUNDIALS vectors of the first ``columns`` columns (at most BLOCK); returns
@@ -101,43 +101,64 @@ class RowBlock:
 
     def hold(self, row, position: int | None = None) -> None:
         """Keep a row (t, x, z, p[, t_value]) recorded after the pending rows (at an event, at
-        a step), or after the first ``position`` of them (an event the compiled loop took), until
-        they are completed: a copy, as the run goes on with its arrays and modes. Completing the
-        rows costs one call of the row function whatever their number, and at each event of a
-        switching converter the block holds a row or two."""
+        a step), or after the first ``position`` of them, until they are completed: a copy, as
+        the run goes on with its arrays and modes. Completing the rows costs one call of the
+        row function whatever their number, and at each event of a switching converter the
+        block holds a row or two."""
         t, x, z, p, *t_value = row
-        self._held.append((self.count if position is None else position,
-                           (t, np.array(x, dtype=float), np.array(z, dtype=float), np.array(p, dtype=float),
-                            *t_value)))
+        self.hold_columns([self.count if position is None else position], [t], np.concatenate([x, z])[:, None],
+                          np.array(p, dtype=float)[:, None], [t_value[0] if t_value else t])
 
-    def flush(self, record_block, record_row) -> None:
-        """Complete the pending rows and pass them, in time order, to ``record_block(times, X,
-        Z, P)`` (columns: rows; P their parameter vectors, None when none are kept), and the
-        rows held among them to ``record_row(*row)``."""
+    def hold_columns(self, positions, times, Y, P, t_values) -> None:
+        """Keep rows given as columns (Y: [x; z], P: their parameter vectors), each after the
+        first ``positions[k]`` pending rows (in the order given where positions are equal), with
+        the times ``t_values`` at which their outputs are evaluated: the rows around the time
+        events a compiled loop took, in one piece. The arrays are kept: pass new ones."""
+        self._held.append((np.asarray(positions), np.asarray(times, dtype=float), Y, P,
+                           np.asarray(t_values, dtype=float)))
+
+    def flush(self, record_block) -> None:
+        """Complete the pending rows and pass them, with the rows held among them in time
+        order, to ``record_block(times, X, Z, P, t_values)`` (columns: rows; P their parameter
+        vectors, None when none are kept; t_values None when they are the times)."""
         k, nx = self.count, self.stepper.nx
         if not k:
             return
         self.count = 0
         held, self._held = self._held, []
         # Completed in chunks of BLOCK, BLOCK/2, ... rows (one call of a mapped row function
-        # each), passed on in runs between the held rows.
+        # each), then the held rows put in among them.
         chunks, done, size = [], 0, BLOCK
         while done < k:
             while size > k - done:
                 size //= 2
             chunks.append((done, self._complete(done, size)))
             done += size
-        start = 0
-        for cut, row in [*held, (k, None)]:
+        keep_p = self.P.shape[0] > 0
+        if not held:
             for first, X in chunks:
-                a, b = max(start, first), min(cut, first + X.shape[1])
-                if a < b:
-                    P = self.P[:, a:b].copy(order="F") if self.P.shape[0] else None
-                    columns = X[:, a - first:b - first]
-                    record_block(self.T[a:b].tolist(), columns[:nx], columns[nx:], P)
-            start = cut
-            if row is not None:
-                record_row(*row)
+                b = first + X.shape[1]
+                record_block(self.T[first:b].tolist(), X[:nx], X[nx:],
+                             self.P[:, first:b].copy(order="F") if keep_p else None)
+            return
+        X = chunks[0][1] if len(chunks) == 1 else np.concatenate([X for _, X in chunks], axis=1)
+        positions, times, Y, P, t_values = (np.concatenate([h[i] for h in held], axis=-1) for i in range(5))
+        order = np.argsort(positions, kind="stable")
+        positions, times, Y, P, t_values = positions[order], times[order], Y[:, order], P[:, order], t_values[order]
+        # held row j goes after the block's first positions[j] rows and the held rows before it
+        m = len(positions)
+        to_held = positions + np.arange(m)
+        to_block = np.arange(k) + np.searchsorted(positions, np.arange(k), side="right")
+        out = np.empty((X.shape[0], k + m), order="F")
+        out[:, to_block], out[:, to_held] = X, Y
+        T, TV = np.empty(k + m), np.empty(k + m)
+        T[to_block], T[to_held] = self.T[:k], times
+        TV[to_block], TV[to_held] = self.T[:k], t_values
+        rows_p = None
+        if keep_p:
+            rows_p = np.empty((self.P.shape[0], k + m), order="F")
+            rows_p[:, to_block], rows_p[:, to_held] = self.P[:, :k], P
+        record_block(T.tolist(), out[:nx], out[nx:], rows_p, TV.tolist())
 
     def _complete(self, start: int, size: int) -> np.ndarray:
         """Rows start..start+size−1 through the row function, mapped over the columns: the

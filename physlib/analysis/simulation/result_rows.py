@@ -28,12 +28,12 @@ class ResultRows:
             self.ps.append(np.array(p, dtype=float).reshape(-1, 1))
         self.t_values.append(t if t_value is None else t_value)
 
-    def add_block(self, times, X, Z, P=None) -> None:
+    def add_block(self, times, X, Z, P=None, t_values=None) -> None:
         """Rows at ``times``, the columns of X (states), Z (algebraic variables) and P (their
-        parameter vectors, where the run keeps them). The rows keep X, Z and P: pass arrays
-        nothing changes afterwards."""
+        parameter vectors, where the run keeps them), their outputs evaluated at ``t_values``
+        (default: the times). The rows keep X, Z and P: pass arrays nothing changes afterwards."""
         self.times.extend(times)
-        self.t_values.extend(times)
+        self.t_values.extend(times if t_values is None else t_values)
         self.xs.append(X)
         self.zs.append(Z)
         if P is not None and self.keep_p:
