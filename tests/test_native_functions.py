@@ -169,6 +169,26 @@ def test_the_solver_s_residual_and_jacobian_in_c_take_the_virtual_machine_s_step
 
 
 @needs_compiler
+def test_twins_an_earlier_process_built_serve_a_model_from_its_first_solver_start(tmp_path, monkeypatch):
+    # A new process (a new compile of the model: its own count of evaluations) whose run is too
+    # short to make the model hot steps with the twins an earlier one built, from its first
+    # restart; where none were built, nothing is built for a short run.
+    short = 1e-4                                    # a few hundred residual evaluations
+    served = []
+    native = stepping_functions.SteppingFunctions.native
+    monkeypatch.setattr(stepping_functions.SteppingFunctions, "native",
+                        lambda self, n: served.append(native(self, n)) or served[-1])
+    shockley_buck().simulate(short)
+    assert not any(served) and not (tmp_path / "functions").exists()
+    shockley_buck().simulate(2e-3)                 # hot: the twins asked for and built
+    _wait_for(lambda: all(list((tmp_path / "functions").glob(f"{name}-*.so"))
+                          for name in ("ida_residual", "ida_jacobian")))
+    served.clear()
+    shockley_buck().simulate(short)
+    assert served and served[0], "the short run did not step with the twins built before"
+
+
+@needs_compiler
 def test_a_twin_is_named_for_its_target_machine(monkeypatch):
     # A home folder (and its cache) shared by an x86-64 and an ARM machine: each builds and
     # loads its own library, never the other's.

@@ -74,10 +74,10 @@ class NativeTwin:
         return self._function
 
 
-def native_twin(function: cs.Function, folder: str) -> NativeTwin | None:
+def native_twin(function: cs.Function, folder: str, build: bool = True) -> NativeTwin | None:
     """The C twin of the SX function ``function``, kept in ``folder`` of physlib's cache: loaded
-    at once if a process built it before, else its build started in the background. None where
-    none can be made (see the module's notes)."""
+    at once if a process built it before, else its build started in the background (not with
+    ``build`` False: then None). None where none can be made (see the module's notes)."""
     from ...assembly.template_cache import cache_root
     if (_switch("PHYSLIB_PYTHON_CALLBACKS", False) or not _switch("PHYSLIB_NATIVE_FUNCTIONS", True)
             or sys.platform == "win32"
@@ -96,6 +96,8 @@ def native_twin(function: cs.Function, folder: str) -> NativeTwin | None:
                          .encode()).hexdigest()[:16]
     twin = NativeTwin(function.name(), root / folder / f"{function.name()}-{key}.so")
     if not twin.path.exists():
+        if not build:
+            return None
         generator = cs.CodeGenerator(function.name(), {"with_header": False})
         generator.add(function)
         try:

@@ -94,6 +94,7 @@ class SteppingFunctions:
         self.linear = None
         self.evaluations = 0        # residual evaluations of the model's stepped runs so far
         self._twins = None          # (residual, Jacobian) C twins once asked for; False: none
+        self._looked = False        # whether twins an earlier process built were looked for
         # Affine in the unknowns with a J constant in time: every class's equations say so
         # (their derivatives read no variable and not time; CasADi's derivative of sign(v) or
         # floor(v) is 0, so a symbolic J alone could not tell).
@@ -157,8 +158,17 @@ class SteppingFunctions:
         self.evaluations += evaluations
         if self._twins is None:
             if self.evaluations < HOT_EVALUATIONS:
-                return None
-            twins = (native_twin(self.residual, "functions"), native_twin(self.jacobian, "functions"))
+                # not hot yet, but built by an earlier process: they serve at once (a Shockley
+                # buck's first 70 edges in CasADi's virtual machine cost 3 ms of its 40)
+                if self._looked:
+                    return None
+                self._looked = True
+                twins = (native_twin(self.residual, "functions", build=False),
+                         native_twin(self.jacobian, "functions", build=False))
+                if None in twins:
+                    return None
+            else:
+                twins = (native_twin(self.residual, "functions"), native_twin(self.jacobian, "functions"))
             self._twins = twins if None not in twins else False
         if not self._twins:
             return False
