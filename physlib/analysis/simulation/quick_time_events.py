@@ -15,7 +15,9 @@ event in rounds of a solve and that call, up to :data:`QUICK_ROUNDS` rounds that
 (an ideal-diode buck's edge: the switch, then the diode) and the one that changes nothing,
 when that is its whole course: the mode codes whole, the outputs finite, and no guard in the
 zero band (settling has nothing to look at). Otherwise the general event iteration runs from
-the start; both give the same numbers, computed by the same operations.
+the start; both give the same numbers, computed by the same operations. The C stepping loop
+takes the same course itself at the edges it reaches, with the same functions
+(:mod:`.compiled_time_events`); Python takes it at the edges the loop leaves to it.
 """
 from __future__ import annotations
 
