@@ -61,6 +61,38 @@ def test_a_simulation_imports_no_other_analysis(tmp_path):
         assert other not in modules, other
 
 
+BUCK = textwrap.dedent("""
+    import json, sys
+    from physlib import Model
+    from physlib.components.electrical import Capacitor, Diode, Ground, Inductor, Resistor, Switch, VoltageSource
+    from physlib.components.signals import PWM
+
+    m = Model("buck")
+    src, gnd = m.add(VoltageSource("Vin", V=24.0)), m.add(Ground("gnd"))
+    switch = m.add(Switch("S1", control=PWM(f=20e3, duty=0.5), Ron=0.01, Goff=1e-6))
+    diode = m.add(Diode("D1", Is=1e-14, N=1.0, Rs=0.01))
+    choke, cap, load = m.add(Inductor("L1", L=1e-4)), m.add(Capacitor("C1", C=1e-4)), m.add(Resistor("R", R=5.0))
+    m.connect(src.p, switch.p)
+    m.connect(switch.n, diode.n, choke.p)
+    m.connect(choke.n, cap.p, load.p)
+    m.connect(src.n, diode.p, cap.n, load.n, gnd.p)
+    res = m.compile().simulate(1e-3)
+    print(json.dumps({"modules": sorted(sys.modules), "events": len(res.events)}))
+""")
+
+
+def test_a_switching_run_imports_what_it_uses(tmp_path):
+    # A hybrid run loads neither the fixed-step solvers, nor operating points (res.at), units
+    # shown or CSV (res.to_csv), nor the projection of mode constraints it has none of, nor
+    # the C build's command-line quoting: each is imported where it is first used.
+    out = run(BUCK, tmp_path)
+    assert out["events"] >= 39
+    for unused in ("physlib.analysis.simulation.fixed_step", "physlib.analysis.linear.operating_point",
+                   "physlib.analysis.common.display_units", "physlib.analysis.common.projection", "csv",
+                   "shlex"):
+        assert unused not in out["modules"], unused
+
+
 def test_every_public_name_still_imports_from_the_package():
     for name in physlib.__all__:
         assert getattr(physlib, name) is not None, name

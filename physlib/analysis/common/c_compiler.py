@@ -7,7 +7,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ def c_compiler() -> list[str]:
     """The C compiler command: ``$CC`` if set, else the first of cc, gcc, clang on the PATH.
     No compiler is an :class:`~physlib.core.errors.ExportError` saying what to install."""
     if os.environ.get("CC"):
+        import shlex            # only for a compiler given in $CC
         command = shlex.split(os.environ["CC"])
         if shutil.which(command[0]):
             return command

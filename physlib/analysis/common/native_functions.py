@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import shutil
 import sys
 import time
@@ -126,6 +125,7 @@ def _start_build(source: str, compiler: list[str], path: Path) -> None:
             return
         lock.unlink(missing_ok=True)        # a build that died: start again
         os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    import shlex
     stem = f".{path.name}.{os.getpid()}"
     c_file, partial = path.parent / f"{stem}.c", path.parent / f"{stem}.partial"
     c_file.write_text(source)

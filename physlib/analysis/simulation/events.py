@@ -32,12 +32,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import InitializationError, ModeSettlingError, PhyslibError
+from ...core.lazy import lazy_module
 from ..common.fast_call import fast
 from ..common.hybrid_components import (Event, hybrid_instances, max_mode_rounds,
                                         no_crossings, set_modes)
 from ..common.hybrid_functions import impacts_first_function
 from ..common.initialization import solve_algebraic
-from ..common.projection import constraint_jacobian, energy_matrix, energy_projection, naive_projection
 from ..common.start_values import check_finite
 from .event_storms import chattering_storm, crowded_storm
 from .event_trace import NO_TRACE, current_trace
@@ -46,6 +46,8 @@ from .mode_requests import ModeRequests
 from .quick_time_events import QuickTimeEvents
 from .run_stats import count as count_event
 from .stepping_functions import buffered
+
+projection = lazy_module("physlib.analysis.common.projection")     # for models with mode constraints
 
 
 class HybridStepper:
@@ -355,11 +357,11 @@ class HybridStepper:
         # keeps its velocity for good, so 1e-10 m/s left at the event is a drift for ever.
         if not len(rows) or np.all(h[rows] == target):
             return x
-        J = constraint_jacobian(self.system, x, z, self.p, t)[rows]
+        J = projection.constraint_jacobian(self.system, x, z, self.p, t)[rows]
         d = J @ x - h[rows] + target
         if self.projection == "naive":
-            return naive_projection(x, J, d)
-        return energy_projection(x, energy_matrix(self.system, x, z, self.p, t), J, d)
+            return projection.naive_projection(x, J, d)
+        return projection.energy_projection(x, projection.energy_matrix(self.system, x, z, self.p, t), J, d)
 
     def _record(self, event: Event):
         self.events.append(event)

@@ -1,13 +1,14 @@
 """What a simulation result shows: units, pint quantities, plots, CSV and pandas tables."""
 from __future__ import annotations
 
-import csv
 import os
 
 import numpy as np
 
 from ...core.errors import ParameterError, PhyslibError
-from ..common.display_units import display_conversion, pint_quantity
+from ...core.lazy import lazy_module
+
+display_units = lazy_module("physlib.analysis.common.display_units")    # for units shown or converted
 
 
 class ResultViews:
@@ -25,7 +26,7 @@ class ResultViews:
         """``res[name]`` as a pint ``Quantity`` in its declared unit: ``res.quantity("C1.v")`` is
         in volts, ``.to("mV")`` converts. ``registry``: the pint ``UnitRegistry`` to make it with
         (default: pint's application registry). pint is optional: ``pip install pint``."""
-        return pint_quantity(self[name], self.unit(name), registry)
+        return display_units.pint_quantity(self[name], self.unit(name), registry)
 
     def plot(self, *names, ax=None, units: dict | None = None):
         """Plot the named variables over time, each labelled with its unit; returns the
@@ -43,7 +44,7 @@ class ResultViews:
         for axis, name in zip(axes, names):
             values = self[name]
             if name in units:
-                scale, shift = display_conversion(self.unit(name), units[name], name)
+                scale, shift = display_units.display_conversion(self.unit(name), units[name], name)
                 values = values * scale + shift
             unit = units.get(name) or ("mode" if self.model.mode_slot(name) is not None else self.unit(name))
             axis.plot(self.t, values, label=name)
@@ -94,6 +95,7 @@ class ResultViews:
                 self._write_csv(fh, header, columns)
 
     def _write_csv(self, fh, header, columns) -> None:
+        import csv
         writer = csv.writer(fh)
         writer.writerows(header)
         for i, tt in enumerate(self.t):

@@ -16,7 +16,9 @@ from .result_views import ResultViews
 from .sundials import Stepper
 from .tolerances import absolute_tolerances
 from ..common.interpolation import hermite, linear
-from ..linear.operating_point import OperatingPoint
+from ...core.lazy import lazy_module
+
+linear_points = lazy_module("physlib.analysis.linear.operating_point")   # for at() and operating_point()
 
 
 class SimulationResult(ResultViews):
@@ -128,7 +130,7 @@ class SimulationResult(ResultViews):
         """All paths that can be read with ``res[name]``: variables, then modes."""
         return self.model.variables + self.model.modes
 
-    def at(self, t: float) -> OperatingPoint:
+    def at(self, t: float) -> "OperatingPoint":
         """The operating point at time ``t`` [s], consistent with the model's equations.
 
         After a variable-step run, the solution is continued from the output row before ``t``
@@ -153,7 +155,7 @@ class SimulationResult(ResultViews):
         # The last row stamped at or before t: at an event time, the row just after the event.
         i = int(np.searchsorted(self.t, t, side="right")) - 1
         if self.t[i] == t:
-            return OperatingPoint(self.model, t, self.x[:, i], self.z[:, i], self._p_at(i))
+            return linear_points.OperatingPoint(self.model, t, self.x[:, i], self.z[:, i], self._p_at(i))
         # t[i] < t < t[i + 1]: row i is the last row at its stamp and row i + 1 the first at its
         # own, so both lie between the same events.
         j = i + 1
@@ -169,7 +171,7 @@ class SimulationResult(ResultViews):
                 "event) or put the times you need in t_eval")
         if self._continuation is not None and self.x.shape[0]:
             x, z = self._continue(i, t)
-            return OperatingPoint(self.model, t, x, z, p)
+            return linear_points.OperatingPoint(self.model, t, x, z, p)
         h = self.t[j] - self.t[i]
         s = (t - self.t[i]) / h
         x = self.x[:, i]
@@ -184,12 +186,12 @@ class SimulationResult(ResultViews):
             x = hermite(s, self.x[:, i], h * fa, self.x[:, j], h * fb)
         z_guess = (1 - s) * self.z[:, i] + s * self.z[:, j]
         z = solve_algebraic(system, x, z_guess, p, t, lambda k: self.model.algebraic[k])
-        return OperatingPoint(self.model, t, x, z, p)
+        return linear_points.OperatingPoint(self.model, t, x, z, p)
 
-    def operating_point(self, k: int) -> OperatingPoint:
+    def operating_point(self, k: int) -> "OperatingPoint":
         """The values at output row ``k`` as an operating point (time-dependent inputs taken at
         the row's evaluation time: the left limit for the row just before a time event)."""
-        return OperatingPoint(self.model, self._t_values[k], self.x[:, k], self.z[:, k], self.p_at(k))
+        return linear_points.OperatingPoint(self.model, self._t_values[k], self.x[:, k], self.z[:, k], self.p_at(k))
 
     def p_at(self, k: int) -> np.ndarray:
         """The parameter vector (with the modes) at output row ``k``."""

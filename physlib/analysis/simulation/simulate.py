@@ -11,7 +11,6 @@ import threading
 import numpy as np
 
 from ...core.errors import PhyslibError
-from .fixed_step import simulate_fixed
 from .hybrid_simulation import simulate_hybrid
 from ..common.initialization import consistent_start, solve_algebraic
 from .dae_points import algebraic_rows
@@ -93,6 +92,7 @@ def _run(model, options: SimulateOptions, progress: bool | None) -> SimulationRe
     with model_lock(model), recording(stats):
         try:
             if options.fixed_step:
+                from .fixed_step import simulate_fixed      # its methods and invariants: on first use
                 result = simulate_fixed(model, options)
             else:
                 result = _simulate_variable(model, options)
