@@ -87,7 +87,7 @@ class CompiledStepping:
         c.p, c.n_p = inputs[2].ctypes.data, block.P.shape[0]
         self._ref = ctypes.byref(c)
         # the time events the loop may take itself
-        self.time_events = CompiledTimeEvents(run, evaluate, buffer_address) if run.time_events else None
+        self.time_events = CompiledTimeEvents(run, buffer_address) if run.time_events else None
 
     def call(self, target: float) -> int:
         """One call of the C loop towards ``target`` from the run's current state; the run's

@@ -60,15 +60,15 @@ class CompiledTimeEvents:
     """The time events of one run (``run``: a ``_HybridRun``) that its C loop may take, and
     the recording of those it took."""
 
-    def __init__(self, run, evaluate, buffer_address):
-        self.run, self._evaluate, self._buffer_address = run, evaluate, buffer_address
+    def __init__(self, run, buffer_address):
+        self.run, self._buffer_address = run, buffer_address
         self.c = None               # the Course, made when the run can first use it
         self._functions = None      # the buffers of the quick course's functions it points at
 
     def prepare(self):
         """The Course for this call of the C loop (a pointer), or None where the loop is to stop
-        at every time event: no quick course made yet, the solver's functions not settled, or
-        no time event ahead."""
+        at every time event: no quick course made yet, the solver's callbacks in Python (or a
+        linear model's), or no time event ahead."""
         run = self.run
         quick, inputs = run.stepper.quick_course, run.solver.parameter_inputs()
         if quick is None or inputs is None or run.event_index >= len(run.time_events):

@@ -183,7 +183,7 @@ int physlib_cvode_jacobian(double t, void *y, void *fy, void *J, void *user, voi
  * the block full, a row exactly at a step, a failed step, or `yield_steps` steps taken (for
  * the progress line and the step limit). Where the run has a PhyslibCourse, a target that is
  * a time event's left limit is not an end: the event is taken here when it takes its quick
- * course (physlib_time_event below) and the loop runs on to the next. The layouts of
+ * course (time_event below) and the loop runs on to the next. The layouts of
  * PhyslibRun and PhyslibCourse are mirrored in physlib.analysis.simulation.compiled_stepping
  * and .compiled_time_events (ctypes.Structure); keep them in step. */
 
