@@ -127,11 +127,11 @@ class _HybridRun:
         self._output_through(self.t_end, lambda t: (self.x, self.z))
         self._flush_rows()
 
-    def record(self, *row, position: int | None = None) -> None:
-        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending, or
-        after the first ``position`` of them (:meth:`RowBlock.hold <.output_rows.RowBlock.hold>`)."""
+    def record(self, *row) -> None:
+        """Record a row (t, x, z, p[, t_value]) after the interpolated rows still pending
+        (:meth:`RowBlock.hold <.output_rows.RowBlock.hold>`)."""
         if (block := getattr(self.solver, "row_block", None)) is not None and block.count:
-            block.hold(row, position)
+            block.hold(row)
         else:
             self.record_row(*row)
 

@@ -99,14 +99,13 @@ class RowBlock:
         self.H[first:k] = h
         self.count = k
 
-    def hold(self, row, position: int | None = None) -> None:
+    def hold(self, row) -> None:
         """Keep a row (t, x, z, p[, t_value]) recorded after the pending rows (at an event, at
-        a step), or after the first ``position`` of them, until they are completed: a copy, as
-        the run goes on with its arrays and modes. Completing the rows costs one call of the
-        row function whatever their number, and at each event of a switching converter the
-        block holds a row or two."""
+        a step) until they are completed: a copy, as the run goes on with its arrays and modes.
+        Completing the rows costs one call of the row function whatever their number, and at
+        each event of a switching converter the block holds a row or two."""
         t, x, z, p, *t_value = row
-        self.hold_columns([self.count if position is None else position], [t], np.concatenate([x, z])[:, None],
+        self.hold_columns([self.count], [t], np.concatenate([x, z])[:, None],
                           np.array(p, dtype=float)[:, None], [t_value[0] if t_value else t])
 
     def hold_columns(self, positions, times, Y, P, t_values) -> None:
