@@ -41,7 +41,7 @@ from .output_rows import RowBlock
 from .stepping_functions import LinearResidual, buffered, rebuffered, stepping_functions
 from .time_scale import least_first_step
 from .linear_solvers import linear_solver
-from ..common.sundials_library import (CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP,
+from ..common.sundials_library import (CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP, MAX_ERROR_TEST_FAILS,
                                        MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, check_flag,
                                        counter_getters, libraries, quoted_messages, solver_context, vector_view)
 
@@ -144,7 +144,8 @@ class Stepper:
             call("SetSuppressAlg", 1)
         if max_step is not None:
             call("SetMaxStep", max_step)
-        getattr(lib, prefix + "SetMaxNumSteps")(mem, MAX_STEPS_PER_CALL)
+        for name, limit in (("SetMaxNumSteps", MAX_STEPS_PER_CALL), ("SetMaxErrTestFails", MAX_ERROR_TEST_FAILS)):
+            getattr(lib, prefix + name)(mem, limit)
         return mem
 
     # --- callbacks (called by SUNDIALS; exceptions must not escape into C) ----------------------
@@ -231,9 +232,8 @@ class Stepper:
     def parameter_inputs(self):
         """The residual's and Jacobian's parameter vectors, for a compiled loop that restarts the
         solver itself (:mod:`.compiled_time_events`); None for Python callbacks or a linear model."""
-        if self._res is None or not self.compiled_callbacks or not self.ida:
-            return None
-        return self._res[2][2], self._jac[2][1]
+        usable = self._res is not None and self.compiled_callbacks and self.ida
+        return (self._res[2][2], self._jac[2][1]) if usable else None
 
     def restarted(self, t: float, y, yp, first_step: float, stop: float, evaluations: int) -> None:
         """A compiled loop restarted the solver at t from (y, y') as :meth:`restart` does (p changed
