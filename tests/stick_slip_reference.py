@@ -226,12 +226,16 @@ def _requests(chain: Chain, t, phi, w, fired, scales, pre) -> tuple[dict, bool]:
             # It sticks when its slip reached zero, or when a slip just begun accelerates
             # against its own direction (the torque that broke it away went with another
             # element's change in the same event; one broken away by its own guard starts
-            # at zero relative acceleration when peak = 1, and rounding decides nothing).
+            # at zero relative acceleration when peak = 1, and rounding decides nothing). An
+            # element whose slip guard fired (it stuck, broke away the other way as two
+            # clutches held the shaft, and the other's break-away took the torque off it)
+            # is no such case: sliding on, its friction would drive the slip the other way.
             at_zero = abs(f.w_rel(w)) <= SIMULTANEOUS * speed_scale
             a = accelerations(chain, t, phi, w)[0]
             a_scale = np.max(np.abs(a)) + 1.0
             against = f.mode * f.w_rel(a) < -SIMULTANEOUS * a_scale
-            new = STUCK if f in fired or (at_zero and against and f not in pre["fired"]) else f.mode
+            broke_away_itself = f in pre["fired"] and pre[f] == STUCK
+            new = STUCK if f in fired or (at_zero and against and not broke_away_itself) else f.mode
         else:
             tau = lam[locked.index(f)]
             breaks = abs(tau) > f.limit(t) or f in fired
