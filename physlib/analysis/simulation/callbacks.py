@@ -103,8 +103,7 @@ def _buffer_eval() -> int:
                 break
             except OSError:         # not loaded
                 continue
-    function = getattr(library or ctypes.CDLL(candidates[0]), BUFFER_EVAL)
-    return ctypes.cast(function, ctypes.c_void_p).value
+    return function_address(getattr(library or ctypes.CDLL(candidates[0]), BUFFER_EVAL))
 
 
 def attach(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
@@ -122,47 +121,53 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
     if loaded is None:
         return None
     lib, evaluate = loaded
-    model = Model(eval=evaluate, array=ctypes.cast(core.N_VGetArrayPointer, ctypes.c_void_p).value,
-                  n=n, matrix=_address(matrix.entries),
-                  wrms_norm=ctypes.cast(core.N_VWrmsNorm, ctypes.c_void_p).value,
-                  current_iteration=ctypes.cast(core.SUNNonlinSolGetCurIter, ctypes.c_void_p).value)
+    model = Model(eval=evaluate, array=function_address(core.N_VGetArrayPointer),
+                  n=n, matrix=array_address(matrix.entries),
+                  wrms_norm=function_address(core.N_VWrmsNorm),
+                  current_iteration=function_address(core.SUNNonlinSolGetCurIter))
     if matrix.colind is not None:       # the large kinds: the pattern (the linear residual's too)
-        model.colind, model.row = _address(matrix.colind), _address(matrix.row)
+        model.colind, model.row = array_address(matrix.colind), array_address(matrix.row)
     if matrix.kind == "sparse":         # ... written again into the matrix at each evaluation
-        model.matrix_colind, model.matrix_row = _address(matrix.matrix_colind), _address(matrix.matrix_row)
+        model.matrix_colind, model.matrix_row = array_address(matrix.matrix_colind), array_address(matrix.matrix_row)
         model.pattern_columns = matrix.colind.size - 1
     elif matrix.kind == "band":
-        model.place = _address(matrix.place)
+        model.place = array_address(matrix.place)
     if linear is None:
         _attach_functions(model, ida, residual, jacobian)
     else:
         off_buffer, _, (_, off_t), (off_out,) = linear.offset
-        model.lin_values, model.off = _address(linear.values), buffer_address(off_buffer)
-        model.off_t, model.off_out = _address(off_t), _address(off_out)
-        model.rows_with_rates, model.lin_diagonal = linear.rows_with_rates, _address(linear.diagonal)
-        model.jac_out, model.jac_size = _address(linear.jacobian_out), linear.jacobian_out.size
+        model.lin_values, model.off = array_address(linear.values), buffer_address(off_buffer)
+        model.off_t, model.off_out = array_address(off_t), array_address(off_out)
+        model.rows_with_rates, model.lin_diagonal = linear.rows_with_rates, array_address(linear.diagonal)
+        model.jac_out, model.jac_size = array_address(linear.jacobian_out), linear.jacobian_out.size
     if ida:
         return RES_FN(("physlib_ida_residual", lib)), IDA_JAC_FN(("physlib_ida_jacobian", lib)), model, \
             NEWTON_TEST_FN(("physlib_ida_newton_test", lib))
     return RHS_FN(("physlib_cvode_rhs", lib)), CV_JAC_FN(("physlib_cvode_jacobian", lib)), model, None
 
 
-def _address(array) -> int:
+def array_address(array) -> int:
+    """The C address of a NumPy array's data."""
     return array.ctypes.data
+
+
+def function_address(function) -> int:
+    """The C address of a ctypes function (a library's symbol or a callback)."""
+    return ctypes.cast(function, ctypes.c_void_p).value
 
 
 def _attach_functions(model, ida: bool, residual, jacobian) -> None:
     """The buffered residual and Jacobian functions' addresses into the C ``model``."""
     res_buffer, _, res_in, res_out = residual
     jac_buffer, _, jac_in, jac_out = jacobian
-    model.res, model.res_out, model.res_check = buffer_address(res_buffer), _address(res_out[0]), _address(res_out[1])
-    model.jac, model.jac_out, model.jac_size = buffer_address(jac_buffer), _address(jac_out[0]), jac_out[0].size
+    model.res, model.res_out, model.res_check = buffer_address(res_buffer), array_address(res_out[0]), array_address(res_out[1])
+    model.jac, model.jac_out, model.jac_size = buffer_address(jac_buffer), array_address(jac_out[0]), jac_out[0].size
     if ida:             # residual (y, y', p, t); Jacobian (y, p, t, cj)
-        model.res_y, model.res_yp, model.res_t = _address(res_in[0]), _address(res_in[1]), _address(res_in[3])
-        model.jac_y, model.jac_t, model.jac_cj = _address(jac_in[0]), _address(jac_in[2]), _address(jac_in[3])
+        model.res_y, model.res_yp, model.res_t = array_address(res_in[0]), array_address(res_in[1]), array_address(res_in[3])
+        model.jac_y, model.jac_t, model.jac_cj = array_address(jac_in[0]), array_address(jac_in[2]), array_address(jac_in[3])
     else:               # (x, p, t)
-        model.res_y, model.res_t = _address(res_in[0]), _address(res_in[2])
-        model.jac_y, model.jac_t = _address(jac_in[0]), _address(jac_in[2])
+        model.res_y, model.res_t = array_address(res_in[0]), array_address(res_in[2])
+        model.jac_y, model.jac_t = array_address(jac_in[0]), array_address(jac_in[2])
 
 
 def newton_solver(core, mem, ida, y, ctx, test, user_data):

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from .callbacks import buffer_address, library
+from .callbacks import buffer_address, function_address, library
 from .compiled_time_events import CompiledTimeEvents, Course
 
 YIELD_STEPS = 1000       # steps the C loop takes before it reports back
@@ -48,10 +48,6 @@ class Run(ctypes.Structure):
                 ("yield_steps", ctypes.c_long), ("stepped", ctypes.c_int), ("course", ctypes.POINTER(Course))]
 
 
-def _address(function) -> int:
-    return ctypes.cast(function, ctypes.c_void_p).value
-
-
 class CompiledStepping:
     """physlib_advance bound to one run: its solver, step check, output grid and row block."""
 
@@ -73,9 +69,9 @@ class CompiledStepping:
         buffer, _, inputs, outputs = self.check
         self.grid = np.ascontiguousarray(run.grid, dtype=float)
         ida = solver.lib
-        c = self.c = Run(eval=evaluate, array=_address(solver.core.N_VGetArrayPointer), mem=solver.mem,
-                         solve=_address(ida.IDASolve), get_solution=_address(ida.IDAGetSolution),
-                         get_last_step=_address(ida.IDAGetLastStep), y=solver.y, yp=solver.yp,
+        c = self.c = Run(eval=evaluate, array=function_address(solver.core.N_VGetArrayPointer), mem=solver.mem,
+                         solve=function_address(ida.IDASolve), get_solution=function_address(ida.IDAGetSolution),
+                         get_last_step=function_address(ida.IDAGetLastStep), y=solver.y, yp=solver.yp,
                          n=solver.n, nx=solver.nx, check=buffer_address(buffer),
                          n_guards=len(outputs[0]), grid=self.grid.ctypes.data, n_grid=len(self.grid),
                          yield_steps=YIELD_STEPS)
@@ -87,7 +83,7 @@ class CompiledStepping:
         c.p, c.n_p = inputs[2].ctypes.data, block.P.shape[0]
         self._ref = ctypes.byref(c)
         # the time events the loop may take itself
-        self.time_events = CompiledTimeEvents(run, buffer_address) if run.time_events else None
+        self.time_events = CompiledTimeEvents(run) if run.time_events else None
 
     def call(self, target: float) -> int:
         """One call of the C loop towards ``target`` from the run's current state; the run's

@@ -26,6 +26,7 @@ import ctypes
 import numpy as np
 
 from ..common.sundials_library import COUNTER_GETTERS, COUNTERS
+from .callbacks import array_address, buffer_address, function_address
 from ..common import initialization
 from . import quick_time_events
 from .run_stats import count, current as current_stats
@@ -52,16 +53,12 @@ class Course(ctypes.Structure):
                 ("start_t", REAL), ("start_h", REAL), ("start_y", P), ("start_yp", P)]
 
 
-def _address(array: np.ndarray) -> int:
-    return array.ctypes.data
-
-
 class CompiledTimeEvents:
     """The time events of one run (``run``: a ``_HybridRun``) that its C loop may take, and
     the recording of those it took."""
 
-    def __init__(self, run, buffer_address):
-        self.run, self._buffer_address = run, buffer_address
+    def __init__(self, run):
+        self.run = run
         self.c = None               # the Course, made when the run can first use it
         self._functions = None      # the buffers of the quick course's functions it points at
 
@@ -96,31 +93,31 @@ class CompiledTimeEvents:
         self.ev_row_after = np.zeros(CAPACITY, LONGS)
         self.start_y, self.start_yp = np.zeros(n), np.zeros(n)
         ida = solver.lib
-        c = self.c = Course(times=_address(self.times), left=_address(self.left), n_events=len(self.times),
+        c = self.c = Course(times=array_address(self.times), left=array_address(self.left), n_events=len(self.times),
                             run_end=run.run_end, user_grid=int(run.user_grid),
-                            reinit=_function(ida.IDAReInit), set_init_step=_function(ida.IDASetInitStep),
-                            set_stop_time=_function(ida.IDASetStopTime),
-                            current_step=_function(ida.IDAGetCurrentStep),
-                            res_p=_address(parameter_inputs[0]), jac_p=_address(parameter_inputs[1]), n_p=n_p,
-                            slots=_address(self.slots), n_slots=n_slots, zero_band=run.stepper.zero_band,
+                            reinit=function_address(ida.IDAReInit), set_init_step=function_address(ida.IDASetInitStep),
+                            set_stop_time=function_address(ida.IDASetStopTime),
+                            current_step=function_address(ida.IDAGetCurrentStep),
+                            res_p=array_address(parameter_inputs[0]), jac_p=array_address(parameter_inputs[1]), n_p=n_p,
+                            slots=array_address(self.slots), n_slots=n_slots, zero_band=run.stepper.zero_band,
                             quick_rounds=rounds, unrolled_calls=initialization.UNROLLED_CALLS,
-                            p_now=_address(self.p_now), capacity=CAPACITY)
+                            p_now=array_address(self.p_now), capacity=CAPACITY)
         for k, name in enumerate(COUNTER_GETTERS["idas"]):
-            c.counter[k] = _function(getattr(ida, name))
+            c.counter[k] = function_address(getattr(ida, name))
         for name in ("ev_t", "ev_rows", "ev_rounds", "ev_codes", "ev_y", "ev_z", "ev_row_after",
                      "start_y", "start_yp"):
-            setattr(c, name, _address(getattr(self, name)))
+            setattr(c, name, array_address(getattr(self, name)))
 
     def _point_at(self, newton, event_round) -> None:
         """The C loop's pointers at the functions' current buffers (new once a C twin serves)."""
-        c, address = self.c, self._buffer_address
+        c = self.c
         self._functions = (newton, event_round)
-        c.newton = address(newton[0])
-        c.nw_z, c.nw_x, c.nw_p, c.nw_t = (_address(a) for a in newton[2])
-        c.nw_z_next, c.nw_done = (_address(a) for a in newton[3])
-        c.round = address(event_round[0])
-        c.rd_x, c.rd_z, c.rd_p, c.rd_pre, c.rd_t, c.rd_band = (_address(a) for a in event_round[2])
-        c.rd_p_next, c.rd_g, c.rd_rates, c.rd_flags = (_address(a) for a in event_round[3])
+        c.newton = buffer_address(newton[0])
+        c.nw_z, c.nw_x, c.nw_p, c.nw_t = (array_address(a) for a in newton[2])
+        c.nw_z_next, c.nw_done = (array_address(a) for a in newton[3])
+        c.round = buffer_address(event_round[0])
+        c.rd_x, c.rd_z, c.rd_p, c.rd_pre, c.rd_t, c.rd_band = (array_address(a) for a in event_round[2])
+        c.rd_p_next, c.rd_g, c.rd_rates, c.rd_flags = (array_address(a) for a in event_round[3])
 
     def take(self) -> bool:
         """Record the time events the last call of the C loop took, as Python's course records
@@ -174,7 +171,3 @@ class CompiledTimeEvents:
         run.x_started, run.started = run.x, (run.t, run.x.tobytes(), stepper.p.tobytes())
         solver.restarted(c.start_t, self.start_y, self.start_yp, c.start_h, run.target(), counters["nfevals"])
         return True
-
-
-def _function(function) -> int:
-    return ctypes.cast(function, ctypes.c_void_p).value
