@@ -1,8 +1,6 @@
 """The :class:`CompiledModel`: the reduced DAE as CasADi functions, ready for analysis."""
 from __future__ import annotations
 
-import dataclasses
-import io
 import pickle
 from dataclasses import field
 from functools import cached_property
@@ -10,8 +8,8 @@ from functools import cached_property
 import casadi as cs
 import numpy as np
 
-from ..core.component import Component, Mode, Parameter, Port, Variable
-from ..core.errors import PhyslibError, UnknownNameError
+from ..core.component import Component, Mode
+from ..core.errors import UnknownNameError
 from ..core.logic import is_symbolic
 from ..core.records import record
 from .flatten import FlatSystem
@@ -19,6 +17,7 @@ from .forced_jumps import check_forced_jumps
 from .names import PositionNames
 from .parameter_vector import derived_from, parameter_vector, unknown_name
 from .path_units import path_unit
+from .pickling import dumps
 from .templates import ClassTemplate
 
 
@@ -27,7 +26,6 @@ class DaeSystem:
     """x' = f(x, z, p, t), 0 = g(x, z, p, t), and the values of all variables, as CasADi functions."""
 
     dae: cs.Function           # (x, z, p, t) -> (ode, alg)
-    outputs: cs.Function       # (x, z, p, t) -> value of every representative variable
     start: cs.Function         # (p, t) -> start values of the states x and algebraic variables z
     quantities: dict           # "energy", "dissipation" -> ComponentQuantity (functions built on demand)
     guards: cs.Function        # (x, z, p, t) -> zero-crossing functions of hybrid components
@@ -51,6 +49,23 @@ class DaeSystem:
     forced_inputs: tuple = ()  # time-dependent inputs that fix dummy states (forced_jumps)
     affine: bool = False       # every class's equations affine in the unknowns for fixed modes
     nominal: np.ndarray | None = None  # [x; z] -> declared nominal size (Variable.nominal); None: all 1
+    output_function: cs.Function | None = None  # :attr:`outputs` once built
+
+    @property
+    def outputs(self) -> cs.Function:
+        """(x, z, p, t) -> value of every representative variable: built on first use from the
+        expressions the compiler leaves, not by the compiler, where it walked the whole graph
+        beside the compiler's intermediate forms (a million-element model's peak: +200 MB)."""
+        if self.output_function is None:
+            d = self.dae_dict()
+            self.output_function = cs.Function("outputs", [d["x"], d["z"], d["p"], d["t"]],
+                                               [self.cache["output_sx"]], ["x", "z", "p", "t"], ["values"])
+        return self.output_function
+
+    def with_outputs(self) -> DaeSystem:
+        """This system, its :attr:`outputs` built (before it travels without the cache)."""
+        self.outputs
+        return self
 
     def symbols(self, kind=cs.SX) -> tuple:
         """Fresh symbols (x, z, p, t) of the sizes the functions of (x, z, p, t) take; ``kind``
@@ -110,7 +125,7 @@ class DaeSystem:
         """Picklable with the standard ``pickle`` module: the CasADi functions travel as
         ``Function.serialize()`` strings; ``cache`` (integrators, Jacobians, call buffers, the
         lock) is left behind and rebuilt on demand by the process that loads it."""
-        return {"payload": _dumps(self)}
+        return {"payload": dumps(self.with_outputs(), (ClassTemplate, DaeSystem))}
 
     def __setstate__(self, state):
         self.__dict__.update(pickle.loads(state["payload"]).__dict__)
@@ -331,8 +346,8 @@ class CompiledModel:
         ``system.cache`` (integrators, Jacobians, call buffers, the lock), rebuilt on first use,
         so the first run after loading costs what a first run costs. Component classes must be
         importable where the model is loaded (defined in a module, not typed into a session)."""
-        return {"payload": _dumps({"flat": self._flat, "system": self.system, "name": self.name,
-                                   "source_model": self.source_model})}
+        return {"payload": dumps({"flat": self._flat, "system": self.system.with_outputs(), "name": self.name,
+                                  "source_model": self.source_model}, (ClassTemplate, DaeSystem))}
 
     def __setstate__(self, state):
         parts = pickle.loads(state["payload"])
@@ -345,56 +360,3 @@ class CompiledModel:
 
 def _short(names, limit=10):
     return ", ".join(names[:limit]) + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
-
-
-class _Pickler(pickle.Pickler):
-    """Pickles CasADi functions as their ``serialize()`` strings, class templates without the
-    CasADi functions cached on them (rebuilt from their expressions on first use), a
-    :class:`DaeSystem` without its cache, and the declarations of component classes
-    (``Parameter``, ``Variable``, ``Mode``, ``Port``, which may hold lambdas) as references to
-    the class attribute that declares them, so they stay the class's own objects when loaded;
-    everything else as ``pickle`` does."""
-
-    def __init__(self, file):
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._declarations = {}       # id(declaration) -> (declaring class, attribute name)
-        classes = [Component]
-        while classes:
-            cls = classes.pop()
-            classes.extend(cls.__subclasses__())
-            for name, value in vars(cls).items():
-                if isinstance(value, (Parameter, Variable, Port)):
-                    self._declarations[id(value)] = (cls, name)
-
-    def reducer_override(self, obj):
-        if isinstance(obj, cs.Function):
-            return cs.Function.deserialize, (obj.serialize(),)
-        if isinstance(obj, (ClassTemplate, DaeSystem)):
-            fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.name != "cache"}
-            return _restore_dataclass, (type(obj), fields)
-        if isinstance(obj, (Parameter, Variable, Port)) and id(obj) in self._declarations:
-            return _declaration, self._declarations[id(obj)]
-        return NotImplemented
-
-
-def _dumps(obj) -> bytes:
-    buffer = io.BytesIO()
-    try:
-        _Pickler(buffer).dump(obj)
-    except (pickle.PicklingError, AttributeError, TypeError) as err:
-        raise PhyslibError(f"cannot pickle the compiled model: {err}. Component classes and the "
-                           "values given to them must be importable by name (defined at the top "
-                           "level of a module, not inside a function or a session)") from err
-    return buffer.getvalue()
-
-
-def _restore_dataclass(cls, fields: dict):
-    obj = object.__new__(cls)
-    obj.__dict__.update(fields)
-    if cls is DaeSystem:
-        obj.cache = {}
-    return obj
-
-
-def _declaration(cls, name: str):
-    return vars(cls)[name]

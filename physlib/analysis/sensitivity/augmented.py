@@ -38,7 +38,7 @@ def augmented_system(system, varying: np.ndarray, directions: int):
                                               cs.vertcat(p, cs.vec(P)), t],
                           [cs.vertcat(ode, cs.vec(ode_s)), cs.vertcat(alg, cs.vec(alg_s))])
         system.cache[key] = dataclasses.replace(
-            system, dae=dae, state_pos=np.arange(nx * (1 + directions)),
+            system, dae=dae, output_function=system.outputs, state_pos=np.arange(nx * (1 + directions)),
             z_pos=np.arange(nz * (1 + directions)), cache={})
     return system.cache[key]
 

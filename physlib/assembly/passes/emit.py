@@ -92,7 +92,8 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
     requested, reached, check_info = _start_check(flat, aliases, reduced, symbolic, values, describe)
     # The expressions as emitted, which the functions hold anyway: the analyses' forms of them
     # (DaeSystem.dae_dict, output_expressions) would otherwise rebuild the whole graph by
-    # calling the functions on fresh symbols, a second copy of it in memory.
+    # calling the functions on fresh symbols, a second copy of it in memory. The values of
+    # every variable become a function on first use (DaeSystem.outputs).
     dae_dict = {"x": x, "z": z, "p": P, "t": T, "ode": f, "alg": exprs["g"]}
     return DaeSystem(
         cache={"dae_dict": dae_dict, "output_sx": values},
@@ -102,7 +103,6 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
         # only what the messages read: the compile's describer holds the incidence and alias tables
         describe_equation=describe.compact(),
         dae=cs.Function("dae", inputs, [f, exprs["g"]], in_names, ["ode", "alg"]),
-        outputs=cs.Function("outputs", inputs, [values], in_names, ["values"]),
         start=cs.Function("start", [P, T], [position_starts(flat, aliases, reduced, symbolic, reduced.states),
                                              position_starts(flat, aliases, reduced, symbolic, z_pos)],
                           ["p", "t"], ["x", "z"]),
