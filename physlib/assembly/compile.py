@@ -2,8 +2,8 @@
 
 The pipeline is a list of passes (:mod:`physlib.assembly.passes`, one module each), each a
 function from frozen intermediate forms (:mod:`physlib.assembly.ir`) to a new one:
-flatten -> aliases -> incidence -> index reduction -> matching/BLT -> instantiation -> hidden
-dependencies (a bounded fixed point over the four before it) -> tearing -> explicit
+flatten -> aliases -> incidence -> index reduction -> matching/BLT -> hidden dependencies
+(a bounded fixed point over the three before it) -> tearing -> instantiation -> explicit
 solutions -> emission. Each pass's time and counts are logged at DEBUG on ``physlib.compile``.
 """
 from __future__ import annotations
@@ -57,9 +57,7 @@ def build_system(flat: FlatSystem) -> DaeSystem:
                        EquationDescriber(flat, eqs, aliases))
         describe = EquationDescriber(flat, reduced.equations, aliases)
         order = _run("matching/BLT", order_blocks, reduced, describe)
-        symbolic = _run("instantiation", instantiate, flat, aliases, reduced)
-        hidden = _run("hidden dependencies", hidden_dependencies, flat, aliases, reduced, order, symbolic,
-                      combos)
+        hidden = _run("hidden dependencies", hidden_dependencies, flat, aliases, reduced, order, combos)
         if not hidden:
             break
         log.info("hidden dependencies: %s", [describe(e) for e in hidden])
@@ -73,6 +71,7 @@ def build_system(flat: FlatSystem) -> DaeSystem:
             + "). Ideal elements in parallel or in loops whose dependency needs more rounds: merge "
             "them or add a small series resistance")
     torn = _run("tearing", tear, reduced, order)
+    symbolic = _run("instantiation", instantiate, flat, aliases, reduced, torn)
     solved = _run("explicit solutions", solve_explicit, flat, aliases, reduced, order, torn, symbolic)
     return _run("emission", emit, flat, aliases, reduced, order, torn, symbolic, solved, describe)
 

@@ -199,6 +199,8 @@ class Symbolic:
     T: cs.SX
     locals: Sequence   # per group: SX (locals × instances), signs applied (made on first use)
     params: tuple      # per group: SX (parameters and modes × instances)
+    # every position a symbol; else those the explicit solutions define hold zeros until then
+    all_symbols: bool = True
 
     def counts(self) -> str:
         return f"{self.locals.n_entries} locals over {self.R.numel()} positions"

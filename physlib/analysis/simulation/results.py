@@ -306,8 +306,8 @@ def _row_function(system, positions):
     inputs = []
     for symbol in used:
         # Vector symbols are named "x_0", "x_1", ...; a vector of length one is named "x". The
-        # compiler's own symbols are the positions' "r_0", "r_1", ...: a state's or an
-        # algebraic variable's.
+        # compiler's own symbols are the states' and algebraic variables' ("x_i", "z_i") or
+        # the positions' "r_0", "r_1", ...: a state's or an algebraic variable's.
         kind, _, index = symbol.name().partition("_")
         index = int(index) if index else 0
         inputs.append(_direct_rows(system)[index] if kind == "r" else (kind, index))

@@ -8,10 +8,11 @@ and returns a new one, never changing what it was given.
 3. :mod:`.incidence`: -> Equations (sparse incidence of every equation over positions)
 4. :mod:`.index_reduction`: -> Reduced (Pantelides, dummy derivatives; unknowns settled)
 5. :mod:`.blt`: -> BlockOrder (matching, block-lower-triangular order)
-6. :mod:`.instantiate`: -> Symbolic (one mapped CasADi call per class)
-7. :mod:`.hidden`: -> combinations of numerically dependent equations; when there are some,
-   passes 3–7 run again with them (a fixed point with a bounded number of rounds)
-8. :mod:`.tear`: -> Torn (explicit equations, tearing of nonlinear loops)
+6. :mod:`.hidden`: -> combinations of numerically dependent equations; when there are some,
+   passes 3–6 run again with them (a fixed point with a bounded number of rounds)
+7. :mod:`.tear`: -> Torn (explicit equations, tearing of nonlinear loops)
+8. :mod:`.instantiate`: -> Symbolic (one mapped CasADi call per class; symbols for the positions
+   the explicit solutions do not define)
 9. :mod:`.explicit`: -> Solved (explicit solutions and small linear loops solved symbolically)
 10. :mod:`.emit`: -> DaeSystem (the CasADi functions of the semi-explicit DAE)
 """

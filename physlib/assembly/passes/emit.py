@@ -11,7 +11,7 @@ from ..compiled import DaeSystem
 from ..component_quantities import ComponentQuantity
 from ..forced_jumps import forced_inputs
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
-from .instantiate import mapped, position_starts, raw_start_values, residuals
+from .instantiate import GroupLocals, mapped, position_starts, raw_start_values, residuals
 
 
 def _rows(flat, attribute, symbolic: Symbolic, rows):
@@ -41,6 +41,14 @@ def _component_expressions(flat, symbolic: Symbolic) -> tuple[dict, dict]:
                                lambda tpl: range(n_c(tpl), 2 * n_c(tpl)))
     exprs["restitution"], _ = _rows(flat, "constraint_function", symbolic,
                                     lambda tpl: range(2 * n_c(tpl), 3 * n_c(tpl)))
+    return exprs, owners
+
+
+def _expressions(flat, aliases: AliasMap, reduced: Reduced, torn: Torn, symbolic: Symbolic):
+    """Guards, mode constraints and the residuals g of the equations left to the solver, with
+    the guards' and constraints' owners."""
+    exprs, owners = _component_expressions(flat, symbolic)
+    exprs["g"] = residuals(flat, aliases, reduced, symbolic, torn.g_eqs) if len(torn.g_eqs) else cs.SX(0, 1)
     return exprs, owners
 
 
@@ -80,10 +88,14 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
          symbolic: Symbolic, solved: Solved, describe) -> DaeSystem:
     """The DaeSystem: CasADi functions of (x, z, p, t) and what the analysis needs to read them."""
     R, P, T = symbolic.R, symbolic.P, symbolic.T
-    exprs, owners = _component_expressions(flat, symbolic)
-    exprs["g"] = residuals(flat, aliases, reduced, symbolic, torn.g_eqs) if len(torn.g_eqs) else cs.SX(0, 1)
-    exprs = _substituted(symbolic, solved, exprs)
     values = solved.values
+    if symbolic.all_symbols:
+        exprs, owners = _expressions(flat, aliases, reduced, torn, symbolic)
+        exprs = _substituted(symbolic, solved, exprs)
+    else:
+        # the explicitly solved positions are zeros in R: the expressions read their values
+        on_values = Symbolic(values, P, T, GroupLocals(flat.groups, aliases, values), symbolic.params)
+        exprs, owners = _expressions(flat, aliases, reduced, torn, on_values)
     z_pos = reduced.unknown_pos[torn.z_unknowns]
     x, z = R[reduced.states.tolist()], R[z_pos.tolist()]
     f = values[reduced.der_pos.tolist()] if len(reduced.states) else cs.SX(0, 1)

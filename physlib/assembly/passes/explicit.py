@@ -228,6 +228,9 @@ def _substituted(definitions: _Definitions, order: BlockOrder, torn: Torn, expl_
     """Every definition in terms of the positions, then substituted into each other in
     evaluation order (blocks in order, explicit equations by rank within a block)."""
     R = definitions.symbolic.R
+    if not definitions.symbolic.all_symbols:        # symbols to substitute for, where zeros wait
+        R = cs.SX(R)
+        R[torn.target_pos[expl_eqs].tolist()] = cs.SX.sym("s", len(expl_eqs))
     found = definitions.of(_Known(R), expl_eqs)
     positions = np.concatenate([p for p, _ in found]) if found else np.zeros(0, np.int64)
     eq_of_pos = np.full(R.numel(), -1, dtype=np.int64)

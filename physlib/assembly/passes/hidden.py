@@ -11,8 +11,8 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
-from ..ir import AliasMap, BlockOrder, Combination, Reduced, Symbolic
-from .instantiate import position_starts, residuals
+from ..ir import AliasMap, BlockOrder, Combination, Reduced
+from .instantiate import instantiate, position_starts, residuals
 
 DEPENDENCY_CHECK_LIMIT = 200  # largest linear loop checked numerically for dependent equations
 
@@ -35,12 +35,13 @@ def linear_loops(reduced: Reduced, order: BlockOrder, limit: int) -> list[list[i
 
 
 def hidden_dependencies(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder,
-                        symbolic: Symbolic, combos) -> dict[int, Combination]:
+                        combos) -> dict[int, Combination]:
     """New combinations (equation -> Combination) for loops with a dependency that holds for
     other parameter values too; none when every linear loop is numerically regular."""
     loops = linear_loops(reduced, order, DEPENDENCY_CHECK_LIMIT)
     if not loops:
         return {}
+    symbolic = instantiate(flat, aliases, reduced)
     R, P, T = symbolic.R, symbolic.P, symbolic.T
     rows = [e for m in loops for e in m]
     block_vars = reduced.unknown_pos[order.match[rows]].tolist()
