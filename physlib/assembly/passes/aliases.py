@@ -41,9 +41,12 @@ def find_aliases(flat) -> AliasMap:
     aliases = eliminate_aliases(len(flat.var_names), np.concatenate(pairs), state_ids, der_ids,
                                 flat.var_names, started_ids)
     rep = aliases.rep
-    reps = np.flatnonzero(rep == np.arange(len(rep)))
-    col = np.full(len(rep), -1, dtype=np.int64)
-    col[reps] = np.arange(len(reps))
+    # positions as int32 where they fit: the compiled model keeps a position per variable (a
+    # million-element model has 6.5 million variables) and its positions' names
+    index = np.int32 if len(rep) < 2**31 else np.int64
+    reps = np.flatnonzero(rep == np.arange(len(rep))).astype(index)
+    col = np.full(len(rep), -1, dtype=index)
+    col[reps] = np.arange(len(reps), dtype=index)
     # States tied to another state are aliases of it now; only representatives stay states.
     keep = rep[state_ids] == state_ids
     return AliasMap(rep, aliases.sign, col[rep], reps, state_ids[keep], der_ids[keep],
