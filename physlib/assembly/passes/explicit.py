@@ -159,8 +159,11 @@ def _reads(reduced: Reduced, torn: Torn, expl_eqs: np.ndarray) -> tuple[CSR, np.
     the linear blocks; CSR items × positions, the item's own positions left out), and the item
     that solves each position (-1 for states and algebraic variables)."""
     eqs, n_expl = reduced.equations, len(expl_eqs)
-    item_of_eq = np.full(eqs.n_eq, -1, dtype=np.int64)
-    item_of_pos = np.full(reduced.n_pos, -1, dtype=np.int64)
+    # int32 where they fit, and each array let go once read: a million-element model's seven
+    # million incidences pass through here (the compile's peak memory was this function's)
+    index = np.int32 if max(eqs.n_eq, reduced.n_pos) < 2**31 else np.int64
+    item_of_eq = np.full(eqs.n_eq, -1, dtype=index)
+    item_of_pos = np.full(reduced.n_pos, -1, dtype=index)
     item_of_eq[expl_eqs] = np.arange(n_expl)
     item_of_pos[torn.target_pos[expl_eqs]] = np.arange(n_expl)
     for i, block in enumerate(torn.linear_blocks):
@@ -176,8 +179,13 @@ def _reads(reduced: Reduced, torn: Torn, expl_eqs: np.ndarray) -> tuple[CSR, np.
         der = np.array([reduced.var_derivative.get(c, -1) for c in cols[derived].tolist()], dtype=np.int64)
         rows = np.concatenate([rows, rows[derived][der >= 0]])
         cols = np.concatenate([cols, der[der >= 0]])
-    item, read_item = item_of_eq[rows], item_of_pos[cols]
-    keep = (item >= 0) & (read_item >= 0) & (item != read_item)
+    item = item_of_eq[rows]
+    del rows
+    read_item = item_of_pos[cols]
+    keep = item >= 0
+    keep &= read_item >= 0
+    keep &= item != read_item
+    del read_item
     reads = CSR.from_entries(item[keep], cols[keep], (n_expl + len(torn.linear_blocks), reduced.n_pos))
     return reads, item_of_pos
 
