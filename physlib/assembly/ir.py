@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core.records import record
 from .names import PositionNames
-from .sparse import CSR
+from .sparse import CSR, in_order
 
 
 @record(frozen=True)
@@ -123,25 +123,32 @@ class Equations:
         return self.blocks[int(block[0])], int(instance[0])
 
     @cached_property
-    def _entry_order(self) -> np.ndarray:
-        """The entries in the order of (equation, position): the column maps the passes use
-        keep that order, so their patterns come sorted (no sort each time)."""
+    def _entry_order(self) -> np.ndarray | None:
+        """The entries in the order of (equation, position), None where they are stored so
+        (:func:`~physlib.assembly.passes.incidence.build_equations` stores them so): the column
+        maps the passes use keep that order, so their patterns come sorted (no sort each time)."""
+        if in_order(self.rows, self.cols):
+            return None
         return np.argsort(self.rows * (int(self.cols.max(initial=-1)) + 1) + self.cols, kind="stable")
 
     def entries_in_order(self) -> tuple[np.ndarray, np.ndarray]:
         """(equation, position) of every incidence, sorted by equation, then position."""
         order = self._entry_order
-        return self.rows[order], self.cols[order]
+        return (self.rows, self.cols) if order is None else (self.rows[order], self.cols[order])
 
     def incidence(self, mask=None, n_cols=None, col_map=None) -> CSR:
         """Equations × columns (positions, or ``col_map[position]`` where that is >= 0), a pattern."""
-        order = self._entry_order
+        rows, cols = self.entries_in_order()
         if mask is not None:
-            order = order[mask[order]]
-        cols = self.cols[order] if col_map is None else col_map[self.cols[order]]
-        keep = cols >= 0
+            order = self._entry_order
+            kept = mask if order is None else mask[order]
+            rows, cols = rows[kept], cols[kept]
+        if col_map is not None:
+            cols = col_map[cols]
+            keep = cols >= 0
+            rows, cols = rows[keep], cols[keep]
         n_cols = int(self.cols.max(initial=-1)) + 1 if n_cols is None else n_cols
-        return CSR.from_entries(self.rows[order][keep], cols[keep], (self.n_eq, n_cols))
+        return CSR.from_entries(rows, cols, (self.n_eq, n_cols))
 
     def counts(self) -> str:
         return (f"{self.n_eq} equations ({self.n_template} template, {self.through.shape[0]} linear, "

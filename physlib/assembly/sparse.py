@@ -24,7 +24,7 @@ def ragged_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(starts, dtype=np.int64) - offsets, lengths) + np.arange(total)
 
 
-def _in_order(rows, cols) -> bool:
+def in_order(rows, cols) -> bool:
     """Whether the entries (rows[k], cols[k]) are sorted by row, then column, each once."""
     rows, cols = np.asarray(rows), np.asarray(cols)
     if len(rows) < 2:
@@ -50,7 +50,7 @@ class CSR:
         summed and entries that sum to zero dropped (a pattern, ``data`` None, keeps every
         place once)."""
         n_rows, n_cols = int(shape[0]), int(shape[1])
-        if data is None and _in_order(rows, cols):
+        if data is None and in_order(rows, cols):
             # a pattern given in order (the passes make them): its rows' lengths are all there
             # is to compute (no keys: a million-element model's patterns have 7 million entries)
             indptr = np.zeros(n_rows + 1, dtype=np.int64)
