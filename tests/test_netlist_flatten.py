@@ -87,7 +87,7 @@ def test_nested_subsystems_flatten_like_the_flat_model():
     # The same equalities and through sums, as sets of variable names.
     def equalities(fs, rename_to):
         return sorted(tuple(sorted((rename_to(fs.var_names[int(a)]), rename_to(fs.var_names[int(b)]))))
-                      for a, b, _ in fs.equalities)
+                      for a, b in fs.equalities)
 
     def sums(fs, rename_to):
         return sorted(tuple(sorted(rename_to(fs.var_names[i]) for i in s)) for s in fs.through_sums)
@@ -101,7 +101,7 @@ def test_nested_subsystems_flatten_like_the_flat_model():
             while parent.get(x, x) != x:
                 x = parent[x]
             return x
-        for a, b, _ in fs.equalities:
+        for a, b in fs.equalities:
             parent[find(rename_to(fs.var_names[int(a)]))] = find(rename_to(fs.var_names[int(b)]))
         groups = {}
         for name in parent:
@@ -126,7 +126,7 @@ def test_connection_sets_order_members_by_port_path():
     fs = flatten(m)
     assert list(fs.nodes) == [["R1", "R10", "R2", "gnd"], ["R1", "R10", "R2"]]
     assert fs.nodes[-1] == fs.nodes[1] == ["R1", "R10", "R2"] and len(fs.nodes) == 2
-    names = [(fs.var_names[int(a)], fs.var_names[int(b)]) for a, b, _ in fs.equalities]
+    names = [(fs.var_names[int(a)], fs.var_names[int(b)]) for a, b in fs.equalities]
     assert names[:3] == [("R1.p.v", "R10.p.v"), ("R1.p.v", "R2.p.v"), ("R1.p.v", "gnd.p.v")]
     assert [[fs.var_names[i] for i in s] for s in fs.through_sums[:1]] == \
         [["R1.p.i", "R10.p.i", "R2.p.i", "gnd.p.i"]]
@@ -143,7 +143,7 @@ def test_signal_sets_equal_the_output_and_inline_values_drive_their_input():
     m.connect(src.p, r.p)
     m.connect(r.n, gnd.p)
     fs = flatten(m)
-    pairs = {(fs.var_names[int(a)], fs.var_names[int(b)]) for a, b, _ in fs.equalities}
+    pairs = {(fs.var_names[int(a)], fs.var_names[int(b)]) for a, b in fs.equalities}
     assert {("k.u", "st.y"), ("src.V", "k.y")} <= pairs
     assert ["k", "st"] in fs.nodes and ["k", "src"] in fs.nodes
     res = m.compile().simulate(1e-3)

@@ -13,6 +13,7 @@ import time
 from ..core.bulk import bulk_build
 from ..core.errors import StructuralError
 from ..core.logs import DEBUG, logger
+from ..core.memory import LARGE, release_free_memory
 from .compiled import CompiledModel, DaeSystem
 from .flatten import FlatSystem, flatten
 from .passes.aliases import find_aliases
@@ -43,6 +44,8 @@ def compile_model(model, cls: type = CompiledModel, units: str = "warn") -> Comp
         flat = _run("flatten", flatten, model)
         report(flat.groups, units)
         system = build_system(flat)
+    if len(system.position_names) >= LARGE:       # the intermediate forms just freed
+        release_free_memory()
     log.info("compiled %s in %.3f s", model.name, time.perf_counter() - started)
     return cls(flat, system)
 

@@ -11,6 +11,7 @@ import numpy as np
 from ..core.component import Component, Mode
 from ..core.errors import UnknownNameError
 from ..core.logic import is_symbolic
+from ..core.memory import LARGE, release_free_memory
 from ..core.records import record
 from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
@@ -60,6 +61,8 @@ class DaeSystem:
             d = self.dae_dict()
             self.output_function = cs.Function("outputs", [d["x"], d["z"], d["p"], d["t"]],
                                                [self.cache["output_sx"]], ["x", "z", "p", "t"], ["values"])
+            if self.output_function.n_instructions() >= LARGE:     # its construction's temporaries
+                release_free_memory()
         return self.output_function
 
     def with_outputs(self) -> DaeSystem:

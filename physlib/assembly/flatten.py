@@ -64,7 +64,7 @@ class FlatSystem:
     param_names: NameTable   # name of each parameter entry (parameters, then modes, per instance)
     param_values: np.ndarray
     param_checks: ParameterChecks  # declaration and component path, per entry
-    equalities: np.ndarray   # (k, 3): a, b, sign  -> x_a = sign * x_b
+    equalities: np.ndarray   # (k, 2): a, b -> x_a = x_b
     through_sums: Runs       # each: ids whose sum is zero
     nodes: NodePaths         # component paths joined at each connection (and input-to-waveform link)
     unread_positions: frozenset = frozenset()   # position variables nothing reads: not computed
@@ -121,7 +121,7 @@ def _flatten(model: Netlist) -> FlatSystem:
     sets = connection_sets(table, ends, np.array(found.sizes, dtype=np.int64), input_ids)
     pairs = np.concatenate([np.column_stack([table.across[source_ids], table.across[input_ids]]),
                             sets.equalities, tie_pairs]).reshape(-1, 2)
-    equalities = np.column_stack([pairs, np.ones(len(pairs))]).astype(float)
+    equalities = pairs.astype(np.int32 if len(var_names) < 2**31 else np.int64)
     # An input and its inline source are joined too (the source's path extends the input's).
     inline_links = Runs(np.column_stack([driven, sources]).ravel(), np.full(len(inline), 2))
     unread = frozenset(f"{found.paths[i]}.{state.state}" for i, state in positions.unread)
@@ -342,11 +342,15 @@ def _number(groups: list[InstanceGroup]):
     of their names, the parameter values and the parameter declarations."""
     n_vars = n_params = 0
     values = []
+    # int32 where every number fits: the flat system keeps them with the compiled model (a
+    # million-element model has 6.5 million variables)
+    total = sum(len(g.paths) * max(len(g.template.local_names), g.template.n_inputs) for g in groups)
+    index = np.int32 if total < 2**31 else np.int64
     for group in groups:
         tpl, n = group.template, len(group.paths)
         n_locals, n_inputs = len(tpl.local_names), tpl.n_inputs
-        group.var_ids = n_vars + np.arange(n * n_locals).reshape(n, n_locals)
-        group.param_ids = n_params + np.arange(n * n_inputs).reshape(n, n_inputs)
+        group.var_ids = np.arange(n_vars, n_vars + n * n_locals, dtype=index).reshape(n, n_locals)
+        group.param_ids = np.arange(n_params, n_params + n * n_inputs, dtype=index).reshape(n, n_inputs)
         n_vars, n_params = n_vars + n * n_locals, n_params + n * n_inputs
         values.append(_parameter_values(group).ravel())
     instances = InstancePaths([g.paths for g in groups])

@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from ...core.errors import SimulationError
+from ...core.memory import LARGE, release_free_memory
 from .event_location import crossing_in_last_step, estimate_in_step, released_guards
 from .integrators import MAX_STEPS_PER_OUTPUT, TOO_MANY_STEPS, stopped
 from .algebraic_sampler import AlgebraicSampler
@@ -54,6 +55,8 @@ def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol,
                      projection=projection, start=(x, z))
     try:
         run.start(x, z)
+        if len(x) + len(z) >= LARGE // 10:     # the solver's set-up freed as much as it keeps
+            release_free_memory()
         run.run()
     finally:
         run.finish()

@@ -22,7 +22,7 @@ def split_through_sums(flat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def find_aliases(flat) -> AliasMap:
     """Representatives and signs of all variables; states and their derivatives; alias pairs kept
     as equations (see :func:`~physlib.assembly.alias_sets.eliminate_aliases`)."""
-    pairs = [flat.equalities]
+    pairs = [np.column_stack([flat.equalities, np.ones(len(flat.equalities))])]   # a, b, sign
     states, ders, started = [], [], []
     for g in flat.groups:
         tpl, k = g.template, len(g.paths)
