@@ -87,8 +87,9 @@ def _alias_sets(n, pairs, states, ders, names, started):
     group = np.minimum(plus, minus)            # the same for both components of a set
     used = np.zeros(2 * n, dtype=bool)
     used[group] = True
-    labels = (np.cumsum(used) - 1)[group]
-    n_sets = int(used.sum())
+    labels = np.cumsum(used, dtype=group.dtype)       # int32 where the numbers fit
+    n_sets = int(labels[-1]) if n else 0
+    labels = (labels - 1)[group]
 
     # Representative per set: a state with a declared start value, else a state, else a
     # state's derivative, else the lowest id.

@@ -58,5 +58,6 @@ def connected_components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.
             parent = grand
         ra, rb = parent[a], parent[b]
     roots = parent == np.arange(n, dtype=kind)
-    label = np.cumsum(roots, dtype=np.int64) - 1
-    return int(roots.sum()), label[parent]
+    label = np.cumsum(roots, dtype=kind)
+    label -= 1
+    return int(label[-1]) + 1 if n else 0, label[parent]
