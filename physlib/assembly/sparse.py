@@ -58,18 +58,17 @@ class CSR:
                 np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
             return cls(indptr, np.asarray(cols, dtype=np.int64), None, (n_rows, n_cols))
         key = np.asarray(rows, dtype=np.int64) * n_cols + np.asarray(cols, dtype=np.int64)
-        if data is not None or np.any(key[1:] <= key[:-1]):
-            order = np.argsort(key, kind="stable")  # runs of sorted keys: the passes make them
-            key = key[order]
-            first = np.ones(len(key), dtype=bool)
-            first[1:] = key[1:] != key[:-1]
-            if data is not None:
-                data = np.add.reduceat(np.asarray(data, dtype=float)[order], np.flatnonzero(first)) \
-                    if len(key) else np.zeros(0)
-                key = key[first][data != 0]
-                data = data[data != 0]
-            else:
-                key = key[first]
+        order = np.argsort(key, kind="stable")      # runs of sorted keys: the passes make them
+        key = key[order]
+        first = np.ones(len(key), dtype=bool)
+        first[1:] = key[1:] != key[:-1]
+        if data is not None:
+            data = np.add.reduceat(np.asarray(data, dtype=float)[order], np.flatnonzero(first)) \
+                if len(key) else np.zeros(0)
+            key = key[first][data != 0]
+            data = data[data != 0]
+        else:
+            key = key[first]
         row = key // max(n_cols, 1)
         indptr = np.zeros(n_rows + 1, dtype=np.int64)
         np.cumsum(np.bincount(row, minlength=n_rows), out=indptr[1:])
