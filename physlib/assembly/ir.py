@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core.records import record
 from .names import PositionNames
-from .sparse import CSR, in_order
+from .sparse import CSR, entry_order, in_order
 
 
 @record(frozen=True)
@@ -127,9 +127,7 @@ class Equations:
         """The entries in the order of (equation, position), None where they are stored so
         (:func:`~physlib.assembly.passes.incidence.build_equations` stores them so): the column
         maps the passes use keep that order, so their patterns come sorted (no sort each time)."""
-        if in_order(self.rows, self.cols):
-            return None
-        return np.argsort(self.rows * (int(self.cols.max(initial=-1)) + 1) + self.cols, kind="stable")
+        return None if in_order(self.rows, self.cols) else entry_order(self.rows, self.cols)
 
     def entries_in_order(self) -> tuple[np.ndarray, np.ndarray]:
         """(equation, position) of every incidence, sorted by equation, then position."""

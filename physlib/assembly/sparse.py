@@ -34,6 +34,12 @@ def in_order(rows, cols) -> bool:
     return bool(later.all())
 
 
+def entry_order(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The order that sorts the entries (rows[k], cols[k]) by row, then column (stable)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    return np.argsort(rows * (int(np.max(cols, initial=-1)) + 1) + cols, kind="stable")
+
+
 class CSR:
     """A sparse matrix in compressed rows: row ``i`` holds the columns
     ``indices[indptr[i]:indptr[i + 1]]`` (ascending, each once) with the values ``data`` at

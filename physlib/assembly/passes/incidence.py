@@ -8,7 +8,7 @@ import numpy as np
 
 from ...core.arrays import difference
 from ..ir import AliasMap, Combination, Equations, TemplateBlock
-from ..sparse import CSR
+from ..sparse import CSR, entry_order
 
 
 def linear_rows(aliases: AliasMap) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -65,7 +65,7 @@ def build_equations(flat, aliases: AliasMap, combos: dict[int, Combination]) -> 
     rows, cols = np.concatenate(rows), np.concatenate(cols)
     # stored in the order of (equation, position): the passes' patterns then need no order of
     # their own (a million-element model's seven million entries: 56 MB and a sort each)
-    order = np.argsort(rows * (int(cols.max(initial=-1)) + 1) + cols, kind="stable")
+    order = entry_order(rows, cols)
     eqs = Equations(rows[order], cols[order], np.concatenate(pref)[order], np.concatenate(expl)[order],
                     np.concatenate(linear), blocks, n_template, through, n_template + n_linear)
     return _with_combinations(eqs, combos) if combos else eqs
