@@ -134,9 +134,9 @@ def test_a_build_another_process_started_is_left_to_it(tmp_path, monkeypatch):
     doubled = cs.Function("doubled", [x], [2 * x])
     (tmp_path / "rows").mkdir()
     twin = native_twin(doubled, "rows")
-    _wait_for(lambda: twin.path.exists())
-    twin.path.unlink()
     lock = twin.path.parent / f".{twin.path.name}.building"
+    _wait_for(lambda: twin.path.exists() and not lock.exists())     # that build wholly done
+    twin.path.unlink()
     lock.touch()                                              # a build under way elsewhere
     assert native_twin(doubled, "rows") is not None
     assert sorted(p.name for p in (tmp_path / "rows").iterdir()) == [lock.name]   # none started here

@@ -132,7 +132,9 @@ def _start_build(source: str, compiler: list[str], path: Path) -> None:
     build = " ".join(shlex.quote(word) for word in [*compiler, *NATIVE_FLAGS, str(c_file), "-o", str(partial)])
     leftovers = " ".join(shlex.quote(str(p)) for p in (c_file, partial, lock))
     nice = f"nice -n {BUILD_NICENESS} " if BUILD_NICENESS and shutil.which("nice") else ""
-    script = f"({nice}{build} && mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; rm -f {leftovers}) >/dev/null 2>&1 &"
+    # the C file goes before the library appears, so a library found means only the lock is left
+    script = (f"({nice}{build} && rm -f {shlex.quote(str(c_file))} && "
+              f"mv -f {shlex.quote(str(partial))} {shlex.quote(str(path))}; rm -f {leftovers}) >/dev/null 2>&1 &")
     subprocess.run(["sh", "-c", script], check=True, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _log.debug("building %s in the background", path)
