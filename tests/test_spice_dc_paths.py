@@ -1,13 +1,17 @@
 """The DC-path check of a deck (every node needs a path to ground through elements that
-conduct at DC) against an independent graph search, on random decks: the check numbers every
-port of the model and joins them with array operations, the reference walks the deck's cards."""
+conduct at DC) against an independent graph search, on random decks: the check joins the
+deck's nodes as the builder records them (a flat deck) or numbers every port of the model
+(a floating node, a deck with subcircuit instances), with array operations; the reference
+walks the deck's cards."""
 import warnings
 
 import networkx as nx
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import physlib.spice as spice
+from physlib.spice import checks
 
 CONDUCTING = {"R": "1k", "L": "1m", "V": "1"}       # conduct at DC
 OPEN = {"C": "1n", "I": "1m"}                       # do not
@@ -72,3 +76,26 @@ def test_a_deck_reads_exactly_when_every_node_has_a_dc_path_to_ground(deck):
             assert named in floating, (str(err), floating)
             return
     assert not floating, floating
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(decks())
+def test_a_flat_deck_whose_nodes_are_grounded_is_checked_on_its_nodes_alone(deck):
+    """The general check (every port of the model numbered) runs only where the record of
+    the deck's nodes cannot answer: a floating node (which it then names) or subcircuit
+    instances; a flat deck with every node grounded never reaches it."""
+    cards, inner, instances = deck
+    general = []
+
+    def counted(*args, **kwargs):
+        general.append(True)
+        return nets(*args, **kwargs)
+    nets = checks.Nets
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        patch.setattr(checks, "Nets", counted)
+        try:
+            spice.read(deck_text(*deck))
+        except spice.SpiceError:
+            pass
+    assert bool(general) == bool(instances or floating_nodes(*deck)), (general, instances)

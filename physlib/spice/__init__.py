@@ -31,7 +31,6 @@ def read(source, *, name: str | None = None, constants: str = "ngspice"):
     deck's diodes, transistors and resistor noise, ``"ngspice"`` (ngspice-39's CODATA 2014
     values, so that the deck computes as ngspice does) or ``"SI"`` (SI 2019's, as physlib's
     components by default). Returns a :class:`SpiceDeck`."""
-    from .checks import check_dc_paths
     from .deck import SpiceDeck
     from .lexer import read_cards
     from .netlist import Netlist
@@ -60,7 +59,6 @@ def read(source, *, name: str | None = None, constants: str = "ngspice"):
         title, cards = read_cards(text, file, folder, warnings)
         netlist = Netlist(cards, warnings)
         deck = SpiceDeck(getattr(netlist, "title", title), netlist, model_name, warnings, constants)
-        check_dc_paths(deck)
     return deck
 
 

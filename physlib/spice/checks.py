@@ -7,27 +7,87 @@ a :class:`SpiceError` naming the node and the first line that uses it, before an
 Decks whose analyses are all ``.tran ... uic`` are exempt, as in ngspice (no operating point
 is computed). Every other component conducts between its pins (unknown kinds too, so this
 check never refuses a deck that could be solved).
+
+A flat deck (no subcircuit instances or K cards) is checked on its nodes alone: the builder
+records which nodes each element joins at DC (:class:`DcJoins`), and the nodes' connected
+components say whether every node reaches ground. Only a deck that fails that, or one the
+record cannot follow, takes the general check on every pin of the model, which names the
+node and the first card on it (reading a million-element ladder: 2.7 s against 0.2 s).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..components import electrical as el
+from ..core.arrays import connected_components
+from ..core.component import Component
 from ..domains import electrical
 from .errors import SpiceError
 from .topology import Nets
 
-__all__ = ["check_dc_paths"]
+__all__ = ["check_dc_paths", "DcJoins", "dc_groups", "GROUND_NAMES"]
+
+GROUND_NAMES = ("0", "gnd")     # the nodes ground stands for
 
 # class -> the groups of pins joined at DC (absent: all electrical pins of the component)
 DC_GROUPS = {el.Capacitor: (), el.CurrentSource: (), el.VCCS: (), el.CCCS: (),
              el.VCVS: (("p", "n"),), el.CCVS: (("p", "n"),)}
 
 
-def check_dc_paths(deck):
+class DcJoins:
+    """The nodes of a deck's own level that its elements join at DC, recorded as the builder
+    makes the elements (node names in lower case): ``first[k]`` and ``second[k]`` are joined,
+    ``nodes`` are all of the level's nodes. ``complete`` is False once an element the record
+    cannot follow comes: a subcircuit instance, a K card, an element made as a subsystem."""
+
+    def __init__(self):
+        self.first: list[str] = []
+        self.second: list[str] = []
+        self.nodes: list[str] = []
+        self.complete = True
+        self._groups = dc_groups()
+
+    def passive(self, letter: str, a: str, b: str) -> None:
+        """An R, C or L card between nodes ``a`` and ``b``."""
+        if letter != "C":
+            self.first.append(a)
+            self.second.append(b)
+
+    def component(self, component, ends) -> None:
+        """``component``, its pins on the nodes ``ends`` ((pin, node) pairs, as the card
+        gives them): the nodes of each group of pins conducting at DC are joined. (A join
+        left out can only make a node seem floating, which the general check then settles.)"""
+        if not isinstance(component, Component):
+            self.complete = False
+            return
+        node_of = {pin: node.lower() for pin, node in ends}
+        for group in self._groups(component):
+            nodes = [node_of[pin] for pin in group if pin in node_of]
+            self.first += nodes[:1] * (len(nodes) - 1)
+            self.second += nodes[1:]
+
+    def all_grounded(self) -> bool:
+        """Whether the record is complete and every node reaches ground ("0" or "gnd")
+        through the joins."""
+        if not self.complete:
+            return False
+        index = dict(zip(self.nodes, range(len(self.nodes))))
+        ends = [np.fromiter(map(index.__getitem__, names), dtype=np.int64, count=len(names))
+                for names in (self.first, self.second)]
+        _, label = connected_components(len(index), *ends)
+        grounds = [label[index[node]] for node in GROUND_NAMES if node in index]
+        return bool(grounds) and bool(np.isin(label, grounds).all())
+
+
+def check_dc_paths(deck, joins: DcJoins | None = None):
     """Raise :class:`SpiceError` for the first node of ``deck`` (in deck order) without a DC
-    path to ground."""
+    path to ground. ``joins``: the builder's record of the deck's own level, which answers
+    for a flat deck whose every node is grounded."""
     if deck.analyses and all(kind == "tran" and args.get("uic") for kind, args in deck.analyses):
         return
-    nets = Nets(deck.model, joins=_dc_groups())
+    if joins is not None and joins.all_grounded():
+        return
+    nets = Nets(deck.model, joins=dc_groups())
     pins = [(node, pin) for node, pin in deck.nodes.items() if pin is not None]
     grounded = nets.grounded
     floating = next((k for k, net in enumerate(nets.nets_of([pin for _, pin in pins]).tolist())
@@ -44,7 +104,7 @@ def check_dc_paths(deck):
                          where)
 
 
-def _dc_groups():
+def dc_groups():
     """A function giving the groups of a component's pins joined at DC, remembering those of
     each class whose pins do not depend on its parameters (one deck's classes)."""
     known = dict(DC_GROUPS)

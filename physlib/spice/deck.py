@@ -87,6 +87,9 @@ class SpiceDeck:
         self.compiles = 0
         self._sim = None
         self._altered: dict = {}      # a .control script's alter: parameter path -> value
+        from .checks import check_dc_paths
+        check_dc_paths(self, self._builder.dc_joins)
+        self._builder.dc_joins = None
 
     def warn(self, where, message):
         text = f"{where}: {message}" if where else message

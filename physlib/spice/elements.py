@@ -9,12 +9,12 @@ Every numeric value is recorded as a *binding*, parameter path → value functio
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import chain
 
 from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
 from ..core.errors import DuplicateNameError, PhyslibError
+from .checks import GROUND_NAMES, DcJoins
 from .devices import couple, make_component, member_named, passive, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
@@ -22,7 +22,6 @@ from .numbers import Constant, parse_number
 
 __all__ = ["Builder", "GROUND_NAMES"]
 
-GROUND_NAMES = ("0", "gnd")
 PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, "H": 2, "B": 2,
         "S": 4, "W": 2, "Q": 3, "M": 4, "J": 3}
 
@@ -30,7 +29,8 @@ PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, 
 class Builder:
     """Builds ``model`` from ``netlist``; afterwards ``bindings`` (path → value function),
     ``nodes`` (node name as ngspice prints it → a pin path, None for ground), ``sources``
-    (name → (path, spec)) and ``elements`` (name → component path) describe it."""
+    (name → (path, spec)) and ``elements`` (name → component path) describe it, and
+    ``dc_joins`` what the deck's own level joins at DC (:class:`~physlib.spice.checks.DcJoins`)."""
 
     def __init__(self, netlist, name: str, ctx):
         self.netlist, self.ctx = netlist, ctx
@@ -48,6 +48,7 @@ class Builder:
         self.coupled: dict = {}           # inductor path -> pin its winding's current leaves by
         self.warned: set = set()          # ids of .model cards already warned about
         self.excess_phase: list = []      # paths of the BJTs whose card gives PTF
+        self.dc_joins = DcJoins()
         top_scope = Scope(label="deck")
         top_scope.body = netlist.top
         netlist.top.fill(top_scope)
@@ -125,14 +126,20 @@ class Builder:
         nets = defaultdict(list)          # local node -> the pins it joins, in card order
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
+        dc = self.dc_joins if not prefix else None     # recorded for the deck's own level
         for card, tokens in body.element_cards():
             letter = card.text[0].upper()
             if len(tokens) == 4 and letter in "RCL":     # "R1 a b 1k": most cards of a large deck
                 comp = self._plain_passive(card, tokens, letter, scope, prefix)
                 self.add_member(model, comp, card, prefix)
-                nets[tokens[1].lower()].append(comp.p)
-                nets[tokens[2].lower()].append(comp.n)
+                a, b = tokens[1].lower(), tokens[2].lower()
+                nets[a].append(comp.p)
+                nets[b].append(comp.n)
+                if dc is not None:
+                    dc.passive(letter, a, b)
                 continue
+            if letter in "KX" and dc is not None:
+                dc.complete = False
             if letter == "K":             # after the inductors it couples (they may come later)
                 couplings.append((card, tokens))
                 continue
@@ -148,16 +155,20 @@ class Builder:
             if self.controls:
                 controls += [(getattr(comp, port), source, card) for port, source in self.controls]
                 self.controls = []
-            ends = zip(pins, tokens[1:])
+            ends = list(zip(pins, tokens[1:]))
             if self.senses:               # pins on nodes of the card's expressions, after its own
-                ends = chain(ends, self.senses)
+                ends += self.senses
                 self.senses = []
             for pin, node in ends:
                 nets[node.lower()].append(getattr(comp, pin))
+            if dc is not None:
+                dc.component(comp, ends)
         for card, tokens in couplings:
             couple(self, card, tokens, scope, prefix, nets, model)
         if couplings:
             self._check_inductance_matrix(couplings, prefix)
+        if dc is not None:
+            dc.nodes = list(nets)
         for port, source, card in controls:
             sensor = member_named(model, source)
             if not isinstance(sensor, el.SensingVoltageSource):
