@@ -137,7 +137,13 @@ def _walk(model: Netlist, prefix: str, found: _Found, scope: dict) -> dict:
     ``scope``: member name -> instance number, or the scope of a nested model."""
     paths, components = found.paths, found.components
     found.parameters.extend(model.model_parameters.values())
-    for name, member in model._members.items():
+    members = model._members
+    if not model._subsystems:         # components alone (a large flat circuit): in bulk
+        names = list(members)
+        scope.update(zip(names, range(len(paths), len(paths) + len(names))))
+        paths.extend([prefix + name for name in names] if prefix else names)
+        components.extend(members.values())
+    for name, member in members.items() if model._subsystems else ():
         if isinstance(member, Netlist):
             scope[name] = _walk(member, f"{prefix}{name}.", found, {})
         else:
@@ -176,7 +182,7 @@ def _add_inline_sources(found: _Found) -> list[tuple[int, str, str]]:
 def _derived(components: list[Component], groups, group_of, row_of) -> tuple[np.ndarray, list]:
     """The parameter entries given as model-parameter expressions, and their expressions."""
     slots, expressions = [], []
-    for i in compress(range(len(components)), map(attrgetter("parameter_expressions"), components)):
+    for i in compress(range(len(components)), map(attrgetter("_expressions"), components)):
         group = groups[group_of[i]]
         names = group.template.param_names
         for name, expression in components[i].parameter_expressions.items():

@@ -60,6 +60,7 @@ class Netlist:
         # and none back from member to model that would keep a discarded model alive.
         self._ref = weakref.ref(self)
         self._members: dict[str, Component | Netlist] = {}
+        self._subsystems = 0            # members that are netlists themselves
         self._exposed: dict[str, ExposedPort] = {}
         self._end_member: list[str] = []
         self._end_port: list[str] = []
@@ -87,12 +88,15 @@ class Netlist:
             raise DuplicateNameError(
                 f"model {self.name!r} already has a member named {name!r} "
                 f"({members[name]!r}); give each component a unique name")
-        if member is self or (isinstance(member, Netlist) and member._contains(self)):
+        nested = isinstance(member, Netlist)
+        if nested and (member is self or member._contains(self)):
             raise PortConnectionError(f"model {name!r} cannot contain itself")
         owner = member._member_of
         if owner is None or not self._shared_copy(member, owner()):
             object.__setattr__(member, "_member_of", self._ref)
         members[name] = member
+        if nested:
+            self._subsystems += 1
         return member
 
     def parameter(self, name: str, value, *, unit: str = "1", description: str = "") -> ModelParameter:
@@ -238,6 +242,8 @@ class Netlist:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._ref = weakref.ref(self)
+        # counted again: a model pickled before netlists counted their subsystems has no count
+        self._subsystems = sum(isinstance(m, Netlist) for m in self._members.values())
         for member in self._members.values():
             object.__setattr__(member, "_member_of", self._ref)
 
