@@ -180,6 +180,19 @@ class ClassTemplate:
             cache[rows] = self._function("start_" + "_".join(map(str, rows)), [start[i] for i in rows])
         return cache[rows]
 
+    def start_parameters(self, rows: tuple[int, ...]) -> tuple[int, ...] | None:
+        """Where every one of the locals ``rows`` starts at a parameter as given (a
+        capacitor's v0), the parameters' places in the p input; else None. Such starts are
+        read from the instances' parameters instead of evaluated for each instance."""
+        cache = self.__dict__.setdefault("_start_parameters", {})
+        if rows not in cache:
+            _, p, _, groups = self._sx
+            place = {p[j].element_hash(): j for j in range(p.numel())}
+            starts = [cs.SX(groups["start"][i]) for i in rows]
+            found = [place.get(e.element_hash()) if e.is_symbolic() else None for e in starts]
+            cache[rows] = None if None in found else tuple(found)
+        return cache[rows]
+
     @cached_property
     def energy_function(self) -> cs.Function | None:
         return None if self.energy is None else self._function("energy", self._rows("energy"))

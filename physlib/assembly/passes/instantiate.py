@@ -176,8 +176,12 @@ def _group_starts(g, Pm, T, wanted: np.ndarray):
     if not len(rows):
         return None, None
     k, nl = wanted.shape
-    function = g.template.start_rows_function(tuple(rows.tolist()))
-    out = cs.vec(mapped(function, k, cs.SX(nl, k), Pm, T))       # the start values do not read locals
+    direct = g.template.start_parameters(tuple(rows.tolist()))
+    if direct is not None:          # parameters as given: read, not evaluated per instance
+        out = cs.vec(Pm[list(direct), :])
+    else:
+        function = g.template.start_rows_function(tuple(rows.tolist()))
+        out = cs.vec(mapped(function, k, cs.SX(nl, k), Pm, T))   # the start values do not read locals
     keep = wanted[:, rows].ravel()
     return (out if keep.all() else out[np.flatnonzero(keep).tolist()]), g.var_ids[:, rows].ravel()[keep]
 
