@@ -104,3 +104,23 @@ def test_a_run_s_restarts_keep_the_entries_of_recent_parameter_vectors(monkeypat
     finally:
         stepper.close()
     assert stepping_functions.REMEMBERED_PARAMETERS >= 2
+
+
+def test_an_operating_point_and_a_transient_find_the_pattern_and_its_colors_once(monkeypatch):
+    # The DAE's form (operating point, linearization) and IDA's share the unknowns, the rows
+    # and so the pattern and its coloring, which walk the whole DAE to find; IDA's entries
+    # are the DAE's with the states' rows negated.
+    from physlib.analysis.common import affine_jacobian as module
+    found = []
+    original = module.JacobianColoring.__init__
+    monkeypatch.setattr(module.JacobianColoring, "__init__",
+                        lambda self, dae, ida: found.append(ida) or original(self, dae, ida))
+    sim = ladder_model(1200).compile()     # above the size solved by a compiled dense Newton
+    sim.operating_point()
+    sim.simulate(1e-6, t_eval=[0.0, 1e-6])
+    system = sim.system
+    dae, ida = (system.cache[("affine_jacobian", form)] for form in ("dae", "ida"))
+    assert found == [True] and dae.pattern is ida.pattern
+    p = sim.parameter_vector({})
+    flip = np.where(dae.row < dae.nx, -1.0, 1.0)
+    assert np.array_equal(ida.values(p, 0.0), flip * dae.values(p, 0.0))

@@ -42,28 +42,27 @@ def affine_jacobian(system, form: str) -> "AffineJacobian":
     the operating points and the linearizations)."""
     key = ("affine_jacobian", form)
     if key not in system.cache:
-        system.cache[key] = AffineJacobian(system.dae, form)
+        ida = form != "cvode"           # "dae" and "ida" share the unknowns, rows and pattern
+        coloring = system.cache.get(("jacobian_coloring", ida))
+        if coloring is None:
+            coloring = system.cache[("jacobian_coloring", ida)] = JacobianColoring(system.dae, ida)
+        system.cache[key] = AffineJacobian(system.dae, form, coloring)
     return system.cache[key]
 
 
-class AffineJacobian:
-    """J's stored entries for one compiled model, on :attr:`pattern` (J's structural pattern
-    with the whole diagonal added: the stepped solvers add cj·I or −γ·I in place), in one of
-    three forms: ``"dae"`` ∂[f; g]/∂[x; z]; ``"ida"`` the residual IDA sees,
-    ∂[x' − f; g]/∂[x; z] (the states' rows negated); ``"cvode"`` CVODE's right-hand side,
-    ∂f/∂x. :meth:`values` evaluates them for a parameter vector at a time (any time: J reads
-    none)."""
+class JacobianColoring:
+    """The structural pattern of the Jacobian of ``dae`` with the whole diagonal added (the
+    stepped solvers add cj·I or −γ·I in place), over [x; z] (``ida``) or x alone, and the
+    coloring of its columns that :meth:`AffineJacobian.values` reads the entries with. The
+    DAE's own form and IDA's share it: finding it walks the whole DAE (0.5 s of a
+    million-element ladder's first run), so an operating point and a transient find it once."""
 
-    def __init__(self, dae: cs.Function, form: str):
-        if form not in FORMS:
-            raise ValueError(f"form must be one of {FORMS}, got {form!r}")
-        self.dae, self.form = dae, form
-        self.ida = form != "cvode"          # the unknowns are [x; z], the rows [f; g]
+    def __init__(self, dae: cs.Function, ida: bool):
         self.nx, self.nz = dae.size1_in(0), dae.size1_in(1)
-        n = self.nx + self.nz if self.ida else self.nx
+        n = self.nx + self.nz if ida else self.nx
         # ∂f/∂x (CVODE); IDA: [∂f/∂x ∂f/∂z; ∂g/∂x ∂g/∂z], the (output, input) blocks
         structure = dae.sparsity_jac(0, 0)
-        if self.ida:
+        if ida:
             structure = cs.horzcat(cs.vertcat(structure, dae.sparsity_jac(0, 1)),
                                    cs.vertcat(dae.sparsity_jac(1, 0), dae.sparsity_jac(1, 1)))
         self.pattern = structure + cs.Sparsity.diag(n)
@@ -78,6 +77,27 @@ class AffineJacobian:
         self.color_of_column[np.array(coloring.row(), dtype=np.int64)] = color_of
         self.entry_color = self.color_of_column[column]
         self.n = n
+
+
+class AffineJacobian:
+    """J's stored entries for one compiled model, on :attr:`pattern` (J's structural pattern
+    with the whole diagonal added: the stepped solvers add cj·I or −γ·I in place), in one of
+    three forms: ``"dae"`` ∂[f; g]/∂[x; z]; ``"ida"`` the residual IDA sees,
+    ∂[x' − f; g]/∂[x; z] (the states' rows negated); ``"cvode"`` CVODE's right-hand side,
+    ∂f/∂x. :meth:`values` evaluates them for a parameter vector at a time (any time: J reads
+    none). ``coloring``: the :class:`JacobianColoring` of ``dae`` for the form's unknowns
+    (found here if not given)."""
+
+    def __init__(self, dae: cs.Function, form: str, coloring: JacobianColoring | None = None):
+        if form not in FORMS:
+            raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+        self.dae, self.form = dae, form
+        self.ida = form != "cvode"          # the unknowns are [x; z], the rows [f; g]
+        coloring = coloring or JacobianColoring(dae, self.ida)
+        self.nx, self.nz, self.n = coloring.nx, coloring.nz, coloring.n
+        self.pattern, self.colind, self.row = coloring.pattern, coloring.colind, coloring.row
+        self.colors, self.color_of_column, self.entry_color = \
+            coloring.colors, coloring.color_of_column, coloring.entry_color
         self._local = threading.local()      # a DAE buffer per thread: runs may share the model
 
     def values(self, p, t: float) -> np.ndarray:
