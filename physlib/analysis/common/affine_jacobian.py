@@ -55,7 +55,7 @@ class JacobianColoring:
     stepped solvers add cj·I or −γ·I in place), over [x; z] (``ida``) or x alone, and the
     coloring of its columns that :meth:`AffineJacobian.values` reads the entries with. The
     DAE's own form and IDA's share it: finding it walks the whole DAE (0.5 s of a
-    million-element ladder's first run), so an operating point and a transient find it once."""
+    million-element ladder), so an operating point and a transient find it once."""
 
     def __init__(self, dae: cs.Function, ida: bool):
         self.nx, self.nz = dae.size1_in(0), dae.size1_in(1)
