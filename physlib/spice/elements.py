@@ -49,6 +49,7 @@ class Builder:
         self.warned: set = set()          # ids of .model cards already warned about
         self.excess_phase: list = []      # paths of the BJTs whose card gives PTF
         self.dc_joins = DcJoins()
+        self.constants: dict[str, Constant] = {}      # number token -> its value (see value)
         top_scope = Scope(label="deck")
         top_scope.body = netlist.top
         netlist.top.fill(top_scope)
@@ -62,7 +63,12 @@ class Builder:
         return token[:1] in "{'" or parse_number(token) is not None
 
     def value(self, token: str, scope: Scope, where):
-        """A function giving the token's value in ``scope`` (numbers warn once here)."""
+        """A function giving the token's value in ``scope`` (numbers warn once here). A number
+        given without a warning is one shared :class:`Constant` per token: a large deck repeats
+        its values (a million-element ladder's 1k and 1n), each otherwise an object of its own."""
+        constant = self.constants.get(token)
+        if constant is not None:
+            return constant
         if token[:1] in "{'":
             tree = parse(token, where)
             return lambda: evaluate(tree, scope, where)
@@ -74,7 +80,9 @@ class Builder:
             raise SpiceError(f"{token!r} is not a number or an expression", where)
         if number[1]:
             self.ctx.warn(where, number[1])
-        return Constant(number[0])
+            return Constant(number[0])
+        constant = self.constants[token] = Constant(number[0])
+        return constant
 
     def node_name(self, prefix: str, node: str) -> str:
         """The name ngspice prints for local node ``node`` of the instance at ``prefix``
