@@ -136,6 +136,41 @@ print(json.dumps(counts))
 """
 
 
+def test_a_large_model_built_in_python_starts_no_full_collection():
+    # Model.add in the user's loop, outside any bulk build: a large netlist promotes what was
+    # made every PROMOTE_EVERY members, so the objects that live as long as the model never
+    # trigger the full collections Python schedules as its oldest generation grows (ten of
+    # them, 1.1 s, building a million-element ladder). Without the promotion the same build
+    # starts some; a model dropped afterwards is still freed at once (no cycles).
+    result = subprocess.run([sys.executable, "-c", BUILD_IN_PYTHON], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    counts = json.loads(result.stdout)
+    assert counts["promoted"] == 0 and counts["not promoted"] >= 1 and counts["freed"], counts
+
+
+BUILD_IN_PYTHON = f"""
+import gc, json, sys, weakref
+sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+from physlib.core import bulk
+from physlib.assembly import netlist
+from test_results import rc_ladder as ladder
+
+full = []
+gc.callbacks.append(lambda phase, info: full.append(1) if phase == "start" and info["generation"] == 2 else None)
+counts = {{}}
+for label, start in (("promoted", 8192), ("not promoted", 10**9)):
+    netlist.PROMOTE_FROM = start
+    gc.collect()
+    before = len(full)
+    model = ladder(60_000)
+    counts[label] = len(full) - before
+    alive = weakref.ref(model)
+    del model
+    counts["freed"] = counts.get("freed", True) and alive() is None
+print(json.dumps(counts))
+"""
+
+
 def test_the_exit_collections_skip_what_is_alive_at_exit():
     # Python's collections as it exits traversed every live object of a script that compiled
     # and simulated a small model: 30-40 ms of a 0.3 s process. The exit hook freezes them

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import weakref
 
+from ..core.bulk import PROMOTE_EVERY, PROMOTE_FROM, promote_young
 from ..core.component import Component, PortRef, check_name, check_rename
 from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, PortConnectionError,
                            UnknownAttributeError, UnknownNameError)
@@ -97,6 +98,8 @@ class Netlist:
         members[name] = member
         if nested:
             self._subsystems += 1
+        if not len(members) % PROMOTE_EVERY and len(members) >= PROMOTE_FROM:
+            promote_young()             # a large model built in Python: see promote_young
         return member
 
     def parameter(self, name: str, value, *, unit: str = "1", description: str = "") -> ModelParameter:
