@@ -114,3 +114,33 @@ def test_bridge_solved_as_a_small_linear_loop(way):
     g_in = g[1] * (1 - a1) + g[3] * (1 - b1)
     s_inf, tau = (1 / 100.0) / (1 / 100.0 + g_in), 1e-3 / (1 / 100.0 + g_in)
     np.testing.assert_allclose(s, s_inf * (1 - np.exp(-res.t / tau)), rtol=1e-7, atol=1e-10)
+
+
+def test_linear_rows_are_solved_as_the_sparse_product_sums_them():
+    """solve_linear_rows sums each row's terms on vectors (short rows) or alone (long ones) in
+    the order of their columns: the expressions a sparse matrix-vector product makes, string
+    for string, on rows of 1 to 29 terms with weights of both signs and of other sizes."""
+    import casadi as cs
+    from physlib.assembly.passes.explicit import SHORT_ROWS, solve_linear_rows
+    from physlib.assembly.sparse import CSR
+    rng = np.random.default_rng(1)
+    n, width = 400, 900
+    rows, cols, values, targets = [], [], [], []
+    for i in range(n):
+        picked = rng.choice(width, size=rng.integers(1, 30), replace=False)
+        rows += [i] * len(picked)
+        cols += picked.tolist()
+        values += rng.choice([1.0, -1.0, 2.5, -0.5], size=len(picked)).tolist()
+        targets.append(picked[rng.integers(0, len(picked))])
+    A = CSR.from_entries(np.array(rows), np.array(cols), (n, width), np.array(values))
+    X, targets = cs.SX.sym("x", width), np.array(targets)
+    assert max(np.bincount(rows)) > SHORT_ROWS + 1           # both kinds of row
+    # the reference: -(row without its target) / target's coefficient, as one sparse product
+    other = A.indices != targets[A.row_of_entries()]
+    coefficient = np.zeros(n)
+    coefficient[A.row_of_entries()[~other]] = A.data[~other]
+    solve = CSR.from_entries(A.row_of_entries()[other], A.indices[other], (n, width),
+                             -A.data[other] / coefficient[A.row_of_entries()[other]])
+    reference = cs.densify(cs.mtimes(solve.to_dm(), X))
+    solved = solve_linear_rows(A, targets, X)
+    assert [str(solved[i]) for i in range(n)] == [str(reference[i]) for i in range(n)]

@@ -21,22 +21,49 @@ import numpy as np
 from ...core.arrays import sorted_unique
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
 from ..sparse import CSR
-from .instantiate import columns, instance_locals, local_derivatives, mapped, residuals, signed
+from .instantiate import columns, instance_locals, local_derivatives, mapped, residuals, signed, reordered
 
 MAX_LEVELS = 24      # deeper dependency chains are substituted (each level costs a few calls)
+
+
+SHORT_ROWS = 8       # terms up to which a row's solution is summed on whole vectors
 
 
 def solve_linear_rows(rows: CSR, targets: np.ndarray, X: cs.SX) -> cs.SX:
     """Row i of ``rows`` says sum_r c_r·X_r = 0; its solution for X[targets[i]] is
     -sum_{r != targets[i]} (c_r / c_target)·X_r (connection sums and their derivatives).
-    Reads only the entries of X that the rows use."""
+    Reads only the entries of X that the rows use.
+
+    Each row is its terms summed in the order of their columns, as a sparse matrix-vector
+    product sums them, without building the product's matrix: the rows of m ≤ SHORT_ROWS
+    terms (a circuit's nodes join a few pins) term by term on vectors of all such rows, a
+    longer row (a ground node's) on its own (0.70 -> 0.47 s and 0.24 s -> 0.03 s of a
+    million-element ladder's node currents)."""
+    n = rows.shape[0]
     row, col, data = rows.row_of_entries(), rows.indices, rows.data
     other = col != targets[row]
-    coeff = np.zeros(rows.shape[0])
+    coeff = np.zeros(n)
     coeff[row[~other]] = data[~other]
-    used, used_col = np.unique(col[other], return_inverse=True)
-    solve = CSR.from_entries(row[other], used_col, (rows.shape[0], len(used)), -data[other] / coeff[row[other]])
-    return cs.densify(cs.mtimes(solve.to_dm(), X[used.tolist()]))
+    row, col, weight = row[other], col[other], -data[other] / coeff[row[other]]
+    order = np.lexsort((col, row))
+    row, col, weight = row[order], col[order], weight[order]
+    counts = np.bincount(row, minlength=n)
+    first = np.cumsum(counts) - counts
+    parts, have = [], []
+    for m in sorted_unique(counts[counts <= SHORT_ROWS]).tolist():
+        of_m = np.flatnonzero(counts == m)
+        total = cs.SX.zeros(len(of_m))
+        for j in range(m):
+            at = first[of_m] + j
+            term = cs.SX.binary(cs.OP_MUL, cs.SX(cs.DM(weight[at])), X[col[at].tolist()])
+            total = term if j == 0 else total + term
+        parts.append(total)
+        have.append(of_m)
+    for r in np.flatnonzero(counts > SHORT_ROWS).tolist():      # a ground node's many pins
+        at = slice(first[r], first[r] + counts[r])
+        parts.append(cs.sum1(cs.SX.binary(cs.OP_MUL, cs.SX(cs.DM(weight[at])), X[col[at].tolist()])))
+        have.append([r])
+    return reordered(cs.vertcat(*parts), np.concatenate(have), np.arange(n)) if parts else cs.SX(0, 1)
 
 
 class _Known:

@@ -148,7 +148,7 @@ def group_inputs(flat, aliases: AliasMap, R, P):
     return GroupLocals(flat.groups, aliases, R), tuple(instance_params(g, P) for g in flat.groups)
 
 
-def _reordered(values: cs.SX, have: np.ndarray, want: np.ndarray) -> cs.SX:
+def reordered(values: cs.SX, have: np.ndarray, want: np.ndarray) -> cs.SX:
     """``values`` (one entry per equation in ``have``) for the equations ``want``, in that order."""
     if np.array_equal(have, want):
         return values
@@ -182,7 +182,7 @@ def base_rows(flat, eqs: Equations, symbolic: Symbolic, rows) -> cs.SX:
         have.append(linear)
     if not parts:
         return cs.SX(0, 1)
-    return _reordered(cs.vertcat(*parts), np.concatenate(have), rows)
+    return reordered(cs.vertcat(*parts), np.concatenate(have), rows)
 
 
 def residuals(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, rows) -> cs.SX:
@@ -207,7 +207,7 @@ def residuals(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, row
     if len(derived):
         parts.append(_derivative_residuals(flat, aliases, reduced, symbolic))
         have.append(eqs.n_base + np.arange(len(reduced.new_eqs)))
-    return _reordered(cs.vertcat(*parts), np.concatenate(have), rows)
+    return reordered(cs.vertcat(*parts), np.concatenate(have), rows)
 
 
 def _combination(combo, residual_of, R):
@@ -251,7 +251,7 @@ def start_values(flat, aliases: AliasMap, params_sx, T, positions=None) -> cs.SX
     if not parts:
         return cs.SX(0, 1)
     have = np.concatenate(have)
-    return _reordered(cs.vertcat(*parts), have, np.arange(len(have)) if positions is None else positions)
+    return reordered(cs.vertcat(*parts), have, np.arange(len(have)) if positions is None else positions)
 
 
 def position_starts(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, positions) -> cs.SX:
@@ -262,7 +262,7 @@ def position_starts(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symboli
     values = start_values(flat, aliases, symbolic.params, symbolic.T, positions[own])
     if own.all():
         return values
-    return _reordered(cs.vertcat(values, cs.DM.zeros(int((~own).sum()))),
+    return reordered(cs.vertcat(values, cs.DM.zeros(int((~own).sum()))),
                       np.concatenate([positions[own], positions[~own]]), positions)
 
 
@@ -274,7 +274,7 @@ def raw_start_values(flat, params_sx, T, raw_ids) -> cs.SX:
         if values is not None:
             parts.append(values)
             have.append(ids)
-    return _reordered(cs.vertcat(*parts), np.concatenate(have), np.asarray(raw_ids, dtype=np.int64))
+    return reordered(cs.vertcat(*parts), np.concatenate(have), np.asarray(raw_ids, dtype=np.int64))
 
 
 def numeric_jacobian(flat, aliases: AliasMap, eqs: Equations) -> CSR:
