@@ -311,10 +311,11 @@ def _first_of_each_structure(components: list[Component], code: np.ndarray, keye
     for c in np.flatnonzero(keyed).tolist():
         members = np.flatnonzero(code == c)
         values = map(attrgetter("_values"), map(components.__getitem__, members.tolist()))
-        keys = map(itemgetter(*classes[c]._structural), values)
-        seen: dict = {}
-        first_of = np.fromiter((seen.setdefault(key, i) for i, key in zip(members.tolist(), keys)),
-                               dtype=np.int64, count=len(members))
+        keys = list(map(itemgetter(*classes[c]._structural), values))
+        # one structure for all (a million resistors): their first, without a lookup each
+        seen: dict = {keys[0]: int(members[0])} if len(set(keys)) == 1 else {}
+        first_of = np.full(len(members), members[0], dtype=np.int64) if seen else np.fromiter(
+            (seen.setdefault(key, i) for i, key in zip(members.tolist(), keys)), dtype=np.int64, count=len(members))
         firsts.append(np.fromiter(seen.values(), dtype=np.int64, count=len(seen)))
         same_as.append((members, first_of))
     return (np.sort(np.concatenate(firsts)) if firsts else np.zeros(0, np.int64)), same_as
