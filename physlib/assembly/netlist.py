@@ -366,9 +366,10 @@ def _connected_members(netlist: Netlist, ports) -> bool:
             return False
         owner_names.append(name)
         port_names.append(port.name)
-    # a member's name stands for it: the same (name, port) twice is the same port twice
-    if (len(ports) > 2 or owner_names[0] == owner_names[1]) and \
-            len(set(zip(owner_names, port_names))) < len(ports):
+    # a member's name stands for it: the same (name, port) twice is the same port twice (only
+    # possible where a member comes twice: a node's pins are mostly of different members)
+    if (len(ports) > 2 or owner_names[0] == owner_names[1]) and len(set(owner_names)) < len(ports) \
+            and len(set(zip(owner_names, port_names))) < len(ports):
         return False
     netlist._sizes.append(len(ports))
     netlist._end_member.extend(owner_names)
