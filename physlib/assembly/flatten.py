@@ -143,13 +143,14 @@ def _walk(model: Netlist, prefix: str, found: _Found, scope: dict) -> dict:
         scope.update(zip(names, range(len(paths), len(paths) + len(names))))
         paths.extend([prefix + name for name in names] if prefix else names)
         components.extend(members.values())
-    for name, member in members.items() if model._subsystems else ():
-        if isinstance(member, Netlist):
-            scope[name] = _walk(member, f"{prefix}{name}.", found, {})
-        else:
-            scope[name] = len(paths)
-            paths.append(prefix + name)
-            components.append(member)
+    else:
+        for name, member in members.items():
+            if isinstance(member, Netlist):
+                scope[name] = _walk(member, f"{prefix}{name}.", found, {})
+            else:
+                scope[name] = len(paths)
+                paths.append(prefix + name)
+                components.append(member)
     found.sizes.extend(model._sizes)
     base = len(found.end_port)
     found.end_instance.extend(map(scope.__getitem__, model._end_member))

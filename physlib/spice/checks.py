@@ -12,7 +12,7 @@ A flat deck (no subcircuit instances or K cards) is checked on its nodes alone: 
 records which nodes each element joins at DC (:class:`DcJoins`), and the nodes' connected
 components say whether every node reaches ground. Only a deck that fails that, or one the
 record cannot follow, takes the general check on every pin of the model, which names the
-node and the first card on it (reading a million-element ladder: 2.7 s against 0.2 s).
+node and the first card on it (reading a million-element ladder: 2.7 s against 0.5 s).
 """
 from __future__ import annotations
 

@@ -88,6 +88,7 @@ class DeckValues:
         if self.builder is None:
             from .elements import Builder
             self.builder = Builder(self.netlist, self.name, self.ctx)
+            self.builder.dc_joins = None        # the deck's DC paths were checked when it was read
         return self.builder
 
     def __getstate__(self):
