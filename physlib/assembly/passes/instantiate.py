@@ -52,10 +52,12 @@ def _on_rows(function: cs.Function, k: int, args) -> cs.SX | None:
     each on rows of k entries (one CasADi operation on a row makes its k nodes in one C++ loop,
     with the simplifications a per-instance evaluation applies: 40 % less time than the mapped
     call on a million-element ladder's explicit solutions); None for a function this does not
-    replay (several outputs, a sparse output, calls or free parameters in its graph)."""
+    replay (several outputs, a sparse input or output, calls or free parameters in its graph:
+    an input's instruction reads a nonzero, which is its row only where the input is dense)."""
     if function.n_out() != 1 or not function.sparsity_out(0).is_dense() or not function.is_a("SXFunction") \
-            or any(function.size2_in(i) != 1 or args[i].size1() != function.size1_in(i)
-                   or args[i].size2() not in (1, k) for i in range(function.n_in())):
+            or any(function.size2_in(i) != 1 or not function.sparsity_in(i).is_dense()
+                   or args[i].size1() != function.size1_in(i) or args[i].size2() not in (1, k)
+                   for i in range(function.n_in())):
         return None
     work = [None] * function.sz_w()
     out = [None] * function.nnz_out(0)
