@@ -91,3 +91,27 @@ def test_a_large_nonlinear_operating_point_agrees_with_scipys_solves(monkeypatch
     # KCL at the first node, from the solution's own branch currents: R1 feeds D1 and R2
     assert op["R1.i"] == pytest.approx(op["D1.i"] + op["R2.i"], abs=1e-12)
     assert 0.5 < v[0] < 0.8 and v[3] < v[2] < v[1] < v[0]       # forward-biased, falling along
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 600), lower=st.integers(0, 4), upper=st.integers(0, 4))
+def test_banded_systems_take_the_band_lu_and_match_numpys(seed, n, lower, upper):
+    # A ladder's or a chain's Jacobian is banded in the order of its unknowns: SUNDIALS' band
+    # LU (partial pivoting) solves it, as the stepped solvers do, to the same 1e-12.
+    rng = np.random.default_rng(seed)
+    a = sum(np.diag(rng.normal(size=n - abs(d)), d) for d in range(-lower, upper + 1) if abs(d) < n)
+    a = a + np.diag(np.abs(a).sum(axis=1) + 1.0)
+    b = rng.normal(size=n)
+    banded = []
+    with pytest.MonkeyPatch.context() as patch:
+        band_lu = sparse_lu._band_lu
+        patch.setattr(sparse_lu, "_band_lu", lambda *args: banded.append(1) or band_lu(*args))
+        x = sparse_lu.sparse_solve(cs.DM(cs.sparsify(cs.DM(a))), b)
+    assert banded
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=0, atol=1e-12 * np.max(np.abs(x)))
+
+
+def test_a_singular_banded_system_gives_nan():
+    a = np.eye(40)
+    a[7, 7], a[7, 8] = 0.0, 1.0              # column 7 empty: singular, tridiagonal
+    assert np.isnan(sparse_lu.sparse_solve(cs.DM(cs.sparsify(cs.DM(a))), np.ones(40))).all()

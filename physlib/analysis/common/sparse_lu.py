@@ -14,7 +14,7 @@ import ctypes
 import casadi as cs
 import numpy as np
 
-from .sundials_library import (COLAMD_ORDERING, CSC_MAT, POINTER, REAL_P, SundialsUnavailable,
+from .sundials_library import (BAND_WORK, COLAMD_ORDERING, CSC_MAT, POINTER, REAL_P, SundialsUnavailable,
                                check_flag, libraries, sparse_libraries)
 
 __all__ = ["solve_step", "sparse_solve", "csc_product"]
@@ -42,16 +42,40 @@ def solve_step(jacobian, rhs) -> np.ndarray | None:
 def sparse_solve(jacobian: cs.DM, rhs: np.ndarray) -> np.ndarray:
     """x with J·x = ``rhs`` for a square sparse J (a CasADi DM); NaN everywhere when J is
     singular (as SciPy's ``spsolve`` answers), infinite or NaN entries where it is nearly so:
-    the callers test the step for finiteness."""
+    the callers test the step for finiteness. A J banded in the order of its unknowns (a
+    ladder's, a chain's: n·l·(l + u) at most BAND_WORK·n for bandwidths l, u) takes SUNDIALS'
+    band LU, as the stepped solvers do (a million-element ladder's operating point: 0.5 s with
+    SuperLU_MT)."""
     n = jacobian.size1()
     colind, row, values = _with_diagonal(jacobian)
     rhs = np.array(rhs, dtype=float).ravel()
     try:
         core, nvec = libraries()[:2]
-        smat, sls = sparse_libraries()[:2]
+        smat, sls, bmat, bls = sparse_libraries()
     except SundialsUnavailable:
         return _scipy_solve(n, colind, row, values, rhs)
+    column = np.repeat(np.arange(n, dtype=np.int64), np.diff(colind))
+    lower, upper = int(np.max(row - column, initial=0)), int(np.max(column - row, initial=0))
+    if lower * (lower + upper) <= BAND_WORK:
+        return _band_lu(core, nvec, bmat, bls, (lower, upper), column, row, values, rhs)
     return _superlu_mt(core, nvec, smat, sls, n, colind, row, values, rhs)
+
+
+def _band_lu(core, nvec, bmat, bls, bandwidths, column, row, values, rhs) -> np.ndarray:
+    """J·x = rhs by SUNDIALS' band LU (J's entries at ``row``, ``column``)."""
+    n, (lower, upper) = len(rhs), bandwidths
+
+    def matrix(ctx):
+        A = bmat.SUNBandMatrix(n, upper, lower, ctx)
+        if not A:
+            raise MemoryError(f"SUNDIALS could not allocate a {n}×{n} band matrix (bandwidths {lower}, {upper})")
+        ldim, stored_upper = bmat.SUNBandMatrix_LDim(A), bmat.SUNBandMatrix_StoredUpperBandwidth(A)
+        data = np.ctypeslib.as_array(bmat.SUNBandMatrix_Data(A), shape=(ldim * n,))
+        data[:] = 0.0
+        data[column * ldim + (row - column + stored_upper)] = values    # column j from j·ldim
+        return A
+    return _sundials_solve(core, nvec, rhs, matrix, bls.SUNLinSol_Band,
+                           (bls.SUNLinSolInitialize_Band, bls.SUNLinSolSetup_Band, bls.SUNLinSolSolve_Band))
 
 
 def _with_diagonal(jacobian: cs.DM):
@@ -73,34 +97,54 @@ def _with_diagonal(jacobian: cs.DM):
 
 
 def _superlu_mt(core, nvec, smat, sls, n, colind, row, values, rhs) -> np.ndarray:
-    solution = np.zeros(n)
-    ctx = POINTER()
-    check_flag(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
-    A = b = x = solver = None
-    try:
-        # a singular matrix is an answer here (NaN), not an error message on stderr
-        core.SUNContext_ClearErrHandlers(ctx)
-        A = smat.SUNSparseMatrix(n, n, int(colind[-1]), CSC_MAT, ctx)
+    """J·x = rhs by SuperLU_MT, J's compressed columns given (``colind``, ``row``, ``values``)."""
+    nnz = int(colind[-1])
+
+    def matrix(ctx):
+        A = smat.SUNSparseMatrix(n, n, nnz, CSC_MAT, ctx)
         if not A:
-            raise MemoryError(f"SUNDIALS could not allocate a sparse {n}×{n} matrix ({colind[-1]} entries)")
-        nnz = int(colind[-1])
+            raise MemoryError(f"SUNDIALS could not allocate a sparse {n}×{n} matrix ({nnz} entries)")
         np.ctypeslib.as_array(smat.SUNSparseMatrix_IndexPointers(A), shape=(n + 1,))[:] = colind
         np.ctypeslib.as_array(smat.SUNSparseMatrix_IndexValues(A), shape=(nnz,))[:] = row
         np.ctypeslib.as_array(smat.SUNSparseMatrix_Data(A), shape=(nnz,))[:] = values
+        return A
+
+    def solver(x, A, ctx):
+        made = sls.SUNLinSol_SuperLUMT(x, A, 1, ctx)
+        if made:
+            check_flag(sls.SUNLinSol_SuperLUMTSetOrdering(made, COLAMD_ORDERING), "SUNLinSol_SuperLUMTSetOrdering")
+        return made
+    return _sundials_solve(core, nvec, rhs, matrix, solver, (sls.SUNLinSolInitialize_SuperLUMT,
+                                                             sls.SUNLinSolSetup_SuperLUMT, sls.SUNLinSolSolve_SuperLUMT))
+
+
+def _sundials_solve(core, nvec, rhs, matrix, solver, steps) -> np.ndarray:
+    """x with A·x = ``rhs`` by a SUNDIALS direct solver: ``matrix(ctx)`` makes and fills A,
+    ``solver(x, A, ctx)`` makes the solver, ``steps`` are its initialize, setup (the
+    factorization) and solve functions. NaN everywhere where the setup finds a zero pivot:
+    a singular matrix is an answer here, not an error message on stderr."""
+    n = len(rhs)
+    solution = np.zeros(n)
+    ctx = POINTER()
+    check_flag(core.SUNContext_Create(0, ctypes.byref(ctx)), "SUNContext_Create")
+    A = b = x = made = None
+    initialize, setup, solve = steps
+    try:
+        core.SUNContext_ClearErrHandlers(ctx)
+        A = matrix(ctx)
         b = nvec.N_VMake_Serial(n, rhs.ctypes.data_as(REAL_P), ctx)
         x = nvec.N_VMake_Serial(n, solution.ctypes.data_as(REAL_P), ctx)
-        solver = sls.SUNLinSol_SuperLUMT(x, A, 1, ctx)
-        if not solver:
-            raise MemoryError(f"SUNDIALS could not make a SuperLU_MT solver of a {n}×{n} matrix")
-        check_flag(sls.SUNLinSol_SuperLUMTSetOrdering(solver, COLAMD_ORDERING), "SUNLinSol_SuperLUMTSetOrdering")
-        check_flag(sls.SUNLinSolInitialize_SuperLUMT(solver), "SUNLinSolInitialize_SuperLUMT")
-        if sls.SUNLinSolSetup_SuperLUMT(solver, A) != 0:       # an exactly zero pivot: singular
+        made = solver(x, A, ctx)
+        if not made:
+            raise MemoryError(f"SUNDIALS could not make a linear solver of a {n}×{n} matrix")
+        check_flag(initialize(made), initialize.__name__)
+        if setup(made, A) != 0:
             return np.full(n, np.nan)
-        check_flag(sls.SUNLinSolSolve_SuperLUMT(solver, A, x, b, 0.0), "SUNLinSolSolve_SuperLUMT")
+        check_flag(solve(made, A, x, b, 0.0), solve.__name__)
         return solution
     finally:
-        if solver:
-            core.SUNLinSolFree(solver)
+        if made:
+            core.SUNLinSolFree(made)
         for vector in (x, b):
             if vector:
                 core.N_VDestroy(vector)

@@ -111,6 +111,7 @@ _libs = None
 _sparse_libs = None
 CSC_MAT = 0                                 # SUNSparseMatrix's compressed-column storage
 COLAMD_ORDERING = 3                         # SuperLU_MT's column ordering (its default; the others print)
+BAND_WORK = 40.0        # per unknown: l·(l + u) up to which a large matrix takes SUNDIALS' band LU
 
 
 def libraries():
@@ -266,6 +267,9 @@ def _declare_sparse(smat, sls, bmat, bls):
     _sig(bmat, "SUNBandMatrix_StoredUpperBandwidth", INDEX, p)
     _sig(bmat, "SUNBandMatrix_Column", REAL_P, p, INDEX)              # its diagonal entry
     _sig(bls, "SUNLinSol_Band", p, p, p, p)
+    _sig(bls, "SUNLinSolInitialize_Band", i, p)
+    _sig(bls, "SUNLinSolSetup_Band", i, p, p)                       # solver, matrix
+    _sig(bls, "SUNLinSolSolve_Band", i, p, p, p, p, REAL)           # solver, matrix, x, b, tol
 
 
 def _declare_ida(ida):

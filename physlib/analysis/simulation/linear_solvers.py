@@ -18,9 +18,7 @@ import numpy as np
 
 from ...core.errors import SimulationError
 from ...core.records import record
-from ..common.sundials_library import COLAMD_ORDERING, CSC_MAT, sparse_libraries
-
-BAND_WORK = 40.0        # per unknown: l·(l + u) up to which a large Jacobian takes the band LU
+from ..common.sundials_library import BAND_WORK, COLAMD_ORDERING, CSC_MAT, sparse_libraries
 
 
 @record
