@@ -1,5 +1,6 @@
 """physlib.analysis.common.sparse_lu: the Newton steps of large operating points and consistent
-starts solved with SUNDIALS' SuperLU_MT (no SciPy import), checked against NumPy's dense LU,
+starts solved with SUNDIALS' SuperLU_MT or, banded, its band LU (no SciPy import), checked
+against NumPy's dense LU,
 against SciPy's SuperLU (the fallback where SUNDIALS' libraries cannot be loaded) and through a
 large nonlinear operating point."""
 import casadi as cs
