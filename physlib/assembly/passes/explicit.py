@@ -42,9 +42,8 @@ def solve_linear_rows(rows: CSR, targets: np.ndarray, X: cs.SX) -> cs.SX:
     other = col != targets[row]
     coeff = np.zeros(n)
     coeff[row[~other]] = data[~other]
+    # in (row, column) order already: a CSR row's columns ascend
     row, col, weight = row[other], col[other], -data[other] / coeff[row[other]]
-    order = np.lexsort((col, row))
-    row, col, weight = row[order], col[order], weight[order]
     counts = np.bincount(row, minlength=n)
     first = np.cumsum(counts) - counts
     parts, have = [], []
