@@ -12,7 +12,7 @@ from physlib.assembly import matching
 from physlib.assembly.alias_sets import eliminate_aliases
 from physlib.assembly.matching import block_order, dulmage_mendelsohn, maximum_matching
 from physlib.assembly.sparse import CSR
-from physlib.core.arrays import connected_components
+from physlib.core.arrays import connected_components, signed_components
 from physlib.core.errors import StructuralError
 
 SEEDS = range(300)
@@ -141,6 +141,40 @@ def test_components_are_those_of_a_union_find():
         np.testing.assert_array_equal(label[:, None] == label[None, :], same, err_msg=str(seed))
         first = [int(np.flatnonzero(label == k)[0]) for k in range(n_sets)]
         assert first == sorted(first), seed           # numbered by their smallest nodes
+
+
+def test_signed_components_are_a_breadth_first_search_of_the_signs():
+    # Sparse random graphs (forests and few loops) and dense ones (odd loops in most): each
+    # node's root is the smallest node of its component, and every edge that a breadth-first
+    # search from that root takes agrees with the parities; an edge disagrees exactly when
+    # the search finds its component holds a loop of odd sign.
+    for seed in SEEDS:
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1, 30))
+        k = int(rng.integers(0, 2 * n))
+        a, b, odd = rng.integers(0, n, k), rng.integers(0, n, k), rng.random(k) < 0.5
+        root, parity = signed_components(n, a, b, odd)
+        neighbours = [[] for _ in range(n)]
+        for x, y, o in zip(a.tolist(), b.tolist(), odd.tolist()):
+            neighbours[x].append((y, o))
+            neighbours[y].append((x, o))
+        sign, component, odd_loop = {}, {}, set()
+        for start in range(n):
+            if start in sign:
+                continue
+            sign[start], component[start], queue = False, start, [start]
+            for x in queue:
+                for y, o in neighbours[x]:
+                    if y not in sign:
+                        sign[y], component[y] = sign[x] ^ o, start
+                        queue.append(y)
+                    elif sign[y] != sign[x] ^ o:
+                        odd_loop.add(start)
+        assert root.tolist() == [component[x] for x in range(n)], seed
+        consistent = [x for x in range(n) if component[x] not in odd_loop]
+        assert [bool(parity[x]) for x in consistent] == [sign[x] for x in consistent], seed
+        disagree = parity[a] ^ parity[b] ^ odd
+        assert {component[x] for x in a[disagree].tolist()} == odd_loop, seed
 
 
 def test_sparse_rows_sum_repeated_entries_drop_zeros_and_transpose():

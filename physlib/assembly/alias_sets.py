@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.arrays import connected_components
+from ..core.arrays import signed_components
 from ..core.errors import StructuralError
 from ..core.records import record
 
@@ -70,26 +70,17 @@ def _tied(pairs) -> set:
 
 
 def _alias_sets(n, pairs, states, ders, names, started):
-    """Representative and sign of every variable. Each variable x is two nodes, +x (2x) and
-    −x (2x + 1); a pair x_a = s·x_b joins +a to s·b and −a to −s·b. A set of aliases is two
-    mirror-image components of that graph, one holding +x for the variables of the same
-    sign as its representative and −x for the others; a set in which +x and −x meet forces
-    its variables to zero."""
+    """Representative and sign of every variable. A pair x_a = s·x_b is an edge of a graph on
+    the variables, odd where s < 0; a set of aliases is a connected component, and a
+    variable's sign is the parity of its path to the representative. A set with an odd loop
+    (x = -x through its pairs) forces its variables to zero."""
     a = pairs[:, 0].astype(np.int64)
     b = pairs[:, 1].astype(np.int64)
     s = pairs[:, 2]
-    flip = (s < 0).astype(np.int64)
-    _, node = connected_components(2 * n, np.concatenate([2 * a, 2 * a + 1]),
-                                   np.concatenate([2 * b + flip, 2 * b + 1 - flip]))
-    plus, minus = node[0::2], node[1::2]
-    if np.any(plus == minus):
-        raise _opposite_loop(names, a, b, s, plus, minus)
-    group = np.minimum(plus, minus)            # the same for both components of a set
-    used = np.zeros(2 * n, dtype=bool)
-    used[group] = True
-    labels = np.cumsum(used, dtype=group.dtype)       # int32 where the numbers fit
-    n_sets = int(labels[-1]) if n else 0
-    labels = (labels - 1)[group]
+    root, parity = signed_components(n, a, b, s < 0)
+    odd_loop = parity[a] ^ parity[b] ^ (s < 0)
+    if odd_loop.any():
+        raise _opposite_loop(names, a, b, s, root, root[a[np.argmax(odd_loop)]])
 
     # Representative per set: a state with a declared start value, else a state, else a
     # state's derivative, else the lowest id.
@@ -98,19 +89,19 @@ def _alias_sets(n, pairs, states, ders, names, started):
     priority[states] -= 2 * n
     if started is not None:
         priority[started] -= n
-    best = np.full(n_sets, 4 * n, dtype=np.int64)
-    np.minimum.at(best, labels, priority)
-    rep = (best % n)[labels]
+    best = np.full(n, 4 * n, dtype=np.int64)
+    np.minimum.at(best, root, priority)
+    rep = (best % n)[root]
     # signs as int8: a million-element model has 6.5 million variables (52 MB as floats)
-    return rep, np.where(plus == plus[rep], 1, -1).astype(np.int8)
+    return rep, np.where(parity == parity[rep], 1, -1).astype(np.int8)
 
 
-def _opposite_loop(names, a, b, s, plus, minus) -> StructuralError:
-    """The error for the first set in which a variable equals its own negative, naming a pair
-    of it that closes a loop of odd sign: signs are spread from one variable of the set along
-    a breadth-first tree of its pairs, and the first pair that disagrees with them is one."""
-    bad = plus[np.flatnonzero(plus == minus)[0]]
-    in_set = plus[a] == bad                 # every node of the set is in one component
+def _opposite_loop(names, a, b, s, root, bad) -> StructuralError:
+    """The error for the set ``bad`` (its root) in which a variable equals its own negative,
+    naming a pair of it that closes a loop of odd sign: signs are spread from one variable of
+    the set along a breadth-first tree of its pairs, and the first pair that disagrees with
+    them is one."""
+    in_set = root[a] == bad
     pairs = list(zip(a[in_set].tolist(), b[in_set].tolist(), s[in_set].tolist()))
     neighbours: dict[int, list] = {}
     for x, y, sign in pairs:
