@@ -6,6 +6,8 @@ import pytest
 import sympy as sp
 
 from physlib import Input, InitializationError, Mode, Model, Parameter, PhyslibError
+from physlib.analysis.common import start_values
+from physlib.analysis.simulation import simulate as simulate_module
 from physlib.analysis.common.start_values import StartValueWarning
 from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Inductor, OnePort, Resistor,
                                            VoltageSource)
@@ -116,7 +118,8 @@ class Linear(OnePort):
         return super().equations() + [sp.Eq(self.v, self.k * self.i)]
 
 
-def test_a_numerically_singular_loop_is_an_error_naming_its_equations_not_inf():
+def loop_of_r_and_linear():
+    """A source across R1 (1 kOhm) and N1 (v = k·i) in series: singular for k = -1 kOhm."""
     m = Model("singular")
     src = m.add(VoltageSource("src", V=1.0))
     r = m.add(Resistor("R1", R=1e3))
@@ -125,7 +128,11 @@ def test_a_numerically_singular_loop_is_an_error_naming_its_equations_not_inf():
     m.connect(src.p, r.p)
     m.connect(r.n, n.p)
     m.connect(src.n, n.n, gnd.p)
-    sim = m.compile()
+    return m.compile()
+
+
+def test_a_numerically_singular_loop_is_an_error_naming_its_equations_not_inf():
+    sim = loop_of_r_and_linear()
     assert sim.simulate(1e-3)["R1.i"][-1] == pytest.approx(1.0 / 2e3, rel=1e-12)
     # k = −R: the loop resistance is zero and the current would be 1/0.
     with pytest.raises(InitializationError, match="not finite") as err:
@@ -134,6 +141,65 @@ def test_a_numerically_singular_loop_is_an_error_naming_its_equations_not_inf():
     # The same for an operating point (it returned infs).
     with pytest.raises(InitializationError, match="not finite.*at the operating point"):
         sim.operating_point(params={"N1.k": -1e3})
+
+
+def test_a_large_model_without_modes_lets_its_function_of_every_position_go_after_the_check(monkeypatch):
+    # As if the function of every position had LARGE instructions (a million-element
+    # ladder's kept 280 MB): the start's finiteness check builds it, reads it and lets it go;
+    # a run from the same point is not checked again, a run from another one is, and a
+    # non-finite value is reported as it is with the function kept.
+    kept = loop_of_r_and_linear()
+    expected = kept.simulate(1e-3)["R1.i"]
+    with pytest.raises(InitializationError) as kept_error:
+        kept.simulate(1e-3, params={"N1.k": -1e3})
+    monkeypatch.setattr(start_values, "LARGE", 0)
+    sim = loop_of_r_and_linear()
+    np.testing.assert_array_equal(sim.simulate(1e-3)["R1.i"], expected)
+    assert sim.system.output_function is None
+    evaluations = []
+
+    class Counted(start_values.FastFunction):
+        def __call__(self, *args):
+            evaluations.append(args)
+            return super().__call__(*args)
+
+    monkeypatch.setattr(start_values, "FastFunction", Counted)
+    np.testing.assert_array_equal(sim.simulate(2e-3)["R1.i"][0], expected[0])
+    assert not evaluations                      # the same start: checked already
+    assert sim.simulate(1e-3, params={"N1.k": 3e3})["R1.i"][-1] == pytest.approx(0.25e-3, rel=1e-12)
+    assert len(evaluations) == 1 and sim.system.output_function is None
+    with pytest.raises(InitializationError) as err:
+        sim.simulate(1e-3, params={"N1.k": -1e3})
+    assert str(err.value) == str(kept_error.value)
+
+
+def test_a_stepped_run_without_modes_builds_no_function_of_every_position(monkeypatch):
+    # A large ODE without modes runs on the stepped solver (simulate.DENSE_LIMIT states and
+    # more), whose start and time events iterate no modes: nothing there reads the outputs.
+    monkeypatch.setattr(start_values, "LARGE", 0)
+    monkeypatch.setattr(simulate_module, "DENSE_LIMIT", 0)
+    m = Model("rc")
+    src = m.add(VoltageSource("src", V=Step(t0=1e-4)))
+    r = m.add(Resistor("R1", R=1e3))
+    c = m.add(Capacitor("C1", C=1e-7))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, c.p)
+    m.connect(src.n, c.n, gnd.p)
+    sim = m.compile()
+    res = sim.simulate(1e-3, t_eval=[5e-4, 1e-3])
+    # v = 1 - exp(-(t - t0)/RC), RC = 0.1 ms; within the default tolerances' 1e-5 V
+    np.testing.assert_allclose(res["C1.v"], 1.0 - np.exp(-(res.t - 1e-4) / 1e-4), atol=1e-5)
+    assert sim.system.output_function is None
+
+
+def test_a_model_with_modes_keeps_its_function_of_every_position(monkeypatch):
+    # Its event iteration reads every output at each event: the check uses the kept function.
+    monkeypatch.setattr(start_values, "LARGE", 0)
+    monkeypatch.setattr(start_values, "FastFunction", None)      # the let-go path would call it
+    sim = dimmer()
+    assert sim.simulate(2e-3, params={"D1.k_low": 4.0})["D1.i"][-1] == 0.25
+    assert sim.system.output_function is not None
 
 
 class Dimmer(OnePort):
@@ -156,18 +222,22 @@ class Dimmer(OnePort):
         return {"low": wanted} if wanted != v["low"] else {}
 
 
-@pytest.mark.parametrize("solver", ["idas", "rk4"])
-def test_a_mode_that_makes_the_equations_singular_is_an_error_not_inf(solver):
-    # At 1 ms the coefficient drops to 0 with a 1 V source across: i = 1/0. The results held
-    # inf from there on; now the event names the mode, the variables and the equation.
+def dimmer():
     m = Model("dimmer")
     src = m.add(VoltageSource("src", V=1.0))
     d = m.add(Dimmer("D1", k=2.0, control=Step(t0=1e-3)))
     gnd = m.add(Ground("gnd"))
     m.connect(src.p, d.p)
     m.connect(src.n, d.n, gnd.p)
+    return m.compile()
+
+
+@pytest.mark.parametrize("solver", ["idas", "rk4"])
+def test_a_mode_that_makes_the_equations_singular_is_an_error_not_inf(solver):
+    # At 1 ms the coefficient drops to 0 with a 1 V source across: i = 1/0. The results held
+    # inf from there on; now the event names the mode, the variables and the equation.
     options = {"dt": 1e-5} if solver == "rk4" else {}
-    sim = m.compile()
+    sim = dimmer()
     assert sim.simulate(2e-3, solver=solver, params={"D1.k_low": 4.0}, **options)["D1.i"][-1] == 0.25
     with pytest.raises(PhyslibError, match=r"t = 0\.001 s.*D1.*not finite.*after the event") as err:
         sim.simulate(2e-3, solver=solver, **options)

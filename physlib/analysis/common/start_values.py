@@ -17,8 +17,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ...core.errors import InitializationError, PhyslibError
+from ...core.memory import LARGE, release_free_memory
 from ...core.units import quantity_value
-from .fast_call import fast
+from .fast_call import FastFunction, fast
 
 
 class PointValues(Mapping):
@@ -146,8 +147,7 @@ def check_finite(model, x, z, p, t, when: str = "at the start") -> None:
     an explicitly solved equation (a loop whose resistances cancel, a mode whose coefficient is
     zero) is reported with the equation, never as inf."""
     system = model.system
-    values = fast(system, "outputs")(x, z, p, t)
-    bad = np.flatnonzero(~np.isfinite(values))
+    bad = _non_finite(model, x, z, p, t)
     if not len(bad):
         return
     # The first block (in evaluation order) that produced a non-finite value is the culprit;
@@ -162,3 +162,31 @@ def check_finite(model, x, z, p, t, when: str = "at the start") -> None:
         f"(numerically singular equations {when}). First failing: "
         + ("; ".join(equations[:4]) if equations else ", ".join(names[:4]))
         + ". Check the parameters of these components (a loop whose coefficients cancel)")
+
+
+def _non_finite(model, x, z, p, t) -> np.ndarray:
+    """The positions whose values at (x, z, p, t) are not finite, by the function of every
+    position (``outputs``).
+
+    A large model without modes lets that function go once it has answered: nothing else
+    its runs do needs it (a hybrid model's event iteration reads every output), and a
+    million-element ladder's kept 280 MB (its algorithm and call buffers) beside the
+    transient's solver for this one check. A later run of the model from the same point
+    (the same x, z, p and t) is not checked again; from another one, the function is made
+    again (0.6 s at a million elements)."""
+    system = model.system
+    if system.output_function is not None or model.has_modes or "output_sx" not in system.cache:
+        return np.flatnonzero(~np.isfinite(fast(system, "outputs")(x, z, p, t)))
+    point = (float(t), *(np.array(v, dtype=float) for v in (x, z, p)))
+    checked = system.cache.get("finite_point")
+    if checked is not None and checked[0] == point[0] and all(map(np.array_equal, checked[1:], point[1:])):
+        return np.zeros(0, dtype=np.int64)
+    outputs = system.outputs
+    if outputs.n_instructions() < LARGE:
+        return np.flatnonzero(~np.isfinite(fast(system, "outputs")(x, z, p, t)))
+    bad = np.flatnonzero(~np.isfinite(FastFunction(outputs)(x, z, p, t)))
+    system.output_function = None
+    release_free_memory()
+    if not len(bad):
+        system.cache["finite_point"] = point
+    return bad

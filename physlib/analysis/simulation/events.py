@@ -252,6 +252,9 @@ class HybridStepper:
         pre = self.p.copy()
         self.trace.begin(t, x, z, pre, fired, cause)
         due = [inst for inst in self._sampled if t in inst.samples]
+        if not self._hybrid:        # no modes to update, no outputs to read (nor to build)
+            self.trace.end(x, z, self.p)
+            return x, z
         outputs = fast(self.system, "outputs")
         values = outputs(x, z, self.p, t)
         for _ in range(max_mode_rounds(self._hybrid)):
