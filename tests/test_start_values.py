@@ -171,6 +171,10 @@ def test_a_large_model_without_modes_lets_its_function_of_every_position_go_afte
     with pytest.raises(InitializationError) as err:
         sim.simulate(1e-3, params={"N1.k": -1e3})
     assert str(err.value) == str(kept_error.value)
+    # An operating point keeps every value, so its check keeps the function it needs then.
+    evaluations.clear()
+    assert sim.operating_point()["R1.i"] == pytest.approx(0.5e-3, rel=1e-12)
+    assert not evaluations and sim.system.output_function is not None
 
 
 def test_a_stepped_run_without_modes_builds_no_function_of_every_position(monkeypatch):

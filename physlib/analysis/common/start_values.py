@@ -117,7 +117,7 @@ def check_initial_state(model, x, z, p, t, *, initial: str = "strict") -> None:
     """Raise (or, with ``initial="relaxed"``, warn) when the consistent state at ``t`` does not
     honour explicitly given start values; raise when any variable is not finite there."""
     system = model.system
-    check_finite(model, x, z, p, t)
+    check_finite(model, x, z, p, t, keep_outputs=False)
     if not system.start_check_info:
         return
     requested, reached = (np.asarray(v).ravel() for v in system.start_check(x, z, p, t))
@@ -142,12 +142,14 @@ def check_initial_state(model, x, z, p, t, *, initial: str = "strict") -> None:
           "simulate(..., initial='relaxed') to start from the consistent values with a warning")
 
 
-def check_finite(model, x, z, p, t, when: str = "at the start") -> None:
+def check_finite(model, x, z, p, t, when: str = "at the start", keep_outputs: bool = True) -> None:
     """Every variable must be finite at the start and after each event: a division by zero in
     an explicitly solved equation (a loop whose resistances cancel, a mode whose coefficient is
-    zero) is reported with the equation, never as inf."""
+    zero) is reported with the equation, never as inf. ``keep_outputs`` False: the caller
+    needs no function of every position afterwards (see :func:`_non_finite`)."""
     system = model.system
-    bad = _non_finite(model, x, z, p, t)
+    bad = _non_finite(model, x, z, p, t) if not keep_outputs else \
+        np.flatnonzero(~np.isfinite(fast(system, "outputs")(x, z, p, t)))
     if not len(bad):
         return
     # The first block (in evaluation order) that produced a non-finite value is the culprit;
@@ -166,12 +168,12 @@ def check_finite(model, x, z, p, t, when: str = "at the start") -> None:
 
 def _non_finite(model, x, z, p, t) -> np.ndarray:
     """The positions whose values at (x, z, p, t) are not finite, by the function of every
-    position (``outputs``).
+    position (``outputs``), for a run's start.
 
     A large model without modes lets that function go once it has answered: nothing else
-    its runs do needs it (a hybrid model's event iteration reads every output), and a
-    million-element ladder's kept 280 MB (its algorithm and call buffers) beside the
-    transient's solver for this one check. A later run of the model from the same point
+    its run does needs it (a hybrid model's event iteration reads every output; an operating
+    point keeps every value, and its function), and a million-element ladder's kept 280 MB
+    (its algorithm and call buffers) beside the transient's solver for this one check. A later run of the model from the same point
     (the same x, z, p and t) is not checked again; from another one, the function is made
     again (0.6 s at a million elements)."""
     system = model.system
