@@ -93,6 +93,20 @@ def test_after_unpickling_every_analysis_gives_the_same_numbers():
     assert lin2.states == lin.states
 
 
+def test_a_deck_pickled_for_a_worker_runs_with_new_param_values():
+    """A compiled deck travels to a sweep's worker pickled, and there its element values are
+    made again for the run's .param values: a resistor's value among them, whose component
+    also reads the deck's physical constants (it crashed on them)."""
+    import physlib.spice as spice
+
+    sim = spice.read("rc\n.param rr=1k\nV1 a 0 1\nR1 a b {rr}\nC1 b 0 1n\n.end\n").compile()
+    loaded = pickle.loads(pickle.dumps(sim))
+    res = loaded.simulate(1e-6, params={"rr": 2e3})
+    assert np.array_equal(res["c1.v"], sim.simulate(1e-6, params={"rr": 2e3})["c1.v"])
+    # RC = 2 us: 1 - exp(-1/2), within the default tolerances
+    assert res["c1.v"][-1] == pytest.approx(1.0 - np.exp(-0.5), abs=1e-5)
+
+
 def test_a_model_pickled_before_any_run_carries_the_values_of_its_variables():
     """The compile leaves the function of every variable's value unbuilt (built beside the
     compiler's intermediate forms, it set a large model's peak memory): it is built on first

@@ -29,11 +29,12 @@ __all__ = ["DeckValues", "ParamExpression", "ElementValue", "declare_parameters"
 
 
 class _Quiet:
-    """The context a loaded :class:`DeckValues` builds with: the options and ``.tran`` values
-    of the deck it was made from; warnings were given when the deck was read."""
+    """The context a loaded :class:`DeckValues` builds with: the options, ``.tran`` values and
+    physical constants (the set a resistor's thermal noise reads) of the deck it was made from;
+    warnings were given when the deck was read."""
 
-    def __init__(self, options: dict, tran_values: tuple):
-        self.options, self.tran_values = options, tran_values
+    def __init__(self, options: dict, tran_values: tuple, constants):
+        self.options, self.tran_values, self.constants = options, tran_values, constants
 
     def tran(self):
         return self.tran_values
@@ -94,11 +95,11 @@ class DeckValues:
     def __getstate__(self):
         return {"netlist": self.netlist, "name": self.name, "parameters": self.parameters,
                 "options": {name: self.ctx.option(name) for name in OPTIONS},
-                "tran_values": tuple(self.ctx.tran())}
+                "tran_values": tuple(self.ctx.tran()), "constants": self.ctx.constants}
 
     def __setstate__(self, state):
         self.__init__(state["netlist"], state["name"], None,
-                      _Quiet(state["options"], state["tran_values"]))
+                      _Quiet(state["options"], state["tran_values"], state["constants"]))
         self.parameters = state["parameters"]
 
 
