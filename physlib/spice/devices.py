@@ -242,7 +242,7 @@ def sensed_sources(body) -> set[str]:
     """The V sources of a (sub)circuit whose current an element reads (F, H, W by name, B
     through ``i(vname)``): they are built as :class:`SensingVoltageSource`."""
     out = set()
-    for card, tokens in body.element_cards():
+    for card, tokens in body.element_cards("FHWB"):
         letter = card.text[0].upper()
         if letter in "FH" and is_poly(tokens):
             out.update(poly_sensed_sources(tokens))

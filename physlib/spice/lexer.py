@@ -57,42 +57,39 @@ def _strip(line: str) -> str:
     return line
 
 
-def _physical(text: str, file: str, first: int = 1):
-    """(line number, text) of the non-comment lines, inline comments removed."""
-    # Most decks have no inline comment marker anywhere: four substring searches of the whole
-    # text spare a regular-expression search of each line.
-    comments = any(marker in text for marker in _MARKERS)
-    for number, raw in enumerate(text.splitlines(), first):
-        line = (_strip(raw) if comments else raw).rstrip()
-        stripped = line.lstrip()
-        if not stripped or stripped[0] == "*":
-            continue
-        yield number, line
-
-
 def first_word(text: str) -> str:
     """The first word of a card's text (which starts with it: no leading blank), lower case."""
     return text.split(None, 1)[0].lower()
 
 
-def _join(text: str, file: str, first: int) -> list[Card]:
-    """Cards with continuation lines joined; stops at .end."""
-    cards: list[list] = []
-    for number, line in _physical(text, file, first):
-        stripped = line.lstrip()
-        if stripped[0] == "+":
-            if not cards:
-                raise SpiceError("a continuation line '+' with no card before it",
-                                 Location(file, number, line))
-            cards[-1][1] += " " + stripped[1:]
+def _join(lines: list[str], file: str, first: int, comments: bool) -> list[Card]:
+    """Cards of ``lines`` (the first one numbered ``first``) with comment and blank lines left
+    out, inline comments removed where ``comments`` says the text has some, continuation lines
+    joined; stops at .end. One pass over the lines, no text or list made for a line that
+    only becomes a card (most lines of a large deck)."""
+    numbers: list[int] = []
+    texts: list[str] = []
+    for number, raw in enumerate(lines, first):
+        stripped = (_strip(raw) if comments else raw).strip()
+        if not stripped or stripped[0] == "*":
             continue
-        cards.append([number, stripped])
-    out = []
-    for number, text_ in cards:
-        if text_[0] == "." and first_word(text_) == ".end":
-            break
-        out.append(Card(Location(file, number, text_), text_))
-    return out
+        if stripped[0] == "+":
+            if not texts:
+                raise SpiceError("a continuation line '+' with no card before it",
+                                 Location(file, number, (_strip(raw) if comments else raw).rstrip()))
+            texts[-1] += " " + stripped[1:]
+            continue
+        numbers.append(number)
+        texts.append(stripped)
+    end = next((k for k, text in enumerate(texts) if text[0] == "." and first_word(text) == ".end"),
+               len(texts))
+    return [Card(Location(file, number, text), text) for number, text in zip(numbers[:end], texts[:end])]
+
+
+def _has_comments(text: str) -> bool:
+    """Whether ``text`` may have inline comments: most decks have no marker anywhere, and four
+    substring searches of the whole text spare a regular-expression search of each line."""
+    return any(marker in text for marker in _MARKERS)
 
 
 def read_cards(text: str, file: str = "<text>", folder: str | None = None,
@@ -100,7 +97,7 @@ def read_cards(text: str, file: str = "<text>", folder: str | None = None,
     """(title, cards) of a deck; ``.include``/``.lib`` files are read from ``folder``."""
     lines = text.splitlines()
     title = lines[0].strip() if lines else ""
-    cards = _join("\n".join(lines[1:]), file, 2)
+    cards = _join(lines[1:], file, 2, _has_comments(text[len(lines[0]):] if lines else ""))
     return title, _expand(cards, folder, warnings, _seen + (os.path.abspath(file),))
 
 
@@ -155,7 +152,7 @@ def _included(card: Card, words, folder, warnings, seen) -> list[Card]:
             text = handle.read()
     except OSError as err:
         raise SpiceError(f"cannot read {path}: {err.strerror}", card.where) from None
-    cards = _join(text, path, 1)                  # an included file has no title line
+    cards = _join(text.splitlines(), path, 1, _has_comments(text))   # no title line
     if words[0].lower() == ".lib":
         cards = _section(cards, words[2].lower(), card)
     return _expand(cards, os.path.dirname(path), warnings, seen + (os.path.abspath(path),))

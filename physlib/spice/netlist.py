@@ -27,8 +27,12 @@ class Body:
     nested ``.subckt`` definitions."""
 
     def __init__(self):
-        # (card, its tokens; None once the deck is built: see compact)
-        self.elements: list[tuple[Card, list[str] | None]] = []
+        self.elements: list[Card] = []
+        # the tokens of the element cards with braces or quotes (position in elements ->
+        # tokens), split when sorted, where a malformed one is an error; the others (most cards
+        # of a large deck) are split when built: a list of tokens per card would be a third of
+        # a large deck's memory while it is built (see compact)
+        self.tokens: dict[int, list[str]] = {}
         self.params: list[tuple[str, str, Location]] = []       # name, expression text
         self.functions: list[tuple[str, list[str], str, Location]] = []
         self.models: dict[str, tuple[str, list[str], Card]] = {}  # name -> (type, tokens, card)
@@ -41,17 +45,33 @@ class Body:
         for name, args, text, where in self.functions:
             scope.functions[name] = (args, parse(text, where), where)
 
-    def element_cards(self):
-        """(card, tokens) of each element card, in order; the tokens split again where
-        :meth:`compact` dropped them."""
-        for card, tokens in self.elements:
+    def add_element(self, card: Card):
+        """Add an element card, split now if it has braces or quotes (an unbalanced one is an
+        error of the deck's sorting, before anything is built)."""
+        text = card.text
+        if "{" in text or "'" in text:
+            self.tokens[len(self.elements)] = split(text, card.where)
+        self.elements.append(card)
+
+    def element_cards(self, letters: str | None = None):
+        """(card, tokens) of each element card, in order, or of those whose letter is one of
+        ``letters`` (upper case); the tokens split here unless kept (:meth:`add_element`)."""
+        kept = self.tokens
+        if not kept and letters is None:     # a large deck's plain cards: a split of each
+            for card in self.elements:
+                yield card, split(card.text, card.where)
+            return
+        for position, card in enumerate(self.elements):
+            if letters is not None and card.text[0].upper() not in letters:
+                continue
+            tokens = kept.get(position)
             yield card, tokens if tokens is not None else split(card.text, card.where)
 
     def compact(self):
-        """Drop the element cards' tokens, here and in every subcircuit definition: once the
-        deck's components are built they are read again only to build them anew (a deck loaded
-        from a pickle), which splits the cards again. A sixth of a large deck's memory once read."""
-        self.elements = [(card, None) for card, _ in self.elements]
+        """Drop the kept tokens (:meth:`add_element`), here and in every subcircuit definition:
+        once the deck's components are built they are read again only to build them anew (a
+        deck loaded from a pickle), which splits the cards again."""
+        self.tokens = {}
         for subckt in self.subckts.values():
             subckt.body.compact()
 
@@ -111,7 +131,7 @@ class Netlist:
             what = UNSUPPORTED_ELEMENTS.get(letter, "an unknown element letter")
             raise SpiceError(f"{letter} elements ({what}) are not supported; supported: "
                              f"{SUPPORTED}", card.where)
-        body.elements.append((card, split(card.text, card.where)))
+        body.add_element(card)
 
     def _subckt(self, card: Card) -> Subckt:
         text = card.text

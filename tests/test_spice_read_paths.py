@@ -1,0 +1,160 @@
+"""What the reader's paths for large flat decks must keep.
+
+A plain R, C or L card (``R1 a b 1k``) is built by a path of its own, its pins numbered by
+node for the DC-path record; the same cards with their values given by name (``R1 a b r=1k``)
+take the general path. Both must make the same deck, in subcircuits and around K, .ic,
+.global, ground named gnd and a node of one connection too. The record of DC joins must answer
+as the general check does for every kind of element. Cards are split when built, except those
+with braces or quotes, split (and refused when malformed) when sorted. The lexer reads lines
+in one pass: comments, continuations, CRLF and .end as before."""
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import pytest
+
+import physlib.spice as spice
+from physlib.api import Model
+from physlib.spice import checks
+from physlib.spice.lexer import read_cards
+
+LADDER = """ladder ; with a marker in its title
+.param rr=2k
+.global vg
+.subckt cell in out
+R1 in mid {{rr}}
+L1 mid out 1u
+C1 out 0 1p
+.ends
+V1 n0 0 DC 1
+Vg vg 0 1
+R0 vg 0 1k
+{stages}
+X1 n{last} top cell
+La top gnd 1m
+Lb n1 gnd 2m
+K1 la lb 0.5
+Rdangling n1 dangling 1k
+Cic n2 0 1n
+.ic v(n2)=0.5
+.tran 1n 1u uic
+.end
+"""
+
+
+def ladder(named: bool, stages: int = 12) -> str:
+    """A deck of ``stages`` R-C stages among the elements above; ``named``: the stages' values
+    given by name (``r=1k``), the general path."""
+    lines = []
+    for k in range(1, stages + 1):
+        r, c = ("r=", "c=") if named else ("", "")
+        lines += [f"R{k} n{k - 1} N{k} {r}1k", f"C{k} n{k} 0 {c}1n"]
+        if k % 4 == 0:
+            lines.append(f"L{k} n{k} vg {'l=' if named else ''}1m")
+    return LADDER.format(stages="\n".join(lines), last=stages)
+
+
+def structure(model, prefix: str = "") -> list:
+    """Every member of ``model`` (depth first): its path and class, its parameters or, for a
+    subsystem, its exposed ports; then each level's connections."""
+    out = []
+    for name, member in model.components.items():
+        if isinstance(member, Model):
+            out.append((prefix + name, "subsystem", sorted(member.exposed_ports)))
+            out += structure(member, f"{prefix}{name}.")
+        else:
+            out.append((prefix + name, type(member).__name__, member.parameters))
+    return out + [(prefix, model.connections)]
+
+
+def read_all(text: str):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        deck = spice.read(text)
+    heard = [(w.message.line, str(w.message).split("': ", 1)[-1]) for w in caught
+             if isinstance(w.message, spice.SpiceWarning)]
+    return deck, heard
+
+
+def test_plain_cards_build_the_deck_their_named_values_build():
+    plain, plain_heard = read_all(ladder(named=False))
+    named, named_heard = read_all(ladder(named=True))
+    assert structure(plain.model) == structure(named.model)
+    assert plain.nodes == named.nodes and "dangling" in plain.nodes
+    assert {path: card.where.line for path, card in plain.elements.items()} == \
+        {path: card.where.line for path, card in named.elements.items()}
+    assert plain.parameter_values({"rr": 3e3}, tran=(1e-9, 1e-6)) == \
+        named.parameter_values({"rr": 3e3}, tran=(1e-9, 1e-6))
+    assert plain_heard == named_heard and any("one connection" in m for _, m in plain_heard)
+    assert plain.model["cic"].v0 == pytest.approx(0.5) and plain.model["c1"].v0 == 0.0
+
+
+@pytest.mark.parametrize("cards, floating", [
+    ("E1 a 0 b 0 2\nRb b 0 1k\nRa a c 1k\nCc c 0 1n", None),       # E's output conducts
+    ("G1 a 0 b 0 1m\nRb b 0 1k\nCa a 0 1n", "a"),                   # a G's output does not
+    ("E1 a 0 b c 2\nRa a 0 1k\nCb b c 1n", "b"),                    # nor E's control pins
+    ("F1 a 0 vs 2\nVs b 0 1\nRa a c 1k\nRc c gnd 1k", None),
+    ("H1 a b vs 2\nVs c 0 1\nRc c 0 1k\nRb b 0 1k\nCa a d 1n\nRd d 0 1k", None),
+    ("R1 a gnd 1k\nL1 a b 1m\nC1 b c 1n\nI1 c 0 1m\nRc c 0 1k", None),
+    ("R1 a gnd 1k\nC1 a b 1n\nL1 b c 1m", "b"),
+])
+def test_the_record_of_dc_joins_answers_as_the_general_check(cards, floating):
+    """Nodes numbered by the builder, joined by pins' groups: the general check runs exactly
+    where a node floats, and names it."""
+    general = []
+    nets = checks.Nets
+
+    def counted(*args, **kwargs):
+        general.append(True)
+        return nets(*args, **kwargs)
+    text = f"t\nV0 in 0 1\nRin in 0 1k\n{cards}\n.op\n.end\n"
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        patch.setattr(checks, "Nets", counted)
+        if floating is None:
+            spice.read(text)
+        else:
+            with pytest.raises(spice.SpiceError, match=f"node {floating} has no DC path"):
+                spice.read(text)
+    assert bool(general) == (floating is not None)
+
+
+def test_a_malformed_card_is_refused_when_sorted_before_any_is_built():
+    # R0's value is an error only when built; R1's brace when the deck is sorted, first
+    with pytest.raises(spice.SpiceError, match="unbalanced braces") as caught:
+        spice.read("t\nV1 a 0 1\nR0 a 0 xyz\nR1 a 0 {1k\n.op\n.end\n")
+    assert caught.value.line == 4
+    with pytest.raises(spice.SpiceError, match="unknown parameter 'xyz'") as caught:
+        spice.read("t\nV1 a 0 1\nR0 a 0 xyz\nR1 a 0 {1k}\n.op\n.end\n")
+    assert caught.value.line == 3
+
+
+def test_cards_with_braces_build_again_once_read():
+    """The tokens kept for cards with braces or quotes are dropped once the deck is built; a
+    compiled deck loaded from a pickle builds its value functions again from the cards."""
+    text = ("t\n.param rr=1k\nV1 a 0 SIN(0 1 1meg)\nC1 a b {rr*1p}\nL2 b 0 'rr*3n'\n"
+            "F1 c 0 v1 {2}\nC3 c 0 1n\nL3 c 0 1u\n.op\n.end\n")
+    deck, _ = read_all(text)
+    assert deck.model["c1"].C == 1e-9 and deck.model["f1"].gain == 2.0
+    values = deck.parameter_values({"rr": 2e3}, tran=(1e-9, 1e-6))
+    assert values["c1.C"] == 2e-9 and values["l2.L"] == 6e-6
+    compiled = deck.compile()
+    loaded = pickle.loads(pickle.dumps(compiled))
+    runs = [sim.simulate(params={"rr": 3e3}, t_end=1e-6) for sim in (compiled, loaded)]
+    assert list(runs[0]["l2.i"]) == list(runs[1]["l2.i"]) and max(abs(runs[0]["l2.i"])) > 0
+
+
+def test_the_lexer_joins_continuations_strips_comments_and_stops_at_end():
+    text = ("title -- with markers ;\r\nR1 a b\r\n* a comment between\r\n\r\n+ 1k ; inline\r\n"
+            "  C1 b 0 1n $ farads\r\n+ ic=0\r\nL1 b 0 1m // henries\r\n.end\r\nR9 x y 1\r\n")
+    title, cards = read_cards(text)
+    assert title == "title -- with markers ;"
+    assert [(c.where.line, c.text, c.where.text) for c in cards] == [
+        (2, "R1 a b  1k", "R1 a b  1k"), (6, "C1 b 0 1n  ic=0", "C1 b 0 1n  ic=0"),
+        (8, "L1 b 0 1m", "L1 b 0 1m")]
+    title, cards = read_cards("t ; no comment below\nR1 a b\n+ 1k--x\n.end\n")
+    assert [c.text for c in cards] == ["R1 a b  1k--x"]
+    with pytest.raises(spice.SpiceError, match="continuation line") as caught:
+        read_cards("t\n* only a comment\n  + 1k ; x\nR1 a b 1k\n")
+    assert (caught.value.line, caught.value.text) == (3, "  + 1k")
