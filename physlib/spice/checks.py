@@ -36,47 +36,56 @@ DC_GROUPS = {el.Capacitor: (), el.CurrentSource: (), el.VCCS: (), el.CCCS: (),
 
 class DcJoins:
     """The nodes of a deck's own level that its elements join at DC, recorded as the builder
-    makes the elements (node names in lower case): ``first[k]`` and ``second[k]`` are joined,
-    ``nodes`` are all of the level's nodes. ``complete`` is False once an element the record
-    cannot follow comes: a subcircuit instance, a K card, an element made as a subsystem."""
+    makes the elements: ``first[k]`` and ``second[k]`` are joined, nodes given by their numbers
+    (:class:`~physlib.spice.elements.Net`: a large deck's nodes are not looked up by name
+    again); ``size`` is the level's number of nodes and ``grounds`` the numbers of its ground
+    nodes, once the level is built (:meth:`set_nodes`). ``complete`` is False once an element
+    the record cannot follow comes: a subcircuit instance, a K card, an element made as a
+    subsystem."""
 
     def __init__(self):
-        self.first: list[str] = []
-        self.second: list[str] = []
-        self.nodes: list[str] = []
+        self.first: list[int] = []
+        self.second: list[int] = []
+        self.size = 0
+        self.grounds: list[int] = []
         self.complete = True
         self._groups = dc_groups()
 
-    def passive(self, letter: str, a: str, b: str) -> None:
-        """An R, C or L card between nodes ``a`` and ``b``."""
+    def passive(self, letter: str, a: int, b: int) -> None:
+        """An R, C or L card between the nodes numbered ``a`` and ``b``."""
         if letter != "C":
             self.first.append(a)
             self.second.append(b)
 
-    def component(self, component, ends) -> None:
+    def component(self, component, ends, nets) -> None:
         """``component``, its pins on the nodes ``ends`` ((pin, node) pairs, as the card
-        gives them): the nodes of each group of pins conducting at DC are joined. (A join
-        left out can only make a node seem floating, which the general check then settles.)"""
+        gives them; ``nets``: node in lower case → its net): the nodes of each group of pins
+        conducting at DC are joined. (A join left out can only make a node seem floating,
+        which the general check then settles.)"""
         if not isinstance(component, Component):
             self.complete = False
             return
-        node_of = {pin: node.lower() for pin, node in ends}
+        node_of = {pin: nets[node.lower()].number for pin, node in ends}
         for group in self._groups(component):
             nodes = [node_of[pin] for pin in group if pin in node_of]
             self.first += nodes[:1] * (len(nodes) - 1)
             self.second += nodes[1:]
+
+    def set_nodes(self, nets) -> None:
+        """Take the level's nodes (``nets``: node → its net) once it is built: their number
+        and those of the ground nodes."""
+        self.size = len(nets)
+        self.grounds = [nets[node].number for node in GROUND_NAMES if node in nets]
 
     def all_grounded(self) -> bool:
         """Whether the record is complete and every node reaches ground ("0" or "gnd")
         through the joins."""
         if not self.complete:
             return False
-        index = dict(zip(self.nodes, range(len(self.nodes))))
-        ends = [np.fromiter(map(index.__getitem__, names), dtype=np.int64, count=len(names))
-                for names in (self.first, self.second)]
-        _, label = connected_components(len(index), *ends)
-        grounds = [label[index[node]] for node in GROUND_NAMES if node in index]
-        return bool(grounds) and bool(np.isin(label, grounds).all())
+        ends = [np.array(numbers, dtype=np.int64) for numbers in (self.first, self.second)]
+        _, label = connected_components(self.size, *ends)
+        grounds = label[self.grounds]
+        return bool(len(grounds)) and bool(np.isin(label, grounds).all())
 
 
 def check_dc_paths(deck, joins: DcJoins | None = None):

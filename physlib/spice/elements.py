@@ -8,8 +8,6 @@ Every numeric value is recorded as a *binding*, parameter path → value functio
 """
 from __future__ import annotations
 
-from collections import defaultdict
-
 from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
@@ -24,6 +22,25 @@ __all__ = ["Builder", "GROUND_NAMES"]
 
 PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, "H": 2, "B": 2,
         "S": 4, "W": 2, "Q": 3, "M": 4, "J": 3}
+
+
+class Net(list):
+    """The pins one node of a level joins, in card order, and the node's ``number``: its place
+    among the level's nodes in the order they first come. The DC-path record
+    (:class:`~physlib.spice.checks.DcJoins`) joins nodes by these numbers, not by their names
+    looked up again."""
+
+    __slots__ = ("number",)
+
+
+class Nets(dict):
+    """A level's nodes (lower case) → their :class:`Net`, made and numbered when a node
+    first comes."""
+
+    def __missing__(self, node: str) -> Net:
+        net = self[node] = Net()
+        net.number = len(self) - 1
+        return net
 
 
 class Builder:
@@ -131,20 +148,15 @@ class Builder:
         """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
         subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
         model, controls, couplings = Model(name), [], []
-        nets = defaultdict(list)          # local node -> the pins it joins, in card order
+        nets = Nets()                     # local node -> the pins it joins, in card order
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
         dc = self.dc_joins if not prefix else None     # recorded for the deck's own level
+        plain = self._plain_cards(model, nets, dc, scope, prefix)
         for card, tokens in body.element_cards():
             letter = card.text[0].upper()
             if len(tokens) == 4 and letter in "RCL":     # "R1 a b 1k": most cards of a large deck
-                comp = self._plain_passive(card, tokens, letter, scope, prefix)
-                self.add_member(model, comp, card, prefix)
-                a, b = tokens[1].lower(), tokens[2].lower()
-                nets[a].append(comp.p)
-                nets[b].append(comp.n)
-                if dc is not None:
-                    dc.passive(letter, a, b)
+                plain(card, tokens, letter)
                 continue
             if letter in "KX" and dc is not None:
                 dc.complete = False
@@ -170,13 +182,13 @@ class Builder:
             for pin, node in ends:
                 nets[node.lower()].append(getattr(comp, pin))
             if dc is not None:
-                dc.component(comp, ends)
+                dc.component(comp, ends, nets)
         for card, tokens in couplings:
             couple(self, card, tokens, scope, prefix, nets, model)
         if couplings:
             self._check_inductance_matrix(couplings, prefix)
         if dc is not None:
-            dc.nodes = list(nets)
+            dc.set_nodes(nets)
         for port, source, card in controls:
             sensor = member_named(model, source)
             if not isinstance(sensor, el.SensingVoltageSource):
@@ -222,17 +234,18 @@ class Builder:
 
     def _wire(self, model, nets, prefix, ports, body) -> dict:
         exposed, ground = {}, None
+        # read once: a large deck has hundreds of thousands of nodes
+        globals_, name_node, connect = self.netlist.globals_, self.nodes.setdefault, model.connect
         for node, pins in nets.items():
             if node in GROUND_NAMES:
                 if ground is None:
                     ground = model.add(el.Ground("_gnd"))
-                model.connect(ground.p, *pins)
+                connect(ground.p, *pins)
                 continue
             outer = ports.get(node)
-            if outer is None and node in self.netlist.globals_:
+            if outer is None and globals_ and node in globals_:
                 outer = node
-            shown = outer if outer is not None else prefix + node
-            self.nodes.setdefault(shown, prefix + _path(pins[0]))
+            name_node(outer if outer is not None else prefix + node, prefix + _path(pins[0]))
             if outer is not None and prefix:
                 name = f"node{len(exposed)}"
                 model.expose(pins[0], name)
@@ -245,7 +258,7 @@ class Builder:
                 model.connect(end.n, ground.p)
                 pins = pins + [end.p]
             if len(pins) > 1:
-                model.connect(*pins)
+                connect(*pins)
         return exposed
 
     # --- elements ---------------------------------------------------------------------------
@@ -256,12 +269,22 @@ class Builder:
         return _made_at(card, make_component, self, letter, _element_name(card, tokens), tokens, card,
                         body, scope, prefix, sensed)
 
-    def _plain_passive(self, card, tokens, letter, scope, prefix):
-        """The component of an R, C or L card of two nodes and a value alone (``R1 a b 1k``)
-        as :meth:`_component` makes it, without dispatching on the letter or parsing options;
-        it records no controls or senses."""
-        return _made_at(card, passive, self, letter, _element_name(card, tokens), tokens[3], {}, tokens,
-                        card, scope, prefix)
+    def _plain_cards(self, model, nets, dc, scope, prefix):
+        """A function adding the component of a plain R, C or L card (``R1 a b 1k``: two
+        nodes and a value alone, most cards of a large deck) to ``model`` as
+        :meth:`_component` would, without dispatching on the letter or parsing options (it
+        records no controls or senses); its pins to ``nets`` and, if ``dc``, the nodes it
+        joins at DC by their numbers."""
+        def plain(card, tokens, letter):
+            comp = _made_at(card, passive, self, letter, _element_name(card, tokens), tokens[3], {}, tokens,
+                            card, scope, prefix)
+            self.add_member(model, comp, card, prefix)
+            a, b = nets[tokens[1].lower()], nets[tokens[2].lower()]
+            a.append(comp.p)
+            b.append(comp.n)
+            if dc is not None:
+                dc.passive(letter, a.number, b.number)
+        return plain
 
     def _instance(self, card, tokens, body, scope, prefix, parents):
         from .subcircuits import instantiate
