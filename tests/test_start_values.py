@@ -13,6 +13,7 @@ from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Ind
                                            VoltageSource)
 from physlib.components.rotational import Inertia, Torque
 from physlib.components.signals import Step
+from test_electrical_transients import rc_model
 
 
 def capacitor_across_source(**c1):
@@ -182,15 +183,7 @@ def test_a_stepped_run_without_modes_builds_no_function_of_every_position(monkey
     # more), whose start and time events iterate no modes: nothing there reads the outputs.
     monkeypatch.setattr(start_values, "LARGE", 0)
     monkeypatch.setattr(simulate_module, "DENSE_LIMIT", 0)
-    m = Model("rc")
-    src = m.add(VoltageSource("src", V=Step(t0=1e-4)))
-    r = m.add(Resistor("R1", R=1e3))
-    c = m.add(Capacitor("C1", C=1e-7))
-    gnd = m.add(Ground("gnd"))
-    m.connect(src.p, r.p)
-    m.connect(r.n, c.p)
-    m.connect(src.n, c.n, gnd.p)
-    sim = m.compile()
+    sim = rc_model(R=1e3, C=1e-7, V=Step(t0=1e-4)).compile()
     res = sim.simulate(1e-3, t_eval=[5e-4, 1e-3])
     # v = 1 - exp(-(t - t0)/RC), RC = 0.1 ms; within the default tolerances' 1e-5 V
     np.testing.assert_allclose(res["C1.v"], 1.0 - np.exp(-(res.t - 1e-4) / 1e-4), atol=1e-5)
