@@ -173,15 +173,14 @@ def _non_finite(model, x, z, p, t) -> np.ndarray:
     A large model without modes lets that function go once it has answered: nothing else
     its run does needs it (a hybrid model's event iteration reads every output; an operating
     point keeps every value, and its function), and a million-element ladder's kept 280 MB
-    (its algorithm and call buffers) beside the transient's solver for this one check. A later run of the model from the same point
-    (the same x, z, p and t) is not checked again; from another one, the function is made
-    again (0.6 s at a million elements)."""
+    (its algorithm and call buffers) beside the transient's solver for this one check. A
+    later run from the same point (the same x, z, p and t) is not checked again; from another
+    one, the function is made again (0.6 s at a million elements)."""
     system = model.system
     if system.output_function is not None or model.has_modes or "output_sx" not in system.cache:
         return np.flatnonzero(~np.isfinite(fast(system, "outputs")(x, z, p, t)))
-    point = (float(t), *(np.array(v, dtype=float) for v in (x, z, p)))
     checked = system.cache.get("finite_point")
-    if checked is not None and checked[0] == point[0] and all(map(np.array_equal, checked[1:], point[1:])):
+    if checked is not None and checked[0] == t and all(map(np.array_equal, checked[1:], (x, z, p))):
         return np.zeros(0, dtype=np.int64)
     outputs = system.outputs
     if outputs.n_instructions() < LARGE:
@@ -190,5 +189,5 @@ def _non_finite(model, x, z, p, t) -> np.ndarray:
     system.output_function = None
     release_free_memory()
     if not len(bad):
-        system.cache["finite_point"] = point
+        system.cache["finite_point"] = (float(t), *(np.array(v, dtype=float) for v in (x, z, p)))
     return bad

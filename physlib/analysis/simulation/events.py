@@ -251,10 +251,10 @@ class HybridStepper:
         with a sample instant at t, until they settle; returns (x, z)."""
         pre = self.p.copy()
         self.trace.begin(t, x, z, pre, fired, cause)
-        due = [inst for inst in self._sampled if t in inst.samples]
         if not self._hybrid:        # no modes to update, no outputs to read (nor to build)
             self.trace.end(x, z, self.p)
             return x, z
+        due = [inst for inst in self._sampled if t in inst.samples]
         outputs = fast(self.system, "outputs")
         values = outputs(x, z, self.p, t)
         for _ in range(max_mode_rounds(self._hybrid)):
