@@ -37,7 +37,7 @@ DC_GROUPS = {el.Capacitor: (), el.CurrentSource: (), el.VCCS: (), el.CCCS: (),
 class DcJoins:
     """The nodes of a deck's own level that its elements join at DC, recorded as the builder
     makes the elements: ``first[k]`` and ``second[k]`` are joined, nodes given by their numbers
-    (:class:`~physlib.spice.elements.Net`: a large deck's nodes are not looked up by name
+    (:class:`~physlib.spice.elements.NodePins`: a large deck's nodes are not looked up by name
     again); ``size`` is the level's number of nodes and ``grounds`` the numbers of its ground
     nodes, once the level is built (:meth:`set_nodes`). ``complete`` is False once an element
     the record cannot follow comes: a subcircuit instance, a K card, an element made as a

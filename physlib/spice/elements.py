@@ -24,7 +24,7 @@ PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, 
         "S": 4, "W": 2, "Q": 3, "M": 4, "J": 3}
 
 
-class Net(list):
+class NodePins(list):
     """The pins one node of a level joins, in card order, and the node's ``number``: its place
     among the level's nodes in the order they first come. The DC-path record
     (:class:`~physlib.spice.checks.DcJoins`) joins nodes by these numbers, not by their names
@@ -33,12 +33,12 @@ class Net(list):
     __slots__ = ("number",)
 
 
-class Nets(dict):
-    """A level's nodes (lower case) → their :class:`Net`, made and numbered when a node
+class LevelNodes(dict):
+    """A level's nodes (lower case) → their :class:`NodePins`, made and numbered when a node
     first comes."""
 
-    def __missing__(self, node: str) -> Net:
-        net = self[node] = Net()
+    def __missing__(self, node: str) -> NodePins:
+        net = self[node] = NodePins()
         net.number = len(self) - 1
         return net
 
@@ -148,7 +148,7 @@ class Builder:
         """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
         subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
         model, controls, couplings = Model(name), [], []
-        nets = Nets()                     # local node -> the pins it joins, in card order
+        nets = LevelNodes()               # local node -> the pins it joins, in card order
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
         dc = self.dc_joins if not prefix else None     # recorded for the deck's own level

@@ -21,6 +21,8 @@ UNSUPPORTED_ELEMENTS = {
     "O": "lossy transmission lines", "U": "RC lines",
     "Y": "transmission lines",
     "Z": "MESFETs/HFETs", "N": "OSDI devices", "P": "coupled transmission lines"}
+
+
 class Body:
     """The contents of the deck or of one subcircuit: element cards (in order), local
     ``.param``/``.func`` definitions (a Scope filled when instantiated), ``.model`` cards and
