@@ -116,10 +116,15 @@ def test_bridge_solved_as_a_small_linear_loop(way):
     np.testing.assert_allclose(s, s_inf * (1 - np.exp(-res.t / tau)), rtol=1e-7, atol=1e-10)
 
 
-def test_linear_rows_are_solved_as_the_sparse_product_sums_them():
+@pytest.mark.parametrize("coefficients, target_coefficient", [
+    ([1.0, -1.0, 2.5, -0.5], None),     # weights of both signs and of other sizes
+    ([1.0], None),                      # a connection sum's: every weight -1
+    ([1.0], -1.0),                      # every weight 1
+])
+def test_linear_rows_are_solved_as_the_sparse_product_sums_them(coefficients, target_coefficient):
     """solve_linear_rows sums each row's terms on vectors (short rows) or alone (long ones) in
     the order of their columns: the expressions a sparse matrix-vector product makes, string
-    for string, on rows of 1 to 29 terms with weights of both signs and of other sizes."""
+    for string, on rows of 1 to 29 terms."""
     import casadi as cs
     from physlib.assembly.passes.explicit import SHORT_ROWS, solve_linear_rows
     from physlib.assembly.sparse import CSR
@@ -130,8 +135,12 @@ def test_linear_rows_are_solved_as_the_sparse_product_sums_them():
         picked = rng.choice(width, size=rng.integers(1, 30), replace=False)
         rows += [i] * len(picked)
         cols += picked.tolist()
-        values += rng.choice([1.0, -1.0, 2.5, -0.5], size=len(picked)).tolist()
-        targets.append(picked[rng.integers(0, len(picked))])
+        target = rng.integers(0, len(picked))
+        row_values = rng.choice(coefficients, size=len(picked))
+        if target_coefficient is not None:
+            row_values[target] = target_coefficient
+        values += row_values.tolist()
+        targets.append(picked[target])
     A = CSR.from_entries(np.array(rows), np.array(cols), (n, width), np.array(values))
     X, targets = cs.SX.sym("x", width), np.array(targets)
     assert max(np.bincount(rows)) > SHORT_ROWS + 1           # both kinds of row
