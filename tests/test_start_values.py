@@ -172,10 +172,16 @@ def test_a_large_model_without_modes_lets_its_function_of_every_position_go_afte
     with pytest.raises(InitializationError) as err:
         sim.simulate(1e-3, params={"N1.k": -1e3})
     assert str(err.value) == str(kept_error.value)
-    # An operating point keeps every value, so its check keeps the function it needs then.
+    # An operating point's check lets it go too: the point's values are computed when first
+    # read (by the function, made again and kept then), and a run from the point (as a deck's
+    # .tran starts) is not checked again.
     evaluations.clear()
-    assert sim.operating_point()["R1.i"] == pytest.approx(0.5e-3, rel=1e-12)
-    assert not evaluations and sim.system.output_function is not None
+    op = sim.operating_point(params={"N1.k": 1e3})
+    assert len(evaluations) == 1 and sim.system.output_function is None
+    assert sim.simulate(1e-3, params={"N1.k": 1e3}, x0=op)["R1.i"][0] == pytest.approx(0.5e-3, rel=1e-12)
+    assert len(evaluations) == 1
+    assert op["R1.i"] == pytest.approx(0.5e-3, rel=1e-12) and op.values.shape == (len(sim.system.position_names),)
+    assert len(evaluations) == 1 and sim.system.output_function is not None
 
 
 def test_a_stepped_run_without_modes_builds_no_function_of_every_position(monkeypatch):

@@ -117,7 +117,7 @@ def check_initial_state(model, x, z, p, t, *, initial: str = "strict") -> None:
     """Raise (or, with ``initial="relaxed"``, warn) when the consistent state at ``t`` does not
     honour explicitly given start values; raise when any variable is not finite there."""
     system = model.system
-    check_finite(model, x, z, p, t, keep_outputs=False)
+    check_finite(model, x, z, p, t)
     if not system.start_check_info:
         return
     requested, reached = (np.asarray(v).ravel() for v in system.start_check(x, z, p, t))
@@ -142,14 +142,12 @@ def check_initial_state(model, x, z, p, t, *, initial: str = "strict") -> None:
           "simulate(..., initial='relaxed') to start from the consistent values with a warning")
 
 
-def check_finite(model, x, z, p, t, when: str = "at the start", keep_outputs: bool = True) -> None:
-    """Every variable must be finite at the start and after each event: a division by zero in
-    an explicitly solved equation (a loop whose resistances cancel, a mode whose coefficient is
-    zero) is reported with the equation, never as inf. ``keep_outputs`` False: the caller
-    needs no function of every position afterwards (see :func:`_non_finite`)."""
+def check_finite(model, x, z, p, t, when: str = "at the start") -> None:
+    """Every variable must be finite at a run's start and at an operating point: a division by
+    zero in an explicitly solved equation (a loop whose resistances cancel, a mode whose
+    coefficient is zero) is reported with the equation, never as inf."""
     system = model.system
-    bad = _non_finite(model, x, z, p, t) if not keep_outputs else \
-        np.flatnonzero(~np.isfinite(fast(system, "outputs")(x, z, p, t)))
+    bad = _non_finite(model, x, z, p, t)
     if not len(bad):
         return
     # The first block (in evaluation order) that produced a non-finite value is the culprit;
@@ -168,14 +166,16 @@ def check_finite(model, x, z, p, t, when: str = "at the start", keep_outputs: bo
 
 def _non_finite(model, x, z, p, t) -> np.ndarray:
     """The positions whose values at (x, z, p, t) are not finite, by the function of every
-    position (``outputs``), for a run's start.
+    position (``outputs``), for a run's start or an operating point.
 
     A large model without modes lets that function go once it has answered: nothing else
-    its run does needs it (a hybrid model's event iteration reads every output; an operating
-    point keeps every value, and its function), and a million-element ladder's kept 280 MB
-    (its algorithm and call buffers) beside the transient's solver for this one check. A
-    later run from the same point (the same x, z, p and t) is not checked again; from another
-    one, the function is made again (0.6 s at a million elements)."""
+    its run needs it (a hybrid model's event iteration reads every output; an operating
+    point computes its values when they are first read, which a transient started from it or
+    a linearization at it never does), and a million-element ladder's kept 280 MB (its
+    algorithm and call buffers) beside the transient's solver for this one check. A later
+    check at the same point (the same x, z, p and t: a transient from an operating point) is
+    not made again; at another one, the function is made again (0.6 s at a million
+    elements)."""
     system = model.system
     if system.output_function is not None or model.has_modes or "output_sx" not in system.cache:
         return np.flatnonzero(~np.isfinite(fast(system, "outputs")(x, z, p, t)))
