@@ -90,6 +90,29 @@ def test_plain_cards_build_the_deck_their_named_values_build():
     assert plain.model["cic"].v0 == pytest.approx(0.5) and plain.model["c1"].v0 == 0.0
 
 
+def test_values_on_plain_cards_are_read_from_them_and_give_the_bindings_a_record_gives(monkeypatch):
+    # The same deck with every value recorded (as before numbers on plain cards were read
+    # from their cards): the same bindings, paths, functions' values and cards, in lookups
+    # (the K card's reads its plain inductors'), iteration and membership.
+    text = ladder(named=False)
+    read, _ = read_all(text)
+    bindings = read._builder.bindings
+    with monkeypatch.context() as patch:
+        patch.setattr(type(bindings), "on_card", lambda self, tokens, function: False)
+        everything = read_all(text)[0]._builder.bindings.recorded
+    assert "r1.R" in everything and "r1.R" not in bindings.recorded and "c3.C" not in bindings.recorded
+    assert "x1.r1.R" in bindings.recorded                        # {rr}: a function of .param rr
+    assert len(bindings) == len(everything) and set(bindings) == set(everything)
+    for path, (function, where) in everything.items():
+        assert bindings[path][0]() == function() and bindings[path][1].line == where.line, path
+        assert bindings.get(path) is not None and path in bindings
+    assert dict(bindings.items()).keys() == everything.keys()
+    for missing in ("r1.C", "r1", "nothing.R", "v1.R", "k1.R"):
+        assert missing not in bindings and bindings.get(missing) is None
+        with pytest.raises(KeyError):
+            bindings[missing]
+
+
 @pytest.mark.parametrize("cards, floating", [
     ("E1 a 0 b 0 2\nRb b 0 1k\nRa a c 1k\nCc c 0 1n", None),       # E's output conducts
     ("G1 a 0 b 0 1m\nRb b 0 1k\nCa a 0 1n", "a"),                   # a G's output does not

@@ -110,13 +110,14 @@ def passive(b, letter, name, token, options, tokens, card, scope, prefix):
     value = b.value(token, scope, where)
     cls, param, start = PASSIVE_CLASSES[letter]
     path = f"{prefix}{name}."
-    if letter == "R":
-        if options:       # without: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
+    if options:
+        if letter == "R":     # without: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
             value, cls = _resistor_options(b, value, options, scope, card)
-        values = {param: b.bind(path + param, value, where),
-                  "constants": b.ctx.constants}      # its thermal noise's k
-    else:
         values = {param: b.bind(path + param, value, where)}
+    else:   # a number on a plain card is read from it again when asked for
+        values = {param: value() if b.bindings.on_card(tokens, value) else b.bind(path + param, value, where)}
+    if letter == "R":
+        values["constants"] = b.ctx.constants        # its thermal noise's k
     ic = b.value(options["ic"], scope, where) if "ic" in options else \
         b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
     if ic is not None:

@@ -2,9 +2,9 @@
 subcircuit instance (``x1``, whose ``r1`` is ``x1.r1``), ground components for ``0``/``gnd``.
 
 Names are lower case (SPICE is case-insensitive; ngspice prints lower-case vector names).
-Every numeric value is recorded as a *binding*, parameter path → value function of the
-``.param`` scope, so :class:`physlib.spice.SpiceDeck` can recompute the parameter vector for new
-``.param`` values without recompiling.
+Every numeric value is a *binding* (:mod:`physlib.spice.bindings`), parameter path → value
+function of the ``.param`` scope, so :class:`physlib.spice.SpiceDeck` can recompute the
+parameter vector for new ``.param`` values without recompiling.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
 from ..core.errors import DuplicateNameError, PhyslibError
+from .bindings import Bindings
 from .checks import GROUND_NAMES, DcJoins
 from .devices import couple, make_component, member_named, passive, sensed_sources
 from .errors import SpiceError
@@ -46,15 +47,16 @@ class LevelNodes(dict):
 class Builder:
     """Builds ``model`` from ``netlist``; afterwards ``bindings`` (path → value function),
     ``nodes`` (node name as ngspice prints it → a pin path, None for ground), ``sources``
-    (name → (path, spec)) and ``elements`` (name → component path) describe it, and
+    (name → (path, spec)) and ``elements`` (element path → its card) describe it, and
     ``dc_joins`` what the deck's own level joins at DC (:class:`~physlib.spice.checks.DcJoins`)."""
 
     def __init__(self, netlist, name: str, ctx):
         self.netlist, self.ctx = netlist, ctx
-        self.bindings: dict = {}
+        self.elements: dict = {}          # path -> card
+        self.constants: dict[str, Constant] = {}      # number token -> its value (see value)
+        self.bindings = Bindings(self.elements, self.constants)
         self.nodes: dict[str, str | None] = {"0": None}
         self.sources: dict = {}
-        self.elements: dict = {}          # path -> card
         self.scopes: list[Scope] = []
         self.port_names: dict = {}        # (prefix, local node) -> node name outside
         # what the element being made records, until level takes it: the (input name,
@@ -66,7 +68,6 @@ class Builder:
         self.warned: set = set()          # ids of .model cards already warned about
         self.excess_phase: list = []      # paths of the BJTs whose card gives PTF
         self.dc_joins = DcJoins()
-        self.constants: dict[str, Constant] = {}      # number token -> its value (see value)
         top_scope = Scope(label="deck")
         top_scope.body = netlist.top
         netlist.top.fill(top_scope)
@@ -139,7 +140,7 @@ class Builder:
         ``path`` and return it, evaluated once now: a value that cannot be computed is an error
         at its card (``where``), not at the first run, and the component is made with it."""
         value = function()
-        self.bindings[path] = (function, where)
+        self.bindings.record(path, function, where)
         return value
 
     # --- one level: the deck or a subcircuit instance -------------------------------------

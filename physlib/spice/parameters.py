@@ -74,13 +74,15 @@ class DeckValues:
                 s.forget()
 
     def values(self, value_of) -> dict:
-        """{parameter path: value} of every element, with ``value_of(p)`` the value of model
-        parameter ``p``."""
+        """{parameter path: value} of every element value that is not a number (those a
+        ``.param`` value, the temperature or the .tran card can change), with ``value_of(p)``
+        the value of model parameter ``p``."""
         overrides = {name: value_of(p) for name, p in self.parameters.items()}
         key = (tuple(overrides.values()), tuple(self.ctx.tran()), self.ctx.option("temp"))
         if self._last[0] != key:
             with self.overridden(overrides):
-                values = {path: function() for path, (function, _) in self._built().bindings.items()}
+                values = {path: function() for path, (function, _) in self._built().bindings.recorded.items()
+                          if type(function) is not Constant}
             self._last = (key, values)
         return self._last[1]
 
@@ -169,8 +171,8 @@ def declare_parameters(model, builder, ctx, netlist, name) -> DeckValues:
         deck_values.parameters[param] = model.parameter(param, expression)
     members = model.components
     given = bool(deck_values.parameters)
-    for path, (function, where) in builder.bindings.items():
-        if not given and type(function) is Constant:
+    for path, (function, where) in builder.bindings.recorded.items():
+        if type(function) is Constant:
             continue        # a number: its component was made with it, and nothing changes it
         target, key = _target(model, path, members)
         if given:
