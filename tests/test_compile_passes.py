@@ -307,3 +307,12 @@ def test_class_functions_replayed_on_rows_make_the_mapped_calls_expressions(monk
         args = [rng.uniform(0.5, 2.0, f.nnz_in(i)) for i in range(f.n_in())]
         for a, b in zip(f.call(args), g.call(args)):
             assert np.array_equal(np.asarray(a), np.asarray(b)), name
+
+
+@pytest.mark.parametrize("build", [parallel_capacitors, lambda: rc_ladder(3)])
+def test_the_number_of_positions_is_the_length_of_the_values_of_every_variable(build):
+    # n_positions is read without building the function of every variable (linearize sizes
+    # its position maps by it); with index reduction's derivatives (parallel capacitors) too.
+    system = build().compile().system
+    assert system.differentiated or build is not parallel_capacitors
+    assert system.n_positions == system.outputs.size1_out(0) == len(system.position_names)

@@ -180,7 +180,10 @@ def test_a_large_model_without_modes_lets_its_function_of_every_position_go_afte
     assert len(evaluations) == 1 and sim.system.output_function is None
     assert sim.simulate(1e-3, params={"N1.k": 1e3}, x0=op)["R1.i"][0] == pytest.approx(0.5e-3, rel=1e-12)
     assert len(evaluations) == 1
-    assert op["R1.i"] == pytest.approx(0.5e-3, rel=1e-12) and op.values.shape == (len(sim.system.position_names),)
+    # nor does a linearization at it build the function (the number of positions is known)
+    assert sim.linearize(["src.V"], ["R1.i"], at=op).D[0, 0] == pytest.approx(1 / 2e3, rel=1e-12)
+    assert sim.system.output_function is None
+    assert op["R1.i"] == pytest.approx(0.5e-3, rel=1e-12) and op.values.shape == (sim.system.n_positions,)
     assert len(evaluations) == 1 and sim.system.output_function is not None
 
 

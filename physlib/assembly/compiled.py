@@ -65,6 +65,12 @@ class DaeSystem:
                 release_free_memory()
         return self.output_function
 
+    @property
+    def n_positions(self) -> int:
+        """The number of representative positions (the length of :attr:`outputs`' values),
+        known without building that function."""
+        return len(self.defining_block)
+
     def with_outputs(self) -> DaeSystem:
         """This system, its :attr:`outputs` built (before it travels without the cache)."""
         self.outputs

@@ -214,7 +214,7 @@ def _symbols(model) -> tuple:
     """Symbol vectors (values, p, pre): the model's outputs (values of its representative
     variables) and two parameter vectors (parameters, modes and discrete variables)."""
     n_p = model.system.dae.size1_in(2)
-    return (cs.SX.sym("values", model.system.outputs.size1_out(0)),
+    return (cs.SX.sym("values", model.system.n_positions),
             cs.SX.sym("p", n_p), cs.SX.sym("pre", n_p))
 
 

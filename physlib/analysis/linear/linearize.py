@@ -279,7 +279,7 @@ def _unknown_of_position(model):
     one (cached per compiled model)."""
     system = model.system
     if "linearize_unknowns" not in system.cache:
-        size = system.outputs.size1_out(0)
+        size = system.n_positions
         state_of, algebraic_of = np.full(size, -1), np.full(size, -1)
         state_of[system.state_pos] = np.arange(len(system.state_pos))
         algebraic_of[system.z_pos] = np.arange(len(system.z_pos))
