@@ -256,6 +256,26 @@ def test_unknown_names_list_the_valid_ones(motor):
         motor.linearize(["src.U"], ["rotor.w"])
     with pytest.raises(UnknownNameError, match="rotor.w"):
         motor.linearize(["src.V"], ["rotor.ww"])
+    # among many outputs, the first unknown one is named; a name that is no string is refused
+    with pytest.raises(UnknownNameError, match=r"unknown output 'R1\.vv'"):
+        motor.linearize(["src.V"], ["rotor.w", "R1.vv", "L1.ii"], at=motor.operating_point())
+    with pytest.raises(PhyslibError, match="an output is a variable path"):
+        motor.linearize(["src.V"], ["rotor.w", 3], at=motor.operating_point())
+
+
+def test_many_outputs_are_found_together_as_each_alone(motor):
+    # the positions and signs linearize reads in one pass (every node of a large circuit) are
+    # those of each name looked up alone: states, aliases with either sign, derivatives
+    names = [n for n in motor.variables if n != "src.V"]
+    positions, signs = motor.variable_positions(names)
+    assert [(int(p), float(s)) for p, s in zip(positions, signs)] == [motor.variable(n) for n in names]
+    assert set(signs.tolist()) == {1.0, -1.0}
+    op = motor.operating_point()
+    lin = motor.linearize(["src.V"], names, at=op)
+    for k, name in list(enumerate(names))[::5]:
+        alone = motor.linearize(["src.V"], [name], at=op)
+        np.testing.assert_array_equal(lin.C[k], alone.C[0])
+        np.testing.assert_array_equal(lin.D[k], alone.D[0])
 
 
 def test_no_steady_state_without_at_is_an_error():

@@ -113,8 +113,8 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         raise PhyslibError("the operating point belongs to another compiled model")
     x, z, p, t = op.x, op.z, op.p, op.t
     slots, gains = _input_slots(model, inputs, p, t)
-    rows = [_output_row(model, name) for name in outputs]
-    fx, fz, fu, gx, gz, gu, hx, hz, hu = _jacobians(model, slots, gains, rows, op)
+    positions, signs = _output_positions(model, outputs)
+    fx, fz, fu, gx, gz, gu, hx, hz, hu = _jacobians(model, slots, gains, positions, signs, op)
     nx, nz = len(x), len(z)
     input_labels = names or list(inputs)
     output_labels = [str(o) for o in outputs]
@@ -122,7 +122,7 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     output_paths = {label: _output_path(model, o) for label, o in zip(output_labels, outputs)}
     keep, T = (None, None) if descriptor else constrained_coordinates(model, x, z, p, t)
     origin = Linearization(model, tuple(inputs), tuple(slots), tuple(gains.tolist()),
-                           tuple(int(pos) for pos, _ in rows), tuple(float(sign) for _, sign in rows),
+                           tuple(positions.tolist()), tuple(signs.tolist()),
                            descriptor, keep is not None)
     if descriptor:
         E = sps.diags(np.r_[np.ones(nx), np.zeros(nz)], format="csr")
@@ -197,10 +197,10 @@ def _input_slots(model, inputs, p, t):
     return slots, np.array(gains)
 
 
-def _jacobians(model, slots, gains, rows, op):
+def _jacobians(model, slots, gains, positions, signs, op):
     """f_x, f_z, f_u, g_x, g_z, g_u, h_x, h_z, h_u at ``op`` as SciPy sparse matrices (CSR),
     for inputs entering the parameter vector at ``slots`` as gain·u and outputs at the
-    (position, sign) ``rows``, outputs signed: CasADi's sparse Jacobians, never made dense (a
+    ``positions`` with their ``signs``, outputs signed: CasADi's sparse Jacobians, never made dense (a
     10 000-element circuit's f_x has a few nonzeros per row).
 
     Jacobians with respect to the input parameters only (a noise analysis has one input per
@@ -211,8 +211,6 @@ def _jacobians(model, slots, gains, rows, op):
     model's f_x, f_z, g_x, g_z are its colored-seed Jacobian's (NUMERIC_JACOBIAN_ABOVE)."""
     system = model.system
     x, z, p, t = op.x, op.z, op.p, op.t
-    positions = np.array([pos for pos, _ in rows], dtype=int)
-    signs = np.array([sign for _, sign in rows])
     state_of, algebraic_of = _unknown_of_position(model)
     unit_x, unit_z = state_of[positions], algebraic_of[positions]
     derived = np.flatnonzero((unit_x < 0) & (unit_z < 0))     # the outputs CasADi differentiates
@@ -244,11 +242,11 @@ def _jacobians(model, slots, gains, rows, op):
                   blocks[1]] + blocks[2:]
     # the outputs' rows: CasADi's for the derived ones, unit rows for the others
     place = sps.csr_matrix((np.ones(derived.size), (derived, np.arange(derived.size))),
-                           shape=(len(rows), derived.size))
+                           shape=(len(positions), derived.size))
     for k, (unit, width) in zip((6, 7), ((unit_x, len(x)), (unit_z, len(z)))):
         picked = np.flatnonzero(unit >= 0)
         blocks[k] = place @ blocks[k] + sps.csr_matrix(
-            (np.ones(picked.size), (picked, unit[picked])), shape=(len(rows), width))
+            (np.ones(picked.size), (picked, unit[picked])), shape=(len(positions), width))
     blocks[8] = place @ blocks[8]
     blocks[6:] = [sps.diags(signs, format="csr") @ m for m in blocks[6:]] if len(signs) else blocks[6:]
     columns = [distinct.index(k) for k in slots]
@@ -336,14 +334,16 @@ def _output_path(model, name):
     return across if name.kind == "through" else through
 
 
-def _output_row(model, name):
-    if isinstance(name, AnalysisPoint):
-        return model.variable(_output_path(model, name))
-    if not isinstance(name, str):
-        raise PhyslibError(f"an output is a variable path such as 'C1.v', got {name!r}")
+def _output_positions(model, outputs) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, signs) of the variables the ``outputs`` (paths or analysis points) stand for."""
+    paths = [_output_path(model, name) if isinstance(name, AnalysisPoint) else name for name in outputs]
+    wrong = next((name for name in paths if not isinstance(name, str)), None)
+    if wrong is not None:
+        raise PhyslibError(f"an output is a variable path such as 'C1.v', got {wrong!r}")
     try:
-        return model.variable(name)
+        return model.variable_positions(paths)
     except UnknownNameError as err:
+        name = next(name for name in paths if not model.has_variable(name))
         raise UnknownNameError(f"unknown output {name!r}: {err}; outputs are variable paths — "
                                f"e.g. states {', '.join(model.states[:8])}; all paths: sim.variables") from None
 
