@@ -138,6 +138,9 @@ def test_linear_model_units_and_transfer_function_unit(parallel_rc):
     lin = sim.linearize(inputs=["I1.I", "R1.R"], outputs=["C1.v", "R1.i"])
     assert lin.unit("C1.v") == "V" and lin.unit("I1.I") == "A" and lin.unit("R1.R") == "Ohm"
     assert [lin.unit(s) for s in lin.states] == ["V"]
+    # the units' mapping: each state and output once, in that order; nothing else in it
+    assert lin.states == ["C1.v"] and list(lin.units) == ["C1.v", "R1.i"] and len(lin.units) == 2
+    assert dict(lin.units) == {"C1.v": "V", "R1.i": "A"} and "R1.v" not in lin.units
     assert lin.response_unit("C1.v", "I1.I") == "V/A"       # a transimpedance
     assert lin.response_unit("R1.i", "I1.I") == "1"         # a current ratio
     assert lin.dcgain()[0, 0] == pytest.approx(1e3, rel=1e-12)     # R, in the V/A it is said to be

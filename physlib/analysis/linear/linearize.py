@@ -20,6 +20,7 @@ before compilation; :func:`linearize` accepts them with the :class:`physlib.Mode
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import chain
 
 import casadi as cs
 import numpy as np
@@ -118,8 +119,8 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     nx, nz = len(x), len(z)
     input_labels = names or list(inputs)
     output_labels = [str(o) for o in outputs]
-    input_units = PathUnits(model, dict(zip(input_labels, inputs)))
-    output_paths = {label: _output_path(model, o) for label, o in zip(output_labels, outputs)}
+    input_units = PathUnits(model, [input_labels], dict(zip(input_labels, inputs)))
+    measured = {str(o): _output_path(model, o) for o in outputs if isinstance(o, AnalysisPoint)}
     keep, T = (None, None) if descriptor else constrained_coordinates(model, x, z, p, t)
     origin = Linearization(model, tuple(inputs), tuple(slots), tuple(gains.tolist()),
                            tuple(positions.tolist()), tuple(signs.tolist()),
@@ -130,8 +131,7 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         states = model.states + model.algebraic
         return LinearModel(A, sps.vstack([fu, gu]), sps.hstack([hx, hz]), hu, E=E, states=states,
                            inputs=input_labels, outputs=output_labels, at=op, origin=origin,
-                           units=PathUnits(model, {**dict(zip(states, states)), **output_paths}),
-                           input_units=input_units)
+                           units=PathUnits(model, [states, output_labels], measured), input_units=input_units)
     if nz:
         lu = _factor_algebraic(model, gz, op)
         gzx, gzu = _solve_sparse(lu, gx), _solve_sparse(lu, gu)
@@ -144,26 +144,40 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         A, B, C = A[keep] @ T, B[keep], C @ T
     states = [model.states[i] for i in keep] if keep is not None else model.states
     return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op,
-                       origin=origin, units=PathUnits(model, {**dict(zip(states, states)), **output_paths}),
+                       origin=origin, units=PathUnits(model, [states, output_labels], measured),
                        input_units=input_units)
 
 
 class PathUnits(Mapping):
     """The unit of each signal of a linear model, {signal name: unit}, looked up in the compiled
-    model when asked (``paths``: the model path each name stands for): a 10,000-element
-    circuit's linearization would spend 60 ms finding the units of states nobody asks about."""
+    model when asked: a 10,000-element circuit's linearization would spend 60 ms finding the
+    units of states nobody asks about. ``signals``: sequences of the signals' names, in order;
+    ``paths``: the model path of each name that is not one itself (an analysis point's label,
+    an input named otherwise). The names are gathered only when a name outside ``paths`` is
+    looked up: a million-element circuit's linear model of every node has a million."""
 
-    def __init__(self, model, paths: dict):
-        self.model, self.paths = model, paths
+    def __init__(self, model, signals, paths: dict):
+        self.model, self.signals, self.paths = model, signals, paths
+        self._names: dict | None = None
+
+    def _all(self) -> dict:
+        if self._names is None:
+            self._names = dict.fromkeys(chain.from_iterable(self.signals))
+        return self._names
 
     def __getitem__(self, name):
-        return self.model.unit(self.paths[name])
+        path = self.paths.get(name)
+        if path is None:
+            if name not in self._all():
+                raise KeyError(name)
+            path = name
+        return self.model.unit(path)
 
     def __iter__(self):
-        return iter(self.paths)
+        return iter(self._all())
 
     def __len__(self):
-        return len(self.paths)
+        return len(self._all())
 
     def __repr__(self):
         return repr(dict(self))
