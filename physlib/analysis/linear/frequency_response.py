@@ -229,7 +229,8 @@ class _SparsePencil:
 
         def part(first: int, stop: int) -> int:
             """Frequencies first..stop−1; the index of the first pole among them, or −1."""
-            work = np.empty(_SWEEP_BLOCK * n * (m + 4) + rows * n + n * m, dtype=complex)
+            tridiagonal = self.lower == 1 and self.upper == 1     # (zgbsv's room is not needed)
+            work = np.empty(_SWEEP_BLOCK * n * (m + 3) + (0 if tridiagonal else rows * n + n * m), dtype=complex)
             pivots = np.empty(n, dtype=np.intc)
             failed = function(gbsv, n, self.lower, self.upper, m, *fixed,
                               ctypes.c_void_p(s.ctypes.data + first * s.itemsize), stop - first, *matrix,

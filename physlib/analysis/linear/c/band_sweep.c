@@ -57,8 +57,10 @@ static inline Complex reciprocal(Complex b) {
 
 /* BLOCK tridiagonal systems interleaved: entry k of system f at [k * BLOCK + f] of dl, d, du
  * (sub-, main, superdiagonal; dl becomes the second superdiagonal of U, as in zgtsv), inv
- * (the pivots' reciprocals); right-hand side j at x[(j * n + k) * BLOCK + f], overwritten by
- * the solution. singular[f] is set where system f has a zero pivot. */
+ * (the pivots' reciprocals, written over d: entry k of d is not read once its pivot is
+ * found, and a million-state ladder's sweep held 64 MB more per thread for them); right-hand
+ * side j at x[(j * n + k) * BLOCK + f], overwritten by the solution. singular[f] is set where
+ * system f has a zero pivot. */
 static void tridiagonal_block(int n, int m, Complex *dl, Complex *d, Complex *du, Complex *inv,
                               Complex *x, int *singular)
 {
@@ -77,8 +79,9 @@ static void tridiagonal_block(int n, int m, Complex *dl, Complex *d, Complex *du
                 }
                 dl[i].re = dl[i].im = 0.0;
             } else {                                    /* rows k and k + 1 interchanged */
-                inv[i] = reciprocal(dl[i]);
-                Complex factor = mul(d[i], inv[i]), below = d[next];
+                Complex pivot = reciprocal(dl[i]);
+                Complex factor = mul(d[i], pivot), below = d[next];
+                inv[i] = pivot;                         /* in d's place (inv is d) */
                 d[next] = sub(du[i], mul(factor, below));
                 if (k < n - 2) {
                     dl[i] = du[next];
@@ -122,8 +125,9 @@ static void tridiagonal_block(int n, int m, Complex *dl, Complex *d, Complex *du
 /* band_a, band_e: the pencil in LAPACK's band layout, rows x n in C order (row kl + ku + i - j
  * holds entry (i, j); the first kl rows are room for the fill). rhs: B, n x m, C order. s: the
  * nf values of s. C: p x n in compressed rows (c_start, c_column, c_value), real. out: element
- * (r, j, k) of the result at out[(r * m + j) * stride + k]. work: rows * n + BLOCK * n * (m + 5)
- * complex numbers; ipiv: n ints. Returns -1 when every frequency was solved, else the index of
+ * (r, j, k) of the result at out[(r * m + j) * stride + k]. work: BLOCK * n * (m + 3) complex
+ * numbers, and rows * n + n * m more where the pencil is not tridiagonal (zgbsv's band and
+ * right-hand side); ipiv: n ints. Returns -1 when every frequency was solved, else the index of
  * the first whose matrix is singular (a pole). */
 int physlib_band_sweep(Zgbsv gbsv, int n, int kl, int ku, int m, const double *band_a,
                        const double *band_e, const Complex *rhs, const Complex *s, int nf, int p,
@@ -132,8 +136,8 @@ int physlib_band_sweep(Zgbsv gbsv, int n, int kl, int ku, int m, const double *b
 {
     int rows = 2 * kl + ku + 1, tridiagonal = kl == 1 && ku == 1;
     size_t column = (size_t)n * BLOCK;
-    Complex *x = work, *dl = x + column * m, *d = dl + column, *du = d + column, *inv = du + column;
-    Complex *scratch = inv + column;                    /* zgbsv's band and right-hand side */
+    Complex *x = work, *dl = x + column * m, *d = dl + column, *du = d + column, *inv = d;
+    Complex *scratch = du + column;                     /* zgbsv's band and right-hand side */
     for (int first = 0; first < nf; first += BLOCK) {
         int count = nf - first < BLOCK ? nf - first : BLOCK, singular[BLOCK] = {0};
         Complex sk[BLOCK];
