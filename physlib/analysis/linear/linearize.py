@@ -19,8 +19,6 @@ before compilation; :func:`linearize` accepts them with the :class:`physlib.Mode
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from itertools import chain
 
 import casadi as cs
 import numpy as np
@@ -34,6 +32,7 @@ from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
 from .linear_sensitivity import Linearization
 from .operating_point import OperatingPoint, input_names, operating_point, resolve_input
+from .path_units import PathUnits
 from ..common.affine_jacobian import affine_jacobian
 from ..common.projection import constraint_jacobian
 
@@ -146,41 +145,6 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op,
                        origin=origin, units=PathUnits(model, [states, output_labels], measured),
                        input_units=input_units)
-
-
-class PathUnits(Mapping):
-    """The unit of each signal of a linear model, {signal name: unit}, looked up in the compiled
-    model when asked: a 10,000-element circuit's linearization would spend 60 ms finding the
-    units of states nobody asks about. ``signals``: sequences of the signals' names, in order;
-    ``paths``: the model path of each name that is not one itself (an analysis point's label,
-    an input named otherwise). The names are gathered only when a name outside ``paths`` is
-    looked up: a million-element circuit's linear model of every node has a million."""
-
-    def __init__(self, model, signals, paths: dict):
-        self.model, self.signals, self.paths = model, signals, paths
-        self._names: dict | None = None
-
-    def _all(self) -> dict:
-        if self._names is None:
-            self._names = dict.fromkeys(chain.from_iterable(self.signals))
-        return self._names
-
-    def __getitem__(self, name):
-        path = self.paths.get(name)
-        if path is None:
-            if name not in self._all():
-                raise KeyError(name)
-            path = name
-        return self.model.unit(path)
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __len__(self):
-        return len(self._all())
-
-    def __repr__(self):
-        return repr(dict(self))
 
 
 def _solve_sparse(lu, rhs):
