@@ -25,7 +25,6 @@ from .callbacks import buffer_address, function_address, library
 from .compiled_time_events import CompiledTimeEvents, Course
 
 YIELD_STEPS = 1000       # steps the C loop takes before it reports back
-FIRST_COLUMNS = 16       # columns of the row block made ready before the first call
 
 # physlib_advance's answers (enum in c/sundials_callbacks.c)
 REACHED, CROSSED, BLOCK_FULL, ROW_AT_STEP, STALLED, YIELD, NO_INTERPOLATION, EVENTS_FULL = range(8)
@@ -39,8 +38,9 @@ class Run(ctypes.Structure):
                 ("get_last_step", P), ("y", P), ("yp", P), ("n", ctypes.c_long), ("nx", ctypes.c_long),
                 ("check", P), ("check_x", P), ("check_z", P), ("check_t", P), ("g_ref", P), ("mask", P),
                 ("any", P), ("watched", P), ("watched_mask", P), ("n_guards", ctypes.c_long),
-                ("grid", P), ("n_grid", ctypes.c_long), ("next_output", ctypes.c_long),
-                ("row_y", P), ("row_yp", P), ("row_t", P), ("row_h", P), ("row_p", P), ("p", P),
+                ("grid", P), ("n_grid", ctypes.c_long), ("next_output", ctypes.c_long), ("set_array", P),
+                ("row_vy", P), ("row_vyp", P), ("row_y", P), ("row_yp", P), ("row_t", P), ("row_h", P),
+                ("row_p", P), ("p", P),
                 ("n_p", ctypes.c_long), ("rows", ctypes.c_long), ("row_capacity", ctypes.c_long),
                 ("target", ctypes.c_double), ("below", ctypes.c_double), ("t_prev", ctypes.c_double),
                 ("t_now", ctypes.c_double), ("pending", ctypes.c_int),
@@ -77,7 +77,8 @@ class CompiledStepping:
                          yield_steps=YIELD_STEPS)
         c.check_x, c.check_z, c.check_t, c.g_ref, c.mask = (inputs[k].ctypes.data for k in (0, 1, 3, 4, 5))
         c.any, c.watched, c.watched_mask = (outputs[k].ctypes.data for k in (2, 3, 4))
-        c.row_y, c.row_yp = (ctypes.addressof(v) for v in block.column_vectors)
+        c.set_array = function_address(solver.core.N_VSetArrayPointer)
+        c.row_vy, c.row_vyp = block.vectors
         c.row_t, c.row_h, c.row_p = block.T.ctypes.data, block.H.ctypes.data, block.P.ctypes.data
         # the check's p (the run's modes), copied per row where the block keeps one per row
         c.p, c.n_p = inputs[2].ctypes.data, block.P.shape[0]
@@ -96,8 +97,8 @@ class CompiledStepping:
         solver.set_stop(target)
         c.target, c.below = target, target
         c.t_now, c.next_output, c.steps = solver.t_now, run.next_output, 0
-        c.rows = block.count
-        c.row_capacity = block.ensure(min(block.count + len(self.grid) - run.next_output, FIRST_COLUMNS))
+        c.rows, c.row_capacity = block.count, block.Y.shape[1]
+        c.row_y, c.row_yp = block.Y.ctypes.data, block.YP.ctypes.data     # (Y: handed over when full)
         c.steps_since_output, c.stepped = run.steps, solver.stepped
         c.course = self.time_events.prepare() if self.time_events is not None else None
         started = time.perf_counter()
@@ -110,15 +111,6 @@ class CompiledStepping:
         run.g, run.mask = inputs[4].copy(), inputs[5] > 0.5
         solver.advanced(c.t_now, stepped=c.stepped if restarted else c.steps > 0)
         return status
-
-    def grow(self) -> bool:
-        """Room for more rows in the block short of flushing it (its columns' SUNDIALS vectors
-        are made as the rows come: a default grid of a few hundred rows needs a few); False
-        when the block is full."""
-        block = self.run.solver.row_block
-        capacity = self.c.row_capacity
-        self.c.row_capacity = block.ensure(max(2 * capacity, 1))
-        return self.c.row_capacity > capacity
 
     def guards_now(self):
         """The guards at the last step the C loop evaluated (a copy)."""

@@ -204,8 +204,7 @@ class _HybridRun:
                 if self.stats is not None:
                     self.stats.reached(self.t)
             elif status == BLOCK_FULL:
-                if not compiled.grow():
-                    self._flush_rows()
+                self._flush_rows()
             elif status == ROW_AT_STEP:
                 self.record(self.grid[self.next_output], *solver.current(), self.stepper.p)
                 self.next_output, self.steps = self.next_output + 1, 0

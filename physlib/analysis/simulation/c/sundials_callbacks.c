@@ -15,6 +15,7 @@
 
 typedef void (*BufferEval)(void *buffer);
 typedef double *(*ArrayPointer)(void *vector);
+typedef void (*SetArrayPointer)(double *data, void *vector);
 typedef double (*WrmsNorm)(void *vector, void *weights);
 typedef int (*CurrentIteration)(void *solver, int *m);
 
@@ -267,7 +268,9 @@ typedef struct {
     /* output rows */
     const double *grid;
     long n_grid, next_output;
-    void **row_y, **row_yp;     /* SUNDIALS vectors on the block's columns */
+    SetArrayPointer set_array;  /* SUNDIALS' N_VSetArrayPointer */
+    void *row_vy, *row_vyp;     /* two SUNDIALS vectors, moved onto each row's column */
+    double *row_y, *row_yp;     /* the block's columns, n numbers each (column-major) */
     double *row_t, *row_h;
     double *row_p;              /* each row's parameter vector (n_p values), copied from p */
     const double *p;
@@ -290,7 +293,9 @@ static int run_outputs(PhyslibRun *r) {
         if (t == r->t_now) return RUN_ROW_AT_STEP;
         if (r->rows == r->row_capacity) return RUN_BLOCK_FULL;
         if (h < 0.0 && r->get_last_step(r->mem, &h) != 0) h = 0.0;
-        if (r->get_solution(r->mem, t, r->row_y[r->rows], r->row_yp[r->rows]) != 0)
+        r->set_array(r->row_y + r->rows * r->n, r->row_vy);
+        r->set_array(r->row_yp + r->rows * r->n, r->row_vyp);
+        if (r->get_solution(r->mem, t, r->row_vy, r->row_vyp) != 0)
             return RUN_NO_INTERPOLATION;
         r->row_t[r->rows] = t;
         r->row_h[r->rows] = h > 1e-300 ? h : 1e-300;
