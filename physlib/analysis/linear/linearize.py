@@ -19,7 +19,6 @@ before compilation; :func:`linearize` accepts them with the :class:`physlib.Mode
 """
 from __future__ import annotations
 
-
 import casadi as cs
 import numpy as np
 import scipy.sparse as sps
