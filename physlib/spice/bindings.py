@@ -51,8 +51,9 @@ class Bindings(Mapping):
         found = self.recorded.get(path)
         if found is not None:
             return found
-        card = self._elements.get(path.rpartition(".")[0])
-        read = None if card is None else self._read(path.rpartition(".")[0], card)
+        element = path.rpartition(".")[0]
+        card = self._elements.get(element)
+        read = None if card is None else self._read(element, card)
         if read is None or read[0] != path:
             raise KeyError(path)
         return read[1]
