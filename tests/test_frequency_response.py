@@ -181,6 +181,11 @@ def test_the_c_sweep_equals_the_numpy_loop_over_lapack(monkeypatch, band):
     monkeypatch.setattr(fr, "_THREADED_WORK", 0)
     monkeypatch.setattr(fr, "_sweep_threads", lambda: 3)
     assert np.array_equal(fr.frequency_response(sps.csr_matrix(A), B, C, D, f), native)
+    # work arrays over _THREAD_WORK_BYTES a thread: one thread, no pool
+    with monkeypatch.context() as patch:
+        patch.setattr(fr, "_THREAD_WORK_BYTES", 8 * 40 * 5 * 16 - 1)
+        patch.setattr(fr, "ThreadPoolExecutor", None)
+        assert np.array_equal(fr.frequency_response(sps.csr_matrix(A), B, C, D, f), native)
     monkeypatch.setattr(fr, "_sweep", [None])                  # as without a compiler
     python = fr.frequency_response(sps.csr_matrix(A), B, C, D, f)
     if band == 1:
