@@ -65,7 +65,7 @@ class SpiceDeck:
         self._builder = Builder(netlist, name, self._ctx)
         scope_value(self._builder.scope)
         self.model = self._builder.model
-        self.nodes = dict(self._builder.nodes)
+        self.nodes = self._builder.nodes          # (made once, read only: not copied)
         from .measure import parse_measure
         self.analyses = [(kind, parse_analysis(kind, tokens, card, self._value(card)))
                          for kind, tokens, card in netlist.analyses
