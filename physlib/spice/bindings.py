@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .devices import PASSIVE_CLASSES
 from .lexer import split
 
-__all__ = ["Bindings", "CARD_PARAMETERS"]
+__all__ = ["Bindings"]
 
-CARD_PARAMETERS = {"R": "R", "C": "C", "L": "L"}     # the parameter a plain card's number gives
+# the parameter a plain card's number gives, by the card's letter
+CARD_PARAMETERS = {letter: param for letter, (_, param, _) in PASSIVE_CLASSES.items()}
 
 
 class Bindings(Mapping):
