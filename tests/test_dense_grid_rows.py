@@ -88,3 +88,76 @@ def test_a_model_s_later_runs_reuse_its_mapped_row_functions(monkeypatch):
     again = sim.simulate(1e-3, t_eval=grid)
     assert made == []
     np.testing.assert_array_equal(again["C1.v"], first["C1.v"])
+
+
+def test_rows_completed_beside_the_run_are_the_run_s_own(monkeypatch):
+    # On two or more processors a small model's full blocks of rows are completed in the row
+    # thread while the solver steps on: the same function on the same inputs, so the same
+    # numbers bit for bit as completing them in the run's thread, the held rows (at the PWM's
+    # edges) in the same places.
+    from physlib.analysis.simulation import output_rows
+    monkeypatch.setattr(output_rows, "_cores", lambda: 2)
+    sim = shockley_buck()
+    grid = np.linspace(0.0, 2e-3, 2001)            # three full blocks of 512 rows and a part
+    submitted = []
+    row_thread = output_rows._row_thread
+    monkeypatch.setattr(output_rows, "_row_thread", lambda: submitted.append(1) or row_thread())
+    beside = sim.simulate(2e-3, t_eval=grid)
+    assert len(submitted) == 3
+    monkeypatch.setattr(output_rows, "ROW_THREAD", False)
+    own = sim.simulate(2e-3, t_eval=grid)
+    assert len(submitted) == 3
+    np.testing.assert_array_equal(beside.t, own.t)
+    for variable in own.names:
+        np.testing.assert_array_equal(beside[variable], own[variable], err_msg=variable)
+
+
+def test_one_processor_completes_the_rows_in_the_run_s_thread(monkeypatch):
+    from physlib.analysis.simulation import output_rows
+    monkeypatch.setattr(output_rows, "_cores", lambda: 1)
+    monkeypatch.setattr(output_rows, "_row_thread", lambda: pytest.fail("the row thread was asked for"))
+    res = shockley_buck().simulate(1e-3, t_eval=np.linspace(0.0, 1e-3, 1001))
+    assert len(res.t) == 1001
+
+
+def test_rows_the_row_thread_cannot_complete_are_solved_in_the_run_s_thread(monkeypatch):
+    # A row the row function could not complete (not converged) is solved again by Newton
+    # from its interpolated values; that solve may make CasADi functions, which only the
+    # run's thread does. Every fifth row of each full block is reported failed here.
+    import threading
+    from physlib.analysis.simulation import output_rows
+    monkeypatch.setattr(output_rows, "_cores", lambda: 2)
+    sim = shockley_buck()
+    grid = np.linspace(0.0, 1e-3, 1001)
+    reference = sim.simulate(1e-3, t_eval=grid)
+    complete, solved_row, solved_in = output_rows._complete, output_rows.solved_row, []
+
+    def failing(mapped, rows, start, size, solves):
+        X, failed = complete(mapped, rows, start, size, solves)
+        return X, np.union1d(failed, np.arange(0, size, 5)) if size == output_rows.BLOCK else failed
+
+    def solved(*args):
+        solved_in.append(threading.current_thread())
+        return solved_row(*args)
+
+    monkeypatch.setattr(output_rows, "_complete", failing)
+    monkeypatch.setattr(output_rows, "solved_row", solved)
+    res = sim.simulate(1e-3, t_eval=grid)
+    assert len(solved_in) == output_rows.BLOCK // 5 + 1
+    assert set(solved_in) == {threading.current_thread()}
+    # Newton's rows satisfy the same equations: within the run's tolerances of the row function's
+    for variable in reference.names:
+        tolerance = RTOL * np.max(np.abs(reference[variable])) + ATOL
+        np.testing.assert_allclose(res[variable], reference[variable], rtol=0, atol=tolerance, err_msg=variable)
+
+
+def test_an_error_in_the_row_thread_reaches_the_caller(monkeypatch):
+    from physlib.analysis.simulation import output_rows
+    monkeypatch.setattr(output_rows, "_cores", lambda: 2)
+
+    def broken(*args):
+        raise ZeroDivisionError("row function")
+
+    monkeypatch.setattr(output_rows, "_complete", broken)
+    with pytest.raises(ZeroDivisionError, match="row function"):
+        shockley_buck().simulate(1e-3, t_eval=np.linspace(0.0, 1e-3, 1001))

@@ -5,6 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 
+class PendingBlock:
+    """Rows being completed elsewhere (in a thread beside the solver): ``rows()`` waits for
+    them and gives (times, X, Z, P, t_values) as :meth:`ResultRows.add_block` takes them."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+
 class ResultRows:
     """The rows of a simulation result, collected as a run produces them: the states,
     algebraic variables and parameter vectors in column blocks (one column per row), joined
@@ -14,36 +22,35 @@ class ResultRows:
     def __init__(self, nx: int, nz: int, n_p: int = 0, keep_p: bool = True):
         self.sizes = (nx, nz, n_p)
         self.keep_p = keep_p
-        self.times, self.xs, self.zs, self.ps, self.t_values = [], [], [], [], []
+        # (times, X, Z, P, t_values) blocks in time order (P None where not kept), or
+        # PendingBlocks in their place
+        self.blocks: list = []
 
     def add(self, t, x, z, p=None, t_value=None) -> None:
         """A row at time stamp ``t``. ``p``: the parameter vector in force (runs whose modes or
         discrete variables change it keep one per row); ``t_value``: when to evaluate
         time-dependent outputs, if not at ``t`` (just before a time event it is the left limit,
         although the row carries the event's time stamp)."""
-        self.times.append(t)
-        self.xs.append(np.array(x, dtype=float).reshape(-1, 1))
-        self.zs.append(np.array(z, dtype=float).reshape(-1, 1))
-        if p is not None and self.keep_p:
-            self.ps.append(np.array(p, dtype=float).reshape(-1, 1))
-        self.t_values.append(t if t_value is None else t_value)
+        P = np.array(p, dtype=float).reshape(-1, 1) if p is not None else None
+        self.blocks.append(([t], np.array(x, dtype=float).reshape(-1, 1), np.array(z, dtype=float).reshape(-1, 1),
+                            P, [t if t_value is None else t_value]))
 
-    def add_block(self, times, X, Z, P=None, t_values=None) -> None:
+    def add_block(self, times, X=None, Z=None, P=None, t_values=None) -> None:
         """Rows at ``times``, the columns of X (states), Z (algebraic variables) and P (their
         parameter vectors, where the run keeps them), their outputs evaluated at ``t_values``
-        (default: the times). The rows keep X, Z and P: pass arrays nothing changes afterwards."""
-        self.times.extend(times)
-        self.t_values.extend(times if t_values is None else t_values)
-        self.xs.append(X)
-        self.zs.append(Z)
-        if P is not None and self.keep_p:
-            self.ps.append(P)
+        (default: the times); or a :class:`PendingBlock` alone, read when the rows are joined.
+        The rows keep X, Z and P: pass arrays nothing changes afterwards."""
+        self.blocks.append(times if isinstance(times, PendingBlock) else (times, X, Z, P, t_values))
 
     def arrays(self):
         """(times, X, Z, P, t_values): X, Z and P with one column per row."""
         nx, nz, n_p = self.sizes
-        return (np.array(self.times), _join(self.xs, nx), _join(self.zs, nz), _join(self.ps, n_p),
-                np.array(self.t_values))
+        blocks = [block.rows() if isinstance(block, PendingBlock) else block for block in self.blocks]
+        times = [t for block in blocks for t in block[0]]
+        t_values = [t for block in blocks for t in (block[0] if block[4] is None else block[4])]
+        P = _join([b[3] for b in blocks if b[3] is not None], n_p) if self.keep_p else np.empty((n_p, 0))
+        return (np.array(times), _join([b[1] for b in blocks], nx), _join([b[2] for b in blocks], nz), P,
+                np.array(t_values))
 
 
 def _join(blocks, n):
