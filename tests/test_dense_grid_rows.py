@@ -161,3 +161,16 @@ def test_an_error_in_the_row_thread_reaches_the_caller(monkeypatch):
     monkeypatch.setattr(output_rows, "_complete", broken)
     with pytest.raises(ZeroDivisionError, match="row function"):
         shockley_buck().simulate(1e-3, t_eval=np.linspace(0.0, 1e-3, 1001))
+
+
+def test_short_row_functions_stay_in_the_run_s_thread(monkeypatch):
+    # Handing a block to the row thread costs more than completing a block of rows whose
+    # function is short (a half-wave rectifier's ideal diode: linear rows, one step each).
+    from physlib.analysis.simulation import output_rows
+    from physlib.analysis.simulation.dae_points import row_between_steps
+    monkeypatch.setattr(output_rows, "_cores", lambda: 2)
+    monkeypatch.setattr(output_rows, "_row_thread", lambda: pytest.fail("the row thread was asked for"))
+    build, t_end = CIRCUITS["half-wave rectifier"]
+    sim = build()
+    assert row_between_steps(sim.system).n_instructions() < output_rows.ROW_THREAD_INSTRUCTIONS
+    assert len(sim.simulate(t_end, t_eval=np.linspace(0.0, t_end, 2001)).t) == 2001

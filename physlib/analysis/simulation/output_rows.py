@@ -14,12 +14,12 @@ without algebraic variables needs no row function: its rows are the polynomial's
 whose parameter vector cannot change (a model without modes) keeps no parameter vector per row:
 a 10,000-element circuit's is 15,000 numbers.
 
-On a machine with two or more processors, a small model's full blocks (up to 256 unknowns) are
-completed in the row thread, one worker beside the run, while the solver steps on: the row
-function and the compiled stepping loop both run with Python's lock released. The result
-joins their rows at the end of the run (:class:`~.result_rows.PendingBlock`). A Shockley-diode
-buck's 10,001 rows took its run from 20 to 31 ms in the run's own thread, to 24.6 ms beside
-it. The rows are the same numbers either way: the thread only evaluates; the mapped functions
+On a machine with two or more processors, a small model's full blocks (up to 256 unknowns, a
+row function of ROW_THREAD_INSTRUCTIONS operations or more) are completed in the row thread,
+one worker beside the run, while the solver steps on: the row function and the compiled
+stepping loop both run with Python's lock released. The result joins their rows at the end
+of the run (:class:`~.result_rows.PendingBlock`). A Shockley-diode buck's 10,001 rows took
+its run from 20 to 32 ms in the run's own thread, to 24.5 ms beside it. The rows are the same numbers either way: the thread only evaluates; the mapped functions
 are made in the run's thread (CasADi makes functions with Python's lock released, and two
 threads making them at once share the reference counts of its graphs), and so are the rows
 the row function could not complete (their Newton solve may make functions).
@@ -49,8 +49,13 @@ BLOCK = 512
 # a few milliseconds a run, a third of a short run's time.
 KEPT_MAP_ENTRIES = 131_072
 TWIN_BLOCKS = 2      # full blocks of a model's rows after which its row function is built in C
-# Whether small models' rows are completed in a thread beside the solver (on two or more cores)
+# Whether small models' rows are completed in a thread beside the solver (on two or more cores),
+# where their row function has this many operations at least: handing a block over costs about
+# 0.1 ms, a row of 122 operations (a rectifier's ideal diode) 0.15 µs: its run took 1.17x the
+# default grid's time with 10,001 rows in its own thread, 1.2-1.26x beside it; an ideal buck's
+# 505 went from 1.1x to 1.05x, a Shockley buck's 822 from 1.6x to 1.2x.
 ROW_THREAD = True
+ROW_THREAD_INSTRUCTIONS = 256
 
 
 class RowBlock:
@@ -79,9 +84,9 @@ class RowBlock:
         self._kept = n * BLOCK <= KEPT_MAP_ENTRIES
         self._maps: dict = {}
         self._row_solves = None         # whether the row function solves at run time
-        # A small model's rows are completed in the row thread while the solver steps on
-        # (see the module's notes).
-        self.background = bool(stepper.nz) and self._kept and ROW_THREAD and _cores() > 1
+        # A small model's rows are completed in the row thread while the solver steps on, where
+        # their function is long enough (see the module's notes); decided at the first full block.
+        self.background = bool(stepper.nz) and self._kept and ROW_THREAD and _cores() > 1 and None
         self._held: list = []           # (positions, times, [x; z], p, t_values) of rows held
 
     def add(self, times, h: float, p, on_full) -> None:
@@ -143,7 +148,9 @@ class RowBlock:
         held, self._held = self._held, []
         # Only a full block goes to the row thread: the run waits for the rows of its last,
         # partial one at once.
-        background = self.background and k == BLOCK
+        if self.background is None and k == BLOCK:
+            self.background = row_between_steps(self.stepper.system).n_instructions() >= ROW_THREAD_INSTRUCTIONS
+        background = bool(self.background) and k == BLOCK
         rows = self._take(k, background)
         # The mapped row functions are made here: CasADi builds functions with Python's lock
         # released, and two threads building at once share its graphs' reference counts.
