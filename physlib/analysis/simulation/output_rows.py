@@ -27,7 +27,6 @@ the row function could not complete (their Newton solve may make functions).
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import threading
 from typing import NamedTuple
