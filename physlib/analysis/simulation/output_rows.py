@@ -83,9 +83,10 @@ class RowBlock:
         self._kept = n * BLOCK <= KEPT_MAP_ENTRIES
         self._maps: dict = {}
         self._row_solves = None         # whether the row function solves at run time
-        # A small model's rows are completed in the row thread while the solver steps on, where
-        # their function is long enough (see the module's notes); decided at the first full block.
-        self.background = bool(stepper.nz) and self._kept and ROW_THREAD and _cores() > 1 and None
+        # Whether a small model's full blocks are completed in the row thread while the solver
+        # steps on (see the module's notes): None until the first full block decides it by the
+        # length of the row function, False where they never are.
+        self.background = None if stepper.nz and self._kept and ROW_THREAD and _cores() > 1 else False
         self._held: list = []           # (positions, times, [x; z], p, t_values) of rows held
 
     def add(self, times, h: float, p, on_full) -> None:
@@ -156,9 +157,9 @@ class RowBlock:
         chunks = self._chunks(k, background)
         if background:
             job = _row_thread().submit(self._block, rows, held, chunks)
-            record_block(PendingBlock(lambda: self._solve_failed(*job.result())))
+            record_block(PendingBlock(lambda: self._finished(*job.result())))
         else:
-            record_block(*self._solve_failed(*self._block(rows, held, chunks)))
+            record_block(*self._finished(*self._block(rows, held, chunks)))
 
     def _block(self, rows: "_Rows", held: list, chunks: list) -> tuple:
         """(times, [x; z], P, t_values, failed) of the rows, the held rows put in among them
@@ -218,7 +219,7 @@ class RowBlock:
     def _completed(self, rows: "_Rows", place, extra, chunks) -> tuple:
         """(out, failed): the rows' completed [x; z] as the columns ``place`` of a new array,
         the held rows (``extra``: their columns and [x; z]) in theirs, and the rows the row
-        function could not complete as (column, y, p, t) (:meth:`_solve_failed`). Only
+        function could not complete as (column, y, p, t) (:meth:`_finished`). Only
         evaluates: may run in the row thread."""
         n, k = self.stepper.n, rows.Y.shape[1]
         if extra is None and not self.stepper.nz:
@@ -238,8 +239,8 @@ class RowBlock:
                        for j in failures]
         return out, failed
 
-    def _solve_failed(self, times, out, P, t_values, failed) -> tuple:
-        """``record_block``'s (times, X, Z, P, t_values) of :meth:`_block`'s answer, the rows
+    def _finished(self, times, out, P, t_values, failed) -> tuple:
+        """``record_block``'s (times, X, Z, P, t_values) from :meth:`_block`'s answer, the rows
         the row function could not complete (not finite, not converged, or a failed run-time
         solve) solved again from their interpolated values (:func:`~.dae_points.solved_row`),
         as :meth:`Stepper.at <physlib.analysis.simulation.sundials.Stepper.at>` does: in the
