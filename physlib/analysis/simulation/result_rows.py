@@ -31,7 +31,7 @@ class ResultRows:
         discrete variables change it keep one per row); ``t_value``: when to evaluate
         time-dependent outputs, if not at ``t`` (just before a time event it is the left limit,
         although the row carries the event's time stamp)."""
-        P = np.array(p, dtype=float).reshape(-1, 1) if p is not None else None
+        P = np.array(p, dtype=float).reshape(-1, 1) if p is not None and self.keep_p else None
         self.blocks.append(([t], np.array(x, dtype=float).reshape(-1, 1), np.array(z, dtype=float).reshape(-1, 1),
                             P, [t if t_value is None else t_value]))
 
@@ -40,7 +40,8 @@ class ResultRows:
         parameter vectors, where the run keeps them), their outputs evaluated at ``t_values``
         (default: the times); or a :class:`PendingBlock` alone, read when the rows are joined.
         The rows keep X, Z and P: pass arrays nothing changes afterwards."""
-        self.blocks.append(times if isinstance(times, PendingBlock) else (times, X, Z, P, t_values))
+        self.blocks.append(times if isinstance(times, PendingBlock) else
+                           (times, X, Z, P if self.keep_p else None, t_values))
 
     def arrays(self):
         """(times, X, Z, P, t_values): X, Z and P with one column per row."""
@@ -48,7 +49,7 @@ class ResultRows:
         blocks = [block.rows() if isinstance(block, PendingBlock) else block for block in self.blocks]
         times = [t for block in blocks for t in block[0]]
         t_values = [t for block in blocks for t in (block[0] if block[4] is None else block[4])]
-        P = _join([b[3] for b in blocks if b[3] is not None], n_p) if self.keep_p else np.empty((n_p, 0))
+        P = _join([b[3] for b in blocks if b[3] is not None and self.keep_p], n_p)
         return (np.array(times), _join([b[1] for b in blocks], nx), _join([b[2] for b in blocks], nz), P,
                 np.array(t_values))
 
