@@ -29,9 +29,32 @@ class NodePins(list):
     """The pins one node of a level joins, in card order, and the node's ``number``: its place
     among the level's nodes in the order they first come. The DC-path record
     (:class:`~physlib.spice.checks.DcJoins`) joins nodes by these numbers, not by their names
-    looked up again."""
+    looked up again.
+
+    A pin is kept as its owner (a component or a subcircuit instance) and its port's name, side
+    by side in the list, not as a port object: a million-element deck's two million port
+    objects, kept until the level is wired and freed then, left 100 MB of free blocks among
+    the model's objects that the compiler's arrays could not use. :meth:`ports` makes them."""
 
     __slots__ = ("number",)
+
+    def add(self, owner, port: str) -> None:
+        """The pin ``port`` of ``owner``."""
+        self.append(owner)
+        self.append(port)
+
+    def ports(self) -> list:
+        """The pins' port objects (``R1.p``; an instance's exposed port), made now."""
+        return [getattr(owner, port) for owner, port in zip(self[::2], self[1::2])]
+
+    def replace(self, path: str, owner, port: str) -> bool:
+        """Put the pin ``port`` of ``owner`` in the place of the pin at ``path`` (``"l1.n"``);
+        whether that pin is here."""
+        for k in range(0, len(self), 2):
+            if f"{self[k].name}.{self[k + 1]}" == path:
+                self[k], self[k + 1] = owner, port
+                return True
+        return False
 
 
 class LevelNodes(dict):
@@ -168,7 +191,7 @@ class Builder:
                 child, exposed = self._instance(card, tokens, body, scope, prefix, parents)
                 self.add_member(model, child, card, prefix)
                 for node, port in exposed:
-                    nets[node].append(getattr(child, port))
+                    nets[node].add(child, port)
                 continue
             comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
             self.add_member(model, comp, card, prefix)
@@ -181,7 +204,7 @@ class Builder:
                 ends += self.senses
                 self.senses = []
             for pin, node in ends:
-                nets[node.lower()].append(getattr(comp, pin))
+                nets[node.lower()].add(comp, pin)
             if dc is not None:
                 dc.component(comp, ends, nets)
         for card, tokens in couplings:
@@ -237,7 +260,8 @@ class Builder:
         exposed, ground = {}, None
         # read once: a large deck has hundreds of thousands of nodes
         globals_, name_node, connect = self.netlist.globals_, self.nodes.setdefault, model.connect
-        for node, pins in nets.items():
+        for node, net in nets.items():
+            pins = net.ports()
             if node in GROUND_NAMES:
                 if ground is None:
                     ground = model.add(el.Ground("_gnd"))
@@ -281,8 +305,8 @@ class Builder:
                             card, scope, prefix)
             self.add_member(model, comp, card, prefix)
             a, b = nets[tokens[1].lower()], nets[tokens[2].lower()]
-            a.append(comp.p)
-            b.append(comp.n)
+            a += (comp, "p")
+            b += (comp, "n")
             if dc is not None:
                 dc.passive(letter, a.number, b.number)
         return plain
