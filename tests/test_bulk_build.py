@@ -48,7 +48,10 @@ def test_models_read_and_dropped_one_after_another_are_freed():
     result = subprocess.run([sys.executable, "-c", READ_AND_DROP], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     base, one, counts = json.loads(result.stdout)
-    assert one > 5_000           # a 2,000-element deck: several objects an element
+    # a 2,000-element deck leaves garbage in cycles (its builder, bindings and cards): about
+    # 1,700 tracked objects with a fresh template cache, 4,200 with a filled one (each card was
+    # two objects before a card became its own location)
+    assert one > 1_000
     assert max(counts) < base + 2 * one, (base, one, counts)
     assert any(later < earlier - one for earlier, later in zip(counts, counts[1:])), counts
 
@@ -109,11 +112,15 @@ print(json.dumps(found))
 
 def test_compiling_a_deck_just_read_starts_no_full_collection():
     # A full collection after reading a million-element deck traversed it for 2.7 s and found
-    # nothing; the read that follows a dropped deck is where garbage waits.
+    # nothing; the reads that follow a dropped deck are where garbage waits.
     result = subprocess.run([sys.executable, "-c", COMPILE_AFTER_READ], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     full_collections = json.loads(result.stdout)
-    assert full_collections == {"read": 0, "compile": 0, "next read": 1}, full_collections
+    # The dropped deck's garbage waits for Python's rule (a full collection once more was
+    # promoted than a quarter of what the process keeps: the next read or a later one, see
+    # the test above).
+    assert full_collections["read"] == 0 and full_collections["compile"] == 0, full_collections
+    assert full_collections["next read"] <= 1, full_collections
 
 
 COMPILE_AFTER_READ = """

@@ -181,3 +181,13 @@ def test_the_lexer_joins_continuations_strips_comments_and_stops_at_end():
     with pytest.raises(spice.SpiceError, match="continuation line") as caught:
         read_cards("t\n* only a comment\n  + 1k ; x\nR1 a b 1k\n")
     assert (caught.value.line, caught.value.text) == (3, "  + 1k")
+
+
+def test_a_card_is_its_own_location_and_survives_pickling():
+    # (a million-element deck kept a million Location objects beside its cards)
+    _, cards = read_cards("t\nR1 a b 1k\n.control\ntran 1u 1m\n.endc\n.end\n")
+    card, block = cards
+    assert card.where is card and str(card.where) == "<text>, line 2: 'R1 a b 1k'"
+    assert (block.where.line, block.text, [c.text for c in block.cards]) == (3, ".control", ["tran 1u 1m"])
+    again = pickle.loads(pickle.dumps(card))
+    assert (again.file, again.line, again.text) == (card.file, card.line, card.text)

@@ -267,7 +267,7 @@ class _Script:
     def analysis(self, card, kind, text):
         from .analyses import parse_analysis
         from .lexer import split
-        dot = Card(card.where, "." + text)
+        dot = Card(card.file, card.line, "." + text)      # located at the command's line
         args = parse_analysis(kind, split(text, card.where)[1:], dot, self.deck._value(dot))
         self.deck._altered = self.altered
         self.add_plot(kind, getattr(self.deck, kind)(**args, params=self.params))
