@@ -37,7 +37,7 @@ DC_GROUPS = {el.Capacitor: (), el.CurrentSource: (), el.VCCS: (), el.CCCS: (),
 class DcJoins:
     """The nodes of a deck's own level that its elements join at DC, recorded as the builder
     makes the elements: ``first[k]`` and ``second[k]`` are joined, nodes given by their numbers
-    (:class:`~physlib.spice.elements.NodePins`: a large deck's nodes are not looked up by name
+    (:class:`~physlib.spice.elements.LevelNodes`: a large deck's nodes are not looked up by name
     again); ``size`` is the level's number of nodes and ``grounds`` the numbers of its ground
     nodes, once the level is built (:meth:`set_nodes`). ``complete`` is False once an element
     the record cannot follow comes: a subcircuit instance, a K card, an element made as a
@@ -59,23 +59,23 @@ class DcJoins:
 
     def component(self, component, ends, nets) -> None:
         """``component``, its pins on the nodes ``ends`` ((pin, node) pairs, as the card
-        gives them; ``nets``: node in lower case → its net): the nodes of each group of pins
+        gives them; ``nets``: node in lower case → its number): the nodes of each group of pins
         conducting at DC are joined. (A join left out can only make a node seem floating,
         which the general check then settles.)"""
         if not isinstance(component, Component):
             self.complete = False
             return
-        node_of = {pin: nets[node.lower()].number for pin, node in ends}
+        node_of = {pin: nets[node.lower()] for pin, node in ends}
         for group in self._groups(component):
             nodes = [node_of[pin] for pin in group if pin in node_of]
             self.first += nodes[:1] * (len(nodes) - 1)
             self.second += nodes[1:]
 
     def set_nodes(self, nets) -> None:
-        """Take the level's nodes (``nets``: node → its net) once it is built: their number
-        and those of the ground nodes."""
+        """Take the level's nodes (``nets``: node → its number) once it is built: how many
+        there are and the numbers of the ground nodes."""
         self.size = len(nets)
-        self.grounds = [nets[node].number for node in GROUND_NAMES if node in nets]
+        self.grounds = [nets[node] for node in GROUND_NAMES if node in nets]
 
     def all_grounded(self) -> bool:
         """Whether the record is complete and every node reaches ground ("0" or "gnd")

@@ -289,10 +289,9 @@ def couple(b, card, tokens, scope, prefix, nets, model):
     b.add_member(model, comp, card, prefix, element=False)
     for inductor, (plus, minus) in zip(inductors, (("p1", "n1"), ("p2", "n2"))):
         tail = b.coupled.get(prefix + inductor, f"{inductor}.n")   # the winding's current end
-        owner, _, port = tail.rpartition(".")
-        for pins in nets.values():
-            if pins.replace(tail, comp, minus):
-                model.connect(getattr(member_named(model, owner), port), getattr(comp, plus))
+        replaced = nets.replace(tail, comp, minus)
+        if replaced is not None:
+            model.connect(replaced, getattr(comp, plus))
         b.coupled[prefix + inductor] = f"{name}.{minus}"
 
 

@@ -8,6 +8,10 @@ parameter vector for new ``.param`` values without recompiling.
 """
 from __future__ import annotations
 
+from array import array
+
+import numpy as np
+
 from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
@@ -25,46 +29,50 @@ PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, 
         "S": 4, "W": 2, "Q": 3, "M": 4, "J": 3}
 
 
-class NodePins(list):
-    """The pins one node of a level joins, in card order, and the node's ``number``: its place
-    among the level's nodes in the order they first come. The DC-path record
-    (:class:`~physlib.spice.checks.DcJoins`) joins nodes by these numbers, not by their names
-    looked up again.
-
-    A pin is kept as its owner (a component or a subcircuit instance) and its port's name, side
-    by side in the list, not as a port object: a million-element deck's two million port
-    objects, kept until the level is wired and freed then, left 100 MB of free blocks among
-    the model's objects that the compiler's arrays could not use. :meth:`ports` makes them."""
-
-    __slots__ = ("number",)
-
-    def add(self, owner, port: str) -> None:
-        """The pin ``port`` of ``owner``."""
-        self.append(owner)
-        self.append(port)
-
-    def ports(self) -> list:
-        """The pins' port objects (``R1.p``; an instance's exposed port), made now."""
-        return [getattr(owner, port) for owner, port in zip(self[::2], self[1::2])]
-
-    def replace(self, path: str, owner, port: str) -> bool:
-        """Put the pin ``port`` of ``owner`` in the place of the pin at ``path`` (``"l1.n"``);
-        whether that pin is here."""
-        for k in range(0, len(self), 2):
-            if f"{self[k].name}.{self[k + 1]}" == path:
-                self[k], self[k + 1] = owner, port
-                return True
-        return False
-
-
 class LevelNodes(dict):
-    """A level's nodes (lower case) → their :class:`NodePins`, made and numbered when a node
-    first comes."""
+    """A level's nodes (lower case) → their numbers, given in the order the nodes first come
+    (the DC-path record, :class:`~physlib.spice.checks.DcJoins`, joins nodes by them, not by
+    their names looked up again), and the pins they join in card order: each pin's owner (a
+    component or a subcircuit instance), its port's name and its node's number, in three flat
+    sequences. Not a list of pins per node, nor port objects: a million-element deck's half a
+    million lists and two million port objects, kept until the level was wired and freed
+    then, left 160 MB of free blocks among the model's objects that the compiler's arrays
+    could not use. :meth:`wiring` makes the ports."""
 
-    def __missing__(self, node: str) -> NodePins:
-        net = self[node] = NodePins()
-        net.number = len(self) - 1
-        return net
+    def __init__(self):
+        super().__init__()
+        self.owners: list = []
+        self.ports: list[str] = []
+        self.numbers = array("q")
+
+    def __missing__(self, node: str) -> int:
+        number = self[node] = len(self)
+        return number
+
+    def add(self, node: str, owner, port: str) -> None:
+        """The pin ``port`` of ``owner`` on ``node``."""
+        self.numbers.append(self[node])
+        self.owners.append(owner)
+        self.ports.append(port)
+
+    def wiring(self):
+        """(node, its pins' port objects) for each node in order, the pins in card order; the
+        ports (``R1.p``; an instance's exposed port) made now."""
+        counts = np.bincount(np.frombuffer(self.numbers, dtype=np.int64), minlength=len(self)).tolist()
+        order = np.argsort(np.frombuffer(self.numbers, dtype=np.int64), kind="stable").tolist()
+        owners, ports, start = self.owners, self.ports, 0
+        for node, count in zip(self, counts):
+            yield node, [getattr(owners[i], ports[i]) for i in order[start:start + count]]
+            start += count
+
+    def replace(self, path: str, owner, port: str):
+        """Put the pin ``port`` of ``owner`` in the place of the pin at ``path`` (``"l1.n"``);
+        the port object of the pin it replaced, None if there is none."""
+        for k, (old, name) in enumerate(zip(self.owners, self.ports)):
+            if f"{old.name}.{name}" == path:
+                self.owners[k], self.ports[k] = owner, port
+                return getattr(old, name)
+        return None
 
 
 class Builder:
@@ -172,7 +180,7 @@ class Builder:
         """(Model, exposed) of one body. ``ports``: local node → node name outside (for a
         subcircuit, its port and global nodes); ``exposed``: local node → exposed port name."""
         model, controls, couplings = Model(name), [], []
-        nets = LevelNodes()               # local node -> the pins it joins, in card order
+        nets = LevelNodes()               # local node -> its number; the pins, in card order
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
         dc = self.dc_joins if not prefix else None     # recorded for the deck's own level
@@ -191,7 +199,7 @@ class Builder:
                 child, exposed = self._instance(card, tokens, body, scope, prefix, parents)
                 self.add_member(model, child, card, prefix)
                 for node, port in exposed:
-                    nets[node].add(child, port)
+                    nets.add(node, child, port)
                 continue
             comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
             self.add_member(model, comp, card, prefix)
@@ -204,7 +212,7 @@ class Builder:
                 ends += self.senses
                 self.senses = []
             for pin, node in ends:
-                nets[node.lower()].add(comp, pin)
+                nets.add(node.lower(), comp, pin)
             if dc is not None:
                 dc.component(comp, ends, nets)
         for card, tokens in couplings:
@@ -260,8 +268,7 @@ class Builder:
         exposed, ground = {}, None
         # read once: a large deck has hundreds of thousands of nodes
         globals_, name_node, connect = self.netlist.globals_, self.nodes.setdefault, model.connect
-        for node, net in nets.items():
-            pins = net.ports()
+        for node, pins in nets.wiring():
             if node in GROUND_NAMES:
                 if ground is None:
                     ground = model.add(el.Ground("_gnd"))
@@ -300,15 +307,18 @@ class Builder:
         :meth:`_component` would, without dispatching on the letter or parsing options (it
         records no controls or senses); its pins to ``nets`` and, if ``dc``, the nodes it
         joins at DC by their numbers."""
+        owners, ports, numbers = nets.owners, nets.ports, nets.numbers
+
         def plain(card, tokens, letter):
             comp = _made_at(card, passive, self, letter, _element_name(card, tokens), tokens[3], {}, tokens,
                             card, scope, prefix)
             self.add_member(model, comp, card, prefix)
             a, b = nets[tokens[1].lower()], nets[tokens[2].lower()]
-            a += (comp, "p")
-            b += (comp, "n")
+            owners.extend((comp, comp))
+            ports.extend(("p", "n"))
+            numbers.extend((a, b))
             if dc is not None:
-                dc.passive(letter, a.number, b.number)
+                dc.passive(letter, a, b)
         return plain
 
     def _instance(self, card, tokens, body, scope, prefix, parents):
