@@ -36,7 +36,7 @@ class LevelNodes(dict):
     component or a subcircuit instance), its port's name and its node's number, in three flat
     sequences. Not a list of pins per node, nor port objects: a million-element deck's half a
     million lists and two million port objects, kept until the level was wired and freed
-    then, left 160 MB of free blocks among the model's objects that the compiler's arrays
+    then, left 130 MB of free blocks among the model's objects that the compiler's arrays
     could not use. :meth:`wiring` makes the ports."""
 
     def __init__(self):
@@ -58,8 +58,9 @@ class LevelNodes(dict):
     def wiring(self):
         """(node, its pins' port objects) for each node in order, the pins in card order; the
         ports (``R1.p``; an instance's exposed port) made now."""
-        counts = np.bincount(np.frombuffer(self.numbers, dtype=np.int64), minlength=len(self)).tolist()
-        order = np.argsort(np.frombuffer(self.numbers, dtype=np.int64), kind="stable").tolist()
+        numbers = np.frombuffer(self.numbers, dtype=np.int64)
+        counts = np.bincount(numbers, minlength=len(self)).tolist()
+        order = np.argsort(numbers, kind="stable").tolist()
         owners, ports, start = self.owners, self.ports, 0
         for node, count in zip(self, counts):
             yield node, [getattr(owners[i], ports[i]) for i in order[start:start + count]]
