@@ -19,10 +19,11 @@ row function of ROW_THREAD_INSTRUCTIONS operations or more) are completed in the
 one worker beside the run, while the solver steps on: the row function and the compiled
 stepping loop both run with Python's lock released. The result joins their rows at the end
 of the run (:class:`~.result_rows.PendingBlock`). A Shockley-diode buck's 10,001 rows took
-its run from 20 to 32 ms in the run's own thread, to 24.5 ms beside it. The rows are the same numbers either way: the thread only evaluates; the mapped functions
-are made in the run's thread (CasADi makes functions with Python's lock released, and two
-threads making them at once share the reference counts of its graphs), and so are the rows
-the row function could not complete (their Newton solve may make functions).
+its run from 20 to 32 ms in the run's own thread, to 24.5 ms beside it. The rows are the same
+numbers either way: the thread only evaluates; the mapped functions are made in the run's
+thread (CasADi makes functions with Python's lock released, and two threads making them at
+once share the reference counts of its graphs), and so are the rows the row function could
+not complete (their Newton solve may make functions).
 """
 from __future__ import annotations
 
@@ -187,18 +188,23 @@ class RowBlock:
         return T.tolist(), out, P, TV.tolist(), failed
 
     def _take(self, k: int, background: bool) -> "_Rows":
-        """Rows 0..k−1 in arrays the block no longer writes: Y (and Y') handed over where the
-        rows are completed later (``background``: in the row thread) or the block is full and
-        needs no completion, views where they are completed now; their times, steps and parameter
-        vectors copied (the compiled loop writes into the block's own)."""
+        """Rows 0..k−1 in arrays the block no longer writes: Y (and Y') handed over, fresh
+        arrays taking their place (the rows' vectors are moved onto the columns as they come),
+        where the rows are completed later (``background``: in the row thread) or the block is
+        full and needs no completion (a 5,000-state model's rows are not copied once more on
+        their way into the result); views where they are completed now, a copy of a partial
+        block without completion. Their times, steps and parameter vectors are copied (the
+        compiled loop writes into the block's own)."""
         stepper = self.stepper
-        if not stepper.nz:
-            Y, YP = (self._hand_over()[:, :k] if k == BLOCK else self.Y[:, :k].copy(order="F")), None
-        elif background:
+        if background or (not stepper.nz and k == BLOCK):
             Y, self.Y = self.Y[:, :k], np.empty_like(self.Y, order="F")
-            YP, self.YP = self.YP[:, :k], np.empty_like(self.YP, order="F")
-        else:
+            YP = None
+            if stepper.nz:
+                YP, self.YP = self.YP[:, :k], np.empty_like(self.YP, order="F")
+        elif stepper.nz:
             Y, YP = self.Y[:, :k], self.YP[:, :k]
+        else:
+            Y, YP = self.Y[:, :k].copy(order="F"), None
         P = self.P[:, :k].copy(order="F") if self.P.shape[0] else None
         return _Rows(Y, YP, P, self.T[:k].copy(), self.H[:k].copy(), np.array(stepper.p, dtype=float),
                      stepper.rtol, stepper.atol)
@@ -249,13 +255,6 @@ class RowBlock:
             out[:, column] = solved_row(self.stepper.system, y, p, t)
         nx = self.stepper.nx
         return times, out[:nx], out[nx:], P, t_values
-
-    def _hand_over(self) -> np.ndarray:
-        """The full block's Y itself, a fresh one taking its place (the rows' vectors are
-        moved onto its columns as they come): a 5,000-state model's rows are not copied once
-        more on their way into the result."""
-        full, self.Y = self.Y, np.empty_like(self.Y, order="F")
-        return full
 
     def _map(self, size: int, background: bool):
         row, native = self._row_function(size)
