@@ -9,11 +9,12 @@ solutions -> emission. Each pass's time and counts are logged at DEBUG on ``phys
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 
 from ..core.bulk import bulk_build
 from ..core.errors import StructuralError
 from ..core.logs import DEBUG, logger
-from ..core.memory import LARGE, release_free_memory
+from ..core.memory import LARGE, LARGE_MODEL, large_construction, release_free_memory
 from .compiled import CompiledModel, DaeSystem
 from .flatten import FlatSystem, flatten
 from .passes.aliases import find_aliases
@@ -40,11 +41,13 @@ def compile_model(model, cls: type = CompiledModel, units: str = "warn") -> Comp
     # Compiling allocates many small objects and frees none of them early: the cyclic garbage
     # collector would only rescan them (about 20% of the time at 10,000 stages). What it makes
     # holds no reference cycles, so it starts no full collection either (bulk_build).
-    with bulk_build(collect=False):
+    # A large model's compile reuses the memory its passes free (see large_construction).
+    large = model.component_count >= LARGE_MODEL
+    with bulk_build(collect=False), large_construction() if large else nullcontext():
         flat = _run("flatten", flatten, model)
         report(flat.groups, units)
         system = build_system(flat)
-    if len(system.position_names) >= LARGE:       # the intermediate forms just freed
+    if not large and len(system.position_names) >= LARGE:    # the intermediate forms just freed
         release_free_memory()
     log.info("compiled %s in %.3f s", model.name, time.perf_counter() - started)
     return cls(flat, system)

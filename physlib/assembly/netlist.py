@@ -284,6 +284,14 @@ class Netlist:
         return dict(self._members)
 
     @property
+    def component_count(self) -> int:
+        """The number of components in this model and its subsystems, at every level."""
+        count = len(self._members) - self._subsystems
+        if self._subsystems:
+            count += sum(m.component_count for m in self._members.values() if isinstance(m, Netlist))
+        return count
+
+    @property
     def exposed_ports(self) -> dict:
         """The ports this model shows to its parent, by name (:meth:`expose`)."""
         return dict(self._exposed)

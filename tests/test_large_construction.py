@@ -1,0 +1,104 @@
+"""The allocator's policy while a large model compiles (physlib.core.memory.large_construction):
+the compile's freed arrays serve the next ones instead of fresh pages from the kernel, and
+everything is as it was afterwards."""
+import threading
+
+import numpy as np
+import pytest
+
+import physlib.assembly.compile as compile_module
+import physlib.core.memory as memory
+from physlib import Model
+from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
+
+
+def ladder(stages: int) -> Model:
+    m = Model("ladder")
+    src, gnd = m.add(VoltageSource("src", V=1.0)), m.add(Ground("gnd"))
+    m.connect(src.n, gnd.p)
+    node = src.p
+    for k in range(stages):
+        r, c = m.add(Resistor(f"R{k}", R=1e3)), m.add(Capacitor(f"C{k}", C=1e-6))
+        m.connect(node, r.p)
+        m.connect(r.n, c.p)
+        m.connect(c.n, gnd.p)
+        node = r.n
+    return m
+
+
+def _advice() -> bool | None:
+    """NumPy's huge-page advice now (setting it back as it was)."""
+    before = memory._set_numpy_advice(True)
+    memory._set_numpy_advice(before)
+    return before
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """The allocator calls made (mallopt settings and trims), and NumPy's advice at each pass."""
+    calls = []
+    monkeypatch.setattr(memory, "_mallopt", lambda parameter, value: calls.append((parameter, value)))
+    monkeypatch.setattr(memory, "release_free_memory", lambda: calls.append("trim"))
+    monkeypatch.setattr(compile_module, "release_free_memory", lambda: calls.append("compile trim"))
+    run = compile_module._run
+
+    def observed(name, function, *args):
+        calls.append((name, _advice()))
+        return run(name, function, *args)
+    monkeypatch.setattr(compile_module, "_run", observed)
+    return calls
+
+
+def test_a_large_compile_reuses_what_it_frees_and_leaves_everything_as_it_was(monkeypatch, recorded):
+    if _advice() is None:
+        pytest.skip("this NumPy has no huge-page switch")
+    monkeypatch.setattr(compile_module, "LARGE_MODEL", 10)     # 22 components: a large model here
+    advice = _advice()
+    result = ladder(10).compile().simulate(1e-3)
+    keep = [(memory._M_MMAP_THRESHOLD, memory._KEEP), (memory._M_TRIM_THRESHOLD, memory._KEEP)]
+    settled = [(memory._M_MMAP_THRESHOLD, memory._SETTLED_MMAP), (memory._M_TRIM_THRESHOLD, memory._SETTLED_TRIM)]
+    passes = [c for c in recorded if isinstance(c, tuple) and isinstance(c[0], str)]
+    assert recorded[:2] == keep and recorded[-3:] == settled + ["trim"]
+    assert passes and all(on is False for _, on in passes)     # every pass without huge-page advice
+    assert _advice() == advice and memory._depth == 0
+    # the same numbers as a model compiled without it: 1 V through 1 kOhm into 1 uF each stage
+    assert result["C0.v"][-1] == pytest.approx(ladder(10).compile().simulate(1e-3)["C0.v"][-1], abs=0)
+
+
+def test_a_small_compile_leaves_the_allocator_alone(recorded):
+    advice = _advice()
+    ladder(3).compile()
+    assert not any(c in ("trim", "compile trim") or isinstance(c[0], int) for c in recorded)
+    assert all(on == advice for _, on in recorded)
+
+
+def test_constructions_in_two_threads_set_the_policy_once_and_restore_it_once(recorded):
+    inside = threading.Barrier(2)
+
+    def construct():
+        with memory.large_construction():
+            inside.wait(timeout=10)         # both inside at once
+    threads = [threading.Thread(target=construct) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [c for c in recorded if c == "trim" or isinstance(c[0], int)] == [
+        (memory._M_MMAP_THRESHOLD, memory._KEEP), (memory._M_TRIM_THRESHOLD, memory._KEEP),
+        (memory._M_MMAP_THRESHOLD, memory._SETTLED_MMAP), (memory._M_TRIM_THRESHOLD, memory._SETTLED_TRIM),
+        "trim"]
+    assert memory._depth == 0
+
+
+def test_the_policy_is_restored_when_the_construction_fails(recorded):
+    advice = _advice()
+    with pytest.raises(RuntimeError):
+        with memory.large_construction():
+            raise RuntimeError("a compile error")
+    assert memory._depth == 0 and _advice() == advice and recorded[-1] == "trim"
+
+
+def test_component_count_counts_every_level():
+    outer, inner = ladder(2), ladder(3)
+    outer.add(inner)
+    assert inner.component_count == 8 and outer.component_count == 6 + 8
