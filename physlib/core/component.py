@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..domains import Domain, signal
-from .errors import (DeclarationError, MissingPortError, ModelError, ParameterError,
+from .errors import (DeclarationError, MissingPortError, ModelError, ParameterError, PhyslibError,
                      PortConnectionError, UnknownAttributeError)
 from .model_parameters import ParameterExpression, nominal_value
 from .units import quantity_value
@@ -449,6 +449,7 @@ class Component:
     _ports: dict[str, Port] = {}
     _given_sets: dict[tuple[str, ...], frozenset] = {}   # see _given_names
     _valid_defaults: dict[str, Any] = {}   # see _add_defaults
+    _plans: dict[tuple[str, ...], Any] = {}   # see _plain_plan
     # Signal-input values given by keyword, shared while a component has none (most have none).
     _input_values: Mapping[str, Any] = MappingProxyType({})
     # Parameters given as model-parameter expressions, shared likewise (see parameter_expressions).
@@ -473,6 +474,7 @@ class Component:
         cls._structural = tuple(n for n, p in params.items() if p.structural)
         cls._given_sets = {}
         cls._valid_defaults = {}
+        cls._plans = {}     # keywords -> _plain_plan
         for name, var in variables.items():
             if as_real(var.start) is None:
                 raise DeclarationError(f"variable {name} of {cls.__name__} has start "
@@ -512,6 +514,20 @@ class Component:
         store(self, "name", name)
         if positional:
             raise self._positional_error(positional)
+        keywords = tuple(values)
+        plan = cls._plans.get(keywords)
+        if plan is None:
+            plan = cls._plans[keywords] = cls._plain_plan(keywords)
+        if plan and _plain(values, plan[0]):
+            # Every value a float its parameter takes as it is (R=1e3 for a million
+            # resistors): the keywords' own dictionary becomes the values, with the defaults.
+            if plan[1]:
+                values.update(plan[1])
+            store(self, "_values", values)
+            store(self, "_given", plan[2])
+            if plan[3]:
+                self.validate()
+            return
         parameters = cls._parameters
         own, inputs, expressions = {}, {}, {}
         for key in cls._structural:   # structural parameters first: they decide which ports exist
@@ -541,13 +557,44 @@ class Component:
         if expressions:
             store(self, "_expressions", expressions)
         # Parameters the user gave: a start value given explicitly must be honoured or reported.
-        keywords = tuple(values)
         given = cls._given_sets.get(keywords)
         store(self, "_given", cls._given_names(keywords) if given is None else given)
         if inputs:
             store(self, "_input_values", inputs)
             self._check_inputs_exist()
         self.validate()
+
+    @classmethod
+    def _plain_plan(cls, keywords: tuple[str, ...]):
+        """How a component made with ``keywords`` (in this order) takes plain values: (each
+        keyword with the least float its parameter takes unchecked, the defaults of the
+        parameters not given, the given set, whether the class validates); False where
+        that cannot be (a structural parameter, an input, a required one missing, a default
+        its parameter refuses: the general path says what is wrong)."""
+        parameters = cls._parameters
+        lows = []
+        for key in keywords:
+            param = parameters.get(key)
+            if param is None or param._plain_from == math.inf:
+                return False
+            lows.append((key, param._plain_from))
+        defaults = {}
+        for key, param in parameters.items():
+            if key in keywords:
+                continue
+            if param.required:
+                return False
+            if param.structural:
+                defaults[key] = param.default
+                continue
+            if key not in cls._valid_defaults:
+                try:
+                    cls._valid_defaults[key] = param.validate(param.default, cls.__name__)
+                except PhyslibError:
+                    return False
+            defaults[key] = cls._valid_defaults[key]
+        given = cls._given_sets.get(keywords) or cls._given_names(keywords)
+        return tuple(lows), defaults, given, cls.validate is not Component.validate
 
     @classmethod
     def _given_names(cls, keywords: tuple[str, ...]) -> frozenset:
@@ -788,6 +835,15 @@ class Component:
 
 
 _new_object = object.__new__
+
+
+def _plain(values: dict, lows: tuple) -> bool:
+    """Whether each of ``values`` is a float from its ``low`` up to the largest finite one."""
+    for key, low in lows:
+        value = values[key]
+        if type(value) is not float or not low <= value <= _LARGEST:
+            return False
+    return True
 
 
 def _input_value(value: Any, component: str, port: str, unit: str = "1"):
