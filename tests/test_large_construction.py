@@ -98,6 +98,25 @@ def test_the_policy_is_restored_when_the_construction_fails(recorded):
     assert memory._depth == 0 and _advice() == advice and recorded[-1] == "trim"
 
 
+@pytest.mark.parametrize("variable, value", [("MALLOC_MMAP_THRESHOLD_", "65536"),
+                                             ("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")])
+def test_an_allocator_its_user_set_up_stays_as_they_set_it(monkeypatch, recorded, variable, value):
+    monkeypatch.setenv(variable, value)
+    with memory.large_construction():
+        pass
+    assert recorded == ["trim"]          # no threshold set, none reset; the free pages still go back
+
+
+def test_numpy_advice_set_by_its_variable_stays(monkeypatch, recorded):
+    if _advice() is None:
+        pytest.skip("this NumPy has no huge-page switch")
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+    advice = _advice()
+    with memory.large_construction():
+        assert _advice() == advice
+    assert _advice() == advice
+
+
 def test_component_count_counts_every_level():
     outer, inner = ladder(2), ladder(3)
     outer.add(inner)

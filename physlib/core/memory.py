@@ -2,6 +2,7 @@
 the operating system after them, and the allocator's policy while they run."""
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
 from functools import cache
@@ -15,10 +16,12 @@ LARGE_MODEL = 250_000   # components from which a compile runs in large_construc
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 _SETTLED_MMAP, _SETTLED_TRIM = 32 * 2**20, 64 * 2**20
 _KEEP = 2**30        # no block below a gigabyte mapped on its own, no heap top handed back
+_USER_SETTINGS = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_")
 
 _lock = threading.Lock()
 _depth = 0           # constructions running (threads may compile at once)
 _numpy_advice = None  # NumPy's huge-page advice as the outermost construction found it
+_allocator_set = False  # whether the outermost construction set glibc's thresholds
 
 
 def release_free_memory() -> None:
@@ -54,24 +57,39 @@ def large_construction():
     memory unchanged (both changes are needed: each alone gave 8.5–8.9 s). On leaving, the
     free pages go back (:func:`release_free_memory`) and the thresholds are set to the values
     glibc's own dynamic rule settles at (it cannot be restored once set, nor read), NumPy's
-    advice to what it was. Elsewhere than glibc the allocator is left alone."""
-    global _depth, _numpy_advice
+    advice to what it was. Elsewhere than glibc the allocator is left alone, and so is an
+    allocator its user set up (glibc's ``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``,
+    ``MALLOC_TOP_PAD_``, ``MALLOC_MMAP_MAX_`` or ``glibc.malloc`` tunables in
+    ``GLIBC_TUNABLES``), and NumPy's advice where ``NUMPY_MADVISE_HUGEPAGE`` sets it."""
+    global _depth, _numpy_advice, _allocator_set
     with _lock:
         _depth += 1
         if _depth == 1:
-            _numpy_advice = _set_numpy_advice(False)
-            _mallopt(_M_MMAP_THRESHOLD, _KEEP)
-            _mallopt(_M_TRIM_THRESHOLD, _KEEP)
+            if "NUMPY_MADVISE_HUGEPAGE" not in os.environ:
+                _numpy_advice = _set_numpy_advice(False)
+            _allocator_set = not _tuned_by_user()
+            if _allocator_set:
+                _mallopt(_M_MMAP_THRESHOLD, _KEEP)
+                _mallopt(_M_TRIM_THRESHOLD, _KEEP)
     try:
         yield
     finally:
         with _lock:
             _depth -= 1
             if _depth == 0:
-                _mallopt(_M_MMAP_THRESHOLD, _SETTLED_MMAP)
-                _mallopt(_M_TRIM_THRESHOLD, _SETTLED_TRIM)
+                if _allocator_set:
+                    _mallopt(_M_MMAP_THRESHOLD, _SETTLED_MMAP)
+                    _mallopt(_M_TRIM_THRESHOLD, _SETTLED_TRIM)
                 _set_numpy_advice(_numpy_advice)
+                _numpy_advice = None
                 release_free_memory()
+
+
+def _tuned_by_user() -> bool:
+    """Whether the process's allocator was set up by its user (glibc's ``MALLOC_*_``
+    variables or ``glibc.malloc`` tunables): then its settings stay theirs."""
+    return any(name in os.environ for name in _USER_SETTINGS) or \
+        "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", "")
 
 
 @cache
