@@ -44,17 +44,16 @@ class JacobianMatrix:
 
 def linear_solver(dense_libraries, y, n: int, pattern, ctx) -> JacobianMatrix:
     """The matrix and linear solver for a solver of n variables whose vector is ``y``.
-    ``pattern``: None for a dense n×n matrix, else CasADi's sparsity of the Jacobian (which
-    holds the whole diagonal)."""
+    ``pattern``: None for a dense n×n matrix, else the Jacobian's compressed-column pattern
+    (colind, row), which holds the whole diagonal."""
     if pattern is None:
         dmat, dls = dense_libraries
         A = dmat.SUNDenseMatrix(n, n, ctx)
         return JacobianMatrix(A, np.ctypeslib.as_array(dmat.SUNDenseMatrix_Data(A), shape=(n * n,)),
                               dls.SUNLinSol_Dense(y, A, ctx), "dense")
     smat, sls, bmat, bls = sparse_libraries()
-    nnz = pattern.nnz()
-    colind = np.array(pattern.colind(), dtype=np.intc)
-    row = np.array(pattern.row(), dtype=np.intc)
+    colind, row = (np.asarray(a, dtype=np.intc) for a in pattern)
+    nnz = row.size
     column = np.repeat(np.arange(n), np.diff(colind))
     lower = int(np.max(row - column, initial=0))
     upper = int(np.max(column - row, initial=0))
