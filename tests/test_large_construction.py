@@ -106,3 +106,20 @@ def test_component_count_counts_every_level():
     outer, inner = ladder(2), ladder(3)
     outer.add(inner)
     assert inner.component_count == 8 and outer.component_count == 6 + 8
+
+
+@pytest.mark.parametrize("error", [OSError, TypeError])     # no C library to load; Windows' CDLL(None)
+def test_without_glibc_the_allocator_is_left_alone(monkeypatch, error):
+    import ctypes
+
+    def no_library(name, *args, **kwargs):
+        raise error("no C library here")
+    memory._glibc.cache_clear()
+    monkeypatch.setattr(ctypes, "CDLL", no_library)
+    try:
+        assert memory._glibc() is None
+        with memory.large_construction():       # nothing to set, nothing to trim: no error
+            pass
+        memory.release_free_memory()
+    finally:
+        memory._glibc.cache_clear()

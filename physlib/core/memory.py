@@ -99,7 +99,7 @@ def _glibc():
         import ctypes
         libc = ctypes.CDLL(None)
         libc.gnu_get_libc_version
-    except (ImportError, OSError, AttributeError):
+    except (ImportError, OSError, AttributeError, TypeError):   # TypeError: Windows has no CDLL(None)
         return None
     return libc
 
