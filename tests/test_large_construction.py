@@ -21,6 +21,7 @@ def _advice() -> bool | None:
 def recorded(monkeypatch):
     """The allocator calls made (mallopt settings and trims), and NumPy's advice at each pass."""
     calls = []
+    monkeypatch.setattr(memory, "_start_environment", lambda: {})    # an allocator nobody set up
     monkeypatch.setattr(memory, "_mallopt", lambda parameter, value: calls.append((parameter, value)))
     monkeypatch.setattr(memory, "release_free_memory", lambda: calls.append("trim"))
     monkeypatch.setattr(compile_module, "release_free_memory", lambda: calls.append("compile trim"))
@@ -86,10 +87,26 @@ def test_the_policy_is_restored_when_the_construction_fails(recorded):
 @pytest.mark.parametrize("variable, value", [("MALLOC_MMAP_THRESHOLD_", "65536"),
                                              ("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")])
 def test_an_allocator_its_user_set_up_stays_as_they_set_it(monkeypatch, recorded, variable, value):
-    monkeypatch.setenv(variable, value)
+    monkeypatch.setattr(memory, "_start_environment", lambda: {variable: value})   # as the process started
     with memory.large_construction():
         pass
     assert recorded == ["trim"]          # no threshold set, none reset; the free pages still go back
+
+
+def test_a_variable_set_after_the_start_changes_nothing(monkeypatch, recorded):
+    # dask's nanny sets MALLOC_TRIM_THRESHOLD_ in its own process for the workers it starts;
+    # glibc read its settings here when the process started, without it
+    monkeypatch.setattr(memory, "_start_environment", lambda: {})
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    with memory.large_construction():
+        pass
+    assert [c[0] for c in recorded[:2]] == [memory._M_MMAP_THRESHOLD, memory._M_TRIM_THRESHOLD]
+
+
+def test_the_start_environment_is_the_process_s_own(monkeypatch):
+    monkeypatch.setenv("PHYSLIB_SET_AFTER_START", "1")
+    start = memory._start_environment()
+    assert start and "PHYSLIB_SET_AFTER_START" not in start
 
 
 def test_numpy_advice_set_by_its_variable_stays(monkeypatch, recorded):

@@ -60,7 +60,8 @@ def large_construction():
     advice to what it was. Elsewhere than glibc the allocator is left alone, and so is an
     allocator its user set up (glibc's ``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``,
     ``MALLOC_TOP_PAD_``, ``MALLOC_MMAP_MAX_`` or ``glibc.malloc`` tunables in
-    ``GLIBC_TUNABLES``), and NumPy's advice where ``NUMPY_MADVISE_HUGEPAGE`` sets it."""
+    ``GLIBC_TUNABLES`` when the process started), and NumPy's advice where
+    ``NUMPY_MADVISE_HUGEPAGE`` sets it."""
     global _depth, _numpy_advice, _allocator_set
     with _lock:
         _depth += 1
@@ -87,9 +88,23 @@ def large_construction():
 
 def _tuned_by_user() -> bool:
     """Whether the process's allocator was set up by its user (glibc's ``MALLOC_*_``
-    variables or ``glibc.malloc`` tunables): then its settings stay theirs."""
-    return any(name in os.environ for name in _USER_SETTINGS) or \
-        "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", "")
+    variables or ``glibc.malloc`` tunables when it started): then its settings stay theirs."""
+    start = _start_environment()
+    return any(name in start for name in _USER_SETTINGS) or "glibc.malloc." in start.get("GLIBC_TUNABLES", "")
+
+
+@cache
+def _start_environment() -> dict[str, str]:
+    """The environment the process started with, which glibc read its settings from (Linux's
+    ``/proc/self/environ``; elsewhere ``os.environ``). A variable set since changes nothing
+    here: dask's nanny sets ``MALLOC_TRIM_THRESHOLD_`` in its own process for the workers it
+    starts."""
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            entries = f.read().split(b"\0")
+    except OSError:
+        return dict(os.environ)
+    return dict(entry.decode(errors="replace").split("=", 1) for entry in entries if b"=" in entry)
 
 
 @cache
