@@ -79,11 +79,18 @@ def large_construction():
             _depth -= 1
             if _depth == 0:
                 if _allocator_set:
-                    _mallopt(_M_MMAP_THRESHOLD, _SETTLED_MMAP)
-                    _mallopt(_M_TRIM_THRESHOLD, _SETTLED_TRIM)
+                    settle_malloc_thresholds()
                 _set_numpy_advice(_numpy_advice)
                 _numpy_advice = None
                 release_free_memory()
+
+
+def settle_malloc_thresholds() -> bool:
+    """Set glibc's mmap and trim thresholds to the values its own dynamic rule settles at
+    (32 MiB and 64 MiB); returns whether it did (False elsewhere than glibc)."""
+    mmap = _mallopt(_M_MMAP_THRESHOLD, _SETTLED_MMAP)
+    trim = _mallopt(_M_TRIM_THRESHOLD, _SETTLED_TRIM)
+    return bool(mmap and trim)
 
 
 def _tuned_by_user() -> bool:
@@ -119,10 +126,10 @@ def _glibc():
     return libc
 
 
-def _mallopt(parameter: int, value: int) -> None:
+def _mallopt(parameter: int, value: int) -> bool:
+    """glibc's ``mallopt``; whether it took the setting."""
     libc = _glibc()
-    if libc is not None:
-        libc.mallopt(parameter, value)
+    return libc is not None and bool(libc.mallopt(parameter, value))
 
 
 def _set_numpy_advice(advise: bool | None) -> bool | None:

@@ -15,7 +15,6 @@ the error in each of its rows; the other chunks go on.
 """
 from __future__ import annotations
 
-import ctypes
 import io
 import math
 import multiprocessing
@@ -28,6 +27,7 @@ import time
 
 import numpy as np
 
+from ...core.memory import settle_malloc_thresholds
 from .jobs import Job, ModelRefUnpickler
 from .table import SweepError, SweepRow
 
@@ -257,12 +257,7 @@ def restore_malloc_thresholds() -> bool:
     ``client.run(restore_malloc_thresholds)``."""
     if "MALLOC_TRIM_THRESHOLD_" not in os.environ or not sys.platform.startswith("linux"):
         return False
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return False
-    m_trim_threshold, m_mmap_threshold = -1, -3         # glibc's mallopt parameter numbers
-    return bool(libc.mallopt(m_mmap_threshold, 32 << 20)) and bool(libc.mallopt(m_trim_threshold, 64 << 20))
+    return settle_malloc_thresholds()
 
 
 def _run_chunk_in_process(chunk) -> bytes:
