@@ -584,15 +584,10 @@ class Component:
                 continue
             if param.required:
                 return False
-            if param.structural:
-                defaults[key] = param.default
-                continue
-            if key not in cls._valid_defaults:
-                try:
-                    cls._valid_defaults[key] = param.validate(param.default, cls.__name__)
-                except PhyslibError:
-                    return False
-            defaults[key] = cls._valid_defaults[key]
+            try:
+                defaults[key] = cls._default(key, param, cls.__name__)
+            except PhyslibError:
+                return False
         given = cls._given_sets.get(keywords) or cls._given_names(keywords)
         return tuple(lows), defaults, given, cls.validate is not Component.validate
 
@@ -619,19 +614,23 @@ class Component:
         parameter is a :class:`ParameterError`."""
         # A default is validated for the first component that takes it, then kept by its class
         # (10,000 capacitors of a large model validated the same v0 = 0 10,000 times).
-        validated = type(self)._valid_defaults
         for key, param in self._parameters.items():
             if key not in own:
                 if param.required:
                     raise ParameterError(f"{type(self).__name__} {self.name!r} needs parameter {key} "
                                          f"[{param.unit}] ({param.description})")
-                if param.structural:
-                    own[key] = param.default
-                    continue
-                default = validated.get(key, _REQUIRED)
-                if default is _REQUIRED:
-                    default = validated[key] = param.validate(param.default, self.name)
-                own[key] = default
+                own[key] = self._default(key, param, self.name)
+
+    @classmethod
+    def _default(cls, key: str, param: Parameter, component: str):
+        """The default of parameter ``key``: a structural one's as declared, another's as
+        validated (for ``component``, named in the error) once for the class."""
+        if param.structural:
+            return param.default
+        default = cls._valid_defaults.get(key, _REQUIRED)
+        if default is _REQUIRED:
+            default = cls._valid_defaults[key] = param.validate(param.default, component)
+        return default
 
     def _check_inputs_exist(self) -> None:
         absent = [k for k in self._input_values if k not in self.ports()]
