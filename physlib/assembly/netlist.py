@@ -10,6 +10,10 @@ work per member or port (dictionary lookups, no scans of what is already there).
 from __future__ import annotations
 
 import weakref
+from itertools import repeat
+from operator import attrgetter, is_
+
+import numpy as np
 
 from ..core.bulk import PROMOTE_EVERY, PROMOTE_FROM, promote_young
 from ..core.component import Component, PortRef, check_name, check_rename
@@ -220,6 +224,34 @@ class Netlist:
                 end_port.append(port.name)
             end_member.append(port.owner.name)
 
+    def connect_groups(self, owners: list, ports: list[str], sizes: list[int]) -> None:
+        """Make many connections at once, as :meth:`connect` would one after another: ``owners``
+        (members of this netlist) and ``ports`` (port names) give each connected port, group
+        after group, and ``sizes`` each group's number of ports. No port object is made for
+        a port of a component (a circuit read from a million-element deck connects two
+        million ports); a group that is not plain ports of member components, of one domain,
+        each listed once, goes through :meth:`connect`, which accepts it or says what is
+        wrong (groups before it are connected, as by a loop of :meth:`connect`)."""
+        if len(owners) != len(ports) or sum(sizes) != len(owners):
+            raise ValueError("connect_groups: owners and ports need one entry per port, "
+                             "and sizes must add up to their length")
+        names, plain = _plain_groups(self, owners, ports, sizes)
+        if plain is None:       # every group plain: recorded at once
+            self._sizes += sizes
+            self._end_member += names
+            self._end_port += ports
+            return
+        start = 0
+        for size, simple in zip(sizes, plain):
+            stop = start + size
+            if simple:
+                self._sizes.append(size)
+                self._end_member += names[start:stop]
+                self._end_port += ports[start:stop]
+            else:
+                self.connect(*map(getattr, owners[start:stop], ports[start:stop]))
+            start = stop
+
     def expose(self, port, name: str) -> ExposedPort:
         """Make an inner port available to a parent model as ``self.<name>``."""
         check_name(name, "exposed port")
@@ -383,6 +415,60 @@ def _connected_members(netlist: Netlist, ports) -> bool:
     netlist._end_member.extend(owner_names)
     netlist._end_port.extend(port_names)
     return True
+
+
+def _plain_groups(netlist: Netlist, owners: list, ports: list[str], sizes: list[int]):
+    """(each port's owner name, None if every group of :meth:`Netlist.connect_groups` is
+    plain, else a flag per group saying whether it is): ports of member components,
+    unconditional, of one domain, no port twice in a group."""
+    # Each pass a loop in C (map): a Python loop over two million ports took a second.
+    count = len(owners)
+    classes = {cls: k for k, cls in enumerate(set(map(type, owners)))}
+    port_names = {port: k for k, port in enumerate(set(ports))}
+    domain_numbers: dict = {}
+    table = np.array([[_domain_number(cls, port, domain_numbers) for port in port_names]
+                      for cls in classes], dtype=np.int64).reshape(len(classes), len(port_names))
+    names = list(map(attrgetter("name"), owners))
+    # A member's weak reference to its model says it was added here (a netlist never drops a
+    # member, nor lets one be renamed): a look-up of each name in a dictionary of a million
+    # members would miss the processor's caches every time. Members this netlist shares with
+    # the model it copies are looked up.
+    bad = ~np.fromiter(map(is_, map(attrgetter("_member_of"), owners), repeat(netlist._ref)),
+                       bool, count)
+    for k in np.flatnonzero(bad).tolist():
+        bad[k] = netlist._members.get(names[k]) is not owners[k]
+    counts = np.asarray(sizes, dtype=np.int64)
+    group = np.repeat(np.arange(len(counts)), counts)
+    starts = np.cumsum(counts) - counts
+    if table.min(initial=0) < 0 or len(domain_numbers) > 1:    # else: every port of one domain
+        domains = table[np.fromiter(map(classes.__getitem__, map(type, owners)), np.int64, count),
+                        np.fromiter(map(port_names.__getitem__, ports), np.int64, count)]
+        bad |= (domains < 0) | (domains != domains[starts[group]])
+    # the same port twice in a group: the same owner twice, then the same port name
+    owner_ids = np.fromiter(map(id, owners), np.int64, count)
+    order = np.argsort(owner_ids, kind="stable")
+    same = np.flatnonzero((owner_ids[order[1:]] == owner_ids[order[:-1]])
+                          & (group[order[1:]] == group[order[:-1]]))
+    twice = [g for g in sorted(set(group[order[same]].tolist()))
+             if len(set(zip(map(id, owners[starts[g]:starts[g] + counts[g]]),
+                            ports[starts[g]:starts[g] + counts[g]]))) < counts[g]]
+    if not bad.any() and not len(twice) and (counts >= 2).all():
+        return names, None
+    plain = np.ones(len(counts), dtype=bool)
+    plain[group[bad]] = False
+    plain[twice] = False
+    plain[counts < 2] = False
+    return names, plain.tolist()
+
+
+def _domain_number(cls, port: str, numbers: dict) -> int:
+    """The number of the domain of the port ``port`` of a class, numbered in ``numbers`` as
+    the domains come; -1 if it is no port that every member of the class has."""
+    declared = cls._ports.get(port) if isinstance(cls, type) and issubclass(cls, Component) \
+        else None
+    if declared is None or declared.condition is not None or declared.name != port:
+        return -1
+    return numbers.setdefault(declared.domain, len(numbers))
 
 
 def _describe(port) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
+from ..core.component import Component
 from ..core.errors import DuplicateNameError, PhyslibError
 from .bindings import Bindings
 from .checks import GROUND_NAMES, DcJoins
@@ -37,7 +38,7 @@ class LevelNodes(dict):
     sequences. Not a list of pins per node, nor port objects: a million-element deck's half a
     million lists and two million port objects, kept until the level was wired and freed
     then, left 130 MB of free blocks among the model's objects that the compiler's arrays
-    could not use. :meth:`wiring` makes the ports."""
+    could not use. :meth:`Builder._wire` connects them by name."""
 
     def __init__(self):
         super().__init__()
@@ -56,14 +57,16 @@ class LevelNodes(dict):
         self.ports.append(port)
 
     def wiring(self):
-        """(node, its pins' port objects) for each node in order, the pins in card order; the
-        ports (``R1.p``; an instance's exposed port) made now."""
+        """(node, its pins' owners, their port names) for each node in order, the pins in card
+        order."""
         numbers = np.frombuffer(self.numbers, dtype=np.int64)
         counts = np.bincount(numbers, minlength=len(self)).tolist()
         order = np.argsort(numbers, kind="stable").tolist()
-        owners, ports, start = self.owners, self.ports, 0
+        owners = [self.owners[i] for i in order]
+        ports = [self.ports[i] for i in order]
+        start = 0
         for node, count in zip(self, counts):
-            yield node, [getattr(owners[i], ports[i]) for i in order[start:start + count]]
+            yield node, owners[start:start + count], ports[start:start + count]
             start += count
 
     def replace(self, path: str, owner, port: str):
@@ -268,30 +271,38 @@ class Builder:
     def _wire(self, model, nets, prefix, ports, body) -> dict:
         exposed, ground = {}, None
         # read once: a large deck has hundreds of thousands of nodes
-        globals_, name_node, connect = self.netlist.globals_, self.nodes.setdefault, model.connect
-        for node, pins in nets.wiring():
+        globals_, name_node = self.netlist.globals_, self.nodes.setdefault
+        # every node's pins, connected at once (Model.connect_groups: no port object per pin)
+        group_owners, group_ports, sizes = [], [], []
+        for node, owners, pins in nets.wiring():
             if node in GROUND_NAMES:
                 if ground is None:
                     ground = model.add(el.Ground("_gnd"))
-                connect(ground.p, *pins)
-                continue
-            outer = ports.get(node)
-            if outer is None and globals_ and node in globals_:
-                outer = node
-            name_node(outer if outer is not None else prefix + node, prefix + _path(pins[0]))
-            if outer is not None and prefix:
-                name = f"node{len(exposed)}"
-                model.expose(pins[0], name)
-                exposed[node] = name
-            elif len(pins) < 2:          # as ngspice: a warning; a 0 A source ends the pin
-                self.ctx.warn(_first_card(body, node), f"node {prefix + node} has only one "
-                              "connection: no current flows into it (is a connection missing?)")
-                ground = ground or model.add(el.Ground("_gnd"))
-                end = model.add(el.CurrentSource(f"_open{len(model.components)}", I=0.0))
-                model.connect(end.n, ground.p)
-                pins = pins + [end.p]
+                owners, pins = [ground, *owners], ["p", *pins]
+            else:
+                outer = ports.get(node)
+                if outer is None and globals_ and node in globals_:
+                    outer = node
+                name_node(outer if outer is not None else prefix + node,
+                          prefix + _pin_path(owners[0], pins[0]))
+                if outer is not None and prefix:
+                    name = f"node{len(exposed)}"
+                    model.expose(getattr(owners[0], pins[0]), name)
+                    exposed[node] = name
+                elif len(pins) < 2:        # as ngspice: a warning; a 0 A source ends the pin
+                    self.ctx.warn(_first_card(body, node), f"node {prefix + node} has only one "
+                                  "connection: no current flows into it (is a connection missing?)")
+                    ground = ground or model.add(el.Ground("_gnd"))
+                    end = model.add(el.CurrentSource(f"_open{len(model.components)}", I=0.0))
+                    group_owners += (end, ground)
+                    group_ports += ("n", "p")
+                    sizes.append(2)
+                    owners, pins = [*owners, end], [*pins, "p"]
             if len(pins) > 1:
-                connect(*pins)
+                group_owners += owners
+                group_ports += pins
+                sizes.append(len(pins))
+        model.connect_groups(group_owners, group_ports, sizes)
         return exposed
 
     # --- elements ---------------------------------------------------------------------------
@@ -346,9 +357,15 @@ def _element_name(card, tokens) -> str:
     return name
 
 
+def _pin_path(owner, port: str) -> str:
+    """'r1.p' for the pin ``port`` of a component ``owner``; for an exposed port of a
+    subcircuit instance, the pin it stands for ('x1.r1.p')."""
+    if isinstance(owner, Component):
+        return f"{owner.name}.{port}"
+    return _path(getattr(owner, port))
+
+
 def _path(ref) -> str:
-    """'r1.p' for a component pin; for a subsystem's exposed port, the pin it stands for
-    ('x1.r1.p')."""
     if isinstance(ref, ExposedPort):
         return f"{ref.owner.name}.{_path(ref.target)}"
     return ref.path
