@@ -7,16 +7,20 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from physlib import ParameterError
+from physlib.core import Component, Parameter
 from physlib.components.electrical import Capacitor, Diode, Inductor, Resistor
 from physlib.components.rotational import IdealGear, Inertia
 
-CLASSES = [Resistor, Capacitor, Inductor, Inertia, Diode]
+CLASSES = [Resistor, Capacitor, Inductor, Inertia, Diode, IdealGear]
+# structural values to draw: valid ones, refused ones, and ones of other types
+STRUCTURAL = {"constants": ["SI", "ngspice", "si", 1, None], "use_support": [True, False, 1, 0, "yes", None]}
 
 
 def state(component) -> tuple:
-    """What a constructor leaves on a component: its values (in order), the given names, the
+    """What a constructor leaves on a component: its values (in order, with their types), the given names, the
     inputs and expressions it was given."""
-    return (list(component._values.items()), component._given, dict(component._input_values),
+    return ([(k, type(v), v) for k, v in component._values.items()], component._given,
+            dict(component._input_values),
             dict(component.parameter_expressions))
 
 
@@ -36,6 +40,10 @@ def test_the_short_path_makes_the_component_the_general_path_makes(cls, data):
     numeric = [n for n, p in cls._parameters.items() if not p.structural]
     keys = data.draw(st.lists(st.sampled_from(numeric), unique=True, min_size=1, max_size=len(numeric)))
     values = {k: data.draw(finite, label=k) for k in keys}
+    structural = [n for n in cls._structural if data.draw(st.booleans(), label=f"give {n}")]
+    if structural:      # first (the short path's order) or after the numbers
+        given = {n: data.draw(st.sampled_from(STRUCTURAL[n]), label=n) for n in structural}
+        values = {**given, **values} if data.draw(st.booleans(), label="first") else {**values, **given}
     try:
         expected = state(general(cls, "X", **values))
     except ParameterError as general_error:
@@ -45,6 +53,18 @@ def test_the_short_path_makes_the_component_the_general_path_makes(cls, data):
         return
     assert state(cls("X", **values)) == expected
     assert state(cls("Y", **values)) == expected          # the plan, as the second one uses it
+
+
+def test_a_structural_value_is_taken_unchecked_only_once_validated_unchanged():
+    for _ in range(2):      # refused each time: a refused value is never remembered
+        with pytest.raises(ParameterError, match="constants"):
+            Resistor("r", constants="bogus", R=1.0)
+    first = Resistor("a", constants="ngspice", R=1.0)
+    assert first._values == {"constants": "ngspice", "R": 1.0}
+    assert Resistor("b", constants="ngspice", R=2.0)._values == {"constants": "ngspice", "R": 2.0}
+    with pytest.raises(ParameterError, match="constants"):
+        Resistor("c", constants="SI!", R=1.0)
+    assert Resistor("d", constants="SI", R=1.0).constants == "SI"
 
 
 @pytest.mark.parametrize("cls, name, value", [
@@ -57,7 +77,7 @@ def test_values_the_parameter_refuses_are_refused_on_the_short_path_too(cls, nam
         cls("X", **required, **{name: value})
 
 
-def test_a_missing_required_parameter_and_a_structural_one_take_the_general_path():
+def test_a_missing_required_parameter_and_a_structural_one_after_the_numbers_take_the_general_path():
     Resistor("ok", R=1.0)
     with pytest.raises(ParameterError, match="needs parameter R"):
         Resistor("R1", constants="SI")                     # R is required
@@ -72,3 +92,22 @@ def test_each_component_owns_its_values():
     a, b = Resistor("a", R=1.0), Resistor("b", R=1.0)
     a.R = 2.0
     assert b.R == 1.0 and a._values is not b._values
+
+
+class _Upper(Parameter):
+    """A structural parameter that stores its value in upper case (validate converts)."""
+
+    def validate(self, value, component):
+        if not isinstance(value, str):
+            raise self.invalid(component, "give a string")
+        return value.upper()
+
+
+class _Converting(Component):
+    mode = _Upper("A", structural=True)
+    x = Parameter(1.0)
+
+
+def test_a_structural_value_its_parameter_converts_is_converted_every_time():
+    for name in ("a", "b", "c"):        # the second and third would take the short path
+        assert _Converting(name, mode="b", x=2.0)._values == {"mode": "B", "x": 2.0}

@@ -518,9 +518,10 @@ class Component:
         plan = cls._plans.get(keywords)
         if plan is None:
             plan = cls._plans[keywords] = cls._plain_plan(keywords)
-        if plan and _plain(values, plan[0]):
+        if plan and _plain(values, plan[0]) and (not plan[4] or _seen(values, plan[4])):
             # Every value a float its parameter takes as it is (R=1e3 for a million
-            # resistors): the keywords' own dictionary becomes the values, with the defaults.
+            # resistors), every structural one an object validated before: the keywords' own
+            # dictionary becomes the values, with the defaults.
             if plan[1]:
                 values.update(plan[1])
             store(self, "_values", values)
@@ -563,17 +564,24 @@ class Component:
             store(self, "_input_values", inputs)
             self._check_inputs_exist()
         self.validate()
+        if plan and plan[4]:
+            _remember(values, own, plan[4])
 
     @classmethod
     def _plain_plan(cls, keywords: tuple[str, ...]):
         """How a component made with ``keywords`` (in this order) takes plain values: (each
         keyword with the least float its parameter takes unchecked, the defaults of the
-        parameters not given, the given set, whether the class validates); False where
-        that cannot be (a structural parameter, an input, a required one missing, a default
-        its parameter refuses: the general path says what is wrong)."""
+        parameters not given, the given set, whether the class validates, a cell per
+        structural keyword holding the last object it validated unchanged); False where
+        that cannot be (an input, a required one missing, a default its parameter refuses,
+        structural keywords not first or not in their declared order, which the general
+        path's values keep: the general path says what is wrong)."""
         parameters = cls._parameters
+        structural = tuple(key for key in cls._structural if key in keywords)
+        if keywords[:len(structural)] != structural:
+            return False
         lows = []
-        for key in keywords:
+        for key in keywords[len(structural):]:
             param = parameters.get(key)
             if param is None or param._plain_from == math.inf:
                 return False
@@ -589,7 +597,8 @@ class Component:
             except PhyslibError:
                 return False
         given = cls._given_sets.get(keywords) or cls._given_names(keywords)
-        return tuple(lows), defaults, given, cls.validate is not Component.validate
+        return (tuple(lows), defaults, given, cls.validate is not Component.validate,
+                tuple((key, [_REQUIRED]) for key in structural))
 
     @classmethod
     def _given_names(cls, keywords: tuple[str, ...]) -> frozenset:
@@ -843,6 +852,27 @@ def _plain(values: dict, lows: tuple) -> bool:
         if type(value) is not float or not low <= value <= _LARGEST:
             return False
     return True
+
+
+def _seen(values: dict, cells: tuple) -> bool:
+    """Whether each structural value of ``values`` is the object its cell holds: one its
+    parameter validated unchanged."""
+    for key, cell in cells:
+        if values[key] is not cell[0]:
+            return False
+    return True
+
+
+_IMMUTABLE = (str, bool, int, float, type(None))
+
+
+def _remember(values: dict, validated: dict, cells: tuple) -> None:
+    """Keep in each cell the structural value given in ``values`` where its parameter took
+    it unchanged (``validated``) and it cannot change later: an immutable object."""
+    for key, cell in cells:
+        value = values[key]
+        if validated[key] is value and type(value) in _IMMUTABLE:
+            cell[0] = value
 
 
 def _input_value(value: Any, component: str, port: str, unit: str = "1"):
