@@ -16,7 +16,7 @@ import pytest
 
 import physlib.spice as spice
 from physlib.api import Model
-from physlib.spice import checks
+from physlib.spice import checks, elements
 from physlib.spice.lexer import read_cards
 
 LADDER = """ladder ; with a marker in its title
@@ -99,6 +99,7 @@ def test_values_on_plain_cards_are_read_from_them_and_give_the_bindings_a_record
     bindings = read._builder.bindings
     with monkeypatch.context() as patch:
         patch.setattr(type(bindings), "on_card", lambda self, tokens, function: False)
+        patch.setattr(elements, "_plain_makers", lambda constants: {})   # through passive()
         everything = read_all(text)[0]._builder.bindings.recorded
     assert "r1.R" in everything and "r1.R" not in bindings.recorded and "c3.C" not in bindings.recorded
     assert "x1.r1.R" in bindings.recorded                        # {rr}: a function of .param rr

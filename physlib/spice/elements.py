@@ -19,7 +19,7 @@ from ..core.component import Component
 from ..core.errors import DuplicateNameError, PhyslibError
 from .bindings import Bindings
 from .checks import GROUND_NAMES, DcJoins
-from .devices import couple, make_component, member_named, passive, sensed_sources
+from .devices import TWO_PINS, couple, make_component, member_named, passive, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import Constant, parse_number
@@ -318,16 +318,36 @@ class Builder:
         nodes and a value alone, most cards of a large deck) to ``model`` as
         :meth:`_component` would, without dispatching on the letter or parsing options (it
         records no controls or senses); its pins to ``nets`` and, if ``dc``, the nodes it
-        joins at DC by their numbers."""
+        joins at DC by their numbers. A card whose number has its shared value function
+        (:meth:`value`) makes its component here, with the float itself: the value is read
+        from the card again when asked for (:class:`~physlib.spice.bindings.Bindings`)."""
         owners, ports, numbers = nets.owners, nets.ports, nets.numbers
+        constants, elements, add = self.constants, self.elements, model.add
+        makers = _plain_makers(self.ctx.constants)
+        if self.netlist.nodeset or self.netlist.ic:     # a capacitor may start at their values
+            makers.pop("C", None)
 
         def plain(card, tokens, letter):
-            comp = _made_at(card, passive, self, letter, _element_name(card, tokens), tokens[3], {}, tokens,
-                            card, scope, prefix)
-            self.add_member(model, comp, card, prefix)
+            name, value = tokens[0].lower(), constants.get(tokens[3])
+            make = makers.get(letter) if value is not None and name.isidentifier() \
+                and name.isascii() else None
+            if make is None:
+                comp = _made_at(card, passive, self, letter, _element_name(card, tokens), tokens[3],
+                                {}, tokens, card, scope, prefix)
+            else:
+                try:
+                    comp = make(name, float(value))
+                except PhyslibError as err:
+                    raise SpiceError(str(err), card.where) from None
+            try:
+                add(comp)
+            except DuplicateNameError:
+                raise SpiceError(f"duplicate element name {name} (names are case-insensitive)",
+                                 card.where) from None
+            elements[prefix + name] = card
             a, b = nets[tokens[1].lower()], nets[tokens[2].lower()]
             owners.extend((comp, comp))
-            ports.extend(("p", "n"))
+            ports.extend(TWO_PINS)
             numbers.extend((a, b))
             if dc is not None:
                 dc.passive(letter, a, b)
@@ -336,6 +356,15 @@ class Builder:
     def _instance(self, card, tokens, body, scope, prefix, parents):
         from .subcircuits import instantiate
         return instantiate(self, card, tokens, body, scope, prefix, parents)
+
+
+def _plain_makers(constants: str) -> dict:
+    """Letter -> a function making the component of a plain R, C or L card from its name and
+    value, as :func:`~physlib.spice.devices.passive` does (``constants``: the k and q of the
+    resistors' thermal noise)."""
+    return {"R": lambda name, value: el.Resistor(name, constants=constants, R=value),
+            "C": lambda name, value: el.Capacitor(name, C=value),
+            "L": lambda name, value: el.Inductor(name, L=value)}
 
 
 def _made_at(card, make, *args):
