@@ -1,0 +1,87 @@
+"""Model.connect_groups makes the connections a loop of Model.connect would make, and refuses
+what connect refuses with connect's error (the groups before it connected, as by the loop)."""
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from physlib import Model
+from physlib.components.electrical import Capacitor, Ground, Resistor
+from physlib.components.rotational import IdealGear, Inertia
+from physlib.core.errors import DomainMismatchError, MissingPortError, PortConnectionError
+
+
+def members(model, count):
+    parts = []
+    for k in range(count):
+        cls = (Resistor, Capacitor)[k % 2]
+        parts.append(model.add(cls(f"e{k}", **({"R": 1.0} if cls is Resistor else {"C": 1.0}))))
+    return parts
+
+
+def flat(groups):
+    owners = [owner for group in groups for owner, _ in group]
+    ports = [port for group in groups for _, port in group]
+    return owners, ports, [len(group) for group in groups]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_groups_give_the_connections_a_loop_of_connect_gives(data):
+    count = data.draw(st.integers(2, 8), label="components")
+    pins = [(k, port) for k in range(count) for port in ("p", "n")]
+    # groups of distinct pins (a pin may come in several groups: connect merges them)
+    groups = data.draw(st.lists(st.lists(st.sampled_from(pins), min_size=2, max_size=5, unique=True),
+                                min_size=1, max_size=6), label="groups")
+    looped, grouped = Model("m"), Model("m")
+    parts_looped, parts_grouped = members(looped, count), members(grouped, count)
+    for group in groups:
+        looped.connect(*(getattr(parts_looped[k], port) for k, port in group))
+    grouped.connect_groups(*flat([[(parts_grouped[k], port) for k, port in group] for group in groups]))
+    assert grouped.connections == looped.connections
+
+
+def test_a_group_connect_refuses_is_refused_with_its_error_after_the_groups_before_it():
+    other = Model("other")
+    stranger = other.add(Resistor("stranger", R=1.0))
+    gear = IdealGear("gear", ratio=2.0)
+    for bad, error, match in [
+            ([("a", "p")], PortConnectionError, "at least two"),                 # one port
+            ([("a", "p"), ("a", "p")], PortConnectionError, "connected to itself"),
+            ([("a", "p"), ("b", "n"), ("a", "p")], PortConnectionError, "connected to itself"),
+            ([("a", "p"), (stranger, "p")], PortConnectionError, "not a member"),
+            ([("a", "p"), ("j", "flange_a")], DomainMismatchError, "electrical"),
+            ([("gear", "flange_a"), ("gear", "support")], MissingPortError, "use_support")]:
+        model = Model("m")
+        a, b = model.add(Resistor("a", R=1.0)), model.add(Resistor("b", R=1.0))
+        parts = {"a": a, "b": b, "j": model.add(Inertia("j", J=1.0)), "gear": model.add(gear) if
+                 "gear" not in model.components else gear}
+        gear = IdealGear("gear", ratio=2.0)      # a fresh one for the next model
+        first = [(a, "n"), (b, "p")]
+        group = [(parts.get(owner, owner), port) for owner, port in bad]
+        with pytest.raises(error, match=match):
+            model.connect_groups(*flat([first, group, [(a, "p"), (b, "n")]]))
+        assert model.connections == [(("a", "n"), ("b", "p"))], bad
+
+
+def test_ports_of_subsystems_and_members_shared_with_a_copy_are_connected():
+    inner = Model("inner")
+    r = inner.add(Resistor("r", R=1.0))
+    inner.expose(r.p, "a")
+    top = Model("top")
+    top.add(inner)
+    g = top.add(Ground("g"))
+    top.connect_groups([inner, g], ["a", "p"], [2])
+    assert top.connections == [(("inner", "a"), ("g", "p"))]
+    # a copy holding the original's members (as physlib's analysis copies do)
+    copy = Model("copy")
+    copy.share_members_of(top)
+    copy.add(g)
+    c = copy.add(Capacitor("c", C=1.0))
+    copy.connect_groups([g, c], ["p", "n"], [2])
+    assert copy.connections == [(("g", "p"), ("c", "n"))]
+
+
+def test_lists_that_do_not_fit_together_are_refused():
+    model = Model("m")
+    a, b = members(model, 2)
+    with pytest.raises(ValueError, match="sizes"):
+        model.connect_groups([a, b], ["p", "p"], [3])
