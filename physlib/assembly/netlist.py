@@ -10,16 +10,12 @@ work per member or port (dictionary lookups, no scans of what is already there).
 from __future__ import annotations
 
 import weakref
-from itertools import repeat
-from operator import attrgetter, is_
-
-import numpy as np
-
 from ..core.bulk import PROMOTE_EVERY, PROMOTE_FROM, promote_young
 from ..core.component import Component, PortRef, check_name, check_rename
 from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, PortConnectionError,
                            UnknownAttributeError, UnknownNameError)
 from ..core.model_parameters import ModelParameter
+from .port_groups import member_port_names, plain_groups
 
 
 class ExposedPort:
@@ -191,7 +187,11 @@ class Netlist:
         """Connect two or more ports into one node: across variables equal, through variables sum to zero."""
         if len(ports) < 2:
             raise PortConnectionError("connect needs at least two ports")
-        if _connected_members(self, ports):
+        names = member_port_names(self._members, ports)
+        if names is not None:
+            self._sizes.append(len(ports))
+            self._end_member += names[0]
+            self._end_port += names[1]
             return
         members = self._members
         for port in ports:
@@ -235,7 +235,7 @@ class Netlist:
         if len(owners) != len(ports) or sum(sizes) != len(owners):
             raise ValueError("connect_groups: owners and ports need one entry per port, "
                              "and sizes must add up to their length")
-        names, plain = _plain_groups(self, owners, ports, sizes)
+        names, plain = plain_groups(owners, ports, sizes, self._members, self._ref)
         if plain is None:       # every group plain: recorded at once
             self._sizes += sizes
             self._end_member += names
@@ -381,94 +381,6 @@ class Netlist:
 
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r}, {len(self._members)} members)"
-
-
-def _connected_members(netlist: Netlist, ports) -> bool:
-    """Record in ``netlist`` the connection of ``ports``, two or more ports of its member
-    components, of one domain, each listed once, and return True; return False, recording
-    nothing, for anything else (the general path of :meth:`Netlist.connect` then accepts it or
-    says what is wrong).
-
-    Most connections are such: one loop reads each port once here. Each attribute read on a
-    port, component or model passes through its class's __getattr__ hook, several times slower
-    than an ordinary one, and a node of a large circuit joins several ports."""
-    members, first = netlist._members, ports[0]
-    if type(first) is not PortRef:
-        return False
-    domain = first.port.domain
-    owner_names, port_names = [], []
-    for ref in ports:
-        if type(ref) is not PortRef:
-            return False
-        owner, port = ref.owner, ref.port
-        name = owner.name
-        if members.get(name) is not owner or port.domain is not domain:
-            return False
-        owner_names.append(name)
-        port_names.append(port.name)
-    # a member's name stands for it: the same (name, port) twice is the same port twice (only
-    # possible where a member comes twice: a node's pins are mostly of different members)
-    if (len(ports) > 2 or owner_names[0] == owner_names[1]) and len(set(owner_names)) < len(ports) \
-            and len(set(zip(owner_names, port_names))) < len(ports):
-        return False
-    netlist._sizes.append(len(ports))
-    netlist._end_member.extend(owner_names)
-    netlist._end_port.extend(port_names)
-    return True
-
-
-def _plain_groups(netlist: Netlist, owners: list, ports: list[str], sizes: list[int]):
-    """(each port's owner name, None if every group of :meth:`Netlist.connect_groups` is
-    plain, else a flag per group saying whether it is): ports of member components,
-    unconditional, of one domain, no port twice in a group."""
-    # Each pass a loop in C (map): a Python loop over two million ports took a second.
-    count = len(owners)
-    classes = {cls: k for k, cls in enumerate(set(map(type, owners)))}
-    port_names = {port: k for k, port in enumerate(set(ports))}
-    domain_numbers: dict = {}
-    table = np.array([[_domain_number(cls, port, domain_numbers) for port in port_names]
-                      for cls in classes], dtype=np.int64).reshape(len(classes), len(port_names))
-    names = list(map(attrgetter("name"), owners))
-    # A member's weak reference to its model says it was added here (a netlist never drops a
-    # member, nor lets one be renamed): a look-up of each name in a dictionary of a million
-    # members would miss the processor's caches every time. Members this netlist shares with
-    # the model it copies are looked up.
-    bad = ~np.fromiter(map(is_, map(attrgetter("_member_of"), owners), repeat(netlist._ref)),
-                       bool, count)
-    for k in np.flatnonzero(bad).tolist():
-        bad[k] = netlist._members.get(names[k]) is not owners[k]
-    counts = np.asarray(sizes, dtype=np.int64)
-    group = np.repeat(np.arange(len(counts)), counts)
-    starts = np.cumsum(counts) - counts
-    if table.min(initial=0) < 0 or len(domain_numbers) > 1:    # else: every port of one domain
-        domains = table[np.fromiter(map(classes.__getitem__, map(type, owners)), np.int64, count),
-                        np.fromiter(map(port_names.__getitem__, ports), np.int64, count)]
-        bad |= (domains < 0) | (domains != domains[starts[group]])
-    # the same port twice in a group: the same owner twice, then the same port name
-    owner_ids = np.fromiter(map(id, owners), np.int64, count)
-    order = np.argsort(owner_ids, kind="stable")
-    same = np.flatnonzero((owner_ids[order[1:]] == owner_ids[order[:-1]])
-                          & (group[order[1:]] == group[order[:-1]]))
-    twice = [g for g in sorted(set(group[order[same]].tolist()))
-             if len(set(zip(map(id, owners[starts[g]:starts[g] + counts[g]]),
-                            ports[starts[g]:starts[g] + counts[g]]))) < counts[g]]
-    if not bad.any() and not len(twice) and (counts >= 2).all():
-        return names, None
-    plain = np.ones(len(counts), dtype=bool)
-    plain[group[bad]] = False
-    plain[twice] = False
-    plain[counts < 2] = False
-    return names, plain.tolist()
-
-
-def _domain_number(cls, port: str, numbers: dict) -> int:
-    """The number of the domain of the port ``port`` of a class, numbered in ``numbers`` as
-    the domains come; -1 if it is no port that every member of the class has."""
-    declared = cls._ports.get(port) if isinstance(cls, type) and issubclass(cls, Component) \
-        else None
-    if declared is None or declared.condition is not None or declared.name != port:
-        return -1
-    return numbers.setdefault(declared.domain, len(numbers))
 
 
 def _describe(port) -> str:
