@@ -324,6 +324,9 @@ class Builder:
         owners, ports, numbers = nets.owners, nets.ports, nets.numbers
         constants, elements, add = self.constants, self.elements, model.add
         makers = _plain_makers(self.ctx.constants)
+        # one float per number token (the components of a million-element ladder share two),
+        # not a float object of its own for each component
+        floats: dict[str, float] = {}
         if self.netlist.nodeset or self.netlist.ic:     # a capacitor may start at their values
             makers.pop("C", None)
 
@@ -335,8 +338,11 @@ class Builder:
                 comp = _made_at(card, passive, self, letter, _element_name(card, tokens), tokens[3],
                                 {}, tokens, card, scope, prefix)
             else:
+                number = floats.get(tokens[3])
+                if number is None:
+                    number = floats[tokens[3]] = float(value)
                 try:
-                    comp = make(name, float(value))
+                    comp = make(name, number)
                 except PhyslibError as err:
                     raise SpiceError(str(err), card.where) from None
             try:
