@@ -86,8 +86,8 @@ def test_a_run_s_restarts_keep_the_entries_of_recent_parameter_vectors(monkeypat
     from test_sparse_stepper import ladder
     sim = ladder(True).compile()
     evaluated = []
-    original = AffineJacobian.values
-    monkeypatch.setattr(AffineJacobian, "values",
+    original = AffineJacobian.values_and_offset
+    monkeypatch.setattr(AffineJacobian, "values_and_offset",
                         lambda self, p, t: evaluated.append(p.copy()) or original(self, p, t))
     stepper = Stepper(sim.system, "idas", 1e-6, 1e-8, None, sparse=True)
     try:

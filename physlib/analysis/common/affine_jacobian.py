@@ -103,6 +103,11 @@ class AffineJacobian:
     def values(self, p, t: float) -> np.ndarray:
         """J's stored entries (in :attr:`pattern`'s order) for the parameter vector ``p``,
         evaluated at time ``t`` (where the model's sources are finite)."""
+        return self.values_and_offset(p, t)[0]
+
+    def values_and_offset(self, p, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """(J's stored entries as :meth:`values` gives them, the form's residual at zero
+        unknowns F(0, 0) at ``p`` and ``t``): the residual is then J·y + F(0, 0)."""
         if getattr(self._local, "buffer", None) is None:
             self._local.buffer = _dense_buffer(self.dae)
         _, trigger, (x, z, p_in, t_in), outputs = self._local.buffer
@@ -119,7 +124,8 @@ class AffineJacobian:
         entries = compressed[self.row, self.entry_color]
         if self.form == "ida":
             entries[self.row < self.nx] *= -1.0      # IDA's residual is x' − f on the states' rows
-        return entries
+            base[:self.nx] = 0.0 - base[:self.nx]
+        return entries, base
 
     def matrix(self, p, t: float) -> cs.DM:
         """J for ``p`` as a sparse CasADi matrix on :attr:`pattern` (its entries handed over as

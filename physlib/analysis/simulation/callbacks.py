@@ -58,6 +58,7 @@ class Model(ctypes.Structure):
                 ("matrix_colind", ctypes.c_void_p), ("matrix_row", ctypes.c_void_p),
                 ("pattern_columns", ctypes.c_long), ("place", ctypes.c_void_p), ("lin_values", ctypes.c_void_p),
                 ("off", ctypes.c_void_p), ("off_t", ctypes.c_void_p), ("off_out", ctypes.c_void_p),
+                ("off_values", ctypes.c_void_p), ("off_rows", ctypes.c_void_p), ("off_count", ctypes.c_long),
                 ("rows_with_rates", ctypes.c_long), ("lin_diagonal", ctypes.c_void_p), ("wrms_norm", ctypes.c_void_p),
                 ("current_iteration", ctypes.c_void_p), ("first_norm", ctypes.c_double)]
 
@@ -135,9 +136,11 @@ def attach(core, ida: bool, n: int, residual, jacobian, matrix, linear=None):
     if linear is None:
         _attach_functions(model, ida, residual, jacobian)
     else:
-        off_buffer, _, (_, off_t), (off_out,) = linear.offset
+        off_buffer, _, (_, off_t), (off_values,) = linear.time_offset
         model.lin_values, model.off = array_address(linear.values), buffer_address(off_buffer)
-        model.off_t, model.off_out = array_address(off_t), array_address(off_out)
+        model.off_t, model.off_out = array_address(off_t), array_address(linear.offset)
+        model.off_values, model.off_rows = array_address(off_values), array_address(linear.time_rows)
+        model.off_count = linear.time_rows.size
         model.rows_with_rates, model.lin_diagonal = linear.rows_with_rates, array_address(linear.diagonal)
         model.jac_out, model.jac_size = array_address(linear.jacobian_out), linear.jacobian_out.size
     if ida:

@@ -12,7 +12,9 @@ evaluated as F(y, y') = J·y + F(0, 0) (+ y' on the states' rows; CVODE: f(x) = 
 :class:`LinearResidual`: J's entries are evaluated once per restart (the parameters, modes
 included, change only there) from the DAE itself on colored seeds
 (:class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`, no symbolic derivative), and
-F(0, 0), the sources, is a function of p and t alone. For the 10,000-element RC ladder this is 20 µs a call instead
+F(0, 0), the sources, is a function of p and t alone: its rows that read time (a source's)
+are evaluated at each call by a function of those rows alone, the others come with J's
+entries at each restart. For the 10,000-element RC ladder this is 20 µs a call instead
 of 170 µs for the 50,000 operations of CasADi's virtual machine. The solver's Jacobian is then
 J + cj·I from the same numbers, so the residual and Jacobian functions are never built.
 
@@ -58,6 +60,21 @@ def rebuffered(function: cs.Function, old):
     return buffer, trigger, inputs, outputs
 
 
+def _at_zero_unknowns(value: cs.SX) -> tuple[cs.SX, cs.SX, np.ndarray]:
+    """(``value`` with the unknowns set to 0, the parameters' symbols it reads, their indices
+    in p), from the symbols ``value`` reads alone, named as ``DaeSystem.symbols`` names them
+    (``x_3``, ``z_0``, ``p_12``, ``t``; ``x`` where there is one). A substitution over every
+    unknown of a million-element model, or a function of all of p, takes 0.2 s."""
+    symbols = cs.symvar(value)
+    kinds = [symbol.name().partition("_") for symbol in symbols]
+    unknowns = [s for s, (kind, _, _) in zip(symbols, kinds) if kind in ("x", "z")]
+    if unknowns:
+        value = cs.substitute(value, cs.vertcat(*unknowns), cs.SX.zeros(len(unknowns)))
+    read = [(s, int(k or 0)) for s, (kind, _, k) in zip(symbols, kinds) if kind == "p"]
+    return value, cs.vertcat(*(s for s, _ in read)) if read else cs.SX(0, 1), \
+        np.array([k for _, k in read], dtype=np.int64)
+
+
 def _nan_check(values):
     """0 when every entry of ``values`` is finite, NaN otherwise (a callback tests one number
     instead of reducing an array in NumPy, which costs more than the evaluation). Written as a
@@ -83,8 +100,9 @@ class SteppingFunctions:
     ``sparse``, and a sparse one has every diagonal entry in its pattern (CVODE adds −γ·I in
     place, which needs them). ``linear``: for a sparse model linear in its unknowns (see the
     module docstring), (J's stored entries at cj = 0, an
-    :class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`; F(0, 0) as a
-    function of (p, t)); else None. Such a model's run evaluates
+    :class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`; the rows of F(0, 0) that
+    read time and their values as a function of (the parameters they read, t), with those
+    parameters' indices, :meth:`_time_offset`); else None. Such a model's run evaluates
     neither the residual nor the Jacobian function (:class:`LinearResidual` and the callbacks
     do J·y + F(0, 0) and J + cj·I with J's numbers), so neither is built: at 100,000 elements
     they are 1.2 million instructions, 0.25 s to build and 20 MB."""
@@ -99,7 +117,7 @@ class SteppingFunctions:
         # (their derivatives read no variable and not time; CasADi's derivative of sign(v) or
         # floor(v) is 0, so a symbolic J alone could not tell).
         if sparse and system.affine:
-            self.linear = (affine_jacobian(system, "ida" if self.ida else "cvode"), self._offset())
+            self.linear = (affine_jacobian(system, "ida" if self.ida else "cvode"), self._time_offset())
 
     @cached_property
     def _unknowns(self):
@@ -119,14 +137,25 @@ class SteppingFunctions:
             return J if J.size2() == nx else J[:nx, :nx]
         return -J if J.size1() == nx else cs.vertcat(-J[:nx, :], J[nx:, :])
 
-    def _offset(self) -> cs.Function:
-        """F(0, 0) (CVODE: f(0)) as a function of (p, t): the DAE called on zeros folds to the
-        sources' terms. Made as the residual's value at zeros is (0 − f on the states' rows),
-        so it is the same number."""
-        d, nx = self.system.dae_dict(), len(self.system.state_pos)
-        ode, alg = self.system.dae(cs.SX.zeros(d["x"].sparsity()), cs.SX.zeros(d["z"].sparsity()), d["p"], d["t"])
-        value = cs.vertcat(cs.SX.zeros(nx) - ode, alg) if self.ida else ode
-        return cs.Function(f"{'ida_residual' if self.ida else 'cvode_rhs'}_offset", [d["p"], d["t"]], [value])
+    def _time_offset(self) -> tuple[np.ndarray, cs.Function, np.ndarray]:
+        """(the rows of F(0, 0) (CVODE: f(0)) that read time, their values as a function of
+        (the parameters they read, t), the indices of those parameters in p). The other rows
+        change only with p: :meth:`AffineJacobian.values_and_offset` gives them at each restart.
+
+        Made from the rows' own expressions, over the symbols they read: F(0, 0) of a
+        million-element ladder as one function of (p, t) took 0.3 s to build and 1 ms to
+        evaluate at each call, for the one source row that reads time."""
+        d, dae, nx = self.system.dae_dict(), self.system.dae, len(self.system.state_pos)
+        ode_rows, alg_rows = (np.array(dae.sparsity_jac(3, k).row(), dtype=np.int64) for k in (0, 1))
+        ode = d["ode"][ode_rows.tolist()]
+        if self.ida:    # the residual's rows: 0 − f on the states', g on the others
+            rows = np.concatenate([ode_rows, nx + alg_rows]) if alg_rows.size else ode_rows
+            value = cs.vertcat(cs.SX.zeros(ode_rows.size) - ode, d["alg"][alg_rows.tolist()])
+        else:
+            rows, value = ode_rows, ode
+        value, parameters, indices = _at_zero_unknowns(value)
+        name = f"{'ida_residual' if self.ida else 'cvode_rhs'}_time_offset"
+        return rows, cs.Function(name, [parameters, d["t"]], [value]), indices
 
     @cached_property
     def residual(self) -> cs.Function:
@@ -193,7 +222,9 @@ class LinearResidual:
     model, from :attr:`SteppingFunctions.linear` ``functions``: J's stored entries (``values``,
     on the sparse Jacobian's pattern ``colind``/``row``, the
     :class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`'s),
-    evaluated by :meth:`restart`, and ``offset`` (F(0, 0) of p and t, buffered). The compiled
+    evaluated by :meth:`restart` with ``offset``, F(0, 0) at the restart's p; and
+    ``time_offset`` (buffered), the values of F(0, 0)'s ``time_rows`` (the rows that read time)
+    of p's entries ``time_parameters`` and t, written into ``offset`` at each call. The compiled
     callbacks read the same arrays and do the same arithmetic in the same order as
     :meth:`evaluate` and :meth:`jacobian`, so both give the same numbers bit for bit; they are
     the DAE's residual and Jacobian to within its own rounding.
@@ -205,8 +236,10 @@ class LinearResidual:
         self.affine_jacobian = functions[0]
         if not np.array_equal(row, self.affine_jacobian.row):
             raise ValueError("the linear solver's pattern is not the Jacobian's")
-        self.offset = buffered(functions[1])
+        self.time_rows, time_offset, self.time_parameters = functions[1]
+        self.time_offset = buffered(time_offset)
         self.colind, self.row = colind, row
+        self.offset = np.zeros(colind.size - 1)
         self.values = np.zeros(row.size)
         self.rows_with_rates = rows_with_rates
         column = np.repeat(np.arange(colind.size - 1), np.diff(colind))
@@ -217,31 +250,34 @@ class LinearResidual:
         self._remembered: dict[bytes, np.ndarray] = {}
 
     def restart(self, p, t: float) -> None:
-        """Evaluate J's entries for the parameter vector p (at time t, where the sources are
-        finite: J reads no time) and set the offset's parameters."""
-        self.offset[2][0][:] = p
-        key = np.asarray(p, dtype=float).tobytes()
-        values = self._remembered.pop(key, None)
-        if values is None:
-            values = self.affine_jacobian.values(p, t)
+        """Evaluate J's entries and F(0, 0) for the parameter vector p (at time t, where the
+        sources are finite: J reads no time) and set the time rows' parameters."""
+        p = np.asarray(p, dtype=float)
+        self.time_offset[2][0][:] = p[self.time_parameters]
+        key = p.tobytes()
+        found = self._remembered.pop(key, None)
+        if found is None:
+            found = self.affine_jacobian.values_and_offset(p, t)
             if len(self._remembered) >= REMEMBERED_PARAMETERS:
                 del self._remembered[next(iter(self._remembered))]
-        self._remembered[key] = values          # the most recent last
-        self.values[:] = values
+        self._remembered[key] = found           # the most recent last
+        self.values[:], self.offset[:] = found
         # made by the first Python evaluation: the compiled callbacks read ``values`` themselves,
         # and SciPy's sparse module took 0.17 s to import in a large model's first run
         self.matrix = None
 
     def evaluate(self, t: float, y, yp, out) -> bool:
         """F at (t, y, y') into ``out`` (yp None for CVODE); whether it is finite."""
-        _, trigger, (_, t_in), (offset,) = self.offset
-        t_in[0] = t
-        trigger()
+        if self.time_rows.size:
+            _, trigger, (_, t_in), (time_values,) = self.time_offset
+            t_in[0] = t
+            trigger()
+            self.offset[self.time_rows] = time_values
         if self.matrix is None:
             n = self.colind.size - 1
             self.matrix = sps.csc_matrix((self.values, self.row, self.colind), shape=(n, n))
         r = self.matrix @ y           # column by column from zeros, as the C loop
-        r += offset
+        r += self.offset
         if yp is not None:
             r[:self.rows_with_rates] += yp[:self.rows_with_rates]
         out[:] = r

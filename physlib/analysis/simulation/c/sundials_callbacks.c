@@ -49,12 +49,16 @@ typedef struct {
     const long *place;
     /* a linear model (physlib.analysis.simulation.stepping_functions.LinearResidual):
        F = J y + F(0, 0) (+ y' on the first rows_with_rates rows), J's entries lin_values on
-       the pattern above, and the Jacobian J + cj I into jac_out, cj added at the entries
-       lin_diagonal (the diagonal of those rows); NULL: the residual and Jacobian functions
-       are evaluated (res and jac are not set otherwise) */
+       the pattern above, F(0, 0) in off_out (set at each restart), whose off_count rows
+       off_rows read time: the function off (of t in off_t) gives their values in off_values;
+       and the Jacobian J + cj I into jac_out, cj added at the entries lin_diagonal (the
+       diagonal of those rows); NULL: the residual and Jacobian functions are evaluated (res
+       and jac are not set otherwise) */
     const double *lin_values;
     void *off;
-    double *off_t, *off_out;
+    double *off_t, *off_out, *off_values;
+    const long *off_rows;
+    long off_count;
     long rows_with_rates;
     const long *lin_diagonal;
     /* IDA's Newton convergence test (physlib_ida_newton_test): SUNDIALS' N_VWrmsNorm and
@@ -69,8 +73,11 @@ typedef struct {
    (the file is built with -ffp-contract=off, so no fused multiply-add). */
 static int linear_residual(PhyslibModel *m, double t, const double *y, const double *yp, double *r) {
     long n = m->n;
-    *m->off_t = t;
-    m->eval(m->off);
+    if (m->off_count) {
+        *m->off_t = t;
+        m->eval(m->off);
+        for (long k = 0; k < m->off_count; ++k) m->off_out[m->off_rows[k]] = m->off_values[k];
+    }
     memset(r, 0, (size_t)n * sizeof(double));
     for (long j = 0; j < n; ++j) {
         double yj = y[j];
