@@ -10,6 +10,7 @@ work per member or port (dictionary lookups, no scans of what is already there).
 from __future__ import annotations
 
 import weakref
+
 from ..core.bulk import PROMOTE_EVERY, PROMOTE_FROM, promote_young
 from ..core.component import Component, PortRef, check_name, check_rename
 from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, PortConnectionError,
