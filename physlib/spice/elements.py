@@ -9,6 +9,8 @@ parameter vector for new ``.param`` values without recompiling.
 from __future__ import annotations
 
 from array import array
+from collections import deque
+from itertools import accumulate
 
 import numpy as np
 
@@ -56,18 +58,13 @@ class LevelNodes(dict):
         self.owners.append(owner)
         self.ports.append(port)
 
-    def wiring(self):
-        """(node, its pins' owners, their port names) for each node in order, the pins in card
-        order."""
+    def by_node(self) -> tuple[list, list[str], list[int]]:
+        """(the pins' owners, their port names, each node's number of pins): the pins node
+        after node in the nodes' order, each node's in card order."""
         numbers = np.frombuffer(self.numbers, dtype=np.int64)
         counts = np.bincount(numbers, minlength=len(self)).tolist()
         order = np.argsort(numbers, kind="stable").tolist()
-        owners = [self.owners[i] for i in order]
-        ports = [self.ports[i] for i in order]
-        start = 0
-        for node, count in zip(self, counts):
-            yield node, owners[start:start + count], ports[start:start + count]
-            start += count
+        return list(map(self.owners.__getitem__, order)), list(map(self.ports.__getitem__, order)), counts
 
     def replace(self, path: str, owner, port: str):
         """Put the pin ``port`` of ``owner`` in the place of the pin at ``path`` (``"l1.n"``);
@@ -269,41 +266,68 @@ class Builder:
             self.elements[prefix + member.name] = card
 
     def _wire(self, model, nets, prefix, ports, body) -> dict:
-        exposed, ground = {}, None
-        # read once: a large deck has hundreds of thousands of nodes
-        globals_, name_node = self.netlist.globals_, self.nodes.setdefault
-        # every node's pins, connected at once (Model.connect_groups: no port object per pin)
-        group_owners, group_ports, sizes = [], [], []
-        for node, owners, pins in nets.wiring():
-            if node in GROUND_NAMES:
-                if ground is None:
-                    ground = model.add(el.Ground("_gnd"))
-                owners, pins = [ground, *owners], ["p", *pins]
-            else:
-                outer = ports.get(node)
-                if outer is None and globals_ and node in globals_:
-                    outer = node
-                name_node(outer if outer is not None else prefix + node,
-                          prefix + _pin_path(owners[0], pins[0]))
-                if outer is not None and prefix:
-                    name = f"node{len(exposed)}"
-                    model.expose(getattr(owners[0], pins[0]), name)
-                    exposed[node] = name
-                elif len(pins) < 2:        # as ngspice: a warning; a 0 A source ends the pin
-                    self.ctx.warn(_first_card(body, node), f"node {prefix + node} has only one "
-                                  "connection: no current flows into it (is a connection missing?)")
-                    ground = ground or model.add(el.Ground("_gnd"))
-                    end = model.add(el.CurrentSource(f"_open{len(model.components)}", I=0.0))
-                    group_owners += (end, ground)
-                    group_ports += ("n", "p")
-                    sizes.append(2)
-                    owners, pins = [*owners, end], [*pins, "p"]
-            if len(pins) > 1:
-                group_owners += owners
-                group_ports += pins
-                sizes.append(len(pins))
-        model.connect_groups(group_owners, group_ports, sizes)
-        return exposed
+        """Connect the level's nodes, all at once (Model.connect_groups: no port object per
+        pin), and name them in ``nodes``; the local nodes exposed as ports (a subcircuit's
+        ports and global nodes) → their exposed names. Ground nodes, exposed ones and nodes
+        of one pin are taken one by one (:meth:`_special_node`), the others in runs: a large
+        deck's half a million nodes are lists sliced, not a loop over them."""
+        owners, pins, counts = nets.by_node()
+        nodes = list(nets)
+        starts = [0, *accumulate(counts)]
+        special = {nets[node] for node in (*GROUND_NAMES, *ports, *(self.netlist.globals_ or ()))
+                   if node in nets}
+        special = sorted(special.union(np.flatnonzero(np.asarray(counts) < 2).tolist()))
+        groups = ([], [], [])           # the owners, ports and sizes connect_groups takes
+        state = {"ground": None, "exposed": {}}
+        done = 0
+        for k in [*special, len(nodes)]:
+            first = starts[done:k]      # the nodes done..k-1: two pins or more, nothing special
+            deque(map(self.nodes.setdefault, [prefix + node for node in nodes[done:k]],
+                      [prefix + _pin_path(owners[j], pins[j]) for j in first]), maxlen=0)
+            groups[0].extend(owners[starts[done]:starts[k]])
+            groups[1].extend(pins[starts[done]:starts[k]])
+            groups[2].extend(counts[done:k])
+            if k < len(nodes):
+                self._special_node(model, nodes[k], owners[starts[k]:starts[k + 1]],
+                                   pins[starts[k]:starts[k + 1]], prefix, ports, body, groups, state)
+            done = k + 1
+        model.connect_groups(*groups)
+        return state["exposed"]
+
+    def _special_node(self, model, node, owners, pins, prefix, ports, body, groups, state):
+        """Add to ``groups`` the connection of a ground node (to the level's ground), an exposed
+        one (exposed as ``node<k>``, into ``state["exposed"]``) or one of a single pin (a
+        warning, and a 0 A source to ground ends it, as ngspice does); name it in ``nodes``."""
+        if node in GROUND_NAMES:
+            owners, pins = [self._ground(model, state), *owners], ["p", *pins]
+        else:
+            outer = ports.get(node)
+            if outer is None and node in (self.netlist.globals_ or ()):
+                outer = node
+            self.nodes.setdefault(outer if outer is not None else prefix + node,
+                                  prefix + _pin_path(owners[0], pins[0]))
+            if outer is not None and prefix:
+                name = state["exposed"][node] = f"node{len(state['exposed'])}"
+                model.expose(getattr(owners[0], pins[0]), name)
+            elif len(pins) < 2:
+                self.ctx.warn(_first_card(body, node), f"node {prefix + node} has only one "
+                              "connection: no current flows into it (is a connection missing?)")
+                end = model.add(el.CurrentSource(f"_open{len(model.components)}", I=0.0))
+                groups[0].extend((end, self._ground(model, state)))
+                groups[1].extend(("n", "p"))
+                groups[2].append(2)
+                owners, pins = [*owners, end], [*pins, "p"]
+        if len(pins) > 1:
+            groups[0].extend(owners)
+            groups[1].extend(pins)
+            groups[2].append(len(pins))
+
+    @staticmethod
+    def _ground(model, state):
+        """The level's ground component, added on first use."""
+        if state["ground"] is None:
+            state["ground"] = model.add(el.Ground("_gnd"))
+        return state["ground"]
 
     # --- elements ---------------------------------------------------------------------------
 
