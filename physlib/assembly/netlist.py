@@ -189,10 +189,10 @@ class Netlist:
         if len(ports) < 2:
             raise PortConnectionError("connect needs at least two ports")
         names = member_port_names(self._members, ports)
-        if names is not None:
+        if names is not None:       # (extend, not +=: that would call __setattr__ each time)
             self._sizes.append(len(ports))
-            self._end_member += names[0]
-            self._end_port += names[1]
+            self._end_member.extend(names[0])
+            self._end_port.extend(names[1])
             return
         members = self._members
         for port in ports:
@@ -238,17 +238,17 @@ class Netlist:
                              "and sizes must add up to their length")
         names, plain = plain_groups(owners, ports, sizes, self._members, self._ref)
         if plain is None:       # every group plain: recorded at once
-            self._sizes += sizes
-            self._end_member += names
-            self._end_port += ports
+            self._sizes.extend(sizes)
+            self._end_member.extend(names)
+            self._end_port.extend(ports)
             return
         start = 0
         for size, simple in zip(sizes, plain):
             stop = start + size
             if simple:
                 self._sizes.append(size)
-                self._end_member += names[start:stop]
-                self._end_port += ports[start:stop]
+                self._end_member.extend(names[start:stop])
+                self._end_port.extend(ports[start:stop])
             else:
                 self.connect(*map(getattr, owners[start:stop], ports[start:stop]))
             start = stop
