@@ -83,8 +83,10 @@ def test_ports_of_subsystems_and_members_shared_with_a_copy_are_connected():
 def test_lists_that_do_not_fit_together_are_refused():
     model = Model("m")
     a, b = members(model, 2)
-    with pytest.raises(ValueError, match="sizes"):
+    with pytest.raises(PortConnectionError, match="2 owners and 2 port names for sizes adding up to 3"):
         model.connect_groups([a, b], ["p", "p"], [3])
+    with pytest.raises(PortConnectionError, match="2 owners and 1 port names"):
+        model.connect_groups([a, b], ["p"], [2])
 
 
 def test_connecting_sets_no_attribute_of_the_model(monkeypatch):

@@ -234,8 +234,10 @@ class Netlist:
         each listed once, goes through :meth:`connect`, which accepts it or says what is
         wrong (groups before it are connected, as by a loop of :meth:`connect`)."""
         if len(owners) != len(ports) or sum(sizes) != len(owners):
-            raise ValueError("connect_groups: owners and ports need one entry per port, "
-                             "and sizes must add up to their length")
+            raise PortConnectionError(
+                f"connect_groups on model {self.name!r}: {len(owners)} owners and {len(ports)} "
+                f"port names for sizes adding up to {sum(sizes)}; give one owner and one port "
+                "name per connected port, and each group's number of ports")
         names, plain = plain_groups(owners, ports, sizes, self._members, self._ref)
         if plain is None:       # every group plain: recorded at once
             self._sizes.extend(sizes)
