@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from physlib import Model
 from physlib.components.electrical import Capacitor, Ground, Resistor
 from physlib.components.rotational import IdealGear, Inertia
-from physlib.core.errors import DomainMismatchError, MissingPortError, PortConnectionError
+from physlib.core.errors import DomainMismatchError, MissingPortError, PortConnectionError, UnknownAttributeError
 
 
 def members(model, count):
@@ -87,6 +87,10 @@ def test_lists_that_do_not_fit_together_are_refused():
         model.connect_groups([a, b], ["p", "p"], [3])
     with pytest.raises(PortConnectionError, match="2 owners and 1 port names"):
         model.connect_groups([a, b], ["p"], [2])
+    with pytest.raises(PortConnectionError, match="'e0' is not a component or model"):
+        model.connect_groups(["e0", b], ["p", "n"], [2])
+    with pytest.raises(UnknownAttributeError, match="q"):
+        model.connect_groups([a, b], ["q", "n"], [2])       # no such port: connect's own error
 
 
 def test_connecting_sets_no_attribute_of_the_model(monkeypatch):
