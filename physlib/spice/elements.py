@@ -260,8 +260,7 @@ class Builder:
         try:
             model.add(member)
         except DuplicateNameError:
-            raise SpiceError(f"duplicate element name {member.name} (names are "
-                             "case-insensitive)", card.where) from None
+            raise _duplicate(member.name, card) from None
         if element:
             self.elements[prefix + member.name] = card
 
@@ -372,8 +371,7 @@ class Builder:
             try:
                 add(comp)
             except DuplicateNameError:
-                raise SpiceError(f"duplicate element name {name} (names are case-insensitive)",
-                                 card.where) from None
+                raise _duplicate(name, card) from None
             elements[prefix + name] = card
             a, b = nets[tokens[1].lower()], nets[tokens[2].lower()]
             owners.extend((comp, comp))
@@ -395,6 +393,10 @@ def _plain_makers(constants: str) -> dict:
     return {"R": lambda name, value: el.Resistor(name, constants=constants, R=value),
             "C": lambda name, value: el.Capacitor(name, C=value),
             "L": lambda name, value: el.Inductor(name, L=value)}
+
+
+def _duplicate(name: str, card) -> SpiceError:
+    return SpiceError(f"duplicate element name {name} (names are case-insensitive)", card.where)
 
 
 def _made_at(card, make, *args):
@@ -425,6 +427,8 @@ def _pin_path(owner, port: str) -> str:
 
 
 def _path(ref) -> str:
+    """The path of a port object: 'r1.p'; for a subsystem's exposed port, the pin it stands
+    for ('x1.r1.p')."""
     if isinstance(ref, ExposedPort):
         return f"{ref.owner.name}.{_path(ref.target)}"
     return ref.path
