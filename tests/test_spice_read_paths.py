@@ -3,7 +3,8 @@
 A plain R, C or L card (``R1 a b 1k``) is built by a path of its own, its pins numbered by
 node for the DC-path record; the same cards with their values given by name (``R1 a b r=1k``)
 take the general path. Both must make the same deck, in subcircuits and around K, .ic,
-.global, ground named gnd and a node of one connection too. The record of DC joins must answer
+.global, ground named gnd and a node of one connection too; the nodes of any flat deck join
+exactly the pins its cards name (a property test). The record of DC joins must answer
 as the general check does for every kind of element. Cards are split when built, except those
 with braces or quotes, split (and refused when malformed) when sorted. The lexer reads lines
 in one pass: comments, continuations, CRLF and .end as before."""
@@ -13,6 +14,7 @@ import pickle
 import warnings
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import physlib.spice as spice
 from physlib.api import Model
@@ -192,3 +194,58 @@ def test_a_card_is_its_own_location_and_survives_pickling():
     assert (block.where.line, block.text, [c.text for c in block.cards]) == (3, ".control", ["tran 1u 1m"])
     again = pickle.loads(pickle.dumps(card))
     assert (again.file, again.line, again.text) == (card.file, card.line, card.text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_a_flat_deck_s_nodes_join_the_pins_its_cards_name(data):
+    # The builder connects a level's nodes in runs and its ground, one-pin and global nodes
+    # one by one. Against the cards themselves: every node joins exactly the pins the cards put
+    # on it (0 and gnd one node with the ground), each node is named after its first pin in card
+    # order, and a node of one pin gets a warning and a 0 A source to ground.
+    pool = ["0", "gnd", "a", "b", "c", "d", "e", "vg"]
+    count = data.draw(st.integers(1, 12), label="cards")
+    cards, pins = [], {}                 # node -> pin paths in card order
+    for k in range(count):
+        letter = data.draw(st.sampled_from("RCL"), label="letter")
+        first, second = data.draw(st.lists(st.sampled_from(pool), min_size=2, max_size=2, unique=True))
+        value = {"R": "1k", "C": "1n", "L": "1m"}[letter]
+        cards.append(f"{letter}{k} {first} {second} {value}")
+        for node, pin in ((first, "p"), (second, "n")):
+            pins.setdefault(node, []).append(f"{letter.lower()}{k}.{pin}")
+    uses_global = data.draw(st.booleans(), label=".global vg")
+    text = "deck\n" + (".global vg\n" if uses_global else "") + "\n".join(cards) + "\n.tran 1n 1u uic\n.end\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        deck = spice.read(text)
+    model = deck.model
+    # the model's nodes: connections merged where they share a pin
+    parent: dict = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+    for connection in model.connections:
+        ends = [f"{member}.{port}" for member, port in connection]
+        for end in ends[1:]:
+            parent[find(end)] = find(ends[0])
+    groups: dict = {}
+    for end in list(parent):
+        groups.setdefault(find(end), set()).add(end)
+    node_of = {end: root for root, members in groups.items() for end in members}
+    ground = {p for n in ("0", "gnd") for p in pins.get(n, [])}
+    for node, node_pins in pins.items():
+        if node in ("0", "gnd"):
+            assert {node_of[p] for p in node_pins} == {node_of["_gnd.p"]}
+            continue
+        assert deck.nodes[node] == node_pins[0]               # named after its first pin
+        joined = groups[node_of[node_pins[0]]] if node_pins[0] in node_of else {node_pins[0]}
+        own = {p for p in joined if not p.startswith("_open")}
+        assert own == set(node_pins), node
+        one_pin = len(node_pins) == 1
+        assert any(f"node {node} has only one connection" in str(w.message) for w in caught) == one_pin
+        if one_pin:                      # ended by a 0 A source, its other pin on the ground
+            source = next(p for p in joined if p.startswith("_open")).split(".")[0]
+            assert node_of[f"{source}.n"] == node_of["_gnd.p"]
+    assert not ground or "_gnd" in model.components
