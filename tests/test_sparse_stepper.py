@@ -304,3 +304,24 @@ def test_the_band_matrix_holds_the_jacobian_where_sundials_reads_it(solver):
         assert np.array_equal(rebuilt, expected)
     finally:
         stepper.close()
+
+
+@pytest.mark.parametrize("names", ["xzpt", "abct"])
+def test_the_time_rows_offset_reads_the_dae_s_own_symbols_or_substitutes_them_all(names):
+    # F(0, 0)'s time rows are built from the symbols they read, found by the DAE's names
+    # (x_3, p_12, t) and checked to be its symbols; with other names (a model whose symbols
+    # were made elsewhere) every unknown is substituted: the same values either way.
+    import casadi as cs
+    from physlib.analysis.simulation.stepping_functions import _at_zero_unknowns
+    d = {kind: cs.SX.sym(name, size) for kind, name, size in zip("xzpt", names, (2, 1, 3, 1))}
+    x, z, p, t = d["x"], d["z"], d["p"], d["t"]
+    value = cs.vertcat(p[2] * x[0] + t / p[0] + z[0], 0 - (x[1] + p[0] * t))
+    at_zero, read, indices = _at_zero_unknowns(value, d)
+    # its own symbols: the parameters the rows read (p_1 is not); other names: all of p
+    assert sorted(indices.tolist()) == ([0, 2] if names == "xzpt" else [0, 1, 2])
+    assert read.numel() == len(indices)
+    f = cs.Function("f", [read, t], [at_zero])
+    values = np.array([2.0, 3.0, 5.0])
+    got = np.array(f(values[indices], 4.0)).ravel()
+    assert np.array_equal(got, [4.0 / 2.0, -(2.0 * 4.0)])
+    assert not cs.depends_on(at_zero, cs.vertcat(x, z))

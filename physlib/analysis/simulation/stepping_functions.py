@@ -60,17 +60,28 @@ def rebuffered(function: cs.Function, old):
     return buffer, trigger, inputs, outputs
 
 
-def _at_zero_unknowns(value: cs.SX) -> tuple[cs.SX, cs.SX, np.ndarray]:
+def _at_zero_unknowns(value: cs.SX, d: dict) -> tuple[cs.SX, cs.SX, np.ndarray]:
     """(``value`` with the unknowns set to 0, the parameters' symbols it reads, their indices
-    in p), from the symbols ``value`` reads alone, named as ``DaeSystem.symbols`` names them
-    (``x_3``, ``z_0``, ``p_12``, ``t``; ``x`` where there is one). A substitution over every
-    unknown of a million-element model, or a function of all of p, takes 0.2 s."""
+    in p), from the symbols ``value`` reads alone, found by the names ``DaeSystem.symbols``
+    gives them (``x_3``, ``z_0``, ``p_12``, ``t``; ``x`` where there is one) and checked to be
+    those symbols of ``d`` (the DAE's symbols); otherwise over all of them. A substitution over
+    every unknown of a million-element model, or a function of all of p, takes 0.2 s."""
     symbols = cs.symvar(value)
-    kinds = [symbol.name().partition("_") for symbol in symbols]
-    unknowns = [s for s, (kind, _, _) in zip(symbols, kinds) if kind in ("x", "z")]
+    by_kind: dict = {"x": [], "z": [], "p": [], "t": []}
+    for symbol in symbols:
+        kind, _, k = symbol.name().partition("_")
+        by_kind.setdefault(kind, []).append((symbol, int(k) if k.isdigit() else 0))
+    sizes = {kind: d[kind].numel() for kind in "xzpt"}
+    named = len(by_kind) == 4 and all(
+        k < sizes[kind] and cs.is_equal(symbol, d[kind][k], 0) for kind in "xzpt" for symbol, k in by_kind[kind])
+    if not named:       # not the DAE's own symbols by name: the whole substitution
+        unknowns = cs.vertcat(d["x"], d["z"])
+        return cs.substitute(value, unknowns, cs.SX.zeros(unknowns.numel())), d["p"], \
+            np.arange(sizes["p"], dtype=np.int64)
+    unknowns = [symbol for kind in "xz" for symbol, _ in by_kind[kind]]
     if unknowns:
         value = cs.substitute(value, cs.vertcat(*unknowns), cs.SX.zeros(len(unknowns)))
-    read = [(s, int(k or 0)) for s, (kind, _, k) in zip(symbols, kinds) if kind == "p"]
+    read = by_kind["p"]
     return value, cs.vertcat(*(s for s, _ in read)) if read else cs.SX(0, 1), \
         np.array([k for _, k in read], dtype=np.int64)
 
@@ -153,7 +164,7 @@ class SteppingFunctions:
             value = cs.vertcat(cs.SX.zeros(ode_rows.size) - ode, d["alg"][alg_rows.tolist()])
         else:
             rows, value = ode_rows, ode
-        value, parameters, indices = _at_zero_unknowns(value)
+        value, parameters, indices = _at_zero_unknowns(value, d)
         name = f"{'ida_residual' if self.ida else 'cvode_rhs'}_time_offset"
         return rows, cs.Function(name, [parameters, d["t"]], [value]), indices
 
