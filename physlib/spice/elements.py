@@ -311,8 +311,9 @@ class Builder:
             elif len(pins) < 2:
                 self.ctx.warn(_first_card(body, node), f"node {prefix + node} has only one "
                               "connection: no current flows into it (is a connection missing?)")
+                ground = self._ground(model, state)      # first: it counts in the source's name
                 end = model.add(el.CurrentSource(f"_open{len(model.components)}", I=0.0))
-                groups[0].extend((end, self._ground(model, state)))
+                groups[0].extend((end, ground))
                 groups[1].extend(("n", "p"))
                 groups[2].append(2)
                 owners, pins = [*owners, end], [*pins, "p"]
