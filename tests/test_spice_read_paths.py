@@ -101,7 +101,7 @@ def test_values_on_plain_cards_are_read_from_them_and_give_the_bindings_a_record
     bindings = read._builder.bindings
     with monkeypatch.context() as patch:
         patch.setattr(type(bindings), "on_card", lambda self, tokens, function: False)
-        patch.setattr(elements, "_plain_makers", lambda constants: {})   # through passive()
+        patch.setattr(elements, "plain_passive", lambda letter, constants: None)   # through passive()
         everything = read_all(text)[0]._builder.bindings.recorded
     assert "r1.R" in everything and "r1.R" not in bindings.recorded and "c3.C" not in bindings.recorded
     assert "x1.r1.R" in bindings.recorded                        # {rr}: a function of .param rr

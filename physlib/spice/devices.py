@@ -27,7 +27,7 @@ from .poly import is_poly, poly_sensed_sources, poly_source
 from .sources import build_waveform, parse_source
 from .vendor import MOSFET_STOPS, ignoring_pspice_entries, without_pspice_entries
 
-__all__ = ["make_component", "passive", "find_model", "couple", "sensed_sources"]
+__all__ = ["make_component", "passive", "plain_passive", "find_model", "couple", "sensed_sources"]
 
 # ngspice-39's level-1 diode model parameters (its DIOmPTable, aliases included) that
 # physlib's Diode has: .model name → Diode parameter.
@@ -113,16 +113,31 @@ def passive(b, letter, name, token, options, tokens, card, scope, prefix):
     if options:
         if letter == "R":     # without: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
             value, cls = _resistor_options(b, value, options, scope, card)
-        values = {param: b.bind(path + param, value, where)}
+        number = b.bind(path + param, value, where)
     else:   # a number on a plain card is read from it again when asked for
-        values = {param: value() if b.bindings.on_card(tokens, value) else b.bind(path + param, value, where)}
-    if letter == "R":
-        values["constants"] = b.ctx.constants        # its thermal noise's k
+        number = value() if b.bindings.on_card(tokens, value) else b.bind(path + param, value, where)
+    values = {**passive_keywords(letter, b.ctx.constants), param: number}
     ic = b.value(options["ic"], scope, where) if "ic" in options else \
         b.start_voltage(prefix, tokens[1:3]) if letter == "C" else None
     if ic is not None:
         values[start] = b.bind(path + start, ic, where)
     return cls(name, **values)
+
+
+def passive_keywords(letter: str, constants: str) -> dict:
+    """The keywords an R, C or L component takes before its value: a resistor's ``constants``
+    (the k of its thermal noise), given first (structural keywords first take the
+    constructor's short path)."""
+    return {"constants": constants} if letter == "R" else {}
+
+
+def plain_passive(letter: str, constants: str):
+    """A function making the component of a plain R, C or L card (two nodes and a number)
+    from its name and value as :func:`passive` does, without the card: for a large deck's
+    builder, which reads the number itself."""
+    cls, param, _ = PASSIVE_CLASSES[letter]
+    before = passive_keywords(letter, constants)
+    return lambda name, value: cls(name, **before, **{param: value})
 
 
 TWO_PINS = ("p", "n")       # the pins of a two-pin element, in its nodes' order

@@ -21,7 +21,7 @@ from ..core.component import Component
 from ..core.errors import DuplicateNameError, PhyslibError
 from .bindings import Bindings
 from .checks import GROUND_NAMES, DcJoins
-from .devices import TWO_PINS, couple, make_component, member_named, passive, sensed_sources
+from .devices import TWO_PINS, couple, make_component, member_named, passive, plain_passive, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import Constant, parse_number
@@ -347,7 +347,7 @@ class Builder:
         from the card again when asked for (:class:`~physlib.spice.bindings.Bindings`)."""
         owners, ports, numbers = nets.owners, nets.ports, nets.numbers
         constants, elements, add = self.constants, self.elements, model.add
-        makers = _plain_makers(self.ctx.constants)
+        makers = {letter: plain_passive(letter, self.ctx.constants) for letter in "RCL"}
         # one float per number token (the components of a million-element ladder share two),
         # not a float object of its own for each component
         floats: dict[str, float] = {}
@@ -385,15 +385,6 @@ class Builder:
     def _instance(self, card, tokens, body, scope, prefix, parents):
         from .subcircuits import instantiate
         return instantiate(self, card, tokens, body, scope, prefix, parents)
-
-
-def _plain_makers(constants: str) -> dict:
-    """Letter -> a function making the component of a plain R, C or L card from its name and
-    value, as :func:`~physlib.spice.devices.passive` does (``constants``: the k and q of the
-    resistors' thermal noise)."""
-    return {"R": lambda name, value: el.Resistor(name, constants=constants, R=value),
-            "C": lambda name, value: el.Capacitor(name, C=value),
-            "L": lambda name, value: el.Inductor(name, L=value)}
 
 
 def _duplicate(name: str, card) -> SpiceError:
