@@ -238,12 +238,13 @@ class Netlist:
                 f"connect_groups on model {self.name!r}: {len(owners)} owners and {len(ports)} "
                 f"port names for sizes adding up to {sum(sizes)}; give one owner and one port "
                 "name per connected port, and each group's number of ports")
+        classes = set(map(type, owners))
         stranger = next((o for o in owners if not isinstance(o, (Component, Netlist))), None) \
-            if any(not issubclass(cls, (Component, Netlist)) for cls in set(map(type, owners))) else None
+            if any(not issubclass(cls, (Component, Netlist)) for cls in classes) else None
         if stranger is not None:
             raise PortConnectionError(f"connect_groups on model {self.name!r}: {stranger!r} is not a "
                                       "component or model; give the members whose ports to connect")
-        names, plain = plain_groups(owners, ports, sizes, self._members, self._ref)
+        names, plain = plain_groups(owners, ports, sizes, classes, self._members, self._ref)
         if plain is None:       # every group plain: recorded at once
             self._sizes.extend(sizes)
             self._end_member.extend(names)

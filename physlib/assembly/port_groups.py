@@ -45,14 +45,16 @@ def member_port_names(members: dict, ports) -> tuple[list[str], list[str]] | Non
     return owner_names, port_names
 
 
-def plain_groups(owners: list, ports: list[str], sizes: list[int], members: dict, model_ref):
+def plain_groups(owners: list, ports: list[str], sizes: list[int], classes: set, members: dict,
+                 model_ref):
     """(each port's owner name, None if every group of ``Netlist.connect_groups`` is plain,
-    else a flag per group saying whether it is): ports of member components (``members``:
-    the netlist's members by name; ``model_ref``: the weak reference to it that its members
-    hold), unconditional, of one domain, no port twice in a group."""
+    else a flag per group saying whether it is): ports of member components (``classes``: the
+    owners' classes; ``members``: the netlist's members by name; ``model_ref``: the weak
+    reference to it that its members hold), unconditional, of one domain, no port twice in a
+    group."""
     # Each pass a loop in C (map): a Python loop over two million ports took a second.
     count = len(owners)
-    classes = {cls: k for k, cls in enumerate(set(map(type, owners)))}
+    classes = {cls: k for k, cls in enumerate(classes)}
     port_names = {port: k for k, port in enumerate(set(ports))}
     domain_numbers: dict = {}
     table = np.array([[_domain_number(cls, port, domain_numbers) for port in port_names]
