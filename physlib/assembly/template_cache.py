@@ -34,7 +34,6 @@ template (an entry must name its own key, and loading accepts plain data only).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib.util
 import os
 import pickle
@@ -43,6 +42,16 @@ import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
+
+# CPython's own SHA-256, as its random module takes its SHA-512: hashlib loads OpenSSL's
+# library first (3 ms of a 0.18 s script that compiles a small model), which no key needs.
+try:
+    from _sha256 import sha256
+except ImportError:                 # Python 3.12+ (_sha2), or another implementation
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
 
 import casadi as cs
 
@@ -98,7 +107,7 @@ def cache_key(cls: type, structure, followers: frozenset, unread: frozenset) -> 
     except (OSError, TypeError, ValueError) as err:
         log.debug("template of %s not cached on disk: %s", cls.__qualname__, err)
         return None
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return sha256("\0".join(parts).encode()).hexdigest()
 
 
 def load(key: str | None) -> ClassTemplate | None:
@@ -245,7 +254,7 @@ def file_digest(path: str) -> str:
 @lru_cache(maxsize=None)
 def _digest(path: str, mtime_ns: int, size: int) -> str:
     with open(path, "rb") as file:
-        return hashlib.sha256(file.read()).hexdigest()
+        return sha256(file.read()).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -281,7 +290,7 @@ def _code_digest(paths: list[str]) -> str:
     stats = [os.stat(path) for path in paths]
     listing = "\0".join(f"{p}:{s.st_mtime_ns}:{s.st_size}" for p, s in zip(paths, stats))
     folder = cache_dir()
-    memo = None if folder is None else folder / f"code-{hashlib.sha256(listing.encode()).hexdigest()}"
+    memo = None if folder is None else folder / f"code-{sha256(listing.encode()).hexdigest()}"
     try:
         digest = memo.read_text() if memo is not None else ""
     except OSError:
@@ -289,7 +298,7 @@ def _code_digest(paths: list[str]) -> str:
     if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
         mark_used(memo)
         return digest
-    digest = hashlib.sha256(b"".join(file_digest(path).encode() for path in paths)).hexdigest()
+    digest = sha256(b"".join(file_digest(path).encode() for path in paths)).hexdigest()
     if memo is not None:
         prune(folder.parent)         # physlib's code changed: entries of the old code are unreadable now
         write_atomically(memo, digest.encode())
@@ -322,6 +331,6 @@ def _plain(value) -> str:
         array = np.asarray(value)
         if array.dtype.hasobject:
             raise TypeError("a NumPy array of objects")
-        digest = hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+        digest = sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
         return f"ndarray({array.dtype.str},{array.shape},{digest})"
     raise TypeError(f"structure key holds a {type(value).__name__}")
