@@ -43,19 +43,10 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-# CPython's own SHA-256, as its random module takes its SHA-512: hashlib loads OpenSSL's
-# library first (3 ms of a 0.18 s script that compiles a small model), which no key needs.
-try:
-    from _sha256 import sha256
-except ImportError:                 # Python 3.12+ (_sha2), or another implementation
-    try:
-        from _sha2 import sha256
-    except ImportError:
-        from hashlib import sha256
-
 import casadi as cs
 
 from ..core.component import Component
+from ..core.digests import sha256
 from ..core.logs import logger
 from .class_template import ClassTemplate
 

@@ -5,12 +5,12 @@ callbacks of :mod:`physlib.analysis.simulation.callbacks`, the frequency sweep o
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import shutil
 import sys
 from pathlib import Path
 
+from ...core.digests import sha256
 from ...core.errors import ExportError
 from ...core.logs import logger
 
@@ -83,7 +83,7 @@ def _built(source: Path, compiler: list[str], folder: Path) -> Path:
     """The shared library of ``source`` in ``folder``, built now if it is not there."""
     from ...assembly.template_cache import mark_used
     text = source.read_bytes()
-    key = hashlib.sha256(text + " ".join(compiler + FLAGS).encode() + target().encode()).hexdigest()[:16]
+    key = sha256(text + " ".join(compiler + FLAGS).encode() + target().encode()).hexdigest()[:16]
     path = folder / f"{source.stem}-{key}.so"
     if path.exists():
         mark_used(path)

@@ -22,7 +22,6 @@ physlib's native helpers off), or for functions above :data:`NATIVE_LIMIT` instr
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import sys
@@ -31,6 +30,7 @@ from pathlib import Path
 
 import casadi as cs
 
+from ...core.digests import sha256
 from ...core.errors import ExportError
 from ...core.logs import logger
 from .c_compiler import FLAGS, c_compiler, target
@@ -91,7 +91,7 @@ def native_twin(function: cs.Function, folder: str, build: bool = True) -> Nativ
         return None
     # Keyed by the function's serialization (a third of the translation's time: a process that
     # finds the library built does not translate the function at all).
-    key = hashlib.sha256("\0".join([function.serialize(), *compiler, *NATIVE_FLAGS, target(), cs.__version__])
+    key = sha256("\0".join([function.serialize(), *compiler, *NATIVE_FLAGS, target(), cs.__version__])
                          .encode()).hexdigest()[:16]
     twin = NativeTwin(function.name(), root / folder / f"{function.name()}-{key}.so")
     if not twin.path.exists():

@@ -19,11 +19,10 @@ off (``PHYSLIB_NO_CACHE=1``) or an unwritable folder only means making it every 
 """
 from __future__ import annotations
 
-import hashlib
-
 import casadi as cs
 
 from ...assembly.template_cache import cache_root, file_digest, mark_used, write_atomically
+from ...core.digests import sha256
 from ...core.logs import logger
 
 FORMAT = 1
@@ -45,7 +44,7 @@ def stored(name: str, system, make, code: list[str]) -> cs.Function:
     except (OSError, RuntimeError) as err:
         _log.debug("%s not stored (%s)", name, err)
         return make()
-    path = root / f"stored-v{FORMAT}" / f"{name}-{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]}.casadi"
+    path = root / f"stored-v{FORMAT}" / f"{name}-{sha256(chr(0).join(parts).encode()).hexdigest()[:16]}.casadi"
     try:
         function = cs.Function.deserialize(path.read_text())
         if function.is_null():              # an empty file reads as no function at all
@@ -67,5 +66,5 @@ def _equations_digest(system) -> str:
     of its stored functions)."""
     digest = system.cache.get("equations_digest")
     if digest is None:
-        digest = system.cache["equations_digest"] = hashlib.sha256(system.dae.serialize().encode()).hexdigest()
+        digest = system.cache["equations_digest"] = sha256(system.dae.serialize().encode()).hexdigest()
     return digest
