@@ -18,7 +18,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from ..core.arrays import sorted_unique, union
+from ..core.arrays import index_dtype, sorted_unique, union
 from ..core.bulk import bulk_build
 from ..core.component import Component, Mode, Output, Parameter
 from ..core.errors import ModelError
@@ -121,7 +121,7 @@ def _flatten(model: Netlist) -> FlatSystem:
     sets = connection_sets(table, ends, np.array(found.sizes, dtype=np.int64), input_ids)
     pairs = np.concatenate([np.column_stack([table.across[source_ids], table.across[input_ids]]),
                             sets.equalities, tie_pairs]).reshape(-1, 2)
-    equalities = pairs.astype(np.int32 if len(var_names) < 2**31 else np.int64)
+    equalities = pairs.astype(index_dtype(len(var_names)))
     # An input and its inline source are joined too (the source's path extends the input's).
     inline_links = Runs(np.column_stack([driven, sources]).ravel(), np.full(len(inline), 2))
     unread = frozenset(f"{found.paths[i]}.{state.state}" for i, state in positions.unread)
@@ -353,7 +353,7 @@ def _number(groups: list[InstanceGroup]):
     # int32 where every number fits: the flat system keeps them with the compiled model (a
     # million-element model has 6.5 million variables)
     total = sum(len(g.paths) * max(len(g.template.local_names), g.template.n_inputs) for g in groups)
-    index = np.int32 if total < 2**31 else np.int64
+    index = index_dtype(total)
     for group in groups:
         tpl, n = group.template, len(group.paths)
         n_locals, n_inputs = len(tpl.local_names), tpl.n_inputs

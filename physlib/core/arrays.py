@@ -10,6 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 
+def index_dtype(n: int) -> type:
+    """The integer type for numbers below ``n`` (entries, variables, positions, equations):
+    int32 where it holds them, int64 beyond. A million-element model's tables of such numbers
+    run to millions of entries, and fresh pages cost more than the arithmetic: half the bytes
+    is half the memory touched."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 def sorted_unique(values) -> np.ndarray:
     """The distinct values of ``values`` (flattened), sorted: ``np.unique(values)``."""
     ordered = np.sort(np.asarray(values).ravel())
@@ -39,9 +47,7 @@ def connected_components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.
     paths to the roots until every node points at its root. A chain is joined in one round,
     and rounds only repeat while edges still join different trees: the cost stays linear in
     practice where a breadth-first search in Python would not."""
-    # int32 numbers where they fit: half the memory to touch (a million-element model's
-    # alias graph has 13 million nodes, and fresh pages cost more than the arithmetic)
-    kind = np.int32 if n < 2**31 else np.int64
+    kind = index_dtype(n)
     parent = np.arange(n, dtype=kind)
     a, b = np.asarray(a, dtype=kind), np.asarray(b, dtype=kind)
     ra, rb = a, b                   # every node its own root at first: nothing to look up
@@ -75,7 +81,7 @@ def signed_components(n: int, a: np.ndarray, b: np.ndarray, odd: np.ndarray) -> 
     root onto another sets the parity the hooking edge implies, and halving a path composes
     the parities it skips (exclusive or). One graph of ``n`` nodes, where the usual
     construction (a node per sign of each variable) would take two of ``2n``."""
-    kind = np.int32 if n < 2**31 else np.int64
+    kind = index_dtype(n)
     parent = np.arange(n, dtype=kind)
     parity = np.zeros(n, dtype=bool)
     a, b, odd = np.asarray(a, dtype=kind), np.asarray(b, dtype=kind), np.asarray(odd, dtype=bool)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.arrays import index_dtype
 from ..alias_sets import eliminate_aliases
 from ..ir import AliasMap
 from ..names import PositionNames
@@ -40,15 +41,15 @@ def find_aliases(flat) -> AliasMap:
     started_ids = np.concatenate(started) if started else np.zeros(0, np.int64)
     aliases = eliminate_aliases(len(flat.var_names), np.concatenate(pairs), state_ids, der_ids,
                                 flat.var_names, started_ids)
-    rep = aliases.rep
-    # positions as int32 where they fit: the compiled model keeps a position per variable (a
-    # million-element model has 6.5 million variables) and its positions' names
-    index = np.int32 if len(rep) < 2**31 else np.int64
+    # variables and positions as int32 where they fit: the compiled model keeps a position per
+    # variable (a million-element model has 6.5 million variables) and its positions' names
+    index = index_dtype(len(aliases.rep))
+    rep = aliases.rep.astype(index)
     reps = np.flatnonzero(rep == np.arange(len(rep))).astype(index)
     col = np.full(len(rep), -1, dtype=index)
     col[reps] = np.arange(len(reps), dtype=index)
     # States tied to another state are aliases of it now; only representatives stay states.
     keep = rep[state_ids] == state_ids
     return AliasMap(rep, aliases.sign, col[rep], reps, state_ids[keep], der_ids[keep],
-                    aliases.demoted, PositionNames(flat.var_names, reps), sum_ids, sum_lengths,
+                    aliases.demoted, PositionNames(flat.var_names, reps), sum_ids.astype(index), sum_lengths,
                     len(sum_pairs))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import casadi as cs
 import numpy as np
 
-from ...core.arrays import sorted_unique
+from ...core.arrays import index_dtype, sorted_unique
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
 from ..sparse import CSR
 from .instantiate import columns, instance_locals, local_derivatives, mapped, reordered, residuals, signed
@@ -196,7 +196,7 @@ def _reads(reduced: Reduced, torn: Torn, expl_eqs: np.ndarray) -> tuple[CSR, np.
     eqs, n_expl = reduced.equations, len(expl_eqs)
     # int32 where they fit, and each array let go once read: a million-element model's seven
     # million incidences pass through here (the compile's peak memory was this function's)
-    index = np.int32 if max(eqs.n_eq, reduced.n_pos) < 2**31 else np.int64
+    index = index_dtype(max(eqs.n_eq, reduced.n_pos))
     item_of_eq = np.full(eqs.n_eq, -1, dtype=index)
     item_of_pos = np.full(reduced.n_pos, -1, dtype=index)
     item_of_eq[expl_eqs] = np.arange(n_expl)

@@ -6,7 +6,7 @@ from typing import Mapping, NamedTuple
 
 import numpy as np
 
-from ...core.arrays import difference
+from ...core.arrays import difference, index_dtype
 from ..ir import AliasMap, Combination, Equations, TemplateBlock
 from ..sparse import CSR, entry_order
 
@@ -66,7 +66,9 @@ def build_equations(flat, aliases: AliasMap, combos: dict[int, Combination]) -> 
     # stored in the order of (equation, position): the passes' patterns then need no order of
     # their own (a million-element model's seven million entries: 56 MB and a sort each)
     order = entry_order(rows, cols)
-    eqs = Equations(rows[order], cols[order], np.concatenate(pref)[order], np.concatenate(expl)[order],
+    index = index_dtype(max(len(rows), aliases.n))      # a million elements: 7 million entries
+    eqs = Equations(rows[order].astype(index), cols[order].astype(index), np.concatenate(pref)[order],
+                    np.concatenate(expl)[order],
                     np.concatenate(linear), blocks, n_template, through, n_template + n_linear)
     return _with_combinations(eqs, combos) if combos else eqs
 
@@ -78,8 +80,8 @@ def _with_combinations(eqs: Equations, combos) -> Equations:
         members = np.isin(rows, combo.members)
         variables = difference(cols[members], combo.cancelled)
         keep = rows != e
-        rows = np.concatenate([rows[keep], np.full(len(variables), e)])
-        cols = np.concatenate([cols[keep], variables])
+        rows = np.concatenate([rows[keep], np.full(len(variables), e, dtype=rows.dtype)])
+        cols = np.concatenate([cols[keep], variables.astype(cols.dtype)])
         pref = np.concatenate([pref[keep], np.ones(len(variables), bool)])
         expl = np.concatenate([expl[keep], np.zeros(len(variables), bool)])
         linear[e] = True

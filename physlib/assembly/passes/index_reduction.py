@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.arrays import index_dtype
 from ...core.logs import logger
 from ..ir import AliasMap, Equations, Reduced
 from ..matching import maximum_matching
@@ -98,11 +99,14 @@ def _settle(aliases: AliasMap, eqs: Equations, reduction: IndexReduction, match=
     states = np.array([p for p in aliases.derivative if p not in dummies], dtype=np.int64)
     is_state = np.zeros(len(names), bool)
     is_state[states] = True
-    unknown = np.full(len(names), -1, dtype=np.int64)
+    # int32 where they fit: a million-element model's three million positions, kept through the
+    # explicit solutions and the emission
+    index = index_dtype(len(names))
+    unknown = np.full(len(names), -1, dtype=index)
     unknown[~is_state] = np.arange(int((~is_state).sum()))
     return Reduced(eqs, names, dict(reduction.var_derivative), tuple(reduction.new_vars),
                    tuple(reduction.new_eqs), tuple(reduction.dummies), states, unknown,
-                   np.flatnonzero(~is_state), match)
+                   np.flatnonzero(~is_state).astype(index), None if match is None else match.astype(index))
 
 
 def _augmented_jacobian(reduction, jac: CSR, n_pos) -> CSR:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.arrays import index_dtype
 from ..ir import BlockOrder, LinearBlock, Reduced, Torn
 from ..loop_tearing import tear_block
 
@@ -43,8 +44,11 @@ def tear(reduced: Reduced, order: BlockOrder) -> Torn:
     are torn."""
     eqs, match = reduced.equations, order.match
     single = (np.bincount(order.block, minlength=order.n_blocks) == 1)[order.block]
-    target = np.full(eqs.n_eq, -1, dtype=np.int64)
-    rank = np.full(eqs.n_eq, -1, dtype=np.int64)
+    # int32 where they fit: a million-element model's 2.5 million equations, kept through the
+    # explicit solutions and the emission
+    index = index_dtype(max(eqs.n_eq, reduced.n_pos))
+    target = np.full(eqs.n_eq, -1, dtype=index)
+    rank = np.full(eqs.n_eq, -1, dtype=index)
     ok = single & _explicit_in_match(reduced, match)
     target[ok] = match[ok]
     rank[ok] = 0
@@ -71,6 +75,6 @@ def tear(reduced: Reduced, order: BlockOrder) -> Torn:
                 target[e], rank[e] = u, r
             z_unknowns.extend(tears)
             g_eqs.extend(residuals)
-    target_pos = np.where(target >= 0, reduced.unknown_pos[np.maximum(target, 0)], -1)
+    target_pos = np.where(target >= 0, reduced.unknown_pos[np.maximum(target, 0)], -1).astype(index)
     return Torn(target, target_pos, rank, np.array(z_unknowns, dtype=np.int64),
                 np.array(g_eqs, dtype=np.int64), len(pending) - len(linear_blocks), tuple(linear_blocks))
