@@ -92,7 +92,7 @@ def native_twin(function: cs.Function, folder: str, build: bool = True) -> Nativ
     # Keyed by the function's serialization (a third of the translation's time: a process that
     # finds the library built does not translate the function at all).
     key = sha256("\0".join([function.serialize(), *compiler, *NATIVE_FLAGS, target(), cs.__version__])
-                         .encode()).hexdigest()[:16]
+                 .encode()).hexdigest()[:16]
     twin = NativeTwin(function.name(), root / folder / f"{function.name()}-{key}.so")
     if not twin.path.exists():
         if not build:
