@@ -137,7 +137,7 @@ def test_compiling_simulating_and_running_a_deck_import_no_scipy_numpy_ma_or_log
     # template cache SymPy is not imported either.
     # Nor NumPy's masked arrays (np.unique imports them on first use: 16 ms) or logging (5 ms;
     # physlib's DEBUG/INFO records wait for a program that imported it), nor hashlib (it
-    # loads OpenSSL's library first, 3 ms: the template cache hashes with CPython's own SHA-256).
+    # loads OpenSSL's library first: the caches hash with CPython's own SHA-256, core.digests).
     for run_number in ("cold", "warm"):
         modules = set(run(RC, tmp_path)["modules"])
         assert "scipy" not in modules, run_number
