@@ -85,7 +85,10 @@ node voltage). Each run is a fresh process (best of 3 at 10,000, of 2 at 100,000
 
 against the whole ``ngspice -b deck.cir`` process on the same deck (``ngspice_s``, its peak
 ``ngspice_MB`` from GNU ``time -f %M``), one process for ``.tran`` and one for ``.ac``.
-``ratio`` = (build + compile + tran) / ngspice; ``peak_MB`` is physlib's peak resident memory
+``ratio`` = (build + compile + tran) / ngspice; ``sys_s`` the kernel's share of those three (the
+process's system CPU time: mostly first touches of fresh pages, whose cost varies from machine
+to machine several times over), ``ngspice_sys`` the same of the ngspice process (GNU ``time -f
+%S``); ``peak_MB`` is physlib's peak resident memory
 (Linux's VmHWM) after the transient (imports included; ``kB/elem`` its growth over the warmed-up process, per
 element); ``tran_diff`` = |v(n2) at 1 us - ngspice's| [V], ``ac_diff`` the relative difference
 of Re v(n2) at 100 kHz (from the ``.meas`` card of the deck, which also has ``.save v(n2)``:
@@ -548,6 +551,7 @@ def ladder_worker(path: str, n: int) -> dict:
     row["base_mb"] = _own_peak_mb()
     grid = np.array([0.0, LADDER_TSTEP, LADDER_TSTOP])
     freqs = _ac_frequencies()
+    kernel = resource.getrusage(resource.RUSAGE_SELF).ru_stime
     started = time.perf_counter()
     if path == "python":
         model = build_deck_ladder(n)
@@ -562,6 +566,7 @@ def ladder_worker(path: str, n: int) -> dict:
                            max_step=min(LADDER_TSTEP, LADDER_TSTOP / 50))
         row["tran_s"] = time.perf_counter() - started
         row["probe"] = float(res["C2.v"][-1])
+        row["sys_s"] = resource.getrusage(resource.RUSAGE_SELF).ru_stime - kernel
         del res
         row["peak_mb"] = _own_peak_mb()
         started = time.perf_counter()
@@ -582,6 +587,7 @@ def ladder_worker(path: str, n: int) -> dict:
         result = deck.run()
         row["tran_s"] = time.perf_counter() - started
         row["probe"] = float(result["meas"]["probe"])
+        row["sys_s"] = resource.getrusage(resource.RUSAGE_SELF).ru_stime - kernel
         del result
         row["peak_mb"] = _own_peak_mb()
         started = time.perf_counter()
@@ -615,7 +621,7 @@ def run_ngspice(n: int, card: str, folder: str) -> dict:
     with open(path, "w") as f:
         f.write(ladder_deck(n, card))
     gnu_time = _gnu_time()
-    command = ([gnu_time, "-f", "peak_kib %M"] if gnu_time else []) + ["ngspice", "-b", path]
+    command = ([gnu_time, "-f", "peak_kib %M sys_s %S"] if gnu_time else []) + ["ngspice", "-b", path]
     started = time.perf_counter()
     proc = subprocess.run(command, capture_output=True, text=True, cwd=folder)
     elapsed = time.perf_counter() - started
@@ -623,9 +629,9 @@ def run_ngspice(n: int, card: str, folder: str) -> dict:
     if found is None:
         raise RuntimeError(f"ngspice printed no probe value for the {n}-element deck: "
                            f"{proc.stdout[-400:]} {proc.stderr[-400:]}")
-    peak = re.search(r"^peak_kib (\d+)$", proc.stderr, re.MULTILINE)
+    peak = re.search(r"^peak_kib (\d+) sys_s ([0-9.]+)$", proc.stderr, re.MULTILINE)
     return {"s": elapsed, "mb": int(peak.group(1)) / 2**10 if peak else None,
-            "probe": float(found.group(1))}
+            "sys_s": float(peak.group(2)) if peak else None, "probe": float(found.group(1))}
 
 
 def _gnu_time() -> str | None:
@@ -653,7 +659,7 @@ def _best(runs: list[dict]) -> dict:
     if not ok:
         return runs[0]
     best = dict(ok[0])
-    for key in ("build_s", "compile_s", "tran_s", "ac_s", "peak_mb", "peak_ac_mb", "base_mb", "s", "mb"):
+    for key in ("build_s", "compile_s", "tran_s", "ac_s", "peak_mb", "peak_ac_mb", "base_mb", "s", "mb", "sys_s"):
         if key in best:
             best[key] = min(r[key] for r in ok)
     return best
@@ -679,8 +685,8 @@ def print_ladders(rows: list[dict]) -> None:
           f"against the ngspice-39 process on the same deck; {LADDER_TRAN}, {LADDER_AC} (every node "
           f"voltage); one fresh process per run, best of {LADDER_REPEAT} runs (one above); build = "
           f"add/connect (python) or physlib.spice.read (deck); peak = VmHWM after the transient")
-    print(f"{'path':<6} {'N':>8} {'build_s':>8} {'compile_s':>9} {'tran_s':>7} {'total_s':>8} "
-          f"{'ngspice_s':>9} {'ratio':>6} {'us/elem':>7} {'peak_MB':>7} {'ngspice_MB':>10} {'ratio':>6} "
+    print(f"{'path':<6} {'N':>8} {'build_s':>8} {'compile_s':>9} {'tran_s':>7} {'total_s':>8} {'sys_s':>6} "
+          f"{'ngspice_s':>9} {'ngspice_sys':>11} {'ratio':>6} {'us/elem':>7} {'peak_MB':>7} {'ngspice_MB':>10} {'ratio':>6} "
           f"{'kB/elem':>7} {'ac_s':>7} {'ngspice_ac_s':>12} {'tran_diff':>9} {'ac_diff':>8}")
     for r in rows:
         if "error" in r:
@@ -696,7 +702,8 @@ def print_ladders(rows: list[dict]) -> None:
         def cell(value, fmt):
             return "-" if value is None else format(value, fmt)
         print(f"{r['path']:<6} {r['n']:>8} {r['build_s']:>8.2f} {r['compile_s']:>9.2f} {r['tran_s']:>7.2f} "
-              f"{r['total_s']:>8.2f} {cell(ng.get('s'), '9.2f'):>9} {cell(r['ratio'], '5.2f') + 'x':>6} "
+              f"{r['total_s']:>8.2f} {r['sys_s']:>6.2f} {cell(ng.get('s'), '9.2f'):>9} "
+              f"{cell(ng.get('sys_s'), '11.2f'):>11} {cell(r['ratio'], '5.2f') + 'x':>6} "
               f"{1e6 * r['total_s'] / r['n']:>7.1f} {r['peak_mb']:>7.0f} {cell(ng.get('mb'), '10.0f'):>10} "
               f"{cell(r['mem_ratio'], '5.2f') + 'x':>6} {1e3 * (r['peak_mb'] - r['base_mb']) / r['n']:>7.2f} "
               f"{r['ac_s']:>7.2f} {cell(ng_ac.get('s'), '12.2f'):>12} {cell(r['tran_diff'], '9.1e'):>9} "
