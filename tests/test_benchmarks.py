@@ -37,6 +37,8 @@ def test_bench_scale_quick_runs_and_prints_its_table():
     for path in ("python", "deck"):
         # path, N, build, compile, transient, total and the kernel's share of it (seconds)
         assert re.search(rf"^{path}\s+200\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s", out, re.MULTILINE), out
+    assert re.search(r"^path\s+N\s+build_s\s+compile_s\s+tran_s\s+total_s\s+sys_s\s+ngspice_s\s+ngspice_sys\s",
+                     out, re.MULTILINE), out
     if shutil.which("ngspice"):
         # both paths' v(n2) against ngspice's on the same deck (transient and .ac)
         assert re.search(r"^\s+\[PASS\] v\(n2\) at 1 us agrees with ngspice's", out, re.MULTILINE), out
