@@ -21,6 +21,7 @@ import casadi as cs
 
 from ..core.errors import DeclarationError, PhyslibError
 from ..core.records import record
+from .finiteness import finite_conditions
 
 # The outputs of ClassTemplate.expressions, each a column of scalar expressions in (v, p, t).
 EXPRESSION_GROUPS = ("res", "guards", "constraints", "start", "energy", "dissipation", "sol", "dt", "partial")
@@ -159,11 +160,31 @@ class ClassTemplate:
         ``equation``; valid where the equation is explicit in ``local`` (a constant, nonzero
         coefficient, which its derivative shares)."""
         v, p, time, _ = self._sx
+        vdot, solution = self._derivative_solution(equation, local)
+        return cs.Function(f"{self.class_name.strip('_')}_dsol{equation}_{local}",
+                           [v, vdot, p, time], [solution])
+
+    def _derivative_solution(self, equation: int, local: int):
         vdot, total = self._derivative(equation)
         rest = cs.substitute(total, vdot[local], 0)
-        coeff = cs.jacobian(total, vdot[local])
-        return cs.Function(f"{self.class_name.strip('_')}_dsol{equation}_{local}",
-                           [v, vdot, p, time], [-rest / coeff])
+        return vdot, -rest / cs.jacobian(total, vdot[local])
+
+    def finite_conditions(self, kind: str, equation: int, local: int) -> cs.Function | None:
+        """(params, t) -> what must be finite for the solution of ``local`` from ``equation``
+        (``kind`` "sol") or from its derivative ("der") to be finite wherever its inputs are;
+        None where that cannot be told without evaluating it
+        (:func:`physlib.assembly.finiteness.finite_conditions`)."""
+        key = (kind, equation, local)
+        cache = self.__dict__.setdefault("_finite_conditions", {})
+        if key not in cache:
+            v, p, time, rows = self._sx
+            if kind == "sol":
+                unknowns, solution = [v], rows["sol"][self.solutions[(equation, local)]]
+            else:
+                vdot, solution = self._derivative_solution(equation, local)
+                unknowns = [v, vdot]
+            cache[key] = finite_conditions(cs.SX(solution), unknowns, p, time)
+        return cache[key]
 
     @cached_property
     def start_function(self) -> cs.Function:

@@ -13,6 +13,7 @@ from ..core.errors import UnknownNameError
 from ..core.logic import is_symbolic
 from ..core.memory import LARGE, release_free_memory
 from ..core.records import record
+from .finiteness import FiniteGuard
 from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
 from .names import PositionNames
@@ -51,6 +52,9 @@ class DaeSystem:
     affine: bool = False       # every class's equations affine in the unknowns for fixed modes
     nominal: np.ndarray | None = None  # [x; z] -> declared nominal size (Variable.nominal); None: all 1
     output_function: cs.Function | None = None  # :attr:`outputs` once built
+    # the class solutions the values use, which tell from the parameters whether every value
+    # is finite at a point (physlib.assembly.finiteness); None where they cannot
+    finite_guard: FiniteGuard | None = None
 
     @property
     def outputs(self) -> cs.Function:

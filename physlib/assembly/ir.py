@@ -240,6 +240,7 @@ class Solved:
 
     positions: np.ndarray    # solved positions, each after those it reads
     values: cs.SX            # value of every position (states and algebraic variables: R's symbols)
+    guard: object = None     # FiniteGuard of the solutions used (None: none that vouches)
 
     def counts(self) -> str:
         return f"{len(self.positions)} positions solved"

@@ -110,6 +110,7 @@ def emit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder, torn: Tor
     dae_dict = {"x": x, "z": z, "p": P, "t": T, "ode": f, "alg": exprs["g"]}
     return DaeSystem(
         cache={"dae_dict": dae_dict, "output_sx": values},
+        finite_guard=solved.guard,
         start_check=_function("start_check", inputs, [requested, reached]),
         start_check_info=check_info,
         defining_equation=defining, defining_block=defining_block,

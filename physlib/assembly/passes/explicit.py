@@ -19,6 +19,7 @@ import casadi as cs
 import numpy as np
 
 from ...core.arrays import index_dtype, sorted_unique
+from ..finiteness import FiniteGuard
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
 from ..sparse import CSR
 from .instantiate import columns, instance_locals, local_derivatives, mapped, reordered, residuals, signed
@@ -99,6 +100,7 @@ class _Definitions:
 
     def __init__(self, flat, aliases: AliasMap, reduced: Reduced, torn: Torn, symbolic: Symbolic):
         self.flat, self.aliases, self.reduced, self.torn, self.symbolic = flat, aliases, reduced, torn, symbolic
+        self.guard = FiniteGuard()      # the solutions used, for the start's finiteness check
 
     def of(self, known: _Known, expl_eqs: np.ndarray) -> list[tuple[np.ndarray, cs.SX]]:
         """The unknowns the explicit equations ``expl_eqs`` solve for, as (positions, values)
@@ -107,8 +109,9 @@ class _Definitions:
         found = self._template(known, expl_eqs[expl_eqs < eqs.n_template])
         linear = expl_eqs[(expl_eqs >= eqs.n_template) & (expl_eqs < eqs.n_base)]
         if len(linear):
-            found.append((target_pos[linear], solve_linear_rows(eqs.through.rows(linear - eqs.n_template),
-                                                                target_pos[linear], known.values)))
+            rows = eqs.through.rows(linear - eqs.n_template)
+            self._weights_seen(rows)
+            found.append((target_pos[linear], solve_linear_rows(rows, target_pos[linear], known.values)))
         derived = expl_eqs[expl_eqs >= eqs.n_base]
         return found + self._derivatives(known, derived) if len(derived) else found
 
@@ -132,6 +135,7 @@ class _Definitions:
                 function, used = g.template.narrow_solution(j, l)
                 sol = mapped(function, len(ks), known.locals(g, aliases, ks, used),
                              columns(symbolic.params[gi], ks), symbolic.T)
+                self.guard.add(g.template, "sol", j, l, g.param_ids[ks])
                 found.append((target[hit], signed(sol, aliases.sign[g.var_ids[ks, l]])))
         return found
 
@@ -160,6 +164,7 @@ class _Definitions:
             on_ders = CSR.from_entries(rows.row_of_entries()[has], dcols[has], (len(sums), X.numel()),
                                        rows.data[has])
             targets = target_pos[[d for d, _ in sums]]
+            self._weights_seen(on_ders)
             found.append((targets, solve_linear_rows(on_ders, targets, X)))
         for (gi, j, l), items in groups.items():
             g = self.flat.groups[gi]
@@ -167,8 +172,16 @@ class _Definitions:
             sol = mapped(g.template.derivative_solution_function(j, l), len(ks), known.locals(g, aliases, ks),
                          local_derivatives(g, ks, aliases, der, X0), columns(self.symbolic.params[gi], ks),
                          self.symbolic.T)
+            self.guard.add(g.template, "der", j, l, g.param_ids[ks])
             found.append((target_pos[[d for d, _ in items]], signed(sol, aliases.sign[g.var_ids[ks, l]])))
         return found
+
+    def _weights_seen(self, rows: CSR) -> None:
+        """Connection sums solved with weights that are not all finite numbers: the guard
+        cannot vouch for their values (the matching picks nonzero targets, so the weights
+        are finite wherever the coefficients are)."""
+        if not np.isfinite(rows.data).all():
+            self.guard.refuse()
 
 
 def _linear_block_solutions(flat, aliases, reduced, torn, symbolic):
@@ -251,6 +264,8 @@ def solve_explicit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder,
     blocks = _linear_block_solutions(flat, aliases, reduced, torn, symbolic)
     reads, item_of_pos = _reads(reduced, torn, expl_eqs)
     level = _levels(reads, item_of_pos, MAX_LEVELS)
+    if blocks:          # solved by symbolic elimination: pivots of unknowns
+        definitions.guard.refuse()
     if level is None:
         return _substituted(definitions, order, torn, expl_eqs, blocks)
     n_expl = len(expl_eqs)
@@ -264,7 +279,8 @@ def solve_explicit(flat, aliases: AliasMap, reduced: Reduced, order: BlockOrder,
             found.append((block_pos, cs.substitute(solution, R[read], known.values[read])))
         known.add(found)
         solved += [positions for positions, _ in found]
-    return Solved(np.concatenate(solved) if solved else np.zeros(0, np.int64), known.values)
+    return Solved(np.concatenate(solved) if solved else np.zeros(0, np.int64), known.values,
+                  definitions.guard.finished())
 
 
 def _substituted(definitions: _Definitions, order: BlockOrder, torn: Torn, expl_eqs, blocks) -> Solved:
@@ -287,13 +303,14 @@ def _substituted(definitions: _Definitions, order: BlockOrder, torn: Torn, expl_
         ranks.append(np.arange(len(block_pos)))
     eval_order = np.lexsort((np.concatenate(ranks), np.concatenate(labels)))
     values = cs.SX(R)
+    guard = definitions.guard.finished()
     if not len(eval_order):
-        return Solved(np.zeros(0, np.int64), values)
+        return Solved(np.zeros(0, np.int64), values, guard)
     positions = np.concatenate(pos)[eval_order]
     vdef = cs.vertcat(*defs)[eval_order.tolist()]
     final, _ = cs.substitute_inplace([R[positions.tolist()]], [vdef], [], False)
     values[positions.tolist()] = cs.densify(final[0])
-    return Solved(positions, values)
+    return Solved(positions, values, guard)
 
 
 def pivoted_solve(A: cs.SX, b: cs.SX, A_nominal: np.ndarray) -> cs.SX:
