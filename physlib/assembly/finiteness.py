@@ -146,9 +146,21 @@ class FiniteGuard:
             conditions = template.finite_conditions(kind, equation, local)
             if conditions is None:
                 return False
-            if conditions.numel_out(0) == 0 or not len(rows):
-                continue
-            values = conditions.map(len(rows))(p[rows].T, float(t))
-            if not np.isfinite(np.asarray(values)).all():
+            if conditions.numel_out(0) and not _finite_everywhere(conditions, p[rows].T, float(t)):
                 return False
         return True
+
+
+_CHUNK = 2**14    # instances per call: a map over all of a million took 60 B an instance
+
+
+def _finite_everywhere(conditions: cs.Function, params: np.ndarray, t: float) -> bool:
+    """Whether ``conditions`` is finite for every column of ``params`` (inputs × instances)."""
+    n = params.shape[1]
+    whole = conditions.map(min(n, _CHUNK))
+    for start in range(0, n, _CHUNK):
+        block = params[:, start:start + _CHUNK]
+        call = whole if block.shape[1] == _CHUNK or n < _CHUNK else conditions.map(block.shape[1])
+        if not np.isfinite(np.asarray(call(block, t))).all():
+            return False
+    return True
