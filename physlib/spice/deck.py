@@ -83,6 +83,7 @@ class SpiceDeck:
         from .parameters import declare_parameters
         self._deck_values = declare_parameters(self.model, self._builder, self._ctx, netlist, name)
         netlist.top.compact()                    # the components are built
+        self._builder.elements.compact(netlist.top)
         self._declared = self._state()           # what the element values were computed for
         self.compiles = 0
         self._sim = None

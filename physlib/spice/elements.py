@@ -20,6 +20,7 @@ from ..components import electrical as el
 from ..core.component import Component
 from ..core.errors import DuplicateNameError, PhyslibError
 from .bindings import Bindings
+from .cardstore import ElementCards
 from .checks import GROUND_NAMES, DcJoins
 from .devices import TWO_PINS, couple, make_component, member_named, passive, plain_passive, sensed_sources
 from .errors import SpiceError
@@ -84,7 +85,7 @@ class Builder:
 
     def __init__(self, netlist, name: str, ctx):
         self.netlist, self.ctx = netlist, ctx
-        self.elements: dict = {}          # path -> card
+        self.elements = ElementCards()    # path -> card
         self.constants: dict[str, Constant] = {}      # number token -> its value (see value)
         self.bindings = Bindings(self.elements, self.constants)
         self.nodes: dict[str, str | None] = {"0": None}
@@ -346,7 +347,7 @@ class Builder:
         (:meth:`value`) makes its component here, with the float itself: the value is read
         from the card again when asked for (:class:`~physlib.spice.bindings.Bindings`)."""
         owners, ports, numbers = nets.owners, nets.ports, nets.numbers
-        constants, elements, add = self.constants, self.elements, model.add
+        constants, add_card, add = self.constants, self.elements.setter(), model.add
         makers = {letter: plain_passive(letter, self.ctx.constants) for letter in "RCL"}
         # one float per number token (the components of a million-element ladder share two),
         # not a float object of its own for each component
@@ -373,7 +374,7 @@ class Builder:
                 add(comp)
             except DuplicateNameError:
                 raise _duplicate(name, card) from None
-            elements[prefix + name] = card
+            add_card(prefix + name, card)
             a, b = nets[tokens[1].lower()], nets[tokens[2].lower()]
             owners.extend((comp, comp))
             ports.extend(TWO_PINS)
