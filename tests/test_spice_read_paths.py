@@ -266,6 +266,14 @@ def test_a_built_deck_keeps_its_own_cards_as_one_text_and_reads_each_back():
         card = deck.elements[path]
         assert (card.file, card.line, card.text) == (lexed[path].file, lexed[path].line, lexed[path].text)
         assert card.where is card and deck.elements[path] is not card   # made when read
+    assert [(path, card.line) for path, card in deck.elements.items() if "." not in path] == \
+        [(path, lexed[path].line) for path in own]
+    # a flat deck without K cards: its elements are its cards, one for one
+    flat = spice.read("t\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1n\nR2 b c 2k\nC2 c 0 1n\n.tran 1n 1u\n.end\n")
+    assert [(path, card.line, card.text) for path, card in flat.elements.items()] == [
+        ("v1", 2, "V1 a 0 1"), ("r1", 3, "R1 a b 1k"), ("c1", 4, "C1 b 0 1n"), ("r2", 5, "R2 b c 2k"),
+        ("c2", 6, "C2 c 0 1n")]
+    assert flat.elements["c2"].line == 6 and [c.line for c in flat.elements.values()] == [2, 3, 4, 5, 6]
     # an instance's elements share their subcircuit's cards
     assert deck.elements["x1.r1"] is deck.elements["x1.r1"] and deck.elements["x1.r1"].text == "R1 in mid {rr}"
     assert "k1" not in deck.elements and len(deck.elements) == len(own) + 3

@@ -9,6 +9,7 @@ to its card, as a dict does, in the store once the deck is built.
 """
 from __future__ import annotations
 
+import operator
 from array import array
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
@@ -23,11 +24,13 @@ class CardStore(Sequence):
     made again, equal to the one stored, when read."""
 
     def __init__(self, cards: Sequence[Card]):
-        number: dict[str, int] = {}       # file name -> its place in _files
-        self._file = array("i", [number.setdefault(c.file, len(number)) for c in cards])
-        self._files = list(number)
-        self._line = array("i", [c.line for c in cards])
-        texts = [c.text for c in cards]
+        files = list(map(operator.attrgetter("file"), cards))
+        self._files = list(dict.fromkeys(files))
+        place = {name: k for k, name in enumerate(self._files)}
+        # one file (a deck without .include): no number per card
+        self._file = array("i", map(place.__getitem__, files)) if len(self._files) > 1 else None
+        self._line = array("i", map(operator.attrgetter("line"), cards))
+        texts = list(map(operator.attrgetter("text"), cards))
         self._text = "".join(texts)
         self._start = array("q", accumulate(map(len, texts), initial=0))
 
@@ -37,19 +40,23 @@ class CardStore(Sequence):
     def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]
-        return Card(self._files[self._file[k]], self._line[k], self._text[self._start[k]:self._start[k + 1]])
+        file = self._files[self._file[k]] if self._file is not None else self._files[0]
+        return Card(file, self._line[k], self._text[self._start[k]:self._start[k + 1]])
 
 
 class ElementCards(Mapping):
     """Element path → its card, in the order the elements were added: a dict while the deck
     is built; :meth:`compact` then keeps the deck's own cards in their body's
-    :class:`CardStore` and each path's place there (the cards of subcircuit bodies, which
-    every instance shares, stay as they are)."""
+    :class:`CardStore`, read in order when the cards are iterated (the cards of subcircuit
+    bodies, which every instance shares, stay as they are). A path's own card is found by
+    its rank among the deck's own elements, ranked when first asked for."""
 
     def __init__(self):
-        self._paths: dict = {}          # path -> card; once compact, -> its place
+        self._paths: dict = {}          # path -> card; once compact, None or a shared card's place
         self._top: CardStore | None = None
+        self._places: array | None = None   # the store's place of each own element, in order
         self._shared: list[Card] = []   # subcircuit bodies' cards (place -1, -2, …)
+        self._rank: dict | None = None  # own element path -> its rank
 
     def __setitem__(self, path: str, card: Card) -> None:
         self.setter()(path, card)
@@ -65,7 +72,31 @@ class ElementCards(Mapping):
         found = self._paths[path]
         if self._top is None:
             return found
-        return self._top[found] if found >= 0 else self._shared[~found]
+        if found is not None:
+            return self._shared[~found]
+        if self._rank is None:
+            self._rank = {p: k for k, p in enumerate(p for p, v in self._paths.items() if v is None)}
+        return self._own(self._rank[path])
+
+    def _own(self, rank: int) -> Card:
+        return self._top[rank if self._places is None else self._places[rank]]
+
+    def items(self):
+        if self._top is None:
+            return self._paths.items()
+        return self._items()
+
+    def _items(self):
+        rank = 0
+        for path, found in self._paths.items():
+            if found is None:
+                yield path, self._own(rank)
+                rank += 1
+            else:
+                yield path, self._shared[~found]
+
+    def values(self):
+        return (card for _, card in self.items())
 
     def __contains__(self, path) -> bool:
         return path in self._paths
@@ -79,9 +110,17 @@ class ElementCards(Mapping):
     def compact(self, body) -> None:
         """Keep the cards of ``body`` (the deck's own level, whose cards are its elements'
         with no '.' in their paths, in card order) in a :class:`CardStore`, which becomes
-        ``body.elements`` too, and each path's place."""
+        ``body.elements`` too."""
         cards, paths = body.elements, self._paths
-        shared: dict[int, int] = {}
+        if len(paths) == len(cards) and all(map(operator.is_, paths.values(), cards)):
+            self._paths = dict.fromkeys(paths)        # a flat deck without K cards
+        else:
+            self._places = self._placed(cards)
+        body.elements = self._top = cards if isinstance(cards, CardStore) else CardStore(cards)
+
+    def _placed(self, cards) -> array:
+        """Each own element's place among ``cards``, its other elements' shared cards kept."""
+        paths, places, shared = self._paths, array("i"), {}
         k = 0
         for path, card in paths.items():
             if "." in path:             # inside a subcircuit instance: a shared card
@@ -93,8 +132,9 @@ class ElementCards(Mapping):
                 continue
             while not _same(cards[k], card):   # the K cards between (no element of theirs)
                 k += 1
-            paths[path] = k
-        body.elements = self._top = cards if isinstance(cards, CardStore) else CardStore(cards)
+            places.append(k)
+            paths[path] = None
+        return places
 
 
 def _same(stored: Card, card: Card) -> bool:
