@@ -104,6 +104,14 @@ def test_a_large_ladders_start_builds_no_function_of_every_variable(guarded):
     # R·C = 1 s per stage: the first capacitor after 0.5 s lies between the single stage's
     # 1 - exp(-0.5) and 0 (the ladder behind it draws current)
     assert 0.0 < res["C1.v"][-1] < 1.0 - np.exp(-0.5)
+    # a run from an operating point (a deck's .tran) is not checked again there
+    sim = rc_ladder(30).compile()
+    guard, asked = sim.system.finite_guard, []
+    holds = guard.holds
+    guard.holds = lambda *point: asked.append(point) or holds(*point)
+    op = sim.operating_point(params={"R1.R": 2e3})
+    assert sim.simulate(0.1, x0=op, params={"R1.R": 2e3})["C30.v"][0] == pytest.approx(1.0, rel=1e-9)
+    assert len(asked) == 1 and guarded.calls == 0
 
 
 class Exponential(OnePort):

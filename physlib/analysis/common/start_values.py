@@ -195,13 +195,14 @@ def _non_finite(model, x, z, p, t) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     guard = system.finite_guard
     if guard is not None and system.n_positions >= GUARDED_FROM and guard.holds(x, z, p, t):
-        return np.zeros(0, dtype=np.int64)
-    outputs = system.outputs
-    if outputs.n_instructions() < LARGE:
-        return np.flatnonzero(~np.isfinite(fast(system, "outputs")(x, z, p, t)))
-    bad = np.flatnonzero(~np.isfinite(FastFunction(outputs)(x, z, p, t)))
-    system.output_function = None
-    release_free_memory()
+        bad = np.zeros(0, dtype=np.int64)
+    else:
+        outputs = system.outputs
+        if outputs.n_instructions() < LARGE:
+            return np.flatnonzero(~np.isfinite(fast(system, "outputs")(x, z, p, t)))
+        bad = np.flatnonzero(~np.isfinite(FastFunction(outputs)(x, z, p, t)))
+        system.output_function = None
+        release_free_memory()
     if not len(bad):
         system.cache["finite_point"] = (float(t), *(np.array(v, dtype=float) for v in (x, z, p)))
     return bad
