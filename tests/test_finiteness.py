@@ -151,3 +151,34 @@ def test_a_singular_loop_is_reported_as_without_the_guard(monkeypatch, guarded):
     with pytest.raises(InitializationError) as err:
         sim.simulate(1e-3, params={"N1.k": -1e3})
     assert str(err.value) == str(unguarded.value) and guarded.calls == calls + 1
+
+
+_CONDITION_OPS = [lambda a, b: a / b, lambda a, b: cs.sqrt(a) * b, lambda a, b: cs.log(a) + cs.exp(b),
+                  lambda a, b: a ** b, lambda a, b: cs.fmin(cs.sqrt(a), b) - cs.fmax(cs.log(a), T),
+                  lambda a, b: cs.atan2(a, b),
+                  lambda a, b: cs.if_else(a < b, cs.tan(a), cs.asin(b)), lambda a, b: 1 / a + cs.sinh(b),
+                  lambda a, b: cs.copysign(a, b) * cs.sign(b) + cs.floor(a) / cs.ceil(b),
+                  lambda a, b: cs.logic_and(a > 0, b != 0) + cs.logic_or(a <= 0, cs.logic_not(b == 1)),
+                  lambda a, b: cs.acos(a) * cs.cosh(b) * cs.tanh(a) / cs.fabs(b) + 2 * a * a]
+
+
+@pytest.mark.parametrize("op", range(len(_CONDITION_OPS)))
+def test_conditions_evaluated_on_numpy_rows_are_casadis_values(op):
+    # The guard runs a condition's algorithm on NumPy rows of instances; CasADi's own map is
+    # the reference, for values that make each operation fail or not (0, -0, ±1, 0.5, 2).
+    from physlib.assembly.finiteness import _by_numpy
+    expr = _CONDITION_OPS[op](P[0], P[1])
+    function = cs.Function("c", [P, T], [cs.vertcat(expr, P[0] * 3.0, cs.SX(1.5))])
+    grid = np.array([[a, b] for a in (0.0, -0.0, 1.0, -1.0, 0.5, 2.0) for b in (0.0, -1.0, 0.5, 2.0)]).T
+    with np.errstate(all="ignore"):
+        mine = _by_numpy(function, grid, 0.25)
+    expected = np.asarray(function.map(grid.shape[1])(grid, 0.25))
+    np.testing.assert_allclose(mine, expected, rtol=1e-15, atol=0, equal_nan=True)
+
+
+def test_a_condition_with_an_operation_numpy_is_not_given_is_evaluated_by_casadi():
+    from physlib.assembly.finiteness import _by_numpy, _finite_everywhere
+    function = cs.Function("c", [P, T], [1 / cs.erf(P[0])])
+    assert _by_numpy(function, np.ones((2, 3)), 0.0) is None
+    assert _finite_everywhere(function, np.array([[1.0, 2.0], [0.0, 0.0]]), 0.0)
+    assert not _finite_everywhere(function, np.array([[1.0, 0.0], [0.0, 0.0]]), 0.0)     # 1/erf(0)
