@@ -36,3 +36,52 @@ def test_a_run_whose_parameters_cannot_change_keeps_no_parameter_vector_per_row(
     rows.add_block([1.0], np.array([[2.0]]), np.zeros((0, 1)), np.ones((3, 1)))
     assert all(block[3] is None for block in rows.blocks)
     assert rows.arrays()[3].shape == (3, 0)
+
+
+def test_a_state_only_blocks_rows_go_in_pieces_of_its_own_columns_around_the_held_rows():
+    from physlib.analysis.simulation.output_rows import _Rows, _state_pieces
+    Y = np.asfortranarray(np.arange(8.0).reshape(2, 4))      # 4 interpolated rows of 2 states
+    rows = _Rows(Y, None, None, np.array([1.0, 2.0, 3.0, 4.0]), np.ones(4), np.zeros(1), 1e-6, 1e-8)
+    # held: one row after the block's first row, two after its third (the second given first)
+    held = [(np.array([3, 1]), np.array([3.5, 1.5]), np.array([[90.0, 91.0], [92.0, 93.0]]), None,
+             np.array([3.4, 1.4])),
+            (np.array([3]), np.array([3.6]), np.array([[94.0], [95.0]]), None, np.array([3.6]))]
+    pieces = list(_state_pieces(rows, held, 2))
+    assert [p[0] for p in pieces] == [[1.0], [1.5], [2.0, 3.0], [3.5], [3.6], [4.0]]
+    assert [p[4] for p in pieces] == [None, [1.4], None, [3.4], [3.6], None]
+    joined = np.concatenate([p[1] for p in pieces], axis=1)
+    np.testing.assert_array_equal(joined, [[0, 91, 1, 2, 90, 94, 3], [4, 93, 5, 6, 92, 95, 7]])
+    assert all(p[2].shape == (0, p[1].shape[1]) for p in pieces)
+    assert np.shares_memory(pieces[2][1], Y)                  # the block's own columns
+
+
+def test_a_large_state_only_run_gives_the_rows_the_copied_block_gives(monkeypatch):
+    # A model without algebraic variables (an RC ladder behind a PWM source: time events,
+    # rows held around them) on the stepped solver: its rows handed over in the block's own
+    # array, each row's y' into one column, give the numbers the copied block gave, bit for bit.
+    import physlib.analysis.simulation.output_rows as output_rows
+    from physlib.analysis.simulation import simulate as simulate_module
+    from physlib.components.signals import PWM
+    from test_results import rc_ladder
+    monkeypatch.setattr(simulate_module, "DENSE_LIMIT", 0)
+    sim = rc_ladder(6, V=PWM(f=2.0, duty=0.3)).compile()
+    assert not sim.system.z_pos.size
+    runs = {}
+    for hand_over in (10**12, 0):
+        monkeypatch.setattr(output_rows, "HAND_OVER_ENTRIES", hand_over)
+        runs[hand_over] = [sim.simulate(2.0), sim.simulate(2.0, t_eval=np.linspace(0.0, 2.0, 1201))]
+    for copied, handed in zip(runs[10**12], runs[0]):
+        np.testing.assert_array_equal(handed.t, copied.t)
+        for k in range(1, 7):
+            np.testing.assert_array_equal(handed[f"C{k}.v"], copied[f"C{k}.v"])
+        # an output evaluated over the rows (states, algebraic variables: none, parameters)
+        np.testing.assert_array_equal(handed["R3.i"], copied["R3.i"])
+    # and the numbers the dense solver gives (CVODES on the whole ODE), within the tolerances
+    # (default rtol 1e-6, atol 1e-8 on states below 0.3 V: 1e-6 V apart at most)
+    monkeypatch.setattr(simulate_module, "DENSE_LIMIT", 10**9)
+    dense = sim.simulate(2.0, t_eval=np.linspace(0.0, 2.0, 1201))
+    for k in range(1, 7):
+        np.testing.assert_allclose(runs[0][1][f"C{k}.v"], dense[f"C{k}.v"], rtol=0, atol=1e-6)
+    # eight edges in 2 s, each with rows on both sides at its time (held around the block's);
+    # C1 charges towards the 30 % duty's 0.3 V (R·C = 1 s)
+    assert np.count_nonzero(np.diff(runs[0][0].t) == 0) >= 7 and 0.05 < runs[0][1]["C1.v"][-1] < 0.3

@@ -48,6 +48,12 @@ BLOCK = 512
 # unknowns) are kept for the model's later runs: making and buffering one per chunk size cost
 # a few milliseconds a run, a third of a short run's time.
 KEPT_MAP_ENTRIES = 131_072
+# Rows of a model without algebraic variables (its rows are the interpolated states, nothing to
+# complete) are handed over with the block's own array from this many numbers on, not copied:
+# a million-element ladder's 501 default rows are 2 GB, and each copy of them took 2 GB of
+# fresh pages (its run 22.6 s, 18 s of it the kernel's clearing them). Below, the copy is
+# cheap and keeps no array of BLOCK columns for a few rows.
+HAND_OVER_ENTRIES = 2**20
 TWIN_BLOCKS = 2      # full blocks of a model's rows after which its row function is built in C
 # Whether small models' rows are completed in a thread beside the solver (on two or more cores),
 # where their row function has this many operations at least: handing a block over costs about
@@ -69,7 +75,9 @@ class RowBlock:
         n = stepper.n
         self.P = np.zeros((n_p, BLOCK), order="F")   # the parameter vector of each row
         self.Y = np.zeros((n, BLOCK), order="F")     # columns: y at the rows' times
-        self.YP = np.zeros((n, BLOCK), order="F")    # y' there
+        # y' there; a model without algebraic variables reads none (its rows are the states):
+        # one column takes each row's (a million-element ladder's 501 rows wrote 2 GB of it)
+        self.YP = np.zeros((n, BLOCK if stepper.nz else 1), order="F")
         self.T = np.zeros(BLOCK)
         self.H = np.zeros(BLOCK)                     # the step each row lies in [s]
         self.count = 0
@@ -99,6 +107,7 @@ class RowBlock:
         stepper = self.stepper
         get_solution, mem, (vy, vyp) = stepper.lib.IDAGetSolution, stepper.mem, self.vectors
         set_pointer, size = stepper.core.N_VSetArrayPointer, stepper.n * self.Y.itemsize
+        yp_size = size if stepper.nz else 0     # (see YP)
         h = max(h, 1e-300)
         k = first = self.count      # rows first..k-1 are this call's, in step h
         for t in times.tolist():
@@ -109,7 +118,7 @@ class RowBlock:
                 k = first = 0
             # (Y is a new array after a hand-over: its address is read for each row)
             set_pointer(ctypes.cast(self.Y.ctypes.data + k * size, REAL_P), vy)
-            set_pointer(ctypes.cast(self.YP.ctypes.data + k * size, REAL_P), vyp)
+            set_pointer(ctypes.cast(self.YP.ctypes.data + k * yp_size, REAL_P), vyp)
             if get_solution(mem, t, vy, vyp) != 0:
                 raise stepper.no_interpolation(t)
             self.T[k] = t
@@ -153,6 +162,10 @@ class RowBlock:
             self.background = row_between_steps(self.stepper.system).n_instructions() >= ROW_THREAD_INSTRUCTIONS
         background = bool(self.background) and k == BLOCK
         rows = self._take(k, background)
+        if not self.stepper.nz:         # the rows are the interpolated states, in place
+            for piece in _state_pieces(rows, held, self.stepper.nx):
+                record_block(*piece)
+            return
         # The mapped row functions are made here: CasADi builds functions with Python's lock
         # released, and two threads building at once share its graphs' reference counts.
         chunks = self._chunks(k, background)
@@ -196,7 +209,7 @@ class RowBlock:
         block without completion. Their times, steps and parameter vectors are copied (the
         compiled loop writes into the block's own)."""
         stepper = self.stepper
-        if background or (not stepper.nz and k == BLOCK):
+        if background or (not stepper.nz and (k == BLOCK or stepper.n * k >= HAND_OVER_ENTRIES)):
             Y, self.Y = self.Y[:, :k], np.empty_like(self.Y, order="F")
             YP = None
             if stepper.nz:
@@ -228,14 +241,9 @@ class RowBlock:
         function could not complete as (column, y, p, t) (:meth:`_finished`). Only
         evaluates: may run in the row thread."""
         n, k = self.stepper.n, rows.Y.shape[1]
-        if extra is None and not self.stepper.nz:
-            return rows.Y, []
         out = np.empty((n, k + (0 if extra is None else len(extra[0]))), order="F")
         if extra is not None:
             out[:, extra[0]] = extra[1]
-        if not self.stepper.nz:
-            out[:, place] = rows.Y
-            return out, []
         failed = []
         for start, size, mapped in chunks:
             columns = slice(start, start + size) if extra is None else place[start:start + size]
@@ -292,6 +300,28 @@ class RowBlock:
         for vector in self.vectors:
             destroy(vector)
         self.vectors = ()
+
+
+def _state_pieces(rows: "_Rows", held: list, nx: int):
+    """``record_block``'s (times, X, Z, P, t_values) of the rows of a model without algebraic
+    variables, in time order: runs of the block's rows (views of its columns, not copied) and
+    the held rows between them (each after the first ``positions`` rows of the block)."""
+    parts = [(position, k, h) for h in held for k, position in enumerate(h[0].tolist())]
+    parts.sort(key=lambda part: part[0])            # stable: rows held at one place in order
+    start, n_rows = 0, len(rows.T)
+
+    def run(stop):
+        P = rows.P[:, start:stop] if rows.P is not None else None
+        return rows.T[start:stop].tolist(), rows.Y[:, start:stop], rows.Y[nx:, start:stop], P, None
+
+    for position, k, (_, times, Y, P, t_values) in parts:
+        if position > start:
+            yield run(position)
+            start = position
+        yield ([float(times[k])], Y[:, k:k + 1], Y[nx:, k:k + 1], None if rows.P is None else P[:, k:k + 1],
+               [float(t_values[k])])
+    if start < n_rows:
+        yield run(n_rows)
 
 
 def _thread_maps(system) -> dict:

@@ -301,7 +301,9 @@ static int run_outputs(PhyslibRun *r) {
         if (r->rows == r->row_capacity) return RUN_BLOCK_FULL;
         if (h < 0.0 && r->get_last_step(r->mem, &h) != 0) h = 0.0;
         r->set_array(r->row_y + r->rows * r->n, r->row_vy);
-        r->set_array(r->row_yp + r->rows * r->n, r->row_vyp);
+        /* a model without algebraic variables reads no row's y' (its rows are the states):
+           each goes to the first column, not to fresh memory (output_rows.RowBlock) */
+        r->set_array(r->row_yp + (r->n > r->nx ? r->rows * r->n : 0), r->row_vyp);
         if (r->get_solution(r->mem, t, r->row_vy, r->row_vyp) != 0)
             return RUN_NO_INTERPOLATION;
         r->row_t[r->rows] = t;
