@@ -85,3 +85,24 @@ def test_a_large_state_only_run_gives_the_rows_the_copied_block_gives(monkeypatc
     # eight edges in 2 s, each with rows on both sides at its time (held around the block's);
     # C1 charges towards the 30 % duty's 0.3 V (R·C = 1 s)
     assert np.count_nonzero(np.diff(runs[0][0].t) == 0) >= 7 and 0.05 < runs[0][1]["C1.v"][-1] < 0.3
+
+
+def test_blocks_of_one_array_join_inside_it_and_others_as_before():
+    from physlib.analysis.simulation.result_rows import _join
+    def setup():
+        base = np.empty((2, 8), order="F")        # an array of its own, as a run's block is
+        base[:] = np.arange(16.0).reshape(8, 2).T              # column k: [2k, 2k + 1]
+        return base, np.array([[-1.0], [-2.0]]), np.array([[-3.0], [-4.0]])
+    # the initial row, the block's first two rows, a held row, its next three: 7 of 8 columns
+    base, first, held = setup()
+    joined = _join([first, base[:, 0:2], held, base[:, 2:5]], 2)
+    np.testing.assert_array_equal(joined, [[-1, 0, 2, -3, 4, 6, 8], [-2, 1, 3, -4, 5, 7, 9]])
+    assert np.shares_memory(joined, base) and joined.flags.f_contiguous
+    # more rows than the array has columns, views out of their order: joined in a new array
+    for blocks, expected in [
+            (lambda b, f, h: [f, h, b[:, 0:7]], [[-1, -3, 0, 2, 4, 6, 8, 10, 12], [-2, -4, 1, 3, 5, 7, 9, 11, 13]]),
+            (lambda b, f, h: [f, b[:, 3:5], b[:, 0:2]], [[-1, 6, 8, 0, 2], [-2, 7, 9, 1, 3]])]:
+        base, first, held = setup()
+        joined = _join(blocks(base, first, held), 2)
+        np.testing.assert_array_equal(joined, expected)
+        assert not np.shares_memory(joined, base)

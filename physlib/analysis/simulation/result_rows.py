@@ -2,6 +2,8 @@
 arrays of a :class:`~physlib.analysis.simulation.results.SimulationResult`."""
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 
@@ -62,5 +64,41 @@ def _join(blocks, n):
         return np.empty((n, 0))
     if len(blocks) == 1 and blocks[0].flags.f_contiguous:     # one block (a run's own array)
         return blocks[0]
+    joined = _joined_in_place(blocks, n)
+    if joined is not None:
+        return joined
     out = np.empty((n, sum(b.shape[1] for b in blocks)), order="F")
     return np.concatenate(blocks, axis=1, out=out)
+
+
+def _joined_in_place(blocks, n):
+    """The blocks joined inside the array the widest of them is a view of, where the others
+    fit in its columns beyond and its own views lie in it in their order: a large run's rows
+    handed over in the block's array (views of it between the rows held around events, and the
+    initial row before them) move right by a few columns there, instead of all going to a new
+    array (a million-element ladder's 501 rows: 2 GB of fresh pages, 4.6 of its 11.7 s). None
+    where they do not."""
+    base = max(blocks, key=lambda b: b.shape[1]).base
+    total = sum(b.shape[1] for b in blocks)
+    if not (isinstance(base, np.ndarray) and base.ndim == 2 and base.shape[0] == n and n
+            and base.flags.f_contiguous and base.dtype == np.float64 and total <= base.shape[1]):
+        return None
+    column = n * base.itemsize
+    moves, at, source_end = [], 0, 0
+    for b in blocks:
+        if b.base is base:
+            start, rest = divmod(b.ctypes.data - base.ctypes.data, column)
+            if rest or not b.flags.f_contiguous or start < source_end or start > at:
+                return None          # (rows move right only, in their order)
+            moves.append((at, start, b.shape[1]))
+            source_end = start + b.shape[1]
+        at += b.shape[1]
+    address = base.ctypes.data
+    for to, start, width in reversed(moves):    # the last first: no source is overwritten
+        ctypes.memmove(address + to * column, address + start * column, width * column)
+    at = 0
+    for b in blocks:
+        if b.base is not base:
+            base[:, at:at + b.shape[1]] = b
+        at += b.shape[1]
+    return base[:, :total]
