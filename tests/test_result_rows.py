@@ -98,6 +98,16 @@ def test_blocks_of_one_array_join_inside_it_and_others_as_before():
     joined = _join([first, base[:, 0:2], held, base[:, 2:5]], 2)
     np.testing.assert_array_equal(joined, [[-1, 0, 2, -3, 4, 6, 8], [-2, 1, 3, -4, 5, 7, 9]])
     assert np.shares_memory(joined, base) and joined.flags.f_contiguous
+    # a run's rows so, asked for twice: the same arrays (the blocks moved once)
+    base, first, held = setup()
+    rows = ResultRows(2, 0)
+    rows.add(0.0, [-1.0, -2.0], [])
+    rows.add_block([0.5, 1.0], base[:, 0:2], base[:0, 0:2])
+    rows.add_block([1.0], held, base[:0, 2:3], None, [0.99])
+    rows.add_block([1.5, 2.0, 2.5], base[:, 2:5], base[:0, 2:5])
+    once, again = rows.arrays(), rows.arrays()
+    np.testing.assert_array_equal(once[1], [[-1, 0, 2, -3, 4, 6, 8], [-2, 1, 3, -4, 5, 7, 9]])
+    assert all(a is b for a, b in zip(once, again)) and np.shares_memory(once[1], base)
     # more rows than the array has columns, views out of their order: joined in a new array
     for blocks, expected in [
             (lambda b, f, h: [f, h, b[:, 0:7]], [[-1, -3, 0, 2, 4, 6, 8, 10, 12], [-2, -4, 1, 3, 5, 7, 9, 11, 13]]),

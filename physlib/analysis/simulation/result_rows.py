@@ -27,6 +27,7 @@ class ResultRows:
         # (times, X, Z, P, t_values) blocks in time order (P None where not kept), or
         # PendingBlocks in their place
         self.blocks: list = []
+        self._joined = None             # arrays(), once joined
 
     def add(self, t, x, z, p=None, t_value=None) -> None:
         """A row at time stamp ``t``. ``p``: the parameter vector in force (runs whose modes or
@@ -46,14 +47,19 @@ class ResultRows:
                            (times, X, Z, P if self.keep_p else None, t_values))
 
     def arrays(self):
-        """(times, X, Z, P, t_values): X, Z and P with one column per row."""
-        nx, nz, n_p = self.sizes
-        blocks = [block.rows() if isinstance(block, PendingBlock) else block for block in self.blocks]
-        times = [t for block in blocks for t in block[0]]
-        t_values = [t for block in blocks for t in (block[0] if block[4] is None else block[4])]
-        P = _join([b[3] for b in blocks if b[3] is not None and self.keep_p], n_p)
-        return (np.array(times), _join([b[1] for b in blocks], nx), _join([b[2] for b in blocks], nz), P,
-                np.array(t_values))
+        """(times, X, Z, P, t_values): X, Z and P with one column per row. Joined once (the
+        blocks may be joined inside their own arrays, which moves them): later calls give the
+        same arrays."""
+        if self._joined is None:
+            nx, nz, n_p = self.sizes
+            blocks = [block.rows() if isinstance(block, PendingBlock) else block for block in self.blocks]
+            times = [t for block in blocks for t in block[0]]
+            t_values = [t for block in blocks for t in (block[0] if block[4] is None else block[4])]
+            P = _join([b[3] for b in blocks if b[3] is not None and self.keep_p], n_p)
+            self._joined = (np.array(times), _join([b[1] for b in blocks], nx), _join([b[2] for b in blocks], nz),
+                            P, np.array(t_values))
+            self.blocks = []
+        return self._joined
 
 
 def _join(blocks, n):
