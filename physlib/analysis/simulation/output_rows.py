@@ -150,7 +150,9 @@ class RowBlock:
         order, to ``record_block(times, X, Z, P, t_values)`` (columns: rows; P their parameter
         vectors, None when none are kept; t_values None when they are the times). A full block
         of a small model is completed in the row thread while the run goes on: it is passed as
-        ``record_block(PendingBlock)``, whose ``rows()`` gives those five when they are done."""
+        ``record_block(PendingBlock)``, whose ``rows()`` gives those five when they are done.
+        The rows of a model without algebraic variables are its states as interpolated: they
+        are passed as they are, in pieces around the held rows (:func:`_state_pieces`)."""
         k = self.count
         if not k:
             return
@@ -203,11 +205,12 @@ class RowBlock:
     def _take(self, k: int, background: bool) -> "_Rows":
         """Rows 0..k−1 in arrays the block no longer writes: Y (and Y') handed over, fresh
         arrays taking their place (the rows' vectors are moved onto the columns as they come),
-        where the rows are completed later (``background``: in the row thread) or the block is
-        full and needs no completion (a 5,000-state model's rows are not copied once more on
-        their way into the result); views where they are completed now, a copy of a partial
-        block without completion. Their times, steps and parameter vectors are copied (the
-        compiled loop writes into the block's own)."""
+        where the rows are completed later (``background``: in the row thread) or need no
+        completion (a model without algebraic variables) and the block is full or holds
+        ``HAND_OVER_ENTRIES`` numbers (a 5,000-state model's rows are not copied once more on
+        their way into the result); views where they are completed now, a copy of a smaller
+        partial block without completion. Their times, steps and parameter vectors are copied
+        (the compiled loop writes into the block's own)."""
         stepper = self.stepper
         if background or (not stepper.nz and (k == BLOCK or stepper.n * k >= HAND_OVER_ENTRIES)):
             Y, self.Y = self.Y[:, :k], np.empty_like(self.Y, order="F")
