@@ -182,3 +182,10 @@ def test_a_condition_with_an_operation_numpy_is_not_given_is_evaluated_by_casadi
     assert _by_numpy(function, np.ones((2, 3)), 0.0) is None
     assert _finite_everywhere(function, np.array([[1.0, 2.0], [0.0, 0.0]]), 0.0)
     assert not _finite_everywhere(function, np.array([[1.0, 0.0], [0.0, 0.0]]), 0.0)     # 1/erf(0)
+
+
+def test_an_expression_too_deep_to_read_is_left_to_the_full_check():
+    deep = V[0]
+    for _ in range(5000):        # (Python's recursion limit is 1,000 frames)
+        deep = deep * 1.0001 + P[0]
+    assert finite_conditions(deep, [V], P, T) is None

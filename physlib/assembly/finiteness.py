@@ -97,7 +97,7 @@ def finite_conditions(expr: cs.SX, unknowns: list[cs.SX], params: cs.SX, time: c
 
     try:
         operand(expr)
-    except _Unbounded:
+    except (_Unbounded, RecursionError):    # (an expression thousands of operations deep)
         return None
     rows = list(conditions.values())
     return cs.Function("finite_conditions", [params, time], [cs.vertcat(*rows) if rows else cs.SX(0, 1)])
