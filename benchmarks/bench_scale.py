@@ -78,7 +78,9 @@ node voltage). Each run is a fresh process (best of 3 at 10,000, of 2 at 100,000
   1 us: the PULSE's rise, which the run does not leave), ``build`` = construction, ``compile``,
   ``tran`` = the first ``simulate`` with the options the deck's ``.tran`` gets (rtol 1e-6, atol
   1e-8, max_step 20 ns; its solver functions included), ``ac`` = operating point, ``linearize``
-  to every capacitor voltage and ``frequency_response``.
+  to every capacitor voltage and ``frequency_response``; ``grid_s`` (``grid_sys`` its kernel's
+  share) the same transient again on ``simulate``'s default grid, 501 rows of every state (2 GB
+  at a million elements: its rows once went through fresh memory four times, 22.6 s).
 * ``deck``: ``physlib.spice.read`` (``build``), ``deck.compile()``, ``deck.run()`` (``tran``:
   operating point and transient), ``ac`` = the deck's ``.ac`` path (``physlib.spice.runs.run_ac``)
   on the deck read.
@@ -575,6 +577,16 @@ def ladder_worker(path: str, n: int) -> dict:
         response = lin.frequency_response(freqs)
         row["ac_s"] = time.perf_counter() - started
         row["ac_probe"] = float(response[1, 0, _probe_index(freqs)].real)
+        del lin, response
+        row["peak_ac_mb"] = _own_peak_mb()
+        # the same transient on simulate's default grid: 501 rows of every state (the rows'
+        # memory grows with the model: 2 GB at a million elements)
+        kernel, started = resource.getrusage(resource.RUSAGE_SELF).ru_stime, time.perf_counter()
+        res = sim.simulate(LADDER_TSTOP, rtol=1e-6, atol=1e-8, max_step=min(LADDER_TSTEP, LADDER_TSTOP / 50))
+        row["grid_s"] = time.perf_counter() - started
+        row["grid_sys_s"] = resource.getrusage(resource.RUSAGE_SELF).ru_stime - kernel
+        row["grid_rows"] = len(res.t)
+        return row
     else:
         import physlib.spice as spice
         from physlib.spice.runs import run_ac
@@ -659,7 +671,8 @@ def _best(runs: list[dict]) -> dict:
     if not ok:
         return runs[0]
     best = dict(ok[0])
-    for key in ("build_s", "compile_s", "tran_s", "ac_s", "peak_mb", "peak_ac_mb", "base_mb", "s", "mb", "sys_s"):
+    for key in ("build_s", "compile_s", "tran_s", "ac_s", "peak_mb", "peak_ac_mb", "base_mb", "s", "mb", "sys_s",
+                "grid_s", "grid_sys_s"):
         if key in best:
             best[key] = min(r[key] for r in ok)
     return best
@@ -687,7 +700,8 @@ def print_ladders(rows: list[dict]) -> None:
           f"add/connect (python) or physlib.spice.read (deck); peak = VmHWM after the transient")
     print(f"{'path':<6} {'N':>8} {'build_s':>8} {'compile_s':>9} {'tran_s':>7} {'total_s':>8} {'sys_s':>6} "
           f"{'ngspice_s':>9} {'ngspice_sys':>11} {'ratio':>6} {'us/elem':>7} {'peak_MB':>7} {'ngspice_MB':>10} {'ratio':>6} "
-          f"{'kB/elem':>7} {'ac_s':>7} {'ngspice_ac_s':>12} {'tran_diff':>9} {'ac_diff':>8}")
+          f"{'kB/elem':>7} {'ac_s':>7} {'ngspice_ac_s':>12} {'tran_diff':>9} {'ac_diff':>8} {'grid_s':>7} "
+          f"{'grid_sys':>8}")
     for r in rows:
         if "error" in r:
             print(f"{r['path']:<6} {r['n']:>8}  ERROR {r['error']}")
@@ -707,7 +721,7 @@ def print_ladders(rows: list[dict]) -> None:
               f"{1e6 * r['total_s'] / r['n']:>7.1f} {r['peak_mb']:>7.0f} {cell(ng.get('mb'), '10.0f'):>10} "
               f"{cell(r['mem_ratio'], '5.2f') + 'x':>6} {1e3 * (r['peak_mb'] - r['base_mb']) / r['n']:>7.2f} "
               f"{r['ac_s']:>7.2f} {cell(ng_ac.get('s'), '12.2f'):>12} {cell(r['tran_diff'], '9.1e'):>9} "
-              f"{cell(r['ac_diff'], '8.1e'):>8}")
+              f"{cell(r['ac_diff'], '8.1e'):>8} {cell(r.get('grid_s'), '7.2f'):>7} {cell(r.get('grid_sys_s'), '8.2f'):>8}")
 
 
 def ladder_targets(rows: list[dict]) -> list[str]:
@@ -740,6 +754,12 @@ def ladder_targets(rows: list[dict]) -> list[str]:
             f"{1e6 * per(largest):.1f} us <= at 10,000 ({1e6 * per(small):.1f} us)")
         add(mem(largest) <= mem(small), f"{path}: memory per element at N = {largest['n']:,} "
             f"{1e3 * mem(largest):.2f} kB <= at 10,000 ({1e3 * mem(small):.2f} kB)")
+    grid = [r for r in (ok.get(("python", n)) for n in (10_000, max(n for _, n in ok) if ok else 0))
+            if r is not None and r.get("grid_s") is not None]
+    if len(grid) == 2 and grid[1]["n"] > grid[0]["n"]:
+        lines.append(f"[info] python: the default grid's rows, time per element at N = {grid[1]['n']:,} "
+                     f"{1e6 * grid[1]['grid_s'] / grid[1]['n']:.2f} us against "
+                     f"{1e6 * grid[0]['grid_s'] / grid[0]['n']:.2f} us at 10,000")
     diffs = [r["tran_diff"] for r in ok.values() if r.get("tran_diff") is not None]
     add(None if not diffs else max(diffs) < 1e-3,
         "v(n2) at 1 us agrees with ngspice's within 1e-3 V" + (f": worst {max(diffs):.1e} V" if diffs else ""))

@@ -39,6 +39,10 @@ def test_bench_scale_quick_runs_and_prints_its_table():
         assert re.search(rf"^{path}\s+200\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s", out, re.MULTILINE), out
     assert re.search(r"^path\s+N\s+build_s\s+compile_s\s+tran_s\s+total_s\s+sys_s\s+ngspice_s\s+ngspice_sys\s",
                      out, re.MULTILINE), out
+    # the Python path's default-grid run (501 rows of every state) and its kernel's share, last
+    assert re.search(r"\sgrid_s\s+grid_sys$", out, re.MULTILINE), out
+    assert re.search(r"^python\s+200\s.*\s[\d.]+\s+[\d.]+$", out, re.MULTILINE), out
+    assert re.search(r"^deck\s+200\s.*\s-\s+-$", out, re.MULTILINE), out
     if shutil.which("ngspice"):
         # both paths' v(n2) against ngspice's on the same deck (transient and .ac)
         assert re.search(r"^\s+\[PASS\] v\(n2\) at 1 us agrees with ngspice's", out, re.MULTILINE), out
