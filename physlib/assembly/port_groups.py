@@ -23,6 +23,16 @@ def member_port_names(members: dict, ports) -> tuple[list[str], list[str]] | Non
     components (``members``: a netlist's members by name), of one domain, each listed once;
     None for anything else (the general path of ``Netlist.connect`` then accepts it or says
     what is wrong). Most connections are such: one loop reads each port once here."""
+    if len(ports) == 2:                 # most connections: two ports, read without a loop
+        a, b = ports
+        if type(a) is not PortRef or type(b) is not PortRef:
+            return None
+        owner_a, owner_b, port_a, port_b = a.owner, b.owner, a.port, b.port
+        name_a, name_b = owner_a.name, owner_b.name
+        if members.get(name_a) is not owner_a or members.get(name_b) is not owner_b \
+                or port_a.domain is not port_b.domain or (name_a == name_b and port_a.name == port_b.name):
+            return None
+        return [name_a, name_b], [port_a.name, port_b.name]
     first = ports[0]
     if type(first) is not PortRef:
         return None
