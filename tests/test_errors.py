@@ -37,6 +37,28 @@ def test_duplicate_component_name():
         m.add(Resistor("R1", R=2.0))
 
 
+def test_add_components_adds_as_add_does_and_refuses_before_adding_any():
+    one_by_one, at_once = Model("m"), Model("m")
+    parts = lambda: [Resistor("R1", R=1.0), Capacitor("C1", C=1e-6), Inductor("L1", L=1e-3)]   # noqa: E731
+    for part in parts():
+        one_by_one.add(part)
+    at_once.add(Resistor("R0", R=2.0))
+    at_once.add_components(parts())
+    assert list(at_once.components)[1:] == list(one_by_one.components)
+    assert at_once.holds(at_once["C1"]) and at_once.component_count == 4
+    with pytest.raises(DuplicateNameError, match="'C1'"):          # taken
+        at_once.add_components([Resistor("R9", R=1.0), Capacitor("C1", C=1.0)])
+    with pytest.raises(DuplicateNameError, match="'R8'"):          # given twice
+        at_once.add_components([Resistor("R8", R=1.0), Resistor("R8", R=1.0)])
+    other = Model("other")
+    owned = other.add(Resistor("R7", R=1.0))
+    for refused in ([Resistor("R6", R=1.0), owned], [Resistor("R5", R=1.0), Model("sub")],
+                    [Resistor(None, R=1.0)]):
+        with pytest.raises(PhyslibError, match="new, named components"):
+            at_once.add_components(refused)
+    assert at_once.component_count == 4 and "R9" not in at_once.components and "R6" not in at_once.components
+
+
 def test_unconnected_port_is_named():
     m = Model("m")
     src, r, g = m.add(VoltageSource("src", V=1.0)), m.add(Resistor("R1", R=1.0)), m.add(Ground("g"))

@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 import physlib.spice as spice
 from physlib.api import Model
-from physlib.spice import checks, elements
+from physlib.spice import checks, elements, plain_cards
 from physlib.spice.cardstore import CardStore
 from physlib.spice.lexer import Card, read_cards
 
@@ -29,6 +29,7 @@ LADDER = """ladder ; with a marker in its title
 R1 in mid {{rr}}
 L1 mid out 1u
 C1 out 0 1p
+{cell}
 .ends
 V1 n0 0 DC 1
 Vg vg 0 1
@@ -46,16 +47,19 @@ Cic n2 0 1n
 """
 
 
-def ladder(named: bool, stages: int = 12) -> str:
+def ladder(named: bool, stages: int = 12, ic: bool = True) -> str:
     """A deck of ``stages`` R-C stages among the elements above; ``named``: the stages' values
-    given by name (``r=1k``), the general path."""
+    given by name (``r=1k``), the general path; ``ic``: with the .ic card (with which the
+    plain capacitors are made card by card, as they may start at its values)."""
     lines = []
     for k in range(1, stages + 1):
         r, c = ("r=", "c=") if named else ("", "")
         lines += [f"R{k} n{k - 1} N{k} {r}1k", f"C{k} n{k} 0 {c}1n"]
         if k % 4 == 0:
             lines.append(f"L{k} n{k} vg {'l=' if named else ''}1m")
-    return LADDER.format(stages="\n".join(lines), last=stages)
+    cell = f"R2 out Tail {r}2k\nC2 tail 0 {c}2p"     # plain cards inside the subcircuit too
+    text = LADDER.format(stages="\n".join(lines), last=stages, cell=cell)
+    return text if ic else text.replace(".ic v(n2)=0.5\n", "")
 
 
 def structure(model, prefix: str = "") -> list:
@@ -80,9 +84,10 @@ def read_all(text: str):
     return deck, heard
 
 
-def test_plain_cards_build_the_deck_their_named_values_build():
-    plain, plain_heard = read_all(ladder(named=False))
-    named, named_heard = read_all(ladder(named=True))
+@pytest.mark.parametrize("ic", [True, False])
+def test_plain_cards_build_the_deck_their_named_values_build(ic):
+    plain, plain_heard = read_all(ladder(named=False, ic=ic))
+    named, named_heard = read_all(ladder(named=True, ic=ic))
     assert structure(plain.model) == structure(named.model)
     assert plain.nodes == named.nodes and "dangling" in plain.nodes
     assert {path: card.where.line for path, card in plain.elements.items()} == \
@@ -90,7 +95,7 @@ def test_plain_cards_build_the_deck_their_named_values_build():
     assert plain.parameter_values({"rr": 3e3}, tran=(1e-9, 1e-6)) == \
         named.parameter_values({"rr": 3e3}, tran=(1e-9, 1e-6))
     assert plain_heard == named_heard and any("one connection" in m for _, m in plain_heard)
-    assert plain.model["cic"].v0 == pytest.approx(0.5) and plain.model["c1"].v0 == 0.0
+    assert plain.model["cic"].v0 == pytest.approx(0.5 if ic else 0.0) and plain.model["c1"].v0 == 0.0
 
 
 def test_values_on_plain_cards_are_read_from_them_and_give_the_bindings_a_record_gives(monkeypatch):
@@ -102,7 +107,9 @@ def test_values_on_plain_cards_are_read_from_them_and_give_the_bindings_a_record
     bindings = read._builder.bindings
     with monkeypatch.context() as patch:
         patch.setattr(type(bindings), "on_card", lambda self, tokens, function: False)
-        patch.setattr(elements, "plain_passive", lambda letter, constants: None)   # through passive()
+        patch.setattr(plain_cards, "plain_passive", lambda letter, constants: None)   # through passive()
+        patch.setattr(plain_cards.PlainCards, "run", lambda self, cards, tokens: [
+            self.one(card, card_tokens) for card, card_tokens in zip(cards, tokens)])   # card by card
         everything = read_all(text)[0]._builder.bindings.recorded
     assert "r1.R" in everything and "r1.R" not in bindings.recorded and "c3.C" not in bindings.recorded
     assert "x1.r1.R" in bindings.recorded                        # {rr}: a function of .param rr
@@ -276,7 +283,7 @@ def test_a_built_deck_keeps_its_own_cards_as_one_text_and_reads_each_back():
     assert flat.elements["c2"].line == 6 and [c.line for c in flat.elements.values()] == [2, 3, 4, 5, 6]
     # an instance's elements share their subcircuit's cards
     assert deck.elements["x1.r1"] is deck.elements["x1.r1"] and deck.elements["x1.r1"].text == "R1 in mid {rr}"
-    assert "k1" not in deck.elements and len(deck.elements) == len(own) + 3
+    assert "k1" not in deck.elements and len(deck.elements) == len(own) + 5     # x1: R1, L1, C1, R2, C2
     with pytest.raises(TypeError, match="read only"):
         deck.elements.setter()
     # cards from several files, as .include gives them

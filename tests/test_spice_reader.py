@@ -151,6 +151,12 @@ def test_capital_m_warns_that_it_is_milli():
 
 BAD = [
     ("duplicate", "t\nV1 a 0 1\nR1 a 0 1k\nr1 a 0 2k\n.end\n", 4, "duplicate element name r1"),
+    # in a run of plain cards (made at once), the card that sets the run apart is named
+    ("duplicate of an earlier run", "t\nV1 a 0 1\nR1 a 0 1k\nV2 b 0 1\nR2 b 0 1k\nr1 b 0 1k\n.end\n", 6,
+     "duplicate element name r1"),
+    ("element name", "t\nV1 a 0 1\nR1 a 0 1k\nR-2 a 0 1k\nR3 a 0 1k\n.end\n", 4, "physlib needs letters"),
+    ("value in a run", "t\nV1 a 0 1\nR1 a 0 1k\nC2 a 0 -1n\nR3 a 0 1k\n.end\n", 4, "C of c2 must be > 0"),
+    ("name in a run", "t\nV1 a 0 1\nR1 a 0 1k\nR2 a 0 nosuch\nR3 a 0 1k\n.end\n", 4, "unknown parameter"),
     ("unknown subckt", "t\nV1 a 0 1\nX1 a 0 nosuch\n.end\n", 3, "unknown subcircuit"),
     ("subckt recursion", "t\n.subckt s a b\nX1 a b s\n.ends\nV1 a 0 1\nX9 a 0 s\n.end\n", 3,
      "subcircuit recursion"),

@@ -10,12 +10,16 @@ work per member or port (dictionary lookups, no scans of what is already there).
 from __future__ import annotations
 
 import weakref
+from collections import Counter, deque
+from itertools import repeat
+from operator import attrgetter, is_
 
 from ..core.bulk import PROMOTE_EVERY, PROMOTE_FROM, promote_young
 from ..core.component import Component, PortRef, check_name, check_rename
 from ..core.errors import (DomainMismatchError, DuplicateNameError, ModelError, PortConnectionError,
                            UnknownAttributeError, UnknownNameError)
 from ..core.model_parameters import ModelParameter
+from .netlist_inspection import NetlistInspection
 from .port_groups import member_port_names, plain_groups
 
 
@@ -41,7 +45,7 @@ class ExposedPort:
         return f"<exposed port {self.path} ({self.domain.name})>"
 
 
-class Netlist:
+class Netlist(NetlistInspection):
     """Named members (components and nested netlists), their connections and exposed ports.
 
     ``_members`` maps a member's name to it, ``_exposed`` the names of exposed ports to them.
@@ -102,6 +106,31 @@ class Netlist:
         if not len(members) % PROMOTE_EVERY and len(members) >= PROMOTE_FROM:
             promote_young()             # a large model built in Python: see promote_young
         return member
+
+    def add_components(self, components: list) -> None:
+        """Add new components at once, as :meth:`add` would one after another (the resistors
+        and capacitors of a large deck): each a :class:`Component` in no model yet. One that is
+        not, or a name repeated or taken, is refused before any is added."""
+        fresh = all(issubclass(cls, Component) for cls in set(map(type, components))) and \
+            all(map(is_, map(attrgetter("_member_of"), components), repeat(None)))
+        batch = dict(zip(map(attrgetter("name"), components), components)) if fresh else {}
+        if not fresh or None in batch:
+            raise ModelError(f"Model.add_components on model {self.name!r} takes new, named components; "
+                             "add other members with Model.add")
+        members = self._members
+        if len(batch) < len(components) or not batch.keys().isdisjoint(members.keys()):
+            taken = next(name for name, count in Counter(map(attrgetter("name"), components)).items()
+                         if count > 1 or name in members)
+            raise DuplicateNameError(f"model {self.name!r} already has a member named {taken!r} "
+                                     "(or it is given twice); give each component a unique name")
+        deque(map(object.__setattr__, components, repeat("_member_of"), repeat(self._ref)), maxlen=0)
+        before = len(members)
+        if members:
+            members.update(batch)
+        else:                               # (no second dictionary of a million members)
+            self._members = members = batch
+        if len(members) >= PROMOTE_FROM and len(members) // PROMOTE_EVERY > before // PROMOTE_EVERY:
+            promote_young()
 
     def parameter(self, name: str, value, *, unit: str = "1", description: str = "") -> ModelParameter:
         """Declare a model parameter: ``rload = m.parameter("rload", 1e3, unit="Ohm")``.
@@ -316,61 +345,6 @@ class Netlist:
             raise UnknownNameError(f"model {self.name!r} has no member {head!r}; members: "
                                    f"{', '.join(self._members)}") from None
         return member[rest] if rest else member
-
-    # --- inspection ---------------------------------------------------------------------
-
-    @property
-    def components(self) -> dict:
-        """Direct members (components and subsystems) by name."""
-        return dict(self._members)
-
-    @property
-    def component_count(self) -> int:
-        """The number of components in this model and its subsystems, at every level."""
-        count = len(self._members) - self._subsystems
-        if self._subsystems:
-            count += sum(m.component_count for m in self._members.values() if isinstance(m, Netlist))
-        return count
-
-    @property
-    def exposed_ports(self) -> dict:
-        """The ports this model shows to its parent, by name (:meth:`expose`)."""
-        return dict(self._exposed)
-
-    @property
-    def connections(self) -> list[tuple[tuple[str, str], ...]]:
-        """The connections of this level, in the order :meth:`connect` was called: each one a
-        tuple of its ports as (member name, port name) pairs, in the order given (a port of a
-        subsystem is named by its exposed port's name)."""
-        ends = list(zip(self._end_member, self._end_port))
-        out, first = [], 0
-        for size in self._sizes:
-            out.append(tuple(ends[first:first + size]))
-            first += size
-        return out
-
-    def connection_ends(self) -> tuple[list[str], list[str], list[int]]:
-        """The connections of :attr:`connections` as flat lists: every end's member name and
-        port name, connection after connection, and each connection's number of ends (no
-        tuple per connection: a large circuit has hundreds of thousands)."""
-        return list(self._end_member), list(self._end_port), list(self._sizes)
-
-    @property
-    def graph(self) -> nx.Graph:
-        """The connection graph of this level: nodes are port paths, edges are connections."""
-        import networkx as nx
-        g = nx.Graph()
-        for member in self._members.values():
-            ports = member._exposed.values() if isinstance(member, Netlist) else \
-                [getattr(member, n) for n in member.ports()]
-            for port in ports:
-                g.add_node(port.path, domain=port.domain.name)
-        paths = [f"{member}.{port}" for member, port in zip(self._end_member, self._end_port)]
-        first = 0
-        for size in self._sizes:
-            g.add_edges_from((paths[first], other) for other in paths[first + 1:first + size])
-            first += size
-        return g
 
     # --- helpers ------------------------------------------------------------------------
 

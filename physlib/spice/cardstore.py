@@ -64,9 +64,17 @@ class ElementCards(Mapping):
     def setter(self):
         """A function adding (path, card) while the deck is built (a million cards' adds cost
         a method call each less than through ``elements[path] = card``)."""
+        self._building()
+        return self._paths.__setitem__
+
+    def _building(self) -> None:
         if self._top is not None:
             raise TypeError("the deck's element cards are read only once it is built")
-        return self._paths.__setitem__
+
+    def extend(self, paths, cards) -> None:
+        """Add each of ``paths`` with its card of ``cards`` while the deck is built."""
+        self._building()
+        self._paths.update(zip(paths, cards))
 
     def __getitem__(self, path: str) -> Card:
         found = self._paths[path]

@@ -22,10 +22,11 @@ from ..core.errors import DuplicateNameError, PhyslibError
 from .bindings import Bindings
 from .cardstore import ElementCards
 from .checks import GROUND_NAMES, DcJoins
-from .devices import TWO_PINS, couple, make_component, member_named, passive, plain_passive, sensed_sources
+from .devices import couple, make_component, member_named, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import Constant, parse_number
+from .plain_cards import PlainCards, duplicate_name, element_name, made_at
 
 __all__ = ["Builder", "GROUND_NAMES"]
 
@@ -113,11 +114,21 @@ class Builder:
     def is_value(self, token: str) -> bool:
         return token[:1] in "{'" or parse_number(token) is not None
 
-    def value(self, token: str, scope: Scope, where):
-        """A function giving the token's value in ``scope`` (numbers warn once here). A number
-        given without a warning is one shared :class:`Constant` per token: a large deck repeats
-        its values (a million-element ladder's 1k and 1n), each otherwise an object of its own."""
+    def number(self, token: str) -> Constant | None:
+        """The shared value function of a number token that reads without a warning (a large
+        deck repeats its values, a million-element ladder's 1k and 1n: one :class:`Constant`
+        per token, made when first asked for); None for any other token."""
         constant = self.constants.get(token)
+        if constant is None and token[:1] not in "{'":
+            number = parse_number(token)
+            if number is not None and not number[1]:
+                constant = self.constants[token] = Constant(number[0])
+        return constant
+
+    def value(self, token: str, scope: Scope, where):
+        """A function giving the token's value in ``scope`` (numbers warn once here); a number
+        without a warning gives its shared value function (:meth:`number`)."""
+        constant = self.number(token)
         if constant is not None:
             return constant
         if token[:1] in "{'":
@@ -129,11 +140,8 @@ class Builder:
                 tree = ("name", token.lower())     # ngspice accepts a bare .param name
                 return lambda: evaluate(tree, scope, where)
             raise SpiceError(f"{token!r} is not a number or an expression", where)
-        if number[1]:
-            self.ctx.warn(where, number[1])
-            return Constant(number[0])
-        constant = self.constants[token] = Constant(number[0])
-        return constant
+        self.ctx.warn(where, number[1])      # a number that warns has a function of its own
+        return Constant(number[0])
 
     def node_name(self, prefix: str, node: str) -> str:
         """The name ngspice prints for local node ``node`` of the instance at ``prefix``
@@ -186,12 +194,17 @@ class Builder:
         self.port_names.update({(prefix, node): outer for node, outer in ports.items()})
         sensed = sensed_sources(body)
         dc = self.dc_joins if not prefix else None     # recorded for the deck's own level
-        plain = self._plain_cards(model, nets, dc, scope, prefix)
+        plain = PlainCards(self, model, nets, dc, scope, prefix)
+        run_cards, run_tokens = [], []          # consecutive plain cards, made at once
         for card, tokens in body.element_cards():
             letter = card.text[0].upper()
             if len(tokens) == 4 and letter in "RCL":     # "R1 a b 1k": most cards of a large deck
-                plain(card, tokens, letter)
+                run_cards.append(card)
+                run_tokens.append(tokens)
                 continue
+            if run_cards:
+                plain.run(run_cards, run_tokens)
+                run_cards, run_tokens = [], []
             if letter in "KX" and dc is not None:
                 dc.complete = False
             if letter == "K":             # after the inductors it couples (they may come later)
@@ -217,6 +230,8 @@ class Builder:
                 nets.add(node.lower(), comp, pin)
             if dc is not None:
                 dc.component(comp, ends, nets)
+        if run_cards:
+            plain.run(run_cards, run_tokens)
         for card, tokens in couplings:
             couple(self, card, tokens, scope, prefix, nets, model)
         if couplings:
@@ -261,7 +276,7 @@ class Builder:
         try:
             model.add(member)
         except DuplicateNameError:
-            raise _duplicate(member.name, card) from None
+            raise duplicate_name(member.name, card) from None
         if element:
             self.elements[prefix + member.name] = card
 
@@ -335,80 +350,12 @@ class Builder:
     def _component(self, card, tokens, letter, body, scope, prefix, sensed):
         if len(tokens) < PINS[letter] + 1:
             raise SpiceError(f"{letter} needs {PINS[letter]} nodes", card.where)
-        return _made_at(card, make_component, self, letter, _element_name(card, tokens), tokens, card,
+        return made_at(card, make_component, self, letter, element_name(card, tokens), tokens, card,
                         body, scope, prefix, sensed)
-
-    def _plain_cards(self, model, nets, dc, scope, prefix):
-        """A function adding the component of a plain R, C or L card (``R1 a b 1k``: two
-        nodes and a value alone, most cards of a large deck) to ``model`` as
-        :meth:`_component` would, without dispatching on the letter or parsing options (it
-        records no controls or senses); its pins to ``nets`` and, if ``dc``, the nodes it
-        joins at DC by their numbers. A card whose number has its shared value function
-        (:meth:`value`) makes its component here, with the float itself: the value is read
-        from the card again when asked for (:class:`~physlib.spice.bindings.Bindings`)."""
-        owners, ports, numbers = nets.owners, nets.ports, nets.numbers
-        constants, add_card, add = self.constants, self.elements.setter(), model.add
-        makers = {letter: plain_passive(letter, self.ctx.constants) for letter in "RCL"}
-        # one float per number token (the components of a million-element ladder share two),
-        # not a float object of its own for each component
-        floats: dict[str, float] = {}
-        if self.netlist.nodeset or self.netlist.ic:     # a capacitor may start at their values
-            makers.pop("C", None)
-
-        def plain(card, tokens, letter):
-            name, value = tokens[0].lower(), constants.get(tokens[3])
-            make = makers.get(letter) if value is not None and name.isidentifier() \
-                and name.isascii() else None
-            if make is None:
-                comp = _made_at(card, passive, self, letter, _element_name(card, tokens), tokens[3],
-                                {}, tokens, card, scope, prefix)
-            else:
-                number = floats.get(tokens[3])
-                if number is None:
-                    number = floats[tokens[3]] = float(value)
-                try:
-                    comp = make(name, number)
-                except PhyslibError as err:
-                    raise SpiceError(str(err), card.where) from None
-            try:
-                add(comp)
-            except DuplicateNameError:
-                raise _duplicate(name, card) from None
-            add_card(prefix + name, card)
-            a, b = nets[tokens[1].lower()], nets[tokens[2].lower()]
-            owners.extend((comp, comp))
-            ports.extend(TWO_PINS)
-            numbers.extend((a, b))
-            if dc is not None:
-                dc.passive(letter, a, b)
-        return plain
 
     def _instance(self, card, tokens, body, scope, prefix, parents):
         from .subcircuits import instantiate
         return instantiate(self, card, tokens, body, scope, prefix, parents)
-
-
-def _duplicate(name: str, card) -> SpiceError:
-    return SpiceError(f"duplicate element name {name} (names are case-insensitive)", card.where)
-
-
-def _made_at(card, make, *args):
-    """``make(*args)``, a physlib error raised in it reported as a SpiceError at ``card``."""
-    try:
-        return make(*args)
-    except SpiceError:
-        raise
-    except PhyslibError as err:
-        raise SpiceError(str(err), card.where) from None
-
-
-def _element_name(card, tokens) -> str:
-    """The element's name in lower case; a SpiceError if it is no identifier."""
-    name = tokens[0].lower()
-    if not (name.isascii() and name.isidentifier()):
-        raise SpiceError(f"element name {tokens[0]!r}: physlib needs letters, digits and "
-                         "'_' only", card.where)
-    return name
 
 
 def _pin_path(owner, port: str) -> str:

@@ -1,0 +1,142 @@
+"""The components of plain R, C and L cards: ``R1 a b 1k``, two nodes and a value alone, most
+cards of a large deck. They are made without the general path's dispatch on the letter or
+parsing of options (they record no controls or senses), and a run of consecutive plain cards
+is made at once: each step a pass over the whole run in C (joining, lower-casing and splitting
+their names and nodes as one text, numbering the nodes, adding the components to the model),
+where a loop over a million-element ladder's cards spent two microseconds a card in calls.
+A run that anything sets apart (a name that is no identifier or is taken, a value that is no
+plain number, an error making a component) is made card by card, which says which card.
+"""
+from __future__ import annotations
+
+from itertools import chain, repeat
+from operator import and_, itemgetter, ne
+
+from ..core.errors import DuplicateNameError, PhyslibError
+from .devices import TWO_PINS, passive, plain_passive
+from .errors import SpiceError
+
+__all__ = ["PlainCards", "made_at", "element_name", "duplicate_name"]
+
+
+class PlainCards:
+    """Adds the components of plain cards of one level (``prefix``: its instance's path) to
+    ``model``, as :meth:`~physlib.spice.elements.Builder._component` would; their pins to
+    ``nets`` (:class:`~physlib.spice.elements.LevelNodes`) and, where ``dc`` is given, the
+    nodes they join at DC (:class:`~physlib.spice.checks.DcJoins`). A card whose number has its
+    shared value function (:meth:`Builder.number <physlib.spice.elements.Builder.number>`)
+    makes its component with the float itself: the value is read from the card again when
+    asked for (:class:`~physlib.spice.bindings.Bindings`)."""
+
+    def __init__(self, builder, model, nets, dc, scope, prefix: str):
+        self.builder, self.model, self.nets, self.dc = builder, model, nets, dc
+        self.scope, self.prefix = scope, prefix
+        constants = builder.ctx.constants
+        self.makers = {letter: plain_passive(letter.upper(), constants) for letter in "rcl"}
+        if builder.netlist.nodeset or builder.netlist.ic:   # a capacitor may start at their values
+            del self.makers["c"]
+        # one float per number token (the components of a million-element ladder share two),
+        # not a float object of its own for each component
+        self.floats: dict[str, float] = {}
+
+    def one(self, card, tokens: list[str]) -> None:
+        """The component of one plain card."""
+        name, letter = tokens[0].lower(), card.text[0].upper()
+        value = self.builder.number(tokens[3])
+        make = self.makers.get(name[:1]) if value is not None and name.isidentifier() and name.isascii() else None
+        if make is None:
+            comp = made_at(card, passive, self.builder, letter, element_name(card, tokens), tokens[3], {}, tokens,
+                           card, self.scope, self.prefix)
+        else:
+            try:
+                comp = make(name, self._float(tokens[3], value))
+            except PhyslibError as err:
+                raise SpiceError(str(err), card.where) from None
+        try:
+            self.model.add(comp)
+        except DuplicateNameError:
+            raise duplicate_name(name, card) from None
+        self.builder.elements.setter()(self.prefix + name, card)
+        a, b = self.nets[tokens[1].lower()], self.nets[tokens[2].lower()]
+        self._pins([comp], [a, b], [letter != "C"])
+
+    def run(self, cards: list, tokens: list[list[str]]) -> None:
+        """The components of consecutive plain cards, in their order, as :meth:`one` would
+        make them one after another: a card whose name is no identifier, whose value is no
+        number with its shared value function, or a capacitor the deck's .ic may start, by
+        :meth:`one`, and the cards between them at once."""
+        names = "\n".join(map(itemgetter(0), tokens)).lower().split("\n")
+        number, makers = self.builder.number, self.makers
+        numbers = {token for token in set(map(itemgetter(3), tokens)) if number(token) is not None}
+        fit = list(map(and_, map(and_, map(str.isidentifier, names), map(str.isascii, names)),
+                       map(and_, map(numbers.__contains__, map(itemgetter(3), tokens)),
+                           map(makers.__contains__, map(itemgetter(0), names)))))
+        start = 0
+        for k in [k for k, fits in enumerate(fit) if not fits] + [len(cards)]:
+            if k - start > 1:
+                self._at_once(cards[start:k], tokens[start:k], names[start:k])
+            elif k - start == 1:
+                self.one(cards[start], tokens[start])
+            if k < len(cards):
+                self.one(cards[k], tokens[k])
+            start = k + 1
+
+    def _at_once(self, cards: list, tokens: list[list[str]], names: list[str]) -> None:
+        """Cards that :meth:`run` makes at once (``names``: their names in lower case); card by
+        card if a component refuses its value or a name is taken, to say which."""
+        makers = self.makers
+        try:
+            components = list(map(lambda name, value: makers[name[0]](name, value), names,
+                                  map(self._float, map(itemgetter(3), tokens), repeat(None))))
+            self.model.add_components(components)
+        except (PhyslibError, DuplicateNameError):
+            for card, card_tokens in zip(cards, tokens):
+                self.one(card, card_tokens)
+            return
+        prefix = self.prefix
+        self.builder.elements.extend(map(prefix.__add__, names) if prefix else names, cards)
+        nodes = list(chain.from_iterable(map(itemgetter(1, 2), tokens)))
+        text = "\n".join(nodes)
+        if not text.islower():              # else every node is in lower case already
+            nodes = text.lower().split("\n")
+        self._pins(components, list(map(self.nets.__getitem__, nodes)),
+                   list(map(ne, map(itemgetter(0), names), repeat("c"))))
+
+    def _float(self, token: str, value) -> float:
+        number = self.floats.get(token)
+        if number is None:
+            number = self.floats[token] = float(value if value is not None else self.builder.number(token))
+        return number
+
+    def _pins(self, components: list, numbers: list[int], conducting: list[bool]) -> None:
+        """The two pins of each of ``components`` on the nodes numbered ``numbers`` (two a
+        component); ``conducting``: whether each joins its nodes at DC (R and L, not C)."""
+        nets = self.nets
+        nets.owners.extend(chain.from_iterable(zip(components, components)))
+        nets.ports.extend(TWO_PINS * len(components))
+        nets.numbers.extend(numbers)
+        if self.dc is not None:
+            self.dc.passives(numbers, conducting)
+
+
+def made_at(card, make, *args):
+    """``make(*args)``, a physlib error raised in it reported as a SpiceError at ``card``."""
+    try:
+        return make(*args)
+    except SpiceError:
+        raise
+    except PhyslibError as err:
+        raise SpiceError(str(err), card.where) from None
+
+
+def element_name(card, tokens) -> str:
+    """The element's name in lower case; a SpiceError if it is no identifier."""
+    name = tokens[0].lower()
+    if not (name.isascii() and name.isidentifier()):
+        raise SpiceError(f"element name {tokens[0]!r}: physlib needs letters, digits and "
+                         "'_' only", card.where)
+    return name
+
+
+def duplicate_name(name: str, card) -> SpiceError:
+    return SpiceError(f"duplicate element name {name} (names are case-insensitive)", card.where)
