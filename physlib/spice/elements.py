@@ -30,6 +30,10 @@ from .plain_cards import PlainCards, duplicate_name, element_name, made_at
 
 __all__ = ["Builder", "GROUND_NAMES"]
 
+# plain cards made at once at most: their tokens are held until then (a million cards' would
+# be 300 MB)
+PLAIN_RUN = 4096
+
 PINS = {"R": 2, "C": 2, "L": 2, "V": 2, "I": 2, "D": 2, "E": 4, "G": 4, "F": 2, "H": 2, "B": 2,
         "S": 4, "W": 2, "Q": 3, "M": 4, "J": 3}
 
@@ -201,6 +205,9 @@ class Builder:
             if len(tokens) == 4 and letter in "RCL":     # "R1 a b 1k": most cards of a large deck
                 run_cards.append(card)
                 run_tokens.append(tokens)
+                if len(run_cards) == PLAIN_RUN:
+                    plain.run(run_cards, run_tokens)
+                    run_cards, run_tokens = [], []
                 continue
             if run_cards:
                 plain.run(run_cards, run_tokens)
