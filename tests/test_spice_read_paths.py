@@ -84,8 +84,9 @@ def read_all(text: str):
     return deck, heard
 
 
-@pytest.mark.parametrize("ic", [True, False])
-def test_plain_cards_build_the_deck_their_named_values_build(ic):
+@pytest.mark.parametrize("ic, run", [(True, elements.PLAIN_RUN), (False, elements.PLAIN_RUN), (False, 3)])
+def test_plain_cards_build_the_deck_their_named_values_build(ic, run, monkeypatch):
+    monkeypatch.setattr(elements, "PLAIN_RUN", run)       # runs of plain cards cut every `run` cards
     plain, plain_heard = read_all(ladder(named=False, ic=ic))
     named, named_heard = read_all(ladder(named=True, ic=ic))
     assert structure(plain.model) == structure(named.model)
