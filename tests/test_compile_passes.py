@@ -294,10 +294,10 @@ def test_class_functions_replayed_on_rows_make_the_mapped_calls_expressions(monk
     compiled model's DAE, its Jacobian and its values take as many operations and give the same
     numbers bit for bit, whichever way every class of a model of diodes, switches and storage
     went."""
-    from physlib.assembly.passes import instantiate
+    from physlib.assembly.passes import mapped_calls
     models = {}
     for label, start in (("mapped", 10**9), ("rows", 1)):
-        monkeypatch.setattr(instantiate, "VECTOR_FROM", start)
+        monkeypatch.setattr(mapped_calls, "VECTOR_FROM", start)
         models[label] = diode_switch_ladder(6).compile().system
     mapped, rows = models["mapped"], models["rows"]
     rng = np.random.default_rng(3)

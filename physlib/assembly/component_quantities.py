@@ -12,7 +12,8 @@ from __future__ import annotations
 import casadi as cs
 
 from ..core.records import record
-from .passes.instantiate import instance_locals, instance_params, mapped
+from .passes.instantiate import instance_locals, instance_params
+from .passes.mapped_calls import mapped
 
 _TEMPLATE_FUNCTION = {"energy": "energy_function", "dissipation": "power_dissipation_function"}
 

@@ -11,7 +11,8 @@ from ..compiled import DaeSystem
 from ..component_quantities import ComponentQuantity
 from ..forced_jumps import forced_inputs
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
-from .instantiate import GroupLocals, mapped, position_starts, raw_start_values, residuals
+from .instantiate import GroupLocals, position_starts, raw_start_values, residuals
+from .mapped_calls import mapped
 
 
 def _rows(flat, attribute, symbolic: Symbolic, rows):

@@ -22,7 +22,8 @@ from ...core.arrays import index_dtype, sorted_unique
 from ..finiteness import FiniteGuard
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
 from ..sparse import CSR
-from .instantiate import columns, instance_locals, local_derivatives, mapped, reordered, residuals, signed
+from .instantiate import LocalRows, columns, local_derivatives, reordered, residuals, signed
+from .mapped_calls import mapped
 
 MAX_LEVELS = 24      # deeper dependency chains are substituted (each level costs a few calls)
 SHORT_ROWS = 8       # terms up to which a row's solution is summed on whole vectors
@@ -91,7 +92,7 @@ class _Known:
     def locals(self, g, aliases: AliasMap, ks, used=None) -> cs.SX:
         """The locals ``used`` (all by default) of the instances ``ks`` of group ``g``, read
         from the values."""
-        return instance_locals(g, aliases.col, aliases.sign, self.values, ks, used)
+        return LocalRows(g, aliases.col, aliases.sign, self.values, ks, used)
 
 
 class _Definitions:

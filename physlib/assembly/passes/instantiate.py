@@ -14,6 +14,7 @@ import numpy as np
 from ...core.arrays import sorted_unique
 from ..ir import AliasMap, Equations, Reduced, Symbolic, Torn
 from ..sparse import CSR, dm_to_csr
+from .mapped_calls import RowSource, mapped
 
 
 def signed(expr, signs) -> cs.SX:
@@ -29,64 +30,6 @@ def signed(expr, signs) -> cs.SX:
     at = negative.tolist()
     expr[at] = -expr[at]
     return expr
-
-
-VECTOR_FROM = 256      # instances from which a class function is evaluated on whole rows
-
-
-def mapped(function: cs.Function, k: int, *args) -> cs.SX:
-    """``function`` on ``k`` instances whose arguments are stacked column by column. From
-    VECTOR_FROM instances its instructions run on whole rows (:func:`_on_rows`); otherwise the
-    call maps itself (a third faster than ``function.map(k)``). Both make the same
-    expressions, node for node."""
-    if k >= VECTOR_FROM:
-        out = _on_rows(function, k, args)
-        if out is not None:
-            return out
-    out = function(*args)
-    return out if out.size2() == k else function.map(k)(*args)
-
-
-def _on_rows(function: cs.Function, k: int, args) -> cs.SX | None:
-    """``function``'s single dense output for ``k`` instances, its instructions replayed once
-    each on rows of k entries (one CasADi operation on a row makes its k nodes in one C++ loop,
-    with the simplifications a per-instance evaluation applies: 40 % less time than the mapped
-    call on a million-element ladder's explicit solutions); None for a function this does not
-    replay (several outputs, a sparse input or output, calls or free parameters in its graph:
-    an input's instruction reads a nonzero, which is its row only where the input is dense)."""
-    if function.n_out() != 1 or not function.sparsity_out(0).is_dense() or not function.is_a("SXFunction") \
-            or any(function.size2_in(i) != 1 or not function.sparsity_in(i).is_dense()
-                   or args[i].size1() != function.size1_in(i) or args[i].size2() not in (1, k)
-                   for i in range(function.n_in())):
-        return None
-    work = [None] * function.sz_w()
-    out = [None] * function.nnz_out(0)
-    rows: dict = {}
-    for n in range(function.n_instructions()):
-        op, into = function.instruction_id(n), function.instruction_output(n)
-        read = function.instruction_input(n)
-        if op == cs.OP_INPUT:
-            key = tuple(read)
-            if key not in rows:
-                arg = args[read[0]]
-                rows[key] = cs.SX(arg[read[1], :] if arg.size2() == k else arg[read[1], 0])
-            work[into[0]] = rows[key]
-        elif op == cs.OP_OUTPUT:
-            out[into[1]] = work[read[0]]
-        elif op == cs.OP_CONST:
-            work[into[0]] = cs.SX(function.instruction_constant(n))
-        elif op in _UNREPLAYED or len(read) > 2:
-            return None
-        elif len(read) == 2:
-            work[into[0]] = cs.SX.binary(op, work[read[0]], work[read[1]])
-        else:
-            work[into[0]] = cs.SX.unary(op, work[read[0]])
-    # a row that reads no instance (a constant, a shared input) is the same for every instance
-    return cs.vertcat(*[row if row.size2() == k else cs.repmat(row, 1, k) for row in out]) \
-        if out else cs.SX(0, k)
-
-
-_UNREPLAYED = {cs.OP_CALL, cs.OP_PARAMETER}     # nodes that are no scalar operation
 
 
 def columns(matrix: cs.SX, ks) -> cs.SX:
@@ -112,6 +55,34 @@ def instance_locals(g, col, sign, R, ks=None, used=None) -> cs.SX:
     (k, nl) = ids.shape
     ids = ids.ravel()                                    # instance by instance, local by local
     return as_matrix(signed(R[col[ids].tolist()], sign[ids]), nl, k)
+
+
+class LocalRows(RowSource):
+    """The locals that :func:`instance_locals` gives (``used`` of the instances ``ks``, all by
+    default), each row made when :func:`mapped` reads it: a million-element ladder's gather of
+    every local, its reshape and the copy of each row out of it took twice as long as a
+    gather per row."""
+
+    def __init__(self, g, col, sign, R, ks=None, used=None):
+        self._matrix_args = (g, col, sign, R, ks, used)
+        ids = g.var_ids if ks is None else g.var_ids[ks]
+        self._ids = ids if used is None else ids[:, used]
+        self._col, self._sign, self._R = col, sign, R
+
+    def size1(self) -> int:
+        return self._ids.shape[1]
+
+    def size2(self) -> int:
+        return self._ids.shape[0]
+
+    def row(self, local: int) -> cs.SX:
+        """The values of local ``local`` (of those used), one per instance, as a row."""
+        ids = self._ids[:, local]
+        return as_matrix(signed(self._R[self._col[ids].tolist()], self._sign[ids]), 1, len(ids))
+
+    def matrix(self) -> cs.SX:
+        """All of them, locals × instances."""
+        return instance_locals(*self._matrix_args)
 
 
 def instance_params(g, P) -> cs.SX:
