@@ -22,17 +22,18 @@ from ...core.arrays import index_dtype, sorted_unique
 from ..finiteness import FiniteGuard
 from ..ir import AliasMap, BlockOrder, Reduced, Solved, Symbolic, Torn
 from ..sparse import CSR
-from .instantiate import LocalRows, columns, local_derivatives, reordered, residuals, signed
+from .instantiate import LocalRows, columns, local_derivatives, residuals, signed
 from .mapped_calls import mapped
 
 MAX_LEVELS = 24      # deeper dependency chains are substituted (each level costs a few calls)
 SHORT_ROWS = 8       # terms up to which a row's solution is summed on whole vectors
 
 
-def solve_linear_rows(rows: CSR, targets: np.ndarray, X: cs.SX) -> cs.SX:
+def solve_linear_rows(rows: CSR, targets: np.ndarray, X: cs.SX) -> tuple[np.ndarray, cs.SX]:
     """Row i of ``rows`` says sum_r c_r·X_r = 0; its solution for X[targets[i]] is
     -sum_{r != targets[i]} (c_r / c_target)·X_r (connection sums and their derivatives).
-    Reads only the entries of X that the rows use.
+    Reads only the entries of X that the rows use. Returns (the rows in the order solved,
+    their solutions in that order): putting them in the rows' order would copy them again.
 
     Each row is its terms summed in the order of their columns, as a sparse matrix-vector
     product sums them, without building the product's matrix: the rows of m ≤ SHORT_ROWS
@@ -62,7 +63,8 @@ def solve_linear_rows(rows: CSR, targets: np.ndarray, X: cs.SX) -> cs.SX:
         at = slice(first[r], first[r] + counts[r])
         parts.append(cs.sum1(_weighted(weight[at], X[col[at].tolist()])))
         have.append([r])
-    return reordered(cs.vertcat(*parts), np.concatenate(have), np.arange(n)) if parts else cs.SX(0, 1)
+    order = np.concatenate(have) if parts else np.zeros(0, dtype=np.int64)
+    return order, parts[0] if len(parts) == 1 else cs.vertcat(*parts) if parts else cs.SX(0, 1)
 
 
 def _weighted(weights: np.ndarray, terms: cs.SX) -> cs.SX:
@@ -112,7 +114,8 @@ class _Definitions:
         if len(linear):
             rows = eqs.through.rows(linear - eqs.n_template)
             self._weights_seen(rows)
-            found.append((target_pos[linear], solve_linear_rows(rows, target_pos[linear], known.values)))
+            order, values = solve_linear_rows(rows, target_pos[linear], known.values)
+            found.append((target_pos[linear][order], values))
         derived = expl_eqs[expl_eqs >= eqs.n_base]
         return found + self._derivatives(known, derived) if len(derived) else found
 
@@ -166,7 +169,8 @@ class _Definitions:
                                        rows.data[has])
             targets = target_pos[[d for d, _ in sums]]
             self._weights_seen(on_ders)
-            found.append((targets, solve_linear_rows(on_ders, targets, X)))
+            order, values = solve_linear_rows(on_ders, targets, X)
+            found.append((targets[order], values))
         for (gi, j, l), items in groups.items():
             g = self.flat.groups[gi]
             ks = [k for _, k in items]
