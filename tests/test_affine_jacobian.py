@@ -124,3 +124,35 @@ def test_an_operating_point_and_a_transient_find_the_pattern_and_its_colors_once
     p = sim.parameter_vector({})
     flip = np.where(dae.row < dae.nx, -1.0, 1.0)
     assert np.array_equal(ida.values(p, 0.0), flip * dae.values(p, 0.0))
+
+
+def test_forms_sharing_a_coloring_evaluate_the_dae_once_per_parameter_vector_and_time(monkeypatch):
+    # A deck's operating point and the transient from it ask for the entries at the same p
+    # and t: the DAE is evaluated on its seeds once, and every form's entries and F(0, 0) are
+    # those of a form evaluated on its own, to the bit. Without algebraic variables CVODE's
+    # form shares the coloring too; another p or t is evaluated anew.
+    from physlib.analysis.common import affine_jacobian as module
+    evaluated = []
+    original = module.AffineJacobian._evaluated
+    monkeypatch.setattr(module.AffineJacobian, "_evaluated",
+                        lambda self, p, t: evaluated.append(t) or original(self, p, t))
+    sim = ladder_model(1200).compile()
+    system = sim.system
+    assert system.dae.size1_in(1) == 0
+    op = sim.operating_point()
+    sim.simulate(1e-6, t_eval=[0.0, 1e-6], x0={name: op[name] for name in sim.states})
+    assert evaluated == [0.0]
+    p = sim.parameter_vector({})
+    for form in ("dae", "ida", "cvode"):
+        shared = module.affine_jacobian(system, form)
+        alone = AffineJacobian(system.dae, form)       # a coloring of its own: nothing shared
+        for ours, theirs in zip(shared.values_and_offset(p, 0.0), alone.values_and_offset(p, 0.0)):
+            assert np.array_equal(ours, theirs), form
+    assert module.affine_jacobian(system, "cvode")._coloring is module.affine_jacobian(system, "dae")._coloring
+    count = len(evaluated)
+    p2 = p.copy()
+    p2[sim.parameter_slot("R3.R")] = 2e3
+    dae = module.affine_jacobian(system, "dae")
+    assert not np.array_equal(dae.values(p2, 0.0), dae.values(p, 0.0))
+    dae.values(p, 1e-7)
+    assert len(evaluated) == count + 3
