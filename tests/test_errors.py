@@ -50,6 +50,10 @@ def test_add_components_adds_as_add_does_and_refuses_before_adding_any():
         at_once.add_components([Resistor("R9", R=1.0), Capacitor("C1", C=1.0)])
     with pytest.raises(DuplicateNameError, match="'R8'"):          # given twice
         at_once.add_components([Resistor("R8", R=1.0), Resistor("R8", R=1.0)])
+    empty = Model("empty")
+    with pytest.raises(DuplicateNameError, match="'R8'"):          # given twice, to an empty model
+        empty.add_components([Resistor("R8", R=1.0), Capacitor("C8", C=1.0), Resistor("R8", R=1.0)])
+    assert empty.component_count == 0 and not empty.components
     other = Model("other")
     owned = other.add(Resistor("R7", R=1.0))
     for refused in ([Resistor("R6", R=1.0), owned], [Resistor("R5", R=1.0), Model("sub")],

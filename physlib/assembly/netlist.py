@@ -113,22 +113,24 @@ class Netlist(NetlistInspection):
         not, or a name repeated or taken, is refused before any is added."""
         fresh = all(issubclass(cls, Component) for cls in set(map(type, components))) and \
             all(map(is_, map(attrgetter("_member_of"), components), repeat(None)))
-        batch = dict(zip(map(attrgetter("name"), components), components)) if fresh else {}
-        if not fresh or None in batch:
+        names = list(map(attrgetter("name"), components)) if fresh else [None]
+        if None in names:
             raise ModelError(f"Model.add_components on model {self.name!r} takes new, named components; "
                              "add other members with Model.add")
-        members = self._members
-        if len(batch) < len(components) or not batch.keys().isdisjoint(members.keys()):
-            taken = next(name for name, count in Counter(map(attrgetter("name"), components)).items()
-                         if count > 1 or name in members)
+        members, before = self._members, len(self._members)
+        # one pass over the model's dictionary (a taken name keeps its member), counted after
+        if members:
+            deque(map(members.setdefault, names, components), maxlen=0)
+        else:                               # (no second dictionary of a million members)
+            self._members = members = dict(zip(names, components))
+        if len(members) != before + len(components):
+            for name, component in zip(names, components):      # undone: none is added
+                if members.get(name) is component:
+                    del members[name]
+            taken = next(name for name, count in Counter(names).items() if count > 1 or name in members)
             raise DuplicateNameError(f"model {self.name!r} already has a member named {taken!r} "
                                      "(or it is given twice); give each component a unique name")
         deque(map(object.__setattr__, components, repeat("_member_of"), repeat(self._ref)), maxlen=0)
-        before = len(members)
-        if members:
-            members.update(batch)
-        else:                               # (no second dictionary of a million members)
-            self._members = members = batch
         if len(members) >= PROMOTE_FROM and len(members) // PROMOTE_EVERY > before // PROMOTE_EVERY:
             promote_young()
 
