@@ -12,7 +12,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections.abc import Mapping, Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
 
 from .lexer import Card
 
@@ -52,7 +52,10 @@ class ElementCards(Mapping):
     its rank among the deck's own elements, ranked when first asked for."""
 
     def __init__(self):
-        self._paths: dict = {}          # path -> card; once compact, None or a shared card's place
+        self._dict: dict = {}           # path -> card; once compact, None or a shared card's place
+        # (paths, cards) lists extended while the deck is built, put in the dictionary when it
+        # is first read: a flat deck's, every card its own, never are (see compact)
+        self._pending: list = []
         self._top: CardStore | None = None
         self._places: array | None = None   # the store's place of each own element, in order
         self._shared: list[Card] = []   # subcircuit bodies' cards (place -1, -2, …)
@@ -67,6 +70,18 @@ class ElementCards(Mapping):
         self._building()
         return self._paths.__setitem__
 
+    @property
+    def _paths(self) -> dict:
+        """The dictionary, with what was extended put in first."""
+        for paths, cards in self._pending:
+            self._dict.update(zip(paths, cards))
+        self._pending = []
+        return self._dict
+
+    @_paths.setter
+    def _paths(self, value: dict) -> None:
+        self._pending, self._dict = [], value
+
     def _building(self) -> None:
         if self._top is not None:
             raise TypeError("the deck's element cards are read only once it is built")
@@ -74,7 +89,7 @@ class ElementCards(Mapping):
     def extend(self, paths, cards) -> None:
         """Add each of ``paths`` with its card of ``cards`` while the deck is built."""
         self._building()
-        self._paths.update(zip(paths, cards))
+        self._pending.append((list(paths), cards))
 
     def __getitem__(self, path: str) -> Card:
         found = self._paths[path]
@@ -119,9 +134,12 @@ class ElementCards(Mapping):
         """Keep the cards of ``body`` (the deck's own level, whose cards are its elements'
         with no '.' in their paths, in card order) in a :class:`CardStore`, which becomes
         ``body.elements`` too."""
-        cards, paths = body.elements, self._paths
-        if len(paths) == len(cards) and all(map(operator.is_, paths.values(), cards)):
-            self._paths = dict.fromkeys(paths)        # a flat deck without K cards
+        cards, pending = body.elements, self._pending
+        # in the order added: the dictionary's, then what was extended since it was read
+        added = chain(self._dict.values(), chain.from_iterable(c for _, c in pending))
+        if len(self._dict) + sum(len(c) for _, c in pending) == len(cards) and \
+                all(map(operator.is_, added, cards)):           # a flat deck without K cards
+            self._paths = dict.fromkeys(chain(self._dict, chain.from_iterable(p for p, _ in pending)))
         else:
             self._places = self._placed(cards)
         body.elements = self._top = cards if isinstance(cards, CardStore) else CardStore(cards)
