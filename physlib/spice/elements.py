@@ -11,6 +11,7 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from itertools import accumulate
+from operator import attrgetter
 
 import numpy as np
 
@@ -304,8 +305,10 @@ class Builder:
         done = 0
         for k in [*special, len(nodes)]:
             first = starts[done:k]      # the nodes done..k-1: two pins or more, nothing special
-            deque(map(self.nodes.setdefault, [prefix + node for node in nodes[done:k]],
-                      [prefix + _pin_path(owners[j], pins[j]) for j in first]), maxlen=0)
+            names = nodes[done:k]
+            paths = _pin_paths(list(map(owners.__getitem__, first)), list(map(pins.__getitem__, first)))
+            deque(map(self.nodes.setdefault, map(prefix.__add__, names) if prefix else names,
+                      map(prefix.__add__, paths) if prefix else paths), maxlen=0)
             groups[0].extend(owners[starts[done]:starts[k]])
             groups[1].extend(pins[starts[done]:starts[k]])
             groups[2].extend(counts[done:k])
@@ -371,6 +374,14 @@ def _pin_path(owner, port: str) -> str:
     if isinstance(owner, Component):
         return f"{owner.name}.{port}"
     return _path(getattr(owner, port))
+
+
+def _pin_paths(owners: list, ports: list[str]) -> list[str]:
+    """:func:`_pin_path` of each owner and port; of components' ports (most), formatted in one
+    pass."""
+    if all(issubclass(cls, Component) for cls in set(map(type, owners))):
+        return list(map("{}.{}".format, map(attrgetter("name"), owners), ports))
+    return list(map(_pin_path, owners, ports))
 
 
 def _path(ref) -> str:
