@@ -39,6 +39,34 @@ def test_groups_give_the_connections_a_loop_of_connect_gives(data):
     assert grouped.connections == looped.connections
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_groups_with_a_pin_twice_are_refused_as_a_loop_of_connect_refuses_them(data):
+    # groups small (compared pin by pin) and large (more than PAIRWISE_UP_TO pins, sorted),
+    # a pin drawn twice in some: the same connections before the first such group, and
+    # connect's error for it
+    count = data.draw(st.integers(2, 8), label="components")
+    pins = [(k, port) for k in range(count) for port in ("p", "n")]
+    groups = data.draw(st.lists(st.lists(st.sampled_from(pins), min_size=2, max_size=14),
+                                min_size=1, max_size=5), label="groups")
+    looped, grouped = Model("m"), Model("m")
+    parts_looped, parts_grouped = members(looped, count), members(grouped, count)
+    refused = None
+    for group in groups:
+        try:
+            looped.connect(*(getattr(parts_looped[k], port) for k, port in group))
+        except PortConnectionError as err:
+            refused = str(err)
+            break
+    try:
+        grouped.connect_groups(*flat([[(parts_grouped[k], port) for k, port in group] for group in groups]))
+    except PortConnectionError as err:
+        assert str(err) == refused
+    else:
+        assert refused is None
+    assert grouped.connections == looped.connections
+
+
 def test_a_group_connect_refuses_is_refused_with_its_error_after_the_groups_before_it():
     other = Model("other")
     stranger = other.add(Resistor("stranger", R=1.0))
