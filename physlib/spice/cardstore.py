@@ -12,7 +12,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections.abc import Mapping, Sequence
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 
 from .lexer import Card
 
@@ -125,10 +125,12 @@ class ElementCards(Mapping):
         return path in self._paths
 
     def __iter__(self):
-        return iter(self._paths)
+        if self._dict:      # (put in first: a look-up while iterating then changes nothing)
+            return iter(self._paths)
+        return chain.from_iterable([paths for paths, _ in self._pending])
 
     def __len__(self) -> int:
-        return len(self._paths)
+        return len(self._dict) + sum(len(paths) for paths, _ in self._pending)
 
     def compact(self, body) -> None:
         """Keep the cards of ``body`` (the deck's own level, whose cards are its elements'
@@ -139,7 +141,9 @@ class ElementCards(Mapping):
         added = chain(self._dict.values(), chain.from_iterable(c for _, c in pending))
         if len(self._dict) + sum(len(c) for _, c in pending) == len(cards) and \
                 all(map(operator.is_, added, cards)):           # a flat deck without K cards
-            self._paths = dict.fromkeys(chain(self._dict, chain.from_iterable(p for p, _ in pending)))
+            # their paths, put in the dictionary (to None) only if it is read
+            paths = list(chain(self._dict, chain.from_iterable(p for p, _ in pending)))
+            self._dict, self._pending = {}, [(paths, repeat(None))]
         else:
             self._places = self._placed(cards)
         body.elements = self._top = cards if isinstance(cards, CardStore) else CardStore(cards)
