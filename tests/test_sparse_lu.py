@@ -37,6 +37,15 @@ def test_sparse_solves_match_numpys_dense_lu(seed, n, density):
     np.testing.assert_allclose(sparse_lu.csc_product(J, w), a @ w, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(sparse_lu.csc_product(J, w, absolute=True), np.abs(a) @ w,
                                rtol=1e-13, atol=1e-13)
+    # the same matrix by its compressed columns (an affine model's Jacobian): the same answers
+    pattern = J.sparsity()
+    columns = sparse_lu.SparseColumns(np.array(pattern.colind()), np.array(pattern.row()),
+                                      np.array(J.nonzeros()))
+    assert np.array_equal(np.array(columns.dm()), np.array(J))
+    assert np.array_equal(sparse_lu.sparse_solve(columns, b), x)
+    assert np.array_equal(sparse_lu.solve_step(columns, b), sparse_lu.solve_step(J, b))
+    assert np.array_equal(sparse_lu.csc_product(columns, w, absolute=True),
+                          sparse_lu.csc_product(J, w, absolute=True))
 
 
 def test_a_large_grid_matches_scipys_superlu(monkeypatch):

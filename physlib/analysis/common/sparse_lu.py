@@ -12,6 +12,7 @@ fresh process. Where SUNDIALS' libraries cannot be loaded, SciPy solves.
 from __future__ import annotations
 
 import ctypes
+from typing import NamedTuple
 
 import casadi as cs
 import numpy as np
@@ -19,9 +20,38 @@ import numpy as np
 from .sundials_library import (BAND_WORK, COLAMD_ORDERING, CSC_MAT, POINTER, REAL_P, SundialsUnavailable,
                                check_flag, libraries, sparse_libraries)
 
-__all__ = ["solve_step", "sparse_solve", "csc_product"]
+__all__ = ["SparseColumns", "solve_step", "sparse_solve", "csc_product"]
 
 DENSE_SOLVE_LIMIT = 100     # unknowns up to which :func:`solve_step` factors densely (NumPy's LU)
+
+
+class SparseColumns(NamedTuple):
+    """A square sparse matrix by its compressed columns, NumPy arrays: ``colind`` (where each
+    column's entries start, n + 1), ``row`` and ``values`` (one per stored entry). A large
+    affine model's Jacobian comes so from its colored evaluation
+    (:class:`~physlib.analysis.common.affine_jacobian.AffineJacobian`): made a CasADi DM and
+    read back for the solve, a million-element ladder's 1.5 million entries took 0.25 s."""
+
+    colind: np.ndarray
+    row: np.ndarray
+    values: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.colind) - 1
+
+    def dm(self) -> cs.DM:
+        """The matrix as a CasADi DM."""
+        return cs.DM(cs.Sparsity(self.n, self.n, self.colind.tolist(), self.row.tolist()), self.values.tolist())
+
+
+def _columns(jacobian) -> SparseColumns:
+    """The compressed columns of a square CasADi DM (or of a :class:`SparseColumns`)."""
+    if isinstance(jacobian, SparseColumns):
+        return jacobian
+    pattern = jacobian.sparsity()
+    return SparseColumns(np.array(pattern.colind(), dtype=np.int64), np.array(pattern.row(), dtype=np.int64),
+                         np.array(jacobian.nonzeros(), dtype=float))
 
 
 def solve_step(jacobian, rhs) -> np.ndarray | None:
@@ -30,26 +60,26 @@ def solve_step(jacobian, rhs) -> np.ndarray | None:
     convert and 0.13 s to factor at every step); None when J is singular or the step is not
     finite. The damped Newton methods of the operating point and of a consistent start take
     their steps here."""
-    J = cs.DM(jacobian)
-    if J.size1() > DENSE_SOLVE_LIMIT:
+    J = jacobian if isinstance(jacobian, SparseColumns) else cs.DM(jacobian)
+    if J.size1() > DENSE_SOLVE_LIMIT if isinstance(J, cs.DM) else J.n > DENSE_SOLVE_LIMIT:
         step = sparse_solve(J, rhs)
     else:
         try:
-            step = np.linalg.solve(np.array(J), rhs)
+            step = np.linalg.solve(np.array(J if isinstance(J, cs.DM) else J.dm()), rhs)
         except np.linalg.LinAlgError:
             return None
     return step if np.all(np.isfinite(step)) else None
 
 
-def sparse_solve(jacobian: cs.DM, rhs: np.ndarray) -> np.ndarray:
-    """x with J·x = ``rhs`` for a square sparse J (a CasADi DM); NaN everywhere when J is
+def sparse_solve(jacobian, rhs: np.ndarray) -> np.ndarray:
+    """x with J·x = ``rhs`` for a square sparse J (a CasADi DM or :class:`SparseColumns`); NaN everywhere when J is
     singular (as SciPy's ``spsolve`` answers), infinite or NaN entries where it is nearly so:
     the callers test the step for finiteness. A J banded in the order of its unknowns (a
     ladder's, a chain's: n·l·(l + u) at most BAND_WORK·n for bandwidths l, u) takes SUNDIALS'
     band LU, as the stepped solvers do (a million-element ladder's operating point: 0.5 s with
     SuperLU_MT)."""
-    n = jacobian.size1()
-    colind, row, values = _with_diagonal(jacobian)
+    colind, row, values = _with_diagonal(_columns(jacobian))
+    n = len(colind) - 1
     rhs = np.array(rhs, dtype=float).ravel()
     try:
         core, nvec = libraries()[:2]
@@ -80,14 +110,11 @@ def _band_lu(core, nvec, bmat, bls, bandwidths, column, row, values, rhs) -> np.
                            (bls.SUNLinSolInitialize_Band, bls.SUNLinSolSetup_Band, bls.SUNLinSolSolve_Band))
 
 
-def _with_diagonal(jacobian: cs.DM):
+def _with_diagonal(columns: SparseColumns):
     """J's compressed columns (colind, row, values) with every diagonal entry stored (0 where J
     has none), as the stepped solvers store theirs: SuperLU_MT crashed on an empty column."""
-    pattern = jacobian.sparsity()
-    n = pattern.size1()
-    row = np.array(pattern.row(), dtype=np.int64)
-    column = np.repeat(np.arange(n, dtype=np.int64), np.diff(pattern.colind()))
-    values = np.array(jacobian.nonzeros(), dtype=float)
+    n, row, values = columns.n, columns.row, columns.values
+    column = np.repeat(np.arange(n, dtype=np.int64), np.diff(columns.colind))
     missing = np.setdiff1d(np.arange(n, dtype=np.int64), column[row == column], assume_unique=True)
     if len(missing):
         row, column = np.concatenate([row, missing]), np.concatenate([column, missing])
@@ -165,12 +192,11 @@ def _scipy_solve(n, colind, row, values, rhs) -> np.ndarray:
         return np.atleast_1d(spla.spsolve(sps.csc_matrix((values, row, colind), shape=(n, n)), rhs))
 
 
-def csc_product(jacobian: cs.DM, w: np.ndarray, absolute: bool = False) -> np.ndarray:
-    """J·w for a sparse CasADi DM J (|J|·w with ``absolute``), with NumPy alone."""
-    pattern = jacobian.sparsity()
-    values = np.array(jacobian.nonzeros(), dtype=float)
-    if absolute:
-        values = np.abs(values)
-    columns = np.repeat(np.arange(pattern.size2()), np.diff(pattern.colind()))
-    return np.bincount(np.array(pattern.row(), dtype=np.int64), weights=values * w[columns],
-                       minlength=pattern.size1())
+def csc_product(jacobian, w: np.ndarray, absolute: bool = False) -> np.ndarray:
+    """J·w for a square sparse J, a CasADi DM or :class:`SparseColumns` (|J|·w with
+    ``absolute``), with NumPy alone."""
+    J = _columns(jacobian)
+    values = np.abs(J.values) if absolute else J.values
+    columns = np.repeat(np.arange(len(J.colind) - 1), np.diff(J.colind))
+    rows = jacobian.size1() if isinstance(jacobian, cs.DM) else J.n
+    return np.bincount(J.row, weights=values * w[columns], minlength=rows)
