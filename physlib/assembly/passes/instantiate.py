@@ -211,6 +211,8 @@ def _group_starts(g, Pm, T, wanted: np.ndarray):
 def start_values(flat, aliases: AliasMap, params_sx, T, positions=None) -> cs.SX:
     """Start values of the representative positions ``positions`` (default: all of them), in
     that order: a representative is its own raw variable (sign +1), so its start is its own."""
+    if positions is not None and not len(positions):   # (no algebraic variables, say)
+        return cs.SX(0, 1)
     wanted = np.ones(aliases.n, bool) if positions is None else np.zeros(aliases.n, bool)
     if positions is not None:
         wanted[positions] = True
@@ -224,7 +226,9 @@ def start_values(flat, aliases: AliasMap, params_sx, T, positions=None) -> cs.SX
     if not parts:
         return cs.SX(0, 1)
     have = np.concatenate(have)
-    return reordered(cs.vertcat(*parts), have, np.arange(len(have)) if positions is None else positions)
+    # (one part, a million-element ladder's capacitors' v0: not copied by vertcat)
+    return reordered(parts[0] if len(parts) == 1 else cs.vertcat(*parts), have,
+                     np.arange(len(have)) if positions is None else positions)
 
 
 def position_starts(flat, aliases: AliasMap, reduced: Reduced, symbolic: Symbolic, positions) -> cs.SX:
