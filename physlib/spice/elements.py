@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from itertools import accumulate
-from operator import attrgetter
+from operator import and_, attrgetter, itemgetter
 
 import numpy as np
 
@@ -200,35 +200,25 @@ class Builder:
         sensed = sensed_sources(body)
         dc = self.dc_joins if not prefix else None     # recorded for the deck's own level
         plain = PlainCards(self, model, nets, dc, scope, prefix)
-        run_cards, run_tokens = [], []          # consecutive plain cards, made at once
-        for card, tokens in body.element_cards():
-            letter = card.text[0].upper()
-            if len(tokens) == 4 and letter in "RCL":     # "R1 a b 1k": most cards of a large deck
-                run_cards.append(card)
-                run_tokens.append(tokens)
-                if len(run_cards) == PLAIN_RUN:
-                    plain.run(run_cards, run_tokens)
-                    run_cards, run_tokens = [], []
-                continue
-            if run_cards:
-                plain.run(run_cards, run_tokens)
-                run_cards, run_tokens = [], []
+
+        def other(card, tokens, letter):
+            """A card that is not plain (a K or X card, a source, a semiconductor, ...)."""
             if letter in "KX" and dc is not None:
                 dc.complete = False
             if letter == "K":             # after the inductors it couples (they may come later)
                 couplings.append((card, tokens))
-                continue
+                return
             if letter == "X":
                 child, exposed = self._instance(card, tokens, body, scope, prefix, parents)
                 self.add_member(model, child, card, prefix)
                 for node, port in exposed:
                     nets.add(node, child, port)
-                continue
+                return
             comp, pins = self._component(card, tokens, letter, body, scope, prefix, sensed)
             self.add_member(model, comp, card, prefix)
             # what the element recorded, taken and emptied for the next one (most record nothing)
             if self.controls:
-                controls += [(getattr(comp, port), source, card) for port, source in self.controls]
+                controls.extend((getattr(comp, port), source, card) for port, source in self.controls)
                 self.controls = []
             ends = list(zip(pins, tokens[1:]))
             if self.senses:               # pins on nodes of the card's expressions, after its own
@@ -238,8 +228,22 @@ class Builder:
                 nets.add(node.lower(), comp, pin)
             if dc is not None:
                 dc.component(comp, ends, nets)
-        if run_cards:
-            plain.run(run_cards, run_tokens)
+
+        # the cards a chunk at a time: the runs of plain cards ("R1 a b 1k", most cards of a
+        # large deck) made at once, told apart from the others in one pass over the chunk
+        for cards, tokens in body.element_chunks(PLAIN_RUN):
+            letters = "".join(map(itemgetter(0), map(attrgetter("text"), cards))).upper()
+            is_plain = np.fromiter(map(and_, map((4).__eq__, map(len, tokens)), map("RCL".__contains__, letters)),
+                                   bool, len(cards))
+            edges = np.flatnonzero(np.diff(np.concatenate([[False], is_plain, [False]]))).tolist()
+            done = 0
+            for start, end in zip(edges[::2], edges[1::2]):
+                for k in range(done, start):
+                    other(cards[k], tokens[k], letters[k])
+                plain.run(cards[start:end], tokens[start:end])
+                done = end
+            for k in range(done, len(cards)):
+                other(cards[k], tokens[k], letters[k])
         for card, tokens in couplings:
             couple(self, card, tokens, scope, prefix, nets, model)
         if couplings:

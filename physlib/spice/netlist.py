@@ -6,6 +6,7 @@ analysis cards, ``.options``/``.temp``, ``.ic``/``.nodeset``. Nothing is built h
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 
 from .errors import Location, SpiceError
 from .expressions import Scope, parse
@@ -68,6 +69,21 @@ class Body:
                 continue
             tokens = kept.get(position)
             yield card, tokens if tokens is not None else split(card.text, card.where)
+
+    def element_chunks(self, size: int):
+        """(cards, their tokens) of the element cards in order, ``size`` cards at a time; a
+        chunk of words alone (no ``=``, parentheses or commas; no braces or quotes, whose
+        cards' tokens are kept) split in one pass."""
+        cards, kept = self.elements, self.tokens
+        for start in range(0, len(cards), size):
+            chunk = cards[start:start + size]
+            texts = list(map(attrgetter("text"), chunk))
+            whole = "".join(texts)
+            if not kept and not any(mark in whole for mark in "=(),"):
+                yield chunk, list(map(str.split, texts))
+                continue
+            yield chunk, [kept.get(start + k) or split(text, card.where)
+                          for k, (card, text) in enumerate(zip(chunk, texts))]
 
     def compact(self):
         """Drop the kept tokens (:meth:`add_element`), here and in every subcircuit definition:
