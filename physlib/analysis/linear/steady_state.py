@@ -187,7 +187,7 @@ def _not_settling(requests, events, t, why) -> ModeSettlingError:
 
 def _guess(model, p, t, x_guess, z_guess):
     system = model.system
-    x, z = (np.array(v).ravel() for v in system.start(p, t))
+    x, z = fast(system, "start")(p, t)     # (a CasADi call converted a million-element p: 0.14 s)
     for given, vector, kind in ((x_guess, x, "state"), (z_guess, z, "algebraic variable")):
         if not given:
             continue
@@ -258,7 +258,6 @@ class _SteadyProblem:
 
     def _build(self, system, target_rows, target_values) -> None:
         nk, nz, nx = len(self.keep), self.nz, self.nx
-        fixed_x = cs.SX.sym("xf", nx)
         if nk == nx and not self.free_slots and not target_rows:
             # The unknowns are the model's own: its equations and their Jacobian as the
             # compiled model keeps them (derived once, shared with linearize and simulate).
@@ -269,6 +268,7 @@ class _SteadyProblem:
             self.FJ = cs.Function("steady_jac", [w, args], [residual, system.dae_jacobian()])
             return
         _, _, ps, ts = system.symbols()
+        fixed_x = cs.SX.sym("xf", nx)
         w = cs.SX.sym("w", nk + nz + len(self.free_slots))
         # x = [w_kept; fixed_x] and p = [ps; w_free] permuted in one indexing each (an SX
         # element at a time cost 0.18 s for 5 000 states and 15 000 parameters)
