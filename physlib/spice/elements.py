@@ -19,7 +19,7 @@ from ..api import Model
 from ..assembly.model import ExposedPort
 from ..components import electrical as el
 from ..core.component import Component
-from ..core.errors import DuplicateNameError, PhyslibError
+from ..core.errors import DuplicateNameError
 from .bindings import Bindings
 from .cardstore import ElementCards
 from .checks import GROUND_NAMES, DcJoins

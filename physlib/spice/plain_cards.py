@@ -4,8 +4,10 @@ parsing of options (they record no controls or senses), and a run of consecutive
 is made at once: each step a pass over the whole run in C (joining, lower-casing and splitting
 their names and nodes as one text, numbering the nodes, adding the components to the model),
 where a loop over a million-element ladder's cards spent two microseconds a card in calls.
-A run that anything sets apart (a name that is no identifier or is taken, a value that is no
-plain number, an error making a component) is made card by card, which says which card.
+A card the general path must read (a name that is no identifier, a value that is no plain
+number, a capacitor the deck's .ic may start) is made on its own between such runs; a run in
+which a name is taken or a component refuses its value is made card by card, which says which
+card.
 """
 from __future__ import annotations
 
@@ -89,7 +91,7 @@ class PlainCards:
             components = list(map(lambda name, value: makers[name[0]](name, value), names,
                                   map(self._float, map(itemgetter(3), tokens), repeat(None))))
             self.model.add_components(components)
-        except (PhyslibError, DuplicateNameError):
+        except PhyslibError:            # a name taken, a value refused (DuplicateNameError is one)
             for card, card_tokens in zip(cards, tokens):
                 self.one(card, card_tokens)
             return
