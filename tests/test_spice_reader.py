@@ -163,6 +163,7 @@ BAD = [
     ("param recursion", "t\n.param a={b+1}\n.param b={a*2}\nV1 x 0 {a}\nR1 x 0 1\n.end\n", 2,
      "parameter recursion"),
     ("unsupported element", "t\nV1 a 0 1\nZ1 a b 0 zmod\n.end\n", 3, "MESFETs"),
+    ("unknown letter", "t\nV1 a 0 1\nR1 a 0 1k\n\u00dfR a 0 1\n.end\n", 4, "unknown element letter"),
     ("unsupported card", "t\nV1 a 0 1\nR1 a 0 1\n.disto dec 10 1k 1meg\n.end\n", 4, ".disto"),
     ("unsupported diode parameter", "t\nV1 a 0 1\nD1 a 0 dm\n.model dm D(IS=1n JSW=1m)\n.end\n",
      4, "JSW"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from operator import itemgetter
 
 from .errors import Location, SpiceError
 
@@ -84,8 +85,10 @@ def _join(lines: list[str], file: str, first: int, comments: bool) -> list[Card]
             continue
         numbers.append(number)
         texts.append(stripped)
-    end = next((k for k, text in enumerate(texts) if text[0] == "." and first_word(text) == ".end"),
-               len(texts))
+    # .end among the cards starting with a dot (found in their first characters at once)
+    firsts = "".join(map(itemgetter(0), texts))
+    end = next((k for k in (found.start() for found in re.finditer(r"\.", firsts))
+                if first_word(texts[k]) == ".end"), len(texts))
     return [Card(file, number, text) for number, text in zip(numbers[:end], texts[:end])]
 
 

@@ -6,7 +6,7 @@ analysis cards, ``.options``/``.temp``, ``.ic``/``.nodeset``. Nothing is built h
 from __future__ import annotations
 
 import re
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from .errors import Location, SpiceError
 from .expressions import Scope, parse
@@ -16,6 +16,7 @@ from .lexer import Card, first_word, split
 __all__ = ["Body", "Subckt", "Netlist", "parse_assignments", "ELEMENT_LETTERS"]
 
 ELEMENT_LETTERS = "RCLVIDEFGHXKBSWQMJ"
+_SUPPORTED_LETTERS = frozenset(ELEMENT_LETTERS)
 
 UNSUPPORTED_ELEMENTS = {
     "A": "XSPICE code models", "T": "lossless transmission lines",
@@ -122,11 +123,17 @@ class Netlist:
 
     def _sort(self, cards: list[Card]):
         stack: list[tuple[Body, Subckt | None]] = [(self.top, None)]
-        for card in cards:
+        # the element cards between two dot cards a run at a time (a large deck's are most)
+        firsts = "".join(map(itemgetter(0), map(attrgetter("text"), cards)))
+        start = 0
+        for k in [*(found.start() for found in re.finditer(r"\.", firsts)), len(cards)]:
+            if k > start:
+                self._elements(cards[start:k], firsts[start:k], stack[-1][0])
+            start = k + 1
+            if k == len(cards):
+                break
+            card = cards[k]
             body, current = stack[-1]
-            if card.text[0] != ".":
-                self._element(card, body)
-                continue
             key = first_word(card.text)
             if key == ".subckt":
                 sub = self._subckt(card)
@@ -142,6 +149,18 @@ class Netlist:
                 self._control(card, key, body, current)
         if len(stack) > 1:
             raise SpiceError(f"subcircuit {stack[-1][1].name} has no .ends", stack[-1][1].card.where)
+
+    def _elements(self, cards: list[Card], letters: str, body: Body):
+        """Element cards ``cards`` (``letters``: their first letters) into ``body``: at once
+        where every letter is a supported element's and no card has braces or quotes, else
+        one by one (which refuses the first bad one)."""
+        joined = "".join(map(attrgetter("text"), cards))
+        if letters.isascii() and set(letters.upper()) <= _SUPPORTED_LETTERS and "{" not in joined \
+                and "'" not in joined:
+            body.elements.extend(cards)
+            return
+        for card in cards:
+            self._element(card, body)
 
     def _element(self, card: Card, body: Body):
         letter = card.text[0].upper()
