@@ -60,31 +60,28 @@ class Body:
     def element_cards(self, letters: str | None = None):
         """(card, tokens) of each element card, in order, or of those whose letter is one of
         ``letters`` (upper case); the tokens split here unless kept (:meth:`add_element`)."""
-        kept = self.tokens
-        if not kept and letters is None:     # a large deck's plain cards: a split of each
-            for card in self.elements:
-                yield card, split(card.text, card.where)
-            return
         for position, card in enumerate(self.elements):
-            if letters is not None and card.text[0].upper() not in letters:
-                continue
-            tokens = kept.get(position)
-            yield card, tokens if tokens is not None else split(card.text, card.where)
+            if letters is None or card.text[0].upper() in letters:
+                yield card, self._tokens(position, card)
 
     def element_chunks(self, size: int):
         """(cards, their tokens) of the element cards in order, ``size`` cards at a time; a
         chunk of words alone (no ``=``, parentheses or commas; no braces or quotes, whose
         cards' tokens are kept) split in one pass."""
-        cards, kept = self.elements, self.tokens
+        cards = self.elements
         for start in range(0, len(cards), size):
             chunk = cards[start:start + size]
             texts = list(map(attrgetter("text"), chunk))
             whole = "".join(texts)
-            if not kept and not any(mark in whole for mark in "=(),"):
+            if not self.tokens and not any(mark in whole for mark in "=(),"):
                 yield chunk, list(map(str.split, texts))
-                continue
-            yield chunk, [kept.get(start + k) or split(text, card.where)
-                          for k, (card, text) in enumerate(zip(chunk, texts))]
+            else:
+                yield chunk, list(map(self._tokens, range(start, start + len(chunk)), chunk))
+
+    def _tokens(self, position: int, card: Card) -> list[str]:
+        """The tokens of the element card at ``position``: kept, or split now."""
+        tokens = self.tokens.get(position)
+        return tokens if tokens is not None else split(card.text, card.where)
 
     def compact(self):
         """Drop the kept tokens (:meth:`add_element`), here and in every subcircuit definition:
