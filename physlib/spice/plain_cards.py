@@ -71,12 +71,11 @@ class PlainCards:
         number, makers = self.builder.number, self.makers
         values = list(map(itemgetter(3), tokens))
         numbers = {token for token in set(values) if number(token) is not None}
-        if numbers.issuperset(values) and makers.keys() >= set(map(itemgetter(0), names)) \
-                and "".join(names).isascii() and all(map(str.isidentifier, names)):
-            self._at_once(cards, tokens, names)         # (most runs: every card fits)
-            return
         fit = list(map(and_, map(and_, map(str.isidentifier, names), map(str.isascii, names)),
                        map(and_, map(numbers.__contains__, values), map(makers.__contains__, map(itemgetter(0), names)))))
+        if all(fit):                        # most runs: made at once, no card looked for
+            self._at_once(cards, tokens, names)
+            return
         start = 0
         for k in [k for k, fits in enumerate(fit) if not fits] + [len(cards)]:
             if k - start > 1:
