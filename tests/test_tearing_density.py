@@ -82,7 +82,7 @@ def test_a_large_ladder_settled_by_the_damped_newton_solves_the_nodal_equations(
     first = direct_newton.direct_newton
     monkeypatch.setattr(steady_state, "direct_newton", lambda *a: direct.append(first(*a)) or direct[-1])
     solve = sparse_lu.sparse_solve
-    monkeypatch.setattr(sparse_lu, "sparse_solve", lambda J, rhs: sparse.append(J.size1()) or solve(J, rhs))
+    monkeypatch.setattr(sparse_lu, "sparse_solve", lambda J, rhs: sparse.append(sparse_lu.as_columns(J).n) or solve(J, rhs))
     op = sim.operating_point()
     assert direct == [None] and sparse and min(sparse) > sparse_lu.DENSE_SOLVE_LIMIT
     v = np.array([5.0] + [op[f"D{k}.v"] for k in range(1, stages + 1)] + [0.0])

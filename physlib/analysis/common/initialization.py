@@ -13,7 +13,7 @@ import numpy as np
 
 from ...core.errors import InitializationError
 from .fast_call import fast
-from .sparse_lu import SparseColumns, csc_product, solve_step
+from .sparse_lu import as_columns, csc_product, solve_step
 from .start_values import apply_x0, check_initial_state, guessed_algebraic
 from .stored_functions import stored
 
@@ -309,7 +309,7 @@ def _absolute_product(J, v) -> np.ndarray:
     ``@`` on a DM did: 0.35 s for a 1,800-unknown Jacobian)."""
     if isinstance(J, np.ndarray):
         return np.abs(J) @ v
-    return csc_product(J if isinstance(J, SparseColumns) else cs.DM(J), v, absolute=True)
+    return csc_product(J, v, absolute=True)
 
 
 def at_rounding(F, terms) -> bool:
@@ -328,7 +328,7 @@ def at_rounding(F, terms) -> bool:
 def _solve(jac, rhs, describe):
     step = solve_step(jac, rhs)
     if step is None:
-        raise _singular(np.array(jac.dm() if isinstance(jac, SparseColumns) else cs.DM(jac)), describe)
+        raise _singular(as_columns(jac).dense(), describe)
     return step
 
 

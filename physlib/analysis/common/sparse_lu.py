@@ -20,7 +20,7 @@ import numpy as np
 from .sundials_library import (BAND_WORK, COLAMD_ORDERING, CSC_MAT, POINTER, REAL_P, SundialsUnavailable,
                                check_flag, libraries, sparse_libraries)
 
-__all__ = ["SparseColumns", "solve_step", "sparse_solve", "csc_product"]
+__all__ = ["SparseColumns", "as_columns", "solve_step", "sparse_solve", "csc_product"]
 
 DENSE_SOLVE_LIMIT = 100     # unknowns up to which :func:`solve_step` factors densely (NumPy's LU)
 
@@ -40,15 +40,19 @@ class SparseColumns(NamedTuple):
     def n(self) -> int:
         return len(self.colind) - 1
 
-    def dm(self) -> cs.DM:
-        """The matrix as a CasADi DM."""
-        return cs.DM(cs.Sparsity(self.n, self.n, self.colind.tolist(), self.row.tolist()), self.values.tolist())
+    def dense(self) -> np.ndarray:
+        """The matrix as a dense array."""
+        dense = np.zeros((self.n, self.n))
+        dense[self.row, np.repeat(np.arange(self.n), np.diff(self.colind))] = self.values
+        return dense
 
 
-def _columns(jacobian) -> SparseColumns:
-    """The compressed columns of a square CasADi DM (or of a :class:`SparseColumns`)."""
+def as_columns(jacobian) -> SparseColumns:
+    """A square matrix (a :class:`SparseColumns`, or what ``casadi.DM`` takes) by its
+    compressed columns."""
     if isinstance(jacobian, SparseColumns):
         return jacobian
+    jacobian = cs.DM(jacobian)
     pattern = jacobian.sparsity()
     return SparseColumns(np.array(pattern.colind(), dtype=np.int64), np.array(pattern.row(), dtype=np.int64),
                          np.array(jacobian.nonzeros(), dtype=float))
@@ -60,12 +64,12 @@ def solve_step(jacobian, rhs) -> np.ndarray | None:
     convert and 0.13 s to factor at every step); None when J is singular or the step is not
     finite. The damped Newton methods of the operating point and of a consistent start take
     their steps here."""
-    J = jacobian if isinstance(jacobian, SparseColumns) else cs.DM(jacobian)
-    if J.size1() > DENSE_SOLVE_LIMIT if isinstance(J, cs.DM) else J.n > DENSE_SOLVE_LIMIT:
+    J = as_columns(jacobian)
+    if J.n > DENSE_SOLVE_LIMIT:
         step = sparse_solve(J, rhs)
     else:
         try:
-            step = np.linalg.solve(np.array(J if isinstance(J, cs.DM) else J.dm()), rhs)
+            step = np.linalg.solve(J.dense(), rhs)
         except np.linalg.LinAlgError:
             return None
     return step if np.all(np.isfinite(step)) else None
@@ -78,7 +82,7 @@ def sparse_solve(jacobian, rhs: np.ndarray) -> np.ndarray:
     ladder's, a chain's: n·l·(l + u) at most BAND_WORK·n for bandwidths l, u) takes SUNDIALS'
     band LU, as the stepped solvers do (a million-element ladder's operating point: 0.5 s with
     SuperLU_MT)."""
-    colind, row, values = _with_diagonal(_columns(jacobian))
+    colind, row, values = _with_diagonal(as_columns(jacobian))
     n = len(colind) - 1
     rhs = np.array(rhs, dtype=float).ravel()
     try:
@@ -195,8 +199,7 @@ def _scipy_solve(n, colind, row, values, rhs) -> np.ndarray:
 def csc_product(jacobian, w: np.ndarray, absolute: bool = False) -> np.ndarray:
     """J·w for a square sparse J, a CasADi DM or :class:`SparseColumns` (|J|·w with
     ``absolute``), with NumPy alone."""
-    J = _columns(jacobian)
+    J = as_columns(jacobian)
     values = np.abs(J.values) if absolute else J.values
-    columns = np.repeat(np.arange(len(J.colind) - 1), np.diff(J.colind))
-    rows = jacobian.size1() if isinstance(jacobian, cs.DM) else J.n
-    return np.bincount(J.row, weights=values * w[columns], minlength=rows)
+    columns = np.repeat(np.arange(J.n), np.diff(J.colind))
+    return np.bincount(J.row, weights=values * w[columns], minlength=J.n)

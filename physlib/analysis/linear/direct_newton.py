@@ -8,7 +8,7 @@ import casadi as cs
 import numpy as np
 
 from ..common.initialization import at_rounding
-from ..common.sparse_lu import SparseColumns, csc_product, solve_step
+from ..common.sparse_lu import as_columns, csc_product, solve_step
 
 NEWTON_STEPS = 60           # full Newton steps before the continuation methods take over
 COMPILED_NEWTON_SIZE = 1000     # unknowns up to which CasADi's compiled Newton solves
@@ -62,7 +62,7 @@ def _newton_step(problem, w, arg):
     res = np.asarray(res).ravel()
     if not (np.all(np.isfinite(w)) and np.all(np.isfinite(res))):
         return None, None, None
-    J = J if isinstance(J, SparseColumns) else cs.DM(J)
+    J = as_columns(J)
     return res, J, solve_step(J, -res)      # None when J is singular
 
 

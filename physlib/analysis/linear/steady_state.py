@@ -38,7 +38,7 @@ from ..common.affine_jacobian import affine_jacobian
 from ..common.fast_call import fast
 from ..common.hybrid_components import hybrid_instances, max_mode_rounds, mode_requests, no_crossings, set_modes
 from ..common.initialization import damped_newton, null_space_members, solve_algebraic
-from ..common.sparse_lu import SparseColumns, solve_step
+from ..common.sparse_lu import as_columns, solve_step
 from .direct_newton import COMPILED_NEWTON_SIZE, direct_newton
 from .homotopy import NEWTON, NotConverged, continuation
 from .model_inputs import resolve_input, set_inputs
@@ -376,7 +376,7 @@ def _linear_solve(J, rhs, names):
     step = solve_step(J, rhs)
     if step is not None:
         return step
-    a = np.array(J.dm() if isinstance(J, SparseColumns) else cs.DM(J))
+    a = as_columns(J).dense()
     raise InitializationError(
         "the steady-state equations are singular; nothing fixes " + ", ".join(null_space_members(a, names.__getitem__))
         + " at steady state (a free-spinning body or an integrator with nothing to balance it?)")
