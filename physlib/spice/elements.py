@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import and_, attrgetter, itemgetter
 
 import numpy as np
@@ -23,7 +23,7 @@ from ..core.errors import DuplicateNameError
 from .bindings import Bindings
 from .cardstore import ElementCards
 from .checks import GROUND_NAMES, DcJoins
-from .devices import couple, make_component, member_named, sensed_sources
+from .devices import TWO_PINS, couple, make_component, member_named, sensed_sources
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import Constant, parse_number
@@ -64,6 +64,13 @@ class LevelNodes(dict):
         self.numbers.append(self[node])
         self.owners.append(owner)
         self.ports.append(port)
+
+    def add_two_pins(self, components: list, numbers: list[int]) -> None:
+        """The two pins of each of two-pin ``components``, in their order, on the nodes numbered
+        ``numbers`` (two a component)."""
+        self.owners.extend(chain.from_iterable(zip(components, components)))
+        self.ports.extend(TWO_PINS * len(components))
+        self.numbers.extend(numbers)
 
     def by_node(self) -> tuple[list, list[str], list[int]]:
         """(the pins' owners, their port names, each node's number of pins): the pins node

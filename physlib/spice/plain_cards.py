@@ -15,7 +15,7 @@ from itertools import chain, repeat
 from operator import and_, itemgetter, ne
 
 from ..core.errors import DuplicateNameError, PhyslibError
-from .devices import TWO_PINS, passive, plain_passive
+from .devices import passive, plain_passive
 from .errors import SpiceError
 
 __all__ = ["PlainCards", "made_at", "element_name", "duplicate_name"]
@@ -116,10 +116,7 @@ class PlainCards:
     def _pins(self, components: list, numbers: list[int], conducting: list[bool]) -> None:
         """The two pins of each of ``components`` on the nodes numbered ``numbers`` (two a
         component); ``conducting``: whether each joins its nodes at DC (R and L, not C)."""
-        nets = self.nets
-        nets.owners.extend(chain.from_iterable(zip(components, components)))
-        nets.ports.extend(TWO_PINS * len(components))
-        nets.numbers.extend(numbers)
+        self.nets.add_two_pins(components, numbers)
         if self.dc is not None:
             self.dc.passives(numbers, conducting)
 
