@@ -18,7 +18,7 @@ from operator import attrgetter, itemgetter
 
 import numpy as np
 
-from ..core.arrays import index_dtype, sorted_unique, union
+from ..core.arrays import index_dtype, positions_of, sorted_unique, union
 from ..core.bulk import bulk_build
 from ..core.component import Component, Mode, Output, Parameter
 from ..core.errors import ModelError
@@ -103,9 +103,8 @@ def _flatten(model: Netlist) -> FlatSystem:
                                found.sizes)
     inline = _add_inline_sources(found)
     first_synthetic = len(found.paths)
-    for synthetic in positions.synthetic:
-        found.paths.append(synthetic.path)
-        found.components.append(synthetic.component)
+    found.paths.extend(synthetic.path for synthetic in positions.synthetic)
+    found.components.extend(synthetic.component for synthetic in positions.synthetic)
     groups, group_of, row_of = _group(found.paths, found.components, positions.variants())
     var_names, param_names, param_values, param_checks = _number(groups)
     tie_pairs = _link_synthetic(positions.synthetic, first_synthetic, groups, group_of, row_of, param_values)
@@ -139,10 +138,12 @@ def _walk(model: Netlist, prefix: str, found: _Found, scope: dict) -> dict:
     found.parameters.extend(model.model_parameters.values())
     members = model._members
     if not model._subsystems:         # components alone (a large flat circuit): in bulk
-        names = list(members)
-        scope.update(zip(names, range(len(paths), len(paths) + len(names))))
+        names, first = list(members), len(paths)
+        if prefix or model._end_exposed:      # (a parent's exposed ports look into a nested one)
+            scope.update(zip(names, range(first, first + len(names))))
         paths.extend([prefix + name for name in names] if prefix else names)
         components.extend(members.values())
+        found.end_instance.extend((positions_of(names, model._end_member) + first).tolist())
     else:
         for name, member in members.items():
             if isinstance(member, Netlist):
@@ -151,9 +152,9 @@ def _walk(model: Netlist, prefix: str, found: _Found, scope: dict) -> dict:
                 scope[name] = len(paths)
                 paths.append(prefix + name)
                 components.append(member)
+        found.end_instance.extend(map(scope.__getitem__, model._end_member))
     found.sizes.extend(model._sizes)
     base = len(found.end_port)
-    found.end_instance.extend(map(scope.__getitem__, model._end_member))
     found.end_port.extend(model._end_port)
     for k, port in model._end_exposed.items():   # exposed ports of nested models
         inner = scope
@@ -175,8 +176,7 @@ def _add_inline_sources(found: _Found) -> list[tuple[int, str, str]]:
             source = value if isinstance(value, Component) else _ConstantInput(value=value)
             found.paths.append(f"{found.paths[i]}.{port}")
             components.append(source)
-            out = next(n for n, p in source.ports().items() if p.causality == "output")
-            inline.append((i, port, out))
+            inline.append((i, port, next(n for n, p in source.ports().items() if p.causality == "output")))
     return inline
 
 
