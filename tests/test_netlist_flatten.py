@@ -6,9 +6,11 @@ import pathlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import physlib
-from physlib import DomainMismatchError, DuplicateNameError, Model, PortConnectionError
+from physlib import DomainMismatchError, DuplicateNameError, MissingReferenceError, Model, PortConnectionError
 from physlib.assembly.flatten import flatten
 from physlib.assembly.netlist import ExposedPort, Netlist
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
@@ -263,3 +265,44 @@ def test_instances_of_a_class_with_structural_parameters_get_the_template_of_the
     op = m.compile().operating_point()
     for k in range(len(choices)):
         assert op[f"R{k}.i"] == pytest.approx(1.0 / (1e3 * (k + 1)), rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(2, 4), min_size=1, max_size=5), st.data())
+def test_every_network_without_a_ground_is_refused(islands, data):
+    """Resistor rings (each node two ports at least), extra resistors between random nodes and
+    grounds at random nodes: flattening refuses the model exactly when a network joined through
+    the resistors has no ground, and names members of such a network. The networks here are
+    found by an independent union-find over the resistors."""
+    nodes = sum(islands)
+    first = np.cumsum([0, *islands])
+    pairs = [(a + k, a + (k + 1) % size) for a, size in zip(first, islands) for k in range(size)]
+    pairs += data.draw(st.lists(st.tuples(st.integers(0, nodes - 1), st.integers(0, nodes - 1))
+                                .filter(lambda p: p[0] != p[1]), max_size=4))
+    grounded = data.draw(st.sets(st.integers(0, nodes - 1), max_size=3))
+    m, at = Model("islands"), [[] for _ in range(nodes)]
+    for k, (a, b) in enumerate(pairs):
+        r = m.add(Resistor(f"R{k}", R=1.0))
+        at[a].append(r.p)
+        at[b].append(r.n)
+    for node in grounded:
+        at[node].append(m.add(Ground(f"g{node}")).p)
+    for ports in at:
+        m.connect(*ports)
+    root = list(range(nodes))
+
+    def find(i):
+        while root[i] != i:
+            i = root[i]
+        return i
+    for a, b in pairs:
+        root[find(a)] = find(b)
+    floating = {find(i) for i in range(nodes)} - {find(i) for i in grounded}
+    if not floating:
+        flatten(m)
+        return
+    with pytest.raises(MissingReferenceError) as err:
+        flatten(m)
+    named = {int(name[1:]) for name in str(err.value).split("network of ")[1].split(" has")[0]
+             .replace(", ...", "").split(", ")}
+    assert all(find(pairs[k][0]) in floating for k in named)

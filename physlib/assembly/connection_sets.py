@@ -187,7 +187,7 @@ def connection_sets(table: PortTable, ends: np.ndarray, sizes: np.ndarray,
     connected[ends] = True
     given_mask = np.zeros(len(table), dtype=bool)
     given_mask[given] = True
-    members, node, first = _sets(table, ends, edges, connected)
+    members, node, first, nets = _sets(table, ends, edges, connected)
     signal = table.is_signal[members[first]]
     _check_signal_sets(table, members, node, first, signal, given_mask)
     equalities = _equalities(table, members, node, first, signal)
@@ -197,7 +197,7 @@ def connection_sets(table: PortTable, ends: np.ndarray, sizes: np.ndarray,
     sums = Runs(np.concatenate([table.through[members[physical]], table.through[free]]),
                 np.concatenate([sizes[~signal], np.ones(len(free), dtype=np.int64)]))
     _check_unconnected(table, connected, given_mask)
-    _check_references(table, edges)
+    _check_references(table, *nets)
     return ConnectionSets(equalities, sums, _instances_joined(table, members, first))
 
 
@@ -211,7 +211,8 @@ def _edges(ends: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 
 def _sets(table: PortTable, ends: np.ndarray, edges: np.ndarray, connected: np.ndarray):
-    """Connected ports sorted by (set, port path): member ports, set of each, first of each set."""
+    """Connected ports sorted by (set, port path): member ports, set of each, first of each
+    set; and (the number of sets, each port's set), an unconnected port a set of its own."""
     n_labels, label = connected_components(len(table), edges[:, 0], edges[:, 1])
     seen, first_seen = np.unique(label[ends], return_index=True)
     order_of = np.full(n_labels, -1, dtype=np.int64)
@@ -224,7 +225,7 @@ def _sets(table: PortTable, ends: np.ndarray, edges: np.ndarray, connected: np.n
                         table.rank_of_paths()[table.inst[ports]], node))
     members, node = ports[order], node[order]
     first = np.flatnonzero(np.concatenate([[True], node[1:] != node[:-1]])) if len(node) else node
-    return members, node, first
+    return members, node, first, (n_labels, label)
 
 
 def _span(members, first, k) -> np.ndarray:
@@ -297,18 +298,22 @@ def _check_unconnected(table, connected, given):
         f"(a {table.domains[table.domain[p]].name} port needs at least one partner)")
 
 
-def _check_references(table, edges):
-    """Each network of a domain that needs a reference (electrical) must contain one."""
+def _check_references(table, n_sets: int, set_of: np.ndarray):
+    """Each network of a domain that needs a reference (electrical) must contain one. The
+    networks are the connection sets (``set_of`` each port's, from the connections' edges)
+    joined through the components (their ports ``joined``): components of the graph of sets,
+    a quarter of the ports' in a two-pin circuit."""
     ref = table.needs_reference
     if not ref.any():
         return
-    pairs = [edges[ref[edges[:, 0]]]]
+    pairs = [np.zeros((0, 2), dtype=np.int64)]
     for li, lay in enumerate(table.layouts):
         if len(lay.joined):
             starts = table.start[np.flatnonzero(table.layout_of == li)]
             pairs.append((starts[:, None, None] + lay.joined[None]).reshape(-1, 2))
-    pairs = np.concatenate(pairs)
-    n_labels, label = connected_components(len(table), pairs[:, 0], pairs[:, 1])
+    pairs = set_of[np.concatenate(pairs)]
+    n_labels, label = connected_components(n_sets, pairs[:, 0], pairs[:, 1])
+    label = label[set_of]
     keys = np.flatnonzero(ref)
     is_reference = np.array([lay.is_reference for lay in table.layouts])[table.layout_of[table.inst[keys]]]
     grounded = np.zeros(n_labels, dtype=bool)
