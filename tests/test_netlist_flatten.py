@@ -134,6 +134,16 @@ def test_connection_sets_order_members_by_port_path():
         [["R1.p.i", "R10.p.i", "R2.p.i", "gnd.p.i"]]
 
 
+def test_members_sort_as_the_strings_do():
+    """Paths sorted as bytes, as the strings sort: "_" after capitals, before small letters."""
+    names = ["R_b", "Ra", "R0", "RZ", "R"]
+    m = Model("m")
+    rs = [m.add(Resistor(name, R=1.0)) for name in names]
+    m.connect(*[r.p for r in rs], m.add(Ground("gnd")).p)
+    m.connect(*[r.n for r in rs])
+    assert list(flatten(m).nodes)[1] == sorted(names)
+
+
 def test_signal_sets_equal_the_output_and_inline_values_drive_their_input():
     m = Model("m")
     src, gnd = m.add(VoltageSource("src")), m.add(Ground("gnd"))
