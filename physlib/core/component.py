@@ -506,7 +506,8 @@ class Component:
         cls = type(self)
         # A waveform given inline as an input value (V=Step(...)) needs no name: it is
         # named after the input it drives. Model.add insists on a name.
-        name = None if name is None else check_name(name, cls.__name__)
+        if name is not None and not (type(name) is str and name.isascii() and name.isidentifier()):
+            check_name(name, cls.__name__)      # (the test of check_name, without the call)
         # Stored with object.__setattr__, not through self.__dict__: reading the instance
         # dictionary makes it a separate object, one more for the garbage collector to traverse
         # in every component of a large model.
@@ -518,7 +519,7 @@ class Component:
         plan = cls._plans.get(keywords)
         if plan is None:
             plan = cls._plans[keywords] = cls._plain_plan(keywords)
-        if plan and _plain(values, plan[0]) and (not plan[4] or _seen(values, plan[4])):
+        if plan and _fits(values, plan):
             # Every value a float its parameter takes as it is (R=1e3 for a million
             # resistors), every structural one an object validated before: the keywords' own
             # dictionary becomes the values, with the defaults.
@@ -845,19 +846,16 @@ class Component:
 _new_object = object.__new__
 
 
-def _plain(values: dict, lows: tuple) -> bool:
-    """Whether each of ``values`` is a float from its ``low`` up to the largest finite one."""
-    for key, low in lows:
+def _fits(values: dict, plan: tuple) -> bool:
+    """Whether ``values`` take the short path of ``plan`` (see ``Component._plain_plan``): each
+    plain one a float from its least value up to the largest finite one, each structural one
+    the object its cell holds (one its parameter validated unchanged). One call for both: a
+    million components each spent 0.15 µs more in two."""
+    for key, low in plan[0]:
         value = values[key]
         if type(value) is not float or not low <= value <= _LARGEST:
             return False
-    return True
-
-
-def _seen(values: dict, cells: tuple) -> bool:
-    """Whether each structural value of ``values`` is the object its cell holds: one its
-    parameter validated unchanged."""
-    for key, cell in cells:
+    for key, cell in plan[4]:
         if values[key] is not cell[0]:
             return False
     return True
