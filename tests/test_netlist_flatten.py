@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import physlib
-from physlib import DomainMismatchError, DuplicateNameError, MissingReferenceError, Model, PortConnectionError
+from physlib import (Component, DomainMismatchError, DuplicateNameError, Input, MissingReferenceError, Model, Output,
+                     PortConnectionError)
 from physlib.assembly.flatten import flatten
 from physlib.assembly.netlist import ExposedPort, Netlist
 from physlib.components.electrical import Capacitor, Ground, Resistor, VoltageSource
@@ -142,6 +143,25 @@ def test_members_sort_as_the_strings_do():
     m.connect(*[r.p for r in rs], m.add(Ground("gnd")).p)
     m.connect(*[r.n for r in rs])
     assert list(flatten(m).nodes)[1] == sorted(names)
+
+
+class _Doubler(Component):
+    """A block whose input's name is no ASCII word (Python allows it in a class)."""
+
+    entrée = Input()
+    y = Output()
+
+    def equations(self):
+        return [self.y - 2 * self.entrée]
+
+
+def test_an_inline_value_of_an_input_named_in_unicode_flattens():
+    """Its source's path (``d.entrée``) is no ASCII text: the paths sort as strings then."""
+    m = Model("m")
+    d = m.add(_Doubler("d", entrée=1.5))
+    m.connect(d.y, m.add(Gain("g", k=1.0)).u)
+    assert list(flatten(m).nodes) == [["d", "d.entrée"], ["d", "g"]]
+    assert m.compile().simulate(1.0)["g.y"][-1] == 3.0
 
 
 def test_signal_sets_equal_the_output_and_inline_values_drive_their_input():

@@ -105,10 +105,14 @@ class PortTable:
         return self.layouts[self.layout_of[self.inst[p]]].class_name
 
     def rank_of_paths(self) -> np.ndarray:
-        """Per instance: the rank of its path in sorted order. Paths are ASCII (names are ASCII
-        identifiers): sorted as bytes by NumPy, they come in the strings' order, a million in
-        0.14 s against 0.24 s for Python's sort of the strings."""
-        order = np.argsort(np.array(self.paths, dtype=bytes), kind="stable")
+        """Per instance: the rank of its path in sorted order. ASCII paths (names are ASCII
+        identifiers; a class's own port names, in an inline source's path, need not be) are
+        sorted as bytes by NumPy, in the strings' order: a million in 0.14 s against 0.24 s for
+        Python's sort of the strings, which sorts the others."""
+        try:
+            order = np.argsort(np.array(self.paths, dtype=bytes), kind="stable")
+        except UnicodeEncodeError:
+            order = sorted(range(len(self.paths)), key=self.paths.__getitem__)
         rank = np.empty(len(self.paths), dtype=np.int64)
         rank[order] = np.arange(len(self.paths))
         return rank
