@@ -145,8 +145,8 @@ def test_members_sort_as_the_strings_do():
     assert list(flatten(m).nodes)[1] == sorted(names)
 
 
-class _Doubler(Component):
-    """A block whose input's name is no ASCII word (Python allows it in a class)."""
+class Débit(Component):
+    """A block named, with its input, in no ASCII word (Python allows both in a class)."""
 
     entrée = Input()
     y = Output()
@@ -155,10 +155,11 @@ class _Doubler(Component):
         return [self.y - 2 * self.entrée]
 
 
-def test_an_inline_value_of_an_input_named_in_unicode_flattens():
-    """Its source's path (``d.entrée``) is no ASCII text: the paths sort as strings then."""
+def test_a_class_and_an_input_named_in_unicode_compile_and_run():
+    """The inline value's source path (``d.entrée``) is no ASCII text: the paths sort as
+    strings then. The class's CasADi functions get ASCII names (``D_bit_expressions``)."""
     m = Model("m")
-    d = m.add(_Doubler("d", entrée=1.5))
+    d = m.add(Débit("d", entrée=1.5))
     m.connect(d.y, m.add(Gain("g", k=1.0)).u)
     assert list(flatten(m).nodes) == [["d", "d.entrée"], ["d", "g"]]
     assert m.compile().simulate(1.0)["g.y"][-1] == 3.0

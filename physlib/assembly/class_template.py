@@ -31,6 +31,15 @@ class EquationError(DeclarationError):
     """A component class declares equations physlib cannot use."""
 
 
+def function_label(class_name: str, suffix: str) -> str:
+    """The name of a CasADi function of the class ``class_name``: ``Resistor_expressions``.
+    CasADi takes ASCII letters, digits and single underscores, starting with a letter; Python
+    takes any identifier for a class (``class Débit``), so the other characters become
+    underscores."""
+    label = re.sub(r"[^A-Za-z0-9]+", "_", f"{class_name}_{suffix}").strip("_")
+    return label if label[:1].isalpha() else f"C_{label}"
+
+
 @record
 class ClassTemplate:
     """A component class's equations derived once (by :mod:`physlib.assembly.derivation`) and
@@ -82,8 +91,8 @@ class ClassTemplate:
 
     def _function(self, name, exprs):
         v, p, time, _ = self._sx
-        label = re.sub(r"_+", "_", f"{self.class_name.strip('_')}_{name}")
-        return cs.Function(label, [v, p, time], [cs.vertcat(*exprs)] if exprs else [cs.SX(0, 1)])
+        return cs.Function(function_label(self.class_name, name), [v, p, time],
+                           [cs.vertcat(*exprs)] if exprs else [cs.SX(0, 1)])
 
     def _rows(self, group: str) -> list:
         return self._sx[3][group]
@@ -129,7 +138,7 @@ class ClassTemplate:
             expr = rows["sol"][self.solutions[key]]
             read = {symbol.name() for symbol in cs.symvar(expr)}
             used = [k for k in range(v.numel()) if v[k].name() in read]
-            label = re.sub(r"_+", "_", f"{self.class_name.strip('_')}_sol{equation}_{local}_narrow")
+            label = function_label(self.class_name, f"sol{equation}_{local}_narrow")
             cache[key] = (cs.Function(label, [v[used] if used else cs.SX(0, 1), p, time], [expr]), used)
         return cache[key]
 
@@ -153,7 +162,7 @@ class ClassTemplate:
         (for index reduction)."""
         v, p, time, _ = self._sx
         vdot, total = self._derivative(equation)
-        return cs.Function(f"{self.class_name.strip('_')}_dres{equation}", [v, vdot, p, time], [total])
+        return cs.Function(function_label(self.class_name, f"dres{equation}"), [v, vdot, p, time], [total])
 
     def derivative_solution_function(self, equation: int, local: int) -> cs.Function:
         """(locals, d/dt of locals, params, t) -> d/dt of ``local`` from the derivative of
@@ -161,7 +170,7 @@ class ClassTemplate:
         coefficient, which its derivative shares)."""
         v, p, time, _ = self._sx
         vdot, solution = self._derivative_solution(equation, local)
-        return cs.Function(f"{self.class_name.strip('_')}_dsol{equation}_{local}",
+        return cs.Function(function_label(self.class_name, f"dsol{equation}_{local}"),
                            [v, vdot, p, time], [solution])
 
     def _derivative_solution(self, equation: int, local: int):

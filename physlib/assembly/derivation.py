@@ -7,8 +7,6 @@ disk.
 """
 from __future__ import annotations
 
-import re
-
 import casadi as cs
 import sympy as sp
 
@@ -18,7 +16,7 @@ from ..core.symbolic import ModeSymbol, VariableSymbol, t
 from ..core.symbols import derivative_base
 from ..core.units import rate_unit
 from . import unit_check
-from .class_template import EXPRESSION_GROUPS, ClassTemplate, EquationError
+from .class_template import EXPRESSION_GROUPS, ClassTemplate, EquationError, function_label
 from .positions import without_integration
 from .sympy_to_casadi import to_casadi
 
@@ -150,8 +148,8 @@ def _expressions(class_name, names, symbols, params, modes, residuals, explicit,
         partials.append(own)
     outputs = [cs.vertcat(*[e if isinstance(e, cs.SX) else to_casadi(e, table) for e in groups[name]])
                if groups[name] else cs.SX(0, 1) for name in EXPRESSION_GROUPS]
-    label = re.sub(r"_+", "_", f"{class_name.strip('_')}_expressions")
-    function = cs.Function(label, [v, p, time], outputs, ["v", "p", "t"], list(EXPRESSION_GROUPS))
+    function = cs.Function(function_label(class_name, "expressions"), [v, p, time], outputs, ["v", "p", "t"],
+                           list(EXPRESSION_GROUPS))
     return function, solutions, partials
 
 
