@@ -95,8 +95,10 @@ def _functions(model) -> list[cs.Function]:
     ode, alg = system.dae(x, z, p, t)
     nx, nz = x.numel(), z.numel()
     w, x0, f0, h = cs.SX.sym("w", nx + nz), cs.SX.sym("x0", nx), cs.SX.sym("f0", nx), cs.SX.sym("h")
-    f1, g1 = system.dae(w[:nx], w[nx:], p, t)
-    step = cs.vertcat(w[:nx] - x0 - h * (0.5 * f1 + 0.5 * f0), g1)
+    # split, not sliced: a slice of a 1×1 w (no state, one algebraic unknown) is a row
+    w_x, w_z = cs.vertsplit(w, [0, nx, nx + nz])
+    f1, g1 = system.dae(w_x, w_z, p, t)
+    step = cs.vertcat(w_x - x0 - h * (0.5 * f1 + 0.5 * f0), g1)
     positions, signs = zip(*(model.variable(name) for name in model.variables))
     values = system.outputs(x, z, p, t)[list(positions)] * cs.DM(signs)
     start_in, (start,) = row_blocks("physlib_start", [p, t], [cs.vertcat(*system.start(p, t))])

@@ -117,7 +117,7 @@ class StepMethod:
             nx, nz, np_ = self.nx, self.nz, dae.size1_in(2)
             w, x0, f0 = cs.SX.sym("w", nx + nz), cs.SX.sym("x0", nx), cs.SX.sym("f0", nx)
             p, t1, h, theta = cs.SX.sym("p", np_), cs.SX.sym("t1"), cs.SX.sym("h"), cs.SX.sym("theta")
-            x1, z1 = w[:nx], w[nx:]
+            x1, z1 = cs.vertsplit(w, [0, nx, nx + nz])   # (a slice of a 1×1 w would be a row)
             f1, g1 = dae(x1, z1, p, t1)
             F = cs.vertcat(x1 - x0 - h * (theta * f1 + (1 - theta) * f0), g1)
             fun = cs.Function("implicit_step", [w, x0, f0, p, t1, h, theta], [F, cs.jacobian(F, w)])
