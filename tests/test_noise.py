@@ -84,6 +84,38 @@ def test_contributions_sum_to_the_total_psd():
     assert result.variance == pytest.approx(BOLTZMANN * 300.15 / 1e-8, rel=1e-9, abs=0)
 
 
+def test_an_elements_own_through_variables_are_taken_at_its_terminals():
+    """The source beside an element is part of it: R1's current in the series RC is the loop's
+    current, C1's (KCL), 4kT/R·(ωτ)²/(1 + (ωτ)²) with τ = RC; alone across an ideal source, 4kT/R
+    at every frequency. A damper's force in series with a mass is the mass's, 4kT·d·(ωm)²/(d² +
+    (ωm)²). White noise reaching the output directly makes each variance infinite."""
+    f = np.array([1e3, 1e5, 1.6e5, 1e6, 1e7, 1e9])
+    kT = BOLTZMANN * T
+    sim = rc()
+    wt = 2 * np.pi * f * 1e3 * 1e-9
+    loop = 4 * kT / 1e3 * wt**2 / (1 + wt**2)
+    for output in ("R1.i", "R1.p.i", "R1.n.i", "C1.i"):
+        result = sim.noise(output, f, T=T)
+        np.testing.assert_allclose(result.psd, loop, rtol=1e-9, err_msg=output)
+        assert result.variance == np.inf
+    np.testing.assert_allclose(sim.noise("R1.v", f, T=T).psd, 4 * kT * 1e3 / (1 + wt**2), rtol=1e-9)
+
+    m = Model("vr")
+    src, r, gnd = m.add(VoltageSource("V1", V=1.0)), m.add(Resistor("R1", R=2e3)), m.add(Ground("g"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, src.n, gnd.p)
+    np.testing.assert_allclose(m.compile().noise("R1.i", f, T=T).psd, 4 * kT / 2e3, rtol=1e-12)
+
+    m = Model("dm")
+    fixed, damper, mass = m.add(Fixed("fx")), m.add(Damper("D", d=3.0)), m.add(Mass("M", m=2.0))
+    m.connect(fixed.flange, damper.flange_a)
+    m.connect(damper.flange_b, mass.flange_a)
+    sim = m.compile()
+    wm = 2 * np.pi * f * 2.0
+    for output in ("D.f", "M.flange_a.f"):
+        np.testing.assert_allclose(sim.noise(output, f).psd, 4 * kT * 3.0 * wm**2 / (9.0 + wm**2), rtol=1e-9)
+
+
 def test_mass_spring_damper_and_heat_capacitor_equipartition():
     m = Model("msd")
     fixed, mass, spring, damper = Fixed("fx"), Mass("M", m=2.0), Spring("S", c=50.0), Damper("D", d=3.0)
