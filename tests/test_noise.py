@@ -257,6 +257,17 @@ def test_transient_noise_of_an_rc_charged_from_zero():
         res.noise_std("R1.i")
 
 
+def test_transient_noise_of_a_current_a_source_reaches_directly_is_infinite():
+    # R1's white source drives the loop current directly: its variance is infinite, as the
+    # stationary analysis says (noise("C1.i").variance); the capacitor's voltage stays finite.
+    sim = rc()
+    with pytest.warns(NoiseWarning, match="reaches C1.i, R1.i directly"):
+        res = sim.simulate(5e-6, noise=["C1.v", "C1.i", "R1.i"])
+    assert np.all(res.noise_std("C1.i") == np.inf) and np.all(res.noise_std("R1.i") == np.inf)
+    assert sim.noise("C1.i").variance == np.inf
+    assert np.all(np.isfinite(res.noise_std("C1.v"))) and res.noise_std("C1.v")[-1] > 0
+
+
 def test_transient_noise_of_a_diode_under_a_ramp_agrees_with_a_stochastic_ensemble():
     # A ramp from 0 to 5 V over 20 ms through 10 kΩ into a diode with 1 µF across it: the diode
     # turns on around 7 ms, its shot noise 2qI grows and its conductance shortens the time

@@ -24,7 +24,8 @@ output's one-sided PSD ``S_y(f) = Σ_k S_k·|H_k(f)|²`` and each source's contr
 through variables in the copy are those of its inner branch: its terminals, where the rest of
 the model (and a meter in series) sees it, carry the source's part too. An output that is one of
 them (``"R1.i"``, ``"R1.p.i"``, a damper's force) is taken at the terminals: the source feeds
-through to it with the sign of the port (:func:`_terminal_feedthrough`). Across variables are the
+through to it with the sign of the port
+(:func:`~physlib.analysis.noise.sources.terminal_feedthrough`). Across variables are the
 same for both.
 
 **Variance.** The total variance is exact, not a quadrature over the given frequencies: with
@@ -48,7 +49,7 @@ from ..linear.frequency_response import frequency_response
 from ..linear.linear_model import LinearModel
 from ..linear.operating_point import OperatingPoint, operating_point
 from .sources import (BOLTZMANN, ELEMENTARY_CHARGE, NoiseElement, NoiseWarning, noise_elements,
-                      noise_source_model, transfer_operating_point)
+                      noise_source_model, terminal_feedthrough, transfer_operating_point)
 
 __all__ = ["BOLTZMANN", "ELEMENTARY_CHARGE", "NoiseElement", "NoiseResult", "NoiseSource", "NoiseWarning",
            "noise", "noise_elements", "noise_source_model", "transfer_operating_point"]
@@ -215,7 +216,7 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None, external=None) -
         raise PhyslibError("noise: a 1/f source makes the PSD infinite at f = 0; give f > 0")
     lin = noisy.linearize([s.input_path for s in sources], names,
                           at=transfer_operating_point(model, noisy, op))
-    feedthrough = _terminal_feedthrough(noisy, elements, len(sources), names)
+    feedthrough = terminal_feedthrough(noisy, elements, len(sources), names)
     if feedthrough.any():
         lin = LinearModel(lin.sparse("A"), lin.sparse("B"), lin.sparse("C"), lin.sparse("D") + feedthrough,
                           states=lin.states, inputs=lin.inputs, outputs=lin.outputs, E=lin.sparse("E"),
@@ -241,28 +242,6 @@ def _output(model, output):
     for name in names:
         model.variable(name)
     return names, names[0] if len(names) == 1 else f"{names[0]} − {names[1]}"
-
-
-def _terminal_feedthrough(noisy, elements, n_sources: int, names) -> np.ndarray:
-    """(outputs × sources): how each element's own source adds to an output that is one of the
-    element's through variables, to give it at the element's terminals. The source drives u from
-    the element's second port to its first (into the first's node): the flow into the element
-    at its first port is the branch's minus u, at its second the branch's plus u. An output is
-    such a variable when it shares the port variable's position (an alias, ``R1.i = R1.p.i``),
-    with the sign between them; one port of the element decides (the other says the same)."""
-    feedthrough = np.zeros((len(names), n_sources))
-    outputs = [noisy.variable(name) for name in names]
-    for k, element in enumerate(elements):
-        if element.part is not None:        # a source inside the component is in its equations
-            continue
-        through = element.component.ports()[element.ports[0]].domain.through
-        ports = [noisy.variable(f"{element.path}.{port}.{through}") for port in element.ports]
-        for i, (position, sign) in enumerate(outputs):
-            for (port_position, port_sign), sense in zip(ports, (-1.0, 1.0)):
-                if position == port_position:
-                    feedthrough[i, k] = sense * sign * port_sign
-                    break
-    return feedthrough
 
 
 class _Spectrum:

@@ -255,6 +255,28 @@ def _add_source(model, element, k):
     return ".".join([*parents, name, "u"])
 
 
+def terminal_feedthrough(noisy, elements, n_sources: int, names) -> np.ndarray:
+    """(outputs × sources): how each element's own source adds to an output that is one of the
+    element's through variables, to give it at the element's terminals. The source drives u from
+    the element's second port to its first (into the first's node): the flow into the element
+    at its first port is the branch's minus u, at its second the branch's plus u. An output is
+    such a variable when it shares the port variable's position (an alias, ``R1.i = R1.p.i``),
+    with the sign between them; one port of the element decides (the other says the same)."""
+    feedthrough = np.zeros((len(names), n_sources))
+    outputs = [noisy.variable(name) for name in names]
+    for k, element in enumerate(elements):
+        if element.part is not None:        # a source inside the component is in its equations
+            continue
+        through = element.component.ports()[element.ports[0]].domain.through
+        ports = [noisy.variable(f"{element.path}.{port}.{through}") for port in element.ports]
+        for i, (position, sign) in enumerate(outputs):
+            for (port_position, port_sign), sense in zip(ports, (-1.0, 1.0)):
+                if position == port_position:
+                    feedthrough[i, k] = sense * sign * port_sign
+                    break
+    return feedthrough
+
+
 def transfer_operating_point(model, noisy, op):
     """The operating point ``op`` of ``model`` in the model with noise sources (all at zero)."""
     missing = [n for n in noisy.states if not model.has_variable(n)]

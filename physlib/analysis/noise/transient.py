@@ -15,7 +15,11 @@ operating point has moved by more than ``relinearize`` (relative) since the last
 linearization, or the modes changed. At an event that moves the state (a clutch that
 locks, an impact), P is mapped through the event's linearized projection: P⁺ = Π·P·Πᵀ with
 Π = I − M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁻¹·diag(1 + e)·J (M the energy matrix, J the active constraints'
-Jacobian, e their restitution). The variance of a variable y = C·x is C·P·Cᵀ. Only white
+Jacobian, e their restitution). The variance of a variable y = C·x is C·P·Cᵀ; a variable that
+a source reaches directly, y = C·x + D·w with D·Q·Dᵀ > 0 (a resistor's own current, a
+capacitor's current through a resistor), has white noise in it, an infinite variance: its
+standard deviation is inf, with a :class:`NoiseWarning`, as the stationary analysis's variance
+is. Only white
 sources are propagated: a 1/f part (a diode's KF) has no finite-dimensional white model and is
 left out.
 
@@ -35,7 +39,8 @@ from ...core.errors import PhyslibError
 from ..common.fast_call import FastFunction
 from ..common.initialization import compiled_newton, small_solve
 from ..linear.linearize import constrained_coordinates
-from .sources import NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
+from .sources import (NoiseWarning, noise_elements, noise_source_model, terminal_feedthrough,
+                      transfer_operating_point)
 from ..common.projection import constraint_jacobian, energy_matrix
 
 
@@ -54,6 +59,7 @@ def propagate_noise(model, res, names, T: float, relinearize: float = 1e-3) -> d
     P = np.zeros((nx, nx))
     std = {name: np.zeros(n_rows) for name in names}
     linear, reference = None, None
+    direct = np.zeros(len(names), dtype=bool)      # outputs a source reaches directly, so far
     # Sub-intervals of at most 1/1000 of the run between output times (points from res.at).
     longest = (res.t[-1] - res.t[0]) / 1000 if n_rows > 1 else 0.0
 
@@ -78,8 +84,14 @@ def propagate_noise(model, res, names, T: float, relinearize: float = 1e-3) -> d
         C = linear["C"]
         # The output map at this row (C at the last linearization point otherwise).
         variance = np.einsum("ij,jk,ik->i", C, linear["restrict"](P), C)
+        direct |= linear["direct"]
         for i, name in enumerate(names):
-            std[name][k] = np.sqrt(max(variance[i], 0.0))
+            std[name][k] = np.inf if linear["direct"][i] else np.sqrt(max(variance[i], 0.0))
+    if direct.any():
+        warnings.warn(f"noise: white noise reaches {', '.join(np.array(names)[direct])} directly (a "
+                      "dissipative element's own current, or one its source drives): the standard "
+                      "deviation is infinite there; a state's is finite, and noise(...).rms(f_lo, f_hi) "
+                      "gives a band's", NoiseWarning, stacklevel=4)
     return std
 
 
@@ -92,8 +104,9 @@ def _linearize(model, noisy, elements, input_paths, names, op, T):
     nx = len(op.x)
     if keep is None:
         keep, T_map = np.arange(nx), np.eye(nx)
+    D = lin.D + terminal_feedthrough(noisy, elements, len(elements), names)
     return {"A": lin.A, "B": lin.B, "C": lin.C, "Q": density / 2, "keep": keep, "T": T_map,
-            "restrict": lambda P: P[np.ix_(keep, keep)]}
+            "restrict": lambda P: P[np.ix_(keep, keep)], "direct": (D**2 @ density) > 0}
 
 
 def _propagate(P, linear, h):
