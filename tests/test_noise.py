@@ -266,6 +266,12 @@ def test_transient_noise_of_a_current_a_source_reaches_directly_is_infinite():
     assert np.all(res.noise_std("C1.i") == np.inf) and np.all(res.noise_std("R1.i") == np.inf)
     assert sim.noise("C1.i").variance == np.inf
     assert np.all(np.isfinite(res.noise_std("C1.v"))) and res.noise_std("C1.v")[-1] > 0
+    # The ensemble draws R1's source each step: at its terminals R1's current is C1's, run by run.
+    from physlib.analysis.noise.transient import simulate_stochastic
+    ensemble = simulate_stochastic(sim, 2e-6, dt=1e-8, runs=20, names=["C1.i", "R1.i", "R1.n.i"], seed=3,
+                                   t_eval=[1e-6, 2e-6])
+    np.testing.assert_allclose(ensemble.samples["R1.i"], ensemble.samples["C1.i"], rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(ensemble.samples["R1.n.i"], -ensemble.samples["C1.i"], rtol=1e-9, atol=1e-15)
 
 
 def test_transient_noise_of_a_diode_under_a_ramp_agrees_with_a_stochastic_ensemble():

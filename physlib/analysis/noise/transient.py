@@ -208,6 +208,8 @@ def simulate_stochastic(model, t_end: float, *, dt: float, runs: int, names, see
     ode = FastFunction(system.dae.map(runs))
     newton = FastFunction(_newton_steps(system, compiled_newton).map(runs))
     rows = [noisy.variable(name) for name in names]
+    # an element's own through variable at its terminals, its source's draw included
+    feedthrough = terminal_feedthrough(noisy, elements, len(elements), names)
     outputs = FastFunction(system.outputs.map(runs))
     rng = np.random.default_rng(seed)
     record = {name: np.empty((len(t_eval), runs)) for name in names}
@@ -222,8 +224,8 @@ def simulate_stochastic(model, t_end: float, *, dt: float, runs: int, names, see
         hits = np.flatnonzero(targets == step)
         if len(hits):
             values = outputs(X, Z, P, np.full((1, runs), t)).reshape(-1, runs, order="F")
-            for name, (pos, sign) in zip(names, rows):
-                record[name][hits] = sign * values[pos]
+            for i, (name, (pos, sign)) in enumerate(zip(names, rows)):
+                record[name][hits] = sign * values[pos] + feedthrough[i] @ P[slots]
         if step < steps:
             f = ode(X, Z, P, np.full((1, runs), t))[0].reshape(nx, runs, order="F")
             X = X + dt * f
