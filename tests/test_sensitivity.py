@@ -411,3 +411,33 @@ def test_gradient_of_the_clutch_lock_time_and_of_the_speed_at_the_lock_equal_the
     assert speed["clutch.fn_max"] == pytest.approx(c.TAU / (c.J1 + J2) * dt_dfn, rel=1e-7)
     with pytest.raises(SensitivityError, match=r"'clutch' changes mode 2 times.*number 3"):
         sim.gradient(at_event("clutch", 3), ["clutch.fn_max"], 2.0)
+
+
+@pytest.mark.parametrize("method", ["forward", "adjoint"])
+def test_a_circuit_without_states_has_sensitivities_at_every_output_time(method):
+    # A sine through R into a diode: no state, one algebraic unknown, solved at each output
+    # time. Against simulate's central differences in R (h = 1e-4: O(h²) = 1e-8 relative, the
+    # runs good to 1e-10), to 1e-6; a missing row or an unsolved one is wrong by O(1).
+    from physlib.components.signals import Sine
+    from physlib.analysis.sensitivity.objectives import sum_of_squares
+
+    m = Model("clipper")
+    src = m.add(VoltageSource("src", V=Sine(amplitude=5.0, f=1e3)))
+    d, r, gnd = m.add(Diode("D1", Rs=10.0)), m.add(Resistor("R1", R=1e3)), m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, d.p)
+    m.connect(d.n, src.n, gnd.p)
+    sim = m.compile()
+    assert not sim.states
+    t = np.linspace(0.0, 1e-3, 11)
+    sens = sim.sensitivity(1e-3, params=["R1.R"], outputs=["R1.i"], t_eval=t, method=method, **TIGHT)
+    h = 1e-4
+    low, high = (sim.simulate(1e-3, t_eval=t, params={"R1.R": 1e3 * (1 + s * h)}, **TIGHT)["R1.i"] for s in (-1, 1))
+    central = (high - low) / (2e3 * h)
+    np.testing.assert_array_equal(sens.t, t)
+    assert relative_error(sens.derivative("R1.i", "R1.R"), central) < 1e-6
+    # the gradient of a sampled objective likewise (its value from the same rows)
+    objective = sum_of_squares({"R1.i": np.zeros(len(t))})
+    g = sim.gradient(objective, ["R1.R"], 1e-3, t_eval=t, **TIGHT)
+    assert g.value == pytest.approx(np.sum(sens["R1.i"] ** 2), rel=1e-12)
+    assert g["R1.R"] == pytest.approx(np.sum(2 * sens["R1.i"] * central), rel=1e-6)

@@ -150,8 +150,10 @@ class ForwardRun:
 
     def _integrate(self, ta, tb, x, z, p, S, Sz, P):
         """(x, z, S, S_z) at tb from ta, with the output rows in between."""
-        if tb <= ta or not self.nx:
+        if tb <= ta:
             return x, z, S, Sz
+        if not self.nx:
+            return self._algebraic_only(tb, x, z, p, S, Sz, P)
         stepper = self._stepper()
         y, yz, pa = pack(x, S), pack(z, Sz), pack(p, P)
         first = 0.5 * stepper.h_next if self._started else 0.0
@@ -166,6 +168,24 @@ class ForwardRun:
         self.next_output = k
         stepper.advance_to(tb, tb)
         (x, S), (z, Sz) = (unpack(v, n, self.count) for v, n in zip(stepper.current(), (self.nx, self.nz)))
+        return x, z, S, Sz
+
+    def _algebraic_only(self, tb, x, z, p, S, Sz, P):
+        """(x, z, S, S_z) at tb of a model without states (a resistive circuit under a source that
+        moves): nothing to integrate, its algebraic variables and their sensitivities solved at
+        each output time before tb and at tb."""
+        def solved(t, guess):
+            if not self.nz:
+                return guess, Sz
+            z_t = solve_algebraic(self.model.system, x, guess, p, t, lambda i: self.model.algebraic[i])
+            return z_t, self.d.algebraic_sensitivity(self.d.dae(x, z_t, p, t), S, P)
+        grid, k = self.grid, self.next_output
+        while k < len(grid) and grid[k] < tb:
+            z, Sz = solved(grid[k], z)
+            self.rows.add(grid[k], grid[k], pack(x, S), pack(z, Sz), p, P)
+            k += 1
+        self.next_output = k
+        z, Sz = solved(tb, z)
         return x, z, S, Sz
 
     def _row_at(self, y, t, p, P):

@@ -67,7 +67,9 @@ def sensitivity(model, t_end: float, *, params, outputs=None, t_eval=None, metho
                           event_tol=event_tol, max_events=max_events, initial=initial)
     for name in outputs or ():
         model.variable(name) if model.mode_slot(name) is None else None
-    if choose_method(method, outputs, options, names) == "adjoint":
+    # (a model without states has nothing to integrate backward: the forward method solves its
+    # algebraic variables at each output time, which is all the sensitivities need)
+    if choose_method(method, outputs, options, names) == "adjoint" and len(model.states):
         with model_lock(model):
             return adjoint_sensitivity(model, options, names, list(outputs), relative)
     with model_lock(model):
@@ -137,10 +139,22 @@ def gradient(model, objective, params, t_end: float, *, t_eval=None, values: dic
             if not len(model.system.state_pos):
                 raise SensitivityError("integral(...) objectives integrate along the states; this model has none")
             return AdjointSweep(model, options, theta, events, objective.function(model)).run_integral()
+        if not len(model.states) and not isinstance(objective, AtEvent):
+            return _sampled_gradient(forward_sensitivity(model, options, names), objective, paths, theta.names)
         sweep = AdjointSweep(model, options, theta, events)
         if isinstance(objective, AtEvent):
             return sweep.run_at_event(objective, plain.events if plain is not None else [])
         return sweep.run(objective, paths, np.asarray(options.grid))
+
+
+def _sampled_gradient(sens, objective, paths, parameters):
+    """The gradient of a sampled objective from forward sensitivities ``sens`` at its samples:
+    Σ ∂objective/∂y(t_i)·∂y(t_i)/∂θ (a model without states, whose backward sweep would have
+    nothing to integrate)."""
+    from .objectives import Gradient
+    value, slopes = objective({path: sens[path] for path in paths})
+    return Gradient(float(value), {name: float(sum(np.dot(slopes[path], sens.derivative(path, name))
+                                                   for path in paths)) for name in parameters})
 
 
 class RepeatedSensitivity:
