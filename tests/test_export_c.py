@@ -51,6 +51,17 @@ def diode_rc() -> Model:
     return m
 
 
+def diode_clipper() -> Model:
+    """A sine through a resistor into a diode: no state, one algebraic unknown (the loop current)."""
+    m = Model("clipper")
+    src = m.add(VoltageSource("src", V=Sine(amplitude=5.0, f=1e3)))
+    d, r, gnd = m.add(Diode("D1", Rs=10.0)), m.add(Resistor("R1", R=1e3)), m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, d.p)
+    m.connect(d.n, src.n, gnd.p)
+    return m
+
+
 def run(program) -> tuple[list[str], np.ndarray]:
     out = subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout
     header, _, rows = out.partition("\n")
@@ -85,14 +96,7 @@ def test_a_diode_rc_with_a_nonlinear_loop_equals_the_simulation(tmp_path):
 
 
 def test_a_model_without_states_and_one_algebraic_unknown_equals_the_simulation(tmp_path):
-    # A sine through a resistor into a diode: the step's unknowns are the one loop current.
-    m = Model("clipper")
-    src = m.add(VoltageSource("src", V=Sine(amplitude=5.0, f=1e3)))
-    d, r, gnd = m.add(Diode("D1", Rs=10.0)), m.add(Resistor("R1", R=1e3)), m.add(Ground("gnd"))
-    m.connect(src.p, r.p)
-    m.connect(r.n, d.p)
-    m.connect(d.n, src.n, gnd.p)
-    sim = m.compile()
+    sim = diode_clipper().compile()        # the step's unknowns are the one loop current
     assert not sim.states and len(sim.algebraic) == 1
     program = sim.export_c(tmp_path / "clipper", t_end=2e-3, dt=1e-5)
     assert_equals_simulation(sim, program, 2e-3, 1e-5)

@@ -23,6 +23,7 @@ from physlib.components.translational import Fixed, Force, HardStop, Mass
 from half_wave_rectifier import rectifier
 from test_electrical_transients import rc_model
 from test_events import Relay
+from test_export_c import diode_clipper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import clutch_sweep  # noqa: E402
@@ -418,16 +419,9 @@ def test_a_circuit_without_states_has_sensitivities_at_every_output_time(method)
     # A sine through R into a diode: no state, one algebraic unknown, solved at each output
     # time. Against simulate's central differences in R (h = 1e-4: O(h²) = 1e-8 relative, the
     # runs good to 1e-10), to 1e-6; a missing row or an unsolved one is wrong by O(1).
-    from physlib.components.signals import Sine
     from physlib.analysis.sensitivity.objectives import sum_of_squares
 
-    m = Model("clipper")
-    src = m.add(VoltageSource("src", V=Sine(amplitude=5.0, f=1e3)))
-    d, r, gnd = m.add(Diode("D1", Rs=10.0)), m.add(Resistor("R1", R=1e3)), m.add(Ground("gnd"))
-    m.connect(src.p, r.p)
-    m.connect(r.n, d.p)
-    m.connect(d.n, src.n, gnd.p)
-    sim = m.compile()
+    sim = diode_clipper().compile()
     assert not sim.states
     t = np.linspace(0.0, 1e-3, 11)
     sens = sim.sensitivity(1e-3, params=["R1.R"], outputs=["R1.i"], t_eval=t, method=method, **TIGHT)
