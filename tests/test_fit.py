@@ -136,6 +136,18 @@ def test_clutch_normal_force_and_driven_inertia_recovered_from_traces_through_th
     assert result.params["J2.J"] == pytest.approx(2.0, rel=1e-6)
 
 
+def test_a_resistance_is_recovered_from_a_circuit_without_states():
+    # A sine through R into a diode: no state, its current solved at each sample. Its
+    # sensitivities were once zero there, and the fit stayed at its start (1000 Ω) as converged.
+    from test_export_c import diode_clipper
+
+    sim = diode_clipper().compile()
+    t = np.linspace(0.0, 1e-3, 21)
+    truth = sim.simulate(1e-3, t_eval=t, params={"R1.R": 1500.0}, **EXACT)["R1.i"]
+    result = physlib.fit(sim, [Experiment((t, {"R1.i": truth}), t_end=1e-3)], {"R1.R": 1000.0})
+    assert result.params["R1.R"] == pytest.approx(1500.0, rel=1e-6)
+
+
 def test_bad_fit_input_is_named():
     sim = rc_model().compile()
     v, _ = rc_data()
