@@ -200,6 +200,25 @@ def biased_diode(**diode):
     return m.compile()
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_noise_currents_into_every_node_sum_to_zero(data):
+    # Kirchhoff's current law for every source's part: the transfer functions from each source
+    # to the terminal currents of the elements on a node add up to zero at every frequency. A
+    # through variable taken inside an element (without its own source) breaks it by O(1).
+    n, elements = draw_network(data.draw, min_nodes=3, max_nodes=5)
+    sim, _ = build_network(n, elements)
+    node = data.draw(st.integers(1, n - 1))
+    f = np.array([1.0, 1e3, 1e6])
+    total, size = 0.0, 0.0
+    for j, (kind, a, b, _) in enumerate(elements):
+        for end, pin in ((a, "p"), (b, "n")):
+            if end == node:
+                H = sim.noise(f"{kind}{j}.{pin}.i", f).linear_model.frequency_response(f)[0]
+                total, size = total + H, max(size, np.max(np.abs(H)))
+    assert np.max(np.abs(total)) <= 1e-9 * size
+
+
 def test_diode_shot_noise_through_its_small_signal_conductance():
     # 5 V through 10 kΩ into a diode with 10 nF across it: I ≈ 0.43 mA. Output: the diode voltage.
     # Shot noise 2qI of the diode and Johnson noise 4kT/R of the resistor, both currents into the
