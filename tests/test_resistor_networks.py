@@ -82,3 +82,34 @@ def test_random_resistor_network_matches_nodal_analysis(net):
     # A direct linear solve: agreement to rounding, far below 1e-9 of the largest voltage.
     scale = max(np.abs(expected).max(), 1e-3)
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9 * scale)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(networks(), st.data())
+def test_random_resistor_network_sensitivities_match_nodal_analysis(net, data):
+    # A network without states: its node voltages' derivatives by one resistance, at each output
+    # time, against central differences of the independent nodal solve (h = 1e-6 relative:
+    # O(h²) truncation, 1e-10 of rounding): to 1e-6 of the largest.
+    n, resistors, vsources, isources = net
+    resistors = list(resistors)
+    model, nodes = build(n, resistors, vsources, isources)
+    j = data.draw(st.integers(0, len(resistors) - 1))
+    method = data.draw(st.sampled_from(["forward", "adjoint"]))
+    paths = [f"{nodes[k][0].owner.name}.{nodes[k][0].name}.v" for k in range(1, n)]
+    parameter = _resistor_path(model, j)
+    sens = model.compile().sensitivity(1.0, params=[parameter], outputs=paths, t_eval=[0.5, 1.0], method=method)
+    a, b, r = resistors[j]
+    h = 1e-6 * r
+    low, high = (nodal_solution(n, [*resistors[:j], (a, b, r + s * h), *resistors[j + 1:]], vsources, isources)
+                 for s in (-1, 1))
+    expected = (high - low)[1:] / (2 * h)
+    got = np.array([sens.derivative(path, parameter) for path in paths])
+    scale = max(np.abs(expected).max(), 1e-12)
+    assert got.shape == (n - 1, 2)
+    np.testing.assert_allclose(got, np.column_stack([expected, expected]), rtol=0, atol=1e-6 * scale)
+
+
+def _resistor_path(model, j: int) -> str:
+    """The parameter path of the network's resistor j (R{j}, or a dangling end's Rg{k})."""
+    names = [c for c in model.components if c.startswith("R")]
+    return f"{names[j]}.R"
