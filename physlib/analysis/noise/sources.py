@@ -263,17 +263,23 @@ def terminal_feedthrough(noisy, elements, n_sources: int, names) -> np.ndarray:
     such a variable when it shares the port variable's position (an alias, ``R1.i = R1.p.i``),
     with the sign between them; one port of the element decides (the other says the same)."""
     feedthrough = np.zeros((len(names), n_sources))
-    outputs = [noisy.variable(name) for name in names]
-    for k, element in enumerate(elements):
-        if element.part is not None:        # a source inside the component is in its equations
-            continue
+    # (a source inside the component is in its equations)
+    beside = [k for k, element in enumerate(elements) if element.part is None]
+    if not beside:
+        return feedthrough
+    paths = [[], []]                      # each element's first and second port's through variable
+    for k in beside:
+        element = elements[k]
         through = element.component.ports()[element.ports[0]].domain.through
-        ports = [noisy.variable(f"{element.path}.{port}.{through}") for port in element.ports]
-        for i, (position, sign) in enumerate(outputs):
-            for (port_position, port_sign), sense in zip(ports, (-1.0, 1.0)):
-                if position == port_position:
-                    feedthrough[i, k] = sense * sign * port_sign
-                    break
+        for end, port in zip(paths, element.ports):
+            end.append(f"{element.path}.{port}.{through}")
+    (first, first_sign), (second, second_sign) = (noisy.variable_positions(end) for end in paths)
+    beside = np.array(beside)
+    for i, (position, sign) in enumerate(noisy.variable(name) for name in names):
+        at_first = first == position
+        at_second = second == position          # (where both are, they say the same)
+        feedthrough[i, beside[at_first]] = -sign * first_sign[at_first]
+        feedthrough[i, beside[at_second]] = sign * second_sign[at_second]
     return feedthrough
 
 
