@@ -15,6 +15,7 @@ import difflib
 import math
 import numbers
 import sys
+import weakref
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
@@ -431,6 +432,25 @@ class PortRef:
         return f"<port {self.path} ({self.port.domain.name})>"
 
 
+# The kinds of declaration, in the order of a component class's tables. Mode subclasses
+# Variable: it comes last so that a mode counts among the modes only.
+_KINDS = (Parameter, Variable, Port, Mode)
+_DECLARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _own_declarations(klass: type) -> tuple:
+    """(name, declaration, index of its kind in _KINDS) for each declaration in the body of
+    ``klass`` itself. Found once per class, not again for each subclass that inherits it: a
+    class body of methods scanned for every subclass was most of the time of importing the
+    component catalog."""
+    found = _DECLARED.get(klass)
+    if found is None:
+        found = _DECLARED[klass] = tuple(
+            (key, value, max(k for k, kind in enumerate(_KINDS) if isinstance(value, kind)))
+            for key, value in vars(klass).items() if isinstance(value, _KINDS))
+    return found
+
+
 class Component:
     """Base class of every physical component.
 
@@ -459,16 +479,12 @@ class Component:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        params, variables, ports, modes = {}, {}, {}, {}
-        # Mode subclasses Variable: it comes last so that a mode ends up among the modes only.
-        tables = ((params, Parameter), (variables, Variable), (ports, Port), (modes, Mode))
+        tables = params, variables, ports, modes = {}, {}, {}, {}
         for klass in reversed(cls.__mro__):
-            for key, value in vars(klass).items():
-                for table, kind in tables:
-                    if isinstance(value, kind):
-                        for other, _ in tables:
-                            other.pop(key, None)
-                        table[key] = value
+            for key, value, kind in _own_declarations(klass):
+                for table in tables:        # a subclass may redeclare a name as another kind
+                    table.pop(key, None)
+                tables[kind][key] = value
         cls._parameters, cls._variables, cls._ports, cls._modes = params, variables, ports, modes
         cls._input_names = frozenset(n for n, p in ports.items() if p.causality == "input")
         cls._structural = tuple(n for n, p in params.items() if p.structural)
