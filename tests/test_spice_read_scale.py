@@ -14,7 +14,7 @@ from physlib.spice.numbers import parse_number
 NUMBERS = [("1k", 1e3), ("1K", 1e3), ("1meg", 1e6), ("1MEG", 1e6), ("2.5Meg", 2.5e6),
            ("1.5e-3", 1.5e-3), ("1E+2", 100.0), ("10u", 1e-5), ("10U", 1e-5), ("3f", 3e-15),
            ("2mil", 2 * 25.4e-6), ("10uF", 1e-5), ("4.7p", 4.7e-12), ("1n", 1e-9),
-           ("1g", 1e9), ("1t", 1e12), ("1a", 1e-18), (".5k", 500.0), ("5.", 5.0),
+           ("1g", 1e9), ("1t", 1e12), ("2A", 2.0), ("1.5amp", 1.5), (".5k", 500.0), ("5.", 5.0),
            ("1e3k", 1e6), ("100", 100.0), ("2.2kOhm", 2.2e3), ("-2m", -2e-3)]
 
 
@@ -44,6 +44,25 @@ def test_suspicious_numbers_warn_at_every_element_that_has_them():
     assert lines == [(3, True, False), (4, True, False), (5, False, True), (6, False, True)]
     assert parse_number("{2.5mil}"[1:-1], expression=True)[0] == pytest.approx(2.5e-3, rel=1e-15)
     assert parse_number("not1k") is None and parse_number("") is None
+
+
+def test_a_is_no_atto_scale_as_in_ngspice():
+    """ngspice-39 has no atto suffix: it reads ``2A`` (a current in amperes), ``3a`` and
+    ``1e3amp`` as 2, 3 and 1000, in values, in ``.param`` expressions and in B sources (its
+    ``.op`` of this deck printed v(a) = 2, v(b) = 3, v(c) = 1000, v(d) = 2). An element's
+    value with a lone or leading lower-case ``a`` (``10a``, ``10aF``), which HSPICE reads as
+    1e-18, is warned about; ``2A`` and ``1e3amp``, amperes, are not."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        deck = spice.read("amps\nI1 0 a 2A\nR1 a 0 1\n.param p={3a}\nI2 0 b {p}\nR2 b 0 1\n"
+                          "I3 0 c 1e3amp\nR3 c 0 1\nB1 d 0 V=2a\nR4 d 0 1\nC1 d 0 10a\n.op\n.end\n")
+    op = deck.op()
+    assert [op[f"v({node})"] for node in "abcd"] == pytest.approx([2.0, 3.0, 1e3, 2.0], rel=1e-12)
+    assert deck.model["c1"].C == 10.0
+    atto = [w.message for w in caught if "atto" in str(w.message)]
+    assert [w.line for w in atto] == [11] and "10e-18" in str(atto[0])
+    assert parse_number("10aF")[0] == 10.0 and "1e-18" in parse_number("10aF")[1]
+    assert parse_number("2A")[1] is None and parse_number("1e3amp")[1] is None
 
 
 def test_inline_comments_are_stripped_and_lines_without_them_kept_whole():

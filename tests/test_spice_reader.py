@@ -55,7 +55,7 @@ def assert_close(ours, ref, rel, what):
 
 
 @pytest.mark.parametrize("name", ["rc_lowpass", "subckt_nested", "params_func", "controlled",
-                                  "syntax", "global_nodes"])
+                                  "syntax", "global_nodes", "expressions"])
 def test_linear_op_matches_ngspice(name):
     ref = reference(f"{name}_op.csv")
     result = deck(f"{name}.cir").op()

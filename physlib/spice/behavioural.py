@@ -7,10 +7,11 @@ current), ``v(a,b)`` the difference, ``i(vname)`` the current of voltage source 
 ngspice's ``vname#branch`` (its ``i_sense``), ``time`` the time [s], ``temper`` the circuit
 temperature [°C], ``pi`` π; a ``.param`` name becomes a parameter of the source (so
 ``params=`` changes it without recompiling) and a ``.func`` is expanded in place. Functions as
-in ngspice's B source (its INPptree functions): abs sqrt exp ln log (natural) log10 pow pwr sgn
-min max floor ceil int nint sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh
-atanh u (1 for x > 0, else 0) uramp; operators + - * / % ^ ** comparisons && || ! and ``c ? a : b``
-(a condition is true when nonzero). ``V=`` gives v(n+) − v(n−); ``I=`` the current from n+
+in ngspice's B source (its INPptree functions): abs sqrt exp ln log (natural) log10 pow
+(abs(x)**y) pwr (sign(x)*abs(x)**y) sgn min max floor ceil int nint (half to even) sin cos tan
+asin acos atan atan2 sinh cosh tanh asinh acosh atanh u (1 for x > 0, 1/2 at 0, else 0) uramp;
+operators + - * / % ^ ** (``x^y`` is abs(x)**y, left associative) comparisons && || ! and
+``c ? a : b`` (a condition is true when nonzero); ``mil`` is 25.4e-6 as in values. ``V=`` gives v(n+) − v(n−); ``I=`` the current from n+
 through the source to n−. A step in the expression (u(time − 1m)) is no time event: the
 solver finds it by its error control, as ngspice does.
 """
@@ -36,15 +37,27 @@ def _truncate(x):
 
 
 def _step(x):
-    return sp.Piecewise((1, x > 0), (0, True))
+    return sp.Piecewise((1, x > 0), (sp.Rational(1, 2), sp.Eq(x, 0)), (0, True))
+
+
+def _power(x, y):
+    """ngspice's ``x^y``, ``x**y`` and ``pow(x, y)`` in a B source: of the magnitude of x."""
+    return sp.Abs(x) ** y
+
+
+def _nearest(x):
+    """ngspice's ``nint``: x rounded to the nearest whole number, a half to the even one."""
+    up = sp.floor(x + sp.Rational(1, 2))
+    odd_tie = sp.And(sp.Eq(up - x, sp.Rational(1, 2)), sp.Eq(up - 2 * sp.floor(up / 2), 1))
+    return sp.Piecewise((up - 1, odd_tie), (up, True))
 
 
 BUILTINS = {
     "sqrt": sp.sqrt, "exp": sp.exp, "ln": sp.log, "log": sp.log,
-    "log10": lambda x: sp.log(x) / sp.log(10), "pow": lambda x, y: x ** y,
+    "log10": lambda x: sp.log(x) / sp.log(10), "pow": _power,
     "pwr": lambda x, y: sp.sign(x) * sp.Abs(x) ** y, "abs": sp.Abs, "sgn": sp.sign,
     "sign": sp.sign, "min": sp.Min, "max": sp.Max, "floor": sp.floor, "ceil": sp.ceiling, "int": _truncate,
-    "nint": lambda x: sp.sign(x) * sp.floor(sp.Abs(x) + sp.Rational(1, 2)),
+    "nint": _nearest,
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos,
     "atan": sp.atan, "atan2": sp.atan2, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh,
     "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "u": _step,
@@ -62,7 +75,7 @@ def _flag(condition):
 
 OPERATORS = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": lambda a, b: a / b, "^": lambda a, b: a ** b,
+    "/": lambda a, b: a / b, "^": _power,
     "%": lambda a, b: a - b * _truncate(a / b),          # C's fmod, as ngspice
     "==": lambda a, b: _flag(sp.Eq(a, b)), "!=": lambda a, b: _flag(sp.Ne(a, b)),
     "<": lambda a, b: _flag(a < b), "<=": lambda a, b: _flag(a <= b),
@@ -170,7 +183,7 @@ def behavioural_source(b, name, card, scope, prefix):
     if not match:
         raise SpiceError("B takes Bname n+ n- V=expression or I=expression", card.where)
     translation = _Translation(b, scope, card)
-    expr = translation.convert(parse(match.group(2), card.where))
+    expr = translation.convert(parse(match.group(2), card.where, braces=False))
     values = {}
     for param, symbol in translation.params.items():
         if param == "temper":

@@ -3,10 +3,12 @@
 An expression is parsed once into a tree of tuples and evaluated in a :class:`Scope` (the
 ``.param`` values visible at a place: a subcircuit instance's parameters, then its parent's,
 then the deck's). Operators, by increasing precedence: ``? :``, ``||``, ``&&``, comparisons
-(``== != < <= > >=``), ``+ -``, ``* / %``, unary ``+ - !``, ``^`` / ``**`` (power, right
-associative). Numbers take SPICE suffixes (``1k``, ``2meg``). Functions as ngspice's:
-sqrt exp log/ln (natural) log10 pow pwr abs sgn/sign min max limit floor ceil int nint
-sin cos tan asin acos atan atan2 sinh cosh tanh u (unit step) uramp; constants pi and e.
+(``== != < <= > >=``), ``+ -``, ``* / %``, unary ``+ - !``, ``^`` / ``**``. As in ngspice-39,
+the power is left associative (``2^3^2`` is 64) and of the magnitude of its base
+(``(-2)^3`` is 8, ``-2^2`` is -4). Numbers take SPICE suffixes (``1k``, ``2meg``). Functions as
+ngspice's: sqrt exp log/ln (natural) log10 pow (x**y, a negative x only to a whole power) pwr
+(abs(x)**y) abs sgn/sign min max limit floor ceil int nint (half to even) sin cos tan asin
+acos atan atan2 sinh cosh tanh u (unit step) uramp; constants pi and e.
 """
 from __future__ import annotations
 
@@ -19,13 +21,14 @@ from .numbers import parse_number
 __all__ = ["parse", "evaluate", "Scope", "FUNCTIONS", "names_in"]
 
 
-def _pwr(x, y):
-    return math.copysign(abs(x) ** y, x)
+def _power(x, y):
+    """ngspice's ``x^y`` and ``pwr(x, y)`` in expressions: of the magnitude of x."""
+    return abs(x) ** y
 
 
 FUNCTIONS = {
     "sqrt": math.sqrt, "exp": math.exp, "log": math.log, "ln": math.log, "log10": math.log10,
-    "pow": math.pow, "pwr": _pwr, "abs": abs, "sgn": lambda x: float((x > 0) - (x < 0)),
+    "pow": math.pow, "pwr": _power, "abs": abs, "sgn": lambda x: float((x > 0) - (x < 0)),
     "sign": lambda x: float((x > 0) - (x < 0)), "min": min, "max": max,
     "limit": lambda x, a, b: min(max(x, min(a, b)), max(a, b)), "floor": math.floor,
     "ceil": math.ceil, "int": lambda x: float(math.trunc(x)), "nint": lambda x: float(round(x)),
@@ -42,8 +45,8 @@ _BINARY = [("||",), ("&&",), ("==", "!=", "<", "<=", ">", ">="), ("+", "-"), ("*
 
 
 class _Parser:
-    def __init__(self, text: str, where: Location):
-        self.text, self.where, self.tokens, pos = text, where, [], 0
+    def __init__(self, text: str, where: Location, braces: bool):
+        self.text, self.where, self.braces, self.tokens, pos = text, where, braces, [], 0
         while pos < len(text):
             match = _LEX.match(text, pos)
             if not match or match.end() == pos:
@@ -95,16 +98,25 @@ class _Parser:
         return self.power()
 
     def power(self):
+        # left associative as ngspice's (2^3^2 is 64); binds tighter than a sign before it
+        # (-x^2 is -(x^2)), and takes a sign after it (2^-1)
         base = self.atom()
-        if self.peek()[1] in ("^", "**"):
+        while self.peek()[1] in ("^", "**"):
             self.take()
-            return ("^", base, self.unary())        # right associative, binds -x^2 as -(x^2)
+            base = ("^", base, self.signed_atom())
         return base
+
+    def signed_atom(self):
+        if self.peek()[1] in ("-", "+"):
+            sign = self.take()[1]
+            operand = self.signed_atom()
+            return ("neg", operand) if sign == "-" else operand
+        return self.atom()
 
     def atom(self):
         kind, value = self.take()
         if kind == "num":
-            number = parse_number(value, expression=True)
+            number = parse_number(value, expression=self.braces)
             return ("num", number[0])
         if kind == "name":
             name = value.lower()
@@ -124,12 +136,14 @@ class _Parser:
         self.fail(f"unexpected {value!r}")
 
 
-def parse(text: str, where: Location) -> tuple:
-    """The tree of an expression (braces or quotes around it are removed)."""
+def parse(text: str, where: Location, braces: bool = True) -> tuple:
+    """The tree of an expression (braces or quotes around it are removed). ``braces``: an
+    expression as ngspice's parameter parser reads it (``.param``, ``{...}``), where ``mil``
+    is milli; False for a B source's, where it is 25.4e-6 as in a value."""
     text = text.strip()
     if len(text) >= 2 and (text[0], text[-1]) in (("{", "}"), ("'", "'")):
         text = text[1:-1]
-    parser = _Parser(text, where)
+    parser = _Parser(text, where, braces)
     if not parser.tokens:
         parser.fail("it is empty")
     tree = parser.ternary()
@@ -149,7 +163,7 @@ def names_in(tree) -> set[str]:
 
 
 _OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-        "/": lambda a, b: a / b, "%": math.fmod, "^": lambda a, b: a ** b,
+        "/": lambda a, b: a / b, "%": math.fmod, "^": _power,
         "==": lambda a, b: float(a == b), "!=": lambda a, b: float(a != b),
         "<": lambda a, b: float(a < b), "<=": lambda a, b: float(a <= b),
         ">": lambda a, b: float(a > b), ">=": lambda a, b: float(a >= b),

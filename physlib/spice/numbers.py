@@ -1,8 +1,9 @@
 """SPICE numbers: ``1k``, ``2.5meg``, ``10uF``, ``1MOhm`` (= 1e-3: ``M`` is milli), ``3mil``.
 
 As ngspice-39 reads them: a decimal number with an optional exponent, then an optional scale
-suffix (case-insensitive: t g meg k m mil u n p f a), then any letters, which are ignored
-(``10uF`` is 10 µ, the ``F`` a unit). :func:`parse_number` also says when a value looks like a
+suffix (case-insensitive: t g meg k m mil u n p f), then any letters, which are ignored
+(``10uF`` is 10 µ, the ``F`` a unit; ngspice has no atto: ``2a`` is 2, as in ``2A`` of a
+current, though HSPICE reads it as 2e-18). :func:`parse_number` also says when a value looks like a
 mistake (``1M`` where mega was probably meant, ``2k7``, a lone trailing ``F``)."""
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ import re
 __all__ = ["parse_number", "zero_is_none", "Constant", "NUMBER", "SCALE"]
 
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12, "f": -15,
-         "a": -18}     # powers of ten; "mil" is 25.4e-6
+SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12,
+         "f": -15}     # powers of ten; "mil" is 25.4e-6
 # A number token's parts in one match: the number (NUMBER), its scale suffix, the letters after
 # it and anything else (the number's case-insensitivity changes nothing: only its exponent's e
 # has a case, and both are allowed).
-_PARTS = re.compile(f"({NUMBER.pattern})" + r"(meg|mil|[tgkmunpfa])?([A-Za-z_]*)(.*)", re.I | re.S)
+_PARTS = re.compile(f"({NUMBER.pattern})" + r"(meg|mil|[tgkmunpf])?([A-Za-z_]*)(.*)", re.I | re.S)
 
 
 @functools.lru_cache(maxsize=4096)      # a large deck repeats its values (1k, 1n) many times
@@ -49,6 +50,9 @@ def parse_number(token: str, expression: bool = False) -> tuple[float, str | Non
                    f"{rest!r} after the scale suffix are ignored (for 2.7k write 2.7k, not 2k7)")
     elif suffix == "M" and not (letters[:2].lower() in ("eg", "il")):
         warning = (f"{token!r} is {value:g}: M is milli in SPICE; write 'meg' for mega")
+    elif not suffix and letters[:1] in ("a", "A") and letters != "A" and letters.lower() not in ("amp", "amps"):
+        warning = (f"{token!r} is {value:g}: ngspice has no atto scale and ignores the letters "
+                   f"(HSPICE reads a as 1e-18); write {mantissa:g}e-18 for atto")
     elif key == "f" and not letters and mantissa >= 1:
         warning = (f"{token!r} is {value:g}: a trailing F is femto in SPICE, not farad "
                    "(write 1u or 1uF for microfarads)")
