@@ -11,8 +11,8 @@ from scipy.special import lambertw
 
 from physlib import Component, Model, Parameter, PhyslibError, Variable, der
 from physlib.analysis.simulation.fixed_step import integrate_fixed
-from physlib.components.electrical import Capacitor, Diode, Ground, Resistor, VoltageSource
-from physlib.components.signals import Step
+from physlib.components.electrical import Capacitor, Diode, Ground, Resistor, Switch, VoltageSource
+from physlib.components.signals import PWM, Step
 
 K_B, Q_E = 1.380649e-23, 1.602176634e-19
 TAU = 1e-3                                   # R·C = 1 kΩ · 1 µF
@@ -104,6 +104,36 @@ def test_time_event_between_grid_points_splits_the_step():
     res = rc(t_step).simulate(5e-3, solver="rk4", dt=1e-4)
     assert np.count_nonzero(res.t == t_step) == 2          # left and right limit recorded
     assert np.max(np.abs(res["C1.v"] - charge(res.t, t_step))) < 1e-6
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("t_eval", [None, [0.0, 2.5e-3, 5e-3]])
+def test_an_input_edge_at_t_end_does_not_leak_into_the_last_step(solver, t_eval):
+    # The step at t_end changes nothing before it: the capacitor stays at 0 exactly, as with
+    # the variable-step solvers. The last step's end stages once saw the input after the edge:
+    # rk4 ended at dt/(6τ) = 0.0167, trapezoidal at dt/(2τ + dt), backward Euler at dt/(τ + dt).
+    res = rc(5e-3).simulate(5e-3, solver=solver, dt=1e-4, t_eval=t_eval)
+    assert res.t[-1] == 5e-3 and res["C1.v"][-1] == 0.0 and not res.events
+
+
+def test_rows_repeat_a_time_only_at_events():
+    """A PWM switching an RC, trapezoidal at 10 µs: the rows repeat a time (left and right
+    limit) at the switch's 10 edges and nowhere else. The mode checks at each step's end once
+    re-solved the algebraic variables, which moved by rounding, and that counted as a change
+    with a row before it: pairs of equal rows at 2.14 ms, 2.2 ms, …"""
+    m = Model("switched_rc")
+    src = m.add(VoltageSource("src", V=1.0))
+    switch = m.add(Switch("S1", Ron=0.0, Goff=0.0, control=PWM(f=1e3, duty=0.3)))
+    r, c, gnd = m.add(Resistor("R1", R=1e3)), m.add(Capacitor("C1", C=1e-6)), m.add(Ground("gnd"))
+    m.connect(src.p, switch.p)
+    m.connect(switch.n, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    res = m.compile().simulate(5e-3, solver="trapezoidal", dt=1e-5)
+    repeated = res.t[1:][np.diff(res.t) == 0]
+    edges = sorted({e.t for e in res.events if e.cause != "initial"})
+    np.testing.assert_allclose(repeated, edges, rtol=0, atol=1e-15)
+    assert len(edges) == 9              # on at 1, 2, 3, 4 ms (and 0), off at 0.3 … 4.3 ms
 
 
 def test_t_eval_off_the_grid_is_interpolated_to_rk4_accuracy():

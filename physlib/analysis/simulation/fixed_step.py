@@ -55,7 +55,7 @@ from ..common.options import FIXED_STEP
 from .result_rows import ResultRows
 from .results import SimulationResult
 from .run_stats import count, phase, reached
-from .time_events import left_limit
+from .time_events import left_limit, run_events
 
 _GRID_TOL = 1e-9          # relative to dt: times closer than this to a grid point are on it
 
@@ -121,7 +121,11 @@ class _FixedStepRun:
             invariants = Invariants(model, invariants)
         self.invariants = invariants if invariants is not None and invariants.size else None
         self.target = self.invariants.values(self.x, self.p, t0) if self.invariants is not None else None
-        self.points, self.is_event = _step_points(t0, t_end, dt, model.time_events(self.p, t0, t_end))
+        # an edge at t_end (a pulse train whose period divides the horizon) changes nothing:
+        # the last step ends at its left limit, as the variable-step solvers' runs do
+        events, run_end = run_events(model, self.p, t0, t_end)
+        self.points, self.is_event = _step_points(t0, t_end, dt, events)
+        self.end_eval = run_end
         self.tol = _GRID_TOL * dt
         self.t_eval = None if t_eval is None else np.asarray(t_eval, dtype=float).ravel()
         if self.t_eval is not None and self.t_eval.size and (self.t_eval[0] < t0 - self.tol
@@ -145,7 +149,7 @@ class _FixedStepRun:
         reached(b)
         user_grid = self.t_eval is not None
         # At a time event the stages at the end of the step see the input's left limit.
-        b_eval = left_limit(b, self.t0, self.t_end) if event else b
+        b_eval = left_limit(b, self.t0, self.t_end) if event else self.end_eval if b == self.t_end else b
         xa, za = self.x, self.z
         x, z = self._keep_invariants(*self.method.step(xa, za, self.p, a, b, b_eval), b_eval)
         if user_grid:
@@ -154,8 +158,8 @@ class _FixedStepRun:
             if not user_grid:
                 self._record(b, x, z, t_value=b_eval)     # left limit
             z = self.method.consistent(x, z, self.p, b)
-        if self.step_end is not None:
-            x, z = self._apply_step_end(b, x, z, event)
+        if self.step_end is not None:       # its guards see the inputs the step's end saw
+            x, z = self._apply_step_end(b if event else b_eval, x, z, event)
         self.x, self.z = x, z
         if user_grid:
             self._record_t_eval(b)
@@ -173,9 +177,12 @@ class _FixedStepRun:
         the left-limit row is there already)."""
         x_before, z_before, p_before = x, z, self.p
         x, z, self.p = _apply_hook(self.step_end, b, x, z, self.p, self.method)
-        changed = not (np.array_equal(x, x_before) and np.array_equal(z, z_before)
-                       and np.array_equal(self.p, p_before))
-        if changed and self.t_eval is None and not event:
+        # The algebraic variables follow from the states and parameters: where the hook
+        # changed neither, its re-solve moved them by rounding only, and nothing happened.
+        changed = not (np.array_equal(x, x_before) and np.array_equal(self.p, p_before))
+        if not changed:
+            return x_before, z_before
+        if self.t_eval is None and not event:
             self._record(b, x_before, z_before, p_before)
         return x, z
 
