@@ -193,3 +193,25 @@ def test_a_stiff_spring_on_a_fast_shaft_keeps_its_torque():
     # J2 lags behind J1 (phi_rel = phi_b − phi_a < 0), and the spring pulls it along.
     assert res["sd.tau"][-1] == pytest.approx(-0.5, rel=1e-9)
     assert res["sd.phi_rel"][-1] == pytest.approx(-5e-7, rel=1e-9)
+
+
+@pytest.mark.parametrize("s_rel_start, s_range", [(None, (1.0, 3.0)), (1.0, (1.0, 1.0))])
+def test_each_position_starts_where_its_own_start_puts_it(s_rel_start, s_range):
+    """docs/guide/domains.md: a spring's relative start and a body's absolute one are
+    independent (the difference is geometry the model does not hold: a Fixed flange has no
+    position). A 1 kg mass at s0 = 1 m on a spring (c = 100 N/m, rest length 1 m) from a
+    Fixed flange: left to its default the spring starts at s_rel = 0, compressed by 1 m, and
+    the mass swings between 1 m and 3 m (cos(10 t) about 2 m); given s_rel_start = 1 it rests."""
+    m = Model("spring_mass")
+    wall = m.add(tr.Fixed("wall"))
+    start = {} if s_rel_start is None else {"s_rel_start": s_rel_start}
+    spring = m.add(tr.Spring("spr", c=100.0, s_rel0=1.0, **start))
+    mass = m.add(tr.Mass("m1", m=1.0, s0=1.0))
+    m.connect(wall.flange, spring.flange_a)
+    m.connect(spring.flange_b, mass.flange_a)
+    res = m.compile().simulate(1.0, rtol=1e-9, atol=1e-12)
+    assert res["spr.s_rel"][0] == (s_rel_start or 0.0)
+    expected = 2.0 - np.cos(10 * res.t) if s_rel_start is None else np.ones_like(res.t)
+    np.testing.assert_allclose(res["m1.s"], expected, rtol=0, atol=1e-6)
+    assert (res["m1.s"].min(), res["m1.s"].max()) == pytest.approx(s_range, abs=1e-3)
+    np.testing.assert_allclose(res["m1.s"] - res["spr.s_rel"], 1.0 - (s_rel_start or 0.0), atol=1e-9)
