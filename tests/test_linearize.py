@@ -55,6 +55,15 @@ def _dc_closed_form(states):
     return A, Bm, C, np.zeros((2, 1))
 
 
+def test_dc_gain_leaves_out_an_angle_the_output_does_not_see(motor):
+    """The motor's angle is an integrator (a pole at s = 0) that the speed does not see: the
+    gain from volts to speed is the closed form's K/(R·B + K²) (once a "pole at 0 Hz" error),
+    while the angle as the output has no steady-state gain: an error."""
+    assert motor.linearize(["src.V"], ["rotor.w"]).dcgain()[0, 0] == pytest.approx(K / (R * B + K * K), rel=1e-12)
+    with pytest.raises(PhyslibError, match="pole at f = 0"):
+        motor.linearize(["src.V"], ["rotor.phi"]).dcgain()
+
+
 def test_dc_motor_matrices_equal_the_closed_form(motor):
     lin = motor.linearize(["src.V"], ["rotor.w", "L1.i"])
     assert isinstance(lin, LinearModel)

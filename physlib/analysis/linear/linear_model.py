@@ -174,8 +174,16 @@ class LinearModel:
         return found[0] if isinstance(param, str) else found
 
     def dcgain(self) -> np.ndarray:
-        """Steady-state gain (outputs × inputs): −C A⁻¹ B + D (C (−A)⁻¹ B + D with E)."""
-        return self.frequency_response([0.0])[:, :, 0].real
+        """Steady-state gain (outputs × inputs): −C A⁻¹ B + D (C (−A)⁻¹ B + D with E).
+
+        A state at s = 0 that the inputs do not drive or the outputs do not see (a motor's
+        angle, when the output is its speed) makes A singular but not the gain: the gain is
+        then that of the minimal realization (:meth:`minimal`), and only a pole at s = 0 of
+        the transfer function itself (an angle as the output) is an error."""
+        try:
+            return self.frequency_response([0.0])[:, :, 0].real
+        except PhyslibError:
+            return self.minimal().frequency_response([0.0])[:, :, 0].real
 
     def bode(self, f, ax=None, *, inputs=None, outputs=None):
         """Bode plot (magnitude in dB, phase in degrees) of every input/output pair, f in Hz.
