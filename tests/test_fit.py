@@ -211,3 +211,16 @@ def test_an_unknown_start_voltage_is_recovered_with_the_resistance():
     assert both.params["C1.v(t0)@b"] == pytest.approx(-0.5, rel=1e-6)
     with pytest.raises(FitError, match=r"x0_free names 'C1.vv', which is not a state.*C1.v"):
         physlib.fit(sim, Experiment(data=(T_RC, {"C1.v": run["C1.v"]}), x0_free=["C1.vv"]), params={"R1.R": 1e3})
+
+
+def test_an_estimate_stopped_at_its_bound_is_named_in_the_result_and_the_report():
+    # the data were made with R = 1 kΩ; an upper bound of 800 Ω keeps the search below it
+    v, _ = rc_data()
+    params = {"R1.R": (600.0, 100.0, 800.0)}
+    result = physlib.fit(rc_model().compile(), Experiment(data=(T_RC, {"C1.v": v})), params=params)
+    assert result.at_bound == {"R1.R": "upper"}
+    assert result.params["R1.R"] == pytest.approx(800.0, rel=1e-6)
+    assert "at its upper bound" in result.report() and "R1.R: stopped at a bound" in result.report()
+    free = physlib.fit(rc_model().compile(), Experiment(data=(T_RC, {"C1.v": v})), params={"R1.R": (600.0, 100.0, 5e3)})
+    assert free.at_bound == {} and "bound" not in free.report()
+    assert free.params["R1.R"] == pytest.approx(1e3, rel=1e-6)

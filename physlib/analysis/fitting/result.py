@@ -50,7 +50,9 @@ class FitResult:
     """Estimates of a fit (:func:`~physlib.analysis.fitting.fit.fit`).
 
     ``params`` {name: estimate}; ``stderr`` {name: standard error} (infinite for a parameter in a
-    combination the data do not determine); ``covariance`` and ``correlation`` (matrices in the
+    combination the data do not determine); ``at_bound`` {name: "lower" or "upper"} for each
+    estimate the search stopped at a bound of (the data pull beyond it: its standard error and
+    interval are those of a free estimate, which it is not); ``covariance`` and ``correlation`` (matrices in the
     order of ``names``); ``confidence_intervals(level)``; ``identifiability()``; ``residuals``
     (one {path: model − data} per experiment); ``report()``; ``plot()``. The statistics are the
     linearized ones at the optimum: covariance = s²·(JᵀJ)⁻¹ with J the Jacobian of the residuals
@@ -62,6 +64,8 @@ class FitResult:
         self.params = dict(zip(self.names, map(float, theta)))
         self.predictions = predictions
         self.success, self.message, self.nfev = bool(solution.success), str(solution.message), solution.nfev
+        active = getattr(solution, "active_mask", np.zeros(len(self.names)))
+        self.at_bound = {n: "lower" if a < 0 else "upper" for n, a in zip(self.names, active) if a}
         self.cost = float(residual @ residual) / 2
         self.dof = max(residual.size - len(self.names), 1)
         self.sigma_known = sigma_known
@@ -117,7 +121,10 @@ class FitResult:
             value, error = self.params[n], self.stderr[n]
             low, high = intervals[n]
             lines.append(f"{n:<24}{value:>14.6g}{error:>12.3g}{abs(error / value) if value else np.inf:>9.2%}"
-                         f"   [{low:.6g}, {high:.6g}]")
+                         f"   [{low:.6g}, {high:.6g}]" + (f"   at its {self.at_bound[n]} bound" if n in self.at_bound else ""))
+        if self.at_bound:
+            lines.append(f"{', '.join(self.at_bound)}: stopped at a bound the data pull beyond (a wrong model, "
+                         "data or bound?); the error and interval there are not those of a free estimate")
         noise = "given" if self.sigma_known else f"estimated, s = {np.sqrt(self.scale):.3g}"
         lines.append(f"residual cost {self.cost:.6g} over {self.dof} degrees of freedom (noise {noise})")
         lines.append(repr(self.identifiability()))
