@@ -1,6 +1,7 @@
 """What ngspice-39 accepts on element lines, accepted (issue 37, build 8): R's instance options
 against ngspice-39 (tests/data/spice/options, made by its make_references.py), the lines ngspice
-reads with a warning.
+reads with a warning; and ``.temp`` against ``.options temp=`` (ngspice-39: the ``.temp`` card
+wins in either order).
 
 The R deck is linear: its .op and .noise agree to rounding (1e-9 relative; .noise measured
 6.2e-16: a deck's resistors take ngspice's CODATA-2014 Boltzmann constant, whose 4kT/R the SI
@@ -87,3 +88,41 @@ C1 out 0 1u
     # |H| at 100 kHz = 1/sqrt(1 + (2π·100k·1k·1u)²) = 1.59e-3 < 0.01
     assert meas["gain_hi"] == pytest.approx(1 / np.sqrt(1 + (2 * np.pi * 100.0) ** 2), rel=1e-9)
     assert meas["bw_chk"] == 1.0
+
+
+TEMP_DECK = ("t\nV1 1 0 5\nR1 1 2 1k\nD1 2 0 dd\n.model dd D(IS=1e-14)\n{cards}"
+             ".options reltol=1e-8\n.op\n.end\n")
+
+
+# (cards, temperature [°C] ngspice-39 reported, its v(2) [V])
+TEMP_ORDERS = [
+    (".temp 30\n.options temp=50\n", 30.0, 0.6879689518482081),
+    (".options temp=50\n.temp 30\n", 30.0, 0.6879689518482081),
+    (".options temp=50\n", 50.0, 0.6550006762757329),
+    (".temp 30\n.temp 40\n", 40.0, 0.6715227757024100),
+    (".options temp=50\n.options temp=60\n", 60.0, 0.6384051980539954),
+]
+
+
+def test_a_temp_card_sets_the_temperature_whatever_options_temp_says():
+    """ngspice-39 on these decks (.control: op, print v(2); 'Doing analysis at TEMP = ...'):
+    a .temp card sets the temperature before or after .options temp= (30 °C: v(2) =
+    0.6879689518482081 both ways, where physlib let the later card win: 0.655001, 50 °C);
+    of two .temp cards, or of two .options temp=, the later one. The diode's Newton ends at
+    reltol 1e-8 in both programs: 1e-9 relative (measured 1.1e-15)."""
+    for cards, celsius, expected in TEMP_ORDERS:
+        deck = spice.read(TEMP_DECK.format(cards=cards))
+        assert deck.options["temp"] == celsius, cards
+        assert deck.op()["v(2)"] == pytest.approx(expected, rel=1e-9), cards
+
+
+def test_several_temp_values_stay_ahead_of_options_temp():
+    # physlib's .temp t1 t2 (ngspice-39 warns "Could not set temperature" and runs at 27 °C,
+    # even beside .options temp=50): each card at each .temp value, the single runs at the
+    # first; v(2) as ngspice-39 printed at .temp 30 and .temp 40 alone
+    deck = spice.read(TEMP_DECK.format(cards=".temp 30 40\n.options temp=50\n"))
+    assert deck.options["temp"] == 30.0 and deck.temperatures == [30.0, 40.0]
+    runs = deck.run()
+    assert sorted(runs) == ["op@30", "op@40"]
+    assert runs["op@30"]["v(2)"] == pytest.approx(0.6879689518482081, rel=1e-9)
+    assert runs["op@40"]["v(2)"] == pytest.approx(0.6715227757024100, rel=1e-9)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .errors import Location, SpiceError
-from .lexer import split
+from .lexer import first_word, split
 
 __all__ = ["sort_card", "OPTIONS", "parse_assignments", "SUPPORTED"]
 
@@ -90,6 +90,8 @@ def sort_card(netlist, card, key: str, body):
         words = split(text, card.where)
         if len(words) < 2:
             raise SpiceError(".temp takes temperatures [°C]: .temp 27 or .temp 0 27 85", card.where)
+        # ngspice-39: a .temp card sets the temperature whatever .options temp= says, before
+        # or after it (_options leaves it); of two .temp cards the later one counts
         netlist.options["temp"] = (words[1], card)
         netlist.temperatures = words[1:] if len(words) > 2 else []
     elif key in (".ic", ".nodeset"):
@@ -141,7 +143,15 @@ def _options(netlist, card):
         if name in OPTIONS:
             if value is None:
                 raise SpiceError(f"option {name} needs a value ({name}=...)", card.where)
+            if name == "temp" and _from_temp_card(netlist):
+                continue                       # a .temp card's temperature wins, as ngspice-39's
             netlist.options[name] = (value, card)
         else:
             netlist.warnings.append((card.where, f"option {name} is ignored by physlib (it uses "
                                      f"only {', '.join(OPTIONS)})"))
+
+
+def _from_temp_card(netlist) -> bool:
+    """Whether the deck's temperature so far comes from a ``.temp`` card."""
+    given = netlist.options.get("temp")
+    return given is not None and first_word(given[1].text) == ".temp"
