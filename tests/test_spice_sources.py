@@ -8,6 +8,8 @@ in both programs), the switches' hybrid .op 1e-5 (Newton iterations ended at rel
 onto physlib's (trapezoidal against BDF at rtol 1e-6).
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -77,6 +79,86 @@ def test_waveform_defaults_from_the_tran_line_equal_ngspice():
         worst = np.max(np.abs(result[vector] - ref[vector])) / np.ptp(ref[vector])
         source = vector in ("v(a)", "v(b)", "v(c)", "v(d)", "v(f)", "i(v5)")
         assert worst < (1e-12 if source else 1e-4), f"{vector}: {worst:.3g} of its range"
+
+
+def test_exp_values_left_out_or_given_as_zero_equal_ngspice():
+    # ngspice-39 (vsrcload.c, isrcload.c) reads each of EXP's TD1, TAU1, TD2, TAU2 missing OR
+    # given as 0 as its default: TD1, TAU1, TAU2 = tstep (10 us here), TD2 = TD1 + tstep.
+    # physlib once took TD1 = 0 when missing and every written 0 literally: v(a), v(b), v(f)
+    # rose from t = 0 (v(a) 100 % of its range off), and V3 (TAU1 = 0), V4 (TD2 = 0 before
+    # TD1), V5 and I6 stopped the read. At ngspice's own points the sources and their
+    # resistors' currents to 1e-12 of their range (formulas in both programs; measured
+    # 5.3e-15, ngspice's 15 printed digits), the RC node v(b2) and i(v2) within 1e-4 (measured
+    # 2.9e-5: ngspice's trapezoidal steps at reltol 1e-8 against physlib's rtol 1e-8). Its .op
+    # (run alone, ngspice's step then 0): every source at V1, to 1e-12.
+    ref = reference("exp_defaults_tran.csv")
+    d = deck("exp_defaults.cir")
+    result = d.tran(**next(a for k, a in d.analyses if k == "tran"), t_eval=ref["time"])
+    for vector in vectors(ref, "time"):
+        worst = np.max(np.abs(result[vector] - ref[vector])) / np.ptp(ref[vector])
+        assert worst < (1e-4 if vector in ("v(b2)", "i(v2)") else 1e-12), \
+            f"{vector}: {worst:.3g} of its range"
+    op, ref_op = d.op(), reference("exp_defaults_op.csv")
+    for vector in vectors(ref_op):
+        assert abs(op[vector] - ref_op[vector][0]) <= 1e-12, vector
+
+
+def test_exp_defaults_without_a_tran_card_leave_the_sources_at_v1():
+    """No .tran card: outside a transient ngspice-39's step is 0 and each source is at V1 (its
+    value at t = 0 <= TD1). ngspice-39 on this deck (.control: op, print; ac lin 1 1k 1k,
+    print) printed v(a) = 0.3, v(b) = 0, v(c) = 0.2, v(d) = 0 and the .ac's v(a) = 1, v(b) = 0.
+    physlib once stopped reading it at I3 (TAU1 = 0) and V4 (TD2 = 0 taken as a fall before
+    the rise). Then
+    ``deck.tran`` with a step of 10 us sets the defaults as a .tran 10u card would: V1 holds
+    0.3 until 10 us (ngspice on `.tran 10u 500u`: v = V1 at 6.4 us, 1 - exp(-2.8/50) of the
+    swing at 12.8 us). Exact values: 1e-12."""
+    text = ("exp without tran\nV1 a 0 EXP(0.3 1 0 50u) AC 1\nV2 b 0 EXP(0 1 0 50u 150u 40u)\n"
+            "I3 0 c EXP(0.2m 1m 0 0 0 0)\nV4 d 0 EXP(0 1 20u 50u 0 50u)\n"
+            "R1 a 0 1k\nR2 b 0 1k\nR3 c 0 1k\nR4 d 0 1k\n.end\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spice.SpiceWarning)      # no DC values: ngspice's too
+        d = spice.read(text)
+    op = d.op()
+    assert [op[v] for v in ("v(a)", "v(b)", "v(c)", "v(d)")] == pytest.approx([0.3, 0, 0.2, 0], abs=1e-12)
+    ac = d.ac("lin", 1, 1e3, 1e3)
+    assert abs(ac["v(a)"][0] - 1) <= 1e-12 and abs(ac["v(b)"][0]) <= 1e-12
+    v = d.tran(10e-6, 500e-6, t_eval=np.array([6.4e-6, 12.8e-6]))["v(a)"]
+    assert v == pytest.approx([0.3, 0.3 + 0.7 * (1 - np.exp(-2.8 / 50))], abs=1e-12)
+
+
+def test_exp_whose_fall_starts_before_its_defaulted_rise_jumps_at_the_rise_as_ngspice():
+    """EXP(0 1 0 50u 150u 40u) under .tran 200u: TD1 defaults to the step, 200 µs, after the
+    written TD2 = 150 µs. ngspice-39 holds 0 until 200 µs and then gives both terms' sum
+    (its .tran printed 0 at 194.24 µs, −0.685287 at 202.24 µs and −0.593015 at 210.24 µs,
+    the closed form's values). Exact: 1e-12."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spice.SpiceWarning)
+        d = spice.read("e\nV1 a 0 EXP(0 1 0 50u 150u 40u)\nR1 a 0 1k\n.tran 200u 400u\n.end\n")
+    t = np.array([100e-6, 194.24e-6, 202.24e-6, 210.24e-6, 300e-6])
+    v = d.tran(200e-6, 400e-6, t_eval=t)["v(a)"]
+    after = t >= 200e-6
+    expected = np.where(after, (1 - np.exp(-(t - 200e-6) / 50e-6)) - (1 - np.exp(-(t - 150e-6) / 40e-6)), 0.0)
+    assert v == pytest.approx(expected, abs=1e-12)
+    assert v[1:4] == pytest.approx([0.0, -0.685287, -0.593015], abs=1e-6)
+
+
+def test_pwl_points_sharing_a_time_are_a_jump_as_in_ngspice():
+    """Two PWL points at one time: ngspice-39 warns ("non-increasing PWL time points") and
+    jumps there; physlib once refused the deck. On PWL(0 0 100u 0 100u 1 300u 1 300u 0)
+    ngspice's .tran printed 0 at 100 µs, 1 from 101 µs to 295 µs and 0 from 305 µs. A jump at
+    t = 0 (PWL(0 0 0 1 1m 1) into 1 kΩ and 1 µF): its .op printed v(a) = 0 and its .tran
+    charges the capacitor from 0 (v(b) = 0.407144 at 522.8 µs; 1 − e^(−t/1 ms) = 0.4071418)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spice.SpiceWarning)
+        step = spice.read("p\nV1 a 0 PWL(0 0 100u 0 100u 1 300u 1 300u 0)\nR1 a 0 1k\n.end\n")
+        at_zero = spice.read("p\nV1 a 0 PWL(0 0 0 1 1m 1)\nR1 a b 1k\nC1 b 0 1u\n.end\n")
+    t = np.array([50e-6, 99e-6, 101e-6, 200e-6, 295e-6, 305e-6, 400e-6])
+    assert step.tran(10e-6, 500e-6, t_eval=t)["v(a)"] == pytest.approx([0, 0, 1, 1, 1, 0, 0], abs=1e-12)
+    assert at_zero.op()["v(a)"] == 0.0
+    t = np.array([0.0, 522.8e-6, 1e-3, 2e-3])
+    charge = at_zero.tran(10e-6, 2e-3, t_eval=t)["v(b)"]
+    assert charge == pytest.approx(1 - np.exp(-t / 1e-3), abs=1e-6)       # the solver's tolerance
+    assert charge[1] == pytest.approx(0.407144, abs=5e-6)     # ngspice's own error: 2.4e-6
 
 
 def test_pulse_value_at_the_cut_and_after_its_last_pulse():

@@ -120,6 +120,22 @@ def test_waveforms_round_trip():
         assert_same(a["C1.v"], b["c1.v"], repr(wave))
 
 
+def test_an_exponential_rising_from_zero_is_written_so_that_ngspice_starts_it_at_zero():
+    """EXP's TD1 = 0 is the .tran step to ngspice-39 (and to the reader, which follows it): a
+    rise from t = 0 is written with TD1 = 1e-30 s, which ngspice-39 takes as given (its run
+    of the written source gave 1 − e^(−6.4/50) = 0.12015 at 6.4 µs under .tran 10u, where
+    TD1 = 0 gives 0). The copy restarts its solver at that 1e-30 s event, so the two runs
+    agree to the solver's tolerance (1e-6 of the range asked; measured far below)."""
+    wave = sg.Exponentials(amplitude=1.0, t_rise=0.0, tau_rise=0.2e-3, t_fall=1e-3, tau_fall=0.3e-3)
+    model = rc_model(V=wave)
+    text = write(model)
+    assert "EXP(0.0 1.0 1e-30 0.0002 0.001 0.0003)" in text
+    t = np.linspace(0.0, 4e-3, 41)
+    a = model.compile().simulate(4e-3, t_eval=t)["C1.v"]
+    b = read(text).model.compile().simulate(4e-3, t_eval=t)["c1.v"]
+    assert np.max(np.abs(a - b)) <= 1e-6 * np.max(np.abs(a))
+
+
 def test_diode_model_and_temperature_are_written():
     m = Model("d")
     src, r = m.add(el.VoltageSource("V1", V=5.0)), m.add(el.Resistor("R1", R=1e3))

@@ -6,10 +6,12 @@ holds V1 after TD + NP·PER (NP = 0: for ever), the value at TD + PER and at TD 
 being the one before the jump (so a PULSE whose PW and PER default to the stop time is V2
 there); PWL's ``td=`` [s] delays every point and
 ``r=`` [s] (a point's time) repeats the points from there on after the last one. Defaults:
-PULSE's TR and TF (also when given as 0) are the ``.tran`` step, PW and PER the stop time; SIN's FREQ is 1/tstop; EXP's TAU1, TAU2 are the step and TD2 is
-TD1 + tstep. Without a DC value a source's DC value is its waveform's value at t = 0 (ngspice
-warns the same), and ``AC`` without a magnitude is 1. ``ctx.tran()`` gives (tstep, tstop), so a
-default follows the analysis it is used in without recompiling.
+PULSE's TR and TF (also when given as 0) are the ``.tran`` step, PW and PER the stop time;
+SIN's FREQ is 1/tstop; EXP's TD1, TAU1 and TAU2 are the step and TD2 is TD1 + tstep, each
+also when given as 0 (ngspice-39's vsrcload.c and isrcload.c: ``EXP(0 1 0 50u)`` starts
+rising at tstep, not at 0). Without a DC value a source's DC value is its waveform's value at
+t = 0 (ngspice warns the same), and ``AC`` without a magnitude is 1. ``ctx.tran()`` gives
+(tstep, tstop), so a default follows the analysis it is used in without recompiling.
 """
 from __future__ import annotations
 
@@ -115,15 +117,24 @@ def _arg(spec, k, default):
     return spec.args[k] if k < len(spec.args) else default
 
 
+def _nonzero(spec, k, default):
+    """Value function of argument k, or of ``default`` (a function) if it is missing or its
+    value is 0: ngspice-39 reads a 0 as "not given" for these arguments."""
+    given = spec.args[k] if k < len(spec.args) else None
+
+    def value():
+        number = given() if given is not None else 0.0
+        return number if number != 0 else default()
+    return value
+
+
 def _pulse(spec, tran):
     v1, v2 = spec.args[0], spec.args[1]
     td = _arg(spec, 2, lambda: 0.0)
-    nonzero = (lambda k, fallback: (lambda: (spec.args[k]() if k < len(spec.args) and
-                                             spec.args[k]() != 0 else fallback())))
-    tr = nonzero(3, lambda: tran()[0])
-    tf = nonzero(4, lambda: tran()[0])
-    pw = nonzero(5, lambda: tran()[1])
-    per = nonzero(6, lambda: tran()[1])
+    tr = _nonzero(spec, 3, lambda: tran()[0])
+    tf = _nonzero(spec, 4, lambda: tran()[0])
+    pw = _nonzero(spec, 5, lambda: tran()[1])
+    per = _nonzero(spec, 6, lambda: tran()[1])
     # A shape longer than PER is cut at PER, as ngspice-39's (its vsrcload): no check here.
     return Trapezoid, {"offset": v1, "amplitude": lambda: v2() - v1(), "t0": td, "rising": tr,
                        "falling": tf, "width": pw, "period": per,
@@ -141,10 +152,13 @@ def _sine(spec, tran):
 
 def _exp(spec, tran):
     v1, v2 = spec.args[0], spec.args[1]
-    td1 = _arg(spec, 2, lambda: 0.0)
-    tau1 = _arg(spec, 3, lambda: tran()[0])
-    td2 = _arg(spec, 4, lambda: td1() + tran()[0])
-    tau2 = _arg(spec, 5, lambda: tran()[0])
+    # ngspice-39 (vsrcload.c, isrcload.c): each of TD1, TAU1, TD2, TAU2 missing or 0 is its
+    # default, TD1, TAU1, TAU2 the .tran step and TD2 TD1 + step (the TD1 in use); a TD2
+    # before TD1 holds V1 until TD1 and jumps there, as Exponentials does
+    td1 = _nonzero(spec, 2, lambda: tran()[0])
+    tau1 = _nonzero(spec, 3, lambda: tran()[0])
+    td2 = _nonzero(spec, 4, lambda: td1() + tran()[0])
+    tau2 = _nonzero(spec, 5, lambda: tran()[0])
     return Exponentials, {"offset": v1, "amplitude": lambda: v2() - v1(), "t_rise": td1,
                           "tau_rise": tau1, "t_fall": td2, "tau_fall": tau2}
 
@@ -173,6 +187,9 @@ def build_waveform(spec: SourceSpec, tran, where):
     return wave, bindings, at0
 
 
+_AFTER_ZERO = 1e-30     # [s] the time right after 0 of a PWL's jump at 0
+
+
 def _pwl_points(spec, where):
     """(points [(s, value)], repeat time [s] or None) of a PWL with its ``td=`` delay added to
     every time; ``r=`` must be the time of a point before the last (ngspice-39 stops with an
@@ -181,6 +198,10 @@ def _pwl_points(spec, where):
     times = values[0::2]
     delay = spec.options["td"]() if "td" in spec.options else 0.0
     points = [(t + delay, y) for t, y in zip(times, values[1::2])]
+    if len(points) > 1 and points[0][0] == points[1][0] == 0.0:
+        # A jump at t = 0: ngspice-39's operating point takes the first value and the run
+        # jumps right after; a Table jumps at the time itself (its value there is the second)
+        points[1] = (_AFTER_ZERO, points[1][1])
     if "r" not in spec.options:
         return points, None
     r = spec.options["r"]()
@@ -192,9 +213,11 @@ def _pwl_points(spec, where):
 
 
 def _interp(points, t):
-    if t <= points[0][0]:
+    """The PWL's value at t as the Table gives it: linear between points, and where two
+    points share a time, the second's from that time on."""
+    if t < points[0][0]:
         return points[0][1]
     for (t0, y0), (t1, y1) in zip(points, points[1:]):
-        if t <= t1:
+        if t < t1:
             return y0 + (y1 - y0) * (t - t0) / (t1 - t0)
     return points[-1][1]

@@ -88,6 +88,11 @@ def _number(x) -> str:
     return repr(float(x))
 
 
+# ngspice-39 reads an EXP time of 0 as its default (TD1: the .tran step): the least time it
+# takes as given stands for 0
+_ZERO_TIME = 1e-30
+
+
 class _Writer:
     def __init__(self, ac: dict, deck, subcircuits: bool):
         self.ac = {k.lower(): (v if isinstance(v, tuple) else (v, 0.0)) for k, v in ac.items()}
@@ -335,8 +340,8 @@ def _waveform(full: str, value) -> tuple[float, str]:
                 math.degrees(p["phase"]))
         return p["offset"] + p["amplitude"] * math.sin(p["phase"]), f"SIN({' '.join(map(n, args))})"
     if kind is sg.Exponentials and p["t_rise"] >= 0:
-        args = (p["offset"], p["offset"] + p["amplitude"], p["t_rise"], p["tau_rise"], p["t_fall"],
-                p["tau_fall"])
+        args = (p["offset"], p["offset"] + p["amplitude"], p["t_rise"] or _ZERO_TIME, p["tau_rise"],
+                p["t_fall"] or _ZERO_TIME, p["tau_fall"])
         return p["offset"], f"EXP({' '.join(map(n, args))})"
     if kind in (sg.Table, sg.Ramp):
         points = p["points"] if kind is sg.Table else \

@@ -174,11 +174,12 @@ class DampedSine(Waveform):
 class Exponentials(Waveform):
     """SPICE's EXP: offset until t_rise, then an exponential approach to offset + amplitude
     with time constant tau_rise, and from t_fall on an exponential return toward offset with
-    time constant tau_fall (the two add, as in SPICE).
+    time constant tau_fall (the two add, as in SPICE). A t_fall before t_rise is ngspice's
+    too: the offset holds until t_rise, where the waveform jumps to both terms' sum.
 
-    Parameters: amplitude; offset; t_rise [s]; tau_rise [s] (> 0); t_fall [s] (>= t_rise);
-    tau_fall [s] (> 0). SPICE's EXP(V1 V2 TD1 TAU1 TD2 TAU2) is offset=V1, amplitude=V2−V1,
-    t_rise=TD1, tau_rise=TAU1, t_fall=TD2, tau_fall=TAU2.
+    Parameters: amplitude; offset; t_rise [s]; tau_rise [s] (> 0); t_fall [s]; tau_fall [s]
+    (> 0). SPICE's EXP(V1 V2 TD1 TAU1 TD2 TAU2) is offset=V1, amplitude=V2−V1, t_rise=TD1,
+    tau_rise=TAU1, t_fall=TD2, tau_fall=TAU2.
     """
 
     amplitude = Parameter(1.0, description="V2 − V1")
@@ -187,11 +188,6 @@ class Exponentials(Waveform):
     tau_rise = Parameter(unit="s", description="rise time constant", positive=True)
     t_fall = Parameter(unit="s", description="start of the fall")
     tau_fall = Parameter(unit="s", description="fall time constant", positive=True)
-
-    def validate(self):
-        if self.t_fall < self.t_rise:
-            raise ParameterError(f"Exponentials {self.name!r}: t_fall ({self.t_fall}) is before "
-                                 f"t_rise ({self.t_rise})")
 
     def value(self):
         t = symbols.t

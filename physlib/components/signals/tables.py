@@ -25,11 +25,13 @@ class Table(Waveform):
     to the one at ``repeat`` and the points from there to t_end follow again, every
     t_end − repeat seconds.
 
-    ``Table(points=[(0, 0), (1e-3, 1), (2e-3, 0)])``. The points and ``repeat`` are part of the
-    model's structure: changing them means compiling again.
+    ``Table(points=[(0, 0), (1e-3, 1), (2e-3, 0)])``. Two points at one time are a jump there
+    (the value from that time on is the second's), as in ngspice's PWL. The points and
+    ``repeat`` are part of the model's structure: changing them means compiling again.
     """
 
-    points = Parameter(description="(time [s], value) pairs, times increasing", structural=True)
+    points = Parameter(description="(time [s], value) pairs, times increasing (two at a time: a jump)",
+                       structural=True)
     repeat = Parameter(None, unit="s", description="time of the point the table repeats from "
                        "after its last one (None: no repeat)", structural=True)
 
@@ -38,9 +40,11 @@ class Table(Waveform):
             pts = tuple((float(a), float(b)) for a, b in self.points)
         except (TypeError, ValueError):
             raise ParameterError(f"Table {self.name!r}: points must be (time, value) pairs") from None
-        if len(pts) < 1 or any(b[0] <= a[0] for a, b in zip(pts, pts[1:])) or \
+        if len(pts) < 1 or any(b[0] < a[0] for a, b in zip(pts, pts[1:])) or \
+                any(a[0] == c[0] for a, c in zip(pts, pts[2:])) or \
                 not all(math.isfinite(v) for pair in pts for v in pair):
-            raise ParameterError(f"Table {self.name!r}: give finite points with strictly increasing times")
+            raise ParameterError(f"Table {self.name!r}: give finite points with increasing times, "
+                                 "at most two at one time (a jump)")
         self._values["points"] = pts
         if self.repeat is not None:
             times = [p[0] for p in pts[:-1]]
@@ -53,7 +57,8 @@ class Table(Waveform):
         pts = self.points
         pieces = [(pts[0][1], x < pts[0][0])]
         for (t0, y0), (t1, y1) in zip(pts, pts[1:]):
-            pieces.append((y0 + (y1 - y0) * (x - t0) / (t1 - t0), x < t1))
+            if t1 > t0:                 # two points at one time: a jump, no segment
+                pieces.append((y0 + (y1 - y0) * (x - t0) / (t1 - t0), x < t1))
         pieces.append((pts[-1][1], True))
         return sp.Piecewise(*pieces)
 
