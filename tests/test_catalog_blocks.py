@@ -17,7 +17,7 @@ import pytest
 
 from physlib import Model
 from physlib.components.signals import (Constant, DeadZone, Derivative, Filter, FirstOrder, FixedDelay,
-                                        Hysteresis, LimIntegrator, Mean, PadeDelay, Ramp, RootMeanSquare,
+                                        Hysteresis, LimIntegrator, Mean, PadeDelay, Pulse, Ramp, RootMeanSquare,
                                         SecondOrder, Sine, SlewRateLimiter, Step, Table2D, VariableLimiter)
 from physlib.components.signals.filter_design import prototype, sections
 from physlib.core.errors import ParameterError
@@ -341,3 +341,17 @@ def test_bad_parameters_name_the_block(make, message):
     with pytest.raises(ParameterError) as err:
         make()
     assert "f1" in str(err.value) and message in str(err.value)
+
+
+def test_slew_rate_limiter_falls_at_minus_rising_wherever_rising_is_set():
+    """Falling defaults to −Rising (the MSL's binding): a 10-high pulse from 0 to 2 s through
+    a limiter made with Rising = 1/s, run with params Rising = 5/s, rises to 10 at 2 s and
+    falls at 5/s: 5, 10, 5, 0 at 1, 2, 3, 4 s (Td = 1 ms lags each ramp by Td·5 = 5e-3; 1e-2
+    asked). Falling was once fixed at −1/s when the block was made: 9.998, 8.998, 7.998."""
+    m = Model("slew")
+    m.add(SlewRateLimiter("s", u=Pulse(amplitude=10.0, period=4.0, width=2.0), Rising=1.0))
+    sim = m.compile()
+    y = sim.simulate(4.0, t_eval=[1.0, 2.0, 3.0, 4.0], params={"s.Rising": 5.0})["s.y"]
+    np.testing.assert_allclose(y, [5.0, 10.0, 5.0, 0.0], atol=1e-2)
+    y = sim.simulate(4.0, t_eval=[1.0, 2.0, 3.0, 4.0], params={"s.Falling": -2.0})["s.y"]
+    np.testing.assert_allclose(y, [1.0, 2.0, 0.0, 0.0], atol=1e-2)      # rises at 1/s, falls at 2/s

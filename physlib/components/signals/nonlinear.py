@@ -65,27 +65,24 @@ class SlewRateLimiter(Component):
     Simscape: Rate Limiter): dy/dt = (u − y)/Td clipped to [Falling, Rising], y(t0) = y_start.
 
     Parameters: Rising [1/s] (> 0) largest rising slope; Falling [1/s] (< 0) largest falling
-    slope, −Rising unless given; Td [s] (> 0) time constant with which y follows u within the
-    limits; y_start initial output (the MSL's default steady start is y_start = u(t0)).
-    Variables: rate, dy/dt.
+    slope, or 0 (the default) for −Rising, which then follows Rising wherever it is set (the
+    MSL's binding Falling = −Rising; ``params={"s.Rising": 5}`` limits both slopes); Td [s]
+    (> 0) time constant with which y follows u within the limits; y_start initial output (the
+    MSL's default steady start is y_start = u(t0)). Variables: rate, dy/dt.
     """
 
     u = Input(description="input")
     y = Output(description="rate-limited output")
     Rising = Parameter(1.0, unit="1/s", description="largest rising slope", positive=True)
-    Falling = Parameter(-1.0, unit="1/s", description="largest falling slope, −Rising unless given",
-                        check=(lambda value: value < 0, "must be negative"))
+    Falling = Parameter(0.0, unit="1/s", description="largest falling slope (< 0); 0: −Rising",
+                        check=(lambda value: value <= 0, "must be negative (or 0 for −Rising)"))
     Td = Parameter(0.001, unit="s", description="time constant of the output within the limits", positive=True)
     y_start = Parameter(0.0, description="initial output")
     rate = Variable(description="dy/dt")
 
-    def __init__(self, name=None, *positional, **values):
-        if values.get("Falling") is None:
-            values["Falling"] = -values.get("Rising", type(self).Rising.default)
-        super().__init__(name, *positional, **values)
-
     def equations(self):
-        return [sp.Eq(self.rate, sp.Min(sp.Max((self.u - self.y) / self.Td, self.Falling), self.Rising)),
+        falling = sp.Piecewise((self.Falling, self.Falling < 0), (-self.Rising, True))
+        return [sp.Eq(self.rate, sp.Min(sp.Max((self.u - self.y) / self.Td, falling), self.Rising)),
                 sp.Eq(der(self.y), self.rate)]
 
     def initial(self):
