@@ -27,7 +27,11 @@ STRUCTURES = {"Diode": [{"ISR": 1e-10, "CJO": 4e-12, "TT": 5e-9, "IKF": 0.1, "BV
                        "PTF": 30.0}],
               "JFET": [{"CGS": 1e-12, "CGD": 1e-12, "RD": 1.0, "RS": 1.0}],
               "MOSFET": [{"TOX": 1e-7, "CJ": 1e-4, "AD": 1e-10, "AS": 1e-10, "RD": 1.0, "RS": 1.0},
-                         {"level": 3, "KAPPA": 0.2, "NSUB": 1e22, "VMAX": 1e5, "NFS": 1e15, "THETA": 0.1}]}
+                         {"level": 3, "KAPPA": 0.2, "NSUB": 1e22, "VMAX": 1e5, "NFS": 1e15, "THETA": 0.1}],
+              # a structural number with a unit is a bare float in the equations (the core loss
+              # once added W to S·V²)
+              **{machine: [{"core_PRef": 300.0}]
+                 for machine in ("DC_PermanentMagnet", "DC_ElectricalExcited", "DC_SeriesExcited")}}
 
 
 def instances(cls):

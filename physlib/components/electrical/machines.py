@@ -44,6 +44,7 @@ noiseless.
 """
 import math
 
+from ...constants import Constant
 from ...core import Component, Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...core.positions import PositionState
@@ -152,6 +153,11 @@ class _DCMachine(Supported):
         return (self.VaNominal - _resistance(self.Ra, self.TaRef, self.alpha20a, self.TaNominal) * self.IaNominal
                 - self.field_drop_nominal() - brush)
 
+    def core_conductance(self):
+        """The core loss as a conductance [S]: core_PRef at the nominal induced voltage. The
+        structural core_PRef is a bare number in the equations: given its unit back here."""
+        return Constant(self.core_PRef, "W", "core_PRef") / self.ViNominal() ** 2
+
     def armature_equations(self):
         R = _resistance(self.Ra, self.TaRef, self.alpha20a, self.Ta)
         i_linear = 0.01 * sp.Abs(self.IaNominal)
@@ -159,7 +165,7 @@ class _DCMachine(Supported):
                              (self.brush_V * self.ia / i_linear, True))
         # Without core loss the armature current is la's (ia = i_la): no conductance of zero
         # whose voltage nothing fixes (a series field then puts two inductors in series).
-        core = [sp.Eq(self.ia, self.i_la + self.core_PRef / self.ViNominal() ** 2 * self.v_core)] \
+        core = [sp.Eq(self.ia, self.i_la + self.core_conductance() * self.v_core)] \
             if self.core_PRef > 0 else [sp.Eq(self.ia, self.i_la)]
         return [sp.Eq(self.va, self.pin_ap.v - self.pin_an.v), sp.Eq(self.pin_ap.i + self.pin_an.i, 0),
                 sp.Eq(self.ia, self.pin_ap.i), sp.Eq(self.Ta, self.winding_temperature(self.TaOperational)),
@@ -188,8 +194,7 @@ class _DCMachine(Supported):
 
     def equations(self):
         R = _resistance(self.Ra, self.TaRef, self.alpha20a, self.Ta)
-        gc = self.core_PRef / self.ViNominal() ** 2
-        loss = (R * self.ia ** 2 + self.v_brush * self.ia + gc * self.v_core ** 2
+        loss = (R * self.ia ** 2 + self.v_brush * self.ia + self.core_conductance() * self.v_core ** 2
                 - (self.tau_friction + self.tau_strayLoad) * self.wMechanical + self.field_loss())
         heat = [sp.Eq(self.heat_port.Q, -self.lossPower)] if self.use_heat_port else []
         return [*self.armature_equations(), *self.field_equations(), *self.shaft_equations(),
