@@ -130,7 +130,7 @@ class CompiledModel(compiled.CompiledModel):
         return _forward("trim", (self, targets, free), locals(), unknown)
 
     @_analysis("linearize")
-    def linearize(self, inputs, outputs, *, at=None, descriptor: bool = False, params: dict | None = None,
+    def linearize(self, inputs, outputs, *, at=None, descriptor: bool | str = False, params: dict | None = None,
                   t: float = 0.0, times=None, **unknown):
         """Linear model from ``inputs`` to ``outputs`` at an operating point
         (:func:`physlib.analysis.linear.linearize.linearize`)."""

@@ -475,3 +475,24 @@ def test_dc_motor_speed_loop_designed_by_pole_placement_closes_around_the_nonlin
     assert np.max(np.abs(v)) <= example.V_MAX * (1 + 1e-12)
     limited = np.sum(np.diff(res.t)[np.abs(v[:-1]) >= example.V_MAX * (1 - 1e-9)])
     assert limited > 0.1                        # the limit is really active
+
+
+def test_auto_descriptor_where_a_zero_capacitance_leaves_a_derivative_free():
+    """A MOSFET common-source stage in saturation without overlap capacitances: Meyer's
+    gate-bulk capacitance is 0 there, so the derivative of the gate-bulk voltage enters no
+    equation and the algebraic variables cannot be eliminated (SingularPointError). The
+    descriptor form's pencil is regular: descriptor="auto" falls back to it, and its response
+    at 1 MHz is ngspice-39's .ac (v(d) = −2.49066366 + 0.00071945j; 1e-7 asked of its six
+    printed digits)."""
+    import physlib.spice as spice
+    from physlib.analysis.linear.linearize import SingularPointError
+    from physlib.spice.runs import dc_op, source_settings
+    deck = spice.read("cs\nVdd vdd 0 5\nVin in 0 DC 2 AC 1\nRg in g 10k\nM1 d g 0 0 nm W=10u L=2u\n"
+                      "Rd vdd d 10k\n.model nm NMOS(level=2 VTO=1 KP=50u RD=10 RS=10)\n.end\n")
+    op, sim = dc_op(deck, source_settings(deck, None), params=None), deck.compile()
+    args = ([deck.sources["vin"]["input"]], [deck.nodes["d"] + ".v"])
+    with pytest.raises(SingularPointError, match="descriptor=True"):
+        sim.linearize(*args, at=op)
+    lin = sim.linearize(*args, at=op, descriptor="auto")
+    assert lin.E is not None
+    assert lin.frequency_response([1e6])[0, 0, 0] == pytest.approx(-2.49066366 + 0.00071945j, abs=1e-7)

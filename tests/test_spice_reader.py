@@ -63,7 +63,7 @@ def test_linear_op_matches_ngspice(name):
         assert_close(result[vector], ref[vector], 1e-9, f"{name} {vector}")
 
 
-@pytest.mark.parametrize("name", ["rc_lowpass", "subckt_nested", "controlled", "rlc_sine"])
+@pytest.mark.parametrize("name", ["rc_lowpass", "subckt_nested", "controlled", "rlc_sine", "mosfet_stages"])
 def test_ac_matches_ngspice_on_its_frequency_grid(name):
     ref = reference(f"{name}_ac.csv")
     d = deck(f"{name}.cir")

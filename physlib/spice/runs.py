@@ -157,7 +157,7 @@ def run_ac(deck, freqs, params):
     inputs = [s["input"] for _, s in sources]
     eager = [path + ".v" for path in deck.nodes.values() if path] + \
         [path + ".i" for path in deck.sources if sim.has_variable(path + ".i")]
-    lin = sim.linearize(inputs, eager, at=op)
+    lin = sim.linearize(inputs, eager, at=op, descriptor="auto")
     with deck.evaluating(params):
         phasors = [s["ac"][0]() * np.exp(1j * np.deg2rad(s["ac"][1]())) for _, s in sources]
 
@@ -179,7 +179,7 @@ def run_ac(deck, freqs, params):
                          if path.rsplit(".", 1)[-1][0] != "x" and path not in deck.sources
                          and sim.has_variable(path + ".i"))
             if later:
-                values.update(responses(sim.linearize(inputs, later, at=op)))
+                values.update(responses(sim.linearize(inputs, later, at=op, descriptor="auto")))
         if name not in values:
             raise SpiceError(f".ac has no vector for {name} (node voltages and element currents "
                              "only)")
@@ -254,7 +254,8 @@ def run_noise(deck, output, src, freqs, params):
     result = sim.noise(paths[0] if len(paths) == 1 else tuple(paths), freqs,
                        T=deck.options["temp"] + KELVIN, at=op)
     # Input-referred: divided by the gain from the input source at AC 1 alone (ngspice-39).
-    response = sim.linearize([source["input"]], paths, at=op).frequency_response(freqs)[:, 0]
+    gain_model = sim.linearize([source["input"]], paths, at=op, descriptor="auto")
+    response = gain_model.frequency_response(freqs)[:, 0]
     gain = response[0] - response[1] if len(paths) == 2 else response[0]
     gain_sq_inv = 1.0 / np.maximum(np.abs(gain) ** 2, N_MINGAIN)
 

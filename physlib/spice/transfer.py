@@ -71,7 +71,7 @@ def run_tf(deck, output, src, params):
     sim = deck.compile()
     outputs = list(dict.fromkeys([p for p in paths if p] + port))
     inputs = [source["input"]] + ([deck.sources[output[2:-1]]["input"]] if letter == "i" else [])
-    gains = sim.linearize(inputs, outputs, at=op).dcgain()
+    gains = sim.linearize(inputs, outputs, at=op, descriptor="auto").dcgain()
     column = dict(zip(outputs, gains[:, 0]))
     transfer = _difference(column, paths)
     if is_voltage:
@@ -103,7 +103,7 @@ def _output_impedance(deck, paths, settings, op) -> float:
         guess[group] = {n: op[n] for n in names if _known(op, n)}
     point = sim.operating_point(t=0.0, params=p, inputs=inputs, **guess)
     outputs = [p + ".v" for p in pins]
-    gains = sim.linearize(currents, outputs, at=point).dcgain()
+    gains = sim.linearize(currents, outputs, at=point, descriptor="auto").dcgain()
     # the response of (v_out − v_ref) to +1 A into out and −1 A into ref
     signs = np.array([1.0, -1.0][:len(pins)]) if paths[0] else np.array([-1.0])
     return float(signs @ gains @ signs)
@@ -173,7 +173,7 @@ def run_sens(deck, output, params):
     op = dc_op(deck, source_settings(deck, params), params=params)
     names = sensitivity_names(deck)
     outputs = [p for p in paths if p]
-    gains = deck.compile().linearize(list(names.values()), outputs, at=op).dcgain()
+    gains = deck.compile().linearize(list(names.values()), outputs, at=op, descriptor="auto").dcgain()
     rows = dict(zip(outputs, gains))
     derivative = rows[paths[0]] - rows[paths[1]] if len(paths) > 1 and paths[1] else \
         (rows[paths[0]] if paths[0] else -rows[paths[1]])

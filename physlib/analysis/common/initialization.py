@@ -342,11 +342,16 @@ def null_space_members(a, describe) -> list[str]:
 
 
 def _singular(a, describe):
+    free = null_space_members(a, describe)
+    derivative = next((name for name in free if name.startswith("der(")), None)
+    hint = (f"; or {derivative} enters only through a coefficient that is zero here, a "
+            "capacitance of zero (a MOSFET's Meyer gate capacitances in saturation or cutoff "
+            "without overlap capacitances: give it CGSO, CGDO and CGBO, or put a capacitor at "
+            "the node)" if derivative else "")
     return InitializationError(
-        "the algebraic equations are singular: nothing fixes "
-        + ", ".join(null_space_members(a, describe))
+        "the algebraic equations are singular: nothing fixes " + ", ".join(free)
         + " (is a reference missing, e.g. a rotational network with nothing fixing its "
-        "speed, or are ideal elements in a loop or cut-set?)")
+        f"speed, or are ideal elements in a loop or cut-set?{hint})")
 
 
 def _failure(z, g, describe, reason):

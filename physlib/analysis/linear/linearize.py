@@ -7,7 +7,11 @@ Jacobians and the algebraic variables eliminated::
     C = h_x − h_z g_z⁻¹ g_x     D = h_u − h_z g_z⁻¹ g_u
 
 ``descriptor=True`` keeps them instead: E [x; z]' = A [x; z] + B u with E = diag(I, 0).
-A singular g_z means the DAE's index is above one at that point (in that mode): an error.
+A singular g_z means the algebraic variables cannot be eliminated at that point (the index is
+above one there, or a derivative enters only through a coefficient that is zero there: a
+MOSFET's Meyer gate–drain capacitance in saturation): a :class:`SingularPointError`, or with
+``descriptor="auto"`` the descriptor form, whose pencil s·E − A may well be regular there
+(the SPICE reader's .ac, .noise and .tf linearize so).
 
 Inputs are parameter paths — source values given as numbers (``"src.V"``, ``"tau1.tau"``) or
 any other parameter — or signal inputs driven by a waveform (``"src.V"`` with ``V=Step(...)``),
@@ -35,13 +39,18 @@ from .path_units import PathUnits
 from ..common.affine_jacobian import affine_jacobian
 from ..common.projection import constraint_jacobian
 
+class SingularPointError(PhyslibError):
+    """The algebraic equations are singular at the point: an explicit linear model does not
+    exist there (``descriptor=True`` or ``"auto"`` gives the descriptor form)."""
+
+
 # An affine model with more unknowns than this has ∂[f; g]/∂[x; z] evaluated on colored seeds
 # (physlib.analysis.common.affine_jacobian), not derived symbolically: CasADi's symbolic
 # Jacobian of the whole model was a third of a 100,000-element circuit's linearization.
 NUMERIC_JACOBIAN_ABOVE = 1000
 
 
-def linearize(model, inputs, outputs, *, at=None, descriptor: bool = False, params: dict | None = None,
+def linearize(model, inputs, outputs, *, at=None, descriptor: bool | str = False, params: dict | None = None,
               t: float = 0.0, times=None):
     """Linear model of ``model`` from ``inputs`` to ``outputs`` (lists of paths).
 
@@ -51,7 +60,8 @@ def linearize(model, inputs, outputs, *, at=None, descriptor: bool = False, para
     ``res.at(t)``), a list of them, or a :class:`SimulationResult` with ``times=[...]`` (one
     LinearModel per time: a list); default: the steady state at time ``t`` with ``params``
     (an error if there is none — linearizing away from steady state needs an explicit ``at``).
-    descriptor: keep the algebraic variables (E, A, B, C, D).
+    descriptor: keep the algebraic variables (E, A, B, C, D); ``"auto"``: eliminate them
+    where g_z is regular at the point, else keep them (a frequency response needs no more).
     """
     inputs = [inputs] if isinstance(inputs, (str, AnalysisPoint)) else list(inputs)
     outputs = [outputs] if isinstance(outputs, (str, AnalysisPoint)) else list(outputs)
@@ -111,6 +121,7 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     if op.model is not model:
         raise PhyslibError("the operating point belongs to another compiled model")
     x, z, p, t = op.x, op.z, op.p, op.t
+    automatic, descriptor = descriptor == "auto", bool(descriptor) and descriptor != "auto"
     slots, gains = _input_slots(model, inputs, p, t)
     positions, signs = _output_positions(model, outputs)
     fx, fz, fu, gx, gz, gu, hx, hz, hu = _jacobians(model, slots, gains, positions, signs, op)
@@ -131,7 +142,12 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
                            inputs=input_labels, outputs=output_labels, at=op, origin=origin,
                            units=PathUnits(model, [states, output_labels], measured), input_units=input_units)
     if nz:
-        lu = _factor_algebraic(model, gz, op)
+        try:
+            lu = _factor_algebraic(model, gz, op)
+        except SingularPointError:
+            if not automatic:
+                raise
+            return _linearize_at(model, inputs, outputs, op, True, names)
         gzx, gzu = _solve_sparse(lu, gx), _solve_sparse(lu, gu)
         A, B = fx - fz @ gzx, fu - fz @ gzu
         C, D = hx - hz @ gzx, hu - hz @ gzu
@@ -367,7 +383,7 @@ def _index_error(model, gz, op, cond):
     involved = [model.algebraic[i] for i in np.argsort(-null)[:8] if null[i] > 1e-6]
     modes = model.modes
     mode_text = (" in mode " + ", ".join(f"{m} = {int(op.p[model.mode_slot(m)])}" for m in modes)) if modes else ""
-    raise PhyslibError(
+    raise SingularPointError(
         f"cannot linearize {model.name} at t = {op.t:g}{mode_text}: the algebraic equations are "
         f"singular there (∂g/∂z has condition number {cond:.3g}), so the DAE's index is above one "
         f"at this point and the algebraic variables {', '.join(involved)} cannot be eliminated. "
