@@ -39,3 +39,15 @@ def test_command_line_names_the_bad_line_and_exits_1(tmp_path):
     done = run(deck)
     assert done.returncode == 1 and done.stdout == ""
     assert "bad.cir, line 3: 'Z1 a b 0 zmod'" in done.stderr and "MESFETs" in done.stderr
+
+
+def test_control_print_writes_numbers_as_ngspice_does(tmp_path):
+    # ngspice-39 prints 12 characters a number, one decimal fewer after a minus sign; its
+    # output for this deck, line for line
+    deck = tmp_path / "print_format.cir"
+    deck.write_text("print format\nV1 1 0 1\nR1 1 0 1k\nI1 0 2 1m\nR2 2 0 2k\n.control\nop\n"
+                    "print i(v1) v(1) v(2)\n.endc\n.end\n")
+    done = run(deck)
+    assert done.returncode == 0, done.stderr
+    printed = [line for line in done.stdout.splitlines() if " = " in line]
+    assert printed == ["i(v1) = -1.00000e-03", "v(1) = 1.000000e+00", "v(2) = 2.000000e+00"]

@@ -71,12 +71,19 @@ def print_result(kind: str, result, out=sys.stdout):
     _table(names, [np.atleast_1d(result[n]) for n in names], out)
 
 
+def _number(x) -> str:
+    """A number as ngspice-39 prints it: 12 characters, one digit less for a minus sign
+    (``7.827911e-04``, ``-7.82791e-04``); a complex one as its two parts."""
+    if isinstance(x, complex) or np.iscomplexobj(x):
+        return f"{_number(float(x.real))},{_number(float(x.imag))}"
+    return f"{x:.6e}" if x >= 0 or x != x else f"{x:.5e}"
+
+
 def _table(names, values, out):
     """Columns under their names, a row per point (shorter columns left blank)."""
     out.write(" ".join(["Index".ljust(7)] + [f"{n:<26}" for n in names]) + "\n")
     for row in range(max(len(v) for v in values)):
-        cells = ["" if row >= len(v) else f"{v[row].real:.6e},{v[row].imag:.6e}"
-                 if np.iscomplexobj(v) else f"{v[row]:.6e}" for v in values]
+        cells = ["" if row >= len(v) else _number(v[row]) for v in values]
         out.write(" ".join([f"{row:<7}"] + [f"{c:<26}" for c in cells]).rstrip() + "\n")
 
 
@@ -91,9 +98,7 @@ def print_output(output, out=sys.stdout):
     vectors = {name: np.atleast_1d(value) for name, value in output.vectors.items()}
     if all(len(v) == 1 for v in vectors.values()):
         for name, value in vectors.items():
-            number = value[0]
-            out.write(f"{name} = {number.real:.6e},{number.imag:.6e}\n" if np.iscomplexobj(value)
-                      else f"{name} = {number:.6e}\n")
+            out.write(f"{name} = {_number(value[0])}\n")
         return
     scale = [output.scale] if output.scale else []
     _table([n for n, _ in scale] + list(vectors), [v for _, v in scale] + list(vectors.values()),
