@@ -136,3 +136,30 @@ def test_a_clutch_stuck_beside_a_locked_freewheel_is_an_error_naming_both():
     m.connect(clutch.flange_b, freewheel.flange_b, b.flange_a)
     with pytest.raises(PhyslibError, match=r"Constraints active: clutch, freewheel"):
         m.compile().simulate(2.0)
+
+
+def test_a_clutch_locked_with_another_at_once_slides_on_where_it_cannot_hold():
+    """J1 −A− J2 −B− J3 with 10 N·m on J3: A slides forward at 1 N·m (static capacity 1.1),
+    B backward at 10 N·m (capacity 11), and both slips reach zero at t = 1 s, 5 rad/s. Held
+    together, A would carry J1·10/(J1 + J2 + J3) = 6.67 N·m: it slides on while B holds
+    (5.5 N·m of its 11). Closed form at 2 s: w1 = 4.5 + 1/2·2 = 5.5, w2 = w3 = 5 + 9·1 = 14.
+    A once stayed stuck at six times its capacity (the rule that a stick does not break
+    straight back into its slip) and all three ended at 8.33 rad/s. 1e-6 asked (rtol 1e-10)."""
+    from physlib import Model
+    from physlib.components.rotational import Clutch, Inertia, Torque
+    m = Model("two_locks")
+    j1 = m.add(Inertia("J1", J=2.0, w0=4.5))
+    j2 = m.add(Inertia("J2", J=0.5, w0=27.0))
+    j3 = m.add(Inertia("J3", J=0.5, w0=-35.0))
+    a = m.add(Clutch("A", mu=0.5, peak=1.1, fn_max=2.0, f_normalized=1.0))
+    b = m.add(Clutch("B", mu=0.5, peak=1.1, fn_max=20.0, f_normalized=1.0))
+    drive = m.add(Torque("t", tau=10.0))
+    m.connect(j1.flange_b, a.flange_a)
+    m.connect(a.flange_b, j2.flange_a)
+    m.connect(j2.flange_b, b.flange_a)
+    m.connect(b.flange_b, j3.flange_a)
+    m.connect(drive.flange, j3.flange_b)
+    res = m.compile().simulate(2.0, rtol=1e-10, atol=1e-12)
+    assert [res[f"J{k}.w"][-1] for k in (1, 2, 3)] == pytest.approx([5.5, 14.0, 14.0], abs=1e-6)
+    stuck = res["A.mode"] == 0
+    assert not stuck.any() or np.abs(res["A.tau"][stuck]).max() <= 1.1 + 1e-9

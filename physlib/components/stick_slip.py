@@ -80,6 +80,11 @@ class StickSlipFriction(ConditionalHeatPort):
     SPEED_FLOOR = 1e-12
     """[m/s or rad/s] rounding of speeds that are themselves zero (a body stopped by a brake)."""
 
+    BACK_MARGIN = 1e-3
+    """A friction this fraction of the static capacity past the limit the element just slid
+    at breaks it away again in that direction (less is rounding of the friction that stopped
+    it; see :meth:`transition`)."""
+
     def relative_acceleration(self):
         """d(slip)/dt, in terms of the ports' ``der(...)``."""
         raise NotImplementedError
@@ -158,10 +163,18 @@ class StickSlipFriction(ConditionalHeatPort):
                           self.STUCK, mode)
         # Stuck: break away towards the nearer limit when the friction passes one of them (a
         # fired break guard counts even if the located root lies a hair before the limit),
-        # but not straight back into the slip it just ended.
+        # but not straight back into the slip it just ended: the friction that ended it was
+        # enough to stop the slip, so holding needs less, and a friction past that limit is
+        # rounding (sliding on would chatter). Unless clearly past it: another element that
+        # locked or freed in the same event moved the load (two clutches locking at once can
+        # leave one six times its capacity; it stayed stuck).
         upper, lower = self.breakaway_limits(v)
-        direction = where(friction > (upper + lower) / 2, self.FORWARD, self.BACKWARD)
-        breaks_away = all_of(any_of(friction > upper, friction < lower, fired[1]), direction != pre)
+        middle = (upper + lower) / 2
+        direction = where(friction > middle, self.FORWARD, self.BACKWARD)
+        margin = self.BACK_MARGIN * (upper - middle)
+        clearly_past = any_of(friction > upper + margin, friction < lower - margin)
+        breaks_away = all_of(any_of(friction > upper, friction < lower, fired[1]),
+                             any_of(direction != pre, clearly_past))
         stays_stuck = where(breaks_away, direction, mode)
         sliding = any_of(mode == self.FORWARD, mode == self.BACKWARD)
         rolls = where(mode == self.FREE, engaged, where(sliding, slides_on, stays_stuck))
