@@ -30,6 +30,9 @@ STRUCTURES = {"Diode": [{"ISR": 1e-10, "CJO": 4e-12, "TT": 5e-9, "IKF": 0.1, "BV
                          {"level": 3, "KAPPA": 0.2, "NSUB": 1e22, "VMAX": 1e5, "NFS": 1e15, "THETA": 0.1}],
               # a structural number with a unit is a bare float in the equations (the core loss
               # once added W to S·V²)
+              # a structural table's numbers too (the slope between two rows had no unit)
+              "BearingFriction": [{"tau_pos": [(0.0, 0.2), (100.0, 0.6)]}],
+              "LossyGear": [{"lossTable": [(0.0, 0.9, 0.8, 0.1, 0.05), (50.0, 0.85, 0.75, 0.2, 0.1)]}],
               **{machine: [{"core_PRef": 300.0}]
                  for machine in ("DC_PermanentMagnet", "DC_ElectricalExcited", "DC_SeriesExcited")}}
 
