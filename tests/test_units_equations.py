@@ -33,6 +33,8 @@ STRUCTURES = {"Diode": [{"ISR": 1e-10, "CJO": 4e-12, "TT": 5e-9, "IKF": 0.1, "BV
               # a structural table's numbers too (the slope between two rows had no unit)
               "BearingFriction": [{"tau_pos": [(0.0, 0.2), (100.0, 0.6)]}],
               "LossyGear": [{"lossTable": [(0.0, 0.9, 0.8, 0.1, 0.05), (50.0, 0.85, 0.75, 0.2, 0.1)]}],
+              "SupportFriction": [{"f_pos": [(0.0, 1.0), (1.0, 2.0)]}],
+              "Brake": [{"mu_pos": [(0.0, 0.5), (1.0, 0.3)], "fn_max": 10.0}],
               **{machine: [{"core_PRef": 300.0}]
                  for machine in ("DC_PermanentMagnet", "DC_ElectricalExcited", "DC_SeriesExcited")}}
 

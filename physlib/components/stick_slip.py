@@ -9,6 +9,7 @@ transition rule from :class:`StickSlipFriction` and say only how large their fri
 """
 import math
 
+from ..constants import Constant
 from ..core import Mode
 from ..core.errors import ParameterError
 from ..core.lazy import lazy_module
@@ -36,13 +37,20 @@ def table_points(component, name: str, table) -> tuple:
     return rows
 
 
-def friction_table(rows: tuple, speed):
-    """The table's value at ``speed`` >= 0: linear between rows, continued through the last two
-    rows beyond the last one (one row: constant)."""
+def friction_table(rows: tuple, speed, unit: str = "1", speed_unit: str = "rad/s", column: int = 1):
+    """Column ``column`` of the table's rows at ``speed`` >= 0 (the first column): linear
+    between rows, continued through the last two rows beyond the last one (one row: constant).
+    The numbers enter the equations with their units (the column's ``unit``, speeds in
+    ``speed_unit``), which a structural table's bare floats would lose (the slope between two
+    rows was a unit check's warning)."""
+    def value(x):
+        return Constant(x, unit) if unit != "1" else sp.Float(x)
     if len(rows) == 1:
-        return sp.Float(rows[0][1])
-    segments = [(y0 + (y1 - y0) * (speed - v0) / (v1 - v0), speed < v1)
-                for (v0, y0), (v1, y1) in zip(rows, rows[1:])]
+        return value(rows[0][column])
+    slope = f"{unit}/({speed_unit})"
+    segments = [(value(a[column]) + Constant((b[column] - a[column]) / (b[0] - a[0]), slope)
+                 * (speed - Constant(a[0], speed_unit)), speed < Constant(b[0], speed_unit))
+                for a, b in zip(rows, rows[1:])]
     return sp.Piecewise(*segments[:-1], (segments[-1][0], True))
 
 

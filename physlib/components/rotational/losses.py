@@ -2,12 +2,11 @@
 modes): BearingFriction and LossyGear, as the Modelica Standard Library's."""
 import math
 
-from ...constants import Constant
 from ...core import Parameter, Variable
 from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...core.logic import where
-from ..stick_slip import StickSlipFriction
+from ..stick_slip import StickSlipFriction, friction_table
 from .friction import HousingSlip
 
 sp = lazy_module("sympy")     # imported when equations are derived
@@ -31,24 +30,8 @@ def speed_table(rows, columns: int, what: str) -> tuple:
     return table
 
 
-def interpolate(table: tuple, column: int, w, unit: str = "1"):
-    """Column ``column`` of ``table`` at speed ``w``, linear between the rows and extended by
-    the first and last segments beyond them (the MSL's LinearSegments, LastTwoPoints). The
-    table's numbers enter the equations with their units (the column's ``unit``, speeds in
-    rad/s), which the structural table's bare floats would lose."""
-    def value(x):
-        return Constant(x, unit) if unit != "1" else x
-    if len(table) == 1:
-        return value(table[0][column])
-    slope_unit = "s/rad" if unit == "1" else f"{unit}.s/rad"
-    lines = [(value(a[column]) + Constant((b[column] - a[column]) / (b[0] - a[0]), slope_unit)
-              * (w - Constant(a[0], "rad/s")), w < Constant(b[0], "rad/s"))
-             for a, b in zip(table[:-1], table[1:])]
-    return sp.Piecewise(*lines[:-1], (lines[-1][0], True))
-
-
 def interpolate_at_zero(table: tuple, column: int) -> float:
-    """Column ``column`` of ``table`` at speed 0, as :func:`interpolate` (a number)."""
+    """Column ``column`` of ``table`` at speed 0, as :func:`~..stick_slip.friction_table` (a number)."""
     if len(table) == 1:
         return table[0][column]
     (w0, *a), (w1, *b) = table[0], table[1]
@@ -84,7 +67,7 @@ class BearingFriction(HousingSlip, StickSlipFriction):
         self._values["tau_pos"] = speed_table(self.tau_pos, 2, f"BearingFriction {self.name!r}: tau_pos")
 
     def sliding_frictions(self):
-        return interpolate(self.tau_pos, 1, self.w_rel, "N.m"), -interpolate(self.tau_pos, 1, -self.w_rel, "N.m")
+        return friction_table(self.tau_pos, self.w_rel, "N.m"), -friction_table(self.tau_pos, -self.w_rel, "N.m")
 
     def breakaway_limits(self, v=None):
         limit = (self.peak if v is None else v["peak"]) * interpolate_at_zero(self.tau_pos, 1)
@@ -155,7 +138,7 @@ class LossyGear(HousingSlip, StickSlipFriction):
         """(eta_mf1, eta_mf2, tau_bf1, tau_bf2, tau_bf_a) at speed |w_a| = ``w_abs``: symbols,
         or numbers for ``w_abs`` = 0."""
         at = (lambda k: interpolate_at_zero(self.lossTable, k)) if w_abs == 0 else \
-            (lambda k: interpolate(self.lossTable, k, w_abs, "1" if k < 3 else "N.m"))
+            (lambda k: friction_table(self.lossTable, w_abs, "1" if k < 3 else "N.m", column=k))
         eta1, eta2, bf1, bf2 = at(1), at(2), abs(at(3)), abs(at(4))
         lossless = all(row[1] == 1 and row[2] == 1 for row in self.lossTable)
         return eta1, eta2, bf1, bf2, bf1 / 2 if lossless else (bf1 - bf2) / (eta1 - 1 / eta2)

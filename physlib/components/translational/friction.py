@@ -78,8 +78,8 @@ class Brake(_HousingFriction):
 
     def sliding_frictions(self):
         fn = self.fn_max * self.f_normalized
-        return (friction_table(self.mu_pos, self.v_rel) * self.cgeo * fn,
-                -friction_table(self.mu_pos, -self.v_rel) * self.cgeo * fn)
+        return (friction_table(self.mu_pos, self.v_rel, speed_unit="m/s") * self.cgeo * fn,
+                -friction_table(self.mu_pos, -self.v_rel, speed_unit="m/s") * self.cgeo * fn)
 
     def breakaway_limits(self, v=None):
         # mu_pos is structural: its first row is a plain number here too
@@ -116,7 +116,8 @@ class SupportFriction(_HousingFriction):
         self._values["f_pos"] = table_points(self, "f_pos", self.f_pos)
 
     def sliding_frictions(self):
-        return friction_table(self.f_pos, self.v_rel), -friction_table(self.f_pos, -self.v_rel)
+        return (friction_table(self.f_pos, self.v_rel, "N", "m/s"),
+                -friction_table(self.f_pos, -self.v_rel, "N", "m/s"))
 
     def breakaway_limits(self, v=None):
         limit = (self.peak if v is None else v["peak"]) * self.f_pos[0][1]
