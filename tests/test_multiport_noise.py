@@ -1,6 +1,9 @@
 """Multiport thermal noise (Twiss, Bosma, noise waves): the correlation matrices from the port
 matrices against the per-element sum of every dissipative element's own thermal source, on
 random passive networks, with a gyrator inside, and through the equivalent sources."""
+import re
+import warnings
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -10,10 +13,14 @@ from hypothesis import strategies as st
 import physlib
 from physlib import Component, Model, Parameter, Port
 from physlib.analysis.common.options import OptionError
+from physlib.analysis.noise import ActiveNetworkError
 from physlib.analysis.noise.sources import (BOLTZMANN, NoiseWarning, noise_elements, noise_source_model,
                                             transfer_operating_point)
-from physlib.components.electrical import (EMF, Capacitor, CurrentSource, Diode, Ground, HeatingResistor, Inductor,
-                                           Resistor, VoltageSource)
+from physlib.components.electrical import (CCCS, EMF, VCCS, VCVS, Capacitor, CurrentSource, Diode, Ground,
+                                           HeatingResistor, IdealOpAmp, IdealTransformer, Inductor,
+                                           MutualInductance, OpAmp, Resistor, SensingVoltageSource, Transformer,
+                                           VoltageSensor, VoltageSource)
+from physlib.components.signals.math import Gain
 from physlib.components.rotational import Damper, Fixed, Inertia
 from physlib.components.thermal import FixedTemperature
 from physlib.core.errors import DomainMismatchError, PhyslibError, UnknownNameError
@@ -380,9 +387,10 @@ def test_active_networks_and_non_thermal_noise_are_refused_or_flagged():
         m.add(part)
     m.connect(r.p, neg.p)
     m.connect(r.n, neg.n, gnd.p)
-    # 2 kΩ ∥ −1 kΩ = −2 kΩ: the port delivers power.
-    with pytest.raises(PhyslibError, match="not passive at f = 10 Hz"):
+    # 2 kΩ ∥ −1 kΩ = −2 kΩ: the port delivers power, and N is what delivers it.
+    with pytest.raises(ActiveNetworkError, match=r"not passive at f = 10 Hz: N \(NegativeResistor\)") as info:
         m.compile().multiport_noise(["R.p"], F)
+    assert info.value.components == ["N"]
 
     m = Model("diode")
     src, r, d, c, gnd = (VoltageSource("V", V=5.0), Resistor("R", R=1e4), Diode("D1"),
@@ -394,6 +402,179 @@ def test_active_networks_and_non_thermal_noise_are_refused_or_flagged():
     m.connect(d.n, c.n, src.n, gnd.p)
     with pytest.warns(NoiseWarning, match=r"D1 \(shot noise\) is not thermal noise"):
         m.compile().multiport_noise(["D1.p"], F)
+
+
+# --- (d') active networks: refused, whatever their ports show ----------------------------------------
+
+def vcvs_buffer(Rs=1e4, Ro=100.0, RL=1e6, gain=10.0):
+    """A VCVS of gain 10 sensing a 10 kΩ resistor (its control pins draw no current) and driving
+    RL = 1 MΩ through Ro = 100 Ω."""
+    m = Model("buffer")
+    e, rs, ro, rl, g = (VCVS("E", gain=gain), Resistor("Rs", R=Rs), Resistor("Ro", R=Ro), Resistor("RL", R=RL),
+                        Ground("g"))
+    for part in (e, rs, ro, rl, g):
+        m.add(part)
+    m.connect(e.pc, rs.p)
+    m.connect(e.p, ro.p)
+    m.connect(ro.n, rl.p)
+    m.connect(e.nc, e.n, rs.n, rl.n, g.p)
+    return m
+
+
+def test_an_amplifier_is_refused_even_where_its_port_looks_passive():
+    # The buffer's output is Ro ∥ RL, passive, and 2kT·(Z + Zᴴ) = 4kT·(Ro ∥ RL) = 1.66e-18 V²/Hz
+    # at 300 K: that was returned. The output's noise is 10⁴ times more, Rs's 4kT·Rs times the
+    # gain squared and the divider's: 1.66e-14 V²/Hz, which sim.noise gives (1e-12: rounding).
+    sim = vcvs_buffer().compile()
+    with pytest.raises(ActiveNetworkError, match=r"RL\.p is not passive at f = 1000 Hz: E \(VCVS\) can deliver "
+                                                 r"power.*sim\.noise\(output, f\)") as info:
+        sim.multiport_noise(["RL.p"], [1e3], T=300.0)
+    assert isinstance(info.value, PhyslibError) and info.value.components == ["E"] and info.value.f == 1e3
+    kT, divider = BOLTZMANN * 300.0, 1e6 / (100.0 + 1e6)
+    expected = 4 * kT * (1e4 * (10.0 * divider) ** 2 + 100.0 * divider)
+    assert sim.noise("RL.p.v", [1e3], T=300.0).psd[0] == pytest.approx(expected, rel=1e-12)
+    assert expected > 1e4 * 4 * kT * 100.0 * divider
+
+
+def inverting_amplifier():
+    """An ideal op-amp with Rin = 1 kΩ from a grounded 0 V source and Rf = 10 kΩ: gain −10."""
+    m = Model("inverting")
+    v, rin, rf, u, g = VoltageSource("V", V=0.0), Resistor("Rin", R=1e3), Resistor("Rf", R=1e4), IdealOpAmp("U"), Ground("g")
+    for part in (v, rin, rf, u, g):
+        m.add(part)
+    m.connect(v.p, rin.p)
+    m.connect(rin.n, rf.p, u.in_n)
+    m.connect(rf.n, u.out)
+    m.connect(u.in_p, v.n, g.p)
+    return m
+
+
+def non_inverting_opamp():
+    """An OpAmp (V0 = 1e5) amplifying its 10 kΩ source resistor's node by 1 + 9k/1k through a
+    50 Ω output resistor into 10 kΩ."""
+    m = Model("non_inverting")
+    rs, u, rf, rg, ro, rl, g = (Resistor("Rs", R=1e4), OpAmp("U", V0=1e5), Resistor("Rf", R=9e3), Resistor("Rg", R=1e3),
+                                Resistor("Ro", R=50.0), Resistor("RL", R=1e4), Ground("g"))
+    for part in (rs, u, rf, rg, ro, rl, g):
+        m.add(part)
+    m.connect(rs.p, u.in_p)
+    m.connect(u.out, ro.p)
+    m.connect(ro.n, rf.p, rl.p)
+    m.connect(rf.n, rg.p, u.in_n)
+    m.connect(rs.n, rg.n, rl.n, g.p)
+    return m
+
+
+def transconductor(kind):
+    """A VCCS (gm = 1 mS) sensing a 1 kΩ resistor into 10 kΩ; with kind "CCCS", a current
+    mirror of gain 10 fed by a zero-volt sensing source's current through 1 kΩ; with kind
+    "blocks", a voltage sensor, a Gain block of 5 and a voltage source driven by it, into
+    100 Ω + 10 kΩ (a controlled source built from signal blocks)."""
+    m = Model(kind)
+    g = m.add(Ground("g"))
+    if kind == "VCCS":
+        gm, rs, rl = m.add(VCCS("G", gm=1e-3)), m.add(Resistor("Rs", R=1e3)), m.add(Resistor("RL", R=1e4))
+        m.connect(gm.pc, rs.p)
+        m.connect(gm.p, rl.p)
+        m.connect(gm.nc, gm.n, rs.n, rl.n, g.p)
+    elif kind == "CCCS":
+        vs, r1, f, rl = (m.add(SensingVoltageSource("Vs", V=0.0)), m.add(Resistor("R1", R=1e3)),
+                         m.add(CCCS("F", gain=10.0)), m.add(Resistor("RL", R=1e3)))
+        m.connect(r1.p, vs.p)
+        m.connect(f.p, rl.p)
+        m.connect(r1.n, vs.n, f.n, rl.n, g.p)
+        m.connect(vs.i_sense, f.ic)
+    else:
+        rs, sensor, k, src, ro, rl = (m.add(Resistor("Rs", R=1e3)), m.add(VoltageSensor("S")), m.add(Gain("K", k=5.0)),
+                                      m.add(VoltageSource("E")), m.add(Resistor("Ro", R=100.0)), m.add(Resistor("RL", R=1e4)))
+        m.connect(rs.p, sensor.p)
+        m.connect(sensor.v, k.u)
+        m.connect(k.y, src.V)
+        m.connect(src.p, ro.p)
+        m.connect(ro.n, rl.p)
+        m.connect(rs.n, sensor.n, src.n, rl.n, g.p)
+    return m
+
+
+@pytest.mark.parametrize("build, port, active", [
+    (inverting_amplifier, "Rf.n", "U (IdealOpAmp)"), (inverting_amplifier, "Rin.n", "U (IdealOpAmp)"),
+    (non_inverting_opamp, "RL.p", "U (OpAmp)"), (lambda: transconductor("VCCS"), "RL.p", "G (VCCS)"),
+    (lambda: transconductor("CCCS"), "RL.p", "F (CCCS)"), (lambda: transconductor("blocks"), "RL.p", "E (VoltageSource)")],
+    ids=["ideal op-amp output", "ideal op-amp input", "op-amp", "VCCS", "CCCS", "sensor-gain-source"])
+def test_controlled_sources_and_op_amps_are_active(build, port, active):
+    # Each names its active component (and only it: the zero-volt sensing source and the
+    # sensor deliver nothing) at the first frequency.
+    with pytest.raises(ActiveNetworkError, match=rf"not passive at f = 10 Hz: {re.escape(active)} can deliver power") as info:
+        build().compile().multiport_noise([port], F)
+    assert info.value.components == [active.split()[0]]
+
+
+def test_an_inverting_amplifiers_output_noise_is_its_resistors_times_the_gain():
+    # Its output is held by the op-amp: Z = 0 and 2kT·(Z + Zᴴ) = 0, what multiport_noise said.
+    # The output carries Rf's 4kT·Rf and Rin's 4kT·Rin·(Rf/Rin)² (1e-12: rounding).
+    sim = inverting_amplifier().compile()
+    expected = 4 * BOLTZMANN * 300.15 * 1e4 * (1 + 1e4 / 1e3)
+    np.testing.assert_allclose(sim.noise("Rf.n.v", F).psd, expected, rtol=1e-12)
+
+
+def test_an_active_linear_portion_is_refused_by_its_names_in_the_model():
+    # The rectifier's filter node drives a VCVS buffer inside the linear portion.
+    m = rectifier(floating=False)
+    e, ro, rl = m.add(VCVS("E", gain=5.0)), m.add(Resistor("Ro", R=100.0)), m.add(Resistor("RL", R=1e4))
+    m.connect(e.pc, m.components["C"].p)
+    m.connect(e.p, ro.p)
+    m.connect(ro.n, rl.p)
+    m.connect(e.nc, e.n, rl.n, m.components["gnd"].p)
+    with pytest.raises(ActiveNetworkError, match=r"portion_noise: the linear portion of rectifier at R\.n, C\.p is "
+                                                 r"not passive at f = 10 Hz: E can deliver power") as info:
+        m.compile().portion_noise(F)
+    assert info.value.components == ["E"]
+
+
+def test_transformers_and_couplings_stay_passive():
+    # Lossless two-ports that are neither elements nor stores by declaration (an ideal
+    # transformer) or that are (a Transformer, a MutualInductance with its inductors): no error,
+    # no warning, and C_Z equals the per-element sum (1e-10, as for the random networks).
+    m = Model("couplings")
+    parts = {"T": IdealTransformer("T", ratio=3.0), "X": Transformer("X", L1=1e-3, L2=4e-3, M=1.5e-3),
+             "L1": Inductor("L1", L=1e-3), "L2": Inductor("L2", L=2e-3), "K": MutualInductance("K", M=1e-3),
+             "R1": Resistor("R1", R=50.0), "R2": Resistor("R2", R=1e3), "R3": Resistor("R3", R=200.0),
+             "C3": Capacitor("C3", C=1e-8), "R4": Resistor("R4", R=10.0), "R5": Resistor("R5", R=100.0),
+             "g": Ground("g")}
+    p = {name: m.add(part) for name, part in parts.items()}
+    m.connect(p["R1"].p, p["T"].p1)
+    m.connect(p["T"].p2, p["R2"].p, p["X"].p1)
+    m.connect(p["X"].p2, p["R3"].p, p["C3"].p, p["R5"].p)
+    m.connect(p["R5"].n, p["L1"].p)
+    m.connect(p["L1"].n, p["K"].p1)
+    m.connect(p["R4"].p, p["L2"].p)
+    m.connect(p["L2"].n, p["K"].p2)
+    m.connect(p["R1"].n, p["T"].n1, p["T"].n2, p["R2"].n, p["X"].n1, p["X"].n2, p["R3"].n, p["C3"].n, p["K"].n1,
+              p["K"].n2, p["R4"].n, p["g"].p)
+    sim = m.compile()
+    ports = ["R1.p", "R3.p", "R4.p"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = sim.multiport_noise(ports, F)
+    Z_ref, C_ref = per_element(sim, ports, F)
+    assert relative(result.Z, Z_ref) < 1e-10
+    assert relative(result.correlation("Z"), C_ref) < 1e-10
+
+
+def test_a_component_that_only_absorbs_power_is_named_not_refused():
+    # A VCCS across its own output is a conductance gm: it absorbs power and delivers none, so
+    # the network stays passive; its loss is no element's, so Z + Zᴴ comes from Z, and the
+    # warning names it: C_Z = 4kT·Re Z of RL ∥ 1/gm (1e-12: rounding).
+    m = Model("conductance")
+    gm, rl, g = VCCS("G", gm=1e-3), Resistor("RL", R=1e4), Ground("g")
+    for part in (gm, rl, g):
+        m.add(part)
+    m.connect(gm.pc, gm.p, rl.p)
+    m.connect(gm.nc, gm.n, rl.n, g.p)
+    with pytest.warns(NoiseWarning, match=r"not two-port elements \(G\)"):
+        result = m.compile().multiport_noise(["RL.p"], F)
+    expected = 4 * BOLTZMANN * 300.15 / (1e-3 + 1e-4)
+    np.testing.assert_allclose(result.correlation("Z")[:, 0, 0].real, expected, rtol=1e-12)
 
 
 # --- (e) the linear portions of a model --------------------------------------------------------------

@@ -31,13 +31,26 @@ matrices of the network's noise, in every form at once:
   C_S = (I − S)·F·C_Z·F·(I − S)ᴴ.
 
 These hold for non-reciprocal networks too (a gyrator inside): the Hermitian part (Z + Zᴴ)/2,
-not Re(Z), is what dissipates; 4kT·Re(Z) is right only when Z is symmetric. They do not hold
-when the network delivers power at some frequency (controlled sources, op-amps: an error), nor
-for noise that is not thermal at T (shot noise, an element at its own heat-port temperature:
-a :class:`~physlib.analysis.noise.NoiseWarning` names the elements; :func:`~physlib.analysis.noise.noise`,
+not Re(Z), is what dissipates; 4kT·Re(Z) is right only when Z is symmetric. They hold only
+for dissipative elements in a lossless rest, and not for noise that is not thermal at T (shot
+noise, an element at its own heat-port temperature: a
+:class:`~physlib.analysis.noise.NoiseWarning` names the elements; :func:`~physlib.analysis.noise.noise`,
 which sums each element's own source, then gives the noise of each output). Ports of the
 thermal domain are refused: temperature × heat flow is not a power, and heat conduction's
 noise is 4kT²G, not 4kTG.
+
+**Active networks are an error.** A component that can deliver power — a controlled source, an
+op-amp, a source driven from a sensor, a transistor, a negative resistance — breaks the theorem
+even where the ports look passive: a VCVS buffer's output is its 100 Ω output resistance, yet
+its 10 kΩ input resistor's noise reaches the output times the gain squared (10⁴ times the
+2kT·(Z + Zᴴ) there); an inverting op-amp's output has Z = 0 and C_Z = 0, yet carries its
+resistors' noise times the gain. Such components are found in the small-signal network itself
+(:mod:`~physlib.analysis.noise.passivity`: the power each non-dissipative component absorbs,
+under every excitation the network has, must vanish), and
+:class:`~physlib.analysis.noise.passivity.ActiveNetworkError` names them; the noise of an active
+network at a port is ``sim.noise(port's across variable, f)``, which sums every element's own
+source through it. A component that only absorbs power without declaring it (no two-port
+dissipation of its own) leaves the network passive: Z + Zᴴ is then taken from Z (below).
 
 **Precision.** Z + Zᴴ is not formed from Z: where the ports are nearly lossless (a resistor
 shunted by an inductor far below its corner frequency, Z = R·jωL/(R + jωL)) Re Z is a tiny
@@ -48,7 +61,8 @@ masses, gyrators absorb nothing), so Z + Zᴴ = 2·Σ_e G_e·V_eᴴ·V_e with V_
 port through values to element e's across difference and G_e its conductance — a sum of
 positive terms with full precision at any q. C_Y = Y·C_Z·Yᴴ and C_S = (I − S)·F·C_Z·F·(I − S)ᴴ
 follow from C_Z the same way. Where some component dissipates without being a two-port element
-(no conductance of its own), Z + Zᴴ is taken from Z, with a warning.
+(no conductance of its own: it only absorbs power, :mod:`~physlib.analysis.noise.passivity`),
+Z + Zᴴ is taken from Z, its loss counted as thermal noise at T, with a warning naming it.
 
 References: R. Q. Twiss, "Nyquist's and Thevenin's theorems generalized for nonreciprocal
 linear networks", J. Appl. Phys. 26, 599 (1955); H. Bosma, "On the theory of linear noisy
@@ -65,7 +79,9 @@ from functools import cached_property
 import numpy as np
 
 from ...core.errors import DomainMismatchError, PhyslibError, UnknownNameError
+from .passivity import ActiveNetworkError, PowerCheck, power_ports
 from .sources import BOLTZMANN, NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
+from ..linear.frequency_response import frequency_response
 from ..linear.operating_point import OperatingPoint, operating_point
 
 FORMS = ("Z", "Y", "S")
@@ -153,7 +169,9 @@ def multiport_noise(model, ports, f, *, T: float = 300.15, z0=50.0, at=None) -> 
     one per port (> 0). at: an operating point of ``model`` (default: its steady state).
 
     Everything in the model is inside the multiport; the ports are open in it. See the module
-    for the formulas and when they hold; the network must be passive at every f.
+    for the formulas and when they hold; the network must be passive at every f: a component
+    that can deliver power (a controlled source, an op-amp) raises
+    :class:`~physlib.analysis.noise.passivity.ActiveNetworkError` naming it.
     """
     if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):
         raise PhyslibError(f"multiport_noise: the temperature T must be a positive number of kelvins, got {T!r}")
@@ -166,20 +184,27 @@ def multiport_noise(model, ports, f, *, T: float = 300.15, z0=50.0, at=None) -> 
     if not isinstance(op, OperatingPoint) or op.model is not model:
         raise PhyslibError("multiport_noise: at must be an operating point of this compiled model")
     _check_elements(model, op, T)
-
-    elements = [e for e in noise_elements(model, op.p, parts=False) if e.component.ports()[e.ports[0]].domain.name != "thermal"]
-    probed, inputs = noise_source_model(model, (), tuple(terminals))
+    elements = [e for e in noise_elements(model, op.p, parts=False)
+                if e.component.ports()[e.ports[0]].domain.name != "thermal"]
+    candidates = power_ports(model, elements)
+    probed, inputs = noise_source_model(model, elements, tuple(terminals))
     across = [f"{t}.{name}" for t, name in terminals.items()]
     for element in elements:
         name = element.component.ports()[element.ports[0]].domain.across
         across += [f"{element.path}.{port}.{name}" for port in element.ports]
-    lin = probed.linearize([inputs[f"external({t})"] for t in terminals], across,
-                           at=transfer_operating_point(model, probed, op))
-    H = _frequency_response(lin, f, labels) @ M.T          # per port through value
+    probes = [name for ports in candidates.values() for pair in ports for name in pair]
+    lin = probed.linearize([inputs[f"external({t})"] for t in terminals] + [inputs[e.path] for e in elements],
+                           across + probes, at=transfer_operating_point(model, probed, op))
+    conductances = np.array([e.conductance(model, op) for e in elements])
+    nodes = _frequency_response(lin, f, labels, len(terminals), len(across))   # per node injection
+    check = PowerCheck(lin, len(terminals), conductances, candidates)
+    absorbing = check.refuse_active(model, f, np.diagonal(nodes[:, :len(terminals)], axis1=1, axis2=2),
+                                    labels, [e.path for e in elements])
+    H = nodes @ M.T                                                         # per port through value
     Z = M @ H[:, :len(terminals)]
     _check_passive(Z, f, labels)
-    conductances = np.array([e.conductance(model, op) for e in elements])
-    dissipation = _dissipation(H[:, len(terminals)::2] - H[:, len(terminals) + 1::2], conductances, Z, labels)
+    dissipation = _dissipation(H[:, len(terminals)::2] - H[:, len(terminals) + 1::2], conductances, Z, labels,
+                               absorbing)
     return MultiportNoise(labels, f, float(T), z0, Z, dissipation)
 
 
@@ -275,18 +300,20 @@ def _check_elements(model, op, T):
                       "own sources)", NoiseWarning, stacklevel=3)
 
 
-def _frequency_response(lin, f, labels):
-    """C·(jωI − A)⁻¹·B + D at each frequency, shape (len(f), outputs, inputs): one sparse LU
-    per frequency for a large linear portion (thousands of states, few ports)."""
+def _frequency_response(lin, f, labels, terminals, outputs):
+    """C·(jωI − A)⁻¹·B + D from the first ``terminals`` inputs (the node injections) to the
+    first ``outputs`` outputs at each frequency, shape (len(f), outputs, terminals): one sparse
+    LU per frequency for a large linear portion (thousands of states, few ports)."""
+    B, C, D = lin.sparse("B")[:, :terminals], lin.sparse("C")[:outputs], lin.sparse("D")[:outputs, :terminals]
     try:
-        return lin.frequency_response(f).transpose(2, 0, 1)
+        return frequency_response(lin.sparse("A"), B, C, D, f, lin.sparse("E")).transpose(2, 0, 1)
     except PhyslibError as err:
         raise PhyslibError(f"multiport_noise: the network at the ports {', '.join(labels)}: {err} (e.g. "
                            "a node reached only through capacitors, at 0 Hz), so Z is infinite there; "
                            "leave that frequency out") from None
 
 
-def _dissipation(V, G, Z, labels):
+def _dissipation(V, G, Z, labels, absorbing=()):
     """Z + Zᴴ from the power the elements dissipate: with through values i at the ports the
     network absorbs iᴴ·(Z + Zᴴ)·i/2 = Σ_e G_e·|V_e·i|² (Tellegen: lossless elements — inductors,
     capacitors, masses, gyrators, transformers — absorb none), so Z + Zᴴ = 2·Σ_e G_e·V_eᴴ·V_e.
@@ -301,12 +328,13 @@ def _dissipation(V, G, Z, labels):
     # Z's rounding reaches Z + Zᴴ as about ε·‖Z‖ times the cancellation inside Z (below 1e-9·‖Z‖
     # on random networks with q up to 5e6): 1e-6·‖Z‖ separates that from missing dissipation.
     gap = np.linalg.norm(from_elements - from_ports, axis=(1, 2))
-    if np.all(gap <= 1e-6 * np.linalg.norm(Z, axis=(1, 2))):
+    if not absorbing and np.all(gap <= 1e-6 * np.linalg.norm(Z, axis=(1, 2))):
         return from_elements
+    which = f" ({', '.join(absorbing[:8])})" if absorbing else ""
     warnings.warn(f"multiport_noise: the network at the ports {', '.join(labels)} dissipates power in "
-                  "components that are not two-port elements (no conductance of their own), so Z + Zᴴ is "
-                  "taken from Z itself: correct, but less precise where the ports are nearly lossless",
-                  NoiseWarning, stacklevel=3)
+                  f"components that are not two-port elements{which} (no conductance of their own), so "
+                  "Z + Zᴴ is taken from Z itself, their loss counted as thermal noise at T: less precise "
+                  "where the ports are nearly lossless", NoiseWarning, stacklevel=3)
     return from_ports
 
 
@@ -318,11 +346,11 @@ def _check_passive(Z, f, labels):
     bad = np.flatnonzero(lowest < -1e-9 * scale)
     if len(bad):
         k = bad[0]
-        raise PhyslibError(
+        raise ActiveNetworkError(
             f"multiport_noise: the network at the ports {', '.join(labels)} is not passive at "
             f"f = {f[k]:g} Hz (Z + Zᴴ has the eigenvalue {lowest[k]:.4g}): it can deliver power, so "
             "fluctuation–dissipation does not give its noise; analyse the noise of its elements with "
-            "sim.noise instead")
+            "sim.noise instead", f=float(f[k]))
 
 
 def _adjoint(X):

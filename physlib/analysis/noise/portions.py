@@ -23,6 +23,7 @@ from __future__ import annotations
 from ...core.errors import PhyslibError
 from ..linear.analysis_points import injector_class
 from .multiport import MultiportNoise, multiport_noise
+from .passivity import ActiveNetworkError
 
 
 def portion_noise(model, f, *, T: float = 300.15, z0=50.0, params: dict | None = None) -> list[MultiportNoise]:
@@ -31,8 +32,9 @@ def portion_noise(model, f, *, T: float = 300.15, z0=50.0, params: dict | None =
     attribute is the :class:`~physlib.assembly.partition.Partition`, its ``ports`` the port
     labels in ``model``'s names. f [Hz], T [K] and z0 [Ω electrical] as in
     :func:`~physlib.analysis.noise.multiport.multiport_noise`; params: parameter values replacing the
-    compiled ones, ``{"R1.R": 2e3}``. A portion that can deliver power (a
-    controlled source) raises an error naming its ports."""
+    compiled ones, ``{"R1.R": 2e3}``. A portion that can deliver power (a controlled source, an
+    op-amp) raises :class:`~physlib.analysis.noise.passivity.ActiveNetworkError` naming those
+    components: its noise is not thermal noise at its ports (``sim.noise`` gives the model's)."""
     values = model.parameter_vector(params)
     results = []
     for part in model.partitions:
@@ -42,12 +44,28 @@ def portion_noise(model, f, *, T: float = 300.15, z0=50.0, params: dict | None =
         if not ports:
             continue
         compiled = sub.compile()
-        result = multiport_noise(compiled, [p for p, _ in ports], f, T=T, z0=z0,
-                                 at=compiled.operating_point(params=_parameters(model, values, compiled, names)))
+        try:
+            result = multiport_noise(compiled, [p for p, _ in ports], f, T=T, z0=z0,
+                                     at=compiled.operating_point(params=_parameters(model, values, compiled, names)))
+        except ActiveNetworkError as err:
+            raise _active(err, model, names, ports) from None
         result.ports = [label for _, label in ports]
         result.partition = part
         results.append(result)
     return results
+
+
+def _active(err, model, names, ports):
+    """The error of an active portion in ``model``'s names."""
+    components = [names.get(path, path) for path in err.components]
+    which = f"{', '.join(components)} can deliver power (a controlled source, an amplifier)" if components \
+        else "it can deliver power at its ports"
+    where = "" if err.f is None else f" at f = {err.f:g} Hz"
+    return ActiveNetworkError(
+        f"portion_noise: the linear portion of {model.name} at {', '.join(label for _, label in ports)} is not "
+        f"passive{where}: {which}, so its noise is not the thermal noise 2kT·(Z + Zᴴ) of its ports; "
+        "use sim.noise(output, f) for the noise of an output of the whole model, which sums every element's "
+        "own source", components=components, f=err.f)
 
 
 def _parameters(model, values, compiled, names):
