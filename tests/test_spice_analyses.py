@@ -120,6 +120,18 @@ def test_noise_of_a_floating_output_in_a_subcircuit_at_85_c(card):
                 assert worst(result[vector], table[vector]) < 1e-9, vector
 
 
+def test_noise_of_a_mosfet_stage_whose_gate_capacitance_vanishes_equals_ngspice():
+    # mosfet_stages.cir's level-2 stage in saturation: Meyer's gate-bulk capacitance is 0 at
+    # the point, so the noise model is linearized in descriptor form (the deck was refused);
+    # rd, rs and the channel's 8/3·kT·gm, to 1e-9 of ngspice-39's spectra and totals
+    d = deck("mosfet_stages.cir")
+    result = d.noise(**next(args for kind, args in d.analyses if kind == "noise"))
+    for table in (reference("mosfet_stages_noise.csv"), reference("mosfet_stages_noise_total.csv")):
+        for vector in table:
+            if np.any(table[vector]):
+                assert worst(result[vector], table[vector]) < 1e-9, vector
+
+
 def test_noise_grids_are_ngspice_s():
     # .noise multiplies by 10^(1/n) and stops below fstop (1..100 Hz for fstop = 150 Hz);
     # .ac divides fstart..fstop into floor(n·decades) equal ratios (ngspice-39's acan.c).

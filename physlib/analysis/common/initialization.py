@@ -215,6 +215,11 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
                 return solved
     except (RuntimeError, FloatingPointError):   # a singular Jacobian: the damped Newton below explains it
         pass
+    # A guess that solves the equations to rounding already (a point carried over to a copy
+    # of the model: the noise analysis's, with its sources at zero) needs no step, even where
+    # the Jacobian is singular (a derivative that a zero capacitance leaves out).
+    if at_rounding(np.asarray(fun(x, z, p, t)[0]).ravel(), terms(z)):
+        return z
 
     def evaluate(zz):
         g, jac = fun(x, zz, p, t)

@@ -233,8 +233,10 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None, external=None) -
                 for port, (white, flicker) in external.items()]
     if f is not None and np.any(f == 0) and any(s.flicker for s in sources):
         raise PhyslibError("noise: a 1/f source makes the PSD infinite at f = 0; give f > 0")
+    # descriptor form where the algebraic equations are singular at the point (a MOSFET's
+    # Meyer capacitance that is zero in saturation): a spectrum needs only the pencil
     lin = noisy.linearize([s.input_path for s in sources], names,
-                          at=transfer_operating_point(model, noisy, op))
+                          at=transfer_operating_point(model, noisy, op), descriptor="auto")
     feedthrough = terminal_feedthrough(noisy, elements, len(sources), names)
     if feedthrough.any():
         lin = LinearModel(lin.sparse("A"), lin.sparse("B"), lin.sparse("C"), lin.sparse("D") + feedthrough,
