@@ -103,6 +103,22 @@ def test_the_diode_sweep_reference_obeys_kirchhoff():
     assert np.allclose(-ref["i(v1)"], (ref["v(in)"] - ref["v(a)"]) / 1e3, rtol=1e-9, atol=1e-15)
 
 
+def test_tran_of_mosfet_stages_whose_gate_capacitance_vanishes_matches_ngspice():
+    """mosfet_stages.cir's three stages driven by SIN(2 0.1 10meg): Meyer's gate-bulk and
+    gate-drain capacitances stay 0 in saturation (the transient's start once stopped there:
+    'nothing fixes der(m1.vgb)'). Node voltages within 2e-4 of their range of ngspice-39's at
+    reltol 1e-6 (measured 1.5e-4 on v(d3), where ngspice's own run at reltol 1e-9 is 1.4e-4
+    from it and 1.2e-5 from physlib's). Left out: the source current i(vin), the 0.3 µA
+    that charges the gates, 4e-3 of its range off ngspice's even at reltol 1e-9 (each stage's
+    gate current 0.2-1.7 %), not yet explained."""
+    ref = reference("mosfet_stages_tran.csv")
+    d = deck("mosfet_stages.cir")
+    result = d.tran(**next(a for kind, a in d.analyses if kind == "tran"), t_eval=ref["time"])
+    for vector in (v for v in vectors(ref, "time") if v.startswith("v(")):
+        span = np.ptp(ref[vector]) or 1.0
+        assert np.max(np.abs(result[vector] - ref[vector])) / span < 2e-4, vector
+
+
 @pytest.mark.parametrize("name", ["rc_lowpass", "rlc_sine", "diode_rectifier", "exp_pwl"])
 def test_tran_matches_ngspice(name):
     # At ngspice's own time points (its uic run has no t = 0 row): interpolating ngspice's
