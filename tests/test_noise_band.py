@@ -8,8 +8,9 @@ import pytest
 
 from physlib import Model
 from physlib.analysis.noise.sources import BOLTZMANN, NoiseWarning
-from physlib.components.electrical import Capacitor, Ground, Inductor, Resistor, VoltageSource
+from physlib.components.electrical import Capacitor, Ground, Inductor, Resistor
 from physlib.core.errors import UnknownNameError
+from test_frequency_response import ladder
 
 T = 300.0
 L_TANK, C_TANK = 1e-3, 1e-9          # f0 = 159.155 kHz, √(L/C) = 1 kΩ: Q = 1 kΩ / R
@@ -91,16 +92,8 @@ def ladder_and_tank(sections: int):
     """An RC ladder (10 Ω, 1 nF per section) from a grounded source, its last node coupled by
     1 pF to a parallel tank (L = 1 mH with 1 mΩ in series, C = 1 nF): a resonance at 159 kHz of
     Q ≈ 10⁶, inside one strongly connected block of 2·sections + 3 states."""
-    m = Model("ladder_tank")
-    source, ground = m.add(VoltageSource("src", V=0.0)), m.add(Ground("gnd"))
-    m.connect(source.n, ground.p)
-    node = source.p
-    for k in range(1, sections + 1):
-        r, c = m.add(Resistor(f"R{k}", R=10.0)), m.add(Capacitor(f"C{k}", C=1e-9))
-        m.connect(node, r.p)
-        m.connect(r.n, c.p)
-        m.connect(c.n, ground.p)
-        node = r.n
+    m = ladder(sections, R=10.0, C=1e-9)
+    ground, node = m["gnd"], m[f"R{sections - 1}"].n
     coupling, r_t, l_t, c_t = (m.add(Capacitor("Ck", C=1e-12)), m.add(Resistor("Rt", R=1e-3)),
                                m.add(Inductor("Lt", L=1e-3)), m.add(Capacitor("Ct", C=1e-9)))
     m.connect(node, coupling.p)

@@ -26,6 +26,15 @@ def tran_error(name: str, vector: str, result, ref) -> float:
     return float(np.max(np.abs(result[vector][keep] - expected)) / (np.ptp(ref[vector]) or 1.0))
 
 
+def tran_errors_at_ngspice_points(name: str) -> dict:
+    """{vector: largest |physlib − ngspice| as a fraction of its range} of the deck's .tran,
+    run at ngspice's own time points."""
+    ref = reference(f"{name}_tran.csv")
+    d = deck(f"{name}.cir")
+    result = d.tran(**next(a for k, a in d.analyses if k == "tran"), t_eval=ref["time"])
+    return {v: float(np.max(np.abs(result[v] - ref[v])) / np.ptp(ref[v])) for v in vectors(ref, "time")}
+
+
 def run_card(d, kind):
     args = next(a for k, a in d.analyses if k == kind)
     return getattr(d, kind)(**args)
@@ -72,11 +81,7 @@ def test_waveform_defaults_from_the_tran_line_equal_ngspice():
     # from .tran 2u 200u. At ngspice's own points: the sources to 1e-12 of their range
     # (measured 3.4e-14: ngspice's 15 printed digits), the RC nodes and currents within 1e-4
     # (measured 2.8e-5, v(d2); the deck's reltol 1e-8 makes ngspice's EXP fall accurate).
-    ref = reference("tran_defaults_tran.csv")
-    d = deck("tran_defaults.cir")
-    result = d.tran(**next(a for k, a in d.analyses if k == "tran"), t_eval=ref["time"])
-    for vector in vectors(ref, "time"):
-        worst = np.max(np.abs(result[vector] - ref[vector])) / np.ptp(ref[vector])
+    for vector, worst in tran_errors_at_ngspice_points("tran_defaults").items():
         source = vector in ("v(a)", "v(b)", "v(c)", "v(d)", "v(f)", "i(v5)")
         assert worst < (1e-12 if source else 1e-4), f"{vector}: {worst:.3g} of its range"
 
@@ -91,14 +96,9 @@ def test_exp_values_left_out_or_given_as_zero_equal_ngspice():
     # 5.3e-15, ngspice's 15 printed digits), the RC node v(b2) and i(v2) within 1e-4 (measured
     # 2.9e-5: ngspice's trapezoidal steps at reltol 1e-8 against physlib's rtol 1e-8). Its .op
     # (run alone, ngspice's step then 0): every source at V1, to 1e-12.
-    ref = reference("exp_defaults_tran.csv")
-    d = deck("exp_defaults.cir")
-    result = d.tran(**next(a for k, a in d.analyses if k == "tran"), t_eval=ref["time"])
-    for vector in vectors(ref, "time"):
-        worst = np.max(np.abs(result[vector] - ref[vector])) / np.ptp(ref[vector])
-        assert worst < (1e-4 if vector in ("v(b2)", "i(v2)") else 1e-12), \
-            f"{vector}: {worst:.3g} of its range"
-    op, ref_op = d.op(), reference("exp_defaults_op.csv")
+    for vector, worst in tran_errors_at_ngspice_points("exp_defaults").items():
+        assert worst < (1e-4 if vector in ("v(b2)", "i(v2)") else 1e-12), f"{vector}: {worst:.3g} of its range"
+    op, ref_op = deck("exp_defaults.cir").op(), reference("exp_defaults_op.csv")
     for vector in vectors(ref_op):
         assert abs(op[vector] - ref_op[vector][0]) <= 1e-12, vector
 
