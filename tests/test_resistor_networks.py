@@ -43,6 +43,27 @@ def nodal_solution(n, resistors, vsources, isources):
     return v
 
 
+def nodal_sensitivity(n, resistors, vsources, isources, j):
+    """d(node voltages)/d(resistance of resistor j), exactly from the nodal equations G·v = i:
+    G_ff·dv_f = −(dG·v)_f, with dG the stamp of d(1/R)/dR = −1/R² (numpy, independent of
+    physlib); 0 at the nodes a source fixes."""
+    v = nodal_solution(n, resistors, vsources, isources)
+    a, b, r = resistors[j]
+    dG = np.zeros((n, n))
+    for x, y in ((a, b), (b, a)):
+        dG[x, x] -= 1 / r**2
+        dG[x, y] += 1 / r**2
+    G = np.zeros((n, n))
+    for p, q, rr in resistors:
+        for x, y in ((p, q), (q, p)):
+            G[x, x] += 1 / rr
+            G[x, y] -= 1 / rr
+    free = [k for k in range(n) if k != 0 and k not in dict(vsources)]
+    dv = np.zeros(n)
+    dv[free] = -np.linalg.solve(G[np.ix_(free, free)], (dG @ v)[free])
+    return dv
+
+
 def build(n, resistors, vsources, isources):
     m = Model("net")
     nodes = {k: [] for k in range(n)}
@@ -88,9 +109,9 @@ def test_random_resistor_network_matches_nodal_analysis(net):
 @given(networks(), st.data())
 def test_random_resistor_network_sensitivities_match_nodal_analysis(net, data):
     # A network without states: its node voltages' derivatives by one resistance, at each output
-    # time, against central differences of the independent nodal solve (h = 1e-6 relative:
-    # O(h²) truncation, 1e-10 of rounding): to 1e-6 of the largest, plus the differences'
-    # rounding (a resistor that moves no node: the exact 0 against 5.6e-11 of rounding).
+    # time, against the derivative of the independent nodal solve (exact: a linear solve with
+    # the resistor's stamp; central differences lost 5e-6 of a 290 Ω network's derivative to
+    # rounding): to 1e-9 of the largest, rounding of two linear solves.
     n, resistors, vsources, isources = net
     resistors = list(resistors)
     model, nodes = build(n, resistors, vsources, isources)
@@ -99,16 +120,11 @@ def test_random_resistor_network_sensitivities_match_nodal_analysis(net, data):
     paths = [f"{nodes[k][0].owner.name}.{nodes[k][0].name}.v" for k in range(1, n)]
     parameter = _resistor_path(model, j)
     sens = model.compile().sensitivity(1.0, params=[parameter], outputs=paths, t_eval=[0.5, 1.0], method=method)
-    a, b, r = resistors[j]
-    h = 1e-6 * r
-    low, high = (nodal_solution(n, [*resistors[:j], (a, b, r + s * h), *resistors[j + 1:]], vsources, isources)
-                 for s in (-1, 1))
-    expected = (high - low)[1:] / (2 * h)
+    expected = nodal_sensitivity(n, resistors, vsources, isources, j)[1:]
     got = np.array([sens.derivative(path, parameter) for path in paths])
     scale = max(np.abs(expected).max(), 1e-12)
-    rounding = 4 * np.finfo(float).eps * max(np.abs(low).max(), np.abs(high).max()) / (2 * h)
     assert got.shape == (n - 1, 2)
-    np.testing.assert_allclose(got, np.column_stack([expected, expected]), rtol=0, atol=1e-6 * scale + rounding)
+    np.testing.assert_allclose(got, np.column_stack([expected, expected]), rtol=0, atol=1e-9 * scale)
 
 
 def _resistor_path(model, j: int) -> str:
