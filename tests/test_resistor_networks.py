@@ -23,14 +23,20 @@ def networks(draw):
     return n, resistors, vsources, isources
 
 
+def stamps(n, conductances):
+    """The nodal matrix of conductances (a, b, g) between nodes a and b."""
+    G = np.zeros((n, n))
+    for a, b, g in conductances:
+        for x, y in ((a, b), (b, a)):
+            G[x, x] += g
+            G[x, y] -= g
+    return G
+
+
 def nodal_solution(n, resistors, vsources, isources):
     """Node voltages by plain nodal analysis (numpy), independent of physlib."""
-    G = np.zeros((n, n))
+    G = stamps(n, [(a, b, 1 / r) for a, b, r in resistors])
     inj = np.zeros(n)
-    for a, b, r in resistors:
-        for x, y in ((a, b), (b, a)):
-            G[x, x] += 1 / r
-            G[x, y] -= 1 / r
     for a, b, i in isources:        # current i flows from a through the source to b
         inj[a] -= i
         inj[b] += i
@@ -49,15 +55,7 @@ def nodal_sensitivity(n, resistors, vsources, isources, j):
     physlib); 0 at the nodes a source fixes."""
     v = nodal_solution(n, resistors, vsources, isources)
     a, b, r = resistors[j]
-    dG = np.zeros((n, n))
-    for x, y in ((a, b), (b, a)):
-        dG[x, x] -= 1 / r**2
-        dG[x, y] += 1 / r**2
-    G = np.zeros((n, n))
-    for p, q, rr in resistors:
-        for x, y in ((p, q), (q, p)):
-            G[x, x] += 1 / rr
-            G[x, y] -= 1 / rr
+    G, dG = stamps(n, [(p, q, 1 / rr) for p, q, rr in resistors]), stamps(n, [(a, b, -1 / r**2)])
     free = [k for k in range(n) if k != 0 and k not in dict(vsources)]
     dv = np.zeros(n)
     dv[free] = -np.linalg.solve(G[np.ix_(free, free)], (dG @ v)[free])
