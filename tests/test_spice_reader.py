@@ -108,15 +108,34 @@ def test_tran_of_mosfet_stages_whose_gate_capacitance_vanishes_matches_ngspice()
     gate-drain capacitances stay 0 in saturation (the transient's start once stopped there:
     'nothing fixes der(m1.vgb)'). Node voltages within 2e-4 of their range of ngspice-39's at
     reltol 1e-6 (measured 1.5e-4 on v(d3), where ngspice's own run at reltol 1e-9 is 1.4e-4
-    from it and 1.2e-5 from physlib's). Left out: the source current i(vin), the 0.3 µA
-    that charges the gates, 4e-3 of its range off ngspice's even at reltol 1e-9 (each stage's
-    gate current 0.2-1.7 %), not yet explained."""
+    from it and 1.2e-5 from physlib's). The currents from 2 ns on, within 3e-4 (measured
+    1.8e-4 on i(vin), the 0.3 µA that charges the gates): in its first nanosecond ngspice's
+    gate charging starts otherwise (a stage of this deck with its channel off has its gate
+    jump toward the drain's 5 V for 30 ps in ngspice's first steps), while physlib's follows
+    the closed form (test_an_off_mosfet_gate_charges_as_its_overlap_capacitance)."""
     ref = reference("mosfet_stages_tran.csv")
     d = deck("mosfet_stages.cir")
     result = d.tran(**next(a for kind, a in d.analyses if kind == "tran"), t_eval=ref["time"])
-    for vector in (v for v in vectors(ref, "time") if v.startswith("v(")):
-        span = np.ptp(ref[vector]) or 1.0
-        assert np.max(np.abs(result[vector] - ref[vector])) / span < 2e-4, vector
+    settled = ref["time"] >= 2e-9
+    for vector in vectors(ref, "time"):
+        keep = settled if vector.startswith("i(") else slice(None)
+        span = np.ptp(ref[vector][keep]) or 1.0
+        worst = np.max(np.abs(result[vector][keep] - ref[vector][keep])) / span
+        assert worst < (3e-4 if vector.startswith("i(") else 2e-4), f"{vector}: {worst:.3g}"
+
+
+def test_an_off_mosfet_gate_charges_as_its_overlap_capacitance():
+    # VTO = 10 V: the channel is off, Meyer's capacitances absent (level 1 without TOX); the
+    # gate is CGSO·W = 1 fF behind 10 kΩ, driven by 0.1 V at 10 MHz: the current's amplitude
+    # is ω·C·0.1/√(1 + (ωRC)²) = 6.2832e-9 A from the first period on (ngspice-39's gate
+    # jumped to 5 V in its first 30 ps); 1e-5 of it asked at reltol 1e-9 (a current of nA
+    # through 10 kΩ is a µV of difference between 2 V nodes: at reltol 1e-6, 2e-3 off)
+    d = spice.read("off\nVdd vdd 0 5\nVin in 0 DC 2 SIN(2 0.1 10meg)\nRg in g 10k\n"
+                   "M1 d g 0 0 n W=10u L=2u\nRd vdd d 10k\n.model n NMOS(level=1 VTO=10 KP=50u CGSO=1e-10)\n"
+                   ".options reltol=1e-9 vntol=1e-12\n.tran 1n 100n\n.end\n")
+    current = d.tran(1e-9, 100e-9, t_eval=np.linspace(0.0, 100e-9, 2001))["i(vin)"]
+    omega, c = 2 * np.pi * 1e7, 1e-15
+    assert np.ptp(current) / 2 == pytest.approx(omega * c * 0.1 / np.hypot(1, omega * 1e4 * c), rel=1e-5)
 
 
 @pytest.mark.parametrize("name", ["rc_lowpass", "rlc_sine", "diode_rectifier", "exp_pwl"])
