@@ -30,7 +30,7 @@ from ...core.errors import ParameterError
 from ...core.lazy import lazy_module
 from ...core.logic import any_of, switched_once, where
 from ...core.tables import akima, interpolate, table_points
-from ...domains import electrical, thermal
+from ...domains import thermal
 from .interfaces import OnePort
 from ..noise_variants import noisy_class
 from .semiconductors.junctions import BOLTZMANN

@@ -45,7 +45,7 @@ noiseless.
 import math
 
 from ...constants import Constant
-from ...core import Component, Parameter, Port, Variable, der
+from ...core import Parameter, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...core.positions import PositionState
 from ...domains import electrical, rotational, thermal

@@ -1,7 +1,7 @@
 """Dry friction with stick-slip (Clutch, Brake, on the shared stick-slip model of
 :mod:`physlib.components.stick_slip`) and the
 freewheel (OneWayClutch): the rotational elements with modes."""
-from ...core import Component, Input, Mode, Parameter, Variable, der
+from ...core import Input, Mode, Parameter, Variable, der
 from ...core.lazy import lazy_module
 from ...core.logic import absolute, all_of, any_of, where
 from ..stick_slip import StickSlipFriction

@@ -11,8 +11,6 @@ rounding (tests/test_catalog_blocks.py checks them against values copied from it
 """
 import math
 
-import numpy as np
-
 __all__ = ["prototype", "sections", "ANALOG_FILTERS", "FILTER_TYPES"]
 
 ANALOG_FILTERS = ("CriticalDamping", "Bessel", "Butterworth", "ChebyshevI")

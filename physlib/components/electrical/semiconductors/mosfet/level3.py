@@ -10,7 +10,7 @@ noise reads from them, in numbers at the operating point.
 from .....constants import Constant
 from .....core.lazy import lazy_module
 from ...interfaces import constant_set
-from .channel import effective_length, temperature
+from .channel import effective_length
 from .noise import EPS_OX, TOX_ABSENT
 
 sp = lazy_module("sympy")     # imported when equations are derived
