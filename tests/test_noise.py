@@ -359,3 +359,32 @@ def test_flicker_noise_of_a_diode_and_external_noise_at_a_port():
     assert result.variance == pytest.approx((S_F + thermal) / (4 * 3.0 * 2.0), rel=1e-10, abs=0)
     with pytest.raises(PhyslibError, match="densities >= 0"):
         sim.noise("M.v", external={"M.flange_b": -1.0})
+
+
+def test_a_clutch_is_no_noise_source_and_the_shafts_keep_equipartition():
+    """An engine torque on J1 (0.2 kg·m², damper 0.1 to ground) driving J2 (0.5 kg·m², damper
+    0.05) through a clutch that slides, then locks (at 1.59 s). Dry friction makes no thermal
+    noise (its force does not depend on the slip speed; stuck it dissipates nothing): it is
+    left out with a NoiseWarning, and the dampers' noise gives equipartition, kT/J2 for J2's
+    speed while the clutch slides and kT/(J1 + J2) once it holds (1e-9). Any model with a
+    clutch was once an error ("its conductance cannot be derived")."""
+    from physlib.components.rotational import Clutch, Damper as RotationalDamper, Fixed as RotationalFixed
+    from physlib.components.rotational import Inertia, Torque
+    m = Model("clutch_noise")
+    engine, j1 = m.add(Torque("engine", tau=5.0)), m.add(Inertia("J1", J=0.2, w0=50.0))
+    clutch = m.add(Clutch("clutch", mu=0.3, peak=1.1, cgeo=0.15, fn_max=300.0, f_normalized=1.0))
+    j2, d1, d2 = m.add(Inertia("J2", J=0.5)), m.add(RotationalDamper("D1", d=0.1)), m.add(RotationalDamper("D2", d=0.05))
+    fixed = m.add(RotationalFixed("F"))
+    m.connect(engine.flange, j1.flange_a)
+    m.connect(j1.flange_b, clutch.flange_a, d1.flange_a)
+    m.connect(clutch.flange_b, j2.flange_a)
+    m.connect(j2.flange_b, d2.flange_a)
+    m.connect(d1.flange_b, d2.flange_b, fixed.flange)
+    sim = m.compile()
+    res = sim.simulate(5.0)
+    lock = next(e.t for e in res.events if e.component == "clutch" and e.after.get("mode") == 0)
+    kT = BOLTZMANN * 300.0
+    for t, inertia in ((lock / 2, 0.5), (lock + 1.0, 0.7)):
+        with pytest.warns(NoiseWarning, match=r"dry friction \(clutch\)"):
+            variance = sim.noise("J2.w", at=res.at(t), T=300.0).variance
+        assert variance == pytest.approx(kT / inertia, rel=1e-9)

@@ -88,6 +88,11 @@ class StickSlipFriction(ConditionalHeatPort):
     SPEED_FLOOR = 1e-12
     """[m/s or rad/s] rounding of speeds that are themselves zero (a body stopped by a brake)."""
 
+    noise_kind = None
+    """Dry friction is no thermal noise source: sliding, its force is mu·cgeo·fn whatever the
+    slip speed (no small-signal conductance for the fluctuation–dissipation theorem to give
+    a noise), and stuck it dissipates nothing. The noise analyses leave it out, saying so."""
+
     BACK_MARGIN = 1e-3
     """A friction this fraction of the static capacity past the limit the element just slid
     at breaks it away again in that direction (less is rounding of the friction that stopped

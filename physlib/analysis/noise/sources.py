@@ -110,7 +110,7 @@ def noise_elements(model, p=None, *, parts: bool = True) -> list[NoiseElement]:
     domain (plus, optionally, a heat port giving their temperature). With ``parts``, a component
     with sources inside it (``noise_parts``, see the module docstring) gives one element per
     source, decided with the parameter vector ``p`` (default: the compiled values)."""
-    out, skipped = [], []
+    out, skipped, noiseless = [], [], []
     if p is None:
         p = model.parameter_vector(None)
     for group in model.component_groups:
@@ -132,14 +132,21 @@ def noise_elements(model, p=None, *, parts: bool = True) -> list[NoiseElement]:
                 out += [NoiseElement(f"{path}.{part}", comp, group, row, tuple(physical[:2]), None, kind_, part)
                         for part, kind_ in inside.items()]
                 continue
+            kind = getattr(comp, "noise_kind", "thermal")
+            if kind is None:            # dissipates, but makes no thermal noise (dry friction)
+                noiseless.append(path)
+                continue
             if len(pairs) != 1:
                 skipped.append(path)
                 continue
-            kind = getattr(comp, "noise_kind", "thermal")
             out.append(NoiseElement(path, comp, group, row, tuple(pairs[0]), heat[0] if heat else None, kind))
     if skipped:
         warnings.warn(f"noise: {', '.join(skipped[:8])} dissipate power but do not connect two ports "
                       "of one domain, so they are left out as noise sources", NoiseWarning, stacklevel=4)
+    if noiseless:
+        warnings.warn(f"noise: dry friction ({', '.join(noiseless[:8])}) is left out as a noise source: "
+                      "its force does not depend on the slip speed while sliding, and stuck it "
+                      "dissipates nothing", NoiseWarning, stacklevel=4)
     return out
 
 
