@@ -667,3 +667,31 @@ def test_dissipation_no_element_declares_falls_back_to_the_port_matrices_with_a_
     Z = 1 / (1 / 1e3 + 1 / 2e3 + 2j * np.pi * F * 1e-8)
     expected = 4 * BOLTZMANN * 300.15 * Z.real
     np.testing.assert_allclose(result.correlation("Z")[:, 0, 0].real, expected, rtol=1e-12)
+
+
+def test_a_subsystems_exposed_port_is_the_port_it_exposes():
+    """Two RC sections as subsystems, s1 exposing its resistor's ends as a and b, s2 fed at a
+    from s1.b: the one-port at s1.b (= s2.a = s1.R1.n) is 1/(1/R1 + jωC1 + 1/(R2 + 1/(jωC2)))
+    (1e-12), under the name it was asked by; exposed ports were once 'unknown port'."""
+    def section(name, R, C):
+        sub = Model(name)
+        r, c, g = sub.add(Resistor("R1", R=R)), sub.add(Capacitor("C1", C=C)), sub.add(Ground("g"))
+        sub.connect(r.n, c.p)
+        sub.connect(c.n, g.p)
+        sub.expose(r.p, "a")
+        sub.expose(r.n, "b")
+        return sub
+    top = Model("top")
+    source, ground = top.add(VoltageSource("V", V=1.0)), top.add(Ground("g"))
+    s1, s2 = top.add(section("s1", 1e3, 1e-6)), top.add(section("s2", 2e3, 1e-7))
+    top.connect(source.p, s1.a)
+    top.connect(s1.b, s2.a)
+    top.connect(source.n, ground.p)
+    sim = top.compile()
+    f = np.array([10.0, 100.0, 1e3])
+    s = 2j * np.pi * f
+    expected = 1 / (1 / 1e3 + s * 1e-6 + 1 / (2e3 + 1 / (s * 1e-7)))
+    for port in ("s1.b", "s2.a", "s1.R1.n"):
+        result = sim.multiport_noise([port], f, T=300.0)
+        assert result.ports == [port]
+        np.testing.assert_allclose(result.Z[:, 0, 0], expected, rtol=1e-12)

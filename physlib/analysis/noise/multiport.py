@@ -78,6 +78,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ...assembly.netlist import ExposedPort
 from ...core.errors import DomainMismatchError, PhyslibError, UnknownNameError
 from .passivity import ActiveNetworkError, PowerCheck, power_ports
 from .sources import BOLTZMANN, NoiseWarning, noise_elements, noise_source_model, transfer_operating_point
@@ -208,6 +209,22 @@ def multiport_noise(model, ports, f, *, T: float = 300.15, z0=50.0, at=None) -> 
     return MultiportNoise(labels, f, float(T), z0, Z, dissipation)
 
 
+def _component_port(model, path: str) -> str:
+    """The component port that the exposed port ``path`` of a subsystem stands for ('s1.b' ->
+    's1.R1.n', through nested exposures), or ``path`` itself where it is none."""
+    owner_path, _, name = path.rpartition(".")
+    if model.source_model is None or not owner_path:
+        return path
+    try:
+        exposed = model.source_model[owner_path].exposed_ports.get(name)
+    except (PhyslibError, AttributeError):      # no such member, or a component's port
+        return path
+    if exposed is None:
+        return path
+    inner = f"{owner_path}.{exposed.target.path}"
+    return _component_port(model, inner) if isinstance(exposed.target, ExposedPort) else inner
+
+
 def _resolve_ports(model, ports):
     """(labels, {terminal port path: its across variable's name}, M) with port k's across
     value v_k = Σ_t M[k, t]·v_t and the terminals' injected through values i_t = Σ_k M[k, t]·i_k."""
@@ -223,6 +240,7 @@ def _resolve_ports(model, ports):
         if len(pair) != 2 or not isinstance(pair[0], str) or not (pair[1] is None or isinstance(pair[1], str)):
             raise PhyslibError(f"multiport_noise: a port is a port path ('R1.p') or a pair of them "
                                f"(('R2.p', 'R2.n')), got {entry!r}")
+        named, pair = pair, tuple(q if q is None or q in table else _component_port(model, q) for q in pair)
         for path in filter(None, pair):
             domain = table.get(path)
             if domain is None:
@@ -244,7 +262,7 @@ def _resolve_ports(model, ports):
             if nodes[pair[0]] == nodes[pair[1]]:
                 raise PhyslibError(f"multiport_noise: {pair[0]} and {pair[1]} are one node (their across "
                                    "values are equal), so the port pair has no voltage across it")
-        labels.append(pair[0] if pair[1] is None else f"{pair[0]} − {pair[1]}")
+        labels.append(named[0] if named[1] is None else f"{named[0]} − {named[1]}")
         pairs.append(pair)
     seen = {}
     for label, pair in zip(labels, pairs):
