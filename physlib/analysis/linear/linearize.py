@@ -39,6 +39,7 @@ from .path_units import PathUnits
 from ..common.affine_jacobian import affine_jacobian
 from ..common.projection import constraint_jacobian
 
+
 class SingularPointError(PhyslibError):
     """The algebraic equations are singular at the point: an explicit linear model does not
     exist there (``descriptor=True`` or ``"auto"`` gives the descriptor form)."""
@@ -130,6 +131,14 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     output_labels = [str(o) for o in outputs]
     input_units = PathUnits(model, [input_labels], dict(zip(input_labels, inputs)))
     measured = {str(o): _output_path(model, o) for o in outputs if isinstance(o, AnalysisPoint)}
+    lu = None
+    if nz and not descriptor:
+        try:
+            lu = _factor_algebraic(model, gz, op)
+        except SingularPointError:
+            if not automatic:
+                raise
+            descriptor = True           # the same Jacobians, kept in descriptor form
     keep, T = (None, None) if descriptor else constrained_coordinates(model, x, z, p, t)
     origin = Linearization(model, tuple(inputs), tuple(slots), tuple(gains.tolist()),
                            tuple(positions.tolist()), tuple(signs.tolist()),
@@ -142,12 +151,6 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
                            inputs=input_labels, outputs=output_labels, at=op, origin=origin,
                            units=PathUnits(model, [states, output_labels], measured), input_units=input_units)
     if nz:
-        try:
-            lu = _factor_algebraic(model, gz, op)
-        except SingularPointError:
-            if not automatic:
-                raise
-            return _linearize_at(model, inputs, outputs, op, True, names)
         gzx, gzu = _solve_sparse(lu, gx), _solve_sparse(lu, gu)
         A, B = fx - fz @ gzx, fu - fz @ gzu
         C, D = hx - hz @ gzx, hu - hz @ gzu
