@@ -17,7 +17,7 @@ def read(name):
 
 def deck(name):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # '20f' is femto: the decks mean it
+        warnings.simplefilter("ignore")          # .options method, interp: ignored
         return physlib.spice.read(reference_file("spice", "mosfet", name))
 
 

@@ -205,7 +205,7 @@ def test_excess_phase_small_signal_analyses_are_errors_naming_the_card(analysis,
     # response is neither: an error at the card rather than a result that differs.
     text = (DATA / "ptf_ce.cir").read_text().replace("VIN in 0 DC 1.5", "VIN in 0 DC 1.5 AC 1")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", spice.SpiceWarning)        # 6.734f: femto, as meant
+        warnings.simplefilter("ignore", spice.SpiceWarning)        # .options method, interp: ignored
         deck = spice.read(text)
     with pytest.raises(spice.SpiceError, match=rf"line 13: .*{analysis}: q1 has an excess phase "
                        r"\(PTF = 60, td = PTF\*pi/180\*TF = 3.154e-10 s\)"):

@@ -24,7 +24,7 @@ DATA = pathlib.Path(__file__).resolve().parent / "data" / "spice" / "diode_vendo
 
 def read(name):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", spice.SpiceWarning)       # 2.682n: "a trailing F is femto"
+        warnings.simplefilter("ignore", spice.SpiceWarning)       # .options method=gear, ignored
         return spice.read(DATA / name)
 
 

@@ -193,15 +193,11 @@ def test_unrolled_solves_are_accurate_on_a_badly_scaled_system():
     # algebraic Jacobian's condition 1.7e12. The unrolled Newton and the restart rates must
     # agree with NumPy's pivoted LU (Newton iterated to convergence); with CasADi's symbolic
     # solve the derivatives were 3.6e-9 off and IDA failed at the next edge of a finer grid.
-    import warnings
-
     import casadi as cs
     import physlib.spice
     from physlib.analysis.common.initialization import algebraic_jacobian, solve_algebraic
     from reference import reference_file
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # the deck's '20f' is femto, as meant
-        sim = physlib.spice.read(reference_file("spice", "mosfet", "buck.cir")).model.compile()
+    sim = physlib.spice.read(reference_file("spice", "mosfet", "buck.cir")).model.compile()
     system = sim.system
     assert unrolled_newton(system) is not None
     p = sim.parameter_vector({})

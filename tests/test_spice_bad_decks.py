@@ -33,6 +33,22 @@ def test_trailing_f_warns_that_it_is_femto():
     assert deck.model["c1"].C == pytest.approx(10e-15, rel=1e-12)
 
 
+def test_femto_written_as_femto_reads_without_a_word():
+    """A capacitor's ``10f`` (the usual way to write 10 fF) and a model parameter's
+    ``IS=14.34F`` are femto as meant: only a capacitor's lone upper-case ``F``, which reads
+    as farads, is warned about, on its own card (the large decks' path included)."""
+    stages = "".join(f"R{k} b{k} b{k + 1} 1k\nC{k} b{k + 1} 0 10f\n" for k in range(40))
+    text = (f"t\nV1 b0 0 1\n{stages}C99 b40 0 2F\n.model dm d is=14.34F\nD1 b40 0 dm\n"
+            ".op\n.end\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        deck = spice.read(text)
+    found = [w.message for w in caught if isinstance(w.message, spice.SpiceWarning)]
+    assert [w.line for w in found] == [83] and "'2F'" in str(found[0])
+    assert deck.model["c0"].C == deck.model["c39"].C == pytest.approx(10e-15, rel=1e-15)
+    assert deck.model["c99"].C == pytest.approx(2e-15, rel=1e-15)
+
+
 def test_node_with_one_connection_warns_and_carries_no_current():
     deck, warning = read_warning("t\nV1 a 0 1\nR1 a 0 1k\nR2 a dangling 5k\n.op\n.end\n")
     assert warning.line == 4 and "node dangling has only one connection" in str(warning)

@@ -83,7 +83,7 @@ def test_let_meas_alter_in_foreach_loops_print_what_ngspice_prints(loop_run):
 
 def test_a_forum_deck_with_its_analyses_in_control_equals_ngspice():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SpiceWarning)    # the card's 6.734f (femto, as meant)
+        warnings.simplefilter("error", SpiceWarning)     # the card's 6.734f is femto, as meant
         deck = spice.read(DATA / "forum_ce.cir")
     with warnings.catch_warnings():
         warnings.simplefilter("error", SpiceWarning)     # plot and set are silent

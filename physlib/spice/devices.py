@@ -22,7 +22,7 @@ from ..components import electrical as el
 from ..core.component import Mode
 from ..core.errors import UnknownNameError
 from .errors import SpiceError
-from .numbers import zero_is_none
+from .numbers import farad_warning, zero_is_none
 from .poly import is_poly, poly_sensed_sources, poly_source
 from .sources import build_waveform, parse_source
 from .vendor import MOSFET_STOPS, ignoring_pspice_entries, without_pspice_entries
@@ -108,6 +108,8 @@ def passive(b, letter, name, token, options, tokens, card, scope, prefix):
     ``options`` empty, without the parsing of :func:`_passive`."""
     where = card.where
     value = b.value(token, scope, where)
+    if letter == "C" and (farads := farad_warning(token)):
+        b.ctx.warn(where, farads)
     cls, param, start = PASSIVE_CLASSES[letter]
     path = f"{prefix}{name}."
     if options:

@@ -4,14 +4,15 @@ As ngspice-39 reads them: a decimal number with an optional exponent, then an op
 suffix (case-insensitive: t g meg k m mil u n p f), then any letters, which are ignored
 (``10uF`` is 10 µ, the ``F`` a unit; ngspice has no atto: ``2a`` is 2, as in ``2A`` of a
 current, though HSPICE reads it as 2e-18). :func:`parse_number` also says when a value looks like a
-mistake (``1M`` where mega was probably meant, ``2k7``, a lone trailing ``F``)."""
+mistake (``1M`` where mega was probably meant, ``2k7``); :func:`farad_warning` says it of a
+capacitor's value with a lone upper-case ``F`` (``10F``, which reads as farads)."""
 from __future__ import annotations
 
 import functools
 import math
 import re
 
-__all__ = ["parse_number", "zero_is_none", "Constant", "NUMBER", "SCALE"]
+__all__ = ["parse_number", "farad_warning", "zero_is_none", "Constant", "NUMBER", "SCALE"]
 
 NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 SCALE = {"t": 12, "g": 9, "meg": 6, "k": 3, "m": -3, "u": -6, "n": -9, "p": -12,
@@ -53,10 +54,19 @@ def parse_number(token: str, expression: bool = False) -> tuple[float, str | Non
     elif not suffix and letters[:1] in ("a", "A") and letters != "A" and letters.lower() not in ("amp", "amps"):
         warning = (f"{token!r} is {value:g}: ngspice has no atto scale and ignores the letters "
                    f"(HSPICE reads a as 1e-18); write {mantissa:g}e-18 for atto")
-    elif key == "f" and not letters and mantissa >= 1:
-        warning = (f"{token!r} is {value:g}: a trailing F is femto in SPICE, not farad "
-                   "(write 1u or 1uF for microfarads)")
     return value, warning
+
+
+def farad_warning(token: str) -> str | None:
+    """The warning for a capacitor's value token written as farads, a lone upper-case ``F``
+    after a number of at least 1 (``10F``, ``1F``), which SPICE reads as femto; None for any
+    other token. The lower-case ``10f`` is the usual way to write 10 fF, and a model
+    parameter's ``IS=14.34F`` a femto value too: neither is warned about."""
+    match = _PARTS.match(token)
+    if not match or match.group(2) != "F" or match.group(3) or match.group(4) or float(match.group(1)) < 1:
+        return None
+    return (f"{token!r} is {_scaled(match.group(1), -15):g}: a trailing F is femto in SPICE, not farad "
+            "(write 1u or 1uF for microfarads, 10f for femtofarads)")
 
 
 def _scaled(number: str, power: int) -> float:

@@ -17,6 +17,7 @@ from operator import and_, itemgetter, ne
 from ..core.errors import DuplicateNameError, PhyslibError
 from .devices import passive, plain_passive
 from .errors import SpiceError
+from .numbers import farad_warning
 
 __all__ = ["PlainCards", "made_at", "element_name", "duplicate_name"]
 
@@ -45,7 +46,9 @@ class PlainCards:
         """The component of one plain card."""
         name, letter = tokens[0].lower(), card.text[0].upper()
         value = self.builder.number(tokens[3])
-        make = self.makers.get(name[:1]) if value is not None and name.isidentifier() and name.isascii() else None
+        plain = value is not None and name.isidentifier() and name.isascii() and not (
+            name[:1] == "c" and farad_warning(tokens[3]))
+        make = self.makers.get(name[:1]) if plain else None
         if make is None:
             comp = made_at(card, passive, self.builder, letter, element_name(card, tokens), tokens[3], {}, tokens,
                            card, self.scope, self.prefix)
@@ -71,6 +74,10 @@ class PlainCards:
         number, makers = self.builder.number, self.makers
         values = list(map(itemgetter(3), tokens))
         numbers = {token for token in set(values) if number(token) is not None}
+        # a capacitor's farad-like value (10F) is warned about by the card's own path
+        farads = {token for token in numbers if farad_warning(token)}
+        if farads:
+            numbers -= {value for value, name in zip(values, names) if name[:1] == "c" and value in farads}
         fit = list(map(and_, map(and_, map(str.isidentifier, names), map(str.isascii, names)),
                        map(and_, map(numbers.__contains__, values), map(makers.__contains__, map(itemgetter(0), names)))))
         if all(fit):                        # most runs: made at once, no card looked for
