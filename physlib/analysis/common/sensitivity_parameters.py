@@ -115,10 +115,12 @@ def resolve(model, names, p, params: dict) -> Parameters:
     varying = np.array(sorted(set(direct) | set(derived) | set(discrete)), dtype=int)
     P0 = np.zeros((len(varying), len(names)))
     for row, slot in enumerate(varying.tolist()):
+        # an entry computed from a model parameter and also named itself moves with both: its
+        # own column is the partial derivative, the model parameter's the total one through it
+        if slot in derived:
+            P0[row] = derived[slot]
         if slot in direct:
             P0[row, direct[slot]] = 1.0
-        elif slot in derived:
-            P0[row] = derived[slot]
     values = np.array(values)
     return Parameters(names, values, _scale(values), varying, P0, initial)
 
