@@ -224,3 +224,32 @@ def test_an_estimate_stopped_at_its_bound_is_named_in_the_result_and_the_report(
     free = physlib.fit(rc_model().compile(), Experiment(data=(T_RC, {"C1.v": v})), params={"R1.R": (600.0, 100.0, 5e3)})
     assert free.at_bound == {} and "bound" not in free.report()
     assert free.params["R1.R"] == pytest.approx(1e3, rel=1e-6)
+
+
+@pytest.mark.parametrize("x0_free", [False, True])
+def test_a_start_voltage_estimated_near_zero_keeps_its_standard_error(x0_free):
+    # noise-free data from v0 = 0: v = 1 − (1 − v0)·exp(−t/RC) determines v0 and R together, with
+    # the covariance σ²·(JᵀJ)⁻¹ of the closed-form Jacobian ∂v/∂v0 = exp(−t/RC), ∂v/∂R =
+    # −(1 − v0)·t/(R²C)·exp(−t/RC). The estimate of v0 ends at rounding level (~1e-9 V), and judged
+    # at that size its column looked 1e-7 of R's: "the data do not determine C1.v0", an infinite
+    # stderr, and R's error without the correlation (5.8 Ω for 7.4 Ω). Both the parameter C1.v0
+    # (searched linearly) and the free initial value. Bound: 1e-5 relative (the covariance of a
+    # noise-free fit at rtol 1e-8 runs)
+    sim, sigma = rc_model().compile(), 0.01
+    v, _ = rc_data()
+    if x0_free:
+        result = physlib.fit(sim, Experiment(data=(T_RC, {"C1.v": v}), sigma=sigma, x0_free={"C1.v": (0.1, -1.0, 1.0)}),
+                             params={"R1.R": (2e3, 10.0, 1e6)})
+        name = "C1.v(t0)"
+    else:
+        result = physlib.fit(sim, Experiment(data=(T_RC, {"C1.v": v}), sigma=sigma),
+                             params={"R1.R": (2e3, 10.0, 1e6), "C1.v0": (0.1, -1.0, 1.0)}, log=False)
+        name = "C1.v0"
+    assert abs(result.params[name]) < 1e-6
+    assert result.identifiability().identifiable
+    R, C = 1e3, 1e-6
+    decay = np.exp(-T_RC / (R * C))
+    J = np.column_stack([-T_RC / (R * R * C) * decay, decay]) / sigma
+    exact = np.sqrt(np.diag(np.linalg.inv(J.T @ J)))
+    assert result.stderr["R1.R"] == pytest.approx(exact[0], rel=1e-5)
+    assert result.stderr[name] == pytest.approx(exact[1], rel=1e-5)

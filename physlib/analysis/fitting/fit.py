@@ -13,6 +13,7 @@ from .experiment import Experiment
 from .result import FitResult, Prediction
 
 LOSSES = ("linear", "huber", "soft_l1", "cauchy")
+NEAR_ZERO = 1e-3     # of its guess (or of 1 where the guess is 0): an estimate judged at the guess's size
 
 
 def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear", rtol: float = 1e-8,
@@ -51,7 +52,7 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
                            for k, column in enumerate((guess, lower, upper), start=1))
     additive = np.arange(len(names)) >= len(names) - len(problem.free)
     return solve(problem, names, (guess, lower, upper), log=log & ~additive, loss=loss, max_nfev=max_nfev,
-                 tol=tol, additive=additive)
+                 tol=tol)
 
 
 def check_loss(loss):
@@ -59,11 +60,10 @@ def check_loss(loss):
         raise FitError(f"loss must be one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
 
 
-def solve(problem, names, bounds, *, log, loss, max_nfev, tol, additive=None) -> FitResult:
+def solve(problem, names, bounds, *, log, loss, max_nfev, tol) -> FitResult:
     """The :class:`FitResult` of ``problem`` (a :class:`LeastSquares`) from the guess within the
     bounds ``(guess, lower, upper)``: SciPy's bounded trust-region least squares, over log θ
-    where ``log`` (one flag, or one per parameter). ``additive``: the parameters whose size
-    may be zero (initial values), judged against 1 rather than their value."""
+    where ``log`` (one flag, or one per parameter)."""
     guess, lower, upper = (np.asarray(column, dtype=float) for column in bounds)
     log = np.broadcast_to(np.asarray(log, dtype=bool), guess.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -77,11 +77,13 @@ def solve(problem, names, bounds, *, log, loss, max_nfev, tol, additive=None) ->
         residual, jacobian = problem.evaluate(theta)
     finally:
         problem.close()
-    scales = None
-    if additive is not None and np.any(additive):
-        scales = np.where(additive, np.where(theta != 0, np.abs(theta), 1.0), theta)
+    # each estimate's size, by which its Jacobian column is judged against the others: its value,
+    # except a linearly searched one (an offset, an initial value) that ended near zero, whose
+    # value says nothing of how far it is determined: a start voltage fitted to -5e-9 V with a
+    # standard error of 6 mV would read "not determined"; the search's own scale there
+    near_zero = ~log & (np.abs(theta) < NEAR_ZERO * size)
     return FitResult(names, theta, residual, jacobian, problem.predictions(theta), problem.sigma_known,
-                     solution, scales=scales)
+                     solution, scales=np.where(near_zero, size, theta))
 
 
 def to_search(theta, log):
