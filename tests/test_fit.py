@@ -253,3 +253,17 @@ def test_a_start_voltage_estimated_near_zero_keeps_its_standard_error(x0_free):
     exact = np.sqrt(np.diag(np.linalg.inv(J.T @ J)))
     assert result.stderr["R1.R"] == pytest.approx(exact[0], rel=1e-5)
     assert result.stderr[name] == pytest.approx(exact[1], rel=1e-5)
+
+
+def test_measurements_repeated_at_the_same_times_count_each():
+    # two sensors read the capacitor at the same instants: 2 × 50 measurements at 50 times, the
+    # runs' output times strictly increasing (it was "t_eval must be a ... strictly increasing
+    # sequence", about a t_eval the user never gave). The standard error is the closed form's
+    # σ/√(Σ (∂v/∂R)²) over all 100, ∂v/∂R = −t/(R²C)·exp(−t/RC); 1e-6 relative (noise-free data)
+    v, _ = rc_data()
+    twice = (np.concatenate([T_RC, T_RC]), {"C1.v": np.concatenate([v, v])})
+    result = physlib.fit(rc_model().compile(), Experiment(data=twice, sigma=0.01), params={"R1.R": (2e3, 10.0, 1e6)})
+    assert result.params["R1.R"] == pytest.approx(1e3, rel=1e-6)
+    slope = -T_RC / (1e3 ** 2 * 1e-6) * np.exp(-T_RC / 1e-3)
+    assert result.stderr["R1.R"] == pytest.approx(0.01 / np.sqrt(2 * np.sum(slope ** 2)), rel=1e-6)
+    assert result.dof == 99

@@ -227,10 +227,13 @@ class Problem(LeastSquares):
             self.free += free_initial_values(sim, experiment, k, label)
         self.sigma_known = all(s is not None for *_, sigmas in self.data for s in sigmas.values())
         _name_free_states(self.free, experiments)
-        specs = []
+        specs, self.repeats = [], []
         for k, (experiment, _, t, *_) in enumerate(self.data):
             states = self.free_of(k)
-            options = {"rtol": rtol, "atol": atol, **experiment.options, "t_eval": t, "t0": experiment.t0}
+            # measurements repeated at one time (replicates) share one output time of the runs
+            times, where = np.unique(t, return_inverse=True)
+            self.repeats.append(where)
+            options = {"rtol": rtol, "atol": atol, **experiment.options, "t_eval": times, "t0": experiment.t0}
             options["x0"] = {**(options.get("x0") or {}), **{path: guess for path, guess in states}}
             specs.append((experiment.span_end(t), names + [path for path, _ in states], experiment.values(), options))
         self.executor = executor_for(ExperimentRuns(sim, specs), executor, workers)
@@ -254,7 +257,7 @@ class Problem(LeastSquares):
             model = {}
             for path, y in columns.items():
                 weight = 1.0 / sigmas[path] if sigmas[path] is not None else np.ones_like(y)
-                model[path], derivatives = runs[path]
+                model[path], derivatives = (values[self.repeats[k]] for values in runs[path])
                 residuals.append((model[path] - y) * weight)
                 # the run's columns: the shared parameters, then the experiment's free initial values
                 row = np.zeros((y.size, shared + len(self.free)))
