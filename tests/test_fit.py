@@ -156,6 +156,9 @@ def test_bad_fit_input_is_named():
         physlib.fit(sim, good, params={"R1.RR": 1e3})
     with pytest.raises(FitError, match=r"'R1.R'.*-5 is not a valid value.*must be > 0"):
         physlib.fit(sim, good, params={"R1.R": (1e3, -5.0, 1e4)}, log=False)
+    # a guess of 0 has no logarithm: it was the run's own "R of R1 must be > 0", not the fit's
+    with pytest.raises(FitError, match=r"'R1.R': log=True .* a guess > 0, got 0 in \[0, 1e\+06\]"):
+        physlib.fit(sim, good, params={"R1.R": (0.0, 0.0, 1e6)})
     with pytest.raises(FitError, match=r"experiment 0: the model has no variable 'C1.vv'.*C1.v"):
         physlib.fit(sim, Experiment(data=(T_RC, {"C1.vv": v})), params={"R1.R": 1e3})
     with pytest.raises(FitError, match=r"experiment late: measurements .* outside the experiment's span"):

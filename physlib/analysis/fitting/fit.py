@@ -118,9 +118,10 @@ def parameter_bounds(sim, params, log):
         if not lower <= guess <= upper or lower == upper:
             raise FitError(f"fit: {name!r}: the guess {guess:g} must lie within its bounds "
                            f"[{lower:g}, {upper:g}] (which must not coincide)")
-        if log and lower < 0:
-            raise FitError(f"fit: {name!r}: log=True searches over log θ and needs bounds >= 0, got "
-                           f"[{lower:g}, {upper:g}]; use log=False for parameters that can be negative")
+        if log and (lower < 0 or guess <= 0):
+            raise FitError(f"fit: {name!r}: log=True searches over log θ and needs bounds >= 0 and a guess "
+                           f"> 0, got {guess:g} in [{lower:g}, {upper:g}]; use log=False for parameters that "
+                           "can be zero or negative")
         for value in (guess, lower, upper):
             if np.isfinite(value) and not (log and value == 0):
                 try:
