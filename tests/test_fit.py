@@ -156,6 +156,9 @@ def test_bad_fit_input_is_named():
         physlib.fit(sim, good, params={"R1.RR": 1e3})
     with pytest.raises(FitError, match=r"'R1.R'.*-5 is not a valid value.*must be > 0"):
         physlib.fit(sim, good, params={"R1.R": (1e3, -5.0, 1e4)}, log=False)
+    # a guess of 0 has no logarithm: it was the run's own "R of R1 must be > 0", not the fit's
+    with pytest.raises(FitError, match=r"'R1.R': log=True .* a guess > 0, got 0 in \[0, 1e\+06\]"):
+        physlib.fit(sim, good, params={"R1.R": (0.0, 0.0, 1e6)})
     with pytest.raises(FitError, match=r"experiment 0: the model has no variable 'C1.vv'.*C1.v"):
         physlib.fit(sim, Experiment(data=(T_RC, {"C1.vv": v})), params={"R1.R": 1e3})
     with pytest.raises(FitError, match=r"experiment late: measurements .* outside the experiment's span"):
@@ -224,3 +227,46 @@ def test_an_estimate_stopped_at_its_bound_is_named_in_the_result_and_the_report(
     free = physlib.fit(rc_model().compile(), Experiment(data=(T_RC, {"C1.v": v})), params={"R1.R": (600.0, 100.0, 5e3)})
     assert free.at_bound == {} and "bound" not in free.report()
     assert free.params["R1.R"] == pytest.approx(1e3, rel=1e-6)
+
+
+@pytest.mark.parametrize("x0_free", [False, True])
+def test_a_start_voltage_estimated_near_zero_keeps_its_standard_error(x0_free):
+    # noise-free data from v0 = 0: v = 1 − (1 − v0)·exp(−t/RC) determines v0 and R together, with
+    # the covariance σ²·(JᵀJ)⁻¹ of the closed-form Jacobian ∂v/∂v0 = exp(−t/RC), ∂v/∂R =
+    # −(1 − v0)·t/(R²C)·exp(−t/RC). The estimate of v0 ends at rounding level (~1e-9 V), and judged
+    # at that size its column looked 1e-7 of R's: "the data do not determine C1.v0", an infinite
+    # stderr, and R's error without the correlation (5.8 Ω for 7.4 Ω). Both the parameter C1.v0
+    # (searched linearly) and the free initial value. Bound: 1e-5 relative (the covariance of a
+    # noise-free fit at rtol 1e-8 runs)
+    sim, sigma = rc_model().compile(), 0.01
+    v, _ = rc_data()
+    if x0_free:
+        result = physlib.fit(sim, Experiment(data=(T_RC, {"C1.v": v}), sigma=sigma, x0_free={"C1.v": (0.1, -1.0, 1.0)}),
+                             params={"R1.R": (2e3, 10.0, 1e6)})
+        name = "C1.v(t0)"
+    else:
+        result = physlib.fit(sim, Experiment(data=(T_RC, {"C1.v": v}), sigma=sigma),
+                             params={"R1.R": (2e3, 10.0, 1e6), "C1.v0": (0.1, -1.0, 1.0)}, log=False)
+        name = "C1.v0"
+    assert abs(result.params[name]) < 1e-6
+    assert result.identifiability().identifiable
+    R, C = 1e3, 1e-6
+    decay = np.exp(-T_RC / (R * C))
+    J = np.column_stack([-T_RC / (R * R * C) * decay, decay]) / sigma
+    exact = np.sqrt(np.diag(np.linalg.inv(J.T @ J)))
+    assert result.stderr["R1.R"] == pytest.approx(exact[0], rel=1e-5)
+    assert result.stderr[name] == pytest.approx(exact[1], rel=1e-5)
+
+
+def test_measurements_repeated_at_the_same_times_count_each():
+    # two sensors read the capacitor at the same instants: 2 × 50 measurements at 50 times, the
+    # runs' output times strictly increasing (it was "t_eval must be a ... strictly increasing
+    # sequence", about a t_eval the user never gave). The standard error is the closed form's
+    # σ/√(Σ (∂v/∂R)²) over all 100, ∂v/∂R = −t/(R²C)·exp(−t/RC); 1e-6 relative (noise-free data)
+    v, _ = rc_data()
+    twice = (np.concatenate([T_RC, T_RC]), {"C1.v": np.concatenate([v, v])})
+    result = physlib.fit(rc_model().compile(), Experiment(data=twice, sigma=0.01), params={"R1.R": (2e3, 10.0, 1e6)})
+    assert result.params["R1.R"] == pytest.approx(1e3, rel=1e-6)
+    slope = -T_RC / (1e3 ** 2 * 1e-6) * np.exp(-T_RC / 1e-3)
+    assert result.stderr["R1.R"] == pytest.approx(0.01 / np.sqrt(2 * np.sum(slope ** 2)), rel=1e-6)
+    assert result.dof == 99

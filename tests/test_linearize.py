@@ -139,6 +139,22 @@ def test_cart_on_beam_trim_to_z_1(cart):
     assert np.max(np.abs(res["cart.z"] - 1.0)) < 1e-6
 
 
+def test_dc_motor_trimmed_to_a_speed_by_a_parameter_that_multiplies_states_starting_at_rest(motor):
+    # w = k·V/(R·d + k²) at steady state, so w = 50 rad/s at 12 V needs d = (k·V/w − k²)/R =
+    # 0.014 N·m·s/rad, R = (k·V/w − k²)/d = 14 Ω, or k = (V + √(V² − 4·w²·R·d))/(2·w) (the larger
+    # root from the guess 0.1). Each multiplies states that start at 0 (k·i, k·w, d·w, R·i): the
+    # trim's Jacobian has a zero column at the start values, where it stopped "nothing fixes
+    # load.d at steady state"; from the motor's operating point at the guess it solves. 1e-10:
+    # Newton's tolerance is 1e-12 of the residuals
+    w, V = 50.0, 12.0
+    k_root = (V + np.sqrt(V ** 2 - 4 * w ** 2 * R * B)) / (2 * w)
+    for name, exact in (("load.d", (K * V / w - K ** 2) / R), ("R1.R", (K * V / w - K ** 2) / B),
+                        ("emf.k", k_root)):
+        op = motor.trim(targets={"rotor.w": w}, free=[name])
+        assert op[name] == pytest.approx(exact, rel=1e-10), name
+        assert op["rotor.w"] == pytest.approx(w, rel=1e-12) and op.is_steady
+
+
 def test_trim_must_be_square(cart):
     with pytest.raises(PhyslibError, match="square"):
         cart.trim(targets={"cart.z": 1.0, "cart.theta": 0.0}, free=["tau1.tau"])

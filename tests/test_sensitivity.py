@@ -117,6 +117,30 @@ def test_bouncing_ball_impact_times_and_height_move_with_h0_and_e_as_the_closed_
     assert sens["ball.v", "h0"][row + 1] == pytest.approx((1 + e) * G * t1 / (2 * h0), rel=1e-7)
 
 
+@pytest.mark.parametrize("method", ["forward", "adjoint"])
+def test_a_model_parameter_moves_the_entries_computed_from_it_also_when_one_is_named_itself(method):
+    # R1.R = tau/cv, C1.C = cv: v = 1 − exp(−t/tau) whatever cv, so ∂v/∂tau = −t/tau²·exp(−t/tau)
+    # and ∂v/∂cv = 0, while ∂v/∂R1.R is the partial −t·C/tau²·exp(−t/tau). A column must not
+    # depend on which other columns are asked for: naming R1.R beside tau made ∂v/∂tau zero
+    # (R1.R's own unit column replaced tau's derivative) and ∂v/∂cv the partial by C1.C alone,
+    # −t/(R·C²)·exp(−t/tau), of order 4e5 V/F. Tolerances as above: 1e-7 of the closed forms,
+    # and ∂v/∂cv below 1e-5 V/F (the five-point difference of the expressions: ~1e-12 of 4e5)
+    m = Model("rc")
+    tau, cv = m.parameter("tau", 1e-3, unit="s"), m.parameter("cv", 1e-6, unit="F")
+    src, gnd = m.add(VoltageSource("src", V=Step(height=1.0))), m.add(Ground("gnd"))
+    r, c = m.add(Resistor("R1", R=tau / cv)), m.add(Capacitor("C1", C=cv))
+    m.connect(src.p, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    t = np.linspace(1e-4, 5e-3, 20)
+    sens = m.compile().sensitivity(5e-3, params=["tau", "cv", "R1.R"], outputs=["C1.v"], t_eval=t,
+                                   method=method, **TIGHT)
+    decay = np.exp(-t / 1e-3)
+    assert relative_error(sens["C1.v", "tau"], -t / 1e-6 * decay) < 1e-7
+    assert np.max(np.abs(sens["C1.v", "cv"])) < 1e-5
+    assert relative_error(sens["C1.v", "R1.R"], -t * 1e-6 / 1e-6 * decay) < 1e-7
+
+
 def test_clutch_lock_time_moves_with_the_normal_force_and_the_locked_speed_does_not():
     # slip speed w0 + tau·t0/J1 at engagement falls at T·(1/J1 + 1/J2) − tau/J1 with T = mu·cgeo·fn
     # (examples/clutch_sweep.py); once locked, J2 turns at (J1·w0 + tau·t)/(J1 + J2): the momentum

@@ -387,6 +387,31 @@ def test_an_unknown_parameter_name_lists_the_near_names():
         physlib.sweep(sim, [{"zzz": 1.0}], t_end=1e-3)
 
 
+def test_a_structural_parameter_is_named_as_such_by_every_analysis():
+    # an Expression's expr chose the compiled equations and has no entry in the parameter vector:
+    # "unknown parameter 'src.V.expr'; its names are R1.R, ..." sent the user looking for a typo
+    from physlib.components.signals import Expression, t
+
+    m = Model("rc")
+    src = m.add(VoltageSource("src", V=Expression(t)))
+    r, c, gnd = m.add(Resistor("R1", R=1e3)), m.add(Capacitor("C1", C=1e-6)), m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, c.p)
+    m.connect(c.n, src.n, gnd.p)
+    sim = m.compile()
+    data = physlib.Experiment(data=(np.array([0.0, 1e-3]), {"C1.v": np.zeros(2)}))
+    attempts = [lambda: sim.simulate(1e-3, params={"src.V.expr": 2 * t}),
+                lambda: physlib.sweep(sim, {"src.V.expr": [2 * t]}, t_end=1e-3),
+                lambda: physlib.monte_carlo(sim, {"src.V.expr": physlib.normal(1.0, 0.1)}, n=2, t_end=1e-3),
+                lambda: sim.sensitivity(1e-3, params=["src.V.expr"]),
+                lambda: physlib.fit(sim, data, params={"src.V.expr": 1.0}),
+                lambda: sim.linearize(["src.V.expr"], ["C1.v"])]
+    for attempt in attempts:
+        with pytest.raises(physlib.StructureChangeError,
+                           match=r"src\.V\.expr is a structural parameter of Expression src\.V.*compile again"):
+            attempt()
+
+
 def test_monte_carlo_without_n_and_bad_distributions_are_errors():
     sim = rc_model().compile()
     dists = {"R1.R": physlib.normal(1e3, 0.01, relative=True)}

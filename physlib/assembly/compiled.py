@@ -17,7 +17,7 @@ from .finiteness import FiniteGuard
 from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
 from .names import PositionNames
-from .parameter_vector import derived_from, parameter_vector, unknown_name
+from .parameter_vector import derived_from, parameter_vector, structural_error, unknown_name
 from .path_units import path_unit
 from .pickling import dumps
 from .templates import ClassTemplate
@@ -265,7 +265,8 @@ class CompiledModel:
                     f"{name} is a model parameter: it has no entry of its own in the parameter "
                     f"vector (it sets {_short(derived_from(self._flat, name), 5) or 'nothing'}); set it "
                     f"with params={{{name!r}: value}}")
-            raise UnknownNameError(unknown_name("parameter", name, self.parameters))
+            raise (structural_error(self._flat, name)
+                   or UnknownNameError(unknown_name("parameter", name, self.parameters)))
         return i
 
     def unit(self, name: str) -> str:

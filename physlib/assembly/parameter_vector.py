@@ -18,7 +18,7 @@ from ..core.errors import ParameterError, StructureChangeError
 from ..core.model_parameters import depends_on, resolver
 from ..core.units import quantity_value
 
-__all__ = ["parameter_vector", "derived_from", "unknown_name"]
+__all__ = ["parameter_vector", "derived_from", "structural_error", "unknown_name"]
 
 
 def parameter_vector(flat, params: dict | None) -> np.ndarray:
@@ -44,7 +44,8 @@ def parameter_vector(flat, params: dict | None) -> np.ndarray:
             continue
         i = flat.param_names.find(name)
         if i is None:
-            raise ParameterError(unknown_name("parameter", name, [*model_parameters, *flat.param_names]))
+            raise (structural_error(flat, name)
+                   or ParameterError(unknown_name("parameter", name, [*model_parameters, *flat.param_names])))
         declaration, owner = flat.param_checks[i]
         if isinstance(declaration, Mode):
             raise ParameterError(f"{name} is a mode of {owner}; modes change only at events")
@@ -108,6 +109,23 @@ def _check_structure(flat, values: np.ndarray, given: list[int]) -> None:
                 f"the equations it was compiled with. Set the value before compiling "
                 f"({path.rsplit('.', 1)[-1]}.<parameter> = value, or in the constructor) "
                 "and compile again")
+
+
+def structural_error(flat, name) -> StructureChangeError | None:
+    """The error for ``name`` when it is a structural parameter of one of the model's components
+    (its value chose the equations: it has no entry in the parameter vector), else None."""
+    path, _, local = name.rpartition(".") if isinstance(name, str) else ("", "", "")
+    for group in flat.groups:
+        if path in group.paths:
+            comp = group.components[group.paths.index(path)]
+            declaration = type(comp)._parameters.get(local)
+            if declaration is not None and declaration.structural:
+                return StructureChangeError(
+                    f"{name} is a structural parameter of {type(comp).__name__} {path}: its value chose "
+                    "the equations compiled in, so params= cannot change it. Set it on the component "
+                    f"({local}=... in the constructor) and compile again; sweep such values over "
+                    "models compiled one per value")
+    return None
 
 
 def unknown_name(kind: str, name: str, known, unread=frozenset()) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.errors import SensitivityError
+from ...core.errors import SensitivityError, UnknownNameError
 from .fast_call import fast
 from .hybrid_components import hybrid_instances
 
@@ -115,10 +115,12 @@ def resolve(model, names, p, params: dict) -> Parameters:
     varying = np.array(sorted(set(direct) | set(derived) | set(discrete)), dtype=int)
     P0 = np.zeros((len(varying), len(names)))
     for row, slot in enumerate(varying.tolist()):
+        # an entry computed from a model parameter and also named itself moves with both: its
+        # own column is the partial derivative, the model parameter's the total one through it
+        if slot in derived:
+            P0[row] = derived[slot]
         if slot in direct:
             P0[row, direct[slot]] = 1.0
-        elif slot in derived:
-            P0[row] = derived[slot]
     values = np.array(values)
     return Parameters(names, values, _scale(values), varying, P0, initial)
 
@@ -153,6 +155,10 @@ def _model_parameter_derivatives(model, name, p, params) -> dict:
 def _unknown(model, name: str) -> str:
     if model.mode_slot(name) is not None:
         return f"{name} is a mode; modes change only at events and have no sensitivity"
+    try:
+        model.parameter_slot(name)      # a structural parameter is named as such
+    except UnknownNameError:
+        pass
     known = [*model.parameters, *model.model_parameters, *model.states]
     close = difflib.get_close_matches(name, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""

@@ -7,12 +7,13 @@ import difflib
 import numpy as np
 from scipy.optimize import least_squares
 
-from ...core.errors import FitError, ParameterError
+from ...core.errors import FitError, ParameterError, UnknownNameError
 from .parallel import ExperimentRuns, executor_for
 from .experiment import Experiment
 from .result import FitResult, Prediction
 
 LOSSES = ("linear", "huber", "soft_l1", "cauchy")
+NEAR_ZERO = 1e-3     # of its guess (or of 1 where the guess is 0): an estimate judged at the guess's size
 
 
 def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear", rtol: float = 1e-8,
@@ -51,7 +52,7 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
                            for k, column in enumerate((guess, lower, upper), start=1))
     additive = np.arange(len(names)) >= len(names) - len(problem.free)
     return solve(problem, names, (guess, lower, upper), log=log & ~additive, loss=loss, max_nfev=max_nfev,
-                 tol=tol, additive=additive)
+                 tol=tol)
 
 
 def check_loss(loss):
@@ -59,11 +60,10 @@ def check_loss(loss):
         raise FitError(f"loss must be one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
 
 
-def solve(problem, names, bounds, *, log, loss, max_nfev, tol, additive=None) -> FitResult:
+def solve(problem, names, bounds, *, log, loss, max_nfev, tol) -> FitResult:
     """The :class:`FitResult` of ``problem`` (a :class:`LeastSquares`) from the guess within the
     bounds ``(guess, lower, upper)``: SciPy's bounded trust-region least squares, over log θ
-    where ``log`` (one flag, or one per parameter). ``additive``: the parameters whose size
-    may be zero (initial values), judged against 1 rather than their value."""
+    where ``log`` (one flag, or one per parameter)."""
     guess, lower, upper = (np.asarray(column, dtype=float) for column in bounds)
     log = np.broadcast_to(np.asarray(log, dtype=bool), guess.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -77,11 +77,13 @@ def solve(problem, names, bounds, *, log, loss, max_nfev, tol, additive=None) ->
         residual, jacobian = problem.evaluate(theta)
     finally:
         problem.close()
-    scales = None
-    if additive is not None and np.any(additive):
-        scales = np.where(additive, np.where(theta != 0, np.abs(theta), 1.0), theta)
+    # each estimate's size, by which its Jacobian column is judged against the others: its value,
+    # except a linearly searched one (an offset, an initial value) that ended near zero, whose
+    # value says nothing of how far it is determined: a start voltage fitted to -5e-9 V with a
+    # standard error of 6 mV would read "not determined"; the search's own scale there
+    near_zero = ~log & (np.abs(theta) < NEAR_ZERO * size)
     return FitResult(names, theta, residual, jacobian, problem.predictions(theta), problem.sigma_known,
-                     solution, scales=scales)
+                     solution, scales=np.where(near_zero, size, theta))
 
 
 def to_search(theta, log):
@@ -102,6 +104,10 @@ def parameter_bounds(sim, params, log):
     names, rows = list(params), []
     for name, spec in params.items():
         if not (sim.has_parameter(name) or name in sim.model_parameters):
+            try:
+                sim.parameter_slot(name)     # a structural parameter is named as such
+            except UnknownNameError:
+                pass
             close = difflib.get_close_matches(name, [*sim.parameters, *sim.model_parameters], n=3)
             raise FitError(f"fit: unknown parameter {name!r}" + (f"; did you mean {', '.join(close)}?" if close
                                                                  else ""))
@@ -112,9 +118,10 @@ def parameter_bounds(sim, params, log):
         if not lower <= guess <= upper or lower == upper:
             raise FitError(f"fit: {name!r}: the guess {guess:g} must lie within its bounds "
                            f"[{lower:g}, {upper:g}] (which must not coincide)")
-        if log and lower < 0:
-            raise FitError(f"fit: {name!r}: log=True searches over log θ and needs bounds >= 0, got "
-                           f"[{lower:g}, {upper:g}]; use log=False for parameters that can be negative")
+        if log and (lower < 0 or guess <= 0):
+            raise FitError(f"fit: {name!r}: log=True searches over log θ and needs bounds >= 0 and a guess "
+                           f"> 0, got {guess:g} in [{lower:g}, {upper:g}]; use log=False for parameters that "
+                           "can be zero or negative")
         for value in (guess, lower, upper):
             if np.isfinite(value) and not (log and value == 0):
                 try:
@@ -221,10 +228,13 @@ class Problem(LeastSquares):
             self.free += free_initial_values(sim, experiment, k, label)
         self.sigma_known = all(s is not None for *_, sigmas in self.data for s in sigmas.values())
         _name_free_states(self.free, experiments)
-        specs = []
+        specs, self.repeats = [], []
         for k, (experiment, _, t, *_) in enumerate(self.data):
             states = self.free_of(k)
-            options = {"rtol": rtol, "atol": atol, **experiment.options, "t_eval": t, "t0": experiment.t0}
+            # measurements repeated at one time (replicates) share one output time of the runs
+            times, where = np.unique(t, return_inverse=True)
+            self.repeats.append(where)
+            options = {"rtol": rtol, "atol": atol, **experiment.options, "t_eval": times, "t0": experiment.t0}
             options["x0"] = {**(options.get("x0") or {}), **{path: guess for path, guess in states}}
             specs.append((experiment.span_end(t), names + [path for path, _ in states], experiment.values(), options))
         self.executor = executor_for(ExperimentRuns(sim, specs), executor, workers)
@@ -248,7 +258,7 @@ class Problem(LeastSquares):
             model = {}
             for path, y in columns.items():
                 weight = 1.0 / sigmas[path] if sigmas[path] is not None else np.ones_like(y)
-                model[path], derivatives = runs[path]
+                model[path], derivatives = (values[self.repeats[k]] for values in runs[path])
                 residuals.append((model[path] - y) * weight)
                 # the run's columns: the shared parameters, then the experiment's free initial values
                 row = np.zeros((y.size, shared + len(self.free)))

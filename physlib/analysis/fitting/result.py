@@ -72,7 +72,7 @@ class FitResult:
         self.scale = 1.0 if sigma_known else float(residual @ residual) / self.dof
         theta = np.asarray(theta, dtype=float)
         # each column by its parameter's size: ∂r/∂log θ, comparable whatever the units (an
-        # initial value, which may be zero, by ``scales``)
+        # estimate near zero by ``scales``, the size its search had)
         scales = theta if scales is None else np.asarray(scales, dtype=float)
         relative = jacobian * scales
         _, values, vt = np.linalg.svd(relative, full_matrices=False)
@@ -120,7 +120,7 @@ class FitResult:
         for n in self.names:
             value, error = self.params[n], self.stderr[n]
             low, high = intervals[n]
-            lines.append(f"{n:<24}{value:>14.6g}{error:>12.3g}{abs(error / value) if value else np.inf:>9.2%}"
+            lines.append(f"{n:<24}{value:>14.6g}{error:>12.3g} {abs(error / value) if value else np.inf:>8.2%}"
                          f"   [{low:.6g}, {high:.6g}]" + (f"   at its {self.at_bound[n]} bound" if n in self.at_bound else ""))
         if self.at_bound:
             lines.append(f"{', '.join(self.at_bound)}: stopped at a bound the data pull beyond (a wrong model, "

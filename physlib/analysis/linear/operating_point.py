@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.errors import PhyslibError, UnknownNameError
+from ...core.errors import InitializationError, PhyslibError, UnknownNameError
 from ..common.fast_call import fast
 from .model_inputs import input_names, parameter_slot, resolve_input
 from .steady_state import solve_steady_state, steady_residual
@@ -157,6 +157,23 @@ def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | Non
         raise PhyslibError("trim needs at least one target, e.g. targets={'cart.z': 1.0}")
     if free_guess:
         inputs = {**(inputs or {}), **free_guess}
-    x, z, p, events, convergence = solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets,
-                                                      free, tol, max_iter)
-    return OperatingPoint(model, t, x, z, p, events, convergence)
+    try:
+        solved = solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_iter)
+    except InitializationError as err:
+        solved = _trim_from_operating_point(model, t, params, inputs, (x_guess, z_guess), targets, free,
+                                            (tol, max_iter), err)
+    return OperatingPoint(model, t, *solved)
+
+
+def _trim_from_operating_point(model, t, params, inputs, guesses, targets, free, limits, error):
+    """The trim solved again from the steady state with the free values at their guesses; the
+    trim's ``error`` from the start values where that has none. A free parameter that multiplies
+    states starting at zero (a motor's k·i and d·w at rest) has a zero column in the trim's
+    Jacobian there, and no continuation moves the states off zero; at a running point it has
+    none."""
+    try:
+        x, z, *_ = solve_steady_state(model, t, params, inputs, *guesses, {}, [], *limits)
+        return solve_steady_state(model, t, params, inputs, dict(zip(model.states, x.tolist())),
+                                  dict(zip(model.algebraic, z.tolist())), targets, free, *limits)
+    except PhyslibError:
+        raise error from None
