@@ -256,6 +256,13 @@ class CompiledModel:
         i = self._flat.param_names.find(name) if isinstance(name, str) else None
         return i is not None and not isinstance(self._flat.param_checks[i][0], Mode)
 
+    def refuse_structural(self, name: str) -> None:
+        """A :class:`StructureChangeError` if ``name`` is a structural parameter of a component
+        (its value chose the compiled equations: no run can set it); nothing otherwise."""
+        error = structural_error(self._flat, name)
+        if error is not None:
+            raise error
+
     def parameter_slot(self, name: str) -> int:
         """Position of a parameter (not a mode) in the parameter vector; unknown names get suggestions."""
         i = self._flat.param_names.find(name)

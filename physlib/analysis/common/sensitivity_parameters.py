@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.errors import SensitivityError, UnknownNameError
+from ...core.errors import SensitivityError
 from .fast_call import fast
 from .hybrid_components import hybrid_instances
 
@@ -155,10 +155,7 @@ def _model_parameter_derivatives(model, name, p, params) -> dict:
 def _unknown(model, name: str) -> str:
     if model.mode_slot(name) is not None:
         return f"{name} is a mode; modes change only at events and have no sensitivity"
-    try:
-        model.parameter_slot(name)      # a structural parameter is named as such
-    except UnknownNameError:
-        pass
+    model.refuse_structural(name)     # named as such, not as unknown
     known = [*model.parameters, *model.model_parameters, *model.states]
     close = difflib.get_close_matches(name, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""

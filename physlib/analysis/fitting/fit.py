@@ -7,7 +7,7 @@ import difflib
 import numpy as np
 from scipy.optimize import least_squares
 
-from ...core.errors import FitError, ParameterError, UnknownNameError
+from ...core.errors import FitError, ParameterError
 from .parallel import ExperimentRuns, executor_for
 from .experiment import Experiment
 from .result import FitResult, Prediction
@@ -104,10 +104,7 @@ def parameter_bounds(sim, params, log):
     names, rows = list(params), []
     for name, spec in params.items():
         if not (sim.has_parameter(name) or name in sim.model_parameters):
-            try:
-                sim.parameter_slot(name)     # a structural parameter is named as such
-            except UnknownNameError:
-                pass
+            sim.refuse_structural(name)     # named as such, not as unknown
             close = difflib.get_close_matches(name, [*sim.parameters, *sim.model_parameters], n=3)
             raise FitError(f"fit: unknown parameter {name!r}" + (f"; did you mean {', '.join(close)}?" if close
                                                                  else ""))

@@ -59,10 +59,7 @@ def resolve_input(model, name: str, p: np.ndarray, t: float) -> tuple[int, float
     if slot is not None:
         return slot, 1.0
     if not model.has_variable(name):
-        try:
-            model.parameter_slot(name)      # a structural parameter is named as such
-        except UnknownNameError:
-            pass
+        model.refuse_structural(name)     # named as such, not as unknown
         raise UnknownNameError(
             f"unknown input {name!r}; inputs are source values or parameters — valid inputs: "
             f"{', '.join(input_names(model)) or '(none)'}; parameters: {', '.join(list(model.parameters)[:20])}")

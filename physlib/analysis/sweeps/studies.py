@@ -48,7 +48,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...core.errors import ParameterError, UnknownNameError
+from ...core.errors import ParameterError
 from .distributions import Distribution, lognormal, normal, sample, uniform
 from .executors import (MIN_CHUNK_SECONDS, DaskRunner, ProcessRunner, chunk_sizes, executor_kind,
                         restore_malloc_thresholds, workers_hint)
@@ -181,10 +181,7 @@ def _check_names(sim, names, caller) -> None:
     known = _settable(sim)
     for name in names:
         if not isinstance(name, str) or name not in known:
-            try:
-                sim.parameter_slot(name)     # a structural parameter is named as such
-            except UnknownNameError:
-                pass
+            sim.refuse_structural(name)     # named as such, not as unknown
             raise ParameterError(f"{caller}: " + unknown_name(f"parameter of {sim.name}", name, known))
 
 
