@@ -227,7 +227,7 @@ def test_a_table_of_parameter_sets_keeps_full_results_without_a_summary():
     sim = rc_model().compile()
     table = physlib.sweep(sim, [{"R1.R": 2e3}, {"C1.C": 2e-6}, {"R1.R": 4e3, "C1.C": 0.5e-6}], **RUN)
     assert table.param_names == ["R1.R", "C1.C"]
-    assert np.isnan(table["C1.C"][0]) and table["R1.R"][2] == 4e3
+    assert table["C1.C"].tolist() == [1e-6, 2e-6, 0.5e-6] and table["R1.R"].tolist() == [2e3, 1e3, 4e3]
     for row, (R, C) in zip(table, [(2e3, 1e-6), (1e3, 2e-6), (4e3, 0.5e-6)]):
         assert row.result.model is sim
         assert row.result["C1.v"][-1] == pytest.approx(float(closed_form_v_end(R, C)), abs=1e-5)
@@ -504,3 +504,26 @@ def test_the_guide_sweep_example_runs_and_matches_the_closed_form(monkeypatch):
     # 1 % of 1 kΩ: sd 10 Ω, its standard error 10/√(2·199) Ω; 3 of them.
     assert abs(mc["R1.R"].std(ddof=1) - 10.0) < 3 * 10.0 / np.sqrt(2 * 199)
     assert np.all(np.abs(mc["C1.C"] - 1e-6) <= 0.05e-6)
+
+
+def test_a_column_holds_the_value_each_run_used_also_where_its_row_did_not_set_it():
+    """Rows of a sweep given as a list of dicts may set different names: each column is the
+    value the run used (the compiled-in one, or one computed from the model parameters the row
+    set), read back from the final voltage of an RC divider, v = V·R2/(R1 + R2); NaN is left
+    to failed runs' summary values."""
+    m = Model("divider")
+    rload = m.parameter("rload", 1e3, unit="Ohm")
+    rtop = m.parameter("rtop", 2 * rload, unit="Ohm")
+    src = m.add(VoltageSource("src", V=1.0))
+    top, bottom, gnd = m.add(Resistor("R1", R=rtop)), m.add(Resistor("R2", R=rload)), m.add(Ground("gnd"))
+    m.connect(src.p, top.p)
+    m.connect(top.n, bottom.p)
+    m.connect(bottom.n, src.n, gnd.p)
+    sim = m.compile()
+    runs = [{"rload": 3e3}, {"R1.R": 1e3}, {"rtop": 5e3, "R2.R": 4e3}]
+    table = physlib.sweep(sim, runs, analysis="operating_point", summary=lambda op: op["R2.v"])
+    used = {"rload": [3e3, 1e3, 1e3], "R1.R": [6e3, 1e3, 5e3], "rtop": [6e3, 2e3, 5e3], "R2.R": [3e3, 1e3, 4e3]}
+    for name, values in used.items():
+        assert table[name].tolist() == values, name
+    divider = table["R2.R"] / (table["R1.R"] + table["R2.R"])
+    assert np.allclose(table["value"], divider, rtol=1e-12, atol=0)

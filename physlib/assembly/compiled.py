@@ -17,7 +17,7 @@ from .finiteness import FiniteGuard
 from .flatten import FlatSystem
 from .forced_jumps import check_forced_jumps
 from .names import PositionNames
-from .parameter_vector import derived_from, parameter_vector, structural_error, unknown_name
+from .parameter_vector import derived_from, model_parameter_values, parameter_vector, structural_error, unknown_name
 from .path_units import path_unit
 from .pickling import dumps
 from .templates import ClassTemplate
@@ -289,6 +289,11 @@ class CompiledModel:
         compiled-in values); an entry given by its own path as well keeps that value (an
         explicit value overrides its expression)."""
         return parameter_vector(self._flat, params)
+
+    def model_parameter_values(self, params: dict | None = None) -> dict[str, float]:
+        """Every model parameter's value in a run given ``params`` (those it sets; the others
+        at their defaults, expressions of those it sets recomputed)."""
+        return model_parameter_values(self._flat, params)
 
     def time_events(self, p: np.ndarray, t0: float, t1: float) -> list[float]:
         """Times in (t0, t1) where some equation is not smooth in time (e.g. a step).

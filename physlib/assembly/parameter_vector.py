@@ -18,7 +18,7 @@ from ..core.errors import ParameterError, StructureChangeError
 from ..core.model_parameters import depends_on, resolver
 from ..core.units import quantity_value
 
-__all__ = ["parameter_vector", "derived_from", "structural_error", "unknown_name"]
+__all__ = ["parameter_vector", "model_parameter_values", "derived_from", "structural_error", "unknown_name"]
 
 
 def parameter_vector(flat, params: dict | None) -> np.ndarray:
@@ -56,6 +56,16 @@ def parameter_vector(flat, params: dict | None) -> np.ndarray:
     if given:
         _check_structure(flat, values, given)
     return values
+
+
+def model_parameter_values(flat, params: dict | None) -> dict[str, float]:
+    """Every model parameter's value in a run given ``params``: the real numbers it gives model
+    parameters, the others' defaults (expressions of those given computed again)."""
+    declared = flat.model_parameters
+    chosen = {declared[name]: number for name, value in (params or {}).items()
+              if isinstance(name, str) and name in declared and (number := as_real(value)) is not None}
+    value_of = resolver(chosen)
+    return {name: value_of(parameter) for name, parameter in declared.items()}
 
 
 def derived_from(flat, name: str) -> list[str]:

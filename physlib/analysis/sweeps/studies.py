@@ -232,4 +232,18 @@ def _execute(sim, names, runs, analysis, summary, keep_results, executor, worker
     bar.close()
     timing["wall"] = time.perf_counter() - started
     timing["run_seconds"] = sum(row.seconds for row in rows)
+    _complete_params(sim, names, rows)
     return SweepTable(rows, names, seed, timing)
+
+
+def _complete_params(sim, names, rows) -> None:
+    """Give each row the value its run used of every swept name it did not set itself (the
+    compiled-in one, or one computed from the model parameters it set), so that a column is
+    what the runs used, not NaN, which the table keeps for failed runs' summary values."""
+    for row in rows:
+        unset = [name for name in names if name not in row.params]
+        if not unset:
+            continue
+        p, model_parameters = sim.parameter_vector(row.params), sim.model_parameter_values(row.params)
+        row.params = {**row.params, **{name: model_parameters[name] if name in model_parameters
+                                       else float(p[sim.parameter_slot(name)]) for name in unset}}

@@ -39,7 +39,9 @@ class SweepTable:
     """The rows of a sweep or Monte Carlo study, in run order.
 
     ``table[i]`` is row i (a :class:`SweepRow`); ``table["R1.R"]`` or ``table["peak"]`` a column
-    over all runs as a NumPy array (NaN where a run failed); ``for row in table``; ``table.failed``
+    over all runs as a NumPy array: a parameter's value in each run (where a row of a list of
+    parameter sets did not set it, the value its run used), a summary value (NaN where the run
+    failed); ``for row in table``; ``table.failed``
     lists the rows whose run raised; ``table.to_pandas()`` gives a DataFrame (pandas optional).
     ``seed`` is the Monte Carlo seed (None for a sweep); ``timing`` says how the runs were spread:
     ``executor``, ``workers``, ``wall`` [s] (the whole call), ``startup`` [s] (from the start of
