@@ -527,3 +527,9 @@ def test_a_column_holds_the_value_each_run_used_also_where_its_row_did_not_set_i
         assert table[name].tolist() == values, name
     divider = table["R2.R"] / (table["R1.R"] + table["R2.R"])
     assert np.allclose(table["value"], divider, rtol=1e-12, atol=0)
+
+
+def test_a_summary_value_named_as_a_swept_parameter_is_refused():
+    sim = rc_model().compile()
+    with pytest.raises(physlib.PhyslibError, match="summary value 'R1.R' has the name of a swept parameter"):
+        physlib.sweep(sim, {"R1.R": [1e3, 2e3]}, summary=lambda res: {"R1.R": res["C1.v"][-1]}, **RUN)

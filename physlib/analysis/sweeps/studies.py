@@ -219,6 +219,9 @@ def _execute(sim, names, runs, analysis, summary, keep_results, executor, worker
     bar = Progress(len(runs), progress)
     for i in first:
         rows[i] = job.run(i, runs[i], strict=True)
+        if clash := [name for name in rows[i].values if name in names]:
+            raise SweepError(f"sweep: the summary value {clash[0]!r} has the name of a swept parameter, "
+                             "whose column it would hide; give it another name")
         if i == min(1, len(runs) - 1):
             per_run = rows[i].seconds
             parallel = 1 if kind == "serial" else workers_hint(kind, executor, workers)
