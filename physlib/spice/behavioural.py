@@ -26,9 +26,10 @@ from .expressions import parse
 
 sp = lazy_module("sympy")
 
-__all__ = ["behavioural_source"]
+__all__ = ["behavioural_source", "value_source"]
 
 _LINE = re.compile(r"\s*\S+\s+\S+\s+\S+\s+([vi])\s*=\s*(.+)$", re.I | re.S)
+_VALUE = re.compile(r"\s*\S+\s+\S+\s+\S+\s+(?:value|vol|cur)\s*=\s*(.+)$", re.I | re.S)
 GROUND = ("0", "gnd")
 
 
@@ -182,8 +183,25 @@ def behavioural_source(b, name, card, scope, prefix):
     match = _LINE.match(card.text)
     if not match:
         raise SpiceError("B takes Bname n+ n- V=expression or I=expression", card.where)
+    return _source(b, name, card, scope, prefix, match.group(1).upper(), match.group(2))
+
+
+def value_source(b, letter, name, card, scope, prefix):
+    """(BehaviouralSource, its pins p, n) for ``Ename n+ n- VALUE={expr}`` (also ``vol=``) and
+    ``Gname n+ n- VALUE={expr}`` (also ``cur=``): ngspice-39 turns them into B sources, V= for
+    E and I= for G (the current from n+ through the source to n−, as a G line's)."""
+    match = _VALUE.match(card.text)
+    if not match:
+        raise SpiceError(f"{letter} takes {letter}name n+ n- VALUE={{expression}}", card.where)
+    text = match.group(1).strip()
+    if len(text) > 1 and (text[0], text[-1]) in (("{", "}"), ("'", "'"), ('"', '"')):
+        text = text[1:-1]
+    return _source(b, name, card, scope, prefix, "V" if letter == "E" else "I", text)
+
+
+def _source(b, name, card, scope, prefix, kind, text):
     translation = _Translation(b, scope, card)
-    expr = translation.convert(parse(match.group(2), card.where, braces=False))
+    expr = translation.convert(parse(text, card.where, braces=False))
     values = {}
     for param, symbol in translation.params.items():
         if param == "temper":
@@ -193,5 +211,4 @@ def behavioural_source(b, name, card, scope, prefix):
         values[symbol] = b.bind(f"{prefix}{name}.{symbol}", function, card.where)
     b.senses += [(pin, node) for node, pin in translation.nodes.items()]
     b.controls += [(pin, source) for source, pin in translation.currents.items()]
-    kind = match.group(1).upper()
     return el.BehaviouralSource(name, kind=kind, expr=expr, **values), ["p", "n"]

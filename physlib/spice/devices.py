@@ -258,16 +258,16 @@ def _diode(b, name, tokens, card, scope, prefix):
 
 
 def sensed_sources(body) -> set[str]:
-    """The V sources of a (sub)circuit whose current an element reads (F, H, W by name, B
-    through ``i(vname)``): they are built as :class:`SensingVoltageSource`."""
+    """The V sources of a (sub)circuit whose current an element reads (F, H, W by name, B and
+    E/G VALUE= through ``i(vname)``): they are built as :class:`SensingVoltageSource`."""
     out = set()
-    for card, tokens in body.element_cards("FHWB"):
+    for card, tokens in body.element_cards("FHWBEG"):
         letter = card.text[0].upper()
         if letter in "FH" and is_poly(tokens):
             out.update(poly_sensed_sources(tokens))
         elif letter in "FHW" and len(tokens) > 3:
             out.add(tokens[3].lower())
-        elif letter == "B":
+        elif letter in "BEG":
             out.update(name.lower() for name in _CURRENT.findall(card.text))
     return out
 
@@ -358,13 +358,16 @@ def _switch(b, letter, name, tokens, card, scope, prefix):
 def _controlled(b, letter, name, tokens, card, scope, prefix):
     if is_poly(tokens):
         return poly_source(b, letter, name, tokens, card, scope, prefix)
+    keyword = tokens[3].lower() if len(tokens) > 3 else ""
+    if keyword in {"E": ("value", "vol"), "G": ("value", "cur")}.get(letter, ()):
+        from .behavioural import value_source
+        return value_source(b, letter, name, card, scope, prefix)
     count = 6 if letter in "EG" else 5
     form = "n+ n- nc+ nc- value" if letter in "EG" else "n+ n- vname value"
-    if len(tokens) >= count - 1 and tokens[3 if letter in "FH" else 5].lower() in \
-            ("value", "table"):
+    if keyword in ("value", "vol", "cur", "table", "laplace", "freq"):
         raise SpiceError(f"{letter} is supported in its linear form {letter}name {form} "
-                         "(or gain=value) and as POLY(n) only (VALUE=, TABLE are not "
-                         "supported yet)", card.where)
+                         "(or gain=value), as POLY(n) and (E, G) as VALUE={expression}; "
+                         f"{keyword.upper()} on {letter} is not supported yet", card.where)
     positional, options = _split_options(tokens[count - 1:], card.where, ("gain",))
     if len(tokens) < count - 1 or len(positional) + len(options) != 1:
         raise SpiceError(f"{letter} takes {letter}name {form} (or gain=value)", card.where)
