@@ -56,6 +56,35 @@ def test_the_1n4148_deck_read_by_the_reader_equals_ngspice():
         assert relative_error(result[ours], ac[re] + 1j * ac[im]) < 1e-9, ours
 
 
+def test_parallel_multipliers_area_and_instance_temperatures_equal_ngspice():
+    # m= on R, C (C·m), L (L/m), D and M; a diode's area (a word after the model and area=),
+    # with m; temp= and dtemp= on D lines beside .temp 40; diodes forward, in breakdown (IBV
+    # scales with m, not with area) and at .options gmin=1e-9 (not scaled by m: with GMIN·m
+    # v(c) moved 5.4e-7). At reltol 1e-9 .op and .ac agree to rounding: 1e-9 (measured
+    # 9.9e-16 and 2.8e-14).
+    deck = read(READER / "multipliers.cir")
+    op, ref = deck.op(), spice.read_csv(READER / "multipliers_op.csv")
+    for vector in ref:
+        assert relative_error(op[vector], ref[vector]) < 1e-9, vector
+    ac, ref = deck.ac(**card(deck, "ac")), spice.read_csv(READER / "multipliers_ac.csv")
+    for vector in (k for k in ref if k != "frequency"):
+        assert relative_error(ac[vector], ref[vector]) < 1e-9, vector
+
+
+def test_a_diode_with_isr_and_no_nr_takes_ngspice_s_nr_of_1():
+    # ngspice-39 reads a missing NR as 1 (d0's vectors equal d1's, NR=1, to the last digit),
+    # where PSpice and the Diode component take 2: 0.12 V apart at 4 mA. .op 1e-8 (measured
+    # 1.3e-9, ngspice's Newton at reltol 1e-6), .dc 1e-6 (9.8e-7 near the knee).
+    deck = read(READER / "diode_isr.cir")
+    op, ref = deck.op(), spice.read_csv(READER / "diode_isr_op.csv")
+    for vector in ref:
+        assert relative_error(op[vector], ref[vector]) < 1e-8, vector
+    assert ref["v(a)"][0] == ref["v(b)"][0]
+    dc, ref = deck.dc(**card(deck, "dc")), spice.read_csv(READER / "diode_isr_dc.csv")
+    for vector in (k for k in ref if k != "v-sweep"):
+        assert relative_error(dc[vector], ref[vector]) < 1e-6, vector
+
+
 def test_gmin_sits_across_the_junction_as_ngspice_s():
     # ngspice's dioload adds GMIN·vd to the junction current (default 1e-12 S, `.options gmin`).
     # A source straight across a reverse-biased diode: i = −IS·(1 + (3·vt/(e·vd))³) + GMIN·vd,
