@@ -9,7 +9,8 @@ temperature [°C], ``pi`` π; a ``.param`` name becomes a parameter of the sourc
 ``params=`` changes it without recompiling) and a ``.func`` is expanded in place. Functions as
 in ngspice's B source (its INPptree functions): abs sqrt exp ln log (natural) log10 pow
 (abs(x)**y) pwr (sign(x)*abs(x)**y) sgn min max floor ceil int nint (half to even) sin cos tan
-asin acos atan atan2 sinh cosh tanh asinh acosh atanh u (1 for x > 0, 1/2 at 0, else 0) uramp;
+asin acos atan atan2 sinh cosh tanh asinh acosh atanh u (1 for x > 0, 1/2 at 0, else 0) uramp
+pwl(x, x0, y0, x1, y1, ...) (linear, its end segments extended, as ngspice-39);
 operators + - * / % ^ ** (``x^y`` is abs(x)**y, left associative) comparisons && || ! and
 ``c ? a : b`` (a condition is true when nonzero); ``mil`` is 25.4e-6 as in values. ``V=`` gives v(n+) − v(n−); ``I=`` the current from n+
 through the source to n−. A step in the expression (u(time − 1m)) is no time event: the
@@ -64,6 +65,21 @@ BUILTINS = {
     "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "u": _step,
     "uramp": lambda x: x * _step(x),
 }
+
+
+def _pwl(args, where):
+    """ngspice's B-source ``pwl(x, x0, y0, x1, y1, ...)``: linear between the points (x
+    ascending), each end segment extended beyond its end (measured on ngspice-39: no
+    smoothing, no flat ends)."""
+    x, points = args[0], args[1:]
+    if len(points) < 4 or len(points) % 2:
+        raise SpiceError("pwl(x, x0, y0, x1, y1, ...) takes x and at least two (x, y) pairs",
+                         where)
+    xs, ys = points[0::2], points[1::2]
+    lines = [ys[k] + (ys[k + 1] - ys[k]) / (xs[k + 1] - xs[k]) * (x - xs[k])
+             for k in range(len(xs) - 1)]
+    pieces = [(line, x < end) for line, end in zip(lines[:-1], xs[1:-1])]
+    return sp.Piecewise(*pieces, (lines[-1], True))
 
 
 def _truth(x):
@@ -148,9 +164,11 @@ class _Translation:
         if name == "limit":          # ngspice-39's B source returns 0 for it: refused, not copied
             raise SpiceError("limit() is not supported in B sources (ngspice-39 evaluates it to "
                              "0 there); write min(max(x, a), b)", self.where)
+        if name == "pwl":
+            return _pwl(values, self.where)
         if name not in BUILTINS:
             raise SpiceError(f"unknown function {name!r} in a B source; known: "
-                             f"{', '.join(sorted(BUILTINS))}, v, i and .func", self.where)
+                             f"{', '.join(sorted(BUILTINS))}, pwl, v, i and .func", self.where)
         try:
             return BUILTINS[name](*values)
         except TypeError:
