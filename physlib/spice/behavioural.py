@@ -9,7 +9,8 @@ temperature [°C], ``pi`` π; a ``.param`` name becomes a parameter of the sourc
 ``params=`` changes it without recompiling) and a ``.func`` is expanded in place. Functions as
 in ngspice's B source (its INPptree functions): abs sqrt exp ln log (natural) log10 pow
 (abs(x)**y) pwr (sign(x)*abs(x)**y) sgn min max floor ceil int nint (half to even) sin cos tan
-asin acos atan atan2 sinh cosh tanh asinh acosh atanh u (1 for x > 0, 1/2 at 0, else 0) uramp;
+asin acos atan atan2 sinh cosh tanh asinh acosh atanh u (1 for x > 0, 1/2 at 0, else 0) uramp
+pwl(x, x0, y0, x1, y1, ...) (linear, its end segments extended, as ngspice-39);
 operators + - * / % ^ ** (``x^y`` is abs(x)**y, left associative) comparisons && || ! and
 ``c ? a : b`` (a condition is true when nonzero); ``mil`` is 25.4e-6 as in values. ``V=`` gives v(n+) − v(n−); ``I=`` the current from n+
 through the source to n−. A step in the expression (u(time − 1m)) is no time event: the
@@ -26,9 +27,10 @@ from .expressions import parse
 
 sp = lazy_module("sympy")
 
-__all__ = ["behavioural_source"]
+__all__ = ["behavioural_source", "value_source"]
 
 _LINE = re.compile(r"\s*\S+\s+\S+\s+\S+\s+([vi])\s*=\s*(.+)$", re.I | re.S)
+_VALUE = re.compile(r"\s*\S+\s+\S+\s+\S+\s+(?:value|vol|cur)\s*=\s*(.+)$", re.I | re.S)
 GROUND = ("0", "gnd")
 
 
@@ -63,6 +65,21 @@ BUILTINS = {
     "asinh": sp.asinh, "acosh": sp.acosh, "atanh": sp.atanh, "u": _step,
     "uramp": lambda x: x * _step(x),
 }
+
+
+def _pwl(args, where):
+    """ngspice's B-source ``pwl(x, x0, y0, x1, y1, ...)``: linear between the points (x
+    ascending), each end segment extended beyond its end (measured on ngspice-39: no
+    smoothing, no flat ends)."""
+    x, points = args[0], args[1:]
+    if len(points) < 4 or len(points) % 2:
+        raise SpiceError("pwl(x, x0, y0, x1, y1, ...) takes x and at least two (x, y) pairs",
+                         where)
+    xs, ys = points[0::2], points[1::2]
+    lines = [ys[k] + (ys[k + 1] - ys[k]) / (xs[k + 1] - xs[k]) * (x - xs[k])
+             for k in range(len(xs) - 1)]
+    pieces = [(line, x < end) for line, end in zip(lines[:-1], xs[1:-1])]
+    return sp.Piecewise(*pieces, (lines[-1], True))
 
 
 def _truth(x):
@@ -147,9 +164,11 @@ class _Translation:
         if name == "limit":          # ngspice-39's B source returns 0 for it: refused, not copied
             raise SpiceError("limit() is not supported in B sources (ngspice-39 evaluates it to "
                              "0 there); write min(max(x, a), b)", self.where)
+        if name == "pwl":
+            return _pwl(values, self.where)
         if name not in BUILTINS:
             raise SpiceError(f"unknown function {name!r} in a B source; known: "
-                             f"{', '.join(sorted(BUILTINS))}, v, i and .func", self.where)
+                             f"{', '.join(sorted(BUILTINS))}, pwl, v, i and .func", self.where)
         try:
             return BUILTINS[name](*values)
         except TypeError:
@@ -182,8 +201,25 @@ def behavioural_source(b, name, card, scope, prefix):
     match = _LINE.match(card.text)
     if not match:
         raise SpiceError("B takes Bname n+ n- V=expression or I=expression", card.where)
+    return _source(b, name, card, scope, prefix, match.group(1).upper(), match.group(2))
+
+
+def value_source(b, letter, name, card, scope, prefix):
+    """(BehaviouralSource, its pins p, n) for ``Ename n+ n- VALUE={expr}`` (also ``vol=``) and
+    ``Gname n+ n- VALUE={expr}`` (also ``cur=``): ngspice-39 turns them into B sources, V= for
+    E and I= for G (the current from n+ through the source to n−, as a G line's)."""
+    match = _VALUE.match(card.text)
+    if not match:
+        raise SpiceError(f"{letter} takes {letter}name n+ n- VALUE={{expression}}", card.where)
+    text = match.group(1).strip()
+    if len(text) > 1 and (text[0], text[-1]) in (("{", "}"), ("'", "'"), ('"', '"')):
+        text = text[1:-1]
+    return _source(b, name, card, scope, prefix, "V" if letter == "E" else "I", text)
+
+
+def _source(b, name, card, scope, prefix, kind, text):
     translation = _Translation(b, scope, card)
-    expr = translation.convert(parse(match.group(2), card.where, braces=False))
+    expr = translation.convert(parse(text, card.where, braces=False))
     values = {}
     for param, symbol in translation.params.items():
         if param == "temper":
@@ -193,5 +229,4 @@ def behavioural_source(b, name, card, scope, prefix):
         values[symbol] = b.bind(f"{prefix}{name}.{symbol}", function, card.where)
     b.senses += [(pin, node) for node, pin in translation.nodes.items()]
     b.controls += [(pin, source) for source, pin in translation.currents.items()]
-    kind = match.group(1).upper()
     return el.BehaviouralSource(name, kind=kind, expr=expr, **values), ["p", "n"]

@@ -39,6 +39,11 @@ DIODE_PARAMETERS = {"is": "Is", "js": "Is", "n": "N", "rs": "Rs", "cjo": "CJO", 
 # level=1 only; TNOM [°C]; IBVL, NBVL, TBV1, TBV2: read, and ngspice-39's results do not depend
 # on them (measured: the same currents below and beyond BV, at 27 and 75 °C)
 DIODE_OTHER = ("level", "tnom", "tref", "ibvl", "nbvl", "tbv1", "tbv2")
+# a D line's options (ngspice-39's DIO instance table, but off and pj) and the parameters its
+# area and m scale: (parameter, exponent, whether area scales it too)
+DIODE_INSTANCE = ("ic", "area", "m", "temp", "dtemp")
+DIODE_SCALED = (("Is", 1, True), ("ISR", 1, True), ("IKF", 1, True), ("IKR", 1, True),
+                ("CJO", 1, True), ("Rs", -1, True), ("IBV", 1, False))
 # ngspice-39's switch models (its SWmPTable, CSWmPTable): .model name → switch parameter.
 SWITCH_PARAMETERS = {"sw": {"vt": "VT", "vh": "VH", "ron": "Ron", "roff": "Roff"},
                      "csw": {"it": "IT", "ih": "IH", "ron": "Ron", "roff": "Roff"}}
@@ -76,7 +81,7 @@ RESISTOR_OPTIONS = ("m", "tc1", "tc2", "temp", "dtemp", "noisy")
 VALUE_NAMES = {"R": ("r", "resistance"), "C": ("c", "capacitance", "cap"),
                "L": ("l", "inductance")}
 # the options each of R, C, L accepts besides its value's names
-PASSIVE_OPTIONS = {letter: names + (("ic",) if letter != "R" else RESISTOR_OPTIONS)
+PASSIVE_OPTIONS = {letter: names + (("ic", "m") if letter != "R" else RESISTOR_OPTIONS)
                    for letter, names in VALUE_NAMES.items()}
 # the component class of each, the parameter its value gives and that of its start value
 PASSIVE_CLASSES = {"R": (el.Resistor, "R", None), "C": (el.Capacitor, "C", "v0"),
@@ -115,6 +120,8 @@ def passive(b, letter, name, token, options, tokens, card, scope, prefix):
     if options:
         if letter == "R":     # without: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
             value, cls = _resistor_options(b, value, options, scope, card)
+        elif "m" in options:
+            value = _parallel(b, letter, value, options["m"], scope, card)
         number = b.bind(path + param, value, where)
     else:   # a number on a plain card is read from it again when asked for
         number = value() if b.bindings.on_card(tokens, value) else b.bind(path + param, value, where)
@@ -124,6 +131,17 @@ def passive(b, letter, name, token, options, tokens, card, scope, prefix):
     if ic is not None:
         values[start] = b.bind(path + start, ic, where)
     return cls(name, **values)
+
+
+def _parallel(b, letter, value, token, scope, card):
+    """The value of ``m`` C or L elements in parallel (``m=`` on the line, as ngspice-39's
+    capacitor and inductor): C·m, L/m."""
+    count = b.value(token, scope, card.where)
+    if not count() > 0:
+        raise SpiceError(f"{letter}: m = {count():g} must be > 0", card.where)
+    if letter == "C":
+        return lambda: value() * count()
+    return lambda: value() / count()
 
 
 def passive_keywords(letter: str, constants: str) -> dict:
@@ -216,22 +234,55 @@ def find_model(scope, name: str, where):
     raise SpiceError(f"unknown .model {name}", where)
 
 
+def _diode_instance(b, functions, instance, scope, card) -> dict:
+    """{parameter: value function} of a D line's options: T (``temp=`` [°C], else the circuit's
+    temperature plus ``dtemp=``), GMIN (``.options gmin``), and ``area`` and ``m`` (m devices
+    in parallel) scaling the model's ``functions`` in place as ngspice-39's diotemp.c and
+    dioload.c: IS, ISR, IKF, IKR, CJO by area·m, RS by 1/(area·m), IBV by m, KF by m^(1 − AF)
+    (m flicker sources of one device's current, as dionoise.c); GMIN is not
+    scaled (measured against ngspice-39: with m = 2 and GMIN·m a reverse junction's voltage
+    moved 5e-7 off) (``functions``: {parameter: (value function, where)})."""
+    given = {key: b.value(instance[key], scope, card.where) for key in DIODE_INSTANCE[1:]
+             if key in instance}
+    for key in ("area", "m"):
+        if key in given and not given[key]() > 0:
+            raise SpiceError(f"D: {key} = {given[key]():g} must be > 0", card.where)
+    one = lambda: 1.0                                              # noqa: E731
+    area, count = given.get("area", one), given.get("m", one)
+    if "temp" in given:
+        celsius = given["temp"]
+    else:
+        celsius = lambda: b.ctx.option("temp") + given.get("dtemp", lambda: 0.0)()   # noqa: E731
+    if "area" in given or "m" in given:
+        for param, exponent, by_area in DIODE_SCALED:
+            default = el.Diode.__dict__[param].default
+            function, where = functions.get(param, (lambda default=default: default, card.where))
+            functions[param] = (lambda f=function, e=exponent, a=by_area:
+                                f() * ((area() if a else 1.0) * count()) ** e, where)
+        kf, where = functions.get("KF", (lambda: el.Diode.__dict__["KF"].default, card.where))
+        af, _ = functions.get("AF", (lambda: el.Diode.__dict__["AF"].default, card.where))
+        functions["KF"] = (lambda: kf() * count() ** (1 - af()), where)
+    return {"T": lambda: celsius() + KELVIN, "GMIN": lambda: b.ctx.option("gmin")}
+
+
 def _diode(b, name, tokens, card, scope, prefix):
     """``Dname a k model [ic=vd]`` with ``.model model D(...)``: physlib's SPICE level-1 Diode
     with the model's parameters, the circuit temperature (``.temp``/``.options temp``) as T,
     the model's ``tnom=`` (else ``.options tnom``) as TNOM, ``.options gmin`` (ngspice: 1e-12 S)
     across the junction as ngspice's dioload adds it, and as vd0 (the junction's ``uic``
     start) ``ic=``, else the .ic voltages across it (diogetic.c)."""
-    positional, instance = _split_options(tokens[1:], card.where, ("ic",))
+    positional, instance = _split_options(tokens[1:], card.where, DIODE_INSTANCE)
+    if len(positional) == 4 and "area" not in instance:
+        instance["area"] = positional.pop()
     if len(positional) != 3:
-        raise SpiceError("D takes two nodes, a model name and [ic=vd] (area, off, temp= are not "
-                         "supported yet)", card.where)
+        raise SpiceError("D takes two nodes, a model name, [area] and [area=a] [m=m] [temp=t] "
+                         "[dtemp=d] [ic=vd] (off is not supported)", card.where)
     kind, params, model_card, model_scope = find_model(scope, positional[2].lower(), card.where)
     if kind != "d":
         raise SpiceError(f"D needs a diode .model (D), {positional[2]} is {kind.upper()}", card.where)
     params = without_pspice_entries(b, params, model_card)
     _, options = _split_options(params, model_card.where, tuple(DIODE_PARAMETERS) + DIODE_OTHER)
-    values, path = {}, f"{prefix}{name}."
+    functions, path = {}, f"{prefix}{name}."
     seen = {}
     for key, token in options.items():
         if key in DIODE_OTHER:
@@ -243,33 +294,37 @@ def _diode(b, name, tokens, card, scope, prefix):
         function = b.value(token, model_scope, model_card.where)
         if target in ("IKF", "IKR"):                 # 0: none, as ngspice-39 (measured)
             function = zero_is_none(function)
-        values[target] = b.bind(path + target, function, model_card.where)
+        functions[target] = (function, model_card.where)
     if "level" in options and b.value(options["level"], model_scope, model_card.where)() != 1:
         raise SpiceError("only the level-1 diode model is supported (level=1)", model_card.where)
+    if "ISR" in functions:     # ngspice-39's NR is 1 when not given (measured: a card with
+        # ISR and without NR gives what NR=1 gives), where the Diode's, PSpice's, is 2
+        functions.setdefault("NR", (lambda: 1.0, model_card.where))
     tnom_token = options.get("tnom", options.get("tref"))
     tnom = b.value(tnom_token, model_scope, model_card.where) if tnom_token else \
         (lambda: b.ctx.option("tnom"))
-    temperature = lambda: b.ctx.option("temp") + KELVIN          # noqa: E731
     nominal = lambda: tnom() + KELVIN                             # noqa: E731
-    gmin = lambda: b.ctx.option("gmin")                           # noqa: E731
     start = {"vd0": b.value(instance["ic"], scope, card.where)} if "ic" in instance else \
         b.start_voltages(prefix, {"vd0": positional[:2]})
-    for param, function in (("T", temperature), ("TNOM", nominal), ("GMIN", gmin), *start.items()):
-        values[param] = b.bind(path + param, function, card.where)
+    functions.update({param: (function, card.where) for param, function in
+                      (("TNOM", nominal), *_diode_instance(b, functions, instance, scope, card).items(),
+                       *start.items())})
+    values = {param: b.bind(path + param, function, where)
+              for param, (function, where) in functions.items()}
     return el.Diode(name, constants=b.ctx.constants, **values), ["p", "n"]
 
 
 def sensed_sources(body) -> set[str]:
-    """The V sources of a (sub)circuit whose current an element reads (F, H, W by name, B
-    through ``i(vname)``): they are built as :class:`SensingVoltageSource`."""
+    """The V sources of a (sub)circuit whose current an element reads (F, H, W by name, B and
+    E/G VALUE= through ``i(vname)``): they are built as :class:`SensingVoltageSource`."""
     out = set()
-    for card, tokens in body.element_cards("FHWB"):
+    for card, tokens in body.element_cards("FHWBEG"):
         letter = card.text[0].upper()
         if letter in "FH" and is_poly(tokens):
             out.update(poly_sensed_sources(tokens))
         elif letter in "FHW" and len(tokens) > 3:
             out.add(tokens[3].lower())
-        elif letter == "B":
+        elif letter in "BEG":
             out.update(name.lower() for name in _CURRENT.findall(card.text))
     return out
 
@@ -360,13 +415,16 @@ def _switch(b, letter, name, tokens, card, scope, prefix):
 def _controlled(b, letter, name, tokens, card, scope, prefix):
     if is_poly(tokens):
         return poly_source(b, letter, name, tokens, card, scope, prefix)
+    keyword = tokens[3].lower() if len(tokens) > 3 else ""
+    if keyword in {"E": ("value", "vol"), "G": ("value", "cur")}.get(letter, ()):
+        from .behavioural import value_source
+        return value_source(b, letter, name, card, scope, prefix)
     count = 6 if letter in "EG" else 5
     form = "n+ n- nc+ nc- value" if letter in "EG" else "n+ n- vname value"
-    if len(tokens) >= count - 1 and tokens[3 if letter in "FH" else 5].lower() in \
-            ("value", "table"):
+    if keyword in ("value", "vol", "cur", "table", "laplace", "freq"):
         raise SpiceError(f"{letter} is supported in its linear form {letter}name {form} "
-                         "(or gain=value) and as POLY(n) only (VALUE=, TABLE are not "
-                         "supported yet)", card.where)
+                         "(or gain=value), as POLY(n) and (E, G) as VALUE={expression}; "
+                         f"{keyword.upper()} on {letter} is not supported yet", card.where)
     positional, options = _split_options(tokens[count - 1:], card.where, ("gain",))
     if len(tokens) < count - 1 or len(positional) + len(options) != 1:
         raise SpiceError(f"{letter} takes {letter}name {form} (or gain=value)", card.where)
