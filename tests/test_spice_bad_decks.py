@@ -57,6 +57,17 @@ def test_node_with_one_connection_warns_and_carries_no_current():
     assert op["i(v1)"] == pytest.approx(-1e-3, rel=1e-12)
 
 
+def test_a_subcircuit_output_left_open_reads_without_a_warning():
+    """``X1 a o div`` with o connected to nothing else at the top: the subcircuit's port is
+    connected inside (a divider of two 1 kΩ), so o is an output to look at, not a missing
+    connection; a lone pin of an element inside still warns."""
+    text = ("t\nV1 a 0 1\n.subckt div x y\nR1 x y 1k\nR2 y 0 1k\nR3 y stub 1k\n.ends\n"
+            "X1 a o div\n.op\n.end\n")
+    deck, warning = read_warning(text)
+    assert warning.line == 6 and "node x1.stub has only one connection" in str(warning)
+    assert deck.op()["v(o)"] == pytest.approx(0.5, rel=1e-12)
+
+
 NO_DC_PATH = [
     ("series capacitors", "t\nV1 a 0 1\nR1 a b 1k\nC1 b mid 1n\nC2 mid 0 1n\n.op\n.end\n", 4, "mid"),
     ("current source into a capacitor", "t\nI1 0 a 1m\nC1 a 0 1n\n.op\n.end\n", 2, "a"),

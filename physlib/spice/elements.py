@@ -346,8 +346,11 @@ class Builder:
                 name = state["exposed"][node] = f"node{len(state['exposed'])}"
                 model.expose(getattr(owners[0], pins[0]), name)
             elif len(pins) < 2:
-                self.ctx.warn(_first_card(body, node), f"node {prefix + node} has only one "
-                              "connection: no current flows into it (is a connection missing?)")
+                # a subcircuit's port alone on its node is an output left open (X1 in out amp),
+                # connected inside: only an element's lone pin looks like a missing connection
+                if isinstance(owners[0], Component):
+                    self.ctx.warn(_first_card(body, node), f"node {prefix + node} has only one "
+                                  "connection: no current flows into it (is a connection missing?)")
                 ground = self._ground(model, state)      # first: it counts in the source's name
                 end = model.add(el.CurrentSource(f"_open{len(model.components)}", I=0.0))
                 groups[0].extend((end, ground))
