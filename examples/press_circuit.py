@@ -25,6 +25,7 @@ import sympy
 from scipy.integrate import simpson
 
 from physlib import Model
+from physlib.constants import Constant
 from physlib.components.hydraulic import (Accumulator, DoubleActingCylinder, FixedPressure,
                                           FluidCapacitance, Pipe, ReliefValve, SpoolValve,
                                           VariableDisplacementPump, VariableOrifice)
@@ -46,7 +47,7 @@ def spool_command():
     (retract) from about T_RETRACT, each move a smooth tanh step over a few T_SHIFT, as a
     proportional valve's spool moves (and with no corner for the solver to stop at)."""
     def step(at):
-        return (1 + sympy.tanh((t - at) / T_SHIFT)) / 2
+        return (1 + sympy.tanh((t - at) / Constant(T_SHIFT, "s"))) / 2     # tanh of a pure number
     return Expression(X_MAX * (step(T_EXTEND) - 2 * step(T_RETRACT)))
 
 

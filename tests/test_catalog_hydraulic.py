@@ -5,10 +5,12 @@ noise of the dissipative ones giving kT-equipartition.
 
 Few models, each covering several classes, keep the file fast with cold caches.
 """
+import warnings
+
 import numpy as np
 import pytest
 
-from physlib import Model, ParameterError
+from physlib import Model, ParameterError, UnitWarning
 from physlib.analysis.noise.sources import BOLTZMANN
 from physlib.components.hydraulic import (Accumulator, DoubleActingCylinder, FixedPressure, FlowSource,
                                           FluidCapacitance, HydraulicMotor, LaminarResistance, Pipe,
@@ -387,6 +389,25 @@ def test_thermal_noise_of_the_losses_gives_equipartition():
         assert sim.noise(name, at=op).variance == pytest.approx(variance, rel=1e-8, abs=0), name
 
 
+def test_noise_sources_of_the_losses_carry_the_units_they_are_added_to():
+    # The noise analysis's copies made every noise source an ampere: each analysis of a
+    # hydraulic model warned (once per loss) that a flow [m3/s], force [N] or torque [N.m] was
+    # added to [A]. Each source has the unit of what it is added to, and the analysis is quiet.
+    parts = {SpoolValve("v", A_max=1e-5, x_max=1e-3): {"PA": "m3/s", "BT": "m3/s"},
+             DoubleActingCylinder("c", A_a=1e-3, A_b=5e-4, stroke=0.1): {"leakage": "m3/s", "friction": "N"},
+             HydraulicMotor("m", D=1e-6): {"leakage": "m3/s", "friction": "N.m"},
+             VariableDisplacementPump("p", D=1e-6): {"leakage": "m3/s", "friction": "N.m"},
+             Pipe("l", L=1.0, diameter=0.01, N=2): {"segment0": "m3/s", "segment2": "m3/s"}}
+    for component, units in parts.items():
+        declared = type(component.noise_variant())._parameters
+        assert {part: declared[component.noise_input(part)].unit for part in units} == units
+    sim = at_rest().compile()
+    op = sim.simulate(1e-6).at(0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnitWarning)
+        assert sim.noise("c1.p", at=op).variance > 0
+
+
 # --- bad input ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cls, values, message", [
@@ -401,3 +422,23 @@ def test_thermal_noise_of_the_losses_gives_equipartition():
 def test_non_physical_parameters_are_named(cls, values, message):
     with pytest.raises(ParameterError, match=message):
         cls("X1", **values)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"relief.A_max": 1e-13}, r"params for ReliefValve relief: .*A_max = 1e-13 m2 must exceed A_leak"),
+    ({"accumulator.V_f0": 2e-3}, r"params for Accumulator accumulator: .*V_f0 of accumulator = 0.002 m3 must be below V_gas"),
+    ({"accumulator.V_gas": 5e-5, "accumulator.V_f0": 1e-4}, r"V_f0 of accumulator = 0.0001 m3 must be below V_gas = 5e-05"),
+])
+def test_params_breaking_a_check_across_parameters_are_named(params, message):
+    # params= skipped the constructor's checks across parameters: a relief valve whose area
+    # shrank as it opened ran silently, and a liquid volume beyond the gas volume ended in
+    # "derivatives not finite at t = 0". They must be the constructor's ParameterError.
+    m = Model("charge")
+    tank, source = m.add(FixedPressure("tank")), m.add(FlowSource("source", Q=1e-5))
+    accumulator = m.add(Accumulator("accumulator", V_gas=1e-3, p_pre=50e5, V_f0=1e-4))
+    relief = m.add(ReliefValve("relief", p_crack=100e5, p_range=20e5, A_max=2e-5))
+    m.connect(tank.port_a, source.port_a, relief.port_b)
+    m.connect(source.port_b, accumulator.port_a, relief.port_a)
+    sim = m.compile()
+    with pytest.raises(ParameterError, match=message):
+        sim.simulate(0.1, params=params)

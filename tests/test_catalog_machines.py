@@ -410,6 +410,20 @@ def test_cell_stack_charged_at_constant_current():
         assert res["bat.v"][-1] == pytest.approx(3 * (3.0 + soc) + 3 * 0.05 / 2 * 2.0 + rc, rel=1e-8)
 
 
+@pytest.mark.parametrize("soc_min, soc_max", [(0.5, 0.5), (0.9, 0.1)])
+def test_cell_stack_line_with_soc_ends_equal_or_swapped_is_refused(soc_min, soc_max):
+    # The straight OCV line divides by SOCmax − SOCmin: equal ends gave a stack at OCVmax
+    # whatever its charge (4.21 V for 4.2 V + Ri·i), swapped ones an OCV that falls as it
+    # charges; the MSL's table [SOCmin, ...; SOCmax, 1] refuses both. So must params=.
+    values = {**CELL, "SOCmin": soc_min, "SOCmax": soc_max}
+    with pytest.raises(ParameterError, match=r"CellStack 'bat': SOCmin = .* must be below SOCmax"):
+        CellStack("bat", **values)
+    sim = battery_circuit("cell", V=12.0, R=1.0).compile()
+    with pytest.raises(ParameterError, match=r"params for CellStack bat: .*SOCmin = .* must be below"):
+        sim.simulate(1.0, params={"bat.SOCmin": soc_min, "bat.SOCmax": soc_max})
+    CellStack("bat", OCV_SOC=[(0.0, 0.7), (1.0, 1.0)], **values)     # the table's own ends count
+
+
 def test_supercap_discharge_closed_form():
     # Into R: C·dv_C/dt = −v_C/(Rs + R) − G·v_C, G = Idis/Vnom.
     sim = battery_circuit("supercap", V=0.0, R=2.0, Idis=0.12).compile()

@@ -103,6 +103,26 @@ def test_parameter_changed_as_start_value(exported):
     assert relative_error(res["C1.v"], ref["C1.v"]) < RANGE_TOL
 
 
+@pytest.mark.parametrize("params, says", [
+    ({"R1.R": -2e3}, "parameter R1.R must be > 0 Ohm, got -2000; it keeps 1000"),
+    ({"C1.C": 0.0}, "parameter C1.C must be > 0 F, got 0; it keeps 1e-06"),
+    ({"C1.v0": float("nan")}, "parameter C1.v0 must be finite, got nan"),
+])
+def test_parameter_out_of_its_declared_range_is_refused_by_name(exported, params, says):
+    """fmi2SetReal took any number: a negative resistance, which params= refuses, ran as one
+    (the RC charging away from its source). It checks each parameter as params= does (finite,
+    and > 0, >= 0 or != 0 as declared), and modelDescription.xml gives the bound as min."""
+    sim, path = exported["rc"]
+    messages = []
+    with pytest.raises(fmpy.fmi1.FMICallException, match="fmi2SetReal"):
+        fmpy_run(path, 5e-3, ["C1.v"], start_values=params,
+                 logger=lambda env, name, status, category, text: messages.append(text.decode()))
+    assert any(says in text for text in messages), messages
+    md = fmpy.read_model_description(str(path))
+    bounds = {v.name: v.min for v in md.modelVariables if v.causality == "parameter"}
+    assert bounds["R1.R"] == "0.0" and bounds["C1.C"] == "0.0" and bounds["C1.v0"] is None
+
+
 def test_input_drives_the_model(exported):
     sim, path = exported["dc_motor"]
     signal = np.array([(0.0, 6.0), (1.0, 6.0)], dtype=[("time", float), ("src.V", float)])

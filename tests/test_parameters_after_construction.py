@@ -158,3 +158,23 @@ def test_other_instances_of_the_class_keep_their_values():
     r.R = 3e3
     assert other.R == 1e3
     assert v_end(m.compile()) == pytest.approx(exact(3e3, 1e-6), abs=TOL)
+
+
+def test_params_that_break_a_check_across_parameters_are_refused_as_at_construction():
+    """params= used to bypass Component.validate: a width beyond the period (or set so through
+    a model parameter) ran as a pulse that never falls. The run must refuse it by path, and
+    the compiled model keep its own values: a valid run after it gives the exact pulse."""
+    m = Model("pm")
+    period = m.parameter("period", 2e-3, unit="s")
+    src = m.add(VoltageSource("src", V=Pulse(width=1e-3, period=period)))
+    r = m.add(Resistor("R1", R=1.0))
+    gnd = m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(src.n, r.n, gnd.p)
+    sim = m.compile()
+    with pytest.raises(ParameterError, match=r"params for Pulse src\.V: .*width \(0\.003\) exceeds period"):
+        sim.simulate(1e-3, params={"src.V.width": 3e-3})
+    with pytest.raises(ParameterError, match=r"params for Pulse src\.V: .*exceeds period \(0\.0005\)"):
+        sim.simulate(1e-3, params={"period": 0.5e-3})
+    res = sim.simulate(2e-3, solver="rk4", dt=1e-5, t_eval=[0.5e-3, 1.5e-3])
+    assert res["R1.i"] == pytest.approx([1.0, 0.0], abs=1e-12)

@@ -374,3 +374,30 @@ def test_pulse_as_wide_as_its_period_has_one_edge():
     assert sim.time_events(sim.parameter_vector(None), 0.0, 10.0) == [0.25]
     res = sim.simulate(10.0)
     np.testing.assert_array_equal(res["R.i"][res.t > 0.25], 1.0)
+
+
+def test_expression_takes_constants_with_units_so_a_time_scale_passes_the_unit_check():
+    """tanh((t − t0)/0.005) takes tanh of seconds (a bare number is a scale): a UnitWarning on a
+    valid model (the press circuit's spool), and strict compiles refused it; a
+    physlib.constants.Constant in s was refused by Expression itself. It is taken now, as the
+    number it is: the pressure follows the closed form to rounding."""
+    import sympy
+    import warnings
+    from physlib import UnitWarning
+    from physlib.components.hydraulic import FixedPressure, LaminarResistance, PressureSource
+    from physlib.components.signals import Expression, t
+    from physlib.constants import Constant as UnitConstant
+    m = Model("spool")
+    tank = m.add(FixedPressure("tank"))
+    source = m.add(PressureSource("source", P=Expression(1e5 * sympy.tanh((t - 0.075) / UnitConstant(5e-3, "s")))))
+    line = m.add(LaminarResistance("line", R=1e10))
+    m.connect(tank.port_a, source.port_a, line.port_b)
+    m.connect(source.port_b, line.port_a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnitWarning)
+        sim = m.compile(units="strict")
+    times = np.array([0.05, 0.075, 0.08, 0.1])
+    res = sim.simulate(0.1, t_eval=times)
+    np.testing.assert_allclose(res["line.dp"], 1e5 * np.tanh((times - 0.075) / 5e-3), rtol=1e-14, atol=1e-9)
+    with pytest.raises(ParameterError, match=r"only t may appear, found \['x'\]"):
+        Expression(sympy.Symbol("x") * t)

@@ -276,6 +276,11 @@ class CompiledModel:
                    or UnknownNameError(unknown_name("parameter", name, self.parameters)))
         return i
 
+    def parameter_declaration(self, name: str):
+        """The :class:`~physlib.core.component.Parameter` that declares a parameter path: its
+        unit and the checks a value must pass (``positive``, ``nonnegative``, ``nonzero``)."""
+        return self._flat.param_checks[self.parameter_slot(name)][0]
+
     def unit(self, name: str) -> str:
         """The declared unit of a path, in the Modelica grammar: a variable's (``"V"`` for
         ``"C1.v"``), a derivative's (``"V/s"`` for ``"der(C1.v)"``), a parameter's (``"Ohm"``

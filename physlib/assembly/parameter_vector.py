@@ -54,7 +54,7 @@ def parameter_vector(flat, params: dict | None) -> np.ndarray:
     if chosen:
         given += _derive(flat, values, chosen, set(given))
     if given:
-        _check_structure(flat, values, given)
+        _check_components(flat, values, given)
     return values
 
 
@@ -96,29 +96,46 @@ def _derive(flat, values: np.ndarray, chosen: dict, explicit: set) -> list[int]:
     return done
 
 
-def _check_structure(flat, values: np.ndarray, given: list[int]) -> None:
-    """A :class:`StructureChangeError` if ``values`` (entries ``given`` set by name) would
-    need other equations for a component than the ones compiled in
-    (:meth:`Component.structure_change`)."""
+def _check_components(flat, values: np.ndarray, given: list[int]) -> None:
+    """Check each component with an entry ``given`` by name or through a model parameter,
+    with the values it would run with: a :class:`StructureChangeError` if they need other
+    equations than the ones compiled in (:meth:`Component.structure_change`), and the
+    :class:`ParameterError` of its checks that involve several parameters
+    (:meth:`Component.validate`: a relief valve's A_max above its A_leak), which a constructor
+    runs and ``params=`` would otherwise bypass."""
     checked = set()
     for i in given:
         g, row, _ = flat.param_names.locate(i)
-        group = flat.groups[g]
-        comp = group.components[row]
-        if (g, row) in checked or type(comp).structure_change is Component.structure_change:
+        if (g, row) in checked:
             continue
         checked.add((g, row))
+        group = flat.groups[g]
+        comp, path = group.components[row], group.paths[row]
         names = group.template.param_names
         ids = group.param_ids[row][:len(names)]
-        why = comp.structure_change(dict(zip(names, flat.param_values[ids].tolist())),
-                                    dict(zip(names, values[ids].tolist())))
-        if why:
-            path = group.paths[row]
-            raise StructureChangeError(
-                f"params for {type(comp).__name__} {path}: {why}; a compiled model keeps "
-                f"the equations it was compiled with. Set the value before compiling "
-                f"({path.rsplit('.', 1)[-1]}.<parameter> = value, or in the constructor) "
-                "and compile again")
+        asked = dict(zip(names, values[ids].tolist()))
+        if type(comp).structure_change is not Component.structure_change:
+            why = comp.structure_change(dict(zip(names, flat.param_values[ids].tolist())), asked)
+            if why:
+                raise StructureChangeError(
+                    f"params for {type(comp).__name__} {path}: {why}; a compiled model keeps "
+                    f"the equations it was compiled with. Set the value before compiling "
+                    f"({path.rsplit('.', 1)[-1]}.<parameter> = value, or in the constructor) "
+                    "and compile again")
+        if type(comp).validate is not Component.validate:
+            _validate_with(comp, path, asked)
+
+
+def _validate_with(comp: Component, path: str, asked: dict) -> None:
+    """Run ``comp``'s :meth:`Component.validate` on a copy holding the values ``asked`` (by
+    name; the component itself keeps its own), its ParameterError naming the path and params."""
+    trial = object.__new__(type(comp))
+    trial.__dict__.update(comp.__dict__)
+    object.__setattr__(trial, "_values", {**comp._values, **asked})
+    try:
+        trial.validate()
+    except ParameterError as err:
+        raise ParameterError(f"params for {type(comp).__name__} {path}: {err}") from None
 
 
 def structural_error(flat, name) -> StructureChangeError | None:

@@ -62,6 +62,7 @@ class FmuVariable:
     start: float | None = None
     state_index: int | None = None     # a derivative: 1-based ScalarVariable index of its state
     output: bool = False               # causality="output"
+    rule: str = ""                     # a parameter's sign rule: "> 0", ">= 0", "!= 0" or ""
 
 
 def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=None, binary=True,
@@ -162,7 +163,8 @@ def _variables(model, inputs, outputs, parameters) -> list[FmuVariable]:
     for name in exposed:
         if name not in input_slots:
             slot = model.parameter_slot(name)
-            table.append(FmuVariable(name, "parameter", slot, unit=model.unit(name), start=float(p[slot])))
+            table.append(FmuVariable(name, "parameter", slot, unit=model.unit(name), start=float(p[slot]),
+                                     rule=_sign_rule(model.parameter_declaration(name))))
     for name, slot in input_slots.items():
         table.append(FmuVariable(name, "input", slot, unit=model.unit(name), start=float(p[slot]),
                                  description="input"))
@@ -175,6 +177,14 @@ def _variables(model, inputs, outputs, parameters) -> list[FmuVariable]:
     for v in table:
         v.output = v.name in outputs
     return table
+
+
+def _sign_rule(declaration) -> str:
+    """The sign a parameter's values must have, as the C wrapper checks it when one is set."""
+    for flag, rule in (("positive", "> 0"), ("nonnegative", ">= 0"), ("nonzero", "!= 0")):
+        if getattr(declaration, flag, False):
+            return rule
+    return ""
 
 
 def _parameter_slot(model, name, role):
@@ -193,6 +203,8 @@ def _real_attributes(v: FmuVariable, display: dict, nominal) -> dict:
         real["start"] = _xml_double(v.start)
     if v.unit:
         real["unit"] = v.unit
+    if v.rule in ("> 0", ">= 0"):
+        real["min"] = "0.0"
     if v.name in display:
         real["displayUnit"] = display[v.name][0]
     if v.state_index is not None:
@@ -305,10 +317,27 @@ def _model_header(model, table, guid) -> str:
         _c_array("static const double VAR_SIGN[]", [v.sign for v in table], float),
         _c_array("static const double P_DEFAULT[]", p.tolist(), float),
         _c_array("static const double STATE_NOMINAL[]", [1.0] * nx, float),
+        *_parameter_rules(table),
         "static const int DISCRETE_START[][2] = {"
         + (", ".join(f"{{{a}, {b}}}" for a, b in starts) or "{0, 0}") + "};",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _parameter_rules(table) -> list[str]:
+    """C arrays of what fmi2SetReal checks in a parameter's value, as physlib's params= does:
+    VAR_RULE (0, or 1 + the rule's index, per value reference), RULE_SIGN (0: finite only,
+    1: > 0, 2: >= 0, 3: != 0) and RULE_TEXT (the parameter and what it must be)."""
+    signs = {"": 0, "> 0": 1, ">= 0": 2, "!= 0": 3}
+    ruled = [v for v in table if v.kind == "parameter"]
+    numbers = {id(v): k + 1 for k, v in enumerate(ruled)}
+    texts = [f"{v.name} must be {v.rule} {v.unit}".rstrip() if v.rule else f"{v.name} must be finite"
+             for v in ruled]
+    return [_c_array("static const int VAR_RULE[]", [numbers.get(id(v), 0) for v in table], int),
+            _c_array("static const int RULE_SIGN[]", [signs[v.rule] for v in ruled], int),
+            "static const char *const RULE_TEXT[] = {"
+            + (", ".join('"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"' for text in texts) or '""')
+            + "};"]
 
 
 def _discrete_starts(model) -> list[tuple[int, int]]:

@@ -136,6 +136,12 @@ class CellStack(_Thermal):
         if self.OCV_SOC is not None:
             self._values["OCV_SOC"] = table_points(self.OCV_SOC, f"{type(self).__name__} {self.name!r}",
                                                    "(SOC, OCV/OCVmax)")
+        elif not self.SOCmin < self.SOCmax:
+            # The straight line runs from SOCmin to SOCmax (the MSL's table [SOCmin, ...; SOCmax, 1],
+            # whose abscissa must increase): equal ends divide by zero, swapped ones invert it.
+            raise ParameterError(f"{type(self).__name__} {self.name!r}: SOCmin = {self.SOCmin:g} must be "
+                                 f"below SOCmax = {self.SOCmax:g} (the OCV rises linearly from OCVmin at "
+                                 "SOCmin to OCVmax at SOCmax); or give the table OCV_SOC")
         if self.smoothness not in ("linear", "akima"):
             raise ParameterError(f'{type(self).__name__} {self.name!r}: smoothness must be "linear" or '
                                  f'"akima", got {self.smoothness!r}')

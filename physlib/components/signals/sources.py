@@ -12,6 +12,7 @@ its discontinuities as time events, so the solver never steps across one.
 from ...core import Component, Output, Parameter
 from ...core import symbols
 from ...core.errors import ParameterError
+from ...core.symbolic import ConstantSymbol
 from ...core.lazy import lazy_module
 from .edges import first_after
 
@@ -116,6 +117,8 @@ class Expression(Waveform):
     """Any expression of time ``t`` built from SymPy functions, e.g. a chirp:
     ``Expression(sympy.sin(2*sympy.pi*100*t**2))`` with ``from physlib.components.signals import t``.
 
+    Besides ``t`` it may hold constants with units (:class:`physlib.constants.Constant`, e.g.
+    ``Constant(5e-3, "s")`` as a time scale), which keep it consistent for the unit check.
     The expression is part of the model's structure (changing it means compiling again).
     It should be smooth; discontinuities in it are not reported as time events.
     """
@@ -128,7 +131,9 @@ class Expression(Waveform):
     def validate(self):
         t = symbols.t
         expr = sp.sympify(self.expr)
-        extra = expr.free_symbols - {t}
+        # Constants with units (physlib.constants.Constant, a time scale in s) keep the
+        # argument of tanh or exp a pure number for the unit check; they are numbers here.
+        extra = {s for s in expr.free_symbols - {t} if not isinstance(s, ConstantSymbol)}
         if extra:
             raise ParameterError(f"Expression {self.name or ''}: only t may appear, found {sorted(map(str, extra))}")
         self._values["expr"] = expr

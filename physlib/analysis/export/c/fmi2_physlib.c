@@ -375,6 +375,23 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
     return fmi2OK;
 }
 
+/* Whether a parameter may take ``value``: finite, and of the sign its declaration asks (the
+ * checks physlib's params= makes; those across parameters are not in the FMU). */
+static int parameter_value_allowed(Instance *m, fmi2ValueReference vr, double value) {
+    int rule = VAR_RULE[vr], ok;
+    if (rule == 0) return 1;
+    switch (RULE_SIGN[rule - 1]) {
+    case 1: ok = value > 0; break;
+    case 2: ok = value >= 0; break;
+    case 3: ok = value != 0; break;
+    default: ok = 1;
+    }
+    if (ok && isfinite(value)) return 1;
+    log_message(m, fmi2Error, "logStatusError", "parameter %s, got %g; it keeps %g",
+                RULE_TEXT[rule - 1], value, m->s.p[VAR_INDEX[vr]]);
+    return 0;
+}
+
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[]) {
     Instance *m = c;
     size_t i;
@@ -382,6 +399,7 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
         int kind;
         if (!valid_reference(m, vr[i])) return fmi2Error;
         kind = VAR_KIND[vr[i]];
+        if (kind == KIND_PARAMETER && !parameter_value_allowed(m, vr[i], value[i])) return fmi2Error;
         if (kind == KIND_INPUT || (kind == KIND_PARAMETER && (m->s.phase == PHASE_INSTANTIATED
                                                            || m->s.phase == PHASE_INITIALIZATION))) {
             m->s.p[VAR_INDEX[vr[i]]] = value[i];
