@@ -187,9 +187,8 @@ class CompiledModel:
 
     @property
     def model_parameters(self) -> dict[str, float]:
-        """Every model parameter's name with its compiled-in value. They have no entries of
-        their own in the parameter vector: a run that sets one recomputes the component
-        parameters given as expressions of it."""
+        """Every model parameter's name with its compiled-in value (no entry of its own in the
+        parameter vector: a run that sets one recomputes the parameters given as expressions of it)."""
         return {name: p.value for name, p in self._flat.model_parameters.items()}
 
     @property
@@ -257,10 +256,8 @@ class CompiledModel:
         return i is not None and not isinstance(self._flat.param_checks[i][0], Mode)
 
     def refuse_structural(self, name: str) -> None:
-        """A :class:`StructureChangeError` if ``name`` is a structural parameter of a component
-        (its value chose the compiled equations: no run can set it); nothing otherwise."""
-        error = structural_error(self._flat, name)
-        if error is not None:
+        """A :class:`StructureChangeError` if ``name`` is a component's structural parameter (no run sets it)."""
+        if (error := structural_error(self._flat, name)) is not None:
             raise error
 
     def parameter_slot(self, name: str) -> int:
@@ -296,8 +293,7 @@ class CompiledModel:
         return parameter_vector(self._flat, params)
 
     def model_parameter_values(self, params: dict | None = None) -> dict[str, float]:
-        """Every model parameter's value in a run given ``params`` (those it sets; the others
-        at their defaults, expressions of those it sets recomputed)."""
+        """Every model parameter's value in a run given ``params`` (see the function's)."""
         return model_parameter_values(self._flat, params)
 
     def time_events(self, p: np.ndarray, t0: float, t1: float) -> list[float]:

@@ -110,11 +110,15 @@ def _check_components(flat, values: np.ndarray, given: list[int]) -> None:
             continue
         checked.add((g, row))
         group = flat.groups[g]
-        comp, path = group.components[row], group.paths[row]
-        names = group.template.param_names
+        comp = group.components[row]
+        changes, validates = (getattr(type(comp), check) is not getattr(Component, check)
+                              for check in ("structure_change", "validate"))
+        if not (changes or validates):      # a resistor of a million-element sweep: nothing to do
+            continue
+        path, names = group.paths[row], group.template.param_names
         ids = group.param_ids[row][:len(names)]
         asked = dict(zip(names, values[ids].tolist()))
-        if type(comp).structure_change is not Component.structure_change:
+        if changes:
             why = comp.structure_change(dict(zip(names, flat.param_values[ids].tolist())), asked)
             if why:
                 raise StructureChangeError(
@@ -122,7 +126,7 @@ def _check_components(flat, values: np.ndarray, given: list[int]) -> None:
                     f"the equations it was compiled with. Set the value before compiling "
                     f"({path.rsplit('.', 1)[-1]}.<parameter> = value, or in the constructor) "
                     "and compile again")
-        if type(comp).validate is not Component.validate:
+        if validates:
             _validate_with(comp, path, asked)
 
 
