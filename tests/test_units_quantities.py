@@ -38,6 +38,18 @@ def test_a_wrong_dimension_names_the_parameter_and_both_units(component, given, 
     assert "parameter " in message
 
 
+def test_a_quantity_on_an_inline_waveform_names_its_class_and_says_to_give_a_number():
+    """A waveform given inline (``PressureSource(P=Step(...))``) has no name yet, and its values
+    carry no unit, as the Modelica blocks': the error names the class, not None, and says
+    the number goes in the unit of the input it drives."""
+    from physlib.components.signals import Step
+    with pytest.raises(physlib.ParameterError) as err:
+        Step(height=Q_(2, "bar"))
+    message = str(err.value)
+    assert message.startswith("parameter height of Step is in 1") and "give a plain number" in message
+    assert "None" not in message
+
+
 def test_rpm_converts_to_rad_per_second_and_hz_does_not():
     from physlib.components.rotational import Speed
     from physlib.core.units import quantity_value

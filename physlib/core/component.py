@@ -548,23 +548,24 @@ class Component:
             return
         parameters = cls._parameters
         own, inputs, expressions = {}, {}, {}
+        label = name if name is not None else cls.__name__    # an inline waveform has no name yet
         for key in cls._structural:   # structural parameters first: they decide which ports exist
             if key in values:
-                own[key] = parameters[key].validate(values[key], name)
+                own[key] = parameters[key].validate(values[key], label)
         for key, value in values.items():
             param = parameters.get(key)
             if param is not None:
                 if param.structural:        # validated above; refused as an expression
                     if isinstance(value, ParameterExpression):
-                        param.validate_expression(value, name)
+                        param.validate_expression(value, label)
                     continue
                 if type(value) is float and param._plain_from <= value <= _LARGEST:
                     own[key] = value
                 elif isinstance(value, ParameterExpression):
-                    own[key] = param.validate_expression(value, name)
+                    own[key] = param.validate_expression(value, label)
                     expressions[key] = value
                 else:
-                    own[key] = param.validate(value, name)
+                    own[key] = param.validate(value, label)
             elif key in cls._input_names:
                 inputs[key] = _input_value(value, name, key, cls._ports[key].unit)
             else:

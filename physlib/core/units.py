@@ -429,7 +429,8 @@ def _conversion_of(value, library, declared: str, what: str) -> tuple[float, flo
     if scale is None:
         hint = (" (cycles and radians do not convert silently: a frequency in Hz is cycles per second, "
                 "an angular velocity rad/s or rpm)" if given.exponents[:ANGLE] == target.exponents[:ANGLE]
-                else "")
+                else "; give a plain number (a signal carries no unit, as the Modelica blocks': a "
+                "waveform's values are in the unit of the input it drives)" if declared == "1" else "")
         raise ParameterError(f"{what} is in {declared} ({target.dimension()}); the quantity given, "
                              f"{value!r:.60}, is in {text} ({given.dimension()}){hint}")
     return scale
