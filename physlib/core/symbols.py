@@ -5,8 +5,8 @@ so that declaring and building components does not import SymPy: it is needed on
 class's equations are derived, and a class whose derivation is cached never needs it.
 """
 
-_SYMBOLIC = frozenset({"t", "VariableSymbol", "ModeSymbol", "derivative_symbol", "parameter_symbol",
-                       "with_derivative"})
+_SYMBOLIC = frozenset({"t", "VariableSymbol", "ModeSymbol", "ConstantSymbol", "derivative_symbol",
+                       "parameter_symbol", "with_derivative"})
 
 
 def der(expr):

@@ -12,7 +12,6 @@ its discontinuities as time events, so the solver never steps across one.
 from ...core import Component, Output, Parameter
 from ...core import symbols
 from ...core.errors import ParameterError
-from ...core.symbolic import ConstantSymbol
 from ...core.lazy import lazy_module
 from .edges import first_after
 
@@ -133,7 +132,7 @@ class Expression(Waveform):
         expr = sp.sympify(self.expr)
         # Constants with units (physlib.constants.Constant, a time scale in s) keep the
         # argument of tanh or exp a pure number for the unit check; they are numbers here.
-        extra = {s for s in expr.free_symbols - {t} if not isinstance(s, ConstantSymbol)}
+        extra = {s for s in expr.free_symbols - {t} if not isinstance(s, symbols.ConstantSymbol)}
         if extra:
             raise ParameterError(f"Expression {self.name or ''}: only t may appear, found {sorted(map(str, extra))}")
         self._values["expr"] = expr
