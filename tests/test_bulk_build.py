@@ -68,7 +68,10 @@ def tracked():
 
 deck = "t\\nV1 n0 0 DC 1\\n" + "".join(f"R{k} n{k - 1} n{k} 1k\\nC{k} n{k} 0 1n\\n"
                                     for k in range(1, 1001)) + ".op\\n.end\\n"
-physlib.spice.read(deck).compile()     # the process's caches (modules, templates) filled
+# the process's caches (modules, templates) filled; twice, as a fresh template cache derives the
+# classes in the first read with SymPy, whose garbage the second read's collection frees
+physlib.spice.read(deck).compile()
+physlib.spice.read(deck).compile()
 gc.collect()
 base = tracked()
 physlib.spice.read(deck).compile()
