@@ -13,7 +13,7 @@ rod in and the meter-out throttle holds it back; once the supply reaches the cra
 the relief valve spills the pump's flow to the tank. The energy books close: the work of the
 pump's drive and of the load equals the energy stored (oil compression, accumulator gas,
 platen motion, the end stop's spring) plus the energy dissipated (valves, pipe friction,
-leakage, friction, throttle), to 1.4e-7 over the whole run.
+leakage, friction, throttle), to 1.1e-7 over the whole run.
 Plots the rod position, the supply and chamber pressures and the relief-valve flow.
 
 Run: python examples/press_circuit.py   (saves press_circuit.png)
