@@ -106,8 +106,8 @@ def test_transient_of_the_stage_at_1khz_equals_ngspice(stage):
     currents = [k for k in ref if k.startswith("i(")]
     # The stage's range: the largest swing among its node voltages (v(out), 2.9 V NPN, 2.6 V
     # PNP) and among its source currents (i(vcc), 0.75 and 0.8 mA). Every signal within 1e-4
-    # of it; measured 5.0e-5 (NPN v(out)) and 9.3e-5 (PNP i(vcc), the bypass capacitor's
-    # current C·dv/dt, at 1.06 ms), the rest of it the two solvers' integration error at
+    # of it; measured 5.2e-5 (NPN v(out)) and 4.1e-5 (PNP i(vcc), the bypass capacitor's
+    # current C·dv/dt), the rest of it the two solvers' integration error at
     # reltol 1e-7 (physlib's own run differs by 5e-5 between a first output at 2 ps and at
     # 5 us). It runs from the operating point solved to each equation's own rounding (the
     # junction charges' rows are in coulombs) and with the fastest mode bounded on a balanced

@@ -8,8 +8,8 @@ k and q, hence 1e-9 too (measured 4.1e-15 diode_dc, 1.0e-12 include_lib; SI 2019
 3.4e-7 off ngspice's kT/q, would leave 3.3e-7 and 5.2e-6); a DC sweep 1e-6 (the issue's; measured
 5.8e-8, a reverse-biased point's 2.5e-16 A; 1.9e-6 with SI 2019's k and q); a transient is
 integrated by different methods (trapezoidal in ngspice, BDF in IDAS) at rtol 1e-6 and
-compared at ngspice's own time points, hence 1e-4 of each signal's range (measured: 2.6e-5
-rc_lowpass, 4.2e-5 diode_rectifier, 1.9e-5 exp_pwl, each mostly physlib's rtol: at rtol 1e-9
+compared at ngspice's own time points, hence 1e-4 of each signal's range (measured: 2.7e-5
+rc_lowpass, 2.2e-5 rlc_sine, 1.3e-5 diode_rectifier, 2.2e-5 exp_pwl, each mostly physlib's rtol: at rtol 1e-9
 physlib and a reltol 1e-9 ngspice agree to 5e-7 on the rectifier).
 """
 import math
