@@ -106,6 +106,17 @@ def quoted_messages(messages) -> str:
     return "\nsolver messages:\n" + "\n".join(messages[-5:])
 
 
+def failure_hint(flag_name: str) -> str:
+    """What a solver's failure flag suggests, for an error's text: the corrector's or the error
+    test's repeated failure shrinks the steps to rounding size, which tolerances tighter than
+    the rounding of the fastest rates (a stiff chamber nearly emptied), or a jump of an input
+    that is no time event, cause."""
+    if flag_name not in ("IDA_CONV_FAIL", "IDA_ERR_FAIL", "CV_CONV_FAILURE", "CV_ERR_FAILURE"):
+        return ""
+    return ("; its steps shrank to nothing: the tolerances may ask for more than the rounding of the "
+            "model's fastest rates gives (try a larger rtol or atol), or an input jumps without a time event")
+
+
 _lock = threading.Lock()
 _libs = None
 _sparse_libs = None

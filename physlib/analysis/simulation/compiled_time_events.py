@@ -168,6 +168,6 @@ class CompiledTimeEvents:
         run.event_index = c.next
         run.next_stop = run.time_events[c.next] if c.next < len(run.time_events) else run.t_end
         run.t, run.x, run.z = c.start_t, self.start_y[:nx].copy(), self.start_y[nx:].copy()
-        run.x_started, run.started = run.x, (run.t, run.x.tobytes(), stepper.p.tobytes())
+        run.x_peak, run.started = np.maximum(run.x_peak, np.abs(run.x)), (run.t, run.x.tobytes(), stepper.p.tobytes())
         solver.restarted(c.start_t, self.start_y, self.start_yp, c.start_h, run.target(), counters["nfevals"])
         return True

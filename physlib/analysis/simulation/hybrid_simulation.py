@@ -97,7 +97,7 @@ class _HybridRun:
         self.started = None                 # (t, x, p) the solver last started from
         self.stats = current_stats()
         self.steps = 0                      # solver steps since the last start or output
-        self.x_started = None               # the states the solver last started from
+        self.x_peak = np.abs(start[0])      # each state's largest |x| at the run's starts and returns
         self.solver_seconds = 0.0
         self.compiled = CompiledStepping.for_run(self)     # the steps in C, where available
 
@@ -201,6 +201,7 @@ class _HybridRun:
                 raise self._stuck(TOO_MANY_STEPS)
             if status in (REACHED, YIELD, EVENTS_FULL):
                 self.t, (self.x, self.z) = solver.t_now, solver.current()
+                self.x_peak = np.maximum(self.x_peak, np.abs(self.x))
                 if self.stats is not None:
                     self.stats.reached(self.t)
             elif status == BLOCK_FULL:
@@ -223,7 +224,7 @@ class _HybridRun:
 
     def _stuck(self, reason: str) -> SimulationError:
         """The error for a run that cannot go on (:func:`~.integrators.stopped`)."""
-        return stopped(self.stepper.solver, self.solver.t_now, reason, self.x_started, self.solver.current()[0],
+        return stopped(self.stepper.solver, self.solver.t_now, reason, self.x_peak, self.solver.current()[0],
                        self.stepper.model.states)
 
     def _state_event(self, t_prev, t_n, x_n, z_n, g_n) -> None:
@@ -317,7 +318,7 @@ class _HybridRun:
         first = 0.5 * self.solver.h_next
         self.solver.restart(t, x, z, self.stepper.p, rates,
                             first_step=first if first > 1e3 * EPS * abs(t) else 0.0)
-        self.x_started, self.started = x.copy(), (t, x.tobytes(), self.stepper.p.tobytes())
+        self.x_peak, self.started = np.maximum(self.x_peak, np.abs(x)), (t, x.tobytes(), self.stepper.p.tobytes())
 
     def _count_solver(self) -> None:
         """Add the solver's counters since its last start to the run's statistics."""

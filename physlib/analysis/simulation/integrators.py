@@ -280,10 +280,10 @@ def runaway(x_start, x_reached, factor: float = 1e3):
     return i if growth[i] > factor else None
 
 
-def stopped(solver: str, t: float, reason: str, x_started, x_now, states) -> SimulationError:
+def stopped(solver: str, t: float, reason: str, x_peak, x_now, states) -> SimulationError:
     """The error for a hybrid run that cannot go on at t [s]: the solution diverges (a state
-    grew a thousandfold beyond ``x_started``, where the solver last started) or ``reason``."""
-    grown = runaway(x_started, x_now) if len(x_now) else None
+    grew a thousandfold beyond ``x_peak``, the largest |x| the run had met) or ``reason``."""
+    grown = runaway(x_peak, x_now) if len(x_now) else None
     text = f"{solver} stopped at t = {t:.6g} s"
     if grown is None:
         return SimulationError(f"{text}: {reason}")

@@ -42,7 +42,7 @@ from .stepping_functions import LinearResidual, buffered, rebuffered, stepping_f
 from .time_scale import least_first_step
 from .linear_solvers import linear_solver
 from ..common.sundials_library import (CV_BDF, CV_NORMAL, CV_ONE_STEP, IDA_NORMAL, IDA_ONE_STEP, MAX_ERROR_TEST_FAILS,
-                                       MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, check_flag,
+                                       MAX_STEPS_PER_CALL, SUCCESS_FLAGS, POINTER, REAL, REAL_P, check_flag, failure_hint,
                                        counter_getters, libraries, quoted_messages, solver_context, vector_view)
 
 DENSE_LIMIT = 400   # states + algebraic variables up to which the stepped solver's Jacobian is dense
@@ -270,8 +270,8 @@ class Stepper:
             self.y_arr[:], self.yp_arr[:] = y, yp
             self._reinit(t0, 0.0)
             return
-        name = (self.lib.IDAGetReturnFlagName if self.ida else self.lib.CVodeGetReturnFlagName)(flag)
-        raise SimulationError(f"{self.solver} failed at t = {t:.10g} s: {(name or b'').decode()}"
+        name = ((self.lib.IDAGetReturnFlagName if self.ida else self.lib.CVodeGetReturnFlagName)(flag) or b"").decode()
+        raise SimulationError(f"{self.solver} failed at t = {t:.10g} s: {name}{failure_hint(name)}"
                               + quoted_messages(self.messages))
 
     @property
