@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import physlib.spice as spice
-from test_spice_reader import assert_close, deck, reference, vectors
+from test_spice_reader import DATA, assert_close, deck, reference, vectors
 
 
 def tran_error(name: str, vector: str, result, ref) -> float:
@@ -200,7 +200,7 @@ BAD_SOURCES = [
     ("I1 a 0 PWL(0 0 1m 1 2m 0) td=1m", "r= and td= only on V sources"),
     ("V1 a 0 PULSE(0 1 0 1u 1u 1u 5u 2 1)", "PULSE takes 2 to 8 values"),
     ("V1 a 0 PWL(0 0 1m 1) r=0 r=0", "r= is given twice"),
-    ("V1 a 0 SFFM(0 1 1k 5 100)", "supported: .*PWL"),
+    ("V1 a 0 TRNOISE(20n 0.5n 0 0)", "supported: .*PWL"),
     ("R1 a 0 1k resistance=2k", "R has its value twice"),
     ("C1 a 0 c=1n cap=2n", "C has its value twice"),
     ("E1 a 0 b 0 2 gain=2", r"E takes Ename n\+ n- nc\+ nc- value \(or gain=value\)"),
@@ -230,3 +230,31 @@ def test_an_explicit_dc_zero_beside_a_waveform_is_the_operating_points_value():
     whatever the number, as a function is (``spec.dc or ...`` picks it)."""
     text = "dc zero\nV1 a 0 DC 0 PULSE(1 2 1u 1u 1u 1 2)\nR1 a 0 1k\n.op\n.end\n"
     assert spice.read(text).run()["op"]["v(a)"] == 0.0
+
+
+def test_sffm_and_am_sources_equal_ngspice_and_their_closed_forms():
+    # SFFM(VO VA FC MDI FS PHASEC PHASES) and AM(VA VO MF FC TD PHASE6 PHASE7), which physlib
+    # refused. Measured on ngspice-39: SFFM's FC and FS missing or 0 are 1/tstop, its phases in
+    # degrees; AM's MF missing or 0 is 1/tstop, its FC missing 0, it is 0 up to TD and counts
+    # time from TD, and both of its sines take the seventh value's phase (the sixth is
+    # ignored: a warning). The sources at physlib's rows against the formulas, to 1e-12 of
+    # their range (the same operations); the RC nodes behind them at ngspice's own points
+    # (physlib's rows there; ngspice's dozen points within 1e-16 s of TD are one row) within
+    # 1e-4 of the range (measured 8e-6: ngspice's trapezoidal steps at reltol 1e-8; 2e-6 at a
+    # ten times smaller tmax).
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = spice.read(DATA / "modulated.cir")
+    assert sum("ignores its sixth value" in str(w.message) for w in caught) == 1
+    ref = reference("modulated_tran.csv")
+    result = d.tran(**next(a for k, a in d.analyses if k == "tran"), t_eval=ref["time"])
+    t, w = result["time"], 2 * np.pi
+    sffm = 0.5 + 2 * np.sin(w * 10e3 * t + np.radians(30) + 3 * np.sin(w * 1e3 * t + np.radians(60)))
+    am = np.where(t < 0.2e-3, 0.0, 2 * (0.5 + np.sin(w * 1e3 * (t - 0.2e-3) + np.radians(60)))
+                  * np.sin(w * 10e3 * (t - 0.2e-3) + np.radians(60)))
+    default = np.sin(w * t / 2e-3 + 2 * np.sin(w * t / 2e-3))          # FC = FS = 1/tstop
+    for vector, expected in (("v(a)", sffm), ("v(c)", am), ("v(e)", default)):
+        assert np.max(np.abs(result[vector] - expected)) < 1e-12 * np.ptp(expected), vector
+    for vector in ("v(b)", "v(d)", "i(v1)", "v(f)"):
+        ours = np.interp(ref["time"], t, result[vector])
+        assert np.max(np.abs(ours - ref[vector])) < 1e-4 * np.ptp(ref[vector]), vector

@@ -206,6 +206,8 @@ def _source(b, letter, name, tokens, card, scope, prefix, sensed):
     if spec.ignored:
         b.ctx.warn(card.where, f"{name}: {' and '.join(spec.ignored)} ignored (the inputs of "
                    "ngspice's .disto analysis, which physlib does not have)")
+    for note in spec.notes:
+        b.ctx.warn(card.where, f"{name}: {note}")
     if spec.kind:
         value, bindings, at0 = build_waveform(spec, b.ctx.tran, card.where)
         for param, function in bindings.items():

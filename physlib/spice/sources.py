@@ -1,5 +1,5 @@
 """Independent sources (V, I): ``[DC] value``, ``AC [mag [phase]]`` and one of PULSE, SIN,
-PWL, EXP, as ngspice-39 reads them, mapped to physlib waveforms.
+PWL, EXP, SFFM, AM, as ngspice-39 reads them, mapped to physlib waveforms.
 
 As ngspice-39's: PULSE(V1 V2 TD TR TF PW PER NP) cuts a shape longer than PER at PER and
 holds V1 after TD + NP·PER (NP = 0: for ever), the value at TD + PER and at TD + NP·PER
@@ -9,7 +9,11 @@ there); PWL's ``td=`` [s] delays every point and
 PULSE's TR and TF (also when given as 0) are the ``.tran`` step, PW and PER the stop time;
 SIN's FREQ is 1/tstop; EXP's TD1, TAU1 and TAU2 are the step and TD2 is TD1 + tstep, each
 also when given as 0 (ngspice-39's vsrcload.c and isrcload.c: ``EXP(0 1 0 50u)`` starts
-rising at tstep, not at 0). Without a DC value a source's DC value is its waveform's value at
+rising at tstep, not at 0). SFFM(VO VA FC MDI FS PHASEC PHASES): FC and FS missing or 0 are
+1/tstop, phases in degrees. AM(VA VO MF FC TD PHASE6 PHASE7): MF missing or 0 is 1/tstop, FC
+missing is 0, and 0 up to TD (also at t = 0 when TD is 0: a jump right after); ngspice-39 gives
+both sines the seventh value's phase and ignores the sixth (measured), and so does this, with
+a warning where the sixth is given. Without a DC value a source's DC value is its waveform's value at
 t = 0 (ngspice warns the same), and ``AC`` without a magnitude is 1. ``ctx.tran()`` gives
 (tstep, tstop), so a default follows the analysis it is used in without recompiling.
 """
@@ -17,12 +21,13 @@ from __future__ import annotations
 
 import math
 
-from ..components.signals import DampedSine, Exponentials, Table, Trapezoid
+from ..components.signals import (AmplitudeModulatedSine, DampedSine, Exponentials, FrequencyModulatedSine, Table,
+                                  Trapezoid)
 from .errors import SpiceError
 
 __all__ = ["SourceSpec", "parse_source", "build_waveform"]
 
-WAVEFORMS = {"pulse": (2, 8), "sin": (2, 6), "exp": (2, 6), "pwl": (2, None)}
+WAVEFORMS = {"pulse": (2, 8), "sin": (2, 6), "exp": (2, 6), "pwl": (2, None), "sffm": (2, 7), "am": (2, 7)}
 # ngspice-39's names of the same source parameters (its VSRC/ISRC parameter tables)
 ALIASES = {"sine": "sin"}
 PWL_OPTIONS = ("r", "td")             # PWL's repeat time and delay [s]
@@ -32,7 +37,8 @@ class SourceSpec:
     """A source's parsed value: ``dc`` (a value function or None), ``ac`` ((mag, phase [°])
     value functions or None), ``kind`` ("pulse", "sin", "exp", "pwl" or None), ``args`` and,
     for PWL, ``options`` ({"r": repeat time, "td": delay} value functions [s]); ``ignored``:
-    the keywords read and left out (ngspice's DISTOF1/DISTOF2, inputs of its .disto analysis)."""
+    the keywords read and left out (ngspice's DISTOF1/DISTOF2, inputs of its .disto analysis);
+    ``notes``: what to warn of in how the waveform is read."""
 
     def __init__(self):
         self.dc = None
@@ -41,6 +47,7 @@ class SourceSpec:
         self.args: list = []
         self.options: dict = {}
         self.ignored: list[str] = []
+        self.notes: list[str] = []
 
 
 def parse_source(tokens: list[str], where, value, is_value, current=False) -> SourceSpec:
@@ -51,7 +58,7 @@ def parse_source(tokens: list[str], where, value, is_value, current=False) -> So
     ``sine`` are read as AC magnitude, AC phase [°] and SIN."""
     spec, pos = SourceSpec(), 0
     tokens = [t for t in tokens if t != "="]
-    supported = ("[DC] value, AC [mag [phase]], ACMAG mag, ACPHASE phase, PULSE, SIN (SINE), "
+    supported = ("[DC] value, AC [mag [phase]], ACMAG mag, ACPHASE phase, PULSE, SIN (SINE), SFFM, AM, "
                  + ("PWL (r= and td= only on V sources, as ngspice-39), EXP, C value (= DC)"
                     if current else "PWL (with r=, td=), EXP"))
 
@@ -109,6 +116,9 @@ def parse_source(tokens: list[str], where, value, is_value, current=False) -> So
                              f"{supported}", where)
     if spec.kind == "pwl" and len(spec.args) % 2:
         raise SpiceError("PWL takes (time, value) pairs: an even number of values", where)
+    if spec.kind == "am" and len(spec.args) > 5:
+        spec.notes.append("AM: ngspice-39 ignores its sixth value and gives both sines the seventh's "
+                          "phase (0 without one); read as ngspice-39 does")
     return spec
 
 
@@ -163,6 +173,46 @@ def _exp(spec, tran):
                           "tau_rise": tau1, "t_fall": td2, "tau_fall": tau2}
 
 
+def _degrees(spec, k):
+    """Value function of argument k [°] in radians, 0 if it is missing."""
+    return (lambda: math.radians(spec.args[k]())) if k < len(spec.args) else (lambda: 0.0)
+
+
+def _sffm(spec, tran):
+    stop = lambda: 1.0 / tran()[1]                                   # noqa: E731
+    return FrequencyModulatedSine, {
+        "offset": spec.args[0], "amplitude": spec.args[1], "f_carrier": _nonzero(spec, 2, stop),
+        "modulation_index": _arg(spec, 3, lambda: 0.0), "f_signal": _nonzero(spec, 4, stop),
+        "phase_carrier": _degrees(spec, 5), "phase_signal": _degrees(spec, 6)}
+
+
+def _am(spec, tran):
+    td = _arg(spec, 4, lambda: 0.0)
+    return AmplitudeModulatedSine, {
+        "amplitude": spec.args[0], "offset": spec.args[1], "f_modulation": _nonzero(spec, 2, lambda: 1.0 / tran()[1]),
+        "f_carrier": _arg(spec, 3, lambda: 0.0),
+        # 0 at TD itself (ngspice: time <= TD): a TD of 0 jumps right after the operating point
+        "t0": lambda: td() if td() != 0 else _AFTER_ZERO,
+        "phase_modulation": _degrees(spec, 6), "phase_carrier": _degrees(spec, 6)}
+
+
+def _at_zero(kind, b):
+    """The waveform's value at t = 0 from its bindings ``b`` (its DC value without one)."""
+    if kind == "sin":
+        return b["offset"]() + b["amplitude"]() * math.sin(b["phase"]())
+    if kind == "sffm":
+        return b["offset"]() + b["amplitude"]() * math.sin(b["phase_carrier"]() + b["modulation_index"]()
+                                                            * math.sin(b["phase_signal"]()))
+    if kind == "am":
+        t0 = b["t0"]()
+        if t0 >= 0:
+            return 0.0
+        carrier = math.sin(-2 * math.pi * b["f_carrier"]() * t0 + b["phase_carrier"]())
+        return b["amplitude"]() * (b["offset"]() + math.sin(-2 * math.pi * b["f_modulation"]() * t0
+                                                            + b["phase_modulation"]())) * carrier
+    return b["offset"]()
+
+
 def build_waveform(spec: SourceSpec, tran, where):
     """(waveform, {parameter name: value function}, t = 0 value function) for a source with
     a waveform; the PWL table (with its ``td=`` and ``r=``) is structural (its bindings are
@@ -175,16 +225,12 @@ def build_waveform(spec: SourceSpec, tran, where):
             raise SpiceError(f"PWL: {err}", where) from None
         at0 = lambda: float(_interp(points, 0.0))          # noqa: E731
         return wave, {}, at0
-    cls, bindings = {"pulse": _pulse, "sin": _sine, "exp": _exp}[spec.kind](spec, tran)
+    cls, bindings = {"pulse": _pulse, "sin": _sine, "exp": _exp, "sffm": _sffm, "am": _am}[spec.kind](spec, tran)
     try:
         wave = cls(**{name: f() for name, f in bindings.items()})
     except Exception as err:
         raise SpiceError(f"{spec.kind.upper()}: {err}", where) from None
-    if spec.kind == "sin":
-        at0 = lambda: bindings["offset"]() + bindings["amplitude"]() * math.sin(bindings["phase"]())  # noqa: E731
-    else:
-        at0 = bindings["offset"]
-    return wave, bindings, at0
+    return wave, bindings, lambda: _at_zero(spec.kind, bindings)
 
 
 _AFTER_ZERO = 1e-30     # [s] the time right after 0 of a PWL's jump at 0

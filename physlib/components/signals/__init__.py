@@ -12,7 +12,8 @@ from ...core.lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "physlib.core.symbols": ("t",),
-    ".sources": ("Waveform", "Constant", "Step", "Ramp", "Sine", "Expression", "DampedSine", "Exponentials"),
+    ".sources": ("Waveform", "Constant", "Step", "Ramp", "Sine", "Expression", "DampedSine", "Exponentials",
+                 "FrequencyModulatedSine", "AmplitudeModulatedSine"),
     ".periodic": ("Pulse", "PWM", "Sawtooth", "Triangle", "Trapezoid"),
     ".tables": ("Table", "Table1D", "Table2D"),
     ".math": ("Gain", "Add", "Product", "Mean", "RootMeanSquare"),

@@ -17,7 +17,8 @@ from .edges import first_after
 
 sp = lazy_module("sympy")     # imported when equations are derived
 
-__all__ = ["Waveform", "Constant", "Step", "Ramp", "Sine", "Expression", "DampedSine", "Exponentials"]
+__all__ = ["Waveform", "Constant", "Step", "Ramp", "Sine", "Expression", "DampedSine", "Exponentials",
+           "FrequencyModulatedSine", "AmplitudeModulatedSine"]
 
 
 class Waveform(Component):
@@ -208,3 +209,64 @@ class Exponentials(Waveform):
 
     def time_scale(self, values):
         return min(values["tau_rise"], values["tau_fall"])
+
+
+class FrequencyModulatedSine(Waveform):
+    """y = offset + amplitude·sin(2π·f_carrier·t + phase_carrier + modulation_index·sin(2π·f_signal·t +
+    phase_signal)): a carrier whose phase a sine of f_signal moves by up to modulation_index
+    radians (SPICE's SFFM, as ngspice-39 evaluates it).
+
+    Parameters: offset; amplitude; f_carrier [Hz] (> 0); modulation_index; f_signal [Hz] (> 0);
+    phase_carrier, phase_signal [rad].
+    """
+
+    offset = Parameter(0.0, description="offset")
+    amplitude = Parameter(1.0, description="amplitude")
+    f_carrier = Parameter(1.0, unit="Hz", description="carrier frequency", positive=True)
+    modulation_index = Parameter(0.0, description="peak phase deviation [rad]")
+    f_signal = Parameter(1.0, unit="Hz", description="modulating frequency", positive=True)
+    phase_carrier = Parameter(0.0, unit="rad", description="carrier phase at t = 0")
+    phase_signal = Parameter(0.0, unit="rad", description="modulating phase at t = 0")
+
+    def value(self):
+        t = symbols.t
+        signal = self.modulation_index * sp.sin(2 * sp.pi * self.f_signal * t + self.phase_signal)
+        return self.offset + self.amplitude * sp.sin(2 * sp.pi * self.f_carrier * t + self.phase_carrier + signal)
+
+    def time_scale(self, values):
+        # the shortest period of the instantaneous frequency f_carrier ± modulation_index·f_signal
+        return 1.0 / (values["f_carrier"] + abs(values["modulation_index"]) * values["f_signal"])
+
+
+class AmplitudeModulatedSine(Waveform):
+    """y = amplitude·(offset + sin(2π·f_modulation·(t − t0) + phase_modulation))·sin(2π·f_carrier·(t − t0) +
+    phase_carrier) from t0 on, 0 before: a carrier whose amplitude a sine of f_modulation moves
+    about ``offset`` (SPICE's AM; a jump at t0 unless both phases are 0).
+
+    Parameters: amplitude; offset; f_modulation [Hz], f_carrier [Hz] (>= 0); t0 [s] start;
+    phase_modulation, phase_carrier [rad].
+    """
+
+    amplitude = Parameter(1.0, description="amplitude")
+    offset = Parameter(0.0, description="offset of the modulating sine")
+    f_modulation = Parameter(1.0, unit="Hz", description="modulating frequency", nonnegative=True)
+    f_carrier = Parameter(1.0, unit="Hz", description="carrier frequency", nonnegative=True)
+    t0 = Parameter(0.0, unit="s", description="start time")
+    phase_modulation = Parameter(0.0, unit="rad", description="modulating phase at t0")
+    phase_carrier = Parameter(0.0, unit="rad", description="carrier phase at t0")
+
+    def value(self):
+        t = symbols.t
+        envelope = self.offset + sp.sin(2 * sp.pi * self.f_modulation * (t - self.t0) + self.phase_modulation)
+        wave = self.amplitude * envelope * sp.sin(2 * sp.pi * self.f_carrier * (t - self.t0) + self.phase_carrier)
+        return sp.Piecewise((0, t < self.t0), (wave, True))
+
+    def time_events(self, values, t_start, t_stop):
+        return [values["t0"]]
+
+    def next_time_event(self, values, t):
+        return first_after(t, values["t0"])
+
+    def time_scale(self, values):
+        fastest = values["f_carrier"] + values["f_modulation"]
+        return 1.0 / fastest if fastest > 0 else None
