@@ -205,3 +205,18 @@ def test_constants_carry_units_and_stay_floats():
 # the mechanical and thermal domains are exercised by the catalog test; these imports keep the
 # seeded classes' domains honest (a port of each would use them)
 assert rotational.across_unit == "rad/s" and translational.through_unit == "N" and thermal.across_unit == "K"
+
+
+def test_an_expression_of_time_in_bare_numbers_compiles_strict_without_a_warning():
+    """Expression's own docstring example, sin(2π·100·t²): its numbers cannot carry units, so
+    the literal rule would read 2π·100·t² as s² and call sin of it a mistake."""
+    from physlib.components.electrical import VoltageSource
+    from physlib.components.signals import Expression
+    m = Model("chirp")
+    src = m.add(VoltageSource("src", V=Expression(sp.sin(2 * sp.pi * 100 * physlib.t ** 2))))
+    r, g = m.add(Resistor("R1", R=1.0)), m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, src.n, g.p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.compile(units="strict")

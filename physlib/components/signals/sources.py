@@ -121,6 +121,9 @@ class Expression(Waveform):
     """
 
     expr = Parameter(description="SymPy expression of t", structural=True)
+    # expr is the user's, of t in bare numbers: sin(2*pi*50*t) cannot say that its 50 is in Hz
+    # (as BehaviouralSource)
+    units_checked = False
 
     def __init__(self, expr, name=None):
         super().__init__(name, expr=expr)
