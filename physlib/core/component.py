@@ -146,7 +146,9 @@ class Parameter:
                 if not isinstance(value, (bool, np.bool_)):
                     raise self.invalid(component, f"is a flag: give True or False, got {_describe_value(value)}")
                 return bool(value)
-            return value
+            # a quantity in its unit (Filter's f_cut in kHz), as ordinary parameters take one
+            number = quantity_value(value, self.unit, f"parameter {self.name} of {component}")
+            return value if number is None else number
         number = value if type(value) is float else as_real(value)
         if number is None:
             number = quantity_value(value, self.unit, f"parameter {self.name} of {component}")
