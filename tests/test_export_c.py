@@ -15,7 +15,7 @@ import pytest
 from physlib import ExportError, Model
 from physlib.components.electrical import (Capacitor, Diode, Ground, IdealDiode, Resistor,
                                            VoltageSource)
-from physlib.components.signals import Sine, Step
+from physlib.components.signals import Pulse, Sine, Step
 
 RANGE_TOL = 1e-6
 ZERO_FLOOR = 1e-18      # absolute floor for signals that are zero up to rounding
@@ -86,6 +86,15 @@ def test_rc_ladder_with_a_step_between_grid_points_equals_the_simulation(tmp_pat
     program = sim.export_c(tmp_path / "ladder", t_end=2e-3, dt=1e-5)
     assert program.parent == tmp_path / "ladder"
     assert_equals_simulation(sim, program, 2e-3, 1e-5)
+
+
+def test_a_pulse_edge_at_t_end_is_left_for_after_the_run(tmp_path):
+    """A pulse whose period divides t_end rises at t_end itself: the capacitor's last step must
+    see the source low up to there (its left limit), as the simulation's does; the program took
+    the high value into the step's end and was 5e-3 V (1.2 % of the range) off in its last row."""
+    sim = rc_ladder(1, V=Pulse(amplitude=1.0, width=3e-4, period=1e-3)).compile()
+    program = sim.export_c(tmp_path / "pulse", t_end=5e-3, dt=1e-5)
+    assert_equals_simulation(sim, program, 5e-3, 1e-5)
 
 
 def test_a_diode_rc_with_a_nonlinear_loop_equals_the_simulation(tmp_path):

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...core.errors import ExportError
 from ..common.initialization import ROUNDING_ULPS, term_sizes
-from ..simulation.time_events import LEFT_LIMIT
+from ..simulation.time_events import LEFT_LIMIT, run_events
 from ..common.c_compiler import c_compiler
 from .codegen import CFLAGS, build, generate, row_blocks
 
@@ -130,7 +130,10 @@ def _newton(name: str, residual: cs.SX, unknowns: cs.SX, fixed: list, terms=None
 def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
     """model_data.h: sizes, parameter values, the step grid with its time events, the CSV header."""
     steps = math.ceil(t_end / dt - GRID_TOL)
-    snapped, extra = _place_events(model.time_events(p, 0.0, t_end), t_end, dt, steps)
+    # an edge at t_end itself (a pulse whose period divides it) is no event of the run: the
+    # last step ends at its left limit, as the simulator's does
+    events, end_eval = run_events(model, p, 0.0, t_end)
+    snapped, extra = _place_events(events, t_end, dt, steps)
     header = ",".join(["time", *(_csv_field(name) for name in model.variables)])
     system = model.system
     sizes = {"NX": len(system.state_pos), "NZ": len(system.z_pos), "NP": p.size,
@@ -140,6 +143,7 @@ def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
         *(f"#define {key} {value}" for key, value in sizes.items()),
         "#define T0 0.0",
         f"#define T_END {t_end!r}",
+        f"#define T_END_EVAL {end_eval!r}",
         f"#define DT {dt!r}",
         f"#define GRID_STEPS {steps}LL",
         f"#define LEFT_LIMIT {LEFT_LIMIT!r}",
