@@ -130,6 +130,29 @@ def test_bad_times_are_export_errors(tmp_path, options):
     assert not (tmp_path / "bad").exists()
 
 
+def test_the_data_header_names_each_parameter_and_column_with_its_unit(tmp_path):
+    sim = rc_ladder(1).compile()
+    program = sim.export_c(tmp_path / "rc", t_end=1e-3)
+    header = (program.parent / "model_data.h").read_text()
+    for name in sim.parameters:
+        assert f"{sim.parameter_slot(name):5d}  {name} = {sim.parameters[name]!r} [{sim.unit(name)}]" in header
+    assert "R0.R = 1000.0 [Ohm]" in header and "C0.C = 1e-06 [F]" in header
+    assert " *   der(C0.v) [V/s]\n" in header
+
+
+def test_a_path_that_is_no_folder_is_an_export_error(tmp_path):
+    """A file where the folder should go, or below it, or no path: an ExportError naming it,
+    not Python's FileExistsError, NotADirectoryError or TypeError."""
+    sim = rc_ladder(1).compile()
+    (tmp_path / "taken").write_text("a file")
+    with pytest.raises(ExportError, match="where there is a file"):
+        sim.export_c(tmp_path / "taken")
+    with pytest.raises(ExportError, match="cannot be made there"):
+        sim.export_c(tmp_path / "taken" / "below")
+    with pytest.raises(ExportError, match="path of a folder"):
+        sim.export_c(None)
+
+
 def test_no_compiler_is_an_export_error_before_anything_is_written(tmp_path, monkeypatch):
     sim = rc_ladder(1).compile()
     monkeypatch.delenv("CC", raising=False)
