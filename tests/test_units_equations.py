@@ -220,3 +220,25 @@ def test_an_expression_of_time_in_bare_numbers_compiles_strict_without_a_warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m.compile(units="strict")
+
+
+def test_the_noise_variants_add_noise_in_the_unit_of_what_it_joins():
+    """A noise analysis copies each component with internal noise into a class whose noise
+    sources are parameters; a leakage's noise is a flow [m3/s], a friction's a torque [N.m] or
+    force [N], not a current [A] (the copies warned at every hydraulic noise analysis)."""
+    from physlib.components.hydraulic.pipes import segmented_pipe
+    from physlib.components.noise_variants import noisy_class
+    checked = []
+    for cls in [*concrete_classes(), segmented_pipe(3)]:
+        if not getattr(cls, "NOISE_PARTS", None):
+            continue
+        values = next(instances(cls))
+        if cls.__name__.startswith("Pipe"):
+            values = {**values, "N": 3}
+        try:
+            component = noisy_class(cls)("x", **values)
+        except physlib.ParameterError:
+            continue
+        assert unit_issues(component) == (), cls.__name__
+        checked.append(cls.__name__)
+    assert {"SpoolValve", "DoubleActingCylinder", "HydraulicMotor", "Pipe3", "Diode"} <= set(checked)

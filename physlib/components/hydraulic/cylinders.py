@@ -51,6 +51,7 @@ class DoubleActingCylinder(InternalNoise, Component):
     """
 
     NOISE_PARTS = {"leakage": "thermal", "friction": "thermal"}
+    NOISE_UNITS = {"leakage": "m3/s", "friction": "N"}
 
     port_a = Port(hydraulic, "chamber A (pushes the rod out)")
     port_b = Port(hydraulic, "chamber B (pulls the rod in)")

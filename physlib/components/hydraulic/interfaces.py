@@ -55,10 +55,12 @@ class InternalNoise:
     analysis builds, :meth:`noise_variant`) with the density 4·k_B·T·G of the part's
     small-signal conductance G (:meth:`part_conductance`), at the component's temperature T.
 
-    A class declares ``NOISE_PARTS`` ({part: "thermal"}) and :meth:`part_conductance`.
+    A class declares ``NOISE_PARTS`` ({part: "thermal"}), ``NOISE_UNITS`` ({part: the unit of
+    the flow, torque or force the part's noise adds to}) and :meth:`part_conductance`.
     """
 
     NOISE_PARTS: dict = {}
+    NOISE_UNITS: dict = {}
     T = Parameter(300.15, unit="K", description="temperature of the losses (for their thermal noise)",
                   positive=True)
 

@@ -62,6 +62,7 @@ class _DisplacementMachine(InternalNoise, TwoPort):
     """
 
     NOISE_PARTS = {"leakage": "thermal", "friction": "thermal"}
+    NOISE_UNITS = {"leakage": "m3/s", "friction": "N.m"}
 
     flange = Port(rotational, "shaft")
     G_leak = Parameter(0.0, unit="m3/(s.Pa)", description="leakage conductance", nonnegative=True)

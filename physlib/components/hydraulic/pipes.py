@@ -112,6 +112,6 @@ def segmented_pipe(n):
     if cls is None:
         parts = {f"segment{k}": "thermal" for k in range(n + 1)}
         cls = _SEGMENTED[n] = type(f"Pipe{n}", (Pipe,), {
-            "NOISE_PARTS": parts, "__module__": __name__, "__made_by__": segmented_pipe,
+            "NOISE_PARTS": parts, "NOISE_UNITS": dict.fromkeys(parts, "m3/s"), "__module__": __name__, "__made_by__": segmented_pipe,
             "__doc__": f"A Pipe of {n} segments (built by noise analyses)."})
     return cls

@@ -155,6 +155,7 @@ class SpoolValve(InternalNoise, _Orifices, Component):
 
     PATHS = {"PA": ("P", "A", 1), "PB": ("P", "B", -1), "AT": ("A", "T", -1), "BT": ("B", "T", 1)}
     NOISE_PARTS = {path: "thermal" for path in PATHS}
+    NOISE_UNITS = {path: "m3/s" for path in PATHS}
 
     port_P = Port(hydraulic, "supply port P")
     port_T = Port(hydraulic, "tank port T")
