@@ -15,7 +15,7 @@ import pytest
 from physlib import ExportError, Model
 from physlib.components.electrical import (Capacitor, Diode, Ground, IdealDiode, Resistor,
                                            VoltageSource)
-from physlib.components.signals import Sine, Step
+from physlib.components.signals import Pulse, Sine, Step
 
 RANGE_TOL = 1e-6
 ZERO_FLOOR = 1e-18      # absolute floor for signals that are zero up to rounding
@@ -88,6 +88,15 @@ def test_rc_ladder_with_a_step_between_grid_points_equals_the_simulation(tmp_pat
     assert_equals_simulation(sim, program, 2e-3, 1e-5)
 
 
+def test_a_pulse_edge_at_t_end_is_left_for_after_the_run(tmp_path):
+    """A pulse whose period divides t_end rises at t_end itself: the capacitor's last step must
+    see the source low up to there (its left limit), as the simulation's does; the program took
+    the high value into the step's end and was 5e-3 V (1.2 % of the range) off in its last row."""
+    sim = rc_ladder(1, V=Pulse(amplitude=1.0, width=3e-4, period=1e-3)).compile()
+    program = sim.export_c(tmp_path / "pulse", t_end=5e-3, dt=1e-5)
+    assert_equals_simulation(sim, program, 5e-3, 1e-5)
+
+
 def test_a_diode_rc_with_a_nonlinear_loop_equals_the_simulation(tmp_path):
     sim = diode_rc().compile()
     assert sim.algebraic           # the diode's junction: solved by Newton in C
@@ -119,6 +128,29 @@ def test_bad_times_are_export_errors(tmp_path, options):
     with pytest.raises(ExportError, match="positive, finite"):
         rc_ladder(1).compile().export_c(tmp_path / "bad", **options)
     assert not (tmp_path / "bad").exists()
+
+
+def test_the_data_header_names_each_parameter_and_column_with_its_unit(tmp_path):
+    sim = rc_ladder(1).compile()
+    program = sim.export_c(tmp_path / "rc", t_end=1e-3)
+    header = (program.parent / "model_data.h").read_text()
+    for name in sim.parameters:
+        assert f"{sim.parameter_slot(name):5d}  {name} = {sim.parameters[name]!r} [{sim.unit(name)}]" in header
+    assert "R0.R = 1000.0 [Ohm]" in header and "C0.C = 1e-06 [F]" in header
+    assert " *   der(C0.v) [V/s]\n" in header
+
+
+def test_a_path_that_is_no_folder_is_an_export_error(tmp_path):
+    """A file where the folder should go, or below it, or no path: an ExportError naming it,
+    not Python's FileExistsError, NotADirectoryError or TypeError."""
+    sim = rc_ladder(1).compile()
+    (tmp_path / "taken").write_text("a file")
+    with pytest.raises(ExportError, match="where there is a file"):
+        sim.export_c(tmp_path / "taken")
+    with pytest.raises(ExportError, match="cannot be made there"):
+        sim.export_c(tmp_path / "taken" / "below")
+    with pytest.raises(ExportError, match="path of a folder"):
+        sim.export_c(None)
 
 
 def test_no_compiler_is_an_export_error_before_anything_is_written(tmp_path, monkeypatch):

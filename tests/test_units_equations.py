@@ -205,3 +205,40 @@ def test_constants_carry_units_and_stay_floats():
 # the mechanical and thermal domains are exercised by the catalog test; these imports keep the
 # seeded classes' domains honest (a port of each would use them)
 assert rotational.across_unit == "rad/s" and translational.through_unit == "N" and thermal.across_unit == "K"
+
+
+def test_an_expression_of_time_in_bare_numbers_compiles_strict_without_a_warning():
+    """Expression's own docstring example, sin(2π·100·t²): its numbers cannot carry units, so
+    the literal rule would read 2π·100·t² as s² and call sin of it a mistake."""
+    from physlib.components.electrical import VoltageSource
+    from physlib.components.signals import Expression
+    m = Model("chirp")
+    src = m.add(VoltageSource("src", V=Expression(sp.sin(2 * sp.pi * 100 * physlib.t ** 2))))
+    r, g = m.add(Resistor("R1", R=1.0)), m.add(Ground("gnd"))
+    m.connect(src.p, r.p)
+    m.connect(r.n, src.n, g.p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.compile(units="strict")
+
+
+def test_the_noise_variants_add_noise_in_the_unit_of_what_it_joins():
+    """A noise analysis copies each component with internal noise into a class whose noise
+    sources are parameters; a leakage's noise is a flow [m3/s], a friction's a torque [N.m] or
+    force [N], not a current [A] (the copies warned at every hydraulic noise analysis)."""
+    from physlib.components.hydraulic.pipes import segmented_pipe
+    from physlib.components.noise_variants import noisy_class
+    checked = []
+    for cls in [*concrete_classes(), segmented_pipe(3)]:
+        if not getattr(cls, "NOISE_PARTS", None):
+            continue
+        values = next(instances(cls))
+        if cls.__name__.startswith("Pipe"):
+            values = {**values, "N": 3}
+        try:
+            component = noisy_class(cls)("x", **values)
+        except physlib.ParameterError:
+            continue
+        assert unit_issues(component) == (), cls.__name__
+        checked.append(cls.__name__)
+    assert {"SpoolValve", "DoubleActingCylinder", "HydraulicMotor", "Pipe3", "Diode"} <= set(checked)

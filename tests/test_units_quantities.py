@@ -105,6 +105,35 @@ def test_astropy_and_unyt_quantities_work_the_same(library):
         Capacitor("C1", C=millihenry / millihenry * 1e-6)
 
 
+def test_a_level_in_db_is_a_number_only_where_db_is_declared():
+    """3 dB is no factor and offset of 1: pint's root value of 3 dB is the power ratio 10**0.3,
+    of 0 dB 1, and reading 3 dB as 3·1 + 1 made a filter's 0.5 dB ripple 1.5 dB and a gain of
+    20 dB 21. A Chebyshev filter's A_ripple is declared in dB and takes the level as it is;
+    elsewhere a level (or a neper, dBm, an astropy dex) is refused: amplitude or power?"""
+    from physlib.components.signals import Filter, Gain
+    assert Filter("f", f_cut=1.0, A_ripple=Q_(0.5, "dB")).A_ripple == 0.5
+    for level in (Q_(20, "dB"), Q_(1, "neper"), Q_(3, "dBm")):
+        with pytest.raises(physlib.ParameterError, match="parameter k of g .*(level|logarithmic)") as err:
+            Gain("g", k=level)
+        assert "10**(L/20)" in str(err.value)
+    units = pytest.importorskip("astropy.units")
+    assert Filter("f", f_cut=1.0, A_ripple=units.Decibel(0.5)).A_ripple == 0.5
+    with pytest.raises(physlib.ParameterError, match="dex is a logarithmic unit"):
+        Gain("g", k=units.Dex(1.0))
+
+
+def test_structural_parameters_with_units_take_quantities():
+    """A structural parameter's value chooses the equations, but a quantity is still converted
+    to its unit: Filter(f_cut=1 kHz) crashed with a TypeError, a DC machine kept the pint
+    object as its core_PRef."""
+    from physlib.components.electrical import DC_PermanentMagnet
+    from physlib.components.signals import Filter
+    assert Filter("f", f_cut=Q_(1, "kHz")).f_cut == 1000.0
+    assert DC_PermanentMagnet("m", core_PRef=Q_(1, "kW")).core_PRef == 1000.0
+    with pytest.raises(physlib.ParameterError, match="parameter f_cut of f is in Hz"):
+        Filter("f", f_cut=Q_(1, "m"))
+
+
 def test_importing_physlib_imports_no_quantity_library():
     trace = subprocess.run([sys.executable, "-X", "importtime", "-c", "import physlib"], capture_output=True,
                            text=True, check=True).stderr

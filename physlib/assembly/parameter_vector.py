@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.component import Component, Mode, as_real
 from ..core.errors import ParameterError, StructureChangeError
-from ..core.model_parameters import depends_on, resolver
+from ..core.model_parameters import depends_on, resolver, value_in
 from ..core.units import quantity_value
 
 __all__ = ["parameter_vector", "model_parameter_values", "derived_from", "structural_error", "unknown_name"]
@@ -88,7 +88,7 @@ def _derive(flat, values: np.ndarray, chosen: dict, explicit: set) -> list[int]:
             continue
         declaration, owner = flat.param_checks[slot]
         try:
-            values[slot] = declaration.validate(expression.evaluate(value_of), owner)
+            values[slot] = declaration.validate(value_in(expression, declaration.unit, value_of), owner)
         except (ArithmeticError, ValueError, TypeError) as err:
             raise ParameterError(f"{flat.param_names[slot]} = {expression} with {setting}: "
                                  f"{err}") from None

@@ -24,7 +24,7 @@ import numpy as np
 from ..domains import Domain, signal
 from .errors import (DeclarationError, MissingPortError, ModelError, ParameterError, PhyslibError,
                      PortConnectionError, UnknownAttributeError)
-from .model_parameters import ParameterExpression, nominal_value
+from .model_parameters import ParameterExpression, check_dimension, nominal_value, value_in
 from .units import quantity_value
 from . import symbols
 
@@ -146,7 +146,9 @@ class Parameter:
                 if not isinstance(value, (bool, np.bool_)):
                     raise self.invalid(component, f"is a flag: give True or False, got {_describe_value(value)}")
                 return bool(value)
-            return value
+            # a quantity in its unit (Filter's f_cut in kHz), as ordinary parameters take one
+            number = quantity_value(value, self.unit, f"parameter {self.name} of {component}")
+            return value if number is None else number
         number = value if type(value) is float else as_real(value)
         if number is None:
             number = quantity_value(value, self.unit, f"parameter {self.name} of {component}")
@@ -172,8 +174,9 @@ class Parameter:
             raise self.invalid(component, f"is structural (it decides the component's ports and "
                                           f"equations): give a value, not the model-parameter "
                                           f"expression {expression}")
+        check_dimension(expression, self.unit, f"parameter {self.name} of {component}")
         try:
-            value = nominal_value(expression)
+            value = value_in(expression, self.unit)
         except (ArithmeticError, ValueError, TypeError) as err:
             raise self.invalid(component, f"= {expression} cannot be evaluated: {err}") from None
         return self.validate(value, component)
@@ -895,6 +898,7 @@ def _input_value(value: Any, component: str, port: str, unit: str = "1"):
     ``unit``), a model-parameter expression (kept, it becomes the value of the input's constant
     source) or a signal-source component."""
     if isinstance(value, ParameterExpression):
+        check_dimension(value, unit, f"input {port} of {component}")
         try:
             number = nominal_value(value)
         except (ArithmeticError, ValueError, TypeError) as err:

@@ -18,12 +18,14 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+from fractions import Fraction
 from typing import Callable
 
 from .errors import ParameterError
-from .units import quantity_value
+from .units import ANGLE, Unit, UnitError, parse, quantity_value
 
-__all__ = ["ParameterExpression", "ModelParameter", "nominal_value", "resolver", "depends_on"]
+__all__ = ["ParameterExpression", "ModelParameter", "nominal_value", "resolver", "depends_on",
+           "value_in"]
 
 ValueOf = Callable[["ModelParameter"], float]
 
@@ -45,6 +47,13 @@ class ParameterExpression:
     def parameters(self) -> tuple["ModelParameter", ...]:
         """The model parameters this expression reads directly."""
         raise NotImplementedError
+
+    def dimension(self) -> tuple[Fraction, ...] | None:
+        """The exponents of the expression's dimension over the SI base dimensions and angle
+        (:data:`~physlib.core.units.BASE_DIMENSIONS`), or None for a pure number, which takes
+        the dimension of the parameter it is given to (Modelica's rule for literals). Kinds of
+        expression without units (a SPICE deck's ``.param``) are pure numbers."""
+        return None
 
     def _combine(self, op, other, reflected=False):
         if isinstance(other, ParameterExpression):
@@ -121,6 +130,35 @@ class _Operation(ParameterExpression):
                 found.update(dict.fromkeys(x.parameters()))
         return tuple(found)
 
+    def dimension(self):
+        dims = [x.dimension() if isinstance(x, ParameterExpression) else None for x in self.operands]
+        if len(dims) == 1:
+            return dims[0]
+        a, b = dims
+        if self.op in ("+", "-"):
+            if a is not None and b is not None and a != b:
+                raise ParameterError(f"{self} {'adds' if self.op == '+' else 'subtracts'} quantities of "
+                                     f"different dimensions, {_shown(a)} and {_shown(b)}")
+            return a if b is None else b
+        return self._product(a, b)
+
+    def _product(self, a, b):
+        """The dimension of a * b, a / b or a ** b (operands of dimensions a and b)."""
+        if self.op == "**":
+            exponent = self.operands[1]
+            if b is not None:
+                raise ParameterError(f"{self}: an exponent must be a pure number, not a quantity in {_shown(b)}")
+            if a is not None and isinstance(exponent, ParameterExpression):
+                raise ParameterError(f"{self}: a quantity in {_shown(a)} raised to a model parameter has no "
+                                     "fixed unit; give the exponent as a number")
+            return None if a is None else \
+                tuple(e * Fraction(exponent).limit_denominator(1000) for e in a)
+        if a is None or b is None:
+            return a if b is None else (b if self.op == "*" else tuple(-e for e in b))
+        sign = 1 if self.op == "*" else -1
+        out = tuple(x + sign * y for x, y in zip(a, b))
+        return out if any(out) else None
+
     def __str__(self):
         if len(self.operands) == 1:
             inner = _text(self.operands[0])
@@ -140,16 +178,27 @@ class ModelParameter(ParameterExpression):
     ``name`` (an identifier, no dots: model parameters have one namespace per compiled model),
     ``default`` (a number, or an expression of other model parameters), ``unit``,
     ``description``, ``model`` (the name of the model that declared it). ``value`` is its
-    value with every model parameter at its default."""
+    value [unit] with every model parameter at its default.
 
-    __slots__ = ("name", "default", "unit", "description", "model")
+    Its value is in its ``unit`` (``params={"rload": 2}`` with ``unit="kOhm"`` is 2 kΩ); in an
+    expression given to a component parameter it counts in coherent SI units (2000 Ω; 25 degC
+    is 298.15 K), and the expression's dimension must be the parameter's. A model parameter of
+    unit ``"1"`` is a pure number, which takes the dimension it is given to."""
+
+    __slots__ = ("name", "default", "unit", "description", "model", "si")
 
     def __init__(self, name: str, default, unit: str = "1", description: str = "",
                  model: str | None = None):
         if not isinstance(name, str) or not (name.isascii() and name.isidentifier()):
             raise ParameterError(f"model parameter name {name!r} is not valid: use letters, "
                                  "digits and '_' (not starting with a digit), no dots")
-        if not isinstance(default, ParameterExpression):
+        try:
+            self.si = parse(unit)
+        except UnitError as err:
+            raise ParameterError(f"model parameter {name}: {err}") from None
+        if isinstance(default, ParameterExpression):
+            check_dimension(default, unit, f"model parameter {name}")
+        else:
             number = default if type(default) is float else _real(default)
             if number is None:
                 number = quantity_value(default, unit, f"model parameter {name}")
@@ -162,15 +211,20 @@ class ModelParameter(ParameterExpression):
         self.model = model
 
     def evaluate(self, value_of: ValueOf) -> float:
-        return value_of(self)
+        """The value in coherent SI units (``value_of`` gives it in :attr:`unit`)."""
+        value = value_of(self)
+        return value * self.si.factor + self.si.offset if self.si.offset else value * self.si.factor
 
     def parameters(self):
         return (self,)
 
+    def dimension(self):
+        return None if self.si.dimensionless else self.si.exponents
+
     @property
     def value(self) -> float:
         """The value [unit] with every model parameter at its default."""
-        return nominal_value(self)
+        return resolver()(self)
 
     def __str__(self):
         return self.name
@@ -195,9 +249,47 @@ def resolver(given: dict | None = None) -> ValueOf:
         if value is None:
             default = parameter.default
             value = known[parameter] = default if type(default) is float else \
-                float(default.evaluate(value_of))
+                _from_si(float(default.evaluate(value_of)), parameter.si)
         return value
     return value_of
+
+
+def _from_si(value: float, unit: Unit) -> float:
+    return (value - unit.offset) / unit.factor
+
+
+def value_in(expression: ParameterExpression, unit: str, value_of: ValueOf | None = None) -> float:
+    """The value of ``expression`` in ``unit`` (a component parameter's), with ``value_of``
+    giving the model parameters' values (default: their defaults)."""
+    value = float(expression.evaluate(value_of or resolver()))
+    try:
+        declared = parse(unit or "1")
+    except UnitError:               # a class's own unit slip: the unit check reports it
+        return value
+    return value if declared.coherent else _from_si(value, declared)
+
+
+def check_dimension(expression: ParameterExpression, unit: str, what: str) -> None:
+    """A :class:`ParameterError` naming ``what`` (``"parameter R of R1"``) when ``expression``
+    has a dimension other than that of ``unit``; an expression that is a pure number, or a
+    dimensionless ``unit`` (a generic signal's), passes."""
+    try:
+        declared = parse(unit or "1")
+    except UnitError:
+        return
+    found = expression.dimension()
+    if found is None or declared.dimensionless or found == declared.exponents:
+        return
+    given = (f"model parameter {expression} is declared in {expression.unit}" if isinstance(expression, ModelParameter)
+             else f"the expression {expression} is")
+    hint = (" (cycles and radians do not convert silently: a frequency in Hz is cycles per second, "
+            "an angular velocity rad/s or rpm)" if found[:ANGLE] == declared.exponents[:ANGLE] else "")
+    raise ParameterError(f"{what} is in {unit} ({declared.dimension()}); {given} ({_shown(found)}): "
+                         f"declare the model parameters with the units they are in{hint}")
+
+
+def _shown(exponents) -> str:
+    return Unit(1.0, 0.0, tuple(exponents)).dimension()
 
 
 def nominal_value(expression: ParameterExpression) -> float:

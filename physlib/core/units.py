@@ -334,8 +334,27 @@ def _exponents(powers: dict[str, Fraction]) -> tuple[Fraction, ...]:
     return tuple(Fraction(powers.get(d, 0)) for d in BASE_DIMENSIONS)
 
 
+def _level(text: str) -> tuple[Unit, str]:
+    """A logarithmic unit: a decibel is the level "dB" (a number only a parameter declared in
+    dB takes as it is); others (neper, octave, dBm, dex, mag) have no conversion physlib makes."""
+    if text in ("dB", "decibel"):
+        return ONE, "dB"
+    raise UnitError(f"{text} is a logarithmic unit (a level); give the quantity itself (a ratio "
+                    f"10**(L/20) for an amplitude level L in dB, 10**(L/10) for a power level)")
+
+
+def _pint_logarithmic(quantity) -> bool:
+    """Whether pint converts the unit of ``quantity`` to its root units other than affinely:
+    a logarithmic unit (dB, neper, octave), which no factor and offset describe."""
+    registry = quantity._REGISTRY
+    zero, one, two = (float(registry.Quantity(x, quantity.units).to_root_units().magnitude) for x in (0.0, 1.0, 2.0))
+    return not math.isclose(two - one, one - zero, rel_tol=1e-9)
+
+
 def _pint_unit(quantity) -> tuple[Unit, str]:
     registry = quantity._REGISTRY
+    if not quantity._is_multiplicative and _pint_logarithmic(quantity):
+        return _level(f"{quantity.units:~}")
     factor, root = registry.get_root_units(quantity.units)
     powers = {}
     for name, power in root._units.items():
@@ -350,6 +369,8 @@ def _pint_unit(quantity) -> tuple[Unit, str]:
 
 def _astropy_unit(quantity) -> tuple[Unit, str]:
     unit = quantity.unit
+    if hasattr(unit, "physical_unit"):            # a function unit: dB, dex, mag
+        return _level(unit.function_unit.to_string() if unit.physical_unit == 1 else unit.to_string())
     if unit.physical_type == "temperature":       # deg_C, deg_F: offsets only through an equivalency
         import sys
         units = sys.modules["astropy.units"]
@@ -372,6 +393,8 @@ def _unyt_unit(quantity) -> tuple[Unit, str]:
         name = str(symbol).strip("()")
         if name == "1":
             continue
+        if name == "logarithmic":
+            return _level(str(units))
         if name not in _UNYT_DIMENSIONS:
             raise UnitError(f"unyt dimension {name!r} is no SI base dimension physlib knows")
         powers[_UNYT_DIMENSIONS[name]] = Fraction(str(power))
@@ -425,6 +448,9 @@ def _conversion_of(value, library, declared: str, what: str) -> tuple[float, flo
         target = parse(declared)
     except UnitError as err:
         raise ParameterError(f"{what} cannot take {value!r:.60}: {err}") from None
+    if text == "dB" and declared != "dB":
+        raise ParameterError(f"{what} is in {declared}; {value!r:.60} is a level in dB, a logarithm of a "
+                             f"ratio: give the ratio itself (10**(L/20) for an amplitude, 10**(L/10) for a power)")
     scale = conversion(given, target)
     if scale is None:
         hint = (" (cycles and radians do not convert silently: a frequency in Hz is cycles per second, "

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...core.errors import ExportError
 from ..common.initialization import ROUNDING_ULPS, term_sizes
-from ..simulation.time_events import LEFT_LIMIT
+from ..simulation.time_events import LEFT_LIMIT, run_events
 from ..common.c_compiler import c_compiler
 from .codegen import CFLAGS, build, generate, row_blocks
 
@@ -71,7 +71,7 @@ def export_c(model, path, *, t_end: float | None = None, dt: float | None = None
     t_end = _positive("t_end", DEFAULT_T_END if t_end is None else t_end)
     dt = _positive("dt", t_end / DEFAULT_STEPS if dt is None else dt)
     c_compiler()                       # before writing anything: no compiler, no half-made folder
-    folder = Path(path)
+    folder = _folder(path)
     p = model.parameter_vector(None)
     generate(_functions(model), folder, "model")
     (folder / "model_data.h").write_text(_data_header(model, p, t_end, dt))
@@ -79,6 +79,25 @@ def export_c(model, path, *, t_end: float | None = None, dt: float | None = None
     program = _program_name(model.name)
     (folder / "Makefile").write_text(_makefile(program))
     return build([folder / "main.c", folder / "model.c"], folder / program, shared=False, optimize=True)
+
+
+def _folder(path) -> Path:
+    """The folder ``path``, made if missing; an :class:`ExportError` where it cannot be (a
+    file there, or no path at all)."""
+    try:
+        folder = Path(path)
+    except TypeError:
+        raise ExportError(f"export_c: path must be the path of a folder (a str or pathlib.Path), got "
+                          f"{path!r:.60}") from None
+    if folder.exists() and not folder.is_dir():
+        raise ExportError(f"export_c writes a folder at {folder}, where there is a file; give the path "
+                          "of a new or existing folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ExportError(f"export_c writes a folder at {folder}, which cannot be made there: "
+                          f"{err.strerror or err}; give the path of a new or existing folder") from None
+    return folder
 
 
 def _positive(name: str, value) -> float:
@@ -130,7 +149,10 @@ def _newton(name: str, residual: cs.SX, unknowns: cs.SX, fixed: list, terms=None
 def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
     """model_data.h: sizes, parameter values, the step grid with its time events, the CSV header."""
     steps = math.ceil(t_end / dt - GRID_TOL)
-    snapped, extra = _place_events(model.time_events(p, 0.0, t_end), t_end, dt, steps)
+    # an edge at t_end itself (a pulse whose period divides it) is no event of the run: the
+    # last step ends at its left limit, as the simulator's does
+    events, end_eval = run_events(model, p, 0.0, t_end)
+    snapped, extra = _place_events(events, t_end, dt, steps)
     header = ",".join(["time", *(_csv_field(name) for name in model.variables)])
     system = model.system
     sizes = {"NX": len(system.state_pos), "NZ": len(system.z_pos), "NP": p.size,
@@ -140,10 +162,12 @@ def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
         *(f"#define {key} {value}" for key, value in sizes.items()),
         "#define T0 0.0",
         f"#define T_END {t_end!r}",
+        f"#define T_END_EVAL {end_eval!r}",
         f"#define DT {dt!r}",
         f"#define GRID_STEPS {steps}LL",
         f"#define LEFT_LIMIT {LEFT_LIMIT!r}",
         f"#define ROUNDING_ULPS {ROUNDING_ULPS}",
+        *_documentation(model, p),
         f"#define PARAMETERS {_c_array(p.tolist())}",
         f"#define N_SNAPPED {len(snapped)}",
         f"static const long long SNAPPED_STEP[] = {_c_array([k for k, _ in snapped], 'LL')};",
@@ -152,6 +176,20 @@ def _data_header(model, p: np.ndarray, t_end: float, dt: float) -> str:
         f"static const double EXTRA_EVENTS[] = {_c_array(extra)};",
         f"static const char HEADER[] = {_c_string(header)};",
         ""])
+
+
+def _documentation(model, p: np.ndarray) -> list[str]:
+    """A comment naming each entry of PARAMETERS (path, value, unit) and each CSV column's
+    unit: the program's numbers say what they are where they are written."""
+    names = [""] * p.size
+    for name in model.parameters:
+        names[model.parameter_slot(name)] = name
+    entries = [_c_comment(f" * {k:5d}  {name} = {value!r} [{model.unit(name)}]") for k, (name, value)
+               in enumerate(zip(names, p.tolist())) if name]
+    columns = [_c_comment(f" *   {name} [{model.unit(name)}]") for name in model.variables]
+    return ["/* PARAMETERS, entry by entry: index, path = value [unit], as exported (export again to",
+            " * change one: the time events above and below were placed with these values).",
+            *entries, " * The CSV columns after time [s]:", *columns, " */"]
 
 
 def _place_events(events: list[float], t_end: float, dt: float, steps: int):

@@ -118,12 +118,15 @@ class Expression(Waveform):
     ``Expression(sympy.sin(2*sympy.pi*100*t**2))`` with ``from physlib.components.signals import t``.
 
     Besides ``t`` it may hold constants with units (:class:`physlib.constants.Constant`, e.g.
-    ``Constant(5e-3, "s")`` as a time scale), which keep it consistent for the unit check.
+    ``Constant(5e-3, "s")`` as a time scale), taken as their values. It is not unit-checked:
+    the numbers of a SymPy expression carry no unit (``sin(2*pi*50*t)`` cannot say its 50 is
+    in Hz), as a SPICE B source's.
     The expression is part of the model's structure (changing it means compiling again).
     It should be smooth; discontinuities in it are not reported as time events.
     """
 
     expr = Parameter(description="SymPy expression of t", structural=True)
+    units_checked = False       # see the class's docstring
 
     def __init__(self, expr, name=None):
         super().__init__(name, expr=expr)

@@ -177,7 +177,8 @@ static void make_consistent(double t) {
 }
 
 /* One trapezoidal step from a to b; the equations at its end are evaluated at b_eval (the
- * left limit when b is a time event). */
+ * left limit when b is a time event, and at T_END_EVAL, the left limit of an input's edge at
+ * T_END, when b is T_END). */
 static void step(double a, double b, double b_eval) {
     static double f0[ALLOC_SIZE(NX)], x0[ALLOC_SIZE(NX)], w[ALLOC_SIZE(N_UNKNOWNS)];
     double h = b - a, time_a = a, time_b = b_eval;
@@ -283,7 +284,7 @@ int main(void) {
         } else if (++k <= GRID_STEPS) {
             b_grid = grid_point(k, &is_event);
         }
-        double b_eval = event ? b - LEFT_LIMIT * fmax(fabs(b), T_END - T0) : b;
+        double b_eval = event ? b - LEFT_LIMIT * fmax(fabs(b), T_END - T0) : b == T_END ? T_END_EVAL : b;
         step(a, b, b_eval);
         if (event) {
             print_row(b, b_eval);
