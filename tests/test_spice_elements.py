@@ -62,13 +62,7 @@ def test_parallel_multipliers_area_and_instance_temperatures_equal_ngspice():
     # scales with m, not with area) and at .options gmin=1e-9 (not scaled by m: with GMIN·m
     # v(c) moved 5.4e-7). At reltol 1e-9 .op and .ac agree to rounding: 1e-9 (measured
     # 9.9e-16 and 2.8e-14).
-    deck = read(READER / "multipliers.cir")
-    op, ref = deck.op(), spice.read_csv(READER / "multipliers_op.csv")
-    for vector in ref:
-        assert relative_error(op[vector], ref[vector]) < 1e-9, vector
-    ac, ref = deck.ac(**card(deck, "ac")), spice.read_csv(READER / "multipliers_ac.csv")
-    for vector in (k for k in ref if k != "frequency"):
-        assert relative_error(ac[vector], ref[vector]) < 1e-9, vector
+    assert_equals_ngspice(read(READER / "multipliers.cir"), "multipliers", {"op": 1e-9, "ac": 1e-9})
 
 
 def test_a_diode_with_isr_and_no_nr_takes_ngspice_s_nr_of_1():
@@ -119,6 +113,21 @@ def tran_error(result, ref, vector, keep=None):
     keep = np.ones(len(t), bool) if keep is None else keep
     expected = np.interp(t, ref["time"], ref[vector])
     return float(np.max(np.abs(result[vector] - expected)[keep]) / (np.ptp(ref[vector]) or 1.0))
+
+
+def assert_equals_ngspice(deck, name, tolerances: dict, compared=lambda vector: True) -> dict:
+    """Each analysis of ``tolerances`` ({"op"/"ac"/"tran": tolerance}) of ``deck`` against the
+    reference ``<name>_<kind>.csv``: .op and .ac relative (:func:`relative_error`), .tran as a
+    fraction of the range (:func:`tran_error`), over the vectors ``compared`` keeps. Returns
+    the results by kind."""
+    results = {}
+    for kind, tolerance in tolerances.items():
+        ref = spice.read_csv(READER / f"{name}_{kind}.csv")
+        result = results[kind] = deck.op() if kind == "op" else getattr(deck, kind)(**card(deck, kind))
+        for vector in (k for k in ref if k not in ("frequency", "time") and compared(k)):
+            error = tran_error(result, ref, vector) if kind == "tran" else relative_error(result[vector], ref[vector])
+            assert error < tolerance, f"{kind} {vector}: {error:.3g}"
+    return results
 
 
 @pytest.fixture(scope="module")
@@ -180,12 +189,7 @@ def test_behavioural_sources_equal_ngspice():
     # .op is nonlinear (tanh, the square): 1e-5 (measured 1.4e-16); .tran measured 2.2e-5 of
     # the range (B3's uramp kink at 1 ms, which neither program steps on exactly).
     deck = read(READER / "behavioural.cir")
-    op, ref = deck.op(), spice.read_csv(READER / "behavioural_op.csv")
-    for vector in ref:
-        assert relative_error(op[vector], ref[vector]) < 1e-5, vector
-    result, ref = deck.tran(**card(deck, "tran")), spice.read_csv(READER / "behavioural_tran.csv")
-    for vector in (k for k in ref if k != "time"):
-        assert tran_error(result, ref, vector) < 1e-4, vector
+    assert_equals_ngspice(deck, "behavioural", {"op": 1e-5, "tran": 1e-4})
     # .param values stay parameters of the B sources: gain = 3 without recompiling, closed form.
     again = deck.op(params={"gain": 3.0})
     va, vin = again["v(a)"], again["v(in)"]
@@ -201,19 +205,9 @@ def test_e_and_g_value_sources_equal_ngspice():
     # branches (be1#branch) have no physlib counterpart and are skipped. .op is nonlinear:
     # 1e-9 (measured 3.7e-16); .ac linear at that point: 1e-9 (4.2e-16); .tran 1e-4 of the
     # range (4.2e-5, i(e1)).
-    deck = read(READER / "value_sources.cir")
-    ours = lambda ref: [k for k in ref if "_int" not in k and not k.startswith("i(b")]  # noqa: E731
-    op, ref = deck.op(), spice.read_csv(READER / "value_sources_op.csv")
-    for vector in ours(ref):
-        assert relative_error(op[vector], ref[vector]) < 1e-9, vector
-    ac, ref = deck.ac(**card(deck, "ac")), spice.read_csv(READER / "value_sources_ac.csv")
-    for vector in ours(ref):
-        if vector != "frequency":
-            assert relative_error(ac[vector], ref[vector]) < 1e-9, vector
-    result, ref = deck.tran(**card(deck, "tran")), spice.read_csv(READER / "value_sources_tran.csv")
-    for vector in ours(ref):
-        if vector != "time":
-            assert tran_error(result, ref, vector) < 1e-4, vector
+    op = assert_equals_ngspice(read(READER / "value_sources.cir"), "value_sources",
+                               {"op": 1e-9, "ac": 1e-9, "tran": 1e-4},
+                               lambda vector: "_int" not in vector and not vector.startswith("i(b"))["op"]
     assert op["v(lim)"] == pytest.approx(1.5 * math.tanh(2 * 0.3 / 1.5), rel=1e-12)
 
 
