@@ -36,7 +36,9 @@ def simulate(model, t_end: float, *, t0: float = 0.0, solver: str = "idas", dt: 
 
     solver: ``"idas"`` (default, DAE) or ``"cvodes"`` (models whose equations reduce to an ODE).
     rtol, atol: solver tolerances. t_eval: output times (default: 501 points plus both sides
-    of every time event); any grid costs interpolation only, never a solver restart.
+    of every time event); any grid costs interpolation only, never a solver restart. An output
+    time within 2e-12·max(|t|, t_end − t0) of a time event is taken at the event (the value
+    after it), and such times make one row.
     params: parameter values by path, e.g. ``{"R1.R": 2e3}`` (no recompile). x0: initial
     values of states by path, e.g. ``{"C1.v": 1.0}``, or an operating point of this model
     (``x0=op``: its states, taken as a vector without their names). z_guess: where the solve of
