@@ -186,11 +186,13 @@ class _DCMachine(Supported):
         stray = -(self.strayLoad_PRef / self.wNominal) * (self.ia / self.IaNominal) ** 2 * \
             _odd_power(self.wMechanical, self.wNominal, self.strayLoad_power_w)
         inner = self.tauElectrical + self.tau_friction + self.tau_strayLoad
+        # The stator takes −inner; support.tau is the torque flowing in through the housing,
+        # +inner, as a torque source's (flange.tau + support.tau = Jr·dw/dt: no torque is made).
         return [sp.Eq(self.flange.w, self.w), sp.Eq(self.wMechanical, self.w - self.support_w()),
                 sp.Eq(der(self.phiMechanical), self.wMechanical),
                 sp.Eq(self.tau_friction, friction), sp.Eq(self.tau_strayLoad, stray),
                 sp.Eq(self.Jr * der(self.w), inner + self.flange.tau),
-                *self.support_reaction(-inner)]
+                *self.support_reaction(inner)]
 
     def equations(self):
         R = _resistance(self.Ra, self.TaRef, self.alpha20a, self.Ta)
