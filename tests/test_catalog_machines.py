@@ -127,6 +127,23 @@ def test_series_machine_torque_is_quadratic_in_the_current():
 
 
 
+@pytest.mark.parametrize("cls, values, vi", [
+    (DC_PermanentMagnet, dict(VaNominal=4.0), -1.0),                  # 4 − 0.05·100
+    (DC_ElectricalExcited, dict(VaNominal=6.0, brush_V=1.0), 0.0),    # 6 − 0.05·100 − 1
+    (DC_SeriesExcited, dict(VaNominal=5.5), -0.5)])                   # 5.5 − (0.05 + 0.01)·100
+def test_machine_whose_nominal_point_leaves_no_induced_voltage_is_refused(cls, values, vi):
+    # ViNominal <= 0 made the flux zero or negative: a PM motor on 50 V with VaNominal = 4 V
+    # ran at −21 rad/s. The MSL asserts ViNominal > 0; so does the constructor, and params=.
+    with pytest.raises(ParameterError, match=rf"{cls.__name__} 'M'.*ViNominal = {vi:g} V"):
+        cls("M", **values)
+    m = Model("pm")
+    ground, supply, motor = m.add(Ground("g")), m.add(VoltageSource("V", V=50.0)), m.add(DC_PermanentMagnet("M"))
+    m.connect(supply.p, motor.pin_ap)
+    m.connect(supply.n, motor.pin_an, ground.p)
+    with pytest.raises(ParameterError, match="params for DC_PermanentMagnet M.*ViNominal"):
+        m.compile().simulate(0.01, params={"M.VaNominal": 4.0})
+
+
 @pytest.mark.parametrize("cls", [DC_PermanentMagnet, DC_ElectricalExcited])
 def test_machine_on_a_free_housing_conserves_angular_momentum(cls):
     # The rotor's air-gap, friction and stray-load torques act between rotor and stator: with

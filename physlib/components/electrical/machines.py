@@ -45,7 +45,7 @@ noiseless.
 import math
 
 from ...constants import Constant
-from ...core import Parameter, Port, Variable, der
+from ...core import Parameter, ParameterError, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...core.positions import PositionState
 from ...domains import electrical, rotational, thermal
@@ -146,6 +146,17 @@ class _DCMachine(Supported):
 
     def winding_temperature(self, operational):
         return self.heat_port.T if self.use_heat_port else operational
+
+    def validate(self):
+        # The MSL asserts ViNominal > 0: the nominal point must leave an induced voltage after
+        # the drops. At or below zero the flux turnsRatio·psi_e is zero or negative, and the
+        # motor makes no torque or runs backwards.
+        vi = float(self.ViNominal())
+        if not vi > 0:
+            raise ParameterError(
+                f"{type(self).__name__} {self.name!r}: VaNominal ({self.VaNominal:g} V) leaves no induced "
+                f"voltage at the nominal point (ViNominal = {vi:g} V after the resistive and brush drops "
+                f"at IaNominal = {self.IaNominal:g} A); VaNominal must exceed them (check Ra, IaNominal)")
 
     def ViNominal(self):
         """The induced voltage at the nominal point."""
