@@ -31,6 +31,7 @@ from physlib.components.electrical import (Capacitor, CurrentSource, Ground, Ide
                                            VoltageSource, ZDiode)
 from physlib.components.signals import Pulse, Ramp, Sine
 from physlib.components.thermal import FixedTemperature
+from physlib.core.errors import ParameterError
 
 T = 300.15
 KT = BOLTZMANN * T
@@ -180,6 +181,22 @@ def test_thyristor_conducts_from_its_firing_to_the_current_zero():
                                10.0 * np.sin(2 * np.pi * 50.0 * t[conducting]) / (10.0 + 1e-5), rtol=1e-9)
     events = [(round(e.t, 9), e.after) for e in res.events if e.component == "IdealThyristor"]
     assert events == [(0.002, {"on": 1}), (0.01, {"on": 0})]
+
+
+def test_op_amp_with_swapped_supplies_is_refused():
+    # Vps = -15 V, Vns = +15 V clipped every large input, either sign, to Vps: a follower of
+    # +0.5 V put out -15 V (mode "upper") without a word. Refused at construction and in params=.
+    with pytest.raises(ParameterError, match=r"OpAmp 'op'.*Vps \(-15 V\).*Vns \(15 V\)"):
+        OpAmp("op", Vps=-15.0, Vns=15.0)
+    m = Model("follower")
+    g, src, op = m.add(Ground("g")), m.add(VoltageSource("src", V=0.5)), m.add(OpAmp("op"))
+    m.connect(src.p, op.in_p)
+    m.connect(op.out, op.in_n)
+    m.connect(src.n, g.p)
+    sim = m.compile()
+    assert sim.simulate(1e-3)["op.v_out"][-1] == pytest.approx(0.5 * 15000 / 15001, rel=1e-9)
+    with pytest.raises(ParameterError, match="Vps"):
+        sim.simulate(1e-3, params={"op.Vps": -20.0})
 
 
 def test_two_way_switch_connects_p_to_n2_while_the_control_is_high():

@@ -126,6 +126,48 @@ def test_series_machine_torque_is_quadratic_in_the_current():
     assert op["dcse.tauElectrical"] == pytest.approx(94.0 / (1410 * 2 * math.pi / 60) / 100.0 * ia**2, rel=1e-12)
 
 
+
+@pytest.mark.parametrize("cls, values, vi", [
+    (DC_PermanentMagnet, dict(VaNominal=4.0), -1.0),                  # 4 − 0.05·100
+    (DC_ElectricalExcited, dict(VaNominal=6.0, brush_V=1.0), 0.0),    # 6 − 0.05·100 − 1
+    (DC_SeriesExcited, dict(VaNominal=5.5), -0.5)])                   # 5.5 − (0.05 + 0.01)·100
+def test_machine_whose_nominal_point_leaves_no_induced_voltage_is_refused(cls, values, vi):
+    # ViNominal <= 0 made the flux zero or negative: a PM motor on 50 V with VaNominal = 4 V
+    # ran at −21 rad/s. The MSL asserts ViNominal > 0; so does the constructor, and params=.
+    with pytest.raises(ParameterError, match=rf"{cls.__name__} 'M'.*ViNominal = {vi:g} V"):
+        cls("M", **values)
+    m = Model("pm")
+    ground, supply, motor = m.add(Ground("g")), m.add(VoltageSource("V", V=50.0)), m.add(DC_PermanentMagnet("M"))
+    m.connect(supply.p, motor.pin_ap)
+    m.connect(supply.n, motor.pin_an, ground.p)
+    with pytest.raises(ParameterError, match="params for DC_PermanentMagnet M.*ViNominal"):
+        m.compile().simulate(0.01, params={"M.VaNominal": 4.0})
+
+
+@pytest.mark.parametrize("cls", [DC_PermanentMagnet, DC_ElectricalExcited])
+def test_machine_on_a_free_housing_conserves_angular_momentum(cls):
+    # The rotor's air-gap, friction and stray-load torques act between rotor and stator: with
+    # the housing (use_support) on a free inertia nothing outside acts on the shafts, so
+    # Jr·w + J_housing·w_housing + J_load·w_load stays 0 (it grew to 300 N·m·s in 0.5 s when
+    # the housing took the torque with the rotor's sign) and the housing turns backwards.
+    # Tolerance: 1e-6 of the rotor's momentum, the solver's rtol.
+    m = Model("free_housing")
+    ground, supply = m.add(Ground("g")), m.add(VoltageSource("V", V=100.0))
+    motor = m.add(cls("motor", use_support=True, friction_PRef=500.0, strayLoad_PRef=300.0))
+    housing, load = m.add(rot.Inertia("housing", J=2.0)), m.add(rot.Inertia("load", J=0.5))
+    m.connect(supply.p, motor.pin_ap)
+    m.connect(supply.n, motor.pin_an, ground.p)
+    if cls is DC_ElectricalExcited:
+        m.connect(supply.p, motor.pin_ep)
+        m.connect(supply.n, motor.pin_en)
+    m.connect(motor.support, housing.flange_a)
+    m.connect(motor.flange, load.flange_a)
+    res = m.compile().simulate(0.5, rtol=1e-8, atol=1e-10)
+    momentum = 0.15 * res["motor.w"] + 2.0 * res["housing.w"] + 0.5 * res["load.w"]
+    assert res["motor.w"][-1] > 10.0 and res["housing.w"][-1] < -1.0
+    assert np.abs(momentum).max() < 1e-6 * 0.15 * np.abs(res["motor.w"]).max()
+    assert res["motor.wMechanical"][-1] == pytest.approx(res["motor.w"][-1] - res["housing.w"][-1], rel=1e-12)
+
 def test_prescribed_heat_flow_and_conductor_table_closed_forms():
     # A heat flow of 100 W (alpha 0.01/K about 300 K) through the table conductor to 300 K:
     # Q = 100·(1 + 0.01·(T − 300)) = G((T + 300)/2)·(T − 300).

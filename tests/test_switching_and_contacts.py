@@ -4,7 +4,7 @@ bridge restarting after every commutation."""
 import numpy as np
 import pytest
 
-from physlib import Model
+from physlib import Model, PhyslibError
 from physlib.components.electrical import (Capacitor, Ground, IdealDiode, Inductor, Resistor,
                                            Switch, VoltageSource)
 from physlib.components.rotational import Clutch, Inertia
@@ -107,6 +107,31 @@ def test_switch_closed_from_the_start_discharges_the_capacitor_from_t0():
     res = m.compile().simulate(3e-3, rtol=1e-10, atol=1e-13)
     # Ron = 1e-5 Ω in series with 1 kΩ changes τ by 1e-8 relative, below the tolerance.
     assert np.max(np.abs(res["C1.v"] / (5.0 * np.exp(-res.t / 1e-3)) - 1)) <= 1e-6
+
+
+@pytest.mark.parametrize("opening", [True, False])
+def test_a_perfect_switch_cutting_an_inductor_or_shorting_a_capacitor_says_what_to_give_it(opening):
+    # Goff = 0 opening on an inductor's current, or Ron = 0 closing on a charged capacitor: the
+    # state would have to jump, the equations have no solution after the event. The error
+    # names the switch and what to give it (it spoke of locks on one motion before).
+    m = Model("cut")
+    gnd, r = m.add(Ground("gnd")), m.add(Resistor("R1", R=10.0))
+    if opening:
+        src, coil = m.add(VoltageSource("V1", V=10.0)), m.add(Inductor("L1", L=1e-3))
+        switch = m.add(Switch("S1", control=Step(height=-1.0, offset=1.0, t0=1e-3), Goff=0.0))
+        m.connect(src.p, r.p)
+        m.connect(r.n, coil.p)
+        m.connect(coil.n, switch.p)
+        m.connect(switch.n, src.n, gnd.p)
+    else:
+        cap = m.add(Capacitor("C1", C=1e-6, v0=5.0))
+        switch = m.add(Switch("S1", control=Step(height=1.0, t0=1e-3), Ron=0.0))
+        m.connect(cap.p, r.p, switch.p)
+        m.connect(cap.n, r.n, switch.n, gnd.p)
+    with pytest.raises(PhyslibError, match=r"S1 -> \{'closed': %d\}.*Goff = 0.*Ron = 0.*Goff > 0 or Ron > 0"
+                       % (0 if opening else 1)) as caught:
+        m.compile().simulate(2e-3)
+    assert "locks" not in str(caught.value)
 
 
 @pytest.mark.parametrize("t_close", [1e-5, 1e-3, 0.1])

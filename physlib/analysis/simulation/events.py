@@ -323,10 +323,16 @@ class HybridStepper:
             else np.zeros(0, bool)
         locked = [inst.path for inst in self._hybrid if any(active[r] for r in inst.constraint_rows)]
         detail = "singular equations" if isinstance(err, np.linalg.LinAlgError) else str(err)
+        # Without an active lock the usual cause is an ideal switching element cutting a
+        # state that cannot jump (the MSL's ideal elements are meant to run with Goff, Ron > 0).
+        hint = (f"Constraints active: {', '.join(locked)}. Two locks on one motion leave the force "
+                "between them undetermined" if locked else
+                "an ideal element switched where a state would have to jump: an inductor's current "
+                "cut by a switch or diode opened with Goff = 0, a capacitor shorted by one closed "
+                "with Ron = 0; give it Goff > 0 or Ron > 0, or the current another path")
         return PhyslibError(
             f"at t = {t:.10g} s the modes {names} leave the equations without a unique solution "
-            f"(conflicting ideal elements?{' Constraints active: ' + ', '.join(locked) + '.' if locked else ''} "
-            f"Two locks on one motion leave the force between them undetermined): {detail}")
+            f"(conflicting ideal elements? {hint}): {detail}")
 
     def _impacts_first(self, changes, x, z, t) -> list:
         """``changes`` without those that release a mode constraint while others in the same

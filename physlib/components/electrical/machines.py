@@ -45,7 +45,7 @@ noiseless.
 import math
 
 from ...constants import Constant
-from ...core import Parameter, Port, Variable, der
+from ...core import Parameter, ParameterError, Port, Variable, der
 from ...core.lazy import lazy_module
 from ...core.positions import PositionState
 from ...domains import electrical, rotational, thermal
@@ -147,6 +147,17 @@ class _DCMachine(Supported):
     def winding_temperature(self, operational):
         return self.heat_port.T if self.use_heat_port else operational
 
+    def validate(self):
+        # The MSL asserts ViNominal > 0: the nominal point must leave an induced voltage after
+        # the drops. At or below zero the flux turnsRatio·psi_e is zero or negative, and the
+        # motor makes no torque or runs backwards.
+        vi = float(self.ViNominal())
+        if not vi > 0:
+            raise ParameterError(
+                f"{type(self).__name__} {self.name!r}: VaNominal ({self.VaNominal:g} V) leaves no induced "
+                f"voltage at the nominal point (ViNominal = {vi:g} V after the resistive and brush drops "
+                f"at IaNominal = {self.IaNominal:g} A); VaNominal must exceed them (check Ra, IaNominal)")
+
     def ViNominal(self):
         """The induced voltage at the nominal point."""
         brush = sp.Piecewise((self.brush_V, self.IaNominal > 0), (-self.brush_V, True))
@@ -186,11 +197,13 @@ class _DCMachine(Supported):
         stray = -(self.strayLoad_PRef / self.wNominal) * (self.ia / self.IaNominal) ** 2 * \
             _odd_power(self.wMechanical, self.wNominal, self.strayLoad_power_w)
         inner = self.tauElectrical + self.tau_friction + self.tau_strayLoad
+        # The stator takes −inner; support.tau is the torque flowing in through the housing,
+        # +inner, as a torque source's (flange.tau + support.tau = Jr·dw/dt: no torque is made).
         return [sp.Eq(self.flange.w, self.w), sp.Eq(self.wMechanical, self.w - self.support_w()),
                 sp.Eq(der(self.phiMechanical), self.wMechanical),
                 sp.Eq(self.tau_friction, friction), sp.Eq(self.tau_strayLoad, stray),
                 sp.Eq(self.Jr * der(self.w), inner + self.flange.tau),
-                *self.support_reaction(-inner)]
+                *self.support_reaction(inner)]
 
     def equations(self):
         R = _resistance(self.Ra, self.TaRef, self.alpha20a, self.Ta)

@@ -27,8 +27,8 @@ class OpAmp(Component):
     (s_p.i = i_s, s_n.i = −i_s), as the MSL has it.
 
     Parameters: V0 [1] no-load gain (> 0, default 15000); Vps, Vns [V] positive and negative
-    supply voltage (defaults ±15 V; unused with use_supply); use_supply (structural) the supply
-    pins s_p, s_n instead of Vps, Vns; homotopy_type (structural) the
+    supply voltage (Vps > Vns, defaults ±15 V; unused with use_supply); use_supply
+    (structural) the supply pins s_p, s_n instead of Vps, Vns; homotopy_type (structural) the
     MSL's homotopyType, which mode the start settles from: 'lower_limit' or 'upper_limit'
     starts clipped (a circuit with positive feedback, whose linear solution at the start is
     an unstable equilibrium, picks its supply so), 'no_homotopy' (default) and 'linear' begin
@@ -84,6 +84,11 @@ class OpAmp(Component):
         if self.homotopy_type not in self.HOMOTOPY_TYPES:
             raise ParameterError(f"OpAmp {self.name!r}: homotopy_type {self.homotopy_type!r} is not one of "
                                  f"{', '.join(map(repr, self.HOMOTOPY_TYPES))}")
+        # With Vps <= Vns the clipping (the MSL's if-chain, which asserts nothing) puts out
+        # Vps for every large input, both signs: swapped supplies would pass unnoticed.
+        if not self.use_supply and not self.Vps > self.Vns:
+            raise ParameterError(f"OpAmp {self.name!r}: the positive supply Vps ({self.Vps:g} V) must be "
+                                 f"above the negative one Vns ({self.Vns:g} V); swap them")
 
     def transition(self, v, fired):
         # Written with physlib.core.logic so that it also compiles to C (see Component.transition).
