@@ -151,7 +151,10 @@ class _DCMachine(Supported):
         # The MSL asserts ViNominal > 0: the nominal point must leave an induced voltage after
         # the drops. At or below zero the flux turnsRatio·psi_e is zero or negative, and the
         # motor makes no torque or runs backwards.
-        vi = float(self.ViNominal())
+        # (numbers here: ViNominal's Piecewise would import SymPy at every construction)
+        brush = self.brush_V if self.IaNominal > 0 else -self.brush_V
+        vi = (self.VaNominal - _resistance(self.Ra, self.TaRef, self.alpha20a, self.TaNominal) * self.IaNominal
+              - self.field_drop_nominal() - brush)
         if not vi > 0:
             raise ParameterError(
                 f"{type(self).__name__} {self.name!r}: VaNominal ({self.VaNominal:g} V) leaves no induced "
