@@ -21,7 +21,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
                "IdealTwoWaySwitch", "IdealCommutingSwitch"),
     ".semiconductors": ("Diode", "BJT", "MOSFET", "JFET", "ZDiode", "Thyristor"),
     ".sources": ("VoltageSource", "CurrentSource", "SensingVoltageSource", "BehaviouralSource"),
-    ".sensors": ("VoltageSensor", "CurrentSensor"),
+    ".sensors": ("VoltageSensor", "CurrentSensor", "PowerSensor"),
     ".opamps": ("OpAmp",),
     ".variable": ("VariableResistor", "VariableCapacitor", "VariableInductor"),
     ".inductors": ("SaturatingInductor", "Transformer"),
