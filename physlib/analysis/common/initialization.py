@@ -13,6 +13,7 @@ import numpy as np
 
 from ...core.errors import InitializationError
 from .fast_call import fast
+from .solver_output import solver_messages
 from .sparse_lu import as_columns, csc_product, solve_step
 from .start_values import apply_x0, check_initial_state, guessed_algebraic
 from .stored_functions import stored
@@ -204,7 +205,8 @@ def solve_algebraic(system, x, z_guess, p, t, describe, *, tol=1e-12, max_iter=6
         return np.asarray(fast(system, "g_terms", lambda: equation_terms(system))(x, zz, p, t)).ravel()
 
     try:
-        solved, step = fast(system, "g_root", lambda: compiled_newton(system))(z, x, p, t)
+        with solver_messages():         # a singular Jacobian's failure: CasADi prints its inputs
+            solved, step = fast(system, "g_root", lambda: compiled_newton(system))(z, x, p, t)
         if np.all(np.isfinite(solved)):
             if _converged(solved, step):
                 return solved

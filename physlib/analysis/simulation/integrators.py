@@ -22,24 +22,20 @@ Every variable-step integration of physlib runs through :class:`Integration`:
 """
 from __future__ import annotations
 
-import io
 import re
-import sys
-import threading
 import time
 
 import casadi as cs
 import numpy as np
 
 from ...core.errors import SimulationError
-from ...core.logs import logger
 from ..common.fast_call import fast
+from ..common.solver_output import solver_messages
 from . import run_stats
 from .stepping_functions import buffered
 from .time_scale import fastest_rate
 from .tolerances import absolute_tolerances
 
-log = logger("physlib.solver")
 
 MAX_STEPS_PER_OUTPUT = 50_000   # solver steps between two output points before giving up
 TOO_MANY_STEPS = (f"more than {MAX_STEPS_PER_OUTPUT} solver steps since the last event or output time "
@@ -298,64 +294,6 @@ class StartFailure(SimulationError):
     an interval (also after the retries of :meth:`Integration._attempts`): the run can go on
     with a solver that starts from consistent rates instead
     (:class:`~physlib.analysis.simulation.sundials.Stepper`)."""
-
-
-class _ThreadRouter(io.TextIOBase):
-    """Stands in for ``sys.stderr`` while solver calls run: text written by a thread inside a
-    call goes to that call's buffer, everything else to the real stream."""
-
-    def __init__(self, stream):
-        self.stream = stream
-        self.buffers: dict[int, io.StringIO] = {}
-
-    def write(self, text):
-        buffer = self.buffers.get(threading.get_ident())
-        return (buffer or self.stream).write(text)
-
-    def flush(self):
-        self.stream.flush()
-
-
-_router_lock = threading.Lock()
-_router: _ThreadRouter | None = None
-_router_users = 0
-
-
-class solver_messages:
-    """Context manager capturing what solvers print to ``sys.stderr`` in this thread; the text
-    is logged at DEBUG on ``physlib.solver`` and available as ``getvalue()`` of the buffer."""
-
-    def __enter__(self) -> io.StringIO:
-        global _router, _router_users
-        self.buffer = io.StringIO()
-        with _router_lock:
-            if _router_users == 0:
-                _router = _ThreadRouter(sys.stderr)
-                sys.stderr = _router
-            _router_users += 1
-            self.router = _router
-            self.previous = _router.buffers.get(threading.get_ident())
-            _router.buffers[threading.get_ident()] = self.buffer
-        return self.buffer
-
-    def __exit__(self, *exc):
-        global _router, _router_users
-        with _router_lock:
-            if self.previous is None:
-                self.router.buffers.pop(threading.get_ident(), None)
-            else:
-                self.router.buffers[threading.get_ident()] = self.previous
-            _router_users -= 1
-            if _router_users == 0:
-                if sys.stderr is self.router:
-                    sys.stderr = self.router.stream
-                _router = None
-        text = self.buffer.getvalue()
-        if text.strip():
-            if self.previous is not None:
-                self.previous.write(text)
-            log.debug("%s", text.rstrip())
-        return False
 
 
 def _last_line(message: str) -> str:
