@@ -44,8 +44,10 @@ def _columns(result) -> list[tuple[str, np.ndarray]]:
     return columns
 
 
-def print_result(kind: str, result, out=sys.stdout):
-    """One analysis as ngspice's batch mode prints it."""
+def print_result(kind: str, result, out=None):
+    """One analysis as ngspice's batch mode prints it, to ``out`` (the ``sys.stdout`` of the
+    call, where None: a default taken at import would keep a stream replaced since)."""
+    out = out or sys.stdout
     if result.kind == "four":
         from .fourier import print_fourier
         print_fourier(result, out)
@@ -88,9 +90,11 @@ def _table(names, values, out):
         out.write(" ".join([f"{row:<7}"] + [f"{c:<26}" for c in cells]).rstrip() + "\n")
 
 
-def print_output(output, out=sys.stdout):
+def print_output(output, out=None):
     """A ``.control`` line's output (:class:`physlib.spice.control.Output`) as ngspice prints
-    a ``print``: ``name = value`` lines for one-point vectors, else a table along the scale."""
+    a ``print``: ``name = value`` lines for one-point vectors, else a table along the scale
+    (to ``out``, else the ``sys.stdout`` of the call)."""
+    out = out or sys.stdout
     if output.command == "echo":
         out.write(output.text + "\n")
         return
