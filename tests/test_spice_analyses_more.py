@@ -157,6 +157,21 @@ def test_temperature_sweep_leaves_the_deck_at_its_temperature(sweeps):
     assert hot == pytest.approx(reference("dc_sweeps_dc4.csv")["v(k)"][9], rel=1e-8)   # as .dc: 8e-14
 
 
+def test_dc_sweeps_a_resistor_as_its_card_value():
+    # ngspice-39 sweeps R (its res-sweep; physlib refused the card): 5.780347e-01,
+    # 4.065041e-01, 4.484305e-01, 2.890173e-01 here, the closed form's
+    # R2/(R·(1 + TC1·(T − 27)) + R2) with tc1 applied at each temperature
+    d = spice.read("t\nV1 a 0 DC 1\nR1 a b 1k tc1=0.01\nR2 b 0 1k\n"
+                   ".dc R1 1k 2k 1k temp 0 50 50\n.end\n")
+    result = d.run()["dc"]
+    assert result.scale == "res-sweep"
+    r, t = np.array([1e3, 2e3, 1e3, 2e3]), np.array([0, 0, 50, 50])
+    np.testing.assert_allclose(result["v(b)"], 1e3 / (r * (1 + 0.01 * (t - 27)) + 1e3),
+                               rtol=1e-9)
+    with pytest.raises(SpiceError, match="no independent source or resistor 'c1'"):
+        spice.read("t\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1n\n.dc c1 1n 2n 1n\n.end\n").run()
+
+
 def test_nested_dc_closed_form():
     d = spice.read("t\nV1 a 0 DC 0\nV2 b 0 DC 0\nR1 a m 1k\nR2 m b 1k\n.end\n")
     result = d.dc("v1", 0, 2, 1, "v2", 0, 10, 5)

@@ -162,6 +162,19 @@ def test_alter_and_reset_and_alterparam_change_the_circuit_as_ngspice():
     assert deck.op()["v(out)"] == pytest.approx(2.0)         # the deck itself is unchanged
 
 
+def test_alter_gives_the_cards_value_its_m_and_tc1_still_apply():
+    # ngspice-39 on this deck: i(v1) = -1.81818e-03 (R = 1k·(1 + 0.01·10)/2), then
+    # -9.09091e-04 after alter r1 = 2k, and 1/(2π·1k·L) = 7.957747e-02 A for L = 4m/2; physlib
+    # gave the altered value as the element's whole resistance or inductance (-5e-04 and
+    # 3.98e-02 A), leaving m= and tc1= out
+    run = spice.read("alter m\nV1 a 0 DC 1\nR1 a 0 1k m=2 tc1=0.01\nV2 b 0 DC 0 AC 1\n"
+                     "L1 b 0 1m m={2}\n.temp 37\n.control\nop\nalter r1 = 2k\nalter l1 = 4m\n"
+                     "op\nac lin 1 1k 1k\n.endc\n.end\n").run()
+    assert run["op"]["i(v1)"] == pytest.approx(-1 / 550, rel=1e-12)
+    assert run["op2"]["i(v1)"] == pytest.approx(-1 / 1100, rel=1e-12)
+    assert run["ac"]["i(v2)"][0] == pytest.approx(-1 / (2j * np.pi * 1e3 * 2e-3), rel=1e-9)
+
+
 def test_loops_conditions_variables_and_quit():
     run = script("set n = 0\nlet k = 0\nwhile k < 3\n  let k = k + 1\n  if k = 2\n    continue\n"
                  "  end\n  echo pass $&k\nend\nrepeat 5\n  let k = k + 10\n  if k > 30\n    break\n"

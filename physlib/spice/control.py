@@ -380,7 +380,8 @@ class _Script:
 
     def do_alter(self, card, rest):
         from .alter import altered_path
-        path, value = altered_path(self.deck, rest, card, lambda w: self.number(w, card))
+        with self.deck.evaluating(self.params):       # the card's m=, tc1=, … may be .params
+            path, value = altered_path(self.deck, rest, card, lambda w: self.number(w, card))
         self.altered[path] = value
 
     def do_altermod(self, card, rest):
