@@ -175,6 +175,40 @@ def test_alter_gives_the_cards_value_its_m_and_tc1_still_apply():
     assert run["ac"]["i(v2)"][0] == pytest.approx(-1 / (2j * np.pi * 1e3 * 2e-3), rel=1e-9)
 
 
+NOISE_DECK = ("noise probe\nV1 in 0 DC 0 AC 1\nR1 in b 1k\nR3 b 0 2k\nI1 0 c 1m\nR4 c 0 1k\n"
+              ".control\nop\nprint all\nnoise v(b) V1 dec 1 10 100 1\nprint all\n"
+              "setplot noise1\nprint all\n.endc\n.end\n")
+
+
+def test_print_all_lists_the_plots_vectors_as_ngspice():
+    # ngspice-39's `print all`: sorted by name, node voltages as their nodes, a V source's
+    # current as v1#branch, no I source's; after `noise` the current plot is noise2, the
+    # integrated totals, and noise1 holds the spectra (physlib printed the spectra after
+    # noise, totals among them, and v(b), i(v1) ... in the circuit's order). The totals are
+    # ngspice's printed values (7 digits): 2 x 4kT/R x 90 Hz with the divider's gains
+    run = spice.read(NOISE_DECK).run()
+    outputs = run["print"]
+    assert list(outputs[0].vectors) == ["b", "c", "in", "v1#branch"]
+    assert outputs[0].vectors["c"] == pytest.approx(1.0, rel=1e-12)
+    assert list(outputs[1].vectors) == [
+        "inoise_total", "inoise_total_r1", "inoise_total_r1_1overf", "inoise_total_r1_thermal",
+        "inoise_total_r3", "inoise_total_r3_1overf", "inoise_total_r3_thermal", "inoise_total_r4",
+        "inoise_total_r4_1overf", "inoise_total_r4_thermal", "onoise_total", "onoise_total_r1",
+        "onoise_total_r1_1overf", "onoise_total_r1_thermal", "onoise_total_r3",
+        "onoise_total_r3_1overf", "onoise_total_r3_thermal", "onoise_total_r4",
+        "onoise_total_r4_1overf", "onoise_total_r4_thermal"]
+    assert outputs[1].vectors["onoise_total"] == pytest.approx(3.153671e-08, rel=1e-6)
+    assert outputs[1].vectors["inoise_total"] == pytest.approx(4.730506e-08, rel=1e-6)
+    assert list(outputs[2].vectors) == [
+        "inoise_spectrum", "onoise_r1", "onoise_r1_1overf", "onoise_r1_thermal", "onoise_r3",
+        "onoise_r3_1overf", "onoise_r3_thermal", "onoise_r4", "onoise_r4_1overf",
+        "onoise_r4_thermal", "onoise_spectrum"]
+    assert outputs[2].scale[0] == "frequency"
+    np.testing.assert_allclose(outputs[2].vectors["onoise_spectrum"], 3.324261e-09, rtol=1e-6)
+    with pytest.raises(SpiceError, match="plot noise1 has it: 'setplot noise1' first"):
+        spice.read(NOISE_DECK.replace("print all\nsetplot", "print onoise_spectrum\nsetplot")).run()
+
+
 def test_loops_conditions_variables_and_quit():
     run = script("set n = 0\nlet k = 0\nwhile k < 3\n  let k = k + 1\n  if k = 2\n    continue\n"
                  "  end\n  echo pass $&k\nend\nrepeat 5\n  let k = k + 10\n  if k > 30\n    break\n"
