@@ -16,6 +16,7 @@ commands run alone. Tolerances, each where it is used:
 """
 import csv
 import pathlib
+import re
 import subprocess
 import sys
 import warnings
@@ -242,6 +243,11 @@ def test_unsupported_commands_warn_naming_the_line_and_errors_name_it():
     with pytest.warns(SpiceWarning, match=r"line 8: 'show r1'.*'show' is not supported"):
         run = spice.read(text).run()
     assert run["op"]["v(out)"] == pytest.approx(2.0)
+    # ngspice writes these files; physlib keeps their tables and says it wrote none
+    for command in ("wrdata out.txt v(out)", "write out.raw"):
+        with pytest.warns(SpiceWarning, match=rf"line 7: '{re.escape(command)}'.*physlib writes no"):
+            run = spice.read(DIVIDER.format(script=f"op\n{command}")).run()
+        assert run["print"][0].vectors["v(out)" if "v(out)" in command else "out"] == 2.0
     for bad, match in [("let x = nosuch", "line 6.*no vector 'nosuch'"),
                        ("alter d9 1", "alter d9: physlib alters R, C and L"),
                        ("altermod nomod is=1", "no .model nomod"),

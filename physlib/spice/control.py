@@ -13,7 +13,8 @@ deck is built and compiled again) change the circuit until ``reset``, which rest
 applies ``alterparam name = value``; ``foreach var v1 v2 …``, ``if``/``else``, ``while``,
 ``repeat n``, ``break``, ``continue`` … ``end``; ``set name = value`` (``$name`` and
 ``$&vector`` are replaced in the lines after it); ``setplot tran1``; ``print``, ``wrdata``,
-``write`` and ``echo`` record what they would print or write (no file is written; ``all``
+``write`` and ``echo`` record what they would print or write (no file is written: a
+:class:`SpiceWarning` says so for ``wrdata`` and ``write``; ``all``
 lists the plot's vectors as ngspice's ``print all``);
 ``fourier freq vectors`` analyses the current (transient) plot as ``.four`` (its tables are a
 ``four`` result; ``set nfreqs``, ``set fourgridsize`` apply) and adds ngspice's vector
@@ -361,6 +362,9 @@ class _Script:
         if not words:
             raise SpiceError(f"{command} takes a file name, then vectors", card.where)
         self.do_print(card, words[1] if len(words) > 1 else "", command, words[0])
+        self.deck.warn(card.where, f"{command} {words[0]}: physlib writes no file here; the "
+                       "vectors are in run()['print'] (python -m physlib.spice --csv DIR "
+                       "writes them as CSV)")
 
     def do_write(self, card, rest):
         self.do_wrdata(card, rest, "write")
