@@ -94,7 +94,7 @@ def test_new_cards_are_written_back_and_printed(tmp_path, capfd):
     assert lines[k + 1:k + 4] == ["transfer_function = 7.500000e-01",
                                   "output_impedance_at_v(out) = 7.500000e+02",
                                   "v1#input_impedance = 4.000000e+03"]
-    assert "r1 = -3.750000e-04" in lines
+    assert "r1 = -3.75000e-04" in lines                     # ngspice: 12 characters
 
 
 def test_tf_closed_form_of_a_divider():
@@ -157,6 +157,21 @@ def test_temperature_sweep_leaves_the_deck_at_its_temperature(sweeps):
     assert hot == pytest.approx(reference("dc_sweeps_dc4.csv")["v(k)"][9], rel=1e-8)   # as .dc: 8e-14
 
 
+def test_dc_sweeps_a_resistor_as_its_card_value():
+    # ngspice-39 sweeps R (its res-sweep; physlib refused the card): 5.780347e-01,
+    # 4.065041e-01, 4.484305e-01, 2.890173e-01 here, the closed form's
+    # R2/(R·(1 + TC1·(T − 27)) + R2) with tc1 applied at each temperature
+    d = spice.read("t\nV1 a 0 DC 1\nR1 a b 1k tc1=0.01\nR2 b 0 1k\n"
+                   ".dc R1 1k 2k 1k temp 0 50 50\n.end\n")
+    result = d.run()["dc"]
+    assert result.scale == "res-sweep"
+    r, t = np.array([1e3, 2e3, 1e3, 2e3]), np.array([0, 0, 50, 50])
+    np.testing.assert_allclose(result["v(b)"], 1e3 / (r * (1 + 0.01 * (t - 27)) + 1e3),
+                               rtol=1e-9)
+    with pytest.raises(SpiceError, match="no independent source or resistor 'c1'"):
+        spice.read("t\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1n\n.dc c1 1n 2n 1n\n.end\n").run()
+
+
 def test_nested_dc_closed_form():
     d = spice.read("t\nV1 a 0 DC 0\nV2 b 0 DC 0\nR1 a m 1k\nR2 m b 1k\n.end\n")
     result = d.dc("v1", 0, 2, 1, "v2", 0, 10, 5)
@@ -172,11 +187,22 @@ def clipper():
 
 
 def test_four_equals_ngspice(clipper):
-    _, out = clipper
-    result = out["four"]
-    rows = list(csv.DictReader(open(DATA / "fourier_four.csv")))
-    assert sorted({row["vector"] for row in rows}) == ["i(v1)", "v(in)", "v(out)"]
-    np.testing.assert_array_equal(result["frequency"], np.arange(10) * 1e3)
+    assert_four_equals(clipper[1]["four"], "fourier_four.csv", ["i(v1)", "v(in)", "v(out)"], 10)
+
+
+def test_four_takes_nfreqs_and_fourgridsize_from_options():
+    # ngspice-39 reads both from .options (physlib warned and kept 10 harmonics on 200
+    # points: a THD of 23.6882 % where ngspice's is 23.2787 %)
+    result = deck("fourier_options.cir").run()["four"]
+    assert result.gridsize == 400
+    assert_four_equals(result, "fourier_options_four.csv", ["v(out)"], 5)
+
+
+def assert_four_equals(result, reference, vectors, harmonics):
+    """Each harmonic as a phasor within 1e-6 of the fundamental of ngspice's, THD 1e-5."""
+    rows = list(csv.DictReader(open(DATA / reference)))
+    assert sorted({row["vector"] for row in rows}) == vectors
+    np.testing.assert_array_equal(result["frequency"], np.arange(harmonics) * 1e3)
     for row in rows:
         vector, k = row["vector"], int(row["harmonic"])
         fundamental = float(next(r["magnitude"] for r in rows

@@ -51,3 +51,23 @@ def test_control_print_writes_numbers_as_ngspice_does(tmp_path):
     assert done.returncode == 0, done.stderr
     printed = [line for line in done.stdout.splitlines() if " = " in line]
     assert printed == ["i(v1) = -1.00000e-03", "v(1) = 1.000000e+00", "v(2) = 2.000000e+00"]
+
+
+def test_command_line_prints_poles_and_transfer_functions_as_ngspice(tmp_path, capsys):
+    # ngspice-39's `print all` after `pz in 0 out 0 vol pz` on this Sallen-Key low-pass
+    # (poles -1e4 ± 1e4j rad/s: R = 10k, C1 = 10n, C2 = 5n, unity gain) and after
+    # `tf v(b,a) I1` on the resistor/VCVS deck (closed forms 1000, 4000 and -2000/3 ohm);
+    # .pz printed nothing but an empty operating-point table, negative .tf/.sens values had
+    # one digit more than ngspice's
+    from physlib.spice.__main__ import main
+    pz = tmp_path / "pz.cir"
+    pz.write_text("pz sallen-key\nV1 in 0 DC 0 AC 1\nR1 in a 10k\nR2 a b 10k\nC1 a out 10n\n"
+                  "C2 b 0 5n\nE1 out 0 b 0 1\nR9 out 0 1meg\n.pz in 0 out 0 vol pz\n.end\n")
+    tf = tmp_path / "tf.cir"
+    tf.write_text("tf probe\nI1 0 in DC 1m\nR1 in a 1k\nR2 a 0 3k\nE1 out 0 a 0 2\nR3 out b 500\n"
+                  "R4 b 0 1k\n.tf v(b,a) I1\n.end\n")
+    assert main([str(pz)]) == 0 and main([str(tf)]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if " = " in line]
+    assert printed == ["pole(1) = -1.00000e+04,1.000000e+04", "pole(2) = -1.00000e+04,-1.00000e+04",
+                       "transfer_function = 1.000000e+03", "i1#input_impedance = 4.000000e+03",
+                       "output_impedance_at_v(b,a) = -6.66667e+02"]

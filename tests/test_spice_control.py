@@ -16,6 +16,7 @@ commands run alone. Tolerances, each where it is used:
 """
 import csv
 import pathlib
+import re
 import subprocess
 import sys
 import warnings
@@ -162,6 +163,53 @@ def test_alter_and_reset_and_alterparam_change_the_circuit_as_ngspice():
     assert deck.op()["v(out)"] == pytest.approx(2.0)         # the deck itself is unchanged
 
 
+def test_alter_gives_the_cards_value_its_m_and_tc1_still_apply():
+    # ngspice-39 on this deck: i(v1) = -1.81818e-03 (R = 1k·(1 + 0.01·10)/2), then
+    # -9.09091e-04 after alter r1 = 2k, and 1/(2π·1k·L) = 7.957747e-02 A for L = 4m/2; physlib
+    # gave the altered value as the element's whole resistance or inductance (-5e-04 and
+    # 3.98e-02 A), leaving m= and tc1= out
+    run = spice.read("alter m\nV1 a 0 DC 1\nR1 a 0 1k m=2 tc1=0.01\nV2 b 0 DC 0 AC 1\n"
+                     "L1 b 0 1m m={2}\n.temp 37\n.control\nop\nalter r1 = 2k\nalter l1 = 4m\n"
+                     "op\nac lin 1 1k 1k\n.endc\n.end\n").run()
+    assert run["op"]["i(v1)"] == pytest.approx(-1 / 550, rel=1e-12)
+    assert run["op2"]["i(v1)"] == pytest.approx(-1 / 1100, rel=1e-12)
+    assert run["ac"]["i(v2)"][0] == pytest.approx(-1 / (2j * np.pi * 1e3 * 2e-3), rel=1e-9)
+
+
+NOISE_DECK = ("noise probe\nV1 in 0 DC 0 AC 1\nR1 in b 1k\nR3 b 0 2k\nI1 0 c 1m\nR4 c 0 1k\n"
+              ".control\nop\nprint all\nnoise v(b) V1 dec 1 10 100 1\nprint all\n"
+              "setplot noise1\nprint all\n.endc\n.end\n")
+
+
+def test_print_all_lists_the_plots_vectors_as_ngspice():
+    # ngspice-39's `print all`: sorted by name, node voltages as their nodes, a V source's
+    # current as v1#branch, no I source's; after `noise` the current plot is noise2, the
+    # integrated totals, and noise1 holds the spectra (physlib printed the spectra after
+    # noise, totals among them, and v(b), i(v1) ... in the circuit's order). The totals are
+    # ngspice's printed values (7 digits): 2 x 4kT/R x 90 Hz with the divider's gains
+    run = spice.read(NOISE_DECK).run()
+    outputs = run["print"]
+    assert list(outputs[0].vectors) == ["b", "c", "in", "v1#branch"]
+    assert outputs[0].vectors["c"] == pytest.approx(1.0, rel=1e-12)
+    assert list(outputs[1].vectors) == [
+        "inoise_total", "inoise_total_r1", "inoise_total_r1_1overf", "inoise_total_r1_thermal",
+        "inoise_total_r3", "inoise_total_r3_1overf", "inoise_total_r3_thermal", "inoise_total_r4",
+        "inoise_total_r4_1overf", "inoise_total_r4_thermal", "onoise_total", "onoise_total_r1",
+        "onoise_total_r1_1overf", "onoise_total_r1_thermal", "onoise_total_r3",
+        "onoise_total_r3_1overf", "onoise_total_r3_thermal", "onoise_total_r4",
+        "onoise_total_r4_1overf", "onoise_total_r4_thermal"]
+    assert outputs[1].vectors["onoise_total"] == pytest.approx(3.153671e-08, rel=1e-6)
+    assert outputs[1].vectors["inoise_total"] == pytest.approx(4.730506e-08, rel=1e-6)
+    assert list(outputs[2].vectors) == [
+        "inoise_spectrum", "onoise_r1", "onoise_r1_1overf", "onoise_r1_thermal", "onoise_r3",
+        "onoise_r3_1overf", "onoise_r3_thermal", "onoise_r4", "onoise_r4_1overf",
+        "onoise_r4_thermal", "onoise_spectrum"]
+    assert outputs[2].scale[0] == "frequency"
+    np.testing.assert_allclose(outputs[2].vectors["onoise_spectrum"], 3.324261e-09, rtol=1e-6)
+    with pytest.raises(SpiceError, match="plot noise1 has it: 'setplot noise1' first"):
+        spice.read(NOISE_DECK.replace("print all\nsetplot", "print onoise_spectrum\nsetplot")).run()
+
+
 def test_loops_conditions_variables_and_quit():
     run = script("set n = 0\nlet k = 0\nwhile k < 3\n  let k = k + 1\n  if k = 2\n    continue\n"
                  "  end\n  echo pass $&k\nend\nrepeat 5\n  let k = k + 10\n  if k > 30\n    break\n"
@@ -195,6 +243,11 @@ def test_unsupported_commands_warn_naming_the_line_and_errors_name_it():
     with pytest.warns(SpiceWarning, match=r"line 8: 'show r1'.*'show' is not supported"):
         run = spice.read(text).run()
     assert run["op"]["v(out)"] == pytest.approx(2.0)
+    # ngspice writes these files; physlib keeps their tables and says it wrote none
+    for command in ("wrdata out.txt v(out)", "write out.raw"):
+        with pytest.warns(SpiceWarning, match=rf"line 7: '{re.escape(command)}'.*physlib writes no"):
+            run = spice.read(DIVIDER.format(script=f"op\n{command}")).run()
+        assert run["print"][0].vectors["v(out)" if "v(out)" in command else "out"] == 2.0
     for bad, match in [("let x = nosuch", "line 6.*no vector 'nosuch'"),
                        ("alter d9 1", "alter d9: physlib alters R, C and L"),
                        ("altermod nomod is=1", "no .model nomod"),

@@ -2,8 +2,8 @@
 
     python -m physlib.spice deck.cir [--csv DIR] [--plot]
 
-Prints each analysis: ``.op`` as ngspice's node-voltage and source-current tables, ``.tf`` and
-``.sens`` as ``name = value`` lines, ``.four`` as ngspice's Fourier tables, the others
+Prints each analysis: ``.op`` as ngspice's node-voltage and source-current tables, ``.tf``,
+``.sens`` and ``.pz`` as ``name = value`` lines (numbers as ngspice prints them), ``.four`` as ngspice's Fourier tables, the others
 (``.dc``, ``.tran``, ``.ac``, …) as a table of every vector against the scale (complex values
 as ``re,im``); then the measurements (``name = value``) and what a ``.control`` script's
 ``print``, ``wrdata``, ``write`` and ``echo`` lines give (:mod:`physlib.spice.control`).
@@ -44,17 +44,20 @@ def _columns(result) -> list[tuple[str, np.ndarray]]:
     return columns
 
 
-def print_result(kind: str, result, out=sys.stdout):
-    """One analysis as ngspice's batch mode prints it."""
+def print_result(kind: str, result, out=None):
+    """One analysis as ngspice's batch mode prints it, to ``out`` (the ``sys.stdout`` of the
+    call, where None: a default taken at import would keep a stream replaced since)."""
+    out = out or sys.stdout
     if result.kind == "four":
         from .fourier import print_fourier
         print_fourier(result, out)
         return
-    if result.kind in ("tf", "sens"):
-        out.write("\nTransfer function information:\n" if result.kind == "tf" else
-                  f"\n{kind}: DC sensitivities\n")
+    if result.kind in ("tf", "sens", "pz"):
+        heading = {"tf": "Transfer function information:", "sens": f"{kind}: DC sensitivities",
+                   "pz": f"{kind}: poles and zeros"}[result.kind]
+        out.write(f"\n{heading}\n")
         for name in result.names:
-            out.write(f"{name} = {result[name]:e}\n")
+            out.write(f"{name} = {_number(result[name])}\n")
         return
     if result.scale is None:
         out.write(f"\n{kind}: operating point\n\n\tNode{'Voltage':>41}\n\t----{'-------':>41}\n")
@@ -87,9 +90,11 @@ def _table(names, values, out):
         out.write(" ".join([f"{row:<7}"] + [f"{c:<26}" for c in cells]).rstrip() + "\n")
 
 
-def print_output(output, out=sys.stdout):
+def print_output(output, out=None):
     """A ``.control`` line's output (:class:`physlib.spice.control.Output`) as ngspice prints
-    a ``print``: ``name = value`` lines for one-point vectors, else a table along the scale."""
+    a ``print``: ``name = value`` lines for one-point vectors, else a table along the scale
+    (to ``out``, else the ``sys.stdout`` of the call)."""
+    out = out or sys.stdout
     if output.command == "echo":
         out.write(output.text + "\n")
         return

@@ -2,7 +2,8 @@
 
 ``alter`` changes one element value without compiling again: the value's parameter path
 (``r1.R``, ``c1.C``, ``l1.L``, a V or I source's DC value ``v1.V``) is given to the compiled
-model with the run's parameters. ``altermod`` changes ``.model`` parameters: the deck is built
+model with the run's parameters (a new R, C or L value is the card's: its ``m=``, ``tc1=``, …
+still apply, as in ngspice-39). ``altermod`` changes ``.model`` parameters: the deck is built
 again from its cards with the new values (and compiled again when it runs).
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import warnings
 
 from .errors import SpiceError, SpiceWarning
 
-__all__ = ["altered_path", "altered_model"]
+__all__ = ["altered_path", "altered_model", "element_factor"]
 
 # the parameter ngspice's alter changes for each element letter, by its names there
 VALUE_NAMES = {"r": ("resistance", "r"), "c": ("capacitance", "c"), "l": ("inductance", "l"),
@@ -60,9 +61,17 @@ def altered_path(deck, rest: str, card, number):
                              "cannot be altered here (its DC value and the waveform's "
                              "follow each other); use a .param and alterparam", card.where)
         path = source["input"]
-    else:
-        path = f"{name}.{PHYSLIB_NAMES[letter]}"
-    return path, number(text.split())
+        return path, number(text.split())
+    path = f"{name}.{PHYSLIB_NAMES[letter]}"
+    return path, number(text.split()) * element_factor(deck, path)
+
+
+def element_factor(deck, path: str) -> float:
+    """What an R, C or L card's options (m, tc1, tc2, temp, dtemp) multiply its value by, at
+    the deck's temperature: a new value given to ``alter`` or swept by ``.dc`` is the card's
+    value, as ngspice-39 takes it."""
+    factor = deck._builder.factors.get(path)
+    return 1.0 if factor is None else factor()
 
 
 def altered_model(deck, rest: str, card, number):

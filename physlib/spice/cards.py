@@ -58,7 +58,7 @@ def parse_assignments(text: str, where: Location) -> list[tuple[str, str, Locati
 
 
 OPTIONS = {"reltol": 1e-3, "abstol": 1e-12, "vntol": 1e-6, "gmin": 1e-12, "temp": 27.0,
-           "tnom": 27.0}
+           "tnom": 27.0, "nfreqs": 10, "fourgridsize": 200}   # the last two: .four's (fourier.py)
 MODEL_TYPES = {"d": "diode", "sw": "voltage switch", "csw": "current switch", "npn": "NPN BJT",
                "pnp": "PNP BJT", "nmos": "N-channel MOSFET", "pmos": "P-channel MOSFET",
                "njf": "N-channel JFET", "pjf": "P-channel JFET"}

@@ -13,7 +13,9 @@ deck is built and compiled again) change the circuit until ``reset``, which rest
 applies ``alterparam name = value``; ``foreach var v1 v2 …``, ``if``/``else``, ``while``,
 ``repeat n``, ``break``, ``continue`` … ``end``; ``set name = value`` (``$name`` and
 ``$&vector`` are replaced in the lines after it); ``setplot tran1``; ``print``, ``wrdata``,
-``write`` and ``echo`` record what they would print or write (no file is written);
+``write`` and ``echo`` record what they would print or write (no file is written: a
+:class:`SpiceWarning` says so for ``wrdata`` and ``write``; ``all``
+lists the plot's vectors as ngspice's ``print all``);
 ``fourier freq vectors`` analyses the current (transient) plot as ``.four`` (its tables are a
 ``four`` result; ``set nfreqs``, ``set fourgridsize`` apply) and adds ngspice's vector
 ``fourier<call><k>`` (frequencies, magnitudes, phases) to the plot; ``quit`` ends the script.
@@ -220,8 +222,11 @@ class _Script:
                     return result[candidate]
         if name.lower() in CONSTANTS:
             return CONSTANTS[name.lower()]
+        elsewhere = [key for key, plot in self.plots.items() if name in plot]
         raise SpiceError(f"no vector {name!r} in the current plot "
-                         f"({self.current.kind if self.current else 'none'})", card.where)
+                         f"({self.current.kind if self.current else 'none'})" +
+                         (f"; plot {elsewhere[-1]} has it: 'setplot {elsewhere[-1]}' first, or "
+                          f"'print {elsewhere[-1]}.{name}'" if elsewhere else ""), card.where)
 
     def vector(self, text, card):
         trees = parse_list(text, card.where)
@@ -257,12 +262,23 @@ class _Script:
         self.name_plot(result)
 
     def name_plot(self, result):
-        """Make ``result`` the current plot, under ngspice's name (``tran1``, …; a noise
-        analysis is ngspice's two plots, its spectra and its totals: ``noise1``, ``noise2``)."""
+        """Make ``result`` the current plot, under ngspice's name (``tran1``, …). A noise
+        analysis is ngspice's two plots: its spectra (``noise1``) and its integrated totals
+        (``noise2``, the current one after it, as in ngspice-39)."""
+        from .results import NO_CIRCUIT, SpiceResult
         count = sum(1 for name in self.plots if re.fullmatch(result.kind + r"\d+", name))
-        for extra in range(2 if result.kind == "noise" else 1):
-            self.plots[f"{result.kind}{count + 1 + extra}"] = result
-        self.current = result
+        self.plots[f"{result.kind}{count + 1}"] = self.current = result
+        if result.kind == "noise":
+            parts = [{}, {}]        # the spectra, the totals
+            for name in result.names:
+                if name != result.scale:
+                    parts["noise_total" in name][name] = result[name]
+            scale = result.scale, result[result.scale]
+            self.plots[f"noise{count + 1}"] = SpiceResult("noise", *scale, None, NO_CIRCUIT,
+                                                          result.raw, parts[0])
+            self.current = SpiceResult("noise", None, None, None, NO_CIRCUIT, result.raw,
+                                       parts[1])
+            self.plots[f"noise{count + 2}"] = self.current
 
     def analysis(self, card, kind, text):
         from .analyses import parse_analysis
@@ -308,9 +324,7 @@ class _Script:
         if words and words[0].lower() in ("col", "line"):
             rest = rest.split(None, 1)[1] if len(words) > 1 else ""
         if rest.strip().lower() == "all" or (not rest.strip() and command != "print"):
-            names = [n for n in (self.current.names if self.current else [])
-                     if n != self.current.scale]
-            items = [(n, np.atleast_1d(self.current[n])) for n in names]
+            items = self.every_vector()
         else:
             items = [(label, evaluate_vector(tree, lambda n: self.lookup(n, card), card.where))
                      for label, tree in parse_list(rest, card.where)]
@@ -324,11 +338,33 @@ class _Script:
                 scale = (self.current.scale, along)
         self.out["print"].append(Output(command, card.where, vectors, scale, file))
 
+    def every_vector(self) -> list:
+        """(name, values) of each vector of the current plot but its scale, as ngspice's
+        ``print all`` lists them: by name (digits as numbers), a node voltage as its node,
+        a V source's current as ``v1#branch`` (an I source's is no vector there)."""
+        plot, named = self.current, []
+        if plot is None:
+            return []
+        sources = self.deck.sources
+        for name in plot.names:
+            inside = name[2:-1] if name[:2] in ("v(", "i(") and name.endswith(")") else None
+            if name == plot.scale or (name[:2] == "i(" and inside in sources and
+                                      sources[inside]["input"].endswith(".I")):
+                continue
+            label = inside if name[:2] == "v(" and "," not in name else \
+                f"{inside}#branch" if name[:2] == "i(" else name
+            named.append((label, np.atleast_1d(plot[name])))
+        return sorted(named, key=lambda item: [int(part) if part.isdigit() else part
+                                               for part in re.split(r"(\d+)", item[0])])
+
     def do_wrdata(self, card, rest, command="wrdata"):
         words = rest.split(None, 1)
         if not words:
             raise SpiceError(f"{command} takes a file name, then vectors", card.where)
         self.do_print(card, words[1] if len(words) > 1 else "", command, words[0])
+        self.deck.warn(card.where, f"{command} {words[0]}: physlib writes no file here; the "
+                       "vectors are in run()['print'] (python -m physlib.spice --csv DIR "
+                       "writes them as CSV)")
 
     def do_write(self, card, rest):
         self.do_wrdata(card, rest, "write")
@@ -380,7 +416,8 @@ class _Script:
 
     def do_alter(self, card, rest):
         from .alter import altered_path
-        path, value = altered_path(self.deck, rest, card, lambda w: self.number(w, card))
+        with self.deck.evaluating(self.params):       # the card's m=, tc1=, … may be .params
+            path, value = altered_path(self.deck, rest, card, lambda w: self.number(w, card))
         self.altered[path] = value
 
     def do_altermod(self, card, rest):

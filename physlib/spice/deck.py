@@ -342,10 +342,12 @@ class SpiceDeck:
     def four(self, freq: float, vectors, tran: SpiceResult) -> SpiceResult:
         """``.four freq vectors``: the Fourier components of ``vectors`` (names or
         expressions: ``["v(out)", "i(v1)"]``) of the transient ``tran`` at fundamental
-        ``freq`` [Hz] and its harmonics up to the 9th, as ngspice-39's
+        ``freq`` [Hz] and its harmonics (``.options nfreqs``, 10 by default: up to the 9th)
+        on ``.options fourgridsize`` points (200), as ngspice-39's
         (:mod:`physlib.spice.fourier`)."""
-        from .fourier import run_four
-        return run_four(freq, [vectors] if isinstance(vectors, str) else list(vectors), tran)
+        from .fourier import four_settings, run_four
+        return run_four(freq, [vectors] if isinstance(vectors, str) else list(vectors), tran,
+                        *four_settings(self.options))
 
     def meas(self, card: str, result: SpiceResult) -> float:
         """One ``.meas`` card (its text, with or without ``.meas``: ``"tran t1 WHEN v(out)=0.5

@@ -119,9 +119,12 @@ def passive(b, letter, name, token, options, tokens, card, scope, prefix):
     path = f"{prefix}{name}."
     if options:
         if letter == "R":     # without: R·(1 + 0·ΔT + 0·ΔT²)/1 is R exactly, whatever T
-            value, cls = _resistor_options(b, value, options, scope, card)
-        elif "m" in options:
-            value = _parallel(b, letter, value, options["m"], scope, card)
+            factor, cls = _resistor_options(b, options, scope, card)
+        else:
+            factor = _parallel(b, letter, options["m"], scope, card) if "m" in options else None
+        if factor is not None:
+            b.factors[path + param] = factor
+            nominal, value = value, (lambda: nominal() * factor())
         number = b.bind(path + param, value, where)
     else:   # a number on a plain card is read from it again when asked for
         number = value() if b.bindings.on_card(tokens, value) else b.bind(path + param, value, where)
@@ -133,15 +136,15 @@ def passive(b, letter, name, token, options, tokens, card, scope, prefix):
     return cls(name, **values)
 
 
-def _parallel(b, letter, value, token, scope, card):
-    """The value of ``m`` C or L elements in parallel (``m=`` on the line, as ngspice-39's
-    capacitor and inductor): C·m, L/m."""
+def _parallel(b, letter, token, scope, card):
+    """The factor ``m`` C or L elements in parallel (``m=`` on the line, as ngspice-39's
+    capacitor and inductor) give their value: C·m, L/m."""
     count = b.value(token, scope, card.where)
     if not count() > 0:
         raise SpiceError(f"{letter}: m = {count():g} must be > 0", card.where)
     if letter == "C":
-        return lambda: value() * count()
-    return lambda: value() / count()
+        return count
+    return lambda: 1.0 / count()
 
 
 def passive_keywords(letter: str, constants: str) -> dict:
@@ -174,10 +177,11 @@ class NoiselessResistor(el.Resistor):
         return None
 
 
-def _resistor_options(b, value, options, scope, card):
-    """(resistance function, class) of an R line's options (some given), as ngspice's
-    restemp.c: R·(1 + TC1·ΔT + TC2·ΔT²)/M with ΔT = T − TNOM, T = temp= [°C] or the circuit
-    temperature plus dtemp=; noisy=0 gives a :class:`NoiselessResistor`."""
+def _resistor_options(b, options, scope, card):
+    """(function giving the factor of the card's resistance, or None; class) of an R line's
+    options (some given), as ngspice's restemp.c: R·(1 + TC1·ΔT + TC2·ΔT²)/M with
+    ΔT = T − TNOM, T = temp= [°C] or the circuit temperature plus dtemp=; noisy=0 gives a
+    :class:`NoiselessResistor`."""
     given = {key: b.value(options[key], scope, card.where) for key in RESISTOR_OPTIONS
              if key in options}
     zero = lambda: 0.0                                           # noqa: E731
@@ -189,14 +193,15 @@ def _resistor_options(b, value, options, scope, card):
     def celsius():
         return given["temp"]() if "temp" in given else b.ctx.option("temp") + dtemp()
 
-    def resistance():
+    def factor():
         delta = celsius() - b.ctx.option("tnom")
-        return value() * (1 + tc1() * delta + tc2() * delta**2) / count()
+        return (1 + tc1() * delta + tc2() * delta**2) / count()
 
     noisy = given.get("noisy", lambda: 1.0)()
     if noisy not in (0, 1):
         raise SpiceError(f"R: noisy = {noisy:g}; give 0 or 1", card.where)
-    return resistance, (NoiselessResistor if noisy == 0 else el.Resistor)
+    scaled = given.keys() - {"noisy"}
+    return factor if scaled else None, (NoiselessResistor if noisy == 0 else el.Resistor)
 
 
 def _source(b, letter, name, tokens, card, scope, prefix, sensed):

@@ -113,6 +113,9 @@ class Builder:
         self.coupled: dict = {}           # inductor path -> pin its winding's current leaves by
         self.warned: set = set()          # ids of .model cards already warned about
         self.excess_phase: list = []      # paths of the BJTs whose card gives PTF
+        # R, C, L value path -> the factor its options (m, tc1, …) apply to the card's value:
+        # what alter and .dc apply to a new value, as ngspice-39 does
+        self.factors: dict = {}
         self.dc_joins = DcJoins()
         top_scope = Scope(label="deck")
         top_scope.body = netlist.top

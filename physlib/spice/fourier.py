@@ -21,7 +21,8 @@ import numpy as np
 from .errors import SpiceError
 from .results import NO_CIRCUIT, SpiceResult
 
-__all__ = ["fourier", "run_four", "print_fourier", "script_fourier", "HARMONICS", "GRIDSIZE"]
+__all__ = ["fourier", "run_four", "print_fourier", "script_fourier", "four_settings", "HARMONICS",
+           "GRIDSIZE"]
 
 HARMONICS = 10          # ngspice's nfreqs
 GRIDSIZE = 200          # ngspice's fourgridsize
@@ -54,6 +55,14 @@ def fourier(time, values, freq: float, harmonics: int = HARMONICS,
 
 
 PARTS = ("magnitude", "phase", "norm_magnitude", "norm_phase")
+
+
+def four_settings(options: dict) -> tuple[int, int]:
+    """(harmonics, gridsize) from ``nfreqs`` and ``fourgridsize`` in ``options`` (a deck's
+    ``.options`` or a script's variables), each its default where missing or below 1, as
+    ngspice-39's fourier.c reads them."""
+    return tuple(int(options[name]) if options.get(name, 0) >= 1 else default
+                 for name, default in (("nfreqs", HARMONICS), ("fourgridsize", GRIDSIZE)))
 
 
 def run_four(freq: float, vectors, tran: SpiceResult, harmonics: int = HARMONICS,
@@ -117,12 +126,12 @@ def script_fourier(script, card, rest: str):
         raise SpiceError("fourier takes the fundamental frequency and vectors", card.where)
     if script.current is None or script.current.kind != "tran":
         raise SpiceError("fourier needs a transient as the current plot", card.where)
-    settings = {}
-    for name, default in (("nfreqs", HARMONICS), ("fourgridsize", GRIDSIZE)):
-        value = script.variables.get(name)
-        settings[name] = int(float(value)) if value and float(value) >= 1 else default
+    # ngspice's .options are also its script's variables: a `set` after them wins
+    settings = dict(script.deck.options)
+    settings.update((name, float(script.variables[name])) for name in ("nfreqs", "fourgridsize")
+                    if script.variables.get(name))
     result = run_four(script.number([words[0]], card), [words[1]], script.current,
-                      settings["nfreqs"], settings["fourgridsize"])
+                      *four_settings(settings))
     key, k = "four", 2
     while key in script.out:
         key, k = f"four{k}", k + 1
