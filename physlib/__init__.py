@@ -11,6 +11,7 @@ from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNa
                    PortConnectionError, SimulationError, StructuralError, StructureChangeError,
                    UnconnectedPortError, UnknownNameError, ModelError, Variable, der, MissingPortError,
                    UnknownAttributeError, ImpulseError, ModeSettlingError, PositionState, SensitivityError, FitError,
+                   InputRateError,
                    UnitError, UnitWarning, UnitCheckError)
 
 # Names imported on first use (PEP 562), so that ``import physlib`` loads only what building a
@@ -41,7 +42,7 @@ __all__ = ["Model", "CompiledModel", "SimulationResult", "OperatingPoint", "Comp
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError", "StartValueWarning",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
            "ModeSettlingError", "DescriptorError", "PositionState", "ExportError", "SensitivityError", "FitError",
-           "LinearModel", "linearize", "inject_through", "inject_across",
+           "InputRateError", "LinearModel", "linearize", "inject_through", "inject_across",
            "sweep", "monte_carlo", "normal", "uniform", "lognormal", "SweepTable", "SweepError",
            "fit", "fit_frequency", "Experiment", "FitResult", "UnitError", "UnitWarning", "UnitCheckError"]
 

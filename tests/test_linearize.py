@@ -512,3 +512,30 @@ def test_auto_descriptor_where_a_zero_capacitance_leaves_a_derivative_free():
     lin = sim.linearize(*args, at=op, descriptor="auto")
     assert lin.E is not None
     assert lin.frequency_response([1e6])[0, 0, 0] == pytest.approx(-2.49066366 + 0.00071945j, abs=1e-7)
+
+
+def test_an_input_that_drives_a_state_directly_gives_its_dc_gain_and_refuses_other_frequencies():
+    """A current source feeding an inductor alone fixes the inductor's current (index reduction
+    differentiates the source's value): v_L = s·L·I needs the input's rate, which a state space
+    of I cannot carry. The model gave v_L = 0 at every frequency (1000 + 0j for the source's
+    node where ngspice-39 has 1000 + 6.283j at 1 kHz). Its gain at zero frequency is right
+    (v_L = 0, v_R = R, closed form); B, D and responses at other frequencies are an
+    InputRateError naming the input and the state. A SPICE .ac of a source across a capacitor
+    is the same error."""
+    import physlib.spice as spice
+    from physlib import InputRateError
+    from physlib.components.electrical import CurrentSource, Ground, Inductor, Resistor
+    m = Model("cut_set")
+    src, coil, r, gnd = (m.add(CurrentSource("I1", I=0.0)), m.add(Inductor("L1", L=1e-3)),
+                         m.add(Resistor("R1", R=1e3)), m.add(Ground("g")))
+    m.connect(src.n, coil.p)
+    m.connect(coil.n, r.p)
+    m.connect(r.n, src.p, gnd.p)
+    lin = m.compile().linearize(["I1.I"], ["L1.v", "R1.v"])
+    assert lin.dcgain()[:, 0].tolist() == [0.0, 1e3]
+    for asked in (lambda: lin.frequency_response([1e3]), lambda: lin.B, lambda: lin.to_scipy()):
+        with pytest.raises(InputRateError, match=r"the input I1\.I drives a state directly \(L1\.i fixed"):
+            asked()
+    deck = spice.read("t\nV1 a 0 DC 0 AC 1\nC1 a 0 1u\nR1 a 0 1k\n.ac lin 1 1k 1k\n.end\n")
+    with pytest.raises(InputRateError, match=r"c1\.v fixed by constraints"):
+        deck.ac("lin", 1, 1e3, 1e3)

@@ -2,7 +2,7 @@
 from .component import Component, Input, Mode, Output, Parameter, Port, PortRef, Variable
 from .errors import (DeclarationError, DomainMismatchError, DuplicateNameError, ExportError, ImpulseError, InitializationError,
                      MissingPortError, MissingReferenceError, ModelError, ModeSettlingError, ParameterError,
-                     FitError, PhyslibError, PortConnectionError, SensitivityError, SimulationError, StructuralError, StructureChangeError,
+                     FitError, InputRateError, PhyslibError, PortConnectionError, SensitivityError, SimulationError, StructuralError, StructureChangeError,
                      UnconnectedPortError, UnitCheckError, UnknownAttributeError, UnknownNameError)
 from .units import UnitError, UnitWarning
 from .positions import PositionState
@@ -14,7 +14,7 @@ __all__ = ["Component", "Mode", "Input", "Output", "Parameter", "Port", "PortRef
            "StructureChangeError",
            "InitializationError", "SimulationError", "UnknownNameError", "ModelError",
            "MissingPortError", "UnknownAttributeError", "DeclarationError", "ImpulseError",
-           "ModeSettlingError", "PositionState", "ExportError", "SensitivityError", "FitError",
+           "ModeSettlingError", "PositionState", "ExportError", "SensitivityError", "FitError", "InputRateError",
            "UnitError", "UnitWarning", "UnitCheckError"]
 
 

@@ -113,3 +113,11 @@ class FitError(PhyslibError):
     """A fit that cannot be set up as asked: measured data with NaN or outside the experiment's
     span, a variable the model does not have, a start value outside its bounds. The message
     names the experiment and the variable or parameter."""
+
+
+class InputRateError(PhyslibError):
+    """A linear model's response to an input that drives a state directly (an ideal source
+    across a capacitor or feeding an inductor alone: index reduction differentiated the
+    input's value) has terms in s·u, the capacitor's s·C or the inductor's s·L, that a state
+    space of u leaves out: such a model gives its gain at zero frequency only. The message
+    names the input and the states it fixes."""

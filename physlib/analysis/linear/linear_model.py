@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sps
 
-from ...core.errors import PhyslibError
+from ...core.errors import InputRateError, PhyslibError
 from ...core.units import divided
 from .frequency_response import frequency_response
 from .linear_sensitivity import linear_sensitivities
@@ -36,11 +36,14 @@ class LinearModel:
     ``units`` and ``input_units``: the unit of each state and output, and of each input, mappings
     by name (Modelica unit strings, :mod:`physlib.units`; apart because an analysis point can be
     both an input, a current injected, and an output, the voltage there): :meth:`unit`, and
-    :meth:`response_unit` for a transfer function's (``"V/A"``).
+    :meth:`response_unit` for a transfer function's (``"V/A"``). ``rate_inputs``: the inputs
+    whose response needs their rate ({input: why}, :class:`~physlib.core.errors.InputRateError`):
+    of those the model gives the gain at zero frequency alone, and B, D and responses at other
+    frequencies are that error.
     """
 
     def __init__(self, A, B, C, D, *, states, inputs, outputs, E=None, at=None, origin=None, units=None,
-                 input_units=None):
+                 input_units=None, rate_inputs=None):
         n, m, p = len(states), len(inputs), len(outputs)
         shapes = {"A": (n, n), "B": (n, m), "C": (p, n), "D": (p, m), "E": (n, n)}
         given = {"A": A, "B": B, "C": C, "D": D, "E": E}
@@ -53,10 +56,23 @@ class LinearModel:
         self.units = {} if units is None else units
         self.input_units = {} if input_units is None else input_units
         self.origin = origin
+        self.rate_inputs = dict(rate_inputs or {})
 
-    def _array(self, name):
+    def _check_rates(self, inputs=None) -> None:
+        """The :class:`InputRateError` of the first of ``inputs`` (default: all) whose response
+        needs its rate."""
+        for name in self.inputs if inputs is None else inputs:
+            if name in self.rate_inputs:
+                raise InputRateError(f"LinearModel: {self.rate_inputs[name]}")
+
+    def _array(self, name, rates: bool = True):
+        """The matrix ``name`` as a NumPy array; B and D of a model with inputs that need their
+        rate are an :class:`InputRateError` unless ``rates`` is False (a reduction that keeps
+        the flag)."""
         if name not in self._given:
             return None
+        if rates and name in ("B", "D"):
+            self._check_rates()
         if name not in self._arrays:
             value = self._given[name]
             self._arrays[name] = value.toarray() if sps.issparse(value) else value
@@ -73,6 +89,8 @@ class LinearModel:
         an explicit model), without making its dense array."""
         if name not in ("A", "B", "C", "D", "E"):
             raise PhyslibError(f"LinearModel.sparse: name is one of A, B, C, D, E; got {name!r}")
+        if name in ("B", "D"):
+            self._check_rates()
         value = self._given.get(name)
         return None if value is None else sps.csr_matrix(value)
 
@@ -137,6 +155,8 @@ class LinearModel:
         (:mod:`physlib.analysis.linear.frequency_response`)."""
         ins = self._positions(inputs, self.inputs, "input")
         outs = self._positions(outputs, self.outputs, "output")
+        if self.rate_inputs and np.any(np.asarray(f, dtype=float) != 0):
+            self._check_rates([self.inputs[k] for k in ins])
         given = self._given
         B, C, D = given["B"][:, ins], given["C"][outs], given["D"][outs][:, ins]
         return frequency_response(given["A"], B, C, D, f, given.get("E"))
@@ -231,20 +251,22 @@ class LinearModel:
         result has no E); with a singular E it is a :class:`DescriptorError`. ``D``, the
         signal names, their units and ``at`` are kept.
         """
-        A, B = self._explicit("minimal()")
+        A, B = self._explicit("minimal()", rates=False)     # the inputs' flags go with it
         T = minimal_basis(A, B, self.C, tol)
         T, names = named_basis(T, self.states, tol)
         kept = {n: self.units[n] for n in [*names, *self.outputs] if n in self.units}
-        return LinearModel(T.T @ A @ T, T.T @ B, self.C @ T, self.D, states=names, inputs=self.inputs,
-                           outputs=self.outputs, at=self.at, units=kept, input_units=self.input_units)
+        return LinearModel(T.T @ A @ T, T.T @ B, self.C @ T, self._array("D", rates=False), states=names,
+                           inputs=self.inputs, outputs=self.outputs, at=self.at, units=kept,
+                           input_units=self.input_units, rate_inputs=self.rate_inputs)
 
     # --- conversions ----------------------------------------------------------------------
 
-    def _explicit(self, what: str):
+    def _explicit(self, what: str, rates: bool = True):
+        B = self._array("B", rates)
         if self.E is None:
-            return self.A, self.B
+            return self.A, B
         try:
-            return np.linalg.solve(self.E, self.A), np.linalg.solve(self.E, self.B)
+            return np.linalg.solve(self.E, self.A), np.linalg.solve(self.E, B)
         except np.linalg.LinAlgError:
             raise DescriptorError(f"{what} needs an explicit state-space model but E is singular; "
                                "linearize with descriptor=False to eliminate the algebraic "

@@ -34,6 +34,7 @@ from ...core.errors import PhyslibError, UnknownNameError
 from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
 from .linear_sensitivity import Linearization
+from .model_inputs import rate_input_reason
 from .operating_point import OperatingPoint, input_names, operating_point, resolve_input
 from .path_units import PathUnits
 from ..common.affine_jacobian import affine_jacobian
@@ -130,6 +131,7 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     input_labels = names or list(inputs)
     output_labels = [str(o) for o in outputs]
     input_units = PathUnits(model, [input_labels], dict(zip(input_labels, inputs)))
+    rates = {label: why for label, name in zip(input_labels, inputs) if (why := rate_input_reason(model, name))}
     measured = {str(o): _output_path(model, o) for o in outputs if isinstance(o, AnalysisPoint)}
     lu = None
     if nz and not descriptor:
@@ -149,7 +151,8 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
         states = model.states + model.algebraic
         return LinearModel(A, sps.vstack([fu, gu]), sps.hstack([hx, hz]), hu, E=E, states=states,
                            inputs=input_labels, outputs=output_labels, at=op, origin=origin,
-                           units=PathUnits(model, [states, output_labels], measured), input_units=input_units)
+                           units=PathUnits(model, [states, output_labels], measured), input_units=input_units,
+                           rate_inputs=rates)
     if nz:
         gzx, gzu = _solve_sparse(lu, gx), _solve_sparse(lu, gu)
         A, B = fx - fz @ gzx, fu - fz @ gzu
@@ -162,7 +165,7 @@ def _linearize_at(model, inputs, outputs, op, descriptor, names=None):
     states = [model.states[i] for i in keep] if keep is not None else model.states
     return LinearModel(A, B, C, D, states=states, inputs=input_labels, outputs=output_labels, at=op,
                        origin=origin, units=PathUnits(model, [states, output_labels], measured),
-                       input_units=input_units)
+                       input_units=input_units, rate_inputs=rates)
 
 
 def _solve_sparse(lu, rhs):

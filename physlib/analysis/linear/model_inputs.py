@@ -127,3 +127,21 @@ def source_slots(model) -> np.ndarray:
         if model.has_variable(name) or (tail in ADDITIVE and model.has_variable(head)):
             slots.append(model.parameter_slot(name))
     return np.array(sorted(set(slots)), dtype=int)
+
+
+def rate_input_reason(model, name: str) -> str | None:
+    """Why the response to input ``name`` needs its rate, or None: index reduction
+    differentiated its value (the value given to it, or its waveform at that path), so an ideal
+    source fixes the current of an inductor or the voltage of a capacitor (a cut-set of current
+    sources and inductors, a loop of voltage sources and capacitors) and the response has s·u
+    terms (s·L, s·C) that a linear model of u cannot carry."""
+    system = model.system
+    own = f"the value given to input {name}"
+    if not any(e == own or e.partition(": ")[0].endswith(" " + name) for e in system.differentiated):
+        return None
+    fixed = ", ".join(system.dummy_states[:4]) + (", ..." if len(system.dummy_states) > 4 else "")
+    return (f"the input {name} drives a state directly ({fixed} fixed by constraints: an ideal source "
+            "across a capacitor or feeding an inductor alone), so its response has terms in s·u (the "
+            "capacitor's s·C, the inductor's s·L) that a linear model of u leaves out: it gives the gain at "
+            "zero frequency only (dcgain). For other frequencies give the source an internal impedance (a "
+            "resistance in series with a voltage source, in parallel with a current source)")
