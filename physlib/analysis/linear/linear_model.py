@@ -137,12 +137,18 @@ class LinearModel:
 
     def poles(self) -> np.ndarray:
         """Eigenvalues of A (finite generalized eigenvalues of (A, E) for a descriptor model),
-        sorted by real part, then imaginary part."""
+        sorted by real part, then imaginary part. The pencil is balanced first (D⁻¹(s·E − A)D,
+        the same eigenvalues): LAPACK's generalized solver does not balance, and a transistor's
+        charges beside node voltages span twenty decades in A."""
         import scipy.linalg
         if self.E is None:
             values = np.linalg.eigvals(self.A) if self.A.size else np.empty(0, complex)
+        elif not self.A.size:
+            values = np.empty(0, complex)
         else:
-            values = scipy.linalg.eigvals(self.A, self.E) if self.A.size else np.empty(0, complex)
+            _, (d, _) = scipy.linalg.matrix_balance(np.abs(self.A) + np.abs(self.E), permute=False, separate=True)
+            scale = d[None, :] / d[:, None]
+            values = scipy.linalg.eigvals(self.A * scale, self.E * scale)
             values = values[np.isfinite(values)]
         return values[np.lexsort((values.imag, values.real))]
 
