@@ -83,3 +83,45 @@ def test_an_unknown_node_names_the_line(card):
     with pytest.raises(spice.SpiceError, match="no node 'nowhere'") as caught:
         d.tran(1e-6, 1e-5)
     assert caught.value.line == 5 and caught.value.text == card
+
+
+def test_nodeset_and_ic_on_a_node_a_source_fixes_leave_it_to_the_source():
+    """A fuzzed deck's .nodeset named a node a V source drives: held as well, the point was
+    over-determined and .op failed ("no steady state found"); ngspice-39 runs it (its held row,
+    1e10·v beside the source's branch current, yields to the source) and prints v(2) = 0.5,
+    i(v1) = -5e-4. Held through an inductor, an E output or from an earlier held node, the same.
+    Closed forms: the divider; .ic v(2) = 0.2 held at t = 0 then relaxing with
+    tau = (R1 || R2)·C1 = 0.5 ms toward 0.5 V (tolerance: physlib's transient rtol 1e-6)."""
+    ladder = ("V1 1 0 DC 1\nR1 1 2 1k\nR2 2 0 1k\nL1 1 3 1m\nR3 3 0 2k\n"
+              "E1 4 0 2 0 2\nR4 4 0 1k\nVs 5 4 DC 0.5\nR5 5 0 1k\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spice.SpiceWarning)
+        op = spice.read("nodeset on driven nodes\n" + ladder +
+                        ".nodeset v(1)=0.3 v(2)=0.2 v(3)=0.1 v(4)=2 v(5)=-1\n.op\n.end\n").op()
+        tran = spice.read("ic on a driven node\n" + ladder + "C1 2 0 1u\n"
+                          ".ic v(1)=0.3 v(2)=0.2 v(3)=0.7\n.tran 0.1m 2m\n.end\n").tran(1e-4, 2e-3)
+    expected = {"v(1)": 1.0, "v(2)": 0.5, "v(3)": 1.0, "v(4)": 1.0, "v(5)": 1.5,
+                "i(v1)": -(0.5e-3 + 0.5e-3)}
+    for name, value in expected.items():
+        assert op[name] == pytest.approx(value, rel=1e-12), name
+    t = np.asarray(tran["time"])
+    assert tran["v(2)"][0] == pytest.approx(0.2, rel=1e-12)
+    assert tran["v(1)"][0] == pytest.approx(1.0, rel=1e-12)
+    assert_close(tran["v(2)"][1:], 0.5 - 0.3 * np.exp(-t[1:] / 0.5e-3), 1e-5, "v(2)")
+
+
+def test_nodeset_beside_a_capacitor_that_an_e_output_fixes():
+    """A fuzzed deck (reduced): C1 sits across E1's output, so the free model has dummy
+    derivatives (der(d1.vd)) that the copy with held .nodeset nodes does not; reading its point
+    as the free model's guess raised UnknownNameError. Closed form: no source drives the
+    circuit, so every node is at 0 V (ngspice-39: |v| <= 8.2e-13 V, its rounding); 1e-9 V."""
+    text = ("nodeset beside a capacitor across an E output\nV1 1 0 DC 0\nR5 5 4 62.1328\n"
+            "R6 6 2 26649.2\nR7 7 1 17.9812\nC1 2 3 1.27543e-08\nE1 3 2 6 5 -2.89989\n"
+            "D1 5 7 dm0\nD2 4 2 dm1\n.model dm0 D(IS=5.82103e-16 N=1.22081 BV=6.80772)\n"
+            ".model dm1 D(IS=9.72476e-15 N=1.83346 CJO=1.35386e-11)\n"
+            ".nodeset v(2)=-3.2 v(4)=-2.05\n.op\n.end\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spice.SpiceWarning)
+        op = spice.read(text).op()
+    for node in "234567":
+        assert abs(op[f"v({node})"]) < 1e-9, node

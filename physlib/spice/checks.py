@@ -27,13 +27,19 @@ from ..domains import electrical
 from .errors import SpiceError
 from .topology import Nets
 
-__all__ = ["check_dc_paths", "DcJoins", "dc_groups", "GROUND_NAMES"]
+__all__ = ["check_dc_paths", "DcJoins", "dc_groups", "GROUND_NAMES", "holdable"]
 
 GROUND_NAMES = ("0", "gnd")     # the nodes ground stands for
 
 # class -> the groups of pins joined at DC (absent: all electrical pins of the component)
 DC_GROUPS = {el.Capacitor: (), el.CurrentSource: (), el.VCCS: (), el.CCCS: (),
              el.VCVS: (("p", "n"),), el.CCVS: (("p", "n"),)}
+
+# class -> the groups of pins whose voltage difference the component fixes at DC: a source's
+# value, a controlled source's output, an inductor's (and a coupling's) zero
+FIXED_GROUPS = ((el.VoltageSource, (("p", "n"),)), (el.VCVS, (("p", "n"),)),
+                (el.CCVS, (("p", "n"),)), (el.Inductor, (("p", "n"),)),
+                (el.MutualInductance, (("p1", "n1"), ("p2", "n2"))))
 
 
 class DcJoins:
@@ -128,3 +134,26 @@ def dc_groups():
                 known[type(component)] = groups
         return groups
     return groups_of
+
+
+def _fixed_groups(component):
+    return next((groups for cls, groups in FIXED_GROUPS if isinstance(component, cls)), ())
+
+
+def holdable(deck, held: dict) -> dict:
+    """The entries of ``held`` ({pin path of a node: value}, in deck order: ``.ic`` or
+    ``.nodeset`` values) that an operating point can hold: not those whose node voltage
+    sources, E and H outputs and inductors already fix from ground or from an earlier entry's
+    node. Holding such a node too over-determines the point (no steady state: the injected
+    current and the source's are not both defined); ngspice's held row yields there (its
+    1e10·v beside the source's branch current), so the source's value stands."""
+    if not held:
+        return held
+    nets = Nets(deck.model, joins=_fixed_groups)
+    taken = set(nets.grounded)
+    out = {}
+    for pin, net in zip(held, nets.nets_of(list(held)).tolist()):
+        if net not in taken:
+            taken.add(net)
+            out[pin] = held[pin]
+    return out

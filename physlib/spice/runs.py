@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.arrays import sorted_unique
 from .bjt import refuse_excess_phase
+from .checks import holdable
 from .errors import SpiceError
 from .results import SpiceResult
 
@@ -53,8 +54,15 @@ def _guesses(sim, point) -> dict:
     model or of a copy of it with injections), or nothing."""
     if point is None:
         return {}
-    return {"x_guess": {n: point[n] for n in sim.states},
-            "z_guess": {n: point[n] for n in sim.algebraic}}
+    # the two models' index reductions may differ (holding a node beside a capacitor that an E
+    # output fixes leaves out the dummy derivative der(v) the free model has): a derivative
+    # the point lacks is 0 at DC, any other name it lacks is left to the solver's start
+    known = point.model.has_variable
+
+    def values(names):
+        return {n: point[n] if known(n) else 0.0 for n in names
+                if known(n) or n.startswith("der(")}
+    return {"x_guess": values(sim.states), "z_guess": values(sim.algebraic)}
 
 
 def injected(deck, pins: tuple):
@@ -74,7 +82,12 @@ def _held(deck, held, p, inputs, guess):
     """The steady state with each node of ``held`` ({pin path: value}) held at its value, as
     ngspice's operating point holds ``.ic`` and (at first) ``.nodeset`` nodes by replacing
     their KCL rows: a copy of the deck's model with a current injected into each such node,
-    solved by ``trim`` for those currents (compiled once per deck and set of nodes)."""
+    solved by ``trim`` for those currents (compiled once per deck and set of nodes); a node
+    that voltage sources already fix is left to them (:func:`~physlib.spice.checks.holdable`)."""
+    held = holdable(deck, held)
+    if not held:
+        sim = deck.compile()
+        return sim.operating_point(t=0.0, params=p, inputs=inputs, **_guesses(sim, guess))
     pins = tuple(sorted(held))
     sim, free = injected(deck, pins)
     return sim.trim({pin + ".v": held[pin] for pin in pins}, free, t=0.0, params=p,
