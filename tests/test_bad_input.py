@@ -21,6 +21,7 @@ from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, R
                                            VoltageSource)
 from physlib.components.rotational import IdealGear, Inertia
 from physlib.domains import electrical
+from physlib.analysis.common.options import OptionError
 
 
 # --- models the cases use ----------------------------------------------------------------------
@@ -376,6 +377,28 @@ CASES = [
     ("empty model compiled", lambda: Model("empty").compile(), ModelError, ["'empty'", "no components"]),
     ("mistyped parameter assigned", lambda: setattr(Resistor("R1", R=1.0), "RR", 5e3),
      UnknownAttributeError, ["R1", "'RR'", "did you mean 'R'"]),
+    # --- operating_point / trim options: strings reached float() or CasADi, t = nan or tol <= 0
+    # gave a point, a free_guess of a fixed name silently set it as an input --------------------
+    ("operating point t a string", lambda: S().operating_point(t="0"), OptionError,
+     ["operating_point: t", "number", "'0'"]),
+    ("operating point t nan", lambda: S().operating_point(t=math.nan), OptionError, ["operating_point: t", "finite"]),
+    ("operating point tol zero", lambda: S().operating_point(tol=0.0), OptionError,
+     ["operating_point: tol", "positive"]),
+    ("operating point max_iter float", lambda: S().operating_point(max_iter=2.5), OptionError,
+     ["operating_point: max_iter", "positive integer"]),
+    ("operating point input a string", lambda: S().operating_point(inputs={"src.V": "1"}), OptionError,
+     ["inputs['src.V']", "number", "'1'"]),
+    ("operating point inputs a list", lambda: S().operating_point(inputs=[1.0]), OptionError,
+     ["operating_point: inputs", "dict", "list"]),
+    ("operating point x_guess a string", lambda: S().operating_point(x_guess={"C1.v": "a"}), OptionError,
+     ["x_guess['C1.v']", "number"]),
+    ("trim targets a list", lambda: S().trim(["C1.v"], ["src.V"]), OptionError, ["trim: targets", "dict"]),
+    ("trim target a string", lambda: S().trim({"C1.v": "a"}, ["src.V"]), OptionError, ["targets['C1.v']"]),
+    ("trim free_guess of a fixed name", lambda: S().trim({"C1.v": 0.5}, ["src.V"], free_guess={"R1.R": 5.0}),
+     OptionError, ["free_guess", "R1.R", "not among the free names", "inputs= or params="]),
+    ("trim free_guess a string", lambda: S().trim({"C1.v": 0.5}, ["src.V"], free_guess={"src.V": "a"}),
+     OptionError, ["free_guess['src.V']", "number"]),
+    ("trim free a number", lambda: S().trim({"C1.v": 0.5}, 3), OptionError, ["trim: free", "list", "3"]),
     ("transfer function text coefficients", lambda: sig.TransferFunction("G", num="a", den=[1, 1]),
      ParameterError, ["'G'", "num", "'a'"]),
 ]
@@ -423,3 +446,8 @@ def test_numpy_and_sympy_scalars_are_accepted_wherever_a_float_is(value):
     res = S().simulate(np.float64(2e-3), params={"R1.R": value}, rtol=1e-8, atol=1e-10,
                        t_eval=np.array([0.0, 2e-3]))
     assert res["C1.v"][-1] == pytest.approx(1 - math.exp(-1), abs=1e-6)
+
+
+def test_trim_takes_one_free_path_as_a_string():
+    # a string was iterated into its letters: "2 free (s, r, c, ., V)" for one target
+    assert S().trim({"C1.v": 0.5}, "src.V")["src.V"] == pytest.approx(0.5)
