@@ -22,6 +22,7 @@ from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, R
 from physlib.components.rotational import IdealGear, Inertia
 from physlib.domains import electrical
 from physlib.analysis.common.options import OptionError
+from physlib import Experiment, FitError, fit
 
 
 # --- models the cases use ----------------------------------------------------------------------
@@ -46,6 +47,12 @@ def sim():
 @functools.cache
 def result():
     return sim().simulate(1e-3)
+
+
+def experiment(**kw):
+    """An RC charging curve measured at 11 times."""
+    t = np.linspace(0.0, 1e-3, 11)
+    return Experiment((t, {"C1.v": 1 - np.exp(-t / 1e-3)}), **kw)
 
 
 def model_with(*members):
@@ -418,6 +425,28 @@ CASES = [
     ("linearize params beside results", lambda: S().linearize(["src.V"], ["C1.v"], at=result(), times=[1e-4],
                                                               params={"R1.R": 2e3}),
      PhyslibError, ["params=", "default steady state"]),
+    # --- fit: options and specs reached SciPy, NumPy or float(); a DataFrame or an uncompiled
+    # Model in place of an Experiment or a compiled model was an AttributeError --------------
+    ("fit max_nfev zero", lambda: fit(S(), experiment(), {"R1.R": 1e3}, max_nfev=0), FitError,
+     ["max_nfev", "positive integer", "0"]),
+    ("fit tol negative", lambda: fit(S(), experiment(), {"R1.R": 1e3}, tol=-1.0), FitError, ["tol", "-1"]),
+    ("fit log a string", lambda: fit(S(), experiment(), {"R1.R": 1e3}, log="yes"), FitError,
+     ["log", "True or False", "'yes'"]),
+    ("fit guess a string", lambda: fit(S(), experiment(), {"R1.R": "1e3"}), FitError,
+     ["'R1.R'", "numbers", "'1e3'"]),
+    ("fit bound None", lambda: fit(S(), experiment(), {"R1.R": (1e3, None, 1e4)}), FitError, ["'R1.R'", "numbers"]),
+    ("fit bare data", lambda: fit(S(), [experiment().data], {"R1.R": 1e3}), FitError,
+     ["experiment 0", "tuple", "Experiment(data"]),
+    ("fit experiments None", lambda: fit(S(), None, {"R1.R": 1e3}), FitError, ["Experiment", "None"]),
+    ("fit an uncompiled model", lambda: fit(rc(), experiment(), {"R1.R": 1e3}), FitError,
+     ["compiled model", "model.compile()", "Model"]),
+    ("experiment t0 a string", lambda: experiment(t0="0"), FitError, ["Experiment: t0", "'0'"]),
+    ("experiment unknown option", lambda: experiment(options={"rtoll": 1e-8}), FitError,
+     ["'rtoll'", "did you mean 'rtol'"]),
+    ("experiment params in options", lambda: experiment(options={"params": {}}), FitError,
+     ["params", "Experiment's own params="]),
+    ("experiment x0_free a string", lambda: fit(S(), experiment(x0_free={"C1.v": "0"}), {"R1.R": 1e3}),
+     FitError, ["x0_free['C1.v']", "numbers"]),
     ("transfer function text coefficients", lambda: sig.TransferFunction("G", num="a", den=[1, 1]),
      ParameterError, ["'G'", "num", "'a'"]),
 ]
