@@ -5,6 +5,7 @@ Python) exception, never silent acceptance.
 One table: (id, callable, expected exception class, substrings the message must contain).
 """
 import functools
+import io
 import math
 
 import numpy as np
@@ -447,6 +448,12 @@ CASES = [
      ["params", "Experiment's own params="]),
     ("experiment x0_free a string", lambda: fit(S(), experiment(x0_free={"C1.v": "0"}), {"R1.R": 1e3}),
      FitError, ["x0_free['C1.v']", "numbers"]),
+    # --- result files: OSErrors and csv's TypeError came out raw -------------------------------
+    ("to_csv into a folder", lambda: result().to_csv("/"), PhyslibError, ["to_csv cannot write '/'", "folder"]),
+    ("to_csv into a missing folder", lambda: result().to_csv("/nonexistent-folder/r.csv"), PhyslibError,
+     ["to_csv cannot write", "nonexistent-folder", "existing, writable folder"]),
+    ("to_csv into a binary file", lambda: result().to_csv(io.BytesIO()), PhyslibError,
+     ["binary file", "mode 'w'"]),
     ("transfer function text coefficients", lambda: sig.TransferFunction("G", num="a", den=[1, 1]),
      ParameterError, ["'G'", "num", "'a'"]),
 ]
@@ -499,3 +506,10 @@ def test_numpy_and_sympy_scalars_are_accepted_wherever_a_float_is(value):
 def test_trim_takes_one_free_path_as_a_string():
     # a string was iterated into its letters: "2 free (s, r, c, ., V)" for one target
     assert S().trim({"C1.v": 0.5}, "src.V")["src.V"] == pytest.approx(0.5)
+
+
+def test_one_path_names_one_column():
+    # a string was iterated: to_pandas(names="C1.v") asked for the unknown variable 'C'
+    out = io.StringIO()
+    result().to_csv(out, names="C1.v", units=False)
+    assert out.getvalue().splitlines()[0] == "time,C1.v"
