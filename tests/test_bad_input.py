@@ -7,6 +7,7 @@ One table: (id, callable, expected exception class, substrings the message must 
 import functools
 import io
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +25,8 @@ from physlib.components.rotational import IdealGear, Inertia
 from physlib.domains import electrical
 from physlib.analysis.common.options import OptionError
 from physlib import Experiment, FitError, fit
+
+HERE = Path(__file__).parent       # a folder: to_csv cannot write a file there
 
 
 # --- models the cases use ----------------------------------------------------------------------
@@ -54,6 +57,13 @@ def experiment(**kw):
     """An RC charging curve measured at 11 times."""
     t = np.linspace(0.0, 1e-3, 11)
     return Experiment((t, {"C1.v": 1 - np.exp(-t / 1e-3)}), **kw)
+
+
+def grouped(owners, ports, sizes):
+    """``Model.connect_groups`` on resistors R0, R1, ... added for the classes in ``owners``."""
+    m = Model("m")
+    members = [m.add(kind(f"R{k}", R=1.0)) if kind else kind for k, kind in enumerate(owners)]
+    m.connect_groups(members, ports, sizes)
 
 
 def model_with(*members):
@@ -449,11 +459,22 @@ CASES = [
     ("experiment x0_free a string", lambda: fit(S(), experiment(x0_free={"C1.v": "0"}), {"R1.R": 1e3}),
      FitError, ["x0_free['C1.v']", "numbers"]),
     # --- result files: OSErrors and csv's TypeError came out raw -------------------------------
-    ("to_csv into a folder", lambda: result().to_csv("/"), PhyslibError, ["to_csv cannot write '/'", "folder"]),
-    ("to_csv into a missing folder", lambda: result().to_csv("/nonexistent-folder/r.csv"), PhyslibError,
-     ["to_csv cannot write", "nonexistent-folder", "existing, writable folder"]),
+    ("to_csv into a folder", lambda: result().to_csv(HERE), PhyslibError, ["to_csv cannot write", "folder"]),
+    ("to_csv into a missing folder", lambda: result().to_csv(HERE / "no-such-folder" / "r.csv"), PhyslibError,
+     ["to_csv cannot write", "no-such-folder", "existing, writable folder"]),
     ("to_csv into a binary file", lambda: result().to_csv(io.BytesIO()), PhyslibError,
      ["binary file", "mode 'w'"]),
+    # --- bulk building: raw TypeErrors, NumPy's ValueError, an AttributeError for an owner None
+    ("add_components of one component", lambda: Model("m").add_components(Resistor("R1", R=1.0)), ModelError,
+     ["add_components", "'m'", "list of components", "Model.add"]),
+    ("add_components of a generator", lambda: Model("m").add_components(Resistor(f"R{i}", R=1.0) for i in range(2)),
+     ModelError, ["add_components", "list of components", "generator"]),
+    ("connect_groups negative size", lambda: grouped([Resistor, Resistor], ["p", "p"], [-1, 3]), PortConnectionError,
+     ["connect_groups", "'m'", "group of -1 ports"]),
+    ("connect_groups owner None", lambda: grouped([Resistor, None], ["p", "p"], [2]), PortConnectionError,
+     ["connect_groups", "None is not a component"]),
+    ("connect_groups port a number", lambda: grouped([Resistor, Resistor], ["p", 1], [2]), PortConnectionError,
+     ["connect_groups", "port names are strings", "got 1"]),
     ("transfer function text coefficients", lambda: sig.TransferFunction("G", num="a", den=[1, 1]),
      ParameterError, ["'G'", "num", "'a'"]),
 ]
