@@ -475,6 +475,12 @@ CASES = [
      ["connect_groups", "None is not a component"]),
     ("connect_groups port a number", lambda: grouped([Resistor, Resistor], ["p", 1], [2]), PortConnectionError,
      ["connect_groups", "port names are strings", "got 1"]),
+    ("noise f a string", lambda: S().noise("C1.v", "1k"), PhyslibError, ["noise: f", "frequencies", "'1k'"]),
+    ("noise f 2-D", lambda: S().noise("C1.v", [[1.0, 2.0]]), PhyslibError, ["noise: f", "1-D"]),
+    ("sensitivity relative a string", lambda: S().sensitivity(1e-3, params=["R1.R"], relative="no"), OptionError,
+     ["sensitivity: relative", "True or False", "'no'"]),
+    ("t_eval 2-D", lambda: S().simulate(1e-3, t_eval=[[0.0, 1e-4], [2e-4, 3e-4]]), OptionError,
+     ["t_eval", "1-D", "(2, 2)"]),
     ("transfer function text coefficients", lambda: sig.TransferFunction("G", num="a", den=[1, 1]),
      ParameterError, ["'G'", "num", "'a'"]),
 ]

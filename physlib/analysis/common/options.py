@@ -237,9 +237,13 @@ def _mapping(name, value, what) -> dict:
 
 def _grid(t_eval, t0, t_end) -> np.ndarray:
     try:
-        grid = np.asarray(t_eval, dtype=float).ravel()
+        grid = np.asarray(t_eval, dtype=float)
     except (TypeError, ValueError):
         raise OptionError(f"t_eval must be a sequence of times in seconds, got {t_eval!r}") from None
+    if grid.ndim > 1:       # flattened, a table of times gave a run at times no one listed in order
+        raise OptionError(f"t_eval must be a 1-D sequence of times in seconds, got an array of shape {grid.shape}; "
+                          "give its times in one row (t_eval.ravel() if they are in order)")
+    grid = grid.ravel()
     if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(np.diff(grid) <= 0):
         raise OptionError("t_eval must be a non-empty, strictly increasing sequence of finite times")
     if grid[0] < t0 or grid[-1] > t_end:
