@@ -24,7 +24,7 @@ from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, R
 from physlib.components.rotational import IdealGear, Inertia
 from physlib.domains import electrical
 from physlib.analysis.common.options import OptionError
-from physlib import Experiment, FitError, fit
+from physlib import ExportError, Experiment, FitError, fit
 
 HERE = Path(__file__).parent       # a folder: to_csv cannot write a file there
 
@@ -481,6 +481,12 @@ CASES = [
      ["sensitivity: relative", "True or False", "'no'"]),
     ("t_eval 2-D", lambda: S().simulate(1e-3, t_eval=[[0.0, 1e-4], [2e-4, 3e-4]]), OptionError,
      ["t_eval", "1-D", "(2, 2)"]),
+    # --- export_fmu: checked before any file is made --------------------------------------------
+    ("export_fmu path None", lambda: S().export_fmu(None), ExportError, ["export_fmu: path", "None"]),
+    ("export_fmu binary a string", lambda: S().export_fmu(HERE / "x.fmu", binary="no"), ExportError,
+     ["binary", "True", "'no'"]),
+    ("export_fmu name no identifier", lambda: S().export_fmu(HERE / "x.fmu", name="a b"), ExportError,
+     ["name 'a b'", "C identifier"]),
     ("transfer function text coefficients", lambda: sig.TransferFunction("G", num="a", den=[1, 1]),
      ParameterError, ["'G'", "num", "'a'"]),
 ]
@@ -540,3 +546,10 @@ def test_one_path_names_one_column():
     out = io.StringIO()
     result().to_csv(out, names="C1.v", units=False)
     assert out.getvalue().splitlines()[0] == "time,C1.v"
+
+
+def test_export_fmu_takes_one_output_path_as_a_string(tmp_path):
+    # a string was iterated: outputs="C1.v" was the unknown output 'C'
+    import zipfile
+    fmu = S().export_fmu(tmp_path / "rc.fmu", outputs="C1.v", binary=False)
+    assert 'causality="output"' in zipfile.ZipFile(fmu).read("modelDescription.xml").decode()
