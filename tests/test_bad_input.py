@@ -5,7 +5,9 @@ Python) exception, never silent acceptance.
 One table: (id, callable, expected exception class, substrings the message must contain).
 """
 import functools
+import io
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +23,10 @@ from physlib.components.electrical import (Capacitor, Diode, Ground, Inductor, R
                                            VoltageSource)
 from physlib.components.rotational import IdealGear, Inertia
 from physlib.domains import electrical
+from physlib.analysis.common.options import OptionError
+from physlib import ExportError, Experiment, FitError, fit
+
+HERE = Path(__file__).parent       # a folder: to_csv cannot write a file there
 
 
 # --- models the cases use ----------------------------------------------------------------------
@@ -45,6 +51,19 @@ def sim():
 @functools.cache
 def result():
     return sim().simulate(1e-3)
+
+
+def experiment(**kw):
+    """An RC charging curve measured at 11 times."""
+    t = np.linspace(0.0, 1e-3, 11)
+    return Experiment((t, {"C1.v": 1 - np.exp(-t / 1e-3)}), **kw)
+
+
+def grouped(owners, ports, sizes):
+    """``Model.connect_groups`` on resistors R0, R1, ... added for the classes in ``owners``."""
+    m = Model("m")
+    members = [m.add(kind(f"R{k}", R=1.0)) if kind else kind for k, kind in enumerate(owners)]
+    m.connect_groups(members, ports, sizes)
 
 
 def model_with(*members):
@@ -376,6 +395,98 @@ CASES = [
     ("empty model compiled", lambda: Model("empty").compile(), ModelError, ["'empty'", "no components"]),
     ("mistyped parameter assigned", lambda: setattr(Resistor("R1", R=1.0), "RR", 5e3),
      UnknownAttributeError, ["R1", "'RR'", "did you mean 'R'"]),
+    # --- operating_point / trim options: strings reached float() or CasADi, t = nan or tol <= 0
+    # gave a point, a free_guess of a fixed name silently set it as an input --------------------
+    ("operating point t a string", lambda: S().operating_point(t="0"), OptionError,
+     ["operating_point: t", "number", "'0'"]),
+    ("operating point t nan", lambda: S().operating_point(t=math.nan), OptionError, ["operating_point: t", "finite"]),
+    ("operating point tol zero", lambda: S().operating_point(tol=0.0), OptionError,
+     ["operating_point: tol", "positive"]),
+    ("operating point max_iter float", lambda: S().operating_point(max_iter=2.5), OptionError,
+     ["operating_point: max_iter", "positive integer"]),
+    ("operating point input a string", lambda: S().operating_point(inputs={"src.V": "1"}), OptionError,
+     ["inputs['src.V']", "number", "'1'"]),
+    ("operating point inputs a list", lambda: S().operating_point(inputs=[1.0]), OptionError,
+     ["operating_point: inputs", "dict", "list"]),
+    ("operating point x_guess a string", lambda: S().operating_point(x_guess={"C1.v": "a"}), OptionError,
+     ["x_guess['C1.v']", "number"]),
+    ("trim targets a list", lambda: S().trim(["C1.v"], ["src.V"]), OptionError, ["trim: targets", "dict"]),
+    ("trim target a string", lambda: S().trim({"C1.v": "a"}, ["src.V"]), OptionError, ["targets['C1.v']"]),
+    ("trim free_guess of a fixed name", lambda: S().trim({"C1.v": 0.5}, ["src.V"], free_guess={"R1.R": 5.0}),
+     OptionError, ["free_guess", "R1.R", "not among the free names", "inputs= or params="]),
+    ("trim free_guess a string", lambda: S().trim({"C1.v": 0.5}, ["src.V"], free_guess={"src.V": "a"}),
+     OptionError, ["free_guess['src.V']", "number"]),
+    ("trim free a number", lambda: S().trim({"C1.v": 0.5}, 3), OptionError, ["trim: free", "list", "3"]),
+    # --- linearize options: a string t reached CasADi, a truthy descriptor string chose the
+    # descriptor form, times= and t= beside an operating point were silently unused -----------
+    ("linearize t a string", lambda: S().linearize(["src.V"], ["C1.v"], t="0"), OptionError,
+     ["linearize: t", "number", "'0'"]),
+    ("linearize t nan", lambda: S().linearize(["src.V"], ["C1.v"], t=math.nan), OptionError,
+     ["linearize: t", "finite"]),
+    ("linearize descriptor a string", lambda: S().linearize(["src.V"], ["C1.v"], descriptor="yes"), OptionError,
+     ["descriptor", "True, False or 'auto'", "'yes'"]),
+    ("linearize inputs None", lambda: S().linearize(None, ["C1.v"]), OptionError, ["linearize: inputs", "list"]),
+    ("linearize times without a result", lambda: S().linearize(["src.V"], ["C1.v"], times=[0.0]), OptionError,
+     ["times=", "at=res", "leave it out"]),
+    ("linearize times beside a point",
+     lambda: S().linearize(["src.V"], ["C1.v"], at=S().operating_point(), times=[0.0]), OptionError,
+     ["times=", "leave it out"]),
+    ("linearize t beside a point", lambda: S().linearize(["src.V"], ["C1.v"], at=S().operating_point(), t=1.0),
+     OptionError, ["t= (1 s)", "default steady state", "leave t out"]),
+    ("linearize params beside results", lambda: S().linearize(["src.V"], ["C1.v"], at=result(), times=[1e-4],
+                                                              params={"R1.R": 2e3}),
+     PhyslibError, ["params=", "default steady state"]),
+    # --- fit: options and specs reached SciPy, NumPy or float(); a DataFrame or an uncompiled
+    # Model in place of an Experiment or a compiled model was an AttributeError --------------
+    ("fit max_nfev zero", lambda: fit(S(), experiment(), {"R1.R": 1e3}, max_nfev=0), FitError,
+     ["max_nfev", "positive integer", "0"]),
+    ("fit tol negative", lambda: fit(S(), experiment(), {"R1.R": 1e3}, tol=-1.0), FitError, ["tol", "-1"]),
+    ("fit log a string", lambda: fit(S(), experiment(), {"R1.R": 1e3}, log="yes"), FitError,
+     ["log", "True or False", "'yes'"]),
+    ("fit guess a string", lambda: fit(S(), experiment(), {"R1.R": "1e3"}), FitError,
+     ["'R1.R'", "numbers", "'1e3'"]),
+    ("fit bound None", lambda: fit(S(), experiment(), {"R1.R": (1e3, None, 1e4)}), FitError, ["'R1.R'", "numbers"]),
+    ("fit bare data", lambda: fit(S(), [experiment().data], {"R1.R": 1e3}), FitError,
+     ["experiment 0", "tuple", "Experiment(data"]),
+    ("fit experiments None", lambda: fit(S(), None, {"R1.R": 1e3}), FitError, ["Experiment", "None"]),
+    ("fit an uncompiled model", lambda: fit(rc(), experiment(), {"R1.R": 1e3}), FitError,
+     ["compiled model", "model.compile()", "Model"]),
+    ("experiment t0 a string", lambda: experiment(t0="0"), FitError, ["Experiment: t0", "'0'"]),
+    ("experiment unknown option", lambda: experiment(options={"rtoll": 1e-8}), FitError,
+     ["'rtoll'", "did you mean 'rtol'"]),
+    ("experiment params in options", lambda: experiment(options={"params": {}}), FitError,
+     ["params", "Experiment's own params="]),
+    ("experiment x0_free a string", lambda: fit(S(), experiment(x0_free={"C1.v": "0"}), {"R1.R": 1e3}),
+     FitError, ["x0_free['C1.v']", "numbers"]),
+    # --- result files: OSErrors and csv's TypeError came out raw -------------------------------
+    ("to_csv into a folder", lambda: result().to_csv(HERE), PhyslibError, ["to_csv cannot write", "folder"]),
+    ("to_csv into a missing folder", lambda: result().to_csv(HERE / "no-such-folder" / "r.csv"), PhyslibError,
+     ["to_csv cannot write", "no-such-folder", "existing, writable folder"]),
+    ("to_csv into a binary file", lambda: result().to_csv(io.BytesIO()), PhyslibError,
+     ["binary file", "mode 'w'"]),
+    # --- bulk building: raw TypeErrors, NumPy's ValueError, an AttributeError for an owner None
+    ("add_components of one component", lambda: Model("m").add_components(Resistor("R1", R=1.0)), ModelError,
+     ["add_components", "'m'", "list of components", "Model.add"]),
+    ("add_components of a generator", lambda: Model("m").add_components(Resistor(f"R{i}", R=1.0) for i in range(2)),
+     ModelError, ["add_components", "list of components", "generator"]),
+    ("connect_groups negative size", lambda: grouped([Resistor, Resistor], ["p", "p"], [-1, 3]), PortConnectionError,
+     ["connect_groups", "'m'", "group of -1 ports"]),
+    ("connect_groups owner None", lambda: grouped([Resistor, None], ["p", "p"], [2]), PortConnectionError,
+     ["connect_groups", "None is not a component"]),
+    ("connect_groups port a number", lambda: grouped([Resistor, Resistor], ["p", 1], [2]), PortConnectionError,
+     ["connect_groups", "port names are strings", "got 1"]),
+    ("noise f a string", lambda: S().noise("C1.v", "1k"), PhyslibError, ["noise: f", "frequencies", "'1k'"]),
+    ("noise f 2-D", lambda: S().noise("C1.v", [[1.0, 2.0]]), PhyslibError, ["noise: f", "1-D"]),
+    ("sensitivity relative a string", lambda: S().sensitivity(1e-3, params=["R1.R"], relative="no"), OptionError,
+     ["sensitivity: relative", "True or False", "'no'"]),
+    ("t_eval 2-D", lambda: S().simulate(1e-3, t_eval=[[0.0, 1e-4], [2e-4, 3e-4]]), OptionError,
+     ["t_eval", "1-D", "(2, 2)"]),
+    # --- export_fmu: checked before any file is made --------------------------------------------
+    ("export_fmu path None", lambda: S().export_fmu(None), ExportError, ["export_fmu: path", "None"]),
+    ("export_fmu binary a string", lambda: S().export_fmu(HERE / "x.fmu", binary="no"), ExportError,
+     ["binary", "True", "'no'"]),
+    ("export_fmu name no identifier", lambda: S().export_fmu(HERE / "x.fmu", name="a b"), ExportError,
+     ["name 'a b'", "C identifier"]),
     ("transfer function text coefficients", lambda: sig.TransferFunction("G", num="a", den=[1, 1]),
      ParameterError, ["'G'", "num", "'a'"]),
 ]
@@ -423,3 +534,22 @@ def test_numpy_and_sympy_scalars_are_accepted_wherever_a_float_is(value):
     res = S().simulate(np.float64(2e-3), params={"R1.R": value}, rtol=1e-8, atol=1e-10,
                        t_eval=np.array([0.0, 2e-3]))
     assert res["C1.v"][-1] == pytest.approx(1 - math.exp(-1), abs=1e-6)
+
+
+def test_trim_takes_one_free_path_as_a_string():
+    # a string was iterated into its letters: "2 free (s, r, c, ., V)" for one target
+    assert S().trim({"C1.v": 0.5}, "src.V")["src.V"] == pytest.approx(0.5)
+
+
+def test_one_path_names_one_column():
+    # a string was iterated: to_pandas(names="C1.v") asked for the unknown variable 'C'
+    out = io.StringIO()
+    result().to_csv(out, names="C1.v", units=False)
+    assert out.getvalue().splitlines()[0] == "time,C1.v"
+
+
+def test_export_fmu_takes_one_output_path_as_a_string(tmp_path):
+    # a string was iterated: outputs="C1.v" was the unknown output 'C'
+    import zipfile
+    fmu = S().export_fmu(tmp_path / "rc.fmu", outputs="C1.v", binary=False)
+    assert 'causality="output"' in zipfile.ZipFile(fmu).read("modelDescription.xml").decode()

@@ -111,6 +111,9 @@ class Netlist(NetlistInspection):
         """Add new components at once, as :meth:`add` would one after another (the resistors
         and capacitors of a large deck): each a :class:`Component` in no model yet. One that is
         not, or a name repeated or taken, is refused before any is added."""
+        if not isinstance(components, (list, tuple)):
+            raise ModelError(f"Model.add_components on model {self.name!r} takes a list of components, got "
+                             f"{type(components).__name__}; add one component with Model.add")
         fresh = all(issubclass(cls, Component) for cls in set(map(type, components))) and \
             all(map(is_, map(attrgetter("_member_of"), components), repeat(None)))
         names = list(map(attrgetter("name"), components)) if fresh else [None]
@@ -269,10 +272,12 @@ class Netlist(NetlistInspection):
                 f"connect_groups on model {self.name!r}: {len(owners)} owners and {len(ports)} "
                 f"port names for sizes adding up to {sum(sizes)}; give one owner and one port "
                 "name per connected port, and each group's number of ports")
+        if min(sizes, default=0) < 0:      # (too few ports, 0 or 1, are connect's error, in turn)
+            raise PortConnectionError(f"connect_groups on model {self.name!r}: a group of {min(sizes)!r} ports; "
+                                      "give each group's number of ports, at least two")
         classes = set(map(type, owners))
-        stranger = next((o for o in owners if not isinstance(o, (Component, Netlist))), None) \
-            if any(not issubclass(cls, (Component, Netlist)) for cls in classes) else None
-        if stranger is not None:
+        if any(not issubclass(cls, (Component, Netlist)) for cls in classes):
+            stranger = next(o for o in owners if not isinstance(o, (Component, Netlist)))
             raise PortConnectionError(f"connect_groups on model {self.name!r}: {stranger!r} is not a "
                                       "component or model; give the members whose ports to connect")
         names, plain = plain_groups(owners, ports, sizes, classes, self._members, self._ref)
@@ -289,6 +294,10 @@ class Netlist(NetlistInspection):
                 self._end_member.extend(names[start:stop])
                 self._end_port.extend(ports[start:stop])
             else:
+                stray = next((port for port in ports[start:stop] if not isinstance(port, str)), None)
+                if stray is not None:
+                    raise PortConnectionError(f"connect_groups on model {self.name!r}: port names are strings "
+                                              f"such as 'p', got {stray!r}")
                 self.connect(*map(getattr, owners[start:stop], ports[start:stop]))
             start = stop
 

@@ -6,6 +6,7 @@ Every option is checked for type and range before any work starts, so a bad valu
 """
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import field
@@ -72,16 +73,15 @@ def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6,
     if not isinstance(solver, str) or solver not in VARIABLE_STEP + FIXED_STEP:
         raise OptionError(f"unknown solver {solver!r}; choose one of {', '.join(VARIABLE_STEP + FIXED_STEP)}")
     t0, t_end = _time_span(t0, t_end)
-    rtol, atol = _positive("rtol", rtol), _positive("atol", atol)
-    event_tol = _positive("event_tol", event_tol)
-    if isinstance(max_events, bool) or not isinstance(max_events, numbers.Integral) or max_events < 1:
-        raise OptionError(f"max_events must be a positive integer, got {max_events!r}")
+    rtol, atol = positive_option("rtol", rtol), positive_option("atol", atol)
+    event_tol = positive_option("event_tol", event_tol)
+    max_events = count_option("max_events", max_events)
     if initial not in INITIAL_MODES:
         raise OptionError(f"initial must be one of {', '.join(map(repr, INITIAL_MODES))}, got {initial!r}")
     if projection not in PROJECTIONS:
         raise OptionError(f"projection must be 'energy', 'naive' or None, got {projection!r}")
     noise = _noise_paths(model, noise)
-    noise_T = _positive("noise_T", noise_T)
+    noise_T = positive_option("noise_T", noise_T)
     params = _mapping("params", params, "parameter paths to values, e.g. {'R1.R': 2e3}")
     x0 = _point_values(model, "x0", x0, "states", "state paths to initial values, e.g. {'C1.v': 1.0}")
     z_guess = _point_values(model, "z_guess", z_guess, "algebraic",
@@ -95,13 +95,13 @@ def simulate_options(model, t_end, *, t0=0.0, solver="idas", dt=None, rtol=1e-6,
     _check_output_size(points, len(model.system.state_pos) + len(model.system.z_pos) + 2)
     return SimulateOptions(t0=t0, t_end=t_end, solver=solver, dt=dt, rtol=rtol, atol=atol, t_eval=grid,
                            params=params, x0=x0, projection=projection, max_step=max_step,
-                           event_tol=event_tol, max_events=int(max_events), invariants=invariants,
+                           event_tol=event_tol, max_events=max_events, invariants=invariants,
                            initial=initial, noise=tuple(noise), noise_T=noise_T, z_guess=z_guess)
 
 
 def _time_span(t0, t_end) -> tuple[float, float]:
-    t0 = _real("t0", t0)
-    t_end = _real("t_end", t_end)
+    t0 = finite_option("t0", t0)
+    t_end = finite_option("t_end", t_end)
     if not t_end > t0:
         raise OptionError(f"t_end ({t_end}) must be greater than t0 ({t0})")
     resolution = _time_resolution(t0, t_end)
@@ -129,7 +129,7 @@ def _fixed_step(solver, dt, max_step, span, grid) -> tuple[float, float]:
     """(dt, number of output times) of a fixed-step run."""
     if dt is None:
         raise OptionError(f"solver {solver!r} is a fixed-step solver: give its step, e.g. dt=1e-4 [s]")
-    dt = _positive("dt", dt)
+    dt = positive_option("dt", dt)
     if max_step is not None:
         raise OptionError(f"max_step caps the steps of the variable-step solvers; solver {solver!r} "
                           f"takes the fixed step dt = {dt:g} s")
@@ -151,7 +151,7 @@ def _variable_step(solver, dt, max_step, invariants, t0, t_end, grid) -> tuple[f
             f"invariants are kept by projection after each step of a fixed-step solver; {solver!r} "
             f"does not support them: use one of {', '.join(FIXED_STEP)} with a step dt")
     if max_step is not None:
-        max_step = _positive("max_step", max_step)
+        max_step = positive_option("max_step", max_step)
         span = t_end - t0
         if span / max_step > MAX_SAMPLES or max_step < 1e3 * _time_resolution(t0, t_end):
             raise OptionError(f"max_step = {max_step:g} s gives more than {MAX_SAMPLES:.0e} steps "
@@ -167,24 +167,49 @@ def _check_output_size(points, width) -> None:
             f"GiB, more than {MAX_OUTPUT_BYTES / 2**30:.0f} GiB): give fewer output times with t_eval")
 
 
-def _number(name, value) -> float:
+def number_option(name, value) -> float:
     """A real number (Python or NumPy scalar; not a bool or a string)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise OptionError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
     return float(value)
 
 
-def _real(name, value) -> float:
-    value = _number(name, value)
+def finite_option(name, value) -> float:
+    value = number_option(name, value)
     if not np.isfinite(value):
         raise OptionError(f"{name} must be finite, got {value}")
     return value
 
 
-def _positive(name, value) -> float:
-    value = _number(name, value)
+def positive_option(name, value) -> float:
+    value = number_option(name, value)
     if not (np.isfinite(value) and value > 0):
         raise OptionError(f"{name} must be a positive, finite number, got {value:g}")
+    return value
+
+
+def count_option(name, value) -> int:
+    """A positive integer (Python or NumPy; not a bool, not a float such as 10.0)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
+        raise OptionError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def flag_option(name, value) -> bool:
+    """True or False (a NumPy bool too): a string such as "no" is truthy and would turn the
+    option on."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise OptionError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def values_option(name, value, what) -> dict:
+    """A dict of paths to finite numbers (``what`` says what it maps, for the message), its
+    values as floats: a string value would otherwise reach ``float()`` deep in a solver."""
+    value = _mapping(name, value, what)
+    for key, number in value.items():
+        if type(number) is not float or not math.isfinite(number):     # one test for a plain float
+            value[key] = finite_option(f"{name}[{key!r}]", number)
     return value
 
 
@@ -212,9 +237,13 @@ def _mapping(name, value, what) -> dict:
 
 def _grid(t_eval, t0, t_end) -> np.ndarray:
     try:
-        grid = np.asarray(t_eval, dtype=float).ravel()
+        grid = np.asarray(t_eval, dtype=float)
     except (TypeError, ValueError):
         raise OptionError(f"t_eval must be a sequence of times in seconds, got {t_eval!r}") from None
+    if grid.ndim > 1:       # flattened, a table of times gave a run at times no one listed in order
+        raise OptionError(f"t_eval must be a 1-D sequence of times in seconds, got an array of shape {grid.shape}; "
+                          "give its times in one row (t_eval.ravel() if they are in order)")
+    grid = grid.ravel()
     if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(np.diff(grid) <= 0):
         raise OptionError("t_eval must be a non-empty, strictly increasing sequence of finite times")
     if grid[0] < t0 or grid[-1] > t_end:

@@ -23,6 +23,7 @@ state (FMI's FMU state).
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import re
 import tempfile
@@ -86,6 +87,7 @@ def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=Non
     ``v0`` parameter to change where its voltage starts. A missing or failing compiler is an
     :class:`~physlib.core.errors.ExportError`.
     """
+    path, inputs, outputs = _checked(path, inputs, outputs, name, binary)
     identifier = _identifier(name or model.name)
     table = _variables(model, inputs, outputs, parameters)
     display = display_units_of(table, display_units)
@@ -95,7 +97,6 @@ def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=Non
     description = _model_description(model, identifier, table, ode_deps, value_deps, display)
     guid = "{%s}" % uuid.UUID(hashlib.md5(description.encode()).hexdigest())
     description = description.replace("@GUID@", guid)
-    path = Path(path)
     if path.suffix != ".fmu":
         path = path.with_name(path.name + ".fmu")
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,6 +119,19 @@ def export_fmu(model, path, *, inputs=(), outputs=(), parameters="all", name=Non
                 if file.is_file():
                     archive.write(file, file.relative_to(root).as_posix())
     return path
+
+
+def _checked(path, inputs, outputs, name, binary) -> tuple:
+    """(path, inputs, outputs) checked: a path None was pathlib's TypeError, one path alone was
+    iterated into its letters, binary="no" truthy, a name that is no C identifier changed."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ExportError(f"export_fmu: path must be a file name (a str or pathlib.Path), got {path!r:.60}")
+    if not isinstance(binary, (bool, np.bool_)):
+        raise ExportError(f"export_fmu: binary must be True (build the library) or False (sources only), got {binary!r}")
+    if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):
+        raise ExportError(f"export_fmu: name {name!r} is the FMU's model identifier, a C identifier: use "
+                          "letters, digits and '_', not starting with a digit")
+    return Path(path), *([names] if isinstance(names, str) else list(names) for names in (inputs, outputs))
 
 
 def _identifier(name: str) -> str:

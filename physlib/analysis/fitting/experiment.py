@@ -1,13 +1,19 @@
 """An experiment to fit a model to: measured data, its noise, and the run that produced it."""
 from __future__ import annotations
 
+import difflib
+import inspect
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...core.errors import FitError
+from ..common.options import simulate_options
 
 TIME_COLUMNS = ("t", "time")
+# simulate options an Experiment sets from its own fields: {option: the field that gives it}
+OWN_OPTIONS = {"t0": "t0=", "params": "params= (or inputs=)", "t_eval": "data (its times)"}
 
 
 @dataclass
@@ -41,6 +47,28 @@ class Experiment:
     options: dict = field(default_factory=dict)
     x0_free: object = None
 
+    def __post_init__(self):
+        # checked here, where they are given: a string t0 failed in a NumPy comparison, an
+        # unknown option in the first run as a TypeError of a function the user never called
+        for name in ("t0", "t_end"):
+            value = getattr(self, name)
+            if (value is not None or name == "t0") and (isinstance(value, (bool, np.bool_))
+                                                         or not isinstance(value, numbers.Real)
+                                                         or not np.isfinite(value)):
+                raise FitError(f"Experiment: {name} must be a finite number of seconds, got {value!r}")
+        if not isinstance(self.options, dict):
+            raise FitError(f"Experiment: options must be a dict of simulate options, e.g. {{'rtol': 1e-8}}, "
+                           f"got {self.options!r:.60}")
+        valid = [name for name in inspect.signature(simulate_options).parameters
+                 if name not in ("model", "t_end", *OWN_OPTIONS)]
+        for name in self.options:
+            if name in OWN_OPTIONS:
+                raise FitError(f"Experiment: give {name} as the Experiment's own {OWN_OPTIONS[name]}, not in options")
+            if name not in valid:
+                close = difflib.get_close_matches(str(name), valid, n=1)
+                raise FitError(f"Experiment: options has no {name!r}" + (f" (did you mean {close[0]!r}?)" if close
+                                                                         else "") + f"; its options are {', '.join(valid)}")
+
     def free_states(self, label: str) -> dict:
         """{state path: (guess or None, lower, upper)} of ``x0_free``."""
         if self.x0_free is None:
@@ -55,6 +83,8 @@ class Experiment:
             spec = tuple(spec) if isinstance(spec, (tuple, list)) else (spec, -np.inf, np.inf)
             if len(spec) != 3:
                 raise FitError(f"{label}: x0_free[{path!r}]: give (guess, lower, upper) or a guess alone")
+            if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) for v in spec):
+                raise FitError(f"{label}: x0_free[{path!r}]: the guess and bounds must be numbers, got {spec!r}")
             out[path] = tuple(float(v) for v in spec)
         return out
 

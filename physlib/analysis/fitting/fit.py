@@ -3,6 +3,7 @@ Jacobian exact from the forward sensitivities (through the runs' events)."""
 from __future__ import annotations
 
 import difflib
+import numbers
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -39,10 +40,8 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
     their exact Jacobian at once. Bounded trust-region least squares (SciPy's ``trf``, a bounded
     Gauss-Newton / Levenberg-Marquardt). Returns a :class:`FitResult` (estimates, standard
     errors, covariance, confidence intervals, which combinations the data cannot determine)."""
-    experiments = [experiments] if isinstance(experiments, Experiment) else list(experiments)
-    if not experiments:
-        raise FitError("fit needs at least one Experiment")
-    check_loss(loss)
+    experiments = _experiments(experiments)
+    log, max_nfev, tol = check_search(sim, "fit", loss, log, max_nfev, tol)
     names, guess, lower, upper = parameter_bounds(sim, params, log)
     problem = Problem(sim, experiments, names, rtol, atol, executor, workers)
     # the experiments' free initial values, after the shared parameters: searched linearly (a
@@ -55,9 +54,37 @@ def fit(sim, experiments, params: dict, *, log: bool = True, loss: str = "linear
                  tol=tol)
 
 
-def check_loss(loss):
-    if loss not in LOSSES:
-        raise FitError(f"loss must be one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
+def _experiments(experiments) -> list:
+    """``experiments`` as a list of :class:`Experiment`: a DataFrame or file name in their place
+    failed with an AttributeError deep in the set-up."""
+    experiments = [experiments] if isinstance(experiments, Experiment) else experiments
+    if not isinstance(experiments, (list, tuple)) or not experiments:
+        raise FitError(f"fit needs an Experiment or a non-empty list of them, got {experiments!r:.60}; wrap "
+                       "measured data as Experiment(data, sigma=...)")
+    for k, experiment in enumerate(experiments):
+        if not isinstance(experiment, Experiment):
+            raise FitError(f"fit: experiment {k} is a {type(experiment).__name__}, not an Experiment; wrap "
+                           "measured data as Experiment(data, sigma=...)")
+    return list(experiments)
+
+
+def check_search(sim, caller, loss, log, max_nfev, tol) -> tuple:
+    """(log, max_nfev, tol) of ``caller`` (fit or fit_frequency), checked with ``loss`` and the
+    model before any run: a string or zero there failed inside SciPy's least_squares, a truthy
+    string as ``log`` in NumPy, an uncompiled Model as a missing attribute."""
+    from ...assembly.compiled import CompiledModel
+    if not isinstance(sim, CompiledModel):
+        raise FitError(f"{caller} fits a compiled model: give it model.compile(), got {type(sim).__name__}")
+    if not isinstance(loss, str) or loss not in LOSSES:
+        raise FitError(f"{caller}: loss must be one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
+    if not isinstance(log, (bool, np.bool_)):
+        raise FitError(f"{caller}: log must be True or False, got {log!r}")
+    if isinstance(max_nfev, (bool, np.bool_)) or not isinstance(max_nfev, numbers.Integral) or max_nfev < 1:
+        raise FitError(f"{caller}: max_nfev must be a positive integer (the most runs of the model), got {max_nfev!r}")
+    if (isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real)
+            or not np.finfo(float).eps <= tol < 1):
+        raise FitError(f"{caller}: tol must be a number from 2.2e-16 (machine precision) to 1, got {tol!r}")
+    return bool(log), int(max_nfev), float(tol)
 
 
 def solve(problem, names, bounds, *, log, loss, max_nfev, tol) -> FitResult:
@@ -111,6 +138,8 @@ def parameter_bounds(sim, params, log):
         spec = tuple(spec) if isinstance(spec, (tuple, list)) else (spec, 0.0 if log else -np.inf, np.inf)
         if len(spec) != 3:
             raise FitError(f"fit: {name!r}: give (guess, lower, upper) or a guess alone, got {spec!r}")
+        if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) for v in spec):
+            raise FitError(f"fit: {name!r}: the guess and bounds must be numbers, got {spec!r}")
         guess, lower, upper = (float(v) for v in spec)
         if not lower <= guess <= upper or lower == upper:
             raise FitError(f"fit: {name!r}: the guess {guess:g} must lie within its bounds "

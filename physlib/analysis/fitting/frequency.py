@@ -7,7 +7,7 @@ import numpy as np
 from ...core.errors import FitError
 from ..linear.linearize import linearize
 from ..linear.operating_point import OperatingPoint, operating_point
-from .fit import LeastSquares, check_loss, parameter_bounds, solve
+from .fit import LeastSquares, check_search, parameter_bounds, solve
 from .result import FitResult, Prediction
 
 
@@ -33,7 +33,7 @@ def fit_frequency(sim, f, H_measured, inputs, outputs, params: dict, *, at: dict
     the parameters. The residuals are the real and imaginary parts of (model − data)/sigma.
     Returns a :class:`FitResult`; its ``residuals`` and ``predictions`` are by pair
     ``"input → output"`` over the frequencies."""
-    check_loss(loss)
+    log, max_nfev, tol = check_search(sim, "fit_frequency", loss, log, max_nfev, tol)
     names, guess, lower, upper = parameter_bounds(sim, params, log)
     problem = FrequencyProblem(sim, f, H_measured, inputs, outputs, names, at, values, sigma, t)
     return solve(problem, names, (guess, lower, upper), log=log, loss=loss, max_nfev=max_nfev, tol=tol)

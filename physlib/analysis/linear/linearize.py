@@ -31,6 +31,8 @@ import scipy.sparse.linalg as spla
 from ...assembly.netlist import Netlist
 from ...core.arrays import difference
 from ...core.errors import PhyslibError, UnknownNameError
+from ..common.options import OptionError, finite_option
+from .linearize_options import descriptor_option, is_result, path_list, refuse_steady_state_options
 from .analysis_points import AnalysisPoint, with_analysis_points
 from .linear_model import LinearModel
 from .linear_sensitivity import Linearization
@@ -65,8 +67,8 @@ def linearize(model, inputs, outputs, *, at=None, descriptor: bool | str = False
     descriptor: keep the algebraic variables (E, A, B, C, D); ``"auto"``: eliminate them
     where g_z is regular at the point, else keep them (a frequency response needs no more).
     """
-    inputs = [inputs] if isinstance(inputs, (str, AnalysisPoint)) else list(inputs)
-    outputs = [outputs] if isinstance(outputs, (str, AnalysisPoint)) else list(outputs)
+    inputs, outputs = path_list("inputs", inputs), path_list("outputs", outputs)
+    t, descriptor = finite_option("linearize: t", t), descriptor_option(descriptor)
     if isinstance(model, Netlist):
         points = [p for p in inputs + outputs if isinstance(p, AnalysisPoint)]
         extended, value_paths = with_analysis_points(model, dict.fromkeys(p for p in points if p in inputs))
@@ -86,24 +88,13 @@ def linearize(model, inputs, outputs, *, at=None, descriptor: bool | str = False
     return _linearize_compiled(model, inputs, outputs, at, descriptor, params, t, times)
 
 
-def _is_result(at) -> bool:
-    """Whether ``at`` is a simulation result (it has ``at(t)``), told apart by behaviour so that
-    linearization does not import the simulation package above it."""
-    return callable(getattr(at, "at", None))
-
-
 def _linearize_compiled(model, inputs, outputs, at, descriptor, params, t, times, names=None):
     if not inputs and not outputs:
         raise PhyslibError("linearize needs inputs and/or outputs, e.g. inputs=['src.V'], outputs=['C1.v']")
-    if _is_result(at):
-        if times is None:
-            raise PhyslibError("linearizing along a result needs times=[...] (e.g. at=res, times=[0.5, 1.0])")
-        at = [at.at(float(tt)) for tt in np.atleast_1d(times)]
-    elif isinstance(at, tuple) and len(at) == 2 and _is_result(at[0]):
-        at = [at[0].at(float(tt)) for tt in np.atleast_1d(at[1])]
-    if isinstance(at, (list, tuple)):
-        return [_linearize_at(model, inputs, outputs, op, descriptor, names) for op in at]
     if at is None:
+        if times is not None:
+            raise OptionError("linearize: times= picks points along a simulation result given as at=res; "
+                              "without at= it has no use: leave it out, or give at=res")
         try:
             at = operating_point(model, t=t, params=params)
         except PhyslibError as err:
@@ -111,9 +102,16 @@ def _linearize_compiled(model, inputs, outputs, at, descriptor, params, t, times
                 f"linearize without `at` linearizes at the steady state, and none was found: {err}. "
                 "To linearize away from steady state, pass at= an operating point explicitly "
                 "(e.g. at=res.at(t))") from None
-    elif params is not None:
-        raise PhyslibError("params= applies to the default steady state only; the operating point "
-                           "given as `at` already has its parameters")
+        return _linearize_at(model, inputs, outputs, at, descriptor, names)
+    refuse_steady_state_options(at, params, t, times)
+    if is_result(at):
+        if times is None:
+            raise PhyslibError("linearizing along a result needs times=[...] (e.g. at=res, times=[0.5, 1.0])")
+        at = [at.at(float(tt)) for tt in np.atleast_1d(times)]
+    elif isinstance(at, tuple) and len(at) == 2 and is_result(at[0]):
+        at = [at[0].at(float(tt)) for tt in np.atleast_1d(at[1])]
+    if isinstance(at, (list, tuple)):
+        return [_linearize_at(model, inputs, outputs, op, descriptor, names) for op in at]
     return _linearize_at(model, inputs, outputs, at, descriptor, names)
 
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from ...core.errors import InitializationError, PhyslibError, UnknownNameError
 from ..common.fast_call import fast
+from ..common.options import OptionError, count_option, finite_option, positive_option, values_option
 from .model_inputs import input_names, parameter_slot, resolve_input
 from .steady_state import solve_steady_state, steady_residual
 
@@ -132,9 +133,22 @@ def operating_point(model, *, t: float = 0.0, params: dict | None = None, inputs
     ``op.modes``, ``op.events``. Raises :class:`InitializationError` naming the equations and
     variables that did not converge, :class:`ModeSettlingError` naming the components whose
     modes do not settle."""
+    t, inputs, x_guess, z_guess, tol, max_iter = _checked("operating_point", t, inputs, x_guess, z_guess,
+                                                         tol, max_iter)
     x, z, p, events, convergence = solve_steady_state(model, t, params, inputs, x_guess, z_guess, {}, [],
                                                       tol, max_iter)
     return OperatingPoint(model, t, x, z, p, events, convergence)
+
+
+def _checked(caller, t, inputs, x_guess, z_guess, tol, max_iter) -> tuple:
+    """The options of ``caller`` (operating_point or trim) shared by both, checked: a string
+    ``tol`` or value reached CasADi or ``float()`` deep in the solver, and ``t = nan``, a
+    non-positive ``tol`` or ``max_iter = 0`` gave a point without complaint."""
+    return (finite_option(f"{caller}: t", t),
+            values_option(f"{caller}: inputs", inputs, "input paths to values, e.g. {'src.V': 5.0}"),
+            values_option(f"{caller}: x_guess", x_guess, "state paths to guesses, e.g. {'C1.v': 1.0}"),
+            values_option(f"{caller}: z_guess", z_guess, "algebraic variable paths to guesses"),
+            positive_option(f"{caller}: tol", tol), count_option(f"{caller}: max_iter", max_iter))
 
 
 def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | None = None,
@@ -146,8 +160,9 @@ def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | Non
     As many free names as targets (the system must be square). The free values are in the
     returned point's parameter vector: ``op["tau1.tau"]``. ``free_guess``: starting values of
     the free names (default: their current values). Modes settle as in :func:`operating_point`."""
-    targets = dict(targets)
-    free = list(free)
+    targets = values_option("trim: targets", targets, "variable paths to target values, e.g. {'C1.v': 0.5}")
+    free = _free_names(free)
+    t, inputs, x_guess, z_guess, tol, max_iter = _checked("trim", t, inputs, x_guess, z_guess, tol, max_iter)
     if len(free) != len(targets):
         raise PhyslibError(
             f"trim needs as many free inputs/parameters as targets (a square system): got "
@@ -155,14 +170,28 @@ def trim(model, targets: dict, free: list, *, t: float = 0.0, params: dict | Non
             f"({', '.join(free) or 'none'})")
     if not targets:
         raise PhyslibError("trim needs at least one target, e.g. targets={'cart.z': 1.0}")
+    free_guess = values_option("trim: free_guess", free_guess, "free names to starting values")
+    stray = [name for name in free_guess if name not in free]
+    if stray:
+        # merged into the inputs below, a guess for a name that is not free would set it
+        raise OptionError(f"trim: free_guess gives {', '.join(stray)}, not among the free names "
+                          f"({', '.join(free)}): guess only free names; set fixed values with inputs= or params=")
     if free_guess:
-        inputs = {**(inputs or {}), **free_guess}
+        inputs = {**inputs, **free_guess}
     try:
         solved = solve_steady_state(model, t, params, inputs, x_guess, z_guess, targets, free, tol, max_iter)
     except InitializationError as err:
         solved = _trim_from_operating_point(model, t, params, inputs, (x_guess, z_guess), targets, free,
                                             (tol, max_iter), err)
     return OperatingPoint(model, t, *solved)
+
+
+def _free_names(free) -> list:
+    """``free`` as a list of paths; one path alone is one name (iterated, it was its letters)."""
+    free = [free] if isinstance(free, str) else free
+    if not isinstance(free, (list, tuple)) or not all(isinstance(name, str) for name in free):
+        raise OptionError(f"trim: free must be a list of input or parameter paths, e.g. ['src.V'], got {free!r}")
+    return list(free)
 
 
 def _trim_from_operating_point(model, t, params, inputs, guesses, targets, free, limits, error):

@@ -210,9 +210,7 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None, external=None) -
     if not (isinstance(T, (int, float)) and np.isfinite(T) and T > 0):
         raise PhyslibError(f"noise: the temperature T must be a positive number of kelvins, got {T!r}")
     names, label = _output(model, output)
-    f = None if f is None else np.atleast_1d(np.asarray(f, dtype=float))
-    if f is not None and (f.size == 0 or np.any(~np.isfinite(f)) or np.any(f < 0)):
-        raise PhyslibError("noise: f must be finite frequencies >= 0 [Hz]")
+    f = None if f is None else _frequencies(f)
     op = at if at is not None else operating_point(model)
     if not isinstance(op, OperatingPoint) or op.model is not model:
         raise PhyslibError("noise: at must be an operating point of this compiled model")
@@ -252,6 +250,19 @@ def noise(model, output, f=None, *, T: float = 300.15, at=None, external=None) -
     result._band = spectrum.band_integral
     result.linear_model = lin
     return result
+
+
+def _frequencies(f) -> np.ndarray:
+    """``f`` as a 1-D array of frequencies [Hz]: a string reached float() (ValueError), a 2-D
+    array a message's format (TypeError)."""
+    try:
+        values = np.asarray(f, dtype=float)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.ndim > 1 or values.size == 0 or np.any(~np.isfinite(values)) or np.any(values < 0):
+        raise PhyslibError(f"noise: f must be a number or a 1-D sequence of finite frequencies >= 0 [Hz], "
+                           f"e.g. np.logspace(0, 6, 61); got {f!r:.60}")
+    return np.atleast_1d(values)
 
 
 def _output(model, output):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...core.errors import SensitivityError
 from ..common.initialization import consistent_start
-from ..common.options import OptionError, simulate_options
+from ..common.options import OptionError, flag_option, simulate_options
 from ..simulation.event_storms import EventStormError
 from ..simulation.event_trace import tracing
 from ..simulation.simulate import model_lock, simulate
@@ -61,6 +61,7 @@ def sensitivity(model, t_end: float, *, params, outputs=None, t_eval=None, metho
     result whose ``sens[output, parameter]`` is ∂output/∂parameter over ``sens.t``."""
     if method not in METHODS:
         raise OptionError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    relative = flag_option("sensitivity: relative", relative)    # "no" was truthy: scaled results
     names, given = _parameter_names(params)
     options = run_options(model, t_end, values={**(values or {}), **given}, t0=t0, solver=solver, rtol=rtol,
                           atol=atol, t_eval=t_eval, x0=x0, projection=projection, max_step=max_step,

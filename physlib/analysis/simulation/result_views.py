@@ -1,6 +1,7 @@
 """What a simulation result shows: units, pint quantities, plots, CSV and pandas tables."""
 from __future__ import annotations
 
+import io
 import os
 
 import numpy as np
@@ -73,7 +74,8 @@ class ResultViews:
         return fig
 
     def to_csv(self, path, names=None, *, units: bool = True) -> None:
-        """Write ``time`` and the named variables (default: all, then the modes) as CSV: a row
+        """Write ``time`` and the named variables (a path or a list of them; default: all, then
+        the modes) as CSV: a row
         of names, a row of their units (``s``, then each declared unit in the Modelica grammar;
         left out with ``units=False``), then one row per output time at full precision.
 
@@ -85,14 +87,26 @@ class ResultViews:
         if not hasattr(path, "write") and not isinstance(path, (str, os.PathLike)):
             raise PhyslibError(f"to_csv: path must be a file name or an open text file, got {path!r} "
                                f"({type(path).__name__})")
-        names = list(names) if names is not None else self.names
+        if isinstance(path, (io.RawIOBase, io.BufferedIOBase)) or "b" in str(getattr(path, "mode", "")):
+            raise PhyslibError(f"to_csv writes text: {path!r:.60} is a binary file; open it with mode 'w' "
+                               "(or wrap it in io.TextIOWrapper)")
+        names = self._column_names(names)
         columns = self._read(names)
         header = [["time"] + names] + ([["s"] + [self.unit(n) for n in names]] if units else [])
         if hasattr(path, "write"):
             self._write_csv(path, header, columns)
-        else:
+            return
+        try:
             with open(path, "w", newline="") as fh:
                 self._write_csv(fh, header, columns)
+        except OSError as err:
+            raise PhyslibError(f"to_csv cannot write {os.fspath(path)!r}: {err.strerror or err}; give the "
+                               "name of a file in an existing, writable folder") from None
+
+    def _column_names(self, names) -> list:
+        """``names`` of to_csv and to_pandas as a list (all by default); one path alone is one
+        column (iterated, "C1.v" was the unknown variables 'C', '1', ...)."""
+        return [names] if isinstance(names, str) else list(names) if names is not None else self.names
 
     def _write_csv(self, fh, header, columns) -> None:
         import csv
@@ -113,7 +127,7 @@ class ResultViews:
         except ImportError:
             raise PhyslibError("SimulationResult.to_pandas() needs the pandas package: "
                                "pip install pandas") from None
-        names = list(names) if names is not None else self.names
+        names = self._column_names(names)
         columns = self._read(names)
         values = np.column_stack(columns) if columns else np.empty((len(self.t), 0))
         frame = pandas.DataFrame(values, index=pandas.Index(self.t, name="time"), columns=names)
