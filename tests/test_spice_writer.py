@@ -112,7 +112,14 @@ def test_waveforms_round_trip():
              sg.Sine(amplitude=0.5, f=1e3, t0=0.1e-3),
              sg.Exponentials(amplitude=1.0, offset=0.2, t_rise=0.1e-3, tau_rise=0.2e-3,
                              t_fall=1e-3, tau_fall=0.3e-3),
-             sg.Constant(k=0.7), 1.5]
+             sg.Constant(k=0.7), 1.5,
+             # (phases whose degrees, as written, read back to the same floats: 0.2 rad does not)
+             sg.FrequencyModulatedSine(offset=0.1, amplitude=1.0, f_carrier=5e3, modulation_index=2.0,
+                                       f_signal=500.0, phase_carrier=0.5, phase_signal=1.25),
+             sg.AmplitudeModulatedSine(amplitude=1.0, offset=0.5, f_modulation=500.0, f_carrier=5e3,
+                                       t0=0.3e-3, phase_modulation=0.7, phase_carrier=0.7),
+             sg.AmplitudeModulatedSine(amplitude=1.0, offset=0.5, f_modulation=500.0, f_carrier=5e3,
+                                       t0=-0.1e-3, phase_modulation=0.3, phase_carrier=0.3)]
     for wave in waves:
         model = rc_model(V=wave)
         copy = read(write(model)).model
@@ -175,3 +182,11 @@ def test_diodes_at_different_temperatures_are_refused():
     m.connect(m["D1"].n, d2.n)
     with pytest.raises(spice.SpiceError, match="D2: its T"):
         write(m)
+
+
+def test_an_am_that_ngspice_reads_otherwise_is_refused():
+    # ngspice-39's AM gives both sines the seventh value's phase, and is 0 at TD itself
+    for wave in (sg.AmplitudeModulatedSine(phase_modulation=0.1, phase_carrier=0.2),
+                 sg.AmplitudeModulatedSine(phase_modulation=0.3, phase_carrier=0.3, t0=0.0)):
+        with pytest.raises(spice.SpiceError, match="both sines one phase"):
+            write(rc_model(V=wave))

@@ -18,7 +18,8 @@ a subsystem (a Model in the model)          flattened, or ``.subckt`` + ``X``
 ========================================== ==========================================
 
 Source values: a number or ``Constant`` (``DC``), ``Trapezoid`` (``PULSE``), ``DampedSine``
-and ``Sine`` (``SIN``), ``Exponentials`` (``EXP``), ``Table`` and ``Ramp`` (``PWL``), a
+and ``Sine`` (``SIN``), ``Exponentials`` (``EXP``), ``FrequencyModulatedSine`` (``SFFM``),
+``AmplitudeModulatedSine`` (``AM``, where ngspice-39 reads it alike), ``Table`` and ``Ramp`` (``PWL``), a
 ``Step`` at t0 <= 0 (``DC``: its value for every t >= 0). Anything else — another component,
 a source driven by a signal block, a Step at t0 > 0 or a rectangular ``Pulse`` (SPICE's edges
 take time) — is a :class:`SpiceError` naming the component.
@@ -343,6 +344,17 @@ def _waveform(full: str, value) -> tuple[float, str]:
         args = (p["offset"], p["offset"] + p["amplitude"], p["t_rise"] or _ZERO_TIME, p["tau_rise"],
                 p["t_fall"] or _ZERO_TIME, p["tau_fall"])
         return p["offset"], f"EXP({' '.join(map(n, args))})"
+    if kind is sg.FrequencyModulatedSine:
+        args = (p["offset"], p["amplitude"], p["f_carrier"], p["modulation_index"], p["f_signal"],
+                math.degrees(p["phase_carrier"]), math.degrees(p["phase_signal"]))
+        at0 = p["offset"] + p["amplitude"] * math.sin(p["phase_carrier"] + p["modulation_index"]
+                                                      * math.sin(p["phase_signal"]))
+        return at0, f"SFFM({' '.join(map(n, args))})"
+    if kind is sg.AmplitudeModulatedSine and _am_writable(p):
+        # ngspice-39 gives both sines the seventh value's phase (the sixth is ignored)
+        args = (p["amplitude"], p["offset"], p["f_modulation"], p["f_carrier"], p["t0"], 0.0,
+                math.degrees(p["phase_carrier"]))
+        return (0.0 if p["t0"] >= 0 else _am_at_zero(value)), f"AM({' '.join(map(n, args))})"
     if kind in (sg.Table, sg.Ramp):
         points = p["points"] if kind is sg.Table else \
             [(p["t0"], p["offset"]), (p["t0"] + p["duration"], p["offset"] + p["height"])]
@@ -354,7 +366,25 @@ def _waveform(full: str, value) -> tuple[float, str]:
            sg.Pulse: "SPICE's PULSE edges take time: use a Trapezoid",
            sg.Sine: "SPICE's SIN holds offset + amplitude·sin(phase) before its delay: use a "
                     "DampedSine, or phase 0",
+           sg.AmplitudeModulatedSine: "ngspice-39's AM gives both sines one phase, reads an MF of 0 as "
+                                      "1/tstop and is 0 at TD itself: equal phases, f_modulation > 0, and "
+                                      "phase 0 or t0 != 0",
            }.get(kind, "SPICE sources take DC, PULSE (Trapezoid), SIN (DampedSine, Sine), EXP "
                        "(Exponentials), PWL (Table, Ramp)")
     raise SpiceError(f"{full}: its {kind.__name__} waveform has no SPICE form ({why})")
 
+
+def _am_writable(p) -> bool:
+    """Whether ngspice-39's AM reads as this AmplitudeModulatedSine: one phase for both sines,
+    a modulating frequency it does not replace (0 is 1/tstop there), and the value at t0 (0 in
+    ngspice, at TD itself) the same or at t0 = 0 no operating point to move (phase 0)."""
+    return (p["phase_modulation"] == p["phase_carrier"] and p["f_modulation"] > 0
+            and (p["t0"] != 0 or p["phase_carrier"] == 0))
+
+
+def _am_at_zero(wave) -> float:
+    """An AmplitudeModulatedSine's value at t = 0 (its t0 < 0: the waves are running)."""
+    p = wave.parameters
+    phase = -2 * math.pi * p["t0"]
+    return p["amplitude"] * (p["offset"] + math.sin(phase * p["f_modulation"] + p["phase_modulation"])) \
+        * math.sin(phase * p["f_carrier"] + p["phase_carrier"])
