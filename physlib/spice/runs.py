@@ -390,13 +390,8 @@ def _finite_eigenvalues(a, e, scale, linalg) -> list[complex]:
     the infinite ones (beta ≈ 0) are told apart from large finite ones."""
     if not a.size:
         return []
-    # balanced first (a similarity, D⁻¹(s·e − a)D): LAPACK's generalized solver does not
-    # balance, and a BJT's charge states [C] beside node voltages [V] span 1e-7 to 4e13 in a;
-    # unbalanced, the small poles of a common-emitter stage came out as +1234 and -174 rad/s
-    # where they are -67.9 and -11.2
-    _, (s, _) = linalg.matrix_balance(np.abs(a) + np.abs(e), permute=False,
-                                      separate=True)
-    a, e = a / s[:, None] * s[None, :], e / s[:, None] * s[None, :]
+    from ..analysis.linear.linear_model import balanced_pencil
+    a, e = balanced_pencil(a, e)        # (unbalanced, a common-emitter stage's poles went unstable)
     alpha, beta = linalg.eig(a / scale, e, right=False, homogeneous_eigvals=True)
     keep = np.abs(beta) > 1e-9 * np.maximum(np.abs(alpha), 1.0)
     values = alpha[keep] / beta[keep] * scale
