@@ -137,8 +137,9 @@ class LinearModel:
 
     def poles(self) -> np.ndarray:
         """Eigenvalues of A (finite generalized eigenvalues of (A, E) for a descriptor model),
-        sorted by real part, then imaginary part (a descriptor pencil balanced first:
-        :func:`balanced_pencil`)."""
+        sorted by real part, then imaginary part (a descriptor pencil is first balanced by
+        diagonal scaling of its rows and columns, so that widely spread element magnitudes
+        do not cost the eigenvalues their accuracy)."""
         import scipy.linalg
         if self.E is None:
             values = np.linalg.eigvals(self.A) if self.A.size else np.empty(0, complex)
