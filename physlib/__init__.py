@@ -5,7 +5,22 @@ Build a system from components with across/through ports, compile it once, then 
     from physlib import Model
     from physlib.components.electrical import VoltageSource, Resistor, Capacitor, Ground
 """
-from .api import Model
+import os as _os
+import sys as _sys
+
+# NumPy's OpenBLAS starts a worker thread per core as it loads, and each worker spins for about
+# 2**28 cycles after start-up and after every job before it sleeps: on a two-core machine that
+# is a core busy for the first tenth of a second of every process, which slowed a script that
+# compiles and simulates a small circuit by 10-15 % (its CPU time rose by 75 %), and each sweep
+# worker's spinning thread competes with the other workers. physlib's dense algebra is small
+# (its large kernels run in CasADi and SUNDIALS), so the workers are told to sleep as soon as
+# they are idle (2**4 cycles): matrix products still use every core, at the same speed (a
+# 2000 x 2000 product, and 2,000 products of 200 x 200, took as long either way). Only where NumPy is not loaded yet, and never over the user's own
+# setting (OPENBLAS_THREAD_TIMEOUT or GOTO_THREAD_TIMEOUT in the environment).
+if "numpy" not in _sys.modules and not {"OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT"} & _os.environ.keys():
+    _os.environ["OPENBLAS_THREAD_TIMEOUT"] = "4"
+
+from .api import Model  # noqa: E402  (after the thread setting, which must precede NumPy's import)
 from .core import (Component, DeclarationError, DomainMismatchError, DuplicateNameError, ExportError,
                    InitializationError, Input, MissingReferenceError, Mode, Output, Parameter, ParameterError, PhyslibError, Port,
                    PortConnectionError, SimulationError, StructuralError, StructureChangeError,

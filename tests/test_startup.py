@@ -50,6 +50,24 @@ def test_importing_physlib_loads_no_analysis_plotting_or_dense_algebra(tmp_path)
         assert heavy not in modules, heavy
 
 
+@pytest.mark.parametrize("setting, numpy_first, expected", [
+    ({}, False, "4"),                                   # idle OpenBLAS workers sleep at once
+    ({"OPENBLAS_THREAD_TIMEOUT": "12"}, False, "12"),   # never over the user's own setting
+    ({"GOTO_THREAD_TIMEOUT": "20"}, False, None),       # ... under its older name either
+    ({}, True, None),                                   # too late once NumPy is loaded: left alone
+])
+def test_importing_physlib_first_lets_idle_blas_threads_sleep(setting, numpy_first, expected):
+    # OpenBLAS's workers spin for about 2**28 cycles after start-up before they sleep: a core
+    # busy for the first tenth of a second of every process (a small compile-and-simulate
+    # script took 10-15 % longer on two cores). The timeout is read once, as NumPy loads.
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT")}
+    code = ("import numpy; " if numpy_first else "") + \
+        "import json, os, physlib; print(json.dumps(os.environ.get('OPENBLAS_THREAD_TIMEOUT')))"
+    out = subprocess.run([sys.executable, "-c", code], env=dict(env, **setting), capture_output=True,
+                         text=True, check=True)
+    assert json.loads(out.stdout) == expected
+
+
 CONSTRUCT_CATALOG = textwrap.dedent("""
     import importlib, inspect, json, sys
     from physlib.core.component import Component
