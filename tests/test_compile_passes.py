@@ -9,6 +9,7 @@ import pytest
 
 import physlib.assembly.ir as ir
 from physlib import Model
+from physlib.core import records
 from physlib.assembly.flatten import flatten
 from physlib.assembly.passes.aliases import find_aliases
 from physlib.assembly.passes.incidence import EquationDescriber, build_equations
@@ -69,8 +70,8 @@ def test_passes_do_not_change_their_inputs():
     flat = flatten(capacitor_across_source())
     aliases = find_aliases(flat)
     eqs = build_equations(flat, aliases, {})
-    copies = {f.name: np.copy(getattr(eqs, f.name)) for f in dataclasses.fields(eqs)
-              if isinstance(getattr(eqs, f.name), np.ndarray)}
+    copies = {name: np.copy(getattr(eqs, name)) for name in records.fields(eqs)
+              if isinstance(getattr(eqs, name), np.ndarray)}
     through = [np.copy(part) for part in (eqs.through.indptr, eqs.through.indices, eqs.through.data)]
     reduced = reduce_equations(flat, aliases, eqs, EquationDescriber(flat, eqs, aliases))
     assert reduced.equations is not eqs and reduced.new_eqs
@@ -84,7 +85,7 @@ def test_passes_do_not_change_their_inputs():
 
 
 def test_intermediate_forms_are_frozen_dataclasses():
-    forms = [obj for obj in vars(ir).values() if isinstance(obj, type) and dataclasses.is_dataclass(obj)
+    forms = [obj for obj in vars(ir).values() if isinstance(obj, type) and records.is_record(obj)
              and obj.__module__ == ir.__name__]
     assert len(forms) >= 8
     for form in forms:          # assigning to any instance's field is refused

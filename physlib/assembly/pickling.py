@@ -2,18 +2,18 @@
 (see :meth:`physlib.assembly.compiled.CompiledModel.__getstate__`)."""
 from __future__ import annotations
 
-import dataclasses
 import io
 import pickle
 
 import casadi as cs
 
+from ..core.records import fields as record_fields
 from ..core.component import Component, Parameter, Port, Variable
 from ..core.errors import PhyslibError
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles CasADi functions as their ``serialize()`` strings, the dataclasses ``records``
+    """Pickles CasADi functions as their ``serialize()`` strings, the records ``records``
     without their ``cache`` field (class templates without the CasADi functions cached on
     them, rebuilt from their expressions on first use; a DaeSystem without its integrators),
     and the declarations of component classes (``Parameter``, ``Variable``, ``Mode``,
@@ -37,7 +37,7 @@ class _Pickler(pickle.Pickler):
         if isinstance(obj, cs.Function):
             return cs.Function.deserialize, (obj.serialize(),)
         if isinstance(obj, self._records):
-            fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.name != "cache"}
+            fields = {name: getattr(obj, name) for name in record_fields(obj) if name != "cache"}
             return _restore_dataclass, (type(obj), fields)
         if isinstance(obj, (Parameter, Variable, Port)) and id(obj) in self._declarations:
             return _declaration, self._declarations[id(obj)]
@@ -45,7 +45,7 @@ class _Pickler(pickle.Pickler):
 
 
 def dumps(obj, records: tuple) -> bytes:
-    """``obj`` pickled, the dataclasses ``records`` (types) without their caches."""
+    """``obj`` pickled, the record classes ``records`` without their caches."""
     buffer = io.BytesIO()
     try:
         _Pickler(buffer, records).dump(obj)
@@ -59,7 +59,7 @@ def dumps(obj, records: tuple) -> bytes:
 def _restore_dataclass(cls, fields: dict):
     obj = object.__new__(cls)
     obj.__dict__.update(fields)
-    if any(f.name == "cache" for f in dataclasses.fields(cls)):
+    if "cache" in record_fields(cls):
         obj.cache = {}
     return obj
 

@@ -33,7 +33,6 @@ template (an entry must name its own key, and loading accepts plain data only).
 """
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import os
 import pickle
@@ -45,6 +44,7 @@ from pathlib import Path
 
 import casadi as cs
 
+from ..core import records
 from ..core.component import Component
 from ..core.digests import sha256
 from ..core.logs import logger
@@ -129,7 +129,7 @@ def store(key: str | None, template: ClassTemplate) -> None:
     if key is None or folder is None:
         return
     try:
-        fields = {f.name: getattr(template, f.name) for f in dataclasses.fields(template)}
+        fields = {name: getattr(template, name) for name in records.fields(template)}
         fields["expressions"] = template.expressions.serialize()
         data = pickle.dumps({"format": FORMAT, "key": key, "fields": fields}, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as err:    # noqa: BLE001 -- the cache is an optimisation: never fail for it

@@ -40,6 +40,10 @@ class Event:
     after: dict
     cause: str      # "state" (a guard crossed zero), "time" (a scheduled time) or "initial"
 
+    def __init__(self, t: float, component: str, before: dict, after: dict, cause: str):
+        # its own: one per mode change, hundreds in a switching converter's run
+        self.t, self.component, self.before, self.after, self.cause = t, component, before, after, cause
+
     def __repr__(self):
         return f"<Event t={self.t:.10g} {self.component}: {self.before} -> {self.after} ({self.cause})>"
 

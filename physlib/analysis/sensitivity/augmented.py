@@ -14,10 +14,10 @@ model's own Jacobian on the diagonal blocks; a model affine in its unknowns stay
 """
 from __future__ import annotations
 
-import dataclasses
-
 import casadi as cs
 import numpy as np
+
+from ...core import records
 
 
 def augmented_system(system, varying: np.ndarray, directions: int):
@@ -37,7 +37,7 @@ def augmented_system(system, varying: np.ndarray, directions: int):
         dae = cs.Function("sensitivity_dae", [cs.vertcat(x, cs.vec(S)), cs.vertcat(z, cs.vec(Sz)),
                                               cs.vertcat(p, cs.vec(P)), t],
                           [cs.vertcat(ode, cs.vec(ode_s)), cs.vertcat(alg, cs.vec(alg_s))])
-        system.cache[key] = dataclasses.replace(
+        system.cache[key] = records.replace(
             system, dae=dae, output_function=system.outputs, state_pos=np.arange(nx * (1 + directions)),
             z_pos=np.arange(nz * (1 + directions)), cache={})
     return system.cache[key]

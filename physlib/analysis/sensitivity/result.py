@@ -2,18 +2,17 @@
 derivatives with respect to the parameters over time."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import casadi as cs
 import numpy as np
 
+from ...core.records import record
 from ...core.errors import PhyslibError, SensitivityError, UnknownNameError
 from ..common.hybrid_components import Event
 from ..simulation.result_views import panels
 from ..simulation.results import SimulationResult
 
 
-@dataclass(repr=False)
+@record
 class SensitivityEvent(Event):
     """An event of the run (:class:`~physlib.analysis.common.hybrid_components.Event`) with
     ``dt``: the sensitivity of its instant to each parameter, {parameter: ∂t/∂θ [s per unit

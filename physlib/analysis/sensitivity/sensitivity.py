@@ -2,10 +2,9 @@
 through its events (see :mod:`.forward` and :mod:`.jumps`)."""
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
+from ...core import records
 from ...core.errors import SensitivityError
 from ..common.initialization import consistent_start
 from ..common.options import OptionError, flag_option, simulate_options
@@ -174,7 +173,7 @@ class RepeatedSensitivity:
     def __call__(self, values: dict, x0: dict | None = None) -> SensitivityResult:
         """The run with the parameters ``values`` ({path: value}) and the initial values ``x0``
         ({state path: value}) set over the options' own."""
-        options = dataclasses.replace(self.options, params={**self.options.params, **values},
+        options = records.replace(self.options, params={**self.options.params, **values},
                                       x0={**(self.options.x0 or {}), **(x0 or {})})
         with model_lock(self.model):
             return forward_sensitivity(self.model, options, self.names, reuse=self)
