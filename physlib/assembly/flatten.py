@@ -12,7 +12,7 @@ asked for (:mod:`physlib.assembly.names`), so flattening grows linearly with the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import chain, compress
 from operator import attrgetter, itemgetter
 
@@ -74,7 +74,7 @@ class FlatSystem:
     derived_expressions: list = field(default_factory=list)
 
 
-@dataclass
+@record
 class _Found:
     """What a walk over a model collects: its components and their paths (depth first; the
     inline sources of :func:`_add_inline_sources` after them), and the connections as port ends.

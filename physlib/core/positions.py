@@ -21,10 +21,10 @@ These must be identities of the class's equations in every mode; the compiler re
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PositionState:
     """A state integrating a flange speed: ``der(state) = plus.speed − minus.speed``.
 

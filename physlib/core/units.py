@@ -25,11 +25,11 @@ ignores the angle exponent, as Modelica does.)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
 from .errors import ParameterError, PhyslibError
+from .records import record
 
 BASE_DIMENSIONS = ("m", "kg", "s", "A", "K", "mol", "cd", "rad")
 ANGLE = BASE_DIMENSIONS.index("rad")
@@ -44,7 +44,7 @@ class UnitWarning(UserWarning):
     do not agree (the check runs where the equations are derived; ``Model.compile(units=...)``)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unit:
     """A parsed unit: ``si = factor * value + offset`` in the coherent SI unit whose exponents
     over :data:`BASE_DIMENSIONS` are ``exponents``."""
@@ -52,6 +52,11 @@ class Unit:
     factor: float
     offset: float
     exponents: tuple[Fraction, ...]
+
+    def __init__(self, factor: float, offset: float, exponents: tuple[Fraction, ...]):
+        # its own (frozen: written past __setattr__): units are made by the hundred as the
+        # unit table is built and quantities are parsed and combined
+        self.__dict__.update(factor=factor, offset=offset, exponents=exponents)
 
     def __mul__(self, other: Unit) -> Unit:
         return Unit(self.factor * other.factor, 0.0, tuple(a + b for a, b in zip(self.exponents, other.exponents)))
@@ -85,7 +90,14 @@ def _unit(factor, *exponents, offset=0.0) -> Unit:
     for pair in exponents:
         symbol, power = pair if isinstance(pair, tuple) else (pair, 1)
         exps[symbol] = power
-    return Unit(float(factor), float(offset), tuple(Fraction(exps[d]) for d in BASE_DIMENSIONS))
+    return Unit(float(factor), float(offset), tuple(_fraction(exps[d]) for d in BASE_DIMENSIONS))
+
+
+_SMALL_FRACTIONS = {k: Fraction(k) for k in range(-4, 5)}     # the unit table's exponents, made once
+
+
+def _fraction(power: int) -> Fraction:
+    return _SMALL_FRACTIONS[power] if power in _SMALL_FRACTIONS else Fraction(power)
 
 
 _NEWTON = _unit(1, "kg", "m", ("s", -2))
