@@ -373,8 +373,10 @@ class HybridStepper:
         return projection.energy_projection(x, projection.energy_matrix(self.system, x, z, self.p, t), J, d)
 
     def _record(self, event: Event):
-        self.events.append(event)
-        window = self.events[-(self.max_events + 1):]
-        if len(window) > self.max_events and window[-1].t - window[0].t <= 1e-6 * max(1.0, abs(event.t)):
-            raise crowded_storm([e.component for e in window], self.max_events, window[-1].t - window[0].t,
-                                event.t, self.rtol, self.atol)
+        events, most = self.events, self.max_events
+        events.append(event)
+        # more than max_events events within 1e-6 of the latest's time (relative): a storm
+        if len(events) > most and event.t - events[-most - 1].t <= 1e-6 * max(1.0, abs(event.t)):
+            window = events[-most - 1:]
+            raise crowded_storm([e.component for e in window], most, event.t - window[0].t, event.t,
+                                self.rtol, self.atol)
