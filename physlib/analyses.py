@@ -14,10 +14,10 @@ them; its docstring is the analysis function's. An option it does not take is an
 from __future__ import annotations
 
 import difflib
-import importlib
 import inspect
 
 from .analysis.common.options import OptionError
+from .core.bulk import import_lasting
 from .assembly import compiled
 
 # Where each analysis function lives: it is imported when its method is first read, so that a
@@ -41,7 +41,7 @@ __all__ = ["CompiledModel"]
 
 def _function(name: str):
     """The analysis function ``name`` (imported on first use)."""
-    return getattr(importlib.import_module(_HOMES[name], __package__), name)
+    return getattr(import_lasting(_HOMES[name], __package__), name)
 
 
 def _analysis(name: str):

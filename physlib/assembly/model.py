@@ -5,6 +5,7 @@ What a model holds and the checks of ``add``/``connect``/``expose`` live in
 """
 from __future__ import annotations
 
+from ..core.bulk import import_lasting
 from ..core.errors import ModelError, ParameterError
 from .netlist import ExposedPort, Netlist
 
@@ -45,7 +46,7 @@ class Model(Netlist):
         if not self._members:
             raise ModelError(f"model {self.name!r} has no components: add them with "
                              f"{self.name}.add(...) before compiling")
-        from .compile import compile_model
+        compile_model = import_lasting(".compile", __package__).compile_model
         compiled = compile_model(self, self.compiled_class, units=units)
         # Analyses that add components (noise sources, analysis points) start from the model.
         compiled.source_model = self
