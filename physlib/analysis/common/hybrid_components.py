@@ -215,7 +215,7 @@ def set_modes(requests, p, t: float, cause: str) -> list[Event]:
         before = inst.modes(p)
         for name, code in new.items():
             p[inst.mode_slot[name]] = code
-        events.append(Event(t, inst.path, before, inst.modes(p), cause))
+        events.append(Event(t, inst.path, before, {**before, **new}, cause))     # new: int codes
     return events
 
 
