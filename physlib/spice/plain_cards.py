@@ -11,7 +11,8 @@ card.
 """
 from __future__ import annotations
 
-from itertools import chain, repeat
+from collections import deque
+from itertools import chain, compress, repeat
 from operator import and_, itemgetter, ne
 
 from ..core.errors import DuplicateNameError, PhyslibError
@@ -54,7 +55,7 @@ class PlainCards:
                            card, self.scope, self.prefix)
         else:
             try:
-                comp = make(name, self._float(tokens[3], value))
+                comp = make([name], [self._float(tokens[3], value)])[0]
             except PhyslibError as err:
                 raise SpiceError(str(err), card.where) from None
         try:
@@ -96,10 +97,11 @@ class PlainCards:
     def _at_once(self, cards: list, tokens: list[list[str]], names: list[str]) -> None:
         """Cards that :meth:`run` makes at once (``names``: their names in lower case); card by
         card if a component refuses its value or a name is taken, to say which."""
-        makers = self.makers
+        values = list(map(itemgetter(3), tokens))
+        for token in set(values).difference(self.floats):
+            self._float(token, None)
         try:
-            components = list(map(lambda name, value: makers[name[0]](name, value), names,
-                                  map(self._float, map(itemgetter(3), tokens), repeat(None))))
+            components = self._made(names, list(map(self.floats.__getitem__, values)))
             self.model.add_components(components)
         except PhyslibError:            # a name taken, a value refused (DuplicateNameError is one)
             for card, card_tokens in zip(cards, tokens):
@@ -113,6 +115,19 @@ class PlainCards:
             nodes = text.lower().split("\n")
         self._pins(components, list(map(self.nets.__getitem__, nodes)),
                    list(map(ne, map(itemgetter(0), names), repeat("c"))))
+
+    def _made(self, names: list[str], values: list[float]) -> list:
+        """The components named ``names`` (plain cards' names in lower case) with ``values``,
+        in their order: those of each letter made at once."""
+        letters = "".join(map(itemgetter(0), names))
+        if len(set(letters)) == 1:
+            return self.makers[letters[0]](names, values)
+        made = [None] * len(names)
+        for letter in set(letters):
+            places = list(compress(range(len(names)), map(letter.__eq__, letters)))
+            deque(map(made.__setitem__, places, self.makers[letter](list(map(names.__getitem__, places)),
+                                                                   list(map(values.__getitem__, places)))), maxlen=0)
+        return made
 
     def _float(self, token: str, value) -> float:
         number = self.floats.get(token)
