@@ -27,7 +27,7 @@ from .devices import TWO_PINS, couple, make_component, member_named, sensed_sour
 from .errors import SpiceError
 from .expressions import Scope, evaluate, parse
 from .numbers import Constant, parse_number
-from .plain_cards import PlainCards, duplicate_name, element_name, made_at
+from .plain_cards import Columns, PlainCards, duplicate_name, element_name, made_at
 
 __all__ = ["Builder", "GROUND_NAMES"]
 
@@ -244,8 +244,14 @@ class Builder:
 
         # the cards a chunk at a time: the runs of plain cards ("R1 a b 1k", most cards of a
         # large deck) made at once, told apart from the others in one pass over the chunk
-        for cards, tokens in body.element_chunks(PLAIN_RUN):
-            letters = "".join(map(itemgetter(0), map(attrgetter("text"), cards))).upper()
+        for cards, texts, tokens in body.element_chunks(PLAIN_RUN):
+            columns = Columns.of_texts(texts) if tokens is None else None
+            if columns is not None:       # plain cards alone (a large deck's chunks, most often)
+                plain.run(cards, columns)
+                continue
+            if tokens is None:
+                tokens = list(map(str.split, texts))
+            letters = "".join(map(itemgetter(0), texts)).upper()
             is_plain = np.fromiter(map(and_, map((4).__eq__, map(len, tokens)), map("RCL".__contains__, letters)),
                                    bool, len(cards))
             edges = np.flatnonzero(np.diff(np.concatenate([[False], is_plain, [False]]))).tolist()
@@ -253,7 +259,7 @@ class Builder:
             for start, end in zip(edges[::2], edges[1::2]):
                 for k in range(done, start):
                     other(cards[k], tokens[k], letters[k])
-                plain.run(cards[start:end], tokens[start:end])
+                plain.run(cards[start:end], Columns.of_tokens(tokens[start:end]))
                 done = end
             for k in range(done, len(cards)):
                 other(cards[k], tokens[k], letters[k])

@@ -65,18 +65,19 @@ class Body:
                 yield card, self._tokens(position, card)
 
     def element_chunks(self, size: int):
-        """(cards, their tokens) of the element cards in order, ``size`` cards at a time; a
-        chunk of words alone (no ``=``, parentheses or commas; no braces or quotes, whose
-        cards' tokens are kept) split in one pass."""
+        """(cards, their texts, their tokens or None) of the element cards in order, ``size``
+        cards at a time; None for a chunk of words alone (no ``=``, parentheses or commas; no
+        braces or quotes, whose cards' tokens are kept), whose tokens are each text's words
+        (``str.split``), split by the caller as it reads them."""
         cards = self.elements
         for start in range(0, len(cards), size):
             chunk = cards[start:start + size]
             texts = list(map(attrgetter("text"), chunk))
             whole = "".join(texts)
             if not self.tokens and not any(mark in whole for mark in "=(),"):
-                yield chunk, list(map(str.split, texts))
+                yield chunk, texts, None
             else:
-                yield chunk, list(map(self._tokens, range(start, start + len(chunk)), chunk))
+                yield chunk, texts, list(map(self._tokens, range(start, start + len(chunk)), chunk))
 
     def _tokens(self, position: int, card: Card) -> list[str]:
         """The tokens of the element card at ``position``: kept, or split now."""
