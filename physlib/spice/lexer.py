@@ -69,8 +69,26 @@ def first_word(text: str) -> str:
 def _join(lines: list[str], file: str, first: int, comments: bool) -> list[Card]:
     """Cards of ``lines`` (the first one numbered ``first``) with comment and blank lines left
     out, inline comments removed where ``comments`` says the text has some, continuation lines
-    joined; stops at .end. One pass over the lines, no text or list made for a line that
-    only becomes a card (most lines of a large deck)."""
+    joined; stops at .end. Lines that are each a card of their own (most decks' lines, a
+    large deck's all) are stripped in one pass; otherwise one pass over the lines, no text or
+    list made for a line that only becomes a card."""
+    texts = list(map(str.strip, lines)) if not comments else []
+    # each line's first character, where no line is blank
+    firsts = "".join(map(itemgetter(0), texts)) if all(texts) else ""
+    if texts and len(firsts) == len(texts) and "*" not in firsts and "+" not in firsts:
+        numbers = range(first, first + len(texts))
+    else:
+        numbers, texts = _joined(lines, file, first, comments)
+        firsts = "".join(map(itemgetter(0), texts))
+    # .end among the cards starting with a dot (found in their first characters at once)
+    end = next((k for k in (found.start() for found in re.finditer(r"\.", firsts))
+                if first_word(texts[k]) == ".end"), len(texts))
+    return [Card(file, number, text) for number, text in zip(numbers[:end], texts[:end])]
+
+
+def _joined(lines: list[str], file: str, first: int, comments: bool) -> tuple[list[int], list[str]]:
+    """(the number of each card's first line, its text) of ``lines`` as :func:`_join` takes
+    them, a line at a time."""
     numbers: list[int] = []
     texts: list[str] = []
     for number, raw in enumerate(lines, first):
@@ -85,11 +103,7 @@ def _join(lines: list[str], file: str, first: int, comments: bool) -> list[Card]
             continue
         numbers.append(number)
         texts.append(stripped)
-    # .end among the cards starting with a dot (found in their first characters at once)
-    firsts = "".join(map(itemgetter(0), texts))
-    end = next((k for k in (found.start() for found in re.finditer(r"\.", firsts))
-                if first_word(texts[k]) == ".end"), len(texts))
-    return [Card(file, number, text) for number, text in zip(numbers[:end], texts[:end])]
+    return numbers, texts
 
 
 def _has_comments(text: str) -> bool:
