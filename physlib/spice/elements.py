@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from itertools import accumulate, chain
-from operator import and_, attrgetter, itemgetter
+from itertools import chain, repeat
+from operator import add, and_, attrgetter, itemgetter
 
 import numpy as np
 
@@ -410,7 +410,7 @@ def _pin_paths(owners: list, ports: list[str]) -> list[str]:
     """:func:`_pin_path` of each owner and port; of components' ports (most), formatted in one
     pass."""
     if all(issubclass(cls, Component) for cls in set(map(type, owners))):
-        return list(map("{}.{}".format, map(attrgetter("name"), owners), ports))
+        return list(map(add, map(add, map(attrgetter("name"), owners), repeat(".")), ports))
     return list(map(_pin_path, owners, ports))
 
 

@@ -12,8 +12,8 @@ card.
 from __future__ import annotations
 
 from collections import deque
-from itertools import chain, compress, repeat
-from operator import and_, itemgetter, ne
+from itertools import chain, compress
+from operator import and_, itemgetter
 from typing import NamedTuple
 
 from ..core.errors import DuplicateNameError, PhyslibError
@@ -24,6 +24,8 @@ from .numbers import farad_warning
 __all__ = ["Columns", "PlainCards", "made_at", "element_name", "duplicate_name"]
 
 _PLAIN_LETTERS = frozenset("RCLrcl")
+# a plain card's letter (lower case) -> whether it joins its nodes at DC: R and L do, C does not
+_CONDUCTING = bytes.maketrans(b"rlc", b"\x01\x01\x00")
 
 
 class Columns(NamedTuple):
@@ -158,7 +160,7 @@ class PlainCards:
         text = "\n".join(nodes)
         if not text.islower():              # else every node is in lower case already
             nodes = text.lower().split("\n")
-        self._pins(components, list(map(self.nets.__getitem__, nodes)), list(map(ne, letters, repeat("c"))))
+        self._pins(components, list(map(self.nets.__getitem__, nodes)), letters.encode().translate(_CONDUCTING))
 
     def _made(self, names: list[str], letters: str, values: list[float]) -> list:
         """The components named ``names`` (plain cards' names in lower case; ``letters``: their
@@ -178,9 +180,10 @@ class PlainCards:
             number = self.floats[token] = float(value if value is not None else self.builder.number(token))
         return number
 
-    def _pins(self, components: list, numbers: list[int], conducting: list[bool]) -> None:
+    def _pins(self, components: list, numbers: list[int], conducting) -> None:
         """The two pins of each of ``components`` on the nodes numbered ``numbers`` (two a
-        component); ``conducting``: whether each joins its nodes at DC (R and L, not C)."""
+        component); ``conducting``: whether each joins its nodes at DC (R and L, not C), a
+        truth value each."""
         self.nets.add_two_pins(components, numbers)
         if self.dc is not None:
             self.dc.passives(numbers, conducting)
