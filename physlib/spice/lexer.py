@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from itertools import repeat
 from operator import itemgetter
 
 from .errors import Location, SpiceError
@@ -83,7 +84,7 @@ def _join(lines: list[str], file: str, first: int, comments: bool) -> list[Card]
     # .end among the cards starting with a dot (found in their first characters at once)
     end = next((k for k in (found.start() for found in re.finditer(r"\.", firsts))
                 if first_word(texts[k]) == ".end"), len(texts))
-    return [Card(file, number, text) for number, text in zip(numbers[:end], texts[:end])]
+    return list(map(Card, repeat(file), numbers[:end], texts[:end]))
 
 
 def _joined(lines: list[str], file: str, first: int, comments: bool) -> tuple[list[int], list[str]]:
