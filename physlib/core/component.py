@@ -606,10 +606,12 @@ class Component:
         plan = cls._plans.get((*common, key)) if type(cls) is type and cls.__new__ is _new_object \
             and cls.__init__ is Component.__init__ else None
         low = dict(plan[0]).get(key) if plan and not plan[3] else None
+        # floats all (then equal values compare alike: each distinct one compared once) and
+        # names of ASCII letters, digits and '_' that are identifiers
         if low is None or not _fits({**common, key: values[0]}, plan) or not (
-                set(map(type, others)) <= {float} and all(map(low.__le__, others))
-                and all(map(_LARGEST.__ge__, others)) and set(map(type, rest)) <= {str}
-                and all(map(str.isascii, rest)) and all(map(str.isidentifier, rest))):
+                set(map(type, others)) <= {float} and all(low <= v <= _LARGEST for v in set(others))
+                and set(map(type, rest)) <= {str} and "".join(rest).isascii()
+                and all(map(str.isidentifier, rest))):
             return [first, *(cls(name, **common, **{key: value}) for name, value in zip(rest, others))]
         # as __init__ stores them: the keywords' values then the defaults, in that order
         template = {**common, key: values[0], **plan[1]}

@@ -12,9 +12,11 @@ card.
 from __future__ import annotations
 
 from collections import deque
-from itertools import chain, compress
+from itertools import chain
 from operator import and_, itemgetter
 from typing import NamedTuple
+
+import numpy as np
 
 from ..core.errors import DuplicateNameError, PhyslibError
 from .devices import passive, plain_passive
@@ -168,8 +170,9 @@ class PlainCards:
         if len(set(letters)) == 1:
             return self.makers[letters[0]](names, values)
         made = [None] * len(names)
+        codes = np.frombuffer(letters.encode(), dtype=np.uint8)     # (ASCII: plain names are)
         for letter in set(letters):
-            places = list(compress(range(len(names)), map(letter.__eq__, letters)))
+            places = np.flatnonzero(codes == ord(letter)).tolist()
             deque(map(made.__setitem__, places, self.makers[letter](list(map(names.__getitem__, places)),
                                                                    list(map(values.__getitem__, places)))), maxlen=0)
         return made
