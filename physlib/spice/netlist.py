@@ -60,9 +60,17 @@ class Body:
     def element_cards(self, letters: str | None = None):
         """(card, tokens) of each element card, in order, or of those whose letter is one of
         ``letters`` (upper case); the tokens split here unless kept (:meth:`add_element`)."""
-        for position, card in enumerate(self.elements):
-            if letters is None or card.text[0].upper() in letters:
-                yield card, self._tokens(position, card)
+        cards = self.elements
+        positions = range(len(cards))
+        if letters is not None:
+            firsts = "".join(map(itemgetter(0), map(attrgetter("text"), cards)))
+            if firsts.isascii():        # those cards found among the letters at once (few or none)
+                positions = [found.start() for found in re.finditer(f"[{re.escape(letters)}]", firsts.upper())]
+            else:
+                positions = [k for k, letter in enumerate(firsts) if letter.upper() in letters]
+        for position in positions:
+            card = cards[position]
+            yield card, self._tokens(position, card)
 
     def element_chunks(self, size: int):
         """(cards, their texts, their tokens or None) of the element cards in order, ``size``
