@@ -314,3 +314,28 @@ def test_the_columns_of_plain_cards_texts_are_their_words(texts):
     else:
         assert plain and columns == plain_cards.Columns.of_tokens(words)
         assert [columns.tokens(k) for k in range(len(texts))] == words
+
+
+@pytest.mark.parametrize("extra", ["", ".model dm d is=1e-14\nD1 n3 0 dm\nR9 n3 0 1k\n",     # two runs
+                                   "R1 n5 0 1k\n", "Rx7 n5 0 1k tc1=0.1\n"])     # a name taken; a card not plain
+def test_lines_each_a_card_read_as_a_run_build_what_cards_one_by_one_build(extra):
+    # a deck whose lines are each a card of their own passes from the lexer to the card store
+    # as a run of lines (CardLines), its cards made when read; an inline comment anywhere makes
+    # the lexer read it line by line into card objects: the same deck, or the same error
+    text = ladder(named=False, ic=False).replace("Rdangling n1 dangling 1k\n", "Rdangling n1 dangling 1k\n" + extra)
+    assert not isinstance(read_cards(text)[1], list)
+    commented = text.replace("R0 vg 0 1k\n", "R0 vg 0 1k ; a comment\n")
+    assert isinstance(read_cards(commented)[1], list)
+    try:
+        run, run_heard = read_all(text)
+    except spice.SpiceError as err:
+        with pytest.raises(spice.SpiceError) as caught:
+            read_all(commented)
+        assert str(caught.value) == str(err)
+        return
+    cards, cards_heard = read_all(commented)
+    assert structure(run.model) == structure(cards.model) and run.nodes == cards.nodes
+    assert run_heard == cards_heard
+    assert [(path, card.file, card.line, card.text) for path, card in run.elements.items()] == \
+        [(path, card.file, card.line, card.text) for path, card in cards.elements.items()]
+    assert [card.text for card in run._netlist.top.elements] == [card.text for card in cards._netlist.top.elements]

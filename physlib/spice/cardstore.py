@@ -16,7 +16,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from .lexer import Card
+from .lexer import Card, CardLines, card_texts
 
 __all__ = ["CardStore", "ElementCards"]
 
@@ -26,15 +26,20 @@ class CardStore(Sequence):
     made again, equal to the one stored, when read."""
 
     def __init__(self, cards: Sequence[Card]):
-        files = list(map(operator.attrgetter("file"), cards))
-        self._files = list(dict.fromkeys(files))
+        if isinstance(cards, CardLines):        # lines one after another of one file
+            files, self._files = (), [cards.file] if len(cards) else []
+            lines = np.arange(cards.first, cards.first + len(cards), dtype=np.int32)
+        else:
+            files = list(map(operator.attrgetter("file"), cards))
+            self._files = list(dict.fromkeys(files))
+            lines = np.fromiter(map(operator.attrgetter("line"), cards), np.int32, len(cards))
         place = {name: k for k, name in enumerate(self._files)}
         # one file (a deck without .include): no number per card
         self._file = array("i", map(place.__getitem__, files)) if len(self._files) > 1 else None
         # the numbers through NumPy: an array extended from an iterator converts each number
         # on its own, half again as long for a million cards
-        self._line = array("i", np.fromiter(map(operator.attrgetter("line"), cards), np.int32, len(cards)).tobytes())
-        texts = list(map(operator.attrgetter("text"), cards))
+        self._line = array("i", lines.tobytes())
+        texts = card_texts(cards)
         self._text = "".join(texts)
         starts = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=starts[1:])
@@ -143,16 +148,33 @@ class ElementCards(Mapping):
         with no '.' in their paths, in card order) in a :class:`CardStore`, which becomes
         ``body.elements`` too."""
         cards, pending = body.elements, self._pending
-        # in the order added: the dictionary's, then what was extended since it was read
-        added = chain(self._dict.values(), chain.from_iterable(c for _, c in pending))
         if len(self._dict) + sum(len(c) for _, c in pending) == len(cards) and \
-                all(map(operator.is_, added, cards)):           # a flat deck without K cards
+                self._one_for_one(cards):                       # a flat deck without K cards
             # their paths, put in the dictionary (to None) only if it is read
             paths = list(chain(self._dict, chain.from_iterable(p for p, _ in pending)))
             self._dict, self._pending = {}, [(paths, repeat(None))]
         else:
             self._places = self._placed(cards)
         body.elements = self._top = cards if isinstance(cards, CardStore) else CardStore(cards)
+
+    def _one_for_one(self, cards) -> bool:
+        """Whether the cards added, in order (the dictionary's, then those extended since it
+        was read), are ``cards``, as many: the same objects; for lines of a file
+        (:class:`~physlib.spice.lexer.CardLines`, whose cards are made when read), the same
+        lines, runs of them compared at once."""
+        if not isinstance(cards, CardLines):
+            added = chain(self._dict.values(), chain.from_iterable(c for _, c in self._pending))
+            return all(map(operator.is_, added, cards))
+        k = 0
+        for run in chain([list(self._dict.values())], (c for _, c in self._pending)):
+            if isinstance(run, CardLines):
+                if (run.file, run.first) != (cards.file, cards.first + k) or \
+                        not all(map(operator.is_, run.texts, cards.texts[k:k + len(run)])):
+                    return False
+            elif not all(map(_same, cards[k:k + len(run)], run)):
+                return False
+            k += len(run)
+        return True
 
     def _placed(self, cards) -> array:
         """Each own element's place among ``cards``, its other elements' shared cards kept."""
