@@ -339,3 +339,15 @@ def test_lines_each_a_card_read_as_a_run_build_what_cards_one_by_one_build(extra
     assert [(path, card.file, card.line, card.text) for path, card in run.elements.items()] == \
         [(path, card.file, card.line, card.text) for path, card in cards.elements.items()]
     assert [card.text for card in run._netlist.top.elements] == [card.text for card in cards._netlist.top.elements]
+
+
+def test_a_flat_deck_read_as_lines_is_stored_without_places_though_cards_were_made_between():
+    # the cards of elements made one by one (V1, D1) are made from the deck's lines when read;
+    # the store still finds them its own lines one for one (no place kept per element)
+    deck = spice.read("t\nV1 a 0 1\nR1 a b 1k\nD1 b 0 dm\nR2 b c 1k\nC2 c 0 1n\nR3 c 0 1k\n"
+                      ".model dm d\n.tran 1n 1u\n.end\n")
+    store = deck._builder.elements
+    assert store._places is None
+    assert [(path, card.line, card.text) for path, card in deck.elements.items()] == [
+        ("v1", 2, "V1 a 0 1"), ("r1", 3, "R1 a b 1k"), ("d1", 4, "D1 b 0 dm"), ("r2", 5, "R2 b c 1k"),
+        ("c2", 6, "C2 c 0 1n"), ("r3", 7, "R3 c 0 1k")]

@@ -160,18 +160,14 @@ class ElementCards(Mapping):
     def _one_for_one(self, cards) -> bool:
         """Whether the cards added, in order (the dictionary's, then those extended since it
         was read), are ``cards``, as many: the same objects; for lines of a file
-        (:class:`~physlib.spice.lexer.CardLines`, whose cards are made when read), the same
-        lines, runs of them compared at once."""
+        (:class:`~physlib.spice.lexer.CardLines`, whose cards are made when read), equal cards
+        (:func:`_same`), compared a run at a time."""
         if not isinstance(cards, CardLines):
             added = chain(self._dict.values(), chain.from_iterable(c for _, c in self._pending))
             return all(map(operator.is_, added, cards))
         k = 0
         for run in chain([list(self._dict.values())], (c for _, c in self._pending)):
-            if isinstance(run, CardLines):
-                if (run.file, run.first) != (cards.file, cards.first + k) or \
-                        not all(map(operator.is_, run.texts, cards.texts[k:k + len(run)])):
-                    return False
-            elif not all(map(_same, cards[k:k + len(run)], run)):
+            if not _are_lines(run, cards[k:k + len(run)]):
                 return False
             k += len(run)
         return True
@@ -193,6 +189,17 @@ class ElementCards(Mapping):
             places.append(k)
             paths[path] = None
         return places
+
+
+def _are_lines(cards, lines: CardLines) -> bool:
+    """Whether ``cards`` (a list of cards, or lines) are ``lines``, card for card equal as
+    :func:`_same` says, compared at once: a deck's cards read before it was built (its K
+    cards' inductors, ...) are made from its lines one by one."""
+    if isinstance(cards, CardLines):
+        return (cards.file, cards.first) == (lines.file, lines.first) and cards.texts == lines.texts
+    return set(map(operator.attrgetter("file"), cards)) <= {lines.file} and \
+        list(map(operator.attrgetter("line"), cards)) == list(range(lines.first, lines.first + len(lines))) and \
+        list(map(operator.attrgetter("text"), cards)) == lines.texts
 
 
 def _same(stored: Card, card: Card) -> bool:
