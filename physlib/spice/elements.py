@@ -242,27 +242,7 @@ class Builder:
             if dc is not None:
                 dc.component(comp, ends, nets)
 
-        # the cards a chunk at a time: the runs of plain cards ("R1 a b 1k", most cards of a
-        # large deck) made at once, told apart from the others in one pass over the chunk
-        for cards, texts, tokens in body.element_chunks(PLAIN_RUN):
-            columns = Columns.of_texts(texts) if tokens is None else None
-            if columns is not None:       # plain cards alone (a large deck's chunks, most often)
-                plain.run(cards, columns)
-                continue
-            if tokens is None:
-                tokens = list(map(str.split, texts))
-            letters = "".join(map(itemgetter(0), texts)).upper()
-            is_plain = np.fromiter(map(and_, map((4).__eq__, map(len, tokens)), map("RCL".__contains__, letters)),
-                                   bool, len(cards))
-            edges = np.flatnonzero(np.diff(np.concatenate([[False], is_plain, [False]]))).tolist()
-            done = 0
-            for start, end in zip(edges[::2], edges[1::2]):
-                for k in range(done, start):
-                    other(cards[k], tokens[k], letters[k])
-                plain.run(cards[start:end], Columns.of_tokens(tokens[start:end]))
-                done = end
-            for k in range(done, len(cards)):
-                other(cards[k], tokens[k], letters[k])
+        _build_cards(body, plain, other)
         for card, tokens in couplings:
             couple(self, card, tokens, scope, prefix, nets, model)
         if couplings:
@@ -391,6 +371,31 @@ class Builder:
     def _instance(self, card, tokens, body, scope, prefix, parents):
         from .subcircuits import instantiate
         return instantiate(self, card, tokens, body, scope, prefix, parents)
+
+
+def _build_cards(body, plain: PlainCards, other) -> None:
+    """Build the element cards of ``body`` a chunk at a time: the runs of plain cards ("R1 a b
+    1k", most cards of a large deck) made at once by ``plain``, told apart from the others
+    (made by ``other(card, tokens, letter)``) in one pass over the chunk."""
+    for cards, texts, tokens in body.element_chunks(PLAIN_RUN):
+        columns = Columns.of_texts(texts) if tokens is None else None
+        if columns is not None:           # plain cards alone (a large deck's chunks, most often)
+            plain.run(cards, columns)
+            continue
+        if tokens is None:
+            tokens = list(map(str.split, texts))
+        letters = "".join(map(itemgetter(0), texts)).upper()
+        is_plain = np.fromiter(map(and_, map((4).__eq__, map(len, tokens)), map("RCL".__contains__, letters)),
+                               bool, len(cards))
+        edges = np.flatnonzero(np.diff(np.concatenate([[False], is_plain, [False]]))).tolist()
+        done = 0
+        for start, end in zip(edges[::2], edges[1::2]):
+            for k in range(done, start):
+                other(cards[k], tokens[k], letters[k])
+            plain.run(cards[start:end], Columns.of_tokens(tokens[start:end]))
+            done = end
+        for k in range(done, len(cards)):
+            other(cards[k], tokens[k], letters[k])
 
 
 def _objects(items) -> np.ndarray:
