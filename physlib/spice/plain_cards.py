@@ -1,9 +1,11 @@
 """The components of plain R, C and L cards: ``R1 a b 1k``, two nodes and a value alone, most
 cards of a large deck. They are made without the general path's dispatch on the letter or
 parsing of options (they record no controls or senses), and a run of consecutive plain cards
-is made at once: each step a pass over the whole run in C (joining, lower-casing and splitting
-their names and nodes as one text, numbering the nodes, adding the components to the model),
-where a loop over a million-element ladder's cards spent two microseconds a card in calls.
+is made at once: each step a pass over the whole run in C (its words read by column
+(:class:`Columns`), a run of cards alone split as one text; joining, lower-casing and splitting
+their names and nodes as one text, numbering the nodes, making the components of each kind
+(``Component.many``) and adding them to the model), where a loop over a million-element
+ladder's cards spent two microseconds a card in calls.
 A card the general path must read (a name that is no identifier, a value that is no plain
 number, a capacitor the deck's .ic may start) is made on its own between such runs; a run in
 which a name is taken or a component refuses its value is made card by card, which says which
