@@ -107,7 +107,7 @@ def first_word(text: str) -> str:
     return text.split(None, 1)[0].lower()
 
 
-def _join(lines: list[str], file: str, first: int, comments: bool) -> list[Card]:
+def _join(lines: list[str], file: str, first: int, comments: bool) -> Sequence[Card]:
     """Cards of ``lines`` (the first one numbered ``first``) with comment and blank lines left
     out, inline comments removed where ``comments`` says the text has some, continuation lines
     joined; stops at .end. Lines that are each a card of their own (most decks' lines, a
