@@ -90,6 +90,20 @@ def test_a_group_connect_refuses_is_refused_with_its_error_after_the_groups_befo
         assert model.connections == [(("a", "n"), ("b", "p"))], bad
 
 
+def test_a_port_its_class_lacks_is_refused_among_ports_of_one_domain():
+    # every port of one domain: only the pins of the classes lacking a port are looked at
+    model = Model("m")
+    a, b, g = model.add(Resistor("a", R=1.0)), model.add(Resistor("b", R=1.0)), model.add(Ground("g"))
+    with pytest.raises(UnknownAttributeError, match="'n'"):
+        model.connect_groups([a, b, g, a, g, b], ["n", "p", "p", "p", "n", "n"], [2, 2, 2])
+    assert model.connections == [(("a", "n"), ("b", "p")), (("g", "p"), ("a", "p"))]
+    rotational = Model("r")
+    j, gear = rotational.add(Inertia("j", J=1.0)), rotational.add(IdealGear("gear", ratio=2.0))
+    with pytest.raises(MissingPortError, match="use_support"):
+        rotational.connect_groups([j, gear, gear, j], ["flange_a", "flange_b", "support", "flange_b"], [2, 2])
+    assert rotational.connections == [(("j", "flange_a"), ("gear", "flange_b"))]
+
+
 def test_ports_of_subsystems_and_members_shared_with_a_copy_are_connected():
     inner = Model("inner")
     r = inner.add(Resistor("r", R=1.0))

@@ -111,3 +111,28 @@ class _Converting(Component):
 def test_a_structural_value_its_parameter_converts_is_converted_every_time():
     for name in ("a", "b", "c"):        # the second and third would take the short path
         assert _Converting(name, mode="b", x=2.0)._values == {"mode": "B", "x": 2.0}
+
+
+@settings(max_examples=60, deadline=None)
+@given(cls=st.sampled_from(CLASSES), data=st.data())
+def test_many_makes_the_components_one_call_each_makes(cls, data):
+    """Component.many: the components ``cls(name, **common, key=value)`` makes one by one, or
+    the error the first of them that is refused raises."""
+    numeric = [n for n, p in cls._parameters.items() if not p.structural]
+    key = data.draw(st.sampled_from(numeric), label="key")
+    values = data.draw(st.lists(st.one_of(finite, st.sampled_from([1.0, 0.0, -1.0, 1, math.inf, math.nan])),
+                                min_size=1, max_size=5), label="values")
+    names = data.draw(st.lists(st.sampled_from(["a", "b1", "c_2", "1x", "é", "x y"]), min_size=len(values),
+                               max_size=len(values)), label="names")
+    common = {n: data.draw(st.sampled_from(STRUCTURAL[n]), label=n)
+              for n in cls._structural if data.draw(st.booleans(), label=f"give {n}")}
+    try:
+        expected = [(c.name, state(c)) for c in (cls(n, **common, **{key: v}) for n, v in zip(names, values))]
+    except ParameterError as one_error:
+        with pytest.raises(ParameterError) as many_error:
+            cls.many(names, key, values, **common)
+        assert str(many_error.value) == str(one_error)
+        return
+    made = cls.many(names, key, values, **common)
+    assert [(c.name, state(c)) for c in made] == expected
+    assert len({id(c._values) for c in made}) == len(made)      # each its own values

@@ -14,7 +14,7 @@ import pickle
 import warnings
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import physlib.spice as spice
 from physlib.api import Model
@@ -109,8 +109,8 @@ def test_values_on_plain_cards_are_read_from_them_and_give_the_bindings_a_record
     with monkeypatch.context() as patch:
         patch.setattr(type(bindings), "on_card", lambda self, tokens, function: False)
         patch.setattr(plain_cards, "plain_passive", lambda letter, constants: None)   # through passive()
-        patch.setattr(plain_cards.PlainCards, "run", lambda self, cards, tokens: [
-            self.one(card, card_tokens) for card, card_tokens in zip(cards, tokens)])   # card by card
+        patch.setattr(plain_cards.PlainCards, "run", lambda self, cards, columns: [
+            self.one(card, columns.tokens(k)) for k, card in enumerate(cards)])   # card by card
         everything = read_all(text)[0]._builder.bindings.recorded
     assert "r1.R" in everything and "r1.R" not in bindings.recorded and "c3.C" not in bindings.recorded
     assert "x1.r1.R" in bindings.recorded                        # {rr}: a function of .param rr
@@ -293,3 +293,61 @@ def test_a_built_deck_keeps_its_own_cards_as_one_text_and_reads_each_back():
     assert [(c.file, c.line, c.text) for c in store] == [
         ("a.cir", 3, "R1 a b 1"), ("lib/b.inc", 10, "C1 b 0 1n"), ("a.cir", 4, "L1 b 0 1m")]
     assert [c.text for c in store[1:]] == ["C1 b 0 1n", "L1 b 0 1m"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["R1", "c2", "L3", "V1", "a", "0", "1k", "x\0", "\0", "\x1c"]),
+                         min_size=1, max_size=6).flatmap(
+    lambda words: st.sampled_from([" ", "  ", "\t", " \t "]).map(lambda blank: blank.join(words))),
+    min_size=1, max_size=5))
+@example(["R1 a 0 1k", "c2\t0 a  1k"])
+@example(["R1 a 0", "c2 0 a 1k 1k"])     # three words and five: eight
+def test_the_columns_of_plain_cards_texts_are_their_words(texts):
+    """A chunk of cards split at once (Columns.of_texts) gives each card's words, as a split
+    of each card would, where every card is plain (four words, an R, C or L name), else none;
+    a NUL character in a card (the split's own separator) leaves the chunk to the other path."""
+    words = [text.split() for text in texts]
+    plain = all(len(w) == 4 and w[0][0] in "RCLrcl" for w in words)
+    columns = plain_cards.Columns.of_texts(texts)
+    if columns is None:
+        assert not plain or any("\0" in text for text in texts)
+    else:
+        assert plain and columns == plain_cards.Columns.of_tokens(words)
+        assert [columns.tokens(k) for k in range(len(texts))] == words
+
+
+@pytest.mark.parametrize("extra", ["", ".model dm d is=1e-14\nD1 n3 0 dm\nR9 n3 0 1k\n",     # two runs
+                                   "R1 n5 0 1k\n", "Rx7 n5 0 1k tc1=0.1\n"])     # a name taken; a card not plain
+def test_lines_each_a_card_read_as_a_run_build_what_cards_one_by_one_build(extra):
+    # a deck whose lines are each a card of their own passes from the lexer to the card store
+    # as a run of lines (CardLines), its cards made when read; an inline comment anywhere makes
+    # the lexer read it line by line into card objects: the same deck, or the same error
+    text = ladder(named=False, ic=False).replace("Rdangling n1 dangling 1k\n", "Rdangling n1 dangling 1k\n" + extra)
+    assert not isinstance(read_cards(text)[1], list)
+    commented = text.replace("R0 vg 0 1k\n", "R0 vg 0 1k ; a comment\n")
+    assert isinstance(read_cards(commented)[1], list)
+    try:
+        run, run_heard = read_all(text)
+    except spice.SpiceError as err:
+        with pytest.raises(spice.SpiceError) as caught:
+            read_all(commented)
+        assert str(caught.value) == str(err)
+        return
+    cards, cards_heard = read_all(commented)
+    assert structure(run.model) == structure(cards.model) and run.nodes == cards.nodes
+    assert run_heard == cards_heard
+    assert [(path, card.file, card.line, card.text) for path, card in run.elements.items()] == \
+        [(path, card.file, card.line, card.text) for path, card in cards.elements.items()]
+    assert [card.text for card in run._netlist.top.elements] == [card.text for card in cards._netlist.top.elements]
+
+
+def test_a_flat_deck_read_as_lines_is_stored_without_places_though_cards_were_made_between():
+    # the cards of elements made one by one (V1, D1) are made from the deck's lines when read;
+    # the store still finds them its own lines one for one (no place kept per element)
+    deck = spice.read("t\nV1 a 0 1\nR1 a b 1k\nD1 b 0 dm\nR2 b c 1k\nC2 c 0 1n\nR3 c 0 1k\n"
+                      ".model dm d\n.tran 1n 1u\n.end\n")
+    store = deck._builder.elements
+    assert store._places is None
+    assert [(path, card.line, card.text) for path, card in deck.elements.items()] == [
+        ("v1", 2, "V1 a 0 1"), ("r1", 3, "R1 a b 1k"), ("d1", 4, "D1 b 0 dm"), ("r2", 5, "R2 b c 1k"),
+        ("c2", 6, "C2 c 0 1n"), ("r3", 7, "R3 c 0 1k")]

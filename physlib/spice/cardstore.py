@@ -12,9 +12,11 @@ from __future__ import annotations
 import operator
 from array import array
 from collections.abc import Mapping, Sequence
-from itertools import accumulate, chain, repeat
+from itertools import chain, repeat
 
-from .lexer import Card
+import numpy as np
+
+from .lexer import Card, CardLines, card_texts
 
 __all__ = ["CardStore", "ElementCards"]
 
@@ -24,15 +26,24 @@ class CardStore(Sequence):
     made again, equal to the one stored, when read."""
 
     def __init__(self, cards: Sequence[Card]):
-        files = list(map(operator.attrgetter("file"), cards))
-        self._files = list(dict.fromkeys(files))
+        if isinstance(cards, CardLines):        # lines one after another of one file
+            files, self._files = (), [cards.file] if len(cards) else []
+            lines = np.arange(cards.first, cards.first + len(cards), dtype=np.int32)
+        else:
+            files = list(map(operator.attrgetter("file"), cards))
+            self._files = list(dict.fromkeys(files))
+            lines = np.fromiter(map(operator.attrgetter("line"), cards), np.int32, len(cards))
         place = {name: k for k, name in enumerate(self._files)}
         # one file (a deck without .include): no number per card
         self._file = array("i", map(place.__getitem__, files)) if len(self._files) > 1 else None
-        self._line = array("i", map(operator.attrgetter("line"), cards))
-        texts = list(map(operator.attrgetter("text"), cards))
+        # the numbers through NumPy: an array extended from an iterator converts each number
+        # on its own, half again as long for a million cards
+        self._line = array("i", lines.tobytes())
+        texts = card_texts(cards)
         self._text = "".join(texts)
-        self._start = array("q", accumulate(map(len, texts), initial=0))
+        starts = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)), out=starts[1:])
+        self._start = array("q", starts.tobytes())
 
     def __len__(self) -> int:
         return len(self._line)
@@ -137,16 +148,29 @@ class ElementCards(Mapping):
         with no '.' in their paths, in card order) in a :class:`CardStore`, which becomes
         ``body.elements`` too."""
         cards, pending = body.elements, self._pending
-        # in the order added: the dictionary's, then what was extended since it was read
-        added = chain(self._dict.values(), chain.from_iterable(c for _, c in pending))
         if len(self._dict) + sum(len(c) for _, c in pending) == len(cards) and \
-                all(map(operator.is_, added, cards)):           # a flat deck without K cards
+                self._one_for_one(cards):                       # a flat deck without K cards
             # their paths, put in the dictionary (to None) only if it is read
             paths = list(chain(self._dict, chain.from_iterable(p for p, _ in pending)))
             self._dict, self._pending = {}, [(paths, repeat(None))]
         else:
             self._places = self._placed(cards)
         body.elements = self._top = cards if isinstance(cards, CardStore) else CardStore(cards)
+
+    def _one_for_one(self, cards) -> bool:
+        """Whether the cards added, in order (the dictionary's, then those extended since it
+        was read), are ``cards``, as many: the same objects; for lines of a file
+        (:class:`~physlib.spice.lexer.CardLines`, whose cards are made when read), equal cards
+        (:func:`_same`), compared a run at a time."""
+        if not isinstance(cards, CardLines):
+            added = chain(self._dict.values(), chain.from_iterable(c for _, c in self._pending))
+            return all(map(operator.is_, added, cards))
+        k = 0
+        for run in chain([list(self._dict.values())], (c for _, c in self._pending)):
+            if not _are_lines(run, cards[k:k + len(run)]):
+                return False
+            k += len(run)
+        return True
 
     def _placed(self, cards) -> array:
         """Each own element's place among ``cards``, its other elements' shared cards kept."""
@@ -165,6 +189,17 @@ class ElementCards(Mapping):
             places.append(k)
             paths[path] = None
         return places
+
+
+def _are_lines(cards, lines: CardLines) -> bool:
+    """Whether ``cards`` (a list of cards, or lines) are ``lines``, card for card equal as
+    :func:`_same` says, compared at once: a deck's cards read before it was built (its K
+    cards' inductors, ...) are made from its lines one by one."""
+    if isinstance(cards, CardLines):
+        return (cards.file, cards.first) == (lines.file, lines.first) and cards.texts == lines.texts
+    return set(map(operator.attrgetter("file"), cards)) <= {lines.file} and \
+        list(map(operator.attrgetter("line"), cards)) == list(range(lines.first, lines.first + len(lines))) and \
+        list(map(operator.attrgetter("text"), cards)) == lines.texts
 
 
 def _same(stored: Card, card: Card) -> bool:

@@ -59,9 +59,10 @@ class DcJoins:
         self.complete = True
         self._groups = dc_groups()
 
-    def passives(self, numbers: list[int], conducting: list[bool]) -> None:
+    def passives(self, numbers: list[int], conducting) -> None:
         """R, C and L cards, each between two nodes given by their numbers (``numbers``, two a
-        card); ``conducting``: whether each joins its nodes at DC (R and L do, C does not)."""
+        card); ``conducting``: whether each joins its nodes at DC (R and L do, C does not), a
+        truth value each."""
         self.first.extend(compress(numbers[0::2], conducting))
         self.second.extend(compress(numbers[1::2], conducting))
 

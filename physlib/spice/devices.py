@@ -155,15 +155,12 @@ def passive_keywords(letter: str, constants: str) -> dict:
 
 
 def plain_passive(letter: str, constants: str):
-    """A function making the component of a plain R, C or L card (two nodes and a number)
-    from its name and value as :func:`passive` does, without the card: for a large deck's
-    builder, which reads the number itself."""
-    # keywords written out, not merged from dictionaries: a third less time a component
-    if letter == "R":
-        return lambda name, value: el.Resistor(name, constants=constants, R=value)
-    if letter == "C":
-        return lambda name, value: el.Capacitor(name, C=value)
-    return lambda name, value: el.Inductor(name, L=value)
+    """A function making the components of plain R, C or L cards (two nodes and a number) from
+    their names and values, as :func:`passive` does one by one, without the cards: for a large
+    deck's builder, which reads the numbers itself. All at once (``Component.many``)."""
+    cls, param, _ = PASSIVE_CLASSES[letter]
+    keywords = passive_keywords(letter, constants)
+    return lambda names, values: cls.many(names, param, values, **keywords)
 
 
 TWO_PINS = ("p", "n")       # the pins of a two-pin element, in its nodes' order

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import os
 import re
-from operator import itemgetter
+from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter, itemgetter
 
 from .errors import Location, SpiceError
 
-__all__ = ["Card", "ControlBlock", "read_cards", "split", "first_word"]
+__all__ = ["Card", "CardLines", "ControlBlock", "read_cards", "card_texts", "split", "first_word"]
 
 _INLINE = re.compile(r";|(?:(?<=\s)|^)(?:\$(?=\s|$)|//|--)")
 _MARKERS = (";", "$", "//", "--")      # what _INLINE looks for, wherever it is
+_EXPANDED = (".control", ".include", ".inc", ".lib")   # the dot cards _expand replaces or removes
 
 
 class Card(Location):
@@ -49,6 +52,44 @@ class ControlBlock(Card):
         self.cards: list[Card] = []
 
 
+class CardLines(Sequence):
+    """Cards that are each one line of ``file``, in order: their ``texts``, the first on line
+    ``first``, the others on the lines after it; card ``k`` is made when read, equal to the
+    one the lexer would have made. A large deck's element lines pass so from the lexer through
+    the sorting of its cards to its card store: a million card objects made, read for their
+    texts and dropped took a third of a second. A slice is a :class:`CardLines` too."""
+
+    __slots__ = ("file", "first", "texts", "_firsts")
+
+    def __init__(self, file: str, first: int, texts: list[str]):
+        self.file, self.first, self.texts = file, first, texts
+        self._firsts = None
+
+    @property
+    def firsts(self) -> str:
+        """The first character of each card's text."""
+        if self._firsts is None:
+            self._firsts = "".join(map(itemgetter(0), self.texts))
+        return self._firsts
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            start, stop, step = k.indices(len(self.texts))
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return CardLines(self.file, self.first + start, self.texts[start:stop])
+        text = self.texts[k]            # (an IndexError out of range)
+        return Card(self.file, self.first + (k if k >= 0 else k + len(self.texts)), text)
+
+
+def card_texts(cards: Sequence[Card]) -> list[str]:
+    """The texts of ``cards``, a list of cards or :class:`CardLines`."""
+    return cards.texts if isinstance(cards, CardLines) else list(map(attrgetter("text"), cards))
+
+
 def _strip(line: str) -> str:
     """The line without its inline comment (quotes and braces are not searched)."""
     depth, quote = 0, False
@@ -66,11 +107,30 @@ def first_word(text: str) -> str:
     return text.split(None, 1)[0].lower()
 
 
-def _join(lines: list[str], file: str, first: int, comments: bool) -> list[Card]:
+def _join(lines: list[str], file: str, first: int, comments: bool) -> Sequence[Card]:
     """Cards of ``lines`` (the first one numbered ``first``) with comment and blank lines left
     out, inline comments removed where ``comments`` says the text has some, continuation lines
-    joined; stops at .end. One pass over the lines, no text or list made for a line that
-    only becomes a card (most lines of a large deck)."""
+    joined; stops at .end. Lines that are each a card of their own (most decks' lines, a
+    large deck's all) are stripped in one pass; otherwise one pass over the lines, no text or
+    list made for a line that only becomes a card."""
+    texts = list(map(str.strip, lines)) if not comments else []
+    # each line's first character, where no line is blank
+    firsts = "".join(map(itemgetter(0), texts)) if all(texts) else ""
+    whole = bool(texts) and len(firsts) == len(texts) and "*" not in firsts and "+" not in firsts
+    if not whole:
+        numbers, texts = _joined(lines, file, first, comments)
+        firsts = "".join(map(itemgetter(0), texts))
+    # .end among the cards starting with a dot (found in their first characters at once)
+    end = next((k for k in (found.start() for found in re.finditer(r"\.", firsts))
+                if first_word(texts[k]) == ".end"), len(texts))
+    if whole:
+        return CardLines(file, first, texts if end == len(texts) else texts[:end])
+    return list(map(Card, repeat(file), numbers[:end], texts[:end]))
+
+
+def _joined(lines: list[str], file: str, first: int, comments: bool) -> tuple[list[int], list[str]]:
+    """(the number of each card's first line, its text) of ``lines`` as :func:`_join` takes
+    them, a line at a time."""
     numbers: list[int] = []
     texts: list[str] = []
     for number, raw in enumerate(lines, first):
@@ -85,25 +145,24 @@ def _join(lines: list[str], file: str, first: int, comments: bool) -> list[Card]
             continue
         numbers.append(number)
         texts.append(stripped)
-    # .end among the cards starting with a dot (found in their first characters at once)
-    firsts = "".join(map(itemgetter(0), texts))
-    end = next((k for k in (found.start() for found in re.finditer(r"\.", firsts))
-                if first_word(texts[k]) == ".end"), len(texts))
-    return [Card(file, number, text) for number, text in zip(numbers[:end], texts[:end])]
+    return numbers, texts
 
 
-def _has_comments(text: str) -> bool:
-    """Whether ``text`` may have inline comments: most decks have no marker anywhere, and four
-    substring searches of the whole text spare a regular-expression search of each line."""
-    return any(marker in text for marker in _MARKERS)
+def _has_comments(text: str, start: int = 0) -> bool:
+    """Whether ``text`` may have inline comments from ``start`` on: most decks have no marker
+    anywhere, and four substring searches of the whole text spare a regular-expression search
+    of each line (a two-character marker searched for only where its first character is:
+    a character alone is found faster)."""
+    return any(text.find(marker[0], start) >= 0 and text.find(marker, start) >= 0 for marker in _MARKERS)
 
 
 def read_cards(text: str, file: str = "<text>", folder: str | None = None,
-               warnings: list | None = None, _seen=()) -> tuple[str, list[Card]]:
-    """(title, cards) of a deck; ``.include``/``.lib`` files are read from ``folder``."""
+               warnings: list | None = None, _seen=()) -> tuple[str, Sequence[Card]]:
+    """(title, cards) of a deck; ``.include``/``.lib`` files are read from ``folder``. The
+    cards are a list, or a :class:`CardLines` where each line is a card of its own."""
     lines = text.splitlines()
     title = lines[0].strip() if lines else ""
-    cards = _join(lines[1:], file, 2, _has_comments(text[len(lines[0]):] if lines else ""))
+    cards = _join(lines[1:], file, 2, bool(lines) and _has_comments(text, len(lines[0])))
     return title, _expand(cards, folder, warnings, _seen + (os.path.abspath(file),))
 
 
@@ -111,10 +170,13 @@ def _words(card: Card) -> list[str]:
     return card.text.split()
 
 
-def _expand(cards: list[Card], folder, warnings, seen) -> list[Card]:
+def _expand(cards: Sequence[Card], folder, warnings, seen) -> Sequence[Card]:
     """Cards with .include/.lib calls replaced by what they name, each .control block made
     one :class:`ControlBlock` and .lib blocks (section definitions in the deck itself)
-    removed."""
+    removed: ``cards`` themselves where none of their dot cards is one of those."""
+    if isinstance(cards, CardLines) and not any(
+            first_word(cards.texts[found.start()]) in _EXPANDED for found in re.finditer(r"\.", cards.firsts)):
+        return cards
     out, skip_until, block = [], None, None
     for card in cards:
         if card.text[0] != "." and block is None and not skip_until:

@@ -6,12 +6,13 @@ analysis cards, ``.options``/``.temp``, ``.ic``/``.nodeset``. Nothing is built h
 from __future__ import annotations
 
 import re
-from operator import attrgetter, itemgetter
+from collections.abc import Sequence
+from operator import itemgetter
 
 from .errors import Location, SpiceError
 from .expressions import Scope, parse
 from .cards import SUPPORTED, parse_assignments, sort_card
-from .lexer import Card, first_word, split
+from .lexer import Card, CardLines, card_texts, first_word, split
 
 __all__ = ["Body", "Subckt", "Netlist", "parse_assignments", "ELEMENT_LETTERS"]
 
@@ -31,7 +32,7 @@ class Body:
     nested ``.subckt`` definitions."""
 
     def __init__(self):
-        self.elements: list[Card] = []
+        self.elements: Sequence[Card] = []      # a list, or a CardLines (extend_elements)
         # the tokens of the element cards with braces or quotes (position in elements ->
         # tokens), split when sorted, where a malformed one is an error; the others (most cards
         # of a large deck) are split when built: a list of tokens per card would be a third of
@@ -55,28 +56,47 @@ class Body:
         text = card.text
         if "{" in text or "'" in text:
             self.tokens[len(self.elements)] = split(text, card.where)
-        self.elements.append(card)
+        self.extend_elements([card])
+
+    def extend_elements(self, cards) -> None:
+        """Add element cards that have no braces or quotes: a body's first run of lines
+        (:class:`~physlib.spice.lexer.CardLines`) kept as it is, no card made."""
+        if not self.elements and isinstance(cards, CardLines):
+            self.elements = cards
+            return
+        if not isinstance(self.elements, list):
+            self.elements = list(self.elements)
+        self.elements.extend(cards)
 
     def element_cards(self, letters: str | None = None):
         """(card, tokens) of each element card, in order, or of those whose letter is one of
         ``letters`` (upper case); the tokens split here unless kept (:meth:`add_element`)."""
-        for position, card in enumerate(self.elements):
-            if letters is None or card.text[0].upper() in letters:
-                yield card, self._tokens(position, card)
+        cards = self.elements
+        positions = range(len(cards))
+        if letters is not None:
+            firsts = "".join(map(itemgetter(0), card_texts(cards)))
+            if firsts.isascii():        # those cards found among the letters at once (few or none)
+                positions = [found.start() for found in re.finditer(f"[{re.escape(letters)}]", firsts.upper())]
+            else:
+                positions = [k for k, letter in enumerate(firsts) if letter.upper() in letters]
+        for position in positions:
+            card = cards[position]
+            yield card, self._tokens(position, card)
 
     def element_chunks(self, size: int):
-        """(cards, their tokens) of the element cards in order, ``size`` cards at a time; a
-        chunk of words alone (no ``=``, parentheses or commas; no braces or quotes, whose
-        cards' tokens are kept) split in one pass."""
+        """(cards, their texts, their tokens or None) of the element cards in order, ``size``
+        cards at a time; None for a chunk of words alone (no ``=``, parentheses or commas; no
+        braces or quotes, whose cards' tokens are kept), whose tokens are each text's words
+        (``str.split``), split by the caller as it reads them."""
         cards = self.elements
         for start in range(0, len(cards), size):
             chunk = cards[start:start + size]
-            texts = list(map(attrgetter("text"), chunk))
+            texts = card_texts(chunk)
             whole = "".join(texts)
             if not self.tokens and not any(mark in whole for mark in "=(),"):
-                yield chunk, list(map(str.split, texts))
+                yield chunk, texts, None
             else:
-                yield chunk, list(map(self._tokens, range(start, start + len(chunk)), chunk))
+                yield chunk, texts, list(map(self._tokens, range(start, start + len(chunk)), chunk))
 
     def _tokens(self, position: int, card: Card) -> list[str]:
         """The tokens of the element card at ``position``: kept, or split now."""
@@ -106,7 +126,7 @@ class Netlist:
     ``nodeset`` (node -> (expression text, card)), ``control`` (the lines of its ``.control``
     blocks, in order), ``warnings`` ((location, text) pairs)."""
 
-    def __init__(self, cards: list[Card], warnings: list):
+    def __init__(self, cards: Sequence[Card], warnings: list):
         self.top = Body()
         self.globals_: list[str] = []
         self.analyses: list[tuple[str, list[str], Card]] = []
@@ -118,10 +138,10 @@ class Netlist:
         self.warnings = warnings
         self._sort(cards)
 
-    def _sort(self, cards: list[Card]):
+    def _sort(self, cards: Sequence[Card]):
         stack: list[tuple[Body, Subckt | None]] = [(self.top, None)]
         # the element cards between two dot cards a run at a time (a large deck's are most)
-        firsts = "".join(map(itemgetter(0), map(attrgetter("text"), cards)))
+        firsts = cards.firsts if isinstance(cards, CardLines) else "".join(map(itemgetter(0), card_texts(cards)))
         start = 0
         for k in [*(found.start() for found in re.finditer(r"\.", firsts)), len(cards)]:
             if k > start:
@@ -151,10 +171,10 @@ class Netlist:
         """Element cards ``cards`` (``letters``: their first letters) into ``body``: at once
         where every letter is a supported element's and no card has braces or quotes, else
         one by one (which refuses the first bad one)."""
-        joined = "".join(map(attrgetter("text"), cards))
+        joined = "".join(card_texts(cards))
         if letters.isascii() and set(letters.upper()) <= _SUPPORTED_LETTERS and "{" not in joined \
                 and "'" not in joined:
-            body.elements.extend(cards)
+            body.extend_elements(cards)
             return
         for card in cards:
             self._element(card, body)
