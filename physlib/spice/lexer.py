@@ -19,7 +19,7 @@ from operator import attrgetter, itemgetter
 
 from .errors import Location, SpiceError
 
-__all__ = ["Card", "CardLines", "ControlBlock", "read_cards", "card_texts", "split", "first_word"]
+__all__ = ["Card", "CardLines", "ControlBlock", "read_cards", "card_texts", "card_firsts", "split", "first_word"]
 
 _INLINE = re.compile(r";|(?:(?<=\s)|^)(?:\$(?=\s|$)|//|--)")
 _MARKERS = (";", "$", "//", "--")      # what _INLINE looks for, wherever it is
@@ -88,6 +88,11 @@ class CardLines(Sequence):
 def card_texts(cards: Sequence[Card]) -> list[str]:
     """The texts of ``cards``, a list of cards or :class:`CardLines`."""
     return cards.texts if isinstance(cards, CardLines) else list(map(attrgetter("text"), cards))
+
+
+def card_firsts(cards: Sequence[Card]) -> str:
+    """The first character of each of ``cards``' texts (a list of cards or :class:`CardLines`)."""
+    return cards.firsts if isinstance(cards, CardLines) else "".join(map(itemgetter(0), card_texts(cards)))
 
 
 def _strip(line: str) -> str:

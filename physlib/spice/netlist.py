@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from operator import itemgetter
 
 from .errors import Location, SpiceError
 from .expressions import Scope, parse
 from .cards import SUPPORTED, parse_assignments, sort_card
-from .lexer import Card, CardLines, card_texts, first_word, split
+from .lexer import Card, CardLines, card_firsts, card_texts, first_word, split
 
 __all__ = ["Body", "Subckt", "Netlist", "parse_assignments", "ELEMENT_LETTERS"]
 
@@ -74,7 +73,7 @@ class Body:
         cards = self.elements
         positions = range(len(cards))
         if letters is not None:
-            firsts = "".join(map(itemgetter(0), card_texts(cards)))
+            firsts = card_firsts(cards)
             if firsts.isascii():        # those cards found among the letters at once (few or none)
                 positions = [found.start() for found in re.finditer(f"[{re.escape(letters)}]", firsts.upper())]
             else:
@@ -141,7 +140,7 @@ class Netlist:
     def _sort(self, cards: Sequence[Card]):
         stack: list[tuple[Body, Subckt | None]] = [(self.top, None)]
         # the element cards between two dot cards a run at a time (a large deck's are most)
-        firsts = cards.firsts if isinstance(cards, CardLines) else "".join(map(itemgetter(0), card_texts(cards)))
+        firsts = card_firsts(cards)
         start = 0
         for k in [*(found.start() for found in re.finditer(r"\.", firsts)), len(cards)]:
             if k > start:
