@@ -30,6 +30,7 @@ from .callbacks import array_address, buffer_address, function_address
 from ..common import initialization
 from . import quick_time_events
 from .run_stats import count, current as current_stats
+from .result_rows import RowParameters
 
 CAPACITY = 64       # edges the C loop takes before it returns for Python to record them
 
@@ -131,7 +132,7 @@ class CompiledTimeEvents:
         c.taken = 0
         stepper, solver, nx = run.stepper, run.solver, run.solver.nx
         # each event's mode changes, and the parameter vectors before and after it
-        p_after = np.empty((len(stepper.p), taken + 1))
+        p_after = np.empty((len(stepper.p), taken + 1), order="F")
         p_after[:, 0] = stepper.p
         for e in range(taken):
             rounds = []
@@ -150,7 +151,7 @@ class CompiledTimeEvents:
         before_rows = np.zeros(taken, bool) if run.user_grid else np.ones(taken, bool)
         take_rows = np.column_stack([before_rows, self.ev_row_after[:taken] != 0]).ravel()
         Y = np.stack([left, after], axis=2).reshape(left.shape[0], 2 * taken)[:, take_rows]
-        P = np.stack([p_after[:, :-1], p_after[:, 1:]], axis=2).reshape(p_after.shape[0], 2 * taken)[:, take_rows]
+        P = RowParameters(p_after, np.column_stack([np.arange(taken), np.arange(1, taken + 1)]).ravel()[take_rows])
         times = np.repeat(self.ev_t[:taken], 2)[take_rows]
         t_values = np.column_stack([self.left[first:c.next], self.ev_t[:taken]]).ravel()[take_rows]
         if take_rows.any():

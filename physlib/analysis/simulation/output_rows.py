@@ -36,7 +36,7 @@ import numpy as np
 
 from ..common.native_functions import native_twin
 from .dae_points import row_between_steps, solved_row
-from .result_rows import PendingBlock
+from .result_rows import PendingBlock, RowParameters
 from .stepping_functions import buffered
 from ..common.sundials_library import REAL_P
 
@@ -135,10 +135,10 @@ class RowBlock:
         each event of a switching converter the block holds a row or two."""
         t, x, z, p, *t_value = row
         self.hold_columns([self.count], [t], np.concatenate([x, z])[:, None],
-                          np.array(p, dtype=float)[:, None], [t_value[0] if t_value else t])
+                          RowParameters.constant(p, 1), [t_value[0] if t_value else t])
 
     def hold_columns(self, positions, times, Y, P, t_values) -> None:
-        """Keep rows given as columns (Y: [x; z], P: their parameter vectors), each after the
+        """Keep rows given as columns (Y: [x; z], P: their :class:`~.result_rows.RowParameters`), each after the
         first ``positions[k]`` pending rows (in the order given where positions are equal), with
         the times ``t_values`` at which their outputs are evaluated: the rows around the time
         events a compiled loop took, in one piece. The arrays are kept: pass new ones."""
@@ -185,7 +185,7 @@ class RowBlock:
         if not held:
             out, failed = self._completed(rows, slice(0, k), None, chunks)
             return rows.T.tolist(), out, rows.P, None, failed
-        positions, held_times, Y, held_P, held_t = (np.concatenate([h[i] for h in held], axis=-1) for i in range(5))
+        positions, held_times, Y, held_t = (np.concatenate([h[i] for h in held], axis=-1) for i in (0, 1, 2, 4))
         order = np.argsort(positions, kind="stable")
         positions = positions[order]
         # held row j goes after the block's first positions[j] rows and the held rows before it
@@ -197,8 +197,8 @@ class RowBlock:
         TV[place], TV[to_held] = rows.T, held_t[order]
         P = None
         if rows.P is not None:
-            P = np.empty((rows.P.shape[0], k + m), order="F")
-            P[:, place], P[:, to_held] = rows.P, held_P[:, order]
+            P = RowParameters.placed(k + m, [(place, rows.P),
+                                             (to_held, RowParameters.joined([h[3] for h in held]).rows(order))])
         out, failed = self._completed(rows, place, (to_held, Y[:, order]), chunks)
         return T.tolist(), out, P, TV.tolist(), failed
 
@@ -221,7 +221,7 @@ class RowBlock:
             Y, YP = self.Y[:, :k], self.YP[:, :k]
         else:
             Y, YP = self.Y[:, :k].copy(order="F"), None
-        P = self.P[:, :k].copy(order="F") if self.P.shape[0] else None
+        P = RowParameters.of_columns(self.P[:, :k]) if self.P.shape[0] else None
         return _Rows(Y, YP, P, self.T[:k].copy(), self.H[:k].copy(), np.array(stepper.p, dtype=float),
                      stepper.rtol, stepper.atol)
 
@@ -252,7 +252,7 @@ class RowBlock:
             columns = slice(start, start + size) if extra is None else place[start:start + size]
             out[:, columns], failures = _complete(mapped, rows, start, size, self._row_solves)
             failed += [(columns.start + j if extra is None else columns[j], rows.Y[:, start + j],
-                        rows.P[:, start + j] if rows.P is not None else rows.p, rows.T[start + j])
+                        rows.P.column(start + j) if rows.P is not None else rows.p, rows.T[start + j])
                        for j in failures]
         return out, failed
 
@@ -314,14 +314,14 @@ def _state_pieces(rows: "_Rows", held: list, nx: int):
     start, n_rows = 0, len(rows.T)
 
     def run(stop):
-        P = rows.P[:, start:stop] if rows.P is not None else None
+        P = rows.P.rows(slice(start, stop)) if rows.P is not None else None
         return rows.T[start:stop].tolist(), rows.Y[:, start:stop], rows.Y[nx:, start:stop], P, None
 
     for position, k, (_, times, Y, P, t_values) in parts:
         if position > start:
             yield run(position)
             start = position
-        yield ([float(times[k])], Y[:, k:k + 1], Y[nx:, k:k + 1], None if rows.P is None else P[:, k:k + 1],
+        yield ([float(times[k])], Y[:, k:k + 1], Y[nx:, k:k + 1], None if rows.P is None else P.rows(slice(k, k + 1)),
                [float(t_values[k])])
     if start < n_rows:
         yield run(n_rows)
@@ -350,7 +350,7 @@ def _complete(mapped, rows: "_Rows", start: int, size: int, solves: bool):
     buffer, trigger, inputs, (out, check) = mapped
     inputs[0][:] = rows.Y[:, start:stop].ravel(order="F")
     inputs[1][:] = rows.YP[:, start:stop].ravel(order="F")
-    inputs[2][:] = rows.P[:, start:stop].ravel(order="F") if rows.P is not None else np.tile(rows.p, size)
+    inputs[2][:] = rows.P.columns(start, stop).ravel(order="F") if rows.P is not None else np.tile(rows.p, size)
     inputs[3][:] = rows.T[start:stop]
     inputs[4][:] = rows.H[start:stop]
     inputs[5][0], inputs[6][0] = rows.rtol, rows.atol
@@ -362,12 +362,13 @@ def _complete(mapped, rows: "_Rows", start: int, size: int, solves: bool):
 
 
 class _Rows(NamedTuple):
-    """Interpolated rows taken from a block: y and y' (columns), their parameter vectors (None
-    where the run's cannot change: then ``p`` serves every row), times and solver steps, and
+    """Interpolated rows taken from a block: y and y' (columns), their parameter vectors
+    (:class:`~.result_rows.RowParameters`; None where the run's cannot change: then ``p``
+    serves every row), times and solver steps, and
     the run's tolerances."""
     Y: np.ndarray
     YP: np.ndarray | None
-    P: np.ndarray | None
+    P: RowParameters | None
     T: np.ndarray
     H: np.ndarray
     p: np.ndarray

@@ -7,6 +7,79 @@ import ctypes
 import numpy as np
 
 
+class RowParameters:
+    """The parameter vectors of a result's rows, each run of equal ones kept once: ``vectors``
+    (one column each) and ``index`` (each row's column). The vector changes only at events, and
+    one per row was 38 numbers a row for a Shockley-diode buck: 10,001 rows wrote 3 MB of fresh
+    memory three times on their way into the result, 2 ms of its 17 ms run."""
+
+    __slots__ = ("vectors", "index")
+
+    def __init__(self, vectors: np.ndarray, index: np.ndarray):
+        self.vectors, self.index = vectors, index
+
+    @classmethod
+    def of_columns(cls, P: np.ndarray) -> "RowParameters":
+        """The columns of P (a copy of each run of bitwise equal neighbours: -0.0 and NaN are
+        kept as they are)."""
+        k = P.shape[1]
+        if k <= 1:
+            return cls(np.array(P, dtype=float, order="F"), np.zeros(k, dtype=np.intp))
+        bits = np.ascontiguousarray(P, dtype=float).view(np.int64)
+        new = np.empty(k, dtype=bool)
+        new[0] = True
+        np.any(bits[:, 1:] != bits[:, :-1], axis=0, out=new[1:])
+        index = np.cumsum(new, dtype=np.intp)
+        index -= 1
+        return cls(np.asfortranarray(P[:, new]), index)
+
+    @classmethod
+    def constant(cls, p: np.ndarray, n: int) -> "RowParameters":
+        """``n`` rows sharing the vector p (a copy: a run goes on with its own)."""
+        return cls(np.array(p, dtype=float).reshape(-1, 1), np.zeros(n, dtype=np.intp))
+
+    @classmethod
+    def placed(cls, n: int, parts) -> "RowParameters":
+        """``n`` rows from ``parts`` ((positions, RowParameters) pairs, covering the rows)."""
+        index, vectors, offset = np.empty(n, dtype=np.intp), [], 0
+        for positions, part in parts:
+            index[positions] = part.index + offset
+            vectors.append(part.vectors)
+            offset += part.vectors.shape[1]
+        return cls(np.concatenate(vectors, axis=1) if len(vectors) > 1 else vectors[0], index)
+
+    @classmethod
+    def joined(cls, parts) -> "RowParameters":
+        """The rows of ``parts`` one after the other."""
+        if len(parts) == 1:
+            return parts[0]
+        index, vectors, offset = [], [], 0
+        for part in parts:
+            index.append(part.index + offset)
+            vectors.append(part.vectors)
+            offset += part.vectors.shape[1]
+        return cls(np.concatenate(vectors, axis=1), np.concatenate(index))
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def rows(self, selection) -> "RowParameters":
+        """The rows ``selection`` (a slice or indices), sharing the vectors."""
+        return RowParameters(self.vectors, self.index[selection])
+
+    def column(self, row: int) -> np.ndarray:
+        """Row ``row``'s parameter vector (a view)."""
+        return self.vectors[:, self.index[row]]
+
+    def slot(self, slot: int) -> np.ndarray:
+        """The value of one parameter slot at every row."""
+        return self.vectors[slot, self.index]
+
+    def columns(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """The parameter vectors of rows start..stop−1 as columns (a new array)."""
+        return self.vectors[:, self.index[start:stop]]
+
+
 class PendingBlock:
     """Rows being completed elsewhere (in a thread beside the solver): ``rows()`` waits for
     them and gives (times, X, Z, P, t_values) as :meth:`ResultRows.add_block` takes them."""
@@ -34,20 +107,21 @@ class ResultRows:
         discrete variables change it keep one per row); ``t_value``: when to evaluate
         time-dependent outputs, if not at ``t`` (just before a time event it is the left limit,
         although the row carries the event's time stamp)."""
-        P = np.array(p, dtype=float).reshape(-1, 1) if p is not None and self.keep_p else None
+        P = RowParameters.constant(p, 1) if p is not None and self.keep_p else None
         self.blocks.append(([t], np.array(x, dtype=float).reshape(-1, 1), np.array(z, dtype=float).reshape(-1, 1),
                             P, [t if t_value is None else t_value]))
 
     def add_block(self, times, X=None, Z=None, P=None, t_values=None) -> None:
         """Rows at ``times``, the columns of X (states), Z (algebraic variables) and P (their
-        parameter vectors, where the run keeps them), their outputs evaluated at ``t_values``
+        parameter vectors, where the run keeps them: columns or :class:`RowParameters`), their outputs evaluated at ``t_values``
         (default: the times); or a :class:`PendingBlock` alone, read when the rows are joined.
         The rows keep X, Z and P: pass arrays nothing changes afterwards."""
         self.blocks.append(times if isinstance(times, PendingBlock) else
                            (times, X, Z, P if self.keep_p else None, t_values))
 
     def arrays(self):
-        """(times, X, Z, P, t_values): X, Z and P with one column per row. Joined once (the
+        """(times, X, Z, P, t_values): X and Z with one column per row, P the rows'
+        :class:`RowParameters` (None where the run keeps none). Joined once (the
         blocks may be joined inside their own arrays, which moves them): later calls give the
         same arrays."""
         if self._joined is None:
@@ -55,7 +129,11 @@ class ResultRows:
             blocks = [block.rows() if isinstance(block, PendingBlock) else block for block in self.blocks]
             times = [t for block in blocks for t in block[0]]
             t_values = [t for block in blocks for t in (block[0] if block[4] is None else block[4])]
-            P = _join([b[3] for b in blocks if b[3] is not None and self.keep_p], n_p)
+            P = None
+            if self.keep_p:
+                P = RowParameters.joined([RowParameters.of_columns(b[3]) if isinstance(b[3], np.ndarray) else b[3]
+                                          for b in blocks if b[3] is not None] or
+                                         [RowParameters(np.empty((n_p, 0)), np.zeros(0, dtype=np.intp))])
             self._joined = (np.array(times), _join([b[1] for b in blocks], nx), _join([b[2] for b in blocks], nz),
                             P, np.array(t_values))
             self.blocks = []

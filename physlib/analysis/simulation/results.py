@@ -12,6 +12,7 @@ from ..common.fast_call import fast
 from ..common.initialization import solve_algebraic
 from .dae_points import consistent_rates
 from .integrators import Integration, StartFailure
+from .result_rows import RowParameters
 from .result_views import ResultViews
 from .sundials import Stepper
 from .tolerances import absolute_tolerances
@@ -32,7 +33,7 @@ class SimulationResult(ResultViews):
     ``res.plot(..., units={...})``, ``res.to_csv``, ``res.to_pandas``): :class:`ResultViews`.
     """
 
-    def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p: np.ndarray, events=None,
+    def __init__(self, model, t: np.ndarray, x: np.ndarray, z: np.ndarray, p, events=None,
                  t_values: np.ndarray | None = None, continuation=None, interpolant: str = "linear"):
         self.model = model
         # (solver, rtol, atol) of a variable-step run: at(t) continues the solution from the
@@ -49,7 +50,14 @@ class SimulationResult(ResultViews):
         self._t_values = t if t_values is None else t_values
         self.x = x
         self.z = z
-        self.p = p
+        # The rows' parameter vectors, each run of equal ones once (p: a vector for every row,
+        # one column per row, or RowParameters); ``p`` gives them as an array when asked.
+        if isinstance(p, RowParameters):
+            self._parameters, self._p = p, None
+        else:
+            p = np.asarray(p, dtype=float)
+            self._parameters = RowParameters.of_columns(p) if p.ndim == 2 else RowParameters.constant(p, len(t))
+            self._p = p
         self.events = list(events or [])
         # What the run did: solver steps, evaluations, starts, events, time per phase
         # (physlib.analysis.simulation.run_stats); filled in by simulate.
@@ -67,8 +75,16 @@ class SimulationResult(ResultViews):
             return np.empty((function.size1_out(0), 0))
         return np.array(function.map(n)(self.x, self.z, self.p, self._t_values[None, :])).reshape(-1, n)
 
+    @property
+    def p(self) -> np.ndarray:
+        """The parameter vector (with the modes): one vector where the run's cannot change,
+        else one column per output row."""
+        if self._p is None:
+            self._p = self._parameters.columns()
+        return self._p
+
     def _p_at(self, i: int) -> np.ndarray:
-        return self.p[:, i] if self.p.ndim == 2 else self.p
+        return self._parameters.column(i)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self._read([name])[0]
@@ -95,7 +111,7 @@ class SimulationResult(ResultViews):
         out = []
         for pos, sign in reads:
             if sign is None:            # a mode: its slot in the parameter vector
-                out.append(self.p[pos] if self.p.ndim == 2 else np.full(len(self.t), self.p[pos]))
+                out.append(self._parameters.slot(pos))
             elif pos in self._direct:
                 kind, row = self._direct[pos]
                 out.append(sign * (self.x if kind == "x" else self.z)[row])
@@ -115,11 +131,10 @@ class SimulationResult(ResultViews):
         n = len(self.t)
         if n == 0:
             return np.empty((len(positions), 0))
-        p = self.p if self.p.ndim == 2 else self.p[:, None]
-        sources = {"x": self.x, "z": self.z, "p": p, "t": self._t_values[None, :]}
+        sources = {"x": self.x, "z": self.z, "t": self._t_values[None, :]}
         args = np.empty((len(inputs), n))
         for k, (kind, i) in enumerate(inputs):
-            args[k] = sources[kind][i]
+            args[k] = self._parameters.slot(i) if kind == "p" else sources[kind][i]
         return np.array(function.map(n)(args)).reshape(len(positions), n)
 
     def __contains__(self, name: str) -> bool:
