@@ -98,7 +98,7 @@ def test_rows_completed_beside_the_run_are_the_run_s_own(monkeypatch):
     from physlib.analysis.simulation import output_rows
     monkeypatch.setattr(output_rows, "_cores", lambda: 2)
     sim = shockley_buck()
-    grid = np.linspace(0.0, 2e-3, 2001)            # three full blocks of 512 rows and a part
+    grid = np.linspace(0.0, 2e-3, 3 * output_rows.BLOCK + output_rows.BLOCK // 2)    # three full blocks and a part
     submitted = []
     row_thread = output_rows._row_thread
     monkeypatch.setattr(output_rows, "_row_thread", lambda: submitted.append(1) or row_thread())
@@ -128,7 +128,7 @@ def test_rows_the_row_thread_cannot_complete_are_solved_in_the_run_s_thread(monk
     from physlib.analysis.simulation import output_rows
     monkeypatch.setattr(output_rows, "_cores", lambda: 2)
     sim = shockley_buck()
-    grid = np.linspace(0.0, 1e-3, 1001)
+    grid = np.linspace(0.0, 1e-3, output_rows.BLOCK + output_rows.BLOCK // 2)      # one full block
     reference = sim.simulate(1e-3, t_eval=grid)
     complete, solved_row, solved_in = output_rows._complete, output_rows.solved_row, []
 

@@ -52,7 +52,8 @@ def _wait_for(predicate, seconds=120.0):
 @needs_compiler
 def test_the_c_twin_gives_the_virtual_machine_s_rows_bit_for_bit(tmp_path, monkeypatch):
     t_end = 1e-3
-    grid = np.linspace(0.0, t_end, 2_001)                     # 2,001 rows: 7 full blocks
+    blocks = output_rows.TWIN_BLOCKS + 1                      # full blocks: the twin is asked for
+    grid = np.linspace(0.0, t_end, blocks * output_rows.BLOCK + 1)
     served = []
     function = native_functions.NativeTwin.function
     monkeypatch.setattr(native_functions.NativeTwin, "function",

@@ -69,7 +69,7 @@ def test_a_state_only_blocks_rows_go_in_pieces_of_its_own_columns_around_the_hel
              np.array([3.4, 1.4])),
             (np.array([3]), np.array([3.6]), np.array([[94.0], [95.0]]), None, np.array([3.6]))]
     pieces = list(_state_pieces(rows, held, 2))
-    assert [p[0] for p in pieces] == [[1.0], [1.5], [2.0, 3.0], [3.5], [3.6], [4.0]]
+    assert [list(p[0]) for p in pieces] == [[1.0], [1.5], [2.0, 3.0], [3.5], [3.6], [4.0]]
     assert [p[4] for p in pieces] == [None, [1.4], None, [3.4], [3.6], None]
     joined = np.concatenate([p[1] for p in pieces], axis=1)
     np.testing.assert_array_equal(joined, [[0, 91, 1, 2, 90, 94, 3], [4, 93, 5, 6, 92, 95, 7]])

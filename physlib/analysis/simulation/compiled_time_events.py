@@ -158,7 +158,7 @@ class CompiledTimeEvents:
             if solver.row_block.count:
                 solver.row_block.hold_columns(np.repeat(self.ev_rows[:taken], 2)[take_rows], times, Y, P, t_values)
             else:
-                run.record_block(times.tolist(), Y[:nx], Y[nx:], P, t_values.tolist())
+                run.record_block(times, Y[:nx], Y[nx:], P, t_values)
         count("solver_starts", n=taken)
         counters = dict(zip(COUNTERS, c.counts))
         if (stats := current_stats()) is not None:

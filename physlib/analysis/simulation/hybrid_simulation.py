@@ -36,7 +36,7 @@ from .events import HybridStepper
 from .run_stats import count, current as current_stats, phase
 from .dae_points import consistent_rates
 from .sundials import Stepper
-from .time_events import left_limit, run_events, snap_to_events
+from .time_events import left_limit, run_events
 from .tolerances import absolute_tolerances
 
 EPS = float(np.finfo(float).eps)
@@ -44,9 +44,11 @@ EPS = float(np.finfo(float).eps)
 
 def simulate_hybrid(model, t0, t_end, grid, user_grid, p, x, z, *, solver, rtol, atol, max_step,
                     event_tol, max_events, projection, record, record_block):
-    """Run from t0 to t_end with state and time events; calls ``record(t, x, z, p[, t_value])``
-    (t_value: the time at which outputs are evaluated, the left limit just before a time event)
-    and, for rows interpolated between solver steps and rows held among them,
+    """Run from t0 to t_end with state and time events, with output rows at ``grid`` (its times
+    a rounding error from a time event already moved onto it:
+    :func:`~.time_events.snap_to_events`); calls ``record(t, x, z, p[, t_value])`` (t_value:
+    the time at which outputs are evaluated, the left limit just before a time event) and, for
+    rows interpolated between solver steps and rows held among them,
     ``record_block(times, X, Z, P[, t_values])`` (one column per row; P None for a model without
     modes, whose parameter vector is p throughout).
     Returns the list of events."""
@@ -91,7 +93,7 @@ class _HybridRun:
         else:
             sample = max_step if max_step is not None else (t_end - t0) / 1000.0
             self.solver = AlgebraicSampler(self.stepper, sample)
-        self.grid = snap_to_events(grid, self.time_events, t0, t_end)
+        self.grid = grid
         self.next_output = 0                # index of the first output time not yet recorded
         self.next_stop = t_end              # the next time event (or the end)
         self.started = None                 # (t, x, p) the solver last started from

@@ -41,13 +41,15 @@ from .stepping_functions import buffered
 from ..common.sundials_library import REAL_P
 
 # Rows interpolated before their row function runs: each full block returns from the compiled
-# stepping loop and completes its rows in one call; 512 rather than 256 took 2 ms off a 10,001-row
-# run of a Shockley-diode buck (35 ms), 1,024 no more.
-BLOCK = 512
+# stepping loop and completes its rows in one call. 512 rather than 256 took 2 ms off a
+# 10,001-row run of a Shockley-diode buck (35 ms); once the rows' parameter vectors were kept
+# once per run of equal ones, 1,024 took another 1.5 ms off its 21 (fewer returns from the
+# loop and hand-overs to the row thread), and 0.6 ms off a rectifier's 33; 2,048 no more.
+BLOCK = 1024
 # Mapped row functions whose block holds at most this many numbers (a model of up to 256
 # unknowns) are kept for the model's later runs: making and buffering one per chunk size cost
 # a few milliseconds a run, a third of a short run's time.
-KEPT_MAP_ENTRIES = 131_072
+KEPT_MAP_ENTRIES = 256 * BLOCK
 # Rows of a model without algebraic variables (its rows are the interpolated states, nothing to
 # complete) are handed over with the block's own array from this many numbers on, not copied:
 # a million-element ladder's 501 default rows are 2 GB, and each copy of them took 2 GB of
@@ -184,7 +186,7 @@ class RowBlock:
         k = len(rows.T)
         if not held:
             out, failed = self._completed(rows, slice(0, k), None, chunks)
-            return rows.T.tolist(), out, rows.P, None, failed
+            return rows.T, out, rows.P, None, failed
         positions, held_times, Y, held_t = (np.concatenate([h[i] for h in held], axis=-1) for i in (0, 1, 2, 4))
         order = np.argsort(positions, kind="stable")
         positions = positions[order]
@@ -200,7 +202,7 @@ class RowBlock:
             P = RowParameters.placed(k + m, [(place, rows.P),
                                              (to_held, RowParameters.joined([h[3] for h in held]).rows(order))])
         out, failed = self._completed(rows, place, (to_held, Y[:, order]), chunks)
-        return T.tolist(), out, P, TV.tolist(), failed
+        return T, out, P, TV, failed
 
     def _take(self, k: int, background: bool) -> "_Rows":
         """Rows 0..k−1 in arrays the block no longer writes: Y (and Y') handed over, fresh
@@ -315,7 +317,7 @@ def _state_pieces(rows: "_Rows", held: list, nx: int):
 
     def run(stop):
         P = rows.P.rows(slice(start, stop)) if rows.P is not None else None
-        return rows.T[start:stop].tolist(), rows.Y[:, start:stop], rows.Y[nx:, start:stop], P, None
+        return rows.T[start:stop], rows.Y[:, start:stop], rows.Y[nx:, start:stop], P, None
 
     for position, k, (_, times, Y, P, t_values) in parts:
         if position > start:

@@ -25,10 +25,12 @@ class RowParameters:
         k = P.shape[1]
         if k <= 1:
             return cls(np.array(P, dtype=float, order="F"), np.zeros(k, dtype=np.intp))
-        bits = np.ascontiguousarray(P, dtype=float).view(np.int64)
+        bits = np.asarray(P, dtype=float).view(np.int64)     # (the same itemsize: no copy)
         new = np.empty(k, dtype=bool)
         new[0] = True
-        np.any(bits[:, 1:] != bits[:, :-1], axis=0, out=new[1:])
+        # (a column's count of differing slots: twice as fast as np.any over a column's 38)
+        differ = (bits[:, 1:] != bits[:, :-1]).view(np.int8)
+        np.not_equal(np.einsum("ij->j", differ, dtype=np.int32, casting="unsafe"), 0, out=new[1:])
         index = np.cumsum(new, dtype=np.intp)
         index -= 1
         return cls(np.asfortranarray(P[:, new]), index)
@@ -112,7 +114,7 @@ class ResultRows:
                             P, [t if t_value is None else t_value]))
 
     def add_block(self, times, X=None, Z=None, P=None, t_values=None) -> None:
-        """Rows at ``times``, the columns of X (states), Z (algebraic variables) and P (their
+        """Rows at ``times`` (a list or an array), the columns of X (states), Z (algebraic variables) and P (their
         parameter vectors, where the run keeps them: columns or :class:`RowParameters`), their outputs evaluated at ``t_values``
         (default: the times); or a :class:`PendingBlock` alone, read when the rows are joined.
         The rows keep X, Z and P: pass arrays nothing changes afterwards."""
@@ -127,17 +129,35 @@ class ResultRows:
         if self._joined is None:
             nx, nz, n_p = self.sizes
             blocks = [block.rows() if isinstance(block, PendingBlock) else block for block in self.blocks]
-            times = [t for block in blocks for t in block[0]]
-            t_values = [t for block in blocks for t in (block[0] if block[4] is None else block[4])]
+            times = _numbers([block[0] for block in blocks])
+            t_values = _numbers([block[0] if block[4] is None else block[4] for block in blocks])
             P = None
             if self.keep_p:
                 P = RowParameters.joined([RowParameters.of_columns(b[3]) if isinstance(b[3], np.ndarray) else b[3]
                                           for b in blocks if b[3] is not None] or
                                          [RowParameters(np.empty((n_p, 0)), np.zeros(0, dtype=np.intp))])
-            self._joined = (np.array(times), _join([b[1] for b in blocks], nx), _join([b[2] for b in blocks], nz),
-                            P, np.array(t_values))
+            self._joined = (times, _join([b[1] for b in blocks], nx), _join([b[2] for b in blocks], nz),
+                            P, t_values)
             self.blocks = []
         return self._joined
+
+
+def _numbers(parts) -> np.ndarray:
+    """The numbers of ``parts`` (lists, and arrays: a block's times) one after the other: the
+    lists' gathered in Python (a row at each event), the arrays' joined by NumPy (a 10,001-row
+    grid's times, 0.5 ms as Python numbers)."""
+    pieces, numbers = [], []
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            if numbers:
+                pieces.append(np.array(numbers, dtype=float))
+                numbers = []
+            pieces.append(part)
+        else:
+            numbers.extend(part)
+    if numbers or not pieces:
+        pieces.append(np.array(numbers, dtype=float))
+    return np.concatenate(pieces) if len(pieces) > 1 else np.asarray(pieces[0], dtype=float)
 
 
 def _join(blocks, n):
