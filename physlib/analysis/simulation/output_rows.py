@@ -140,10 +140,11 @@ class RowBlock:
                           RowParameters.constant(p, 1), [t_value[0] if t_value else t])
 
     def hold_columns(self, positions, times, Y, P, t_values) -> None:
-        """Keep rows given as columns (Y: [x; z], P: their :class:`~.result_rows.RowParameters`), each after the
-        first ``positions[k]`` pending rows (in the order given where positions are equal), with
-        the times ``t_values`` at which their outputs are evaluated: the rows around the time
-        events a compiled loop took, in one piece. The arrays are kept: pass new ones."""
+        """Keep rows given as columns (Y: [x; z], P: their parameter vectors as
+        :class:`~.result_rows.RowParameters`), each after the first ``positions[k]`` pending rows
+        (in the order given where positions are equal), with the times ``t_values`` at which
+        their outputs are evaluated: the rows around the time events a compiled loop took, in one
+        piece. The arrays are kept: pass new ones."""
         self._held.append((np.asarray(positions), np.asarray(times, dtype=float), Y, P,
                            np.asarray(t_values, dtype=float)))
 
@@ -323,8 +324,8 @@ def _state_pieces(rows: "_Rows", held: list, nx: int):
         if position > start:
             yield run(position)
             start = position
-        yield ([float(times[k])], Y[:, k:k + 1], Y[nx:, k:k + 1], None if rows.P is None else P.rows(slice(k, k + 1)),
-               [float(t_values[k])])
+        yield ([float(times[k])], Y[:, k:k + 1], Y[nx:, k:k + 1],
+               None if rows.P is None else P.rows(slice(k, k + 1)), [float(t_values[k])])
     if start < n_rows:
         yield run(n_rows)
 
@@ -366,8 +367,7 @@ def _complete(mapped, rows: "_Rows", start: int, size: int, solves: bool):
 class _Rows(NamedTuple):
     """Interpolated rows taken from a block: y and y' (columns), their parameter vectors
     (:class:`~.result_rows.RowParameters`; None where the run's cannot change: then ``p``
-    serves every row), times and solver steps, and
-    the run's tolerances."""
+    serves every row), times and solver steps, and the run's tolerances."""
     Y: np.ndarray
     YP: np.ndarray | None
     P: RowParameters | None

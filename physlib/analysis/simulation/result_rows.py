@@ -114,10 +114,11 @@ class ResultRows:
                             P, [t if t_value is None else t_value]))
 
     def add_block(self, times, X=None, Z=None, P=None, t_values=None) -> None:
-        """Rows at ``times`` (a list or an array), the columns of X (states), Z (algebraic variables) and P (their
-        parameter vectors, where the run keeps them: columns or :class:`RowParameters`), their outputs evaluated at ``t_values``
-        (default: the times); or a :class:`PendingBlock` alone, read when the rows are joined.
-        The rows keep X, Z and P: pass arrays nothing changes afterwards."""
+        """Rows at ``times`` (a list or an array), the columns of X (states), Z (algebraic
+        variables) and P (their parameter vectors where the run keeps them: columns, or
+        :class:`RowParameters`), their outputs evaluated at ``t_values`` (default: the times);
+        or a :class:`PendingBlock` alone, read when the rows are joined. The rows keep X, Z and
+        P: pass arrays nothing changes afterwards."""
         self.blocks.append(times if isinstance(times, PendingBlock) else
                            (times, X, Z, P if self.keep_p else None, t_values))
 
