@@ -15,6 +15,15 @@ operators + - * / % ^ ** (``x^y`` is abs(x)**y, left associative) comparisons &&
 ``c ? a : b`` (a condition is true when nonzero); ``mil`` is 25.4e-6 as in values. ``V=`` gives v(n+) − v(n−); ``I=`` the current from n+
 through the source to n−. A step in the expression (u(time − 1m)) is no time event: the
 solver finds it by its error control, as ngspice does.
+
+``Ename n+ n- TABLE {expr} = (x1, y1) (x2, y2) …`` (and ``Gname``, the current) is the table
+of expr as ngspice-39 evaluates it, through its XSPICE ``pwl`` code model with
+``input_domain=0.1 fraction=TRUE``: linear between the points, constant beyond the first and
+the last, each corner rounded by a parabola over ±10 % of its shorter neighbouring segment
+(the ends' over ±10 % of their one segment), so the source has a continuous slope. One pair is
+the constant y1. The points may be numbers or ``{expressions}`` of ``.param`` names (parameters
+of the source, as a POLY coefficient); the x values must increase (ngspice-39 reads a table
+out of order as garbage).
 """
 from __future__ import annotations
 
@@ -27,11 +36,14 @@ from .expressions import parse
 
 sp = lazy_module("sympy")
 
-__all__ = ["behavioural_source", "value_source"]
+__all__ = ["behavioural_source", "table_source", "value_source"]
 
 _LINE = re.compile(r"\s*\S+\s+\S+\s+\S+\s+([vi])\s*=\s*(.+)$", re.I | re.S)
 _VALUE = re.compile(r"\s*\S+\s+\S+\s+\S+\s+(?:value|vol|cur)\s*=\s*(.+)$", re.I | re.S)
+_TABLE = re.compile(r"\s*\S+\s+\S+\s+\S+\s+table\s*=?\s*(.*)$", re.I | re.S)
+_TABLE_TOKEN = re.compile(r"\{[^{}]*\}|'[^']*'|[^\s,()]+")
 GROUND = ("0", "gnd")
+TABLE_DOMAIN = 0.1       # ngspice-39's TABLE: its pwl model's input_domain (fraction=TRUE)
 
 
 def _truncate(x):
@@ -217,7 +229,59 @@ def value_source(b, letter, name, card, scope, prefix):
     return _source(b, name, card, scope, prefix, "V" if letter == "E" else "I", text)
 
 
-def _source(b, name, card, scope, prefix, kind, text):
+def table_source(b, letter, name, card, scope, prefix):
+    """(BehaviouralSource, its pins p, n) for ``Ename n+ n- TABLE {expr} = (x1, y1) …`` and the
+    G form (the module's notes); its points become parameters of the source."""
+    form = f"{letter}name n+ n- TABLE {{expression}} = (x1, y1) (x2, y2) ..."
+    text = _TABLE.match(card.text).group(1).strip()
+    if not text.startswith("{") or (end := _closing_brace(text)) is None:
+        raise SpiceError(f"{letter} TABLE takes its input in braces: {form}", card.where)
+    points = text[end + 1:].strip().removeprefix("=").strip()
+    if points.startswith("{") and points.endswith("}") and "(" in points:
+        points = points[1:-1]            # ngspice-39 also reads TABLE {expr} = {(x1, y1) ...}
+    tokens = _TABLE_TOKEN.findall(points)
+    if not tokens or len(tokens) % 2:
+        raise SpiceError(f"{letter} TABLE takes (x, y) pairs after its input: {form}; got "
+                         f"{len(tokens)} number(s)", card.where)
+
+    def table(x, bound):
+        xs, ys = bound[0::2], bound[1::2]
+        return ys[0] if len(xs) == 1 else _smoothed_table(x, xs, ys)
+    return _source(b, name, card, scope, prefix, "V" if letter == "E" else "I", text[1:end],
+                   (tokens, table))
+
+
+def _closing_brace(text: str) -> int | None:
+    """The position of the brace closing the one ``text`` opens with (None: unclosed)."""
+    depth = 0
+    for k, char in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0:
+            return k
+    return None
+
+
+def _smoothed_table(x, xs, ys):
+    """ngspice-39's TABLE of x through the points (xs, ys): its XSPICE pwl model with a point
+    added a segment beyond each end at the end's y (constant outside), lines between the
+    points and, at each point, the parabola (cm_smooth_corner) joining the lines on either
+    side over ±TABLE_DOMAIN of the shorter of its two segments."""
+    X = [2 * xs[0] - xs[1], *xs, 2 * xs[-1] - xs[-2]]
+    Y = [ys[0], *ys, ys[-1]]
+    pieces = [(Y[0], x <= (X[0] + X[1]) / 2)]
+    for i in range(1, len(X) - 1):
+        lower, upper = X[i] - X[i - 1], X[i + 1] - X[i]
+        d = TABLE_DOMAIN * sp.Min(lower, upper)
+        below, above = (Y[i] - Y[i - 1]) / lower, (Y[i + 1] - Y[i]) / upper
+        pieces += [(Y[i] + below * (x - X[i]), x < X[i] - d),
+                   (Y[i] + below * (x - X[i]) + (above - below) * (x - X[i] + d) ** 2 / (4 * d), x < X[i] + d),
+                   (Y[i] + above * (x - X[i]), x < (X[i] + X[i + 1]) / 2)]
+    return sp.Piecewise(*pieces, (Y[-1], True))
+
+
+def _source(b, name, card, scope, prefix, kind, text, table=None):
+    """The source of expression ``text``; ``table``: (the TABLE's point tokens, a function of
+    (the expression, the points' parameter symbols) giving the source's value)."""
     translation = _Translation(b, scope, card)
     expr = translation.convert(parse(text, card.where, braces=False))
     values = {}
@@ -227,6 +291,21 @@ def _source(b, name, card, scope, prefix, kind, text):
         else:
             function = (lambda param=param: scope.value(param, card.where))
         values[symbol] = b.bind(f"{prefix}{name}.{symbol}", function, card.where)
-    b.senses += [(pin, node) for node, pin in translation.nodes.items()]
-    b.controls += [(pin, source) for source, pin in translation.currents.items()]
+    if table is not None:
+        tokens, shape = table
+        first = len(values) + 1
+        symbols = [sp.Symbol(f"k{first + k}") for k in range(len(tokens))]
+        numbers = []
+        for symbol, token in zip(symbols, tokens):
+            function = b.value(token, scope, card.where)
+            numbers.append(function())
+            values[str(symbol)] = b.bind(f"{prefix}{name}.{symbol}", function, card.where)
+        xs = numbers[0::2]
+        if any(later <= earlier for earlier, later in zip(xs, xs[1:])):
+            raise SpiceError(f"{name}: the TABLE's x values must increase, got "
+                             f"{', '.join(f'{x:g}' for x in xs)}", card.where)
+        expr = shape(expr, symbols)
+    used = {str(symbol) for symbol in expr.free_symbols}     # (one TABLE pair reads no input)
+    b.senses += [(pin, node) for node, pin in translation.nodes.items() if pin in used]
+    b.controls += [(pin, source) for source, pin in translation.currents.items() if pin in used]
     return el.BehaviouralSource(name, kind=kind, expr=expr, **values), ["p", "n"]

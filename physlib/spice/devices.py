@@ -423,12 +423,15 @@ def _controlled(b, letter, name, tokens, card, scope, prefix):
     if keyword in {"E": ("value", "vol"), "G": ("value", "cur")}.get(letter, ()):
         from .behavioural import value_source
         return value_source(b, letter, name, card, scope, prefix)
+    if letter in "EG" and (keyword == "table" or keyword.startswith(("table=", "table{"))):
+        from .behavioural import table_source
+        return table_source(b, letter, name, card, scope, prefix)
     count = 6 if letter in "EG" else 5
     form = "n+ n- nc+ nc- value" if letter in "EG" else "n+ n- vname value"
     if keyword in ("value", "vol", "cur", "table", "laplace", "freq"):
         raise SpiceError(f"{letter} is supported in its linear form {letter}name {form} "
-                         "(or gain=value), as POLY(n) and (E, G) as VALUE={expression}; "
-                         f"{keyword.upper()} on {letter} is not supported yet", card.where)
+                         "(or gain=value), as POLY(n) and (E, G) as VALUE={expression} and "
+                         f"TABLE; {keyword.upper()} on {letter} is not supported yet", card.where)
     positional, options = _split_options(tokens[count - 1:], card.where, ("gain",))
     if len(tokens) < count - 1 or len(positional) + len(options) != 1:
         raise SpiceError(f"{letter} takes {letter}name {form} (or gain=value)", card.where)
