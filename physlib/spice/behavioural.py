@@ -243,12 +243,7 @@ def table_source(b, letter, name, card, scope, prefix):
     if not tokens or len(tokens) % 2:
         raise SpiceError(f"{letter} TABLE takes (x, y) pairs after its input: {form}; got "
                          f"{len(tokens)} number(s)", card.where)
-
-    def table(x, bound):
-        xs, ys = bound[0::2], bound[1::2]
-        return ys[0] if len(xs) == 1 else _smoothed_table(x, xs, ys)
-    return _source(b, name, card, scope, prefix, "V" if letter == "E" else "I", text[1:end],
-                   (tokens, table))
+    return _source(b, name, card, scope, prefix, "V" if letter == "E" else "I", text[1:end], tokens)
 
 
 def _closing_brace(text: str) -> int | None:
@@ -280,8 +275,8 @@ def _smoothed_table(x, xs, ys):
 
 
 def _source(b, name, card, scope, prefix, kind, text, table=None):
-    """The source of expression ``text``; ``table``: (the TABLE's point tokens, a function of
-    (the expression, the points' parameter symbols) giving the source's value)."""
+    """The source of expression ``text``, or of the TABLE of it through the points ``table``
+    (their tokens x1, y1, x2, ...)."""
     translation = _Translation(b, scope, card)
     expr = translation.convert(parse(text, card.where, braces=False))
     values = {}
@@ -292,11 +287,10 @@ def _source(b, name, card, scope, prefix, kind, text, table=None):
             function = (lambda param=param: scope.value(param, card.where))
         values[symbol] = b.bind(f"{prefix}{name}.{symbol}", function, card.where)
     if table is not None:
-        tokens, shape = table
         first = len(values) + 1
-        symbols = [sp.Symbol(f"k{first + k}") for k in range(len(tokens))]
+        symbols = [sp.Symbol(f"k{first + k}") for k in range(len(table))]
         numbers = []
-        for symbol, token in zip(symbols, tokens):
+        for symbol, token in zip(symbols, table):
             function = b.value(token, scope, card.where)
             numbers.append(function())
             values[str(symbol)] = b.bind(f"{prefix}{name}.{symbol}", function, card.where)
@@ -304,7 +298,7 @@ def _source(b, name, card, scope, prefix, kind, text, table=None):
         if any(later <= earlier for earlier, later in zip(xs, xs[1:])):
             raise SpiceError(f"{name}: the TABLE's x values must increase, got "
                              f"{', '.join(f'{x:g}' for x in xs)}", card.where)
-        expr = shape(expr, symbols)
+        expr = symbols[1] if len(symbols) == 2 else _smoothed_table(expr, symbols[0::2], symbols[1::2])
     used = {str(symbol) for symbol in expr.free_symbols}     # (one TABLE pair reads no input)
     b.senses += [(pin, node) for node, pin in translation.nodes.items() if pin in used]
     b.controls += [(pin, source) for source, pin in translation.currents.items() if pin in used]

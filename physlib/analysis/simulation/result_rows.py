@@ -55,12 +55,8 @@ class RowParameters:
         """The rows of ``parts`` one after the other."""
         if len(parts) == 1:
             return parts[0]
-        index, vectors, offset = [], [], 0
-        for part in parts:
-            index.append(part.index + offset)
-            vectors.append(part.vectors)
-            offset += part.vectors.shape[1]
-        return cls(np.concatenate(vectors, axis=1), np.concatenate(index))
+        ends = np.cumsum([len(part) for part in parts]).tolist()
+        return cls.placed(ends[-1], [(slice(end - len(part), end), part) for end, part in zip(ends, parts)])
 
     def __len__(self) -> int:
         return len(self.index)
